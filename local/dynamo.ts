@@ -1,0 +1,68 @@
+/**
+ * DynamoDB for the local stack and tests: dynalite in-process (in memory, or on disk with a
+ * directory), and the bridge's one table created as the stack creates it (pk: String).
+ */
+import type { AddressInfo } from 'node:net';
+import dynalite from 'dynalite';
+import { CreateTableCommand, DescribeTableCommand, ResourceInUseException, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { createDynamoClient, LOCAL_CREDENTIALS } from '../shared/adapters/aws-clients';
+
+export interface LocalDynamo {
+  endpoint: string;
+  client: DynamoDBClient;
+  close(): Promise<void>;
+}
+
+export async function startLocalDynamo(options: { port?: number; dataDir?: string } = {}): Promise<LocalDynamo> {
+  const server = dynalite({
+    createTableMs: 0,
+    deleteTableMs: 0,
+    updateTableMs: 0,
+    ...(options.dataDir ? { path: options.dataDir } : {}),
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  const endpoint = `http://127.0.0.1:${port}`;
+  const client = createDynamoClient({
+    endpoint,
+    region: 'us-east-1',
+    credentials: LOCAL_CREDENTIALS,
+    requestTimeoutMs: 5000,
+    connectionTimeoutMs: 1000,
+    maxAttempts: 3,
+  });
+  return {
+    endpoint,
+    client,
+    close: async () => {
+      client.destroy();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+/** Creates the bridge table if it doesn't exist (idempotent, so a kept data directory just works). */
+export async function ensureBridgeTable(client: DynamoDBClient, tableName: string): Promise<void> {
+  try {
+    await client.send(
+      new CreateTableCommand({
+        TableName: tableName,
+        AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }],
+        KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }],
+        BillingMode: 'PAY_PER_REQUEST',
+      }),
+    );
+  } catch (error) {
+    if (!(error instanceof ResourceInUseException)) throw error;
+  }
+  for (let i = 0; i < 50; i++) {
+    const table = await client.send(new DescribeTableCommand({ TableName: tableName }));
+    if (table.Table?.TableStatus === 'ACTIVE') return;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  throw new Error(`table ${tableName} did not become ACTIVE`);
+}

@@ -1,0 +1,55 @@
+/**
+ * Powertools-backed Log and Metrics for Lambda: JSON logs with the service name and cold-start
+ * flag, and CloudWatch EMF metrics (no PutMetricData calls on the hot path).
+ */
+import { Logger } from '@aws-lambda-powertools/logger';
+import { Metrics as PowertoolsMetrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import type { Log, LogFields, Metrics } from './observability';
+
+export const METRICS_NAMESPACE = 'VisibilitySlackBridge';
+
+export interface Observability {
+  log: Log;
+  metrics: Metrics;
+  /** Writes the metrics buffered during one invocation; call once at its end. */
+  flush(): void;
+  /** Adds a field to every log line of the current invocation (e.g. the delivery id). */
+  appendKeys(fields: LogFields): void;
+  resetKeys(): void;
+}
+
+export function createObservability(serviceName: string): Observability {
+  const logger = new Logger({ serviceName });
+  const metrics = new PowertoolsMetrics({ namespace: METRICS_NAMESPACE, serviceName });
+  const appended = new Set<string>();
+  return {
+    log: {
+      debug: (message, fields = {}) => logger.debug(message, fields),
+      info: (message, fields = {}) => logger.info(message, fields),
+      warn: (message, fields = {}) => logger.warn(message, fields),
+      error: (message, fields = {}) => logger.error(message, fields),
+    },
+    metrics: {
+      count(name, value = 1, dimensions) {
+        if (dimensions) {
+          // A breakdown (e.g. by reason) goes out as its own EMF record so it doesn't split the totals.
+          const single = metrics.singleMetric();
+          for (const [key, dim] of Object.entries(dimensions)) single.addDimension(key, dim);
+          single.addMetric(name, MetricUnit.Count, value);
+        }
+        metrics.addMetric(name, MetricUnit.Count, value);
+      },
+    },
+    flush() {
+      if (metrics.hasStoredMetrics()) metrics.publishStoredMetrics();
+    },
+    appendKeys(fields) {
+      for (const key of Object.keys(fields)) appended.add(key);
+      logger.appendKeys(fields);
+    },
+    resetKeys() {
+      if (appended.size > 0) logger.removeKeys([...appended]);
+      appended.clear();
+    },
+  };
+}
