@@ -11,6 +11,7 @@ import { DEFAULT_TOLERANCE_SECONDS } from './signature';
 import { systemClock } from './ports';
 import type { IngestDeps } from './ingest';
 import type { Log, Metrics } from './observability';
+import { readAwsEndpoints, type AwsEndpoints } from './adapters/aws-clients';
 
 export interface IngestConfig {
   tableName: string;
@@ -19,6 +20,7 @@ export interface IngestConfig {
   toleranceSeconds: number;
   retentionSeconds: number;
   secretsCacheSeconds: number;
+  aws: AwsEndpoints;
 }
 
 export function readIngestConfig(env: Env): IngestConfig {
@@ -34,6 +36,7 @@ export function readIngestConfig(env: Env): IngestConfig {
     toleranceSeconds: integer(env, 'SIGNATURE_TOLERANCE_SECONDS', DEFAULT_TOLERANCE_SECONDS, 1, 3600),
     retentionSeconds: integer(env, 'DEDUP_RETENTION_DAYS', 3, 1, 365) * 24 * 3600,
     secretsCacheSeconds: integer(env, 'SECRETS_CACHE_SECONDS', 300, 0, 3600),
+    aws: readAwsEndpoints(env),
   };
 }
 
@@ -50,12 +53,12 @@ export function createIngestDeps(config: IngestConfig, observe: { log: Log; metr
       : staticSecret(config.signingSecrets.values);
   return {
     verifier: signingVerifierFrom(source, config.toleranceSeconds),
-    store: new DynamoDeliveryStore(createDynamoClient(INGEST_CLIENT_BOUNDS), {
+    store: new DynamoDeliveryStore(createDynamoClient({ ...INGEST_CLIENT_BOUNDS, ...config.aws.dynamodb }), {
       tableName: config.tableName,
       leaseMs: DEFAULT_LEASE_MS,
       retentionSeconds: config.retentionSeconds,
     }),
-    queue: new SqsEventQueue(createSqsClient(INGEST_CLIENT_BOUNDS), config.queueUrl),
+    queue: new SqsEventQueue(createSqsClient({ ...INGEST_CLIENT_BOUNDS, ...config.aws.sqs }), config.queueUrl),
     clock: systemClock,
     log: observe.log,
     metrics: observe.metrics,

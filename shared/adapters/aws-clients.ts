@@ -37,3 +37,22 @@ export function createSqsClient(bounds: ClientBounds): SQSClient {
 
 /** Credentials for local peers, which accept any. */
 export const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
+
+/** Endpoint and region overrides per service; empty in Lambda, where the SDK's defaults apply. */
+export interface AwsEndpoints {
+  dynamodb: { endpoint?: string; region?: string };
+  sqs: { endpoint?: string; region?: string };
+}
+
+/**
+ * Reads the SDK's own variable names (AWS_ENDPOINT_URL_DYNAMODB, AWS_ENDPOINT_URL_SQS, AWS_REGION)
+ * from the given environment, so several local stacks can live in one process with their own peers.
+ */
+export function readAwsEndpoints(env: Readonly<Record<string, string | undefined>>): AwsEndpoints {
+  const region = env['AWS_REGION']?.trim() || undefined;
+  const pick = (name: string) => {
+    const endpoint = env[name]?.trim() || undefined;
+    return { ...(endpoint ? { endpoint } : {}), ...(region ? { region } : {}) };
+  };
+  return { dynamodb: pick('AWS_ENDPOINT_URL_DYNAMODB'), sqs: pick('AWS_ENDPOINT_URL_SQS') };
+}

@@ -1,0 +1,907 @@
+/**
+ * A local stand-in for Slack's Web API, for the local stack and integration tests.
+ *
+ * `new WebClient(token, { slackApiUrl: server.apiUrl })` from `@slack/web-api` talks to it unchanged:
+ * the client POSTs `application/x-www-form-urlencoded` bodies to `<apiUrl><method>` with nested fields
+ * (`blocks`, `metadata`) JSON-encoded, and the token in `Authorization: Bearer …`. JSON bodies and a
+ * `token` body field are accepted as well.
+ *
+ * Implemented methods: `api.test`, `auth.test`, `chat.postMessage`, `chat.update`, `chat.delete`,
+ * `conversations.info`, `conversations.members`, `conversations.join`. Anything else answers
+ * `{ ok: false, error: 'unknown_method' }`.
+ *
+ * Every call is recorded (`calls()`), successful posts are kept (`messages()`), and faults can be
+ * injected per method and channel (`injectFault`).
+ */
+import { appendFileSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+// ---------------------------------------------------------------------------------------------------
+// Types
+// ---------------------------------------------------------------------------------------------------
+
+export type FaultKind =
+  /** HTTP 429 with a `Retry-After` header and `{ ok: false, error: 'ratelimited' }`. */
+  | 'ratelimited'
+  /** HTTP 500 with a non-JSON body. */
+  | 'server_error'
+  /** HTTP 200 `{ ok: false, error: <error> }`, e.g. `channel_not_found`. */
+  | 'slack_error'
+  /** Waits `latencyMs` (default 1000) and then answers normally: for client timeout tests. */
+  | 'delay';
+
+export interface FaultSpec {
+  /** Only calls of this method (e.g. `chat.postMessage`); any method when omitted. */
+  method?: string;
+  /** Only calls for this channel (a leading `#` is ignored); any channel when omitted. */
+  channel?: string;
+  /** How many matching calls the fault hits; until `clearFaults()` when omitted. */
+  times?: number;
+  kind: FaultKind;
+  /** The error code for `slack_error` (default `internal_error`). */
+  error?: string;
+  /** The `Retry-After` seconds for `ratelimited` (default 1). */
+  retryAfterSeconds?: number;
+  /** Extra latency before this faulty answer (and the whole wait for `delay`). */
+  latencyMs?: number;
+}
+
+export interface RecordedCall {
+  method: string;
+  /** The token the call carried (header or body); `undefined` when none. */
+  token: string | undefined;
+  channel: string | undefined;
+  text: string | undefined;
+  blocks: unknown[] | undefined;
+  thread_ts: string | undefined;
+  unfurl_links: boolean | undefined;
+  unfurl_media: boolean | undefined;
+  parse: string | undefined;
+  link_names: boolean | string | undefined;
+  metadata: unknown;
+  /** Epoch ms when the call arrived. */
+  at: number;
+  /** Every decoded argument except the token. */
+  args: Record<string, unknown>;
+  /** The HTTP status answered. */
+  status: number;
+  /** Whether the answer was `ok: true`. */
+  ok: boolean;
+  /** The Slack error code answered, if any. */
+  error: string | undefined;
+  /** The `ts` of the message created/updated/deleted, when there is one. */
+  ts: string | undefined;
+}
+
+export interface PostedMessage {
+  channel: string;
+  ts: string;
+  thread_ts: string | undefined;
+  text: string | undefined;
+  blocks: unknown[] | undefined;
+  metadata: unknown;
+  /** Set when `chat.update` changed the message. */
+  edited: boolean;
+}
+
+export interface LocalSlackServerOptions {
+  /** 0 (default) picks a free port. */
+  port?: number;
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** Valid tokens. When omitted any non-empty token is accepted. */
+  tokens?: string[];
+  /** Channels the bot is a member of; `'all'` (default) means every channel. A leading `#` is ignored. */
+  memberChannels?: string[] | 'all';
+  /**
+   * Channels that exist. When given, any other channel (not also in `memberChannels`) answers
+   * `channel_not_found`. When omitted every channel exists.
+   */
+  knownChannels?: string[];
+  /** Latency added to every call (ms). */
+  latencyMs?: number;
+  /** Called after each successful `chat.postMessage` with a terminal rendering of the message. */
+  onMessage?: (rendered: string, call: RecordedCall) => void;
+  /** Appends one JSON line per API call: `{ at, method, channel, text, blocks, thread_ts, ok, error, ts }`. */
+  logFile?: string;
+  team?: string;
+  teamId?: string;
+  botUserId?: string;
+  botId?: string;
+  botName?: string;
+}
+
+interface ActiveFault {
+  spec: FaultSpec;
+  remaining: number;
+}
+
+interface SlackAnswer {
+  status: number;
+  body: Record<string, unknown> | string;
+  headers?: Record<string, string>;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Server
+// ---------------------------------------------------------------------------------------------------
+
+const MAX_BODY_BYTES = 5 * 1024 * 1024;
+
+export class LocalSlackServer {
+  readonly host: string;
+  readonly port: number;
+  /** Pass as `slackApiUrl` to `WebClient` (ends with a slash). */
+  readonly apiUrl: string;
+  readonly team: string;
+  readonly teamId: string;
+  readonly botUserId: string;
+  readonly botId: string;
+  readonly botName: string;
+
+  private readonly recorded: RecordedCall[] = [];
+  private readonly posted: PostedMessage[] = [];
+  private faults: ActiveFault[] = [];
+  private tokens: Set<string> | undefined;
+  private members: Set<string> | 'all';
+  private readonly known: Set<string> | undefined;
+  private latencyMs: number;
+  private lastTsMicros = 0;
+  private closed = false;
+
+  private constructor(
+    private readonly server: http.Server,
+    address: AddressInfo,
+    private readonly options: LocalSlackServerOptions,
+  ) {
+    this.host = address.address.includes(':') ? `[${address.address}]` : address.address;
+    this.port = address.port;
+    this.apiUrl = `http://${this.host}:${this.port}/api/`;
+    this.team = options.team ?? 'Local Workspace';
+    this.teamId = options.teamId ?? 'T0LOCAL';
+    this.botUserId = options.botUserId ?? 'U0LOCALBOT';
+    this.botId = options.botId ?? 'B0LOCALBOT';
+    this.botName = options.botName ?? 'visibility-bridge';
+    this.tokens = options.tokens ? new Set(options.tokens) : undefined;
+    this.members = toChannelSet(options.memberChannels ?? 'all');
+    this.known = options.knownChannels ? new Set(options.knownChannels.map(normalizeChannel)) : undefined;
+    this.latencyMs = options.latencyMs ?? 0;
+  }
+
+  static async start(options: LocalSlackServerOptions = {}): Promise<LocalSlackServer> {
+    const server = http.createServer();
+    server.keepAliveTimeout = 5_000;
+    const host = options.host ?? '127.0.0.1';
+    await new Promise<void>((resolve, reject) => {
+      const onError = (err: Error): void => reject(err);
+      server.once('error', onError);
+      server.listen(options.port ?? 0, host, () => {
+        server.off('error', onError);
+        resolve();
+      });
+    });
+    server.unref();
+    const address = server.address();
+    if (address === null || typeof address === 'string') throw new Error('LocalSlackServer: no TCP address');
+    const instance = new LocalSlackServer(server, address, options);
+    server.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
+      instance.handle(req, res).catch((err: unknown) => {
+        if (!res.headersSent && !res.destroyed) {
+          res.writeHead(500, { 'content-type': 'text/plain' });
+          res.end(`local slack server error: ${err instanceof Error ? err.message : String(err)}`);
+        }
+      });
+    });
+    return instance;
+  }
+
+  /** Stops listening and closes every open connection. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await new Promise<void>((resolve) => {
+      this.server.close(() => resolve());
+      this.server.closeAllConnections();
+    });
+  }
+
+  // -- inspection --------------------------------------------------------------------------------
+
+  /** Every call received, oldest first (copies). */
+  calls(method?: string): RecordedCall[] {
+    return this.recorded.filter((c) => method === undefined || c.method === method).map((c) => ({ ...c }));
+  }
+
+  /** Messages currently posted (deleted ones removed), oldest first (copies). */
+  messages(channel?: string): PostedMessage[] {
+    const wanted = channel === undefined ? undefined : normalizeChannel(channel);
+    return this.posted.filter((m) => wanted === undefined || m.channel === wanted).map((m) => ({ ...m }));
+  }
+
+  /** All posted messages rendered as text, replies indented under their parents. */
+  transcript(channel?: string): string {
+    return renderConversation(this.messages(channel));
+  }
+
+  /** Forgets recorded calls and messages and clears faults. Tokens and memberships stay. */
+  reset(): void {
+    this.recorded.length = 0;
+    this.posted.length = 0;
+    this.faults = [];
+  }
+
+  // -- configuration -----------------------------------------------------------------------------
+
+  injectFault(spec: FaultSpec): void {
+    this.faults.push({ spec: { ...spec }, remaining: spec.times ?? Number.POSITIVE_INFINITY });
+  }
+
+  clearFaults(): void {
+    this.faults = [];
+  }
+
+  setLatencyMs(ms: number): void {
+    this.latencyMs = Math.max(0, ms);
+  }
+
+  setTokens(tokens: string[] | undefined): void {
+    this.tokens = tokens ? new Set(tokens) : undefined;
+  }
+
+  setMemberChannels(channels: string[] | 'all'): void {
+    this.members = toChannelSet(channels);
+  }
+
+  // -- request handling --------------------------------------------------------------------------
+
+  private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    const match = /^\/api\/([A-Za-z0-9_.]+)$/.exec(url.pathname);
+    const raw = await readBody(req);
+    if (!match?.[1]) {
+      send(res, { status: 404, body: 'not found' });
+      return;
+    }
+    const method = match[1];
+    const at = Date.now();
+
+    let args: Record<string, unknown>;
+    try {
+      args = decodeArgs(req.headers['content-type'], raw, url.searchParams);
+    } catch {
+      const call = this.record(method, undefined, {}, at);
+      this.finish(res, call, { status: 200, body: { ok: false, error: 'invalid_form_data' } });
+      return;
+    }
+    const token = bearer(req.headers.authorization) ?? (typeof args.token === 'string' ? args.token : undefined);
+    delete args.token;
+    const call = this.record(method, token, args, at);
+
+    if (this.latencyMs > 0) await delay(this.latencyMs);
+
+    const fault = this.takeFault(method, call.channel);
+    if (fault) {
+      if (fault.latencyMs !== undefined && fault.latencyMs > 0) await delay(fault.latencyMs);
+      else if (fault.kind === 'delay') await delay(1000);
+      const answer = faultAnswer(fault);
+      if (answer) {
+        this.finish(res, call, answer);
+        return;
+      }
+    }
+
+    this.finish(res, call, this.dispatch(method, token, args, call));
+  }
+
+  private record(method: string, token: string | undefined, args: Record<string, unknown>, at: number): RecordedCall {
+    const call: RecordedCall = {
+      method,
+      token,
+      channel: optString(args.channel),
+      text: optString(args.text),
+      blocks: Array.isArray(args.blocks) ? (args.blocks as unknown[]) : undefined,
+      thread_ts: optString(args.thread_ts),
+      unfurl_links: optBool(args.unfurl_links),
+      unfurl_media: optBool(args.unfurl_media),
+      parse: optString(args.parse),
+      link_names: args.link_names === undefined ? undefined : (optBool(args.link_names) ?? optString(args.link_names) ?? JSON.stringify(args.link_names)),
+      metadata: args.metadata,
+      at,
+      args,
+      status: 0,
+      ok: false,
+      error: undefined,
+      ts: undefined,
+    };
+    this.recorded.push(call);
+    return call;
+  }
+
+  private takeFault(method: string, channel: string | undefined): FaultSpec | undefined {
+    const normalized = channel === undefined ? undefined : normalizeChannel(channel);
+    for (const fault of this.faults) {
+      if (fault.remaining <= 0) continue;
+      if (fault.spec.method !== undefined && fault.spec.method !== method) continue;
+      if (fault.spec.channel !== undefined && normalizeChannel(fault.spec.channel) !== normalized) continue;
+      fault.remaining -= 1;
+      this.faults = this.faults.filter((f) => f.remaining > 0);
+      return fault.spec;
+    }
+    return undefined;
+  }
+
+  private finish(res: http.ServerResponse, call: RecordedCall, answer: SlackAnswer): void {
+    call.status = answer.status;
+    if (typeof answer.body === 'object') {
+      call.ok = answer.body.ok === true;
+      call.error = typeof answer.body.error === 'string' ? answer.body.error : undefined;
+    } else {
+      call.ok = false;
+      call.error = `http_${answer.status}`;
+    }
+    this.writeLog(call);
+    if (call.ok && call.method === 'chat.postMessage' && this.options.onMessage) {
+      const message = this.posted.find((m) => m.ts === call.ts);
+      if (message) {
+        try {
+          this.options.onMessage(renderMessageAsText(message), { ...call });
+        } catch {
+          // A printing callback must not break the API.
+        }
+      }
+    }
+    send(res, answer);
+  }
+
+  private writeLog(call: RecordedCall): void {
+    if (!this.options.logFile) return;
+    const line = {
+      at: new Date(call.at).toISOString(),
+      method: call.method,
+      channel: call.channel,
+      text: call.text,
+      blocks: call.blocks,
+      thread_ts: call.thread_ts,
+      ok: call.ok,
+      error: call.error,
+      ts: call.ts,
+    };
+    try {
+      appendFileSync(this.options.logFile, `${JSON.stringify(line)}\n`);
+    } catch {
+      // Logging is best effort.
+    }
+  }
+
+  private dispatch(method: string, token: string | undefined, args: Record<string, unknown>, call: RecordedCall): SlackAnswer {
+    if (method === 'api.test') return ok({ args });
+    const authError = this.checkToken(token);
+    if (authError) return fail(authError);
+    switch (method) {
+      case 'auth.test':
+        return ok({
+          url: `http://${this.host}:${this.port}/`,
+          team: this.team,
+          user: this.botName,
+          team_id: this.teamId,
+          user_id: this.botUserId,
+          bot_id: this.botId,
+          is_enterprise_install: false,
+        });
+      case 'chat.postMessage':
+        return this.postMessage(args, call);
+      case 'chat.update':
+        return this.updateMessage(args, call);
+      case 'chat.delete':
+        return this.deleteMessage(args, call);
+      case 'conversations.info':
+        return this.conversationInfo(args);
+      case 'conversations.members':
+        return this.conversationMembers(args);
+      case 'conversations.join':
+        return this.conversationJoin(args);
+      default:
+        return fail('unknown_method');
+    }
+  }
+
+  private checkToken(token: string | undefined): string | undefined {
+    if (token === undefined || token === '') return 'not_authed';
+    if (this.tokens && !this.tokens.has(token)) return 'invalid_auth';
+    return undefined;
+  }
+
+  private channelExists(channel: string): boolean {
+    if (!this.known) return true;
+    return this.known.has(channel) || (this.members !== 'all' && this.members.has(channel));
+  }
+
+  private isMember(channel: string): boolean {
+    return this.members === 'all' || this.members.has(channel);
+  }
+
+  private postMessage(args: Record<string, unknown>, call: RecordedCall): SlackAnswer {
+    const rawChannel = optString(args.channel);
+    if (!rawChannel) return fail('channel_not_found');
+    const channel = normalizeChannel(rawChannel);
+    if (!this.channelExists(channel)) return fail('channel_not_found');
+    if (!this.isMember(channel)) return fail('not_in_channel');
+    if (typeof args.blocks === 'string') return fail('invalid_blocks_format');
+    if (typeof args.metadata === 'string') return fail('invalid_metadata_format');
+    const text = optString(args.text);
+    const blocks = args.blocks;
+    if (blocks !== undefined) {
+      const problems = validateBlocks(blocks);
+      if (problems.length > 0) return fail('invalid_blocks', { response_metadata: { messages: problems.map((p) => `[ERROR] ${p}`) } });
+    }
+    if ((text === undefined || text.trim() === '') && (blocks === undefined || (Array.isArray(blocks) && blocks.length === 0))) {
+      return fail('no_text');
+    }
+    if (text !== undefined && text.length > 40_000) return fail('msg_too_long');
+
+    const ts = this.nextTs();
+    const threadTs = optString(args.thread_ts);
+    const message: PostedMessage = {
+      channel,
+      ts,
+      thread_ts: threadTs,
+      text,
+      blocks: Array.isArray(blocks) ? (blocks as unknown[]) : undefined,
+      metadata: args.metadata,
+      edited: false,
+    };
+    this.posted.push(message);
+    call.ts = ts;
+    return ok({ channel, ts, message: this.messageBody(message) });
+  }
+
+  private updateMessage(args: Record<string, unknown>, call: RecordedCall): SlackAnswer {
+    const channel = normalizeChannel(optString(args.channel) ?? '');
+    const ts = optString(args.ts);
+    const message = this.posted.find((m) => m.channel === channel && m.ts === ts);
+    if (!message) return fail(this.channelExists(channel) ? 'message_not_found' : 'channel_not_found');
+    if (typeof args.blocks === 'string') return fail('invalid_blocks_format');
+    if (args.blocks !== undefined) {
+      const problems = validateBlocks(args.blocks);
+      if (problems.length > 0) return fail('invalid_blocks', { response_metadata: { messages: problems.map((p) => `[ERROR] ${p}`) } });
+      message.blocks = args.blocks as unknown[];
+    }
+    if (args.text !== undefined) message.text = optString(args.text);
+    message.edited = true;
+    call.ts = message.ts;
+    return ok({ channel, ts: message.ts, text: message.text, message: this.messageBody(message) });
+  }
+
+  private deleteMessage(args: Record<string, unknown>, call: RecordedCall): SlackAnswer {
+    const channel = normalizeChannel(optString(args.channel) ?? '');
+    const ts = optString(args.ts);
+    const index = this.posted.findIndex((m) => m.channel === channel && m.ts === ts);
+    if (index < 0) return fail(this.channelExists(channel) ? 'message_not_found' : 'channel_not_found');
+    this.posted.splice(index, 1);
+    call.ts = ts;
+    return ok({ channel, ts });
+  }
+
+  private conversationInfo(args: Record<string, unknown>): SlackAnswer {
+    const raw = optString(args.channel);
+    if (!raw) return fail('channel_not_found');
+    const channel = normalizeChannel(raw);
+    if (!this.channelExists(channel)) return fail('channel_not_found');
+    return ok({
+      channel: {
+        id: channel,
+        name: channel,
+        is_channel: true,
+        is_private: false,
+        is_archived: false,
+        is_member: this.isMember(channel),
+      },
+    });
+  }
+
+  private conversationMembers(args: Record<string, unknown>): SlackAnswer {
+    const raw = optString(args.channel);
+    if (!raw) return fail('channel_not_found');
+    const channel = normalizeChannel(raw);
+    if (!this.channelExists(channel)) return fail('channel_not_found');
+    return ok({ members: this.isMember(channel) ? [this.botUserId] : [], response_metadata: { next_cursor: '' } });
+  }
+
+  private conversationJoin(args: Record<string, unknown>): SlackAnswer {
+    const raw = optString(args.channel);
+    if (!raw) return fail('channel_not_found');
+    const channel = normalizeChannel(raw);
+    if (!this.channelExists(channel)) return fail('channel_not_found');
+    if (this.members !== 'all') this.members.add(channel);
+    return ok({ channel: { id: channel, name: channel, is_channel: true, is_member: true } });
+  }
+
+  private messageBody(message: PostedMessage): Record<string, unknown> {
+    return {
+      type: 'message',
+      subtype: 'bot_message',
+      user: this.botUserId,
+      bot_id: this.botId,
+      team: this.teamId,
+      ts: message.ts,
+      ...(message.thread_ts !== undefined ? { thread_ts: message.thread_ts } : {}),
+      text: message.text ?? '',
+      ...(message.blocks !== undefined ? { blocks: message.blocks } : {}),
+      ...(message.metadata !== undefined ? { metadata: message.metadata } : {}),
+    };
+  }
+
+  /** Unique, strictly increasing Slack-style timestamps (`seconds.micros`). */
+  private nextTs(): string {
+    const micros = Math.max(Date.now() * 1000, this.lastTsMicros + 100);
+    this.lastTsMicros = micros;
+    const seconds = Math.floor(micros / 1_000_000);
+    return `${seconds}.${String(micros % 1_000_000).padStart(6, '0')}`;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// HTTP helpers
+// ---------------------------------------------------------------------------------------------------
+
+function ok(fields: Record<string, unknown>): SlackAnswer {
+  return { status: 200, body: { ok: true, ...fields } };
+}
+
+function fail(error: string, extra: Record<string, unknown> = {}): SlackAnswer {
+  return { status: 200, body: { ok: false, error, ...extra } };
+}
+
+function faultAnswer(fault: FaultSpec): SlackAnswer | undefined {
+  switch (fault.kind) {
+    case 'ratelimited': {
+      const seconds = fault.retryAfterSeconds ?? 1;
+      return { status: 429, body: { ok: false, error: 'ratelimited' }, headers: { 'retry-after': String(seconds) } };
+    }
+    case 'server_error':
+      return { status: 500, body: 'Internal Server Error' };
+    case 'slack_error':
+      return fail(fault.error ?? 'internal_error');
+    case 'delay':
+      return undefined;
+  }
+}
+
+function send(res: http.ServerResponse, answer: SlackAnswer): void {
+  if (res.destroyed || res.writableEnded) return;
+  const isJson = typeof answer.body === 'object';
+  const payload = typeof answer.body === 'object' ? JSON.stringify(answer.body) : answer.body;
+  res.writeHead(answer.status, {
+    'content-type': isJson ? 'application/json; charset=utf-8' : 'text/plain; charset=utf-8',
+    'content-length': String(Buffer.byteLength(payload)),
+    ...answer.headers,
+  });
+  res.end(payload);
+}
+
+async function readBody(req: http.IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer | string>) {
+    const buf = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+    size += buf.length;
+    if (size > MAX_BODY_BYTES) throw new Error('request body too large');
+    chunks.push(buf);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** Nested fields WebClient JSON-encodes in form bodies. */
+const JSON_FIELDS = new Set(['blocks', 'attachments', 'metadata']);
+
+function decodeArgs(contentType: string | undefined, raw: string, query: URLSearchParams): Record<string, unknown> {
+  const args: Record<string, unknown> = {};
+  for (const [key, value] of query) args[key] = value;
+  const type = (contentType ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
+  if (type === 'application/json') {
+    if (raw.trim() === '') return args;
+    const parsed: unknown = JSON.parse(raw);
+    if (!isRecord(parsed)) throw new Error('JSON body is not an object');
+    return { ...args, ...parsed };
+  }
+  if (type === '' || type === 'application/x-www-form-urlencoded') {
+    for (const [key, value] of new URLSearchParams(raw)) {
+      if (JSON_FIELDS.has(key)) {
+        try {
+          args[key] = JSON.parse(value) as unknown;
+        } catch {
+          args[key] = value; // left as a string: the method answers invalid_*_format
+        }
+      } else {
+        args[key] = value;
+      }
+    }
+    return args;
+  }
+  throw new Error(`unsupported content type ${type}`);
+}
+
+function bearer(header: string | undefined): string | undefined {
+  if (!header) return undefined;
+  const match = /^Bearer\s+(.+)$/i.exec(header.trim());
+  return match?.[1];
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    timer.unref();
+  });
+}
+
+function normalizeChannel(channel: string): string {
+  return channel.trim().replace(/^#/, '');
+}
+
+function toChannelSet(channels: string[] | 'all'): Set<string> | 'all' {
+  return channels === 'all' ? 'all' : new Set(channels.map(normalizeChannel));
+}
+
+function optString(value: unknown): string | undefined {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number') return String(value);
+  return undefined;
+}
+
+function optBool(value: unknown): boolean | undefined {
+  if (typeof value === 'boolean') return value;
+  if (value === 'true' || value === '1' || value === 1) return true;
+  if (value === 'false' || value === '0' || value === 0) return false;
+  return undefined;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** A light version of Slack's Block Kit validation: the limits a bridge bug is likely to hit. */
+export function validateBlocks(blocks: unknown): string[] {
+  if (!Array.isArray(blocks)) return ['blocks must be an array [json-pointer:/blocks]'];
+  const problems: string[] = [];
+  if (blocks.length > 50) problems.push('no more than 50 items allowed [json-pointer:/blocks]');
+  blocks.forEach((block: unknown, i) => {
+    const at = `[json-pointer:/blocks/${i}]`;
+    if (!isRecord(block) || typeof block.type !== 'string') {
+      problems.push(`missing required field: type ${at}`);
+      return;
+    }
+    const text = isRecord(block.text) ? block.text : undefined;
+    const textValue = text && typeof text.text === 'string' ? text.text : undefined;
+    switch (block.type) {
+      case 'header':
+        if (!textValue) problems.push(`must be more than 0 characters [json-pointer:/blocks/${i}/text/text]`);
+        else if (textValue.length > 150) problems.push(`must be less than 151 characters [json-pointer:/blocks/${i}/text/text]`);
+        if (text && text.type !== 'plain_text') problems.push(`must be plain_text [json-pointer:/blocks/${i}/text/type]`);
+        break;
+      case 'section': {
+        const fields = Array.isArray(block.fields) ? (block.fields as unknown[]) : undefined;
+        if (textValue === undefined && !fields) problems.push(`must provide text or fields ${at}`);
+        if (textValue !== undefined && textValue.length === 0) problems.push(`must be more than 0 characters [json-pointer:/blocks/${i}/text/text]`);
+        if (textValue !== undefined && textValue.length > 3000) problems.push(`must be less than 3001 characters [json-pointer:/blocks/${i}/text/text]`);
+        if (fields && fields.length > 10) problems.push(`no more than 10 items allowed [json-pointer:/blocks/${i}/fields]`);
+        fields?.forEach((field: unknown, j) => {
+          const value = isRecord(field) && typeof field.text === 'string' ? field.text : '';
+          if (value.length === 0) problems.push(`must be more than 0 characters [json-pointer:/blocks/${i}/fields/${j}/text]`);
+          if (value.length > 2000) problems.push(`must be less than 2001 characters [json-pointer:/blocks/${i}/fields/${j}/text]`);
+        });
+        break;
+      }
+      case 'context': {
+        const elements = Array.isArray(block.elements) ? (block.elements as unknown[]) : [];
+        if (elements.length === 0) problems.push(`must provide elements [json-pointer:/blocks/${i}/elements]`);
+        if (elements.length > 10) problems.push(`no more than 10 items allowed [json-pointer:/blocks/${i}/elements]`);
+        break;
+      }
+      default:
+        break;
+    }
+  });
+  return problems;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Terminal rendering
+// ---------------------------------------------------------------------------------------------------
+
+export interface RenderableMessage {
+  channel?: string | undefined;
+  ts?: string | undefined;
+  thread_ts?: string | undefined;
+  text?: string | undefined;
+  blocks?: unknown[] | undefined;
+}
+
+const DIVIDER = '─'.repeat(40);
+const REPLY_FIRST = '  ↳ ';
+const REPLY_REST = '    ';
+
+/**
+ * Renders a Slack message as plain readable text. A top-level message starts with a `#channel  ts`
+ * line (when the channel is known); a thread reply is indented with `  ↳ ` instead.
+ */
+export function renderMessageAsText(message: RenderableMessage): string {
+  const body = renderBody(message);
+  const isReply = message.thread_ts !== undefined && message.thread_ts !== message.ts;
+  if (isReply) {
+    return body.map((line, i) => `${i === 0 ? REPLY_FIRST : REPLY_REST}${line}`.trimEnd()).join('\n');
+  }
+  const heading = message.channel !== undefined ? [`#${normalizeChannel(message.channel)}${message.ts ? `  ${message.ts}` : ''}`] : [];
+  return [...heading, ...body].join('\n');
+}
+
+/** Renders messages in conversation order: each top-level message followed by its replies. */
+export function renderConversation(messages: RenderableMessage[]): string {
+  const isReply = (m: RenderableMessage): boolean => m.thread_ts !== undefined && m.thread_ts !== m.ts;
+  const parents = messages.filter((m) => !isReply(m));
+  const parentTs = new Set(parents.map((m) => m.ts));
+  const out: string[] = [];
+  for (const parent of parents) {
+    out.push(renderMessageAsText(parent));
+    for (const reply of messages.filter((m) => isReply(m) && m.thread_ts === parent.ts)) out.push(renderMessageAsText(reply));
+  }
+  for (const orphan of messages.filter((m) => isReply(m) && !parentTs.has(m.thread_ts))) out.push(renderMessageAsText(orphan));
+  return out.join('\n');
+}
+
+function renderBody(message: RenderableMessage): string[] {
+  const blocks = message.blocks ?? [];
+  const lines = blocks.flatMap(renderBlock);
+  if (lines.length === 0) return mrkdwnToPlain(message.text ?? '').split('\n');
+  return lines;
+}
+
+function renderBlock(block: unknown): string[] {
+  if (!isRecord(block)) return [];
+  switch (block.type) {
+    case 'header':
+      return [`# ${textOf(block.text)}`];
+    case 'section': {
+      const lines: string[] = [];
+      const text = textOf(block.text);
+      if (text) lines.push(...text.split('\n'));
+      if (Array.isArray(block.fields)) {
+        for (const field of block.fields as unknown[]) {
+          const value = textOf(field)
+            .split('\n')
+            .map((s) => s.trim())
+            .filter((s) => s !== '')
+            .join(' ');
+          if (value) lines.push(`  • ${value}`);
+        }
+      }
+      const accessory = renderElement(block.accessory);
+      if (accessory) lines.push(`  ${accessory}`);
+      return lines;
+    }
+    case 'context': {
+      const parts = (Array.isArray(block.elements) ? (block.elements as unknown[]) : []).map(renderElement).filter((s) => s !== '');
+      return parts.length > 0 ? [`  ${parts.join(' · ')}`] : [];
+    }
+    case 'divider':
+      return [DIVIDER];
+    case 'rich_text':
+      return (Array.isArray(block.elements) ? (block.elements as unknown[]) : []).flatMap(renderRichTextElement);
+    case 'markdown':
+      return typeof block.text === 'string' ? block.text.split('\n') : [];
+    case 'image':
+      return [renderElement(block)];
+    case 'actions': {
+      const parts = (Array.isArray(block.elements) ? (block.elements as unknown[]) : []).map(renderElement).filter((s) => s !== '');
+      return parts.length > 0 ? [parts.join(' ')] : [];
+    }
+    default:
+      return [`[${typeof block.type === 'string' ? block.type : 'unknown'} block]`];
+  }
+}
+
+/** A text object (`plain_text` / `mrkdwn`) as plain text. */
+function textOf(value: unknown): string {
+  if (typeof value === 'string') return mrkdwnToPlain(value);
+  if (!isRecord(value) || typeof value.text !== 'string') return '';
+  return value.type === 'mrkdwn' ? mrkdwnToPlain(value.text) : value.text;
+}
+
+function renderElement(element: unknown): string {
+  if (!isRecord(element)) return '';
+  switch (element.type) {
+    case 'mrkdwn':
+    case 'plain_text':
+      return textOf(element);
+    case 'image':
+      return `[image: ${typeof element.alt_text === 'string' ? element.alt_text : ''}]`;
+    case 'button': {
+      const label = `[${textOf(element.text)}]`;
+      return typeof element.url === 'string' ? `${label} ${element.url}` : label;
+    }
+    default:
+      return '';
+  }
+}
+
+function renderRichTextElement(element: unknown): string[] {
+  if (!isRecord(element)) return [];
+  const children = Array.isArray(element.elements) ? (element.elements as unknown[]) : [];
+  switch (element.type) {
+    case 'rich_text_section':
+      return renderInline(children).split('\n');
+    case 'rich_text_list': {
+      const indent = '  '.repeat(typeof element.indent === 'number' ? element.indent : 0);
+      const ordered = element.style === 'ordered';
+      const offset = typeof element.offset === 'number' ? element.offset : 0;
+      return children.map((item, i) => {
+        const inline = isRecord(item) && Array.isArray(item.elements) ? renderInline(item.elements as unknown[]) : '';
+        return `${indent}${ordered ? `${offset + i + 1}.` : '•'} ${inline.replace(/\n/g, ' ')}`;
+      });
+    }
+    case 'rich_text_quote':
+      return renderInline(children)
+        .split('\n')
+        .map((line) => `> ${line}`);
+    case 'rich_text_preformatted':
+      return ['```', ...renderInline(children).split('\n'), '```'];
+    default:
+      return [];
+  }
+}
+
+function renderInline(elements: unknown[]): string {
+  return elements
+    .map((el) => {
+      if (!isRecord(el)) return '';
+      switch (el.type) {
+        case 'text': {
+          const text = typeof el.text === 'string' ? el.text : '';
+          return isRecord(el.style) && el.style.code === true ? `\`${text}\`` : text;
+        }
+        case 'link': {
+          const url = typeof el.url === 'string' ? el.url : '';
+          return typeof el.text === 'string' && el.text !== '' ? `${el.text} (${url})` : url;
+        }
+        case 'emoji':
+          return typeof el.unicode === 'string' ? hexToEmoji(el.unicode) : `:${String(el.name)}:`;
+        case 'user':
+          return `@${String(el.user_id)}`;
+        case 'usergroup':
+          return `@${String(el.usergroup_id)}`;
+        case 'channel':
+          return `#${String(el.channel_id)}`;
+        case 'broadcast':
+          return `@${String(el.range)}`;
+        case 'date':
+          return typeof el.fallback === 'string' ? el.fallback : String(el.timestamp);
+        default:
+          return '';
+      }
+    })
+    .join('');
+}
+
+function hexToEmoji(unicode: string): string {
+  try {
+    return String.fromCodePoint(...unicode.split('-').map((h) => Number.parseInt(h, 16)));
+  } catch {
+    return '';
+  }
+}
+
+/** Turns Slack mrkdwn escapes and angle-bracket references into readable text; keeps *bold* / _italic_. */
+export function mrkdwnToPlain(text: string): string {
+  return text
+    .replace(/<((?:https?|mailto):[^|>]+)\|([^>]+)>/g, '$2 ($1)')
+    .replace(/<((?:https?|mailto):[^>]+)>/g, '$1')
+    .replace(/<#([A-Z0-9]+)\|([^>]*)>/g, (_m, id: string, name: string) => `#${name || id}`)
+    .replace(/<#([A-Z0-9]+)>/g, '#$1')
+    .replace(/<@([A-Z0-9]+)\|([^>]+)>/g, '@$2')
+    .replace(/<@([A-Z0-9]+)>/g, '@$1')
+    .replace(/<!(here|channel|everyone)(?:\|[^>]*)?>/g, '@$1')
+    .replace(/<![^|>]+\|([^>]+)>/g, '$1')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&');
+}

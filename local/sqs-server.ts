@@ -1,0 +1,158 @@
+// A small SQS-compatible server (AWS JSON 1.0 protocol) for local runs and integration tests.
+// The real @aws-sdk/client-sqs talks to it unchanged; state lives in memory.
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { SqsEngine } from './sqs/engine';
+import { SqsError, internalError, unknownOperation } from './sqs/errors';
+import { isObject } from './sqs/input';
+
+export interface SqsServerOptions {
+  /** 0 (default) picks a free port. */
+  port?: number;
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** Region used in queue ARNs; default us-east-1. */
+  region?: string;
+}
+
+export const ACCOUNT_ID = '000000000000';
+const TARGET_PREFIX = 'AmazonSQS.';
+// Far above SQS's 1 MiB message limit plus batch overhead; only guards memory.
+const MAX_REQUEST_BYTES = 16 * 1024 * 1024;
+const CONTENT_TYPE = 'application/x-amz-json-1.0';
+
+export class SqsServer {
+  private constructor(
+    private readonly server: Server,
+    private readonly engine: SqsEngine,
+    readonly url: string,
+    readonly region: string,
+  ) {}
+
+  static async start(options: SqsServerOptions = {}): Promise<SqsServer> {
+    const host = options.host ?? '127.0.0.1';
+    const region = options.region ?? 'us-east-1';
+    const holder: { engine?: SqsEngine } = {};
+    const server = createServer((req, res) => {
+      void handle(holder.engine, req, res);
+    });
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(options.port ?? 0, host, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+    const { port } = server.address() as AddressInfo;
+    const url = `http://${urlHost(host)}:${port}`;
+    const engine = new SqsEngine({ baseUrl: url, region, accountId: ACCOUNT_ID });
+    holder.engine = engine;
+    return new SqsServer(server, engine, url, region);
+  }
+
+  /** `${url}/000000000000/<name>`, whether or not the queue exists. */
+  queueUrl(name: string): string {
+    return this.engine.queueUrl(name);
+  }
+
+  /** `arn:aws:sqs:<region>:000000000000:<name>`, whether or not the queue exists. */
+  queueArn(name: string): string {
+    return this.engine.queueArn(name);
+  }
+
+  /** Ends long polls at once (with no messages), stops timers and closes every socket. */
+  async close(): Promise<void> {
+    this.engine.close();
+    const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
+    // Let the ended long polls' responses flush before dropping connections.
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    this.server.closeAllConnections();
+    await closed;
+  }
+}
+
+/** An SQS client for this server: dummy credentials and a fixed region, so nothing is looked up. */
+export function createSqsClient(endpoint: string, region = 'us-east-1'): SQSClient {
+  return new SQSClient({
+    endpoint,
+    region,
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    // Long polls last up to 20 s, so the socket timeout must be longer.
+    requestHandler: { connectionTimeout: 5_000, requestTimeout: 30_000 },
+  });
+}
+
+function urlHost(host: string): string {
+  if (host === '0.0.0.0' || host === '') return '127.0.0.1';
+  if (host === '::') return '[::1]';
+  return host.includes(':') ? `[${host}]` : host;
+}
+
+async function handle(engine: SqsEngine | undefined, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const requestId = randomUUID();
+  // Aborts a long poll when the client disconnects, so no message is taken for nobody.
+  const abort = new AbortController();
+  res.on('close', () => abort.abort());
+  try {
+    if (!engine) throw internalError('Server is starting.');
+    const target = headerValue(req.headers['x-amz-target']);
+    const raw = await readBody(req);
+    if (req.method !== 'POST' || !target.startsWith(TARGET_PREFIX)) throw unknownOperation(target);
+    let input: unknown;
+    try {
+      input = raw.length === 0 ? {} : JSON.parse(raw.toString('utf8'));
+    } catch {
+      throw new SqsError('SerializationException', 'Request body is not valid JSON.', {
+        type: 'com.amazon.coral.service#SerializationException',
+      });
+    }
+    if (!isObject(input)) {
+      throw new SqsError('SerializationException', 'Request body must be a JSON object.', {
+        type: 'com.amazon.coral.service#SerializationException',
+      });
+    }
+    const result = await engine.dispatch(target.slice(TARGET_PREFIX.length), input, abort.signal);
+    send(res, 200, requestId, result);
+  } catch (error) {
+    const sqsError = error instanceof SqsError ? error : internalError(error instanceof Error ? error.message : String(error));
+    send(res, sqsError.status, requestId, { __type: sqsError.type, message: sqsError.message }, {
+      'x-amzn-query-error': `${sqsError.queryCode};${sqsError.fault}`,
+    });
+  }
+}
+
+function headerValue(value: string | string[] | undefined): string {
+  return (Array.isArray(value) ? value[0] : value) ?? '';
+}
+
+async function readBody(req: IncomingMessage): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    const buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk));
+    size += buffer.length;
+    if (size > MAX_REQUEST_BYTES) throw new SqsError('RequestEntityTooLarge', 'Request body too large.', { status: 413 });
+    chunks.push(buffer);
+  }
+  return Buffer.concat(chunks);
+}
+
+function send(
+  res: ServerResponse,
+  status: number,
+  requestId: string,
+  body: Record<string, unknown>,
+  headers: Record<string, string> = {},
+): void {
+  if (res.destroyed || res.writableEnded) return;
+  const payload = Buffer.from(JSON.stringify(body), 'utf8');
+  res.writeHead(status, {
+    'content-type': CONTENT_TYPE,
+    'content-length': payload.length,
+    'x-amzn-requestid': requestId,
+    ...headers,
+  });
+  res.end(payload);
+}

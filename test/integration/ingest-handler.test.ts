@@ -1,0 +1,98 @@
+/**
+ * The ingest Lambda handler as API Gateway invokes it (payload 2.0), configured only through its
+ * environment, against dynalite and the local SQS server.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CreateQueueCommand, GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { createSqsClient, LOCAL_CREDENTIALS } from '../../shared/adapters/aws-clients';
+import { readIngestConfig } from '../../shared/ingest-runtime';
+import { startLocalDynamo, ensureBridgeTable, type LocalDynamo } from '../../local/dynamo';
+import { SqsServer } from '../../local/sqs-server';
+import { deliveryBody, httpApiEvent } from '../support/deliveries';
+import { signPayload } from '../../shared/signature';
+import type * as IngestModule from '../../functions/ingest/handler';
+
+const SECRET = 'whsec_handler';
+let dynamo: LocalDynamo;
+let sqsServer: SqsServer;
+let sqs: SQSClient;
+let queueUrl: string;
+type IngestHandler = (typeof IngestModule)['handler'];
+let handler: IngestHandler;
+
+beforeAll(async () => {
+  dynamo = await startLocalDynamo();
+  await ensureBridgeTable(dynamo.client, 'bridge-handler');
+  sqsServer = await SqsServer.start();
+  sqs = createSqsClient({ endpoint: sqsServer.url, region: 'us-east-1', credentials: LOCAL_CREDENTIALS, requestTimeoutMs: 5000, connectionTimeoutMs: 1000, maxAttempts: 1 });
+  queueUrl = (await sqs.send(new CreateQueueCommand({ QueueName: 'handler-events' }))).QueueUrl!;
+  Object.assign(process.env, {
+    TABLE_NAME: 'bridge-handler',
+    QUEUE_URL: queueUrl,
+    SIGNING_SECRETS: `["${SECRET}"]`,
+    AWS_REGION: 'us-east-1',
+    AWS_ACCESS_KEY_ID: 'local',
+    AWS_SECRET_ACCESS_KEY: 'local',
+    AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
+    AWS_ENDPOINT_URL_SQS: sqsServer.url,
+    POWERTOOLS_LOG_LEVEL: 'SILENT',
+    POWERTOOLS_METRICS_DISABLED: 'true',
+  });
+  ({ handler } = await import('../../functions/ingest/handler'));
+});
+
+afterAll(async () => {
+  sqs.destroy();
+  await sqsServer.close();
+  await dynamo.close();
+});
+
+async function queueDepth(): Promise<number> {
+  const attributes = await sqs.send(new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['ApproximateNumberOfMessages'] }));
+  return Number(attributes.Attributes?.['ApproximateNumberOfMessages'] ?? -1);
+}
+
+describe('ingest handler', () => {
+  it('accepts a delivery with mixed-case header names on a named stage', async () => {
+    const { id, body } = deliveryBody();
+    const before = await queueDepth();
+    const result = await handler(
+      httpApiEvent({
+        rawPath: '/prod/webhook',
+        stage: 'prod',
+        headers: { 'X-Service-Signature': signPayload(SECRET, Math.floor(Date.now() / 1000), body), 'X-Service-Delivery': id, 'Content-Type': 'application/json' },
+        body,
+      }),
+    );
+    expect(result.statusCode).toBe(200);
+    expect(JSON.parse(result.body ?? '')).toEqual({ ok: true, result: 'accepted' });
+    expect(await queueDepth()).toBe(before + 1);
+  });
+
+  it('accepts a base64-encoded body', async () => {
+    const { id, body } = deliveryBody();
+    const result = await handler(
+      httpApiEvent({
+        headers: { 'x-service-signature': signPayload(SECRET, Math.floor(Date.now() / 1000), body), 'x-service-delivery': id },
+        body: Buffer.from(body).toString('base64'),
+        isBase64Encoded: true,
+      }),
+    );
+    expect(result.statusCode).toBe(200);
+  });
+
+  it('answers 401 with a code and no internals for a forged delivery', async () => {
+    const { id, body } = deliveryBody();
+    const result = await handler(httpApiEvent({ headers: { 'x-service-signature': signPayload('forged', Math.floor(Date.now() / 1000), body), 'x-service-delivery': id }, body }));
+    expect(result.statusCode).toBe(401);
+    expect(JSON.parse(result.body ?? '')).toEqual({ ok: false, error: 'signature_no_matching_signature' });
+  });
+});
+
+describe('ingest configuration', () => {
+  it('names the missing variable', () => {
+    expect(() => readIngestConfig({ QUEUE_URL: 'q', SIGNING_SECRETS: 'x' })).toThrow(/TABLE_NAME/);
+    expect(() => readIngestConfig({ TABLE_NAME: 't', QUEUE_URL: 'q' })).toThrow(/SIGNING_SECRETS_SECRET_ARN/);
+    expect(() => readIngestConfig({ TABLE_NAME: 't', QUEUE_URL: 'q', SIGNING_SECRETS: 'x', SIGNATURE_TOLERANCE_SECONDS: '5m' })).toThrow(/SIGNATURE_TOLERANCE_SECONDS/);
+  });
+});
