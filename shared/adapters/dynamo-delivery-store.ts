@@ -1,7 +1,7 @@
 /**
  * DeliveryStore on DynamoDB. One item per event id:
  *   pk = "delivery#<id>", state = in_progress | completed, owner = claim token,
- *   lease_until = epoch ms, expires_at = epoch s (TTL).
+ *   lease_until = epoch ms, expires_at = epoch s (TTL), accepted_at = ISO time once enqueued.
  * A claim is a conditional put that succeeds when no record exists or the previous holder's lease
  * has ended (it died between the put and the queue send): nothing is lost, and under concurrent
  * duplicates exactly one put wins.
@@ -79,15 +79,16 @@ export class DynamoDeliveryStore implements DeliveryStore {
     return { status: 'in_progress', retryAfterSeconds: 1 };
   }
 
-  async complete(eventId: string, token: string, _nowMs: number): Promise<void> {
+  async complete(eventId: string, token: string, nowMs: number): Promise<void> {
     await this.client.send(
       new UpdateItemCommand({
         TableName: this.options.tableName,
         Key: this.key(eventId),
-        UpdateExpression: 'SET #state = :completed REMOVE lease_until',
+        // accepted_at lets `bridge doctor` tell when the last delivery was accepted.
+        UpdateExpression: 'SET #state = :completed, accepted_at = :accepted_at REMOVE lease_until',
         ConditionExpression: '#owner = :token',
         ExpressionAttributeNames: { '#state': 'state', '#owner': 'owner' },
-        ExpressionAttributeValues: { ':completed': { S: COMPLETED }, ':token': { S: token } },
+        ExpressionAttributeValues: { ':completed': { S: COMPLETED }, ':token': { S: token }, ':accepted_at': { S: new Date(nowMs).toISOString() } },
       }),
     );
   }
