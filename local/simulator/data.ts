@@ -1,0 +1,848 @@
+/**
+ * The simulator's data: projects, visibility overviews, gaps, results (probes) and reasoning cards,
+ * either generated deterministically from a seed or loaded from a JSON fixture.
+ *
+ * Determinism: all values come from a small seeded PRNG (mulberry32) whose seed is derived from
+ * (seed, project id, run number); identifiers are UUID-formatted SHA-256 digests of
+ * (seed, kind, key). The same seed and the same sequence of `advanceRun` calls give the same data.
+ *
+ * Runs: every project has a run counter (0 at start). `advanceRun` moves the data:
+ * - numeric metric values and numeric fields of the per-engine rows drift by a few percent
+ *   (percentages stay within 0..100, positions >= 1); a metric labelled like "Open gaps" follows the gap count;
+ * - 2-4 gaps are resolved (removed) and 2-4 new ones appear (drawn from the project's prompt pool,
+ *   with `trend: "new"` and `first_seen_run`); the rest may change trend; gaps are then ordered worst first
+ *   (most engines losing, then trend worse > new > stable > improving, then prompt_ref);
+ * - generated projects also get new results (new probe ids), new reasoning cards and fresh alerts.
+ *   Fixture projects keep the fixture's probes, cards and alerts.
+ *
+ * Fixture format (`SimulatorFixture`, JSON), the same shapes the read API serves:
+ *
+ *   {
+ *     "seed": 7,                                   // optional; drives ids and drift of later runs
+ *     "projects": [{
+ *       "id": "…uuid…", "name": "Acme", "industry": "Retail",
+ *       "visibility": {                            // served as-is by /visibility (plus "range")
+ *         "metrics": [{ "label": "Visibility score", "value": 41.2, "caption": "…" }],
+ *         "engines": [{ "engine": "ChatGPT", "visibility": 40.1 }],   // any other fields: served as sent
+ *         "alerts": [{ "severity": "warning", "message": "…" }]
+ *       },
+ *       "gaps": [{ "prompt_id": "…", "prompt_ref": 12, "prompt_text": "…",
+ *                  "platforms_losing": ["Gemini"], "top_competitor": "Rival", "trend": "worse" }],
+ *       "probes": [{ "id": "…", "prompt_id": "…", "reasoning_card_id": "card-1" }],   // optional
+ *       "reasoning": { "card-1": { "reasons": [{ "impact": "high", "category": "content", "detail": "…" }] } }  // optional
+ *     }]
+ *   }
+ *
+ * Extra fields anywhere are kept and served as sent. `validateFixture` checks the rest and throws a
+ * `FixtureError` listing every problem with the path of the bad field (e.g. `projects[0].gaps[3].prompt_text`).
+ */
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+
+export type JsonScalar = string | number | boolean | null;
+
+export type FixtureMetric = { label: string; value: JsonScalar; caption?: string };
+
+export type FixtureVisibility = {
+  metrics: FixtureMetric[];
+  /** Per-engine rows, alerts and anything else: served as sent. */
+  [field: string]: unknown;
+};
+
+export type FixtureGap = {
+  prompt_id: string;
+  prompt_ref: string | number;
+  prompt_text: string;
+  platforms_losing: string[];
+  top_competitor: string;
+  /** Other fields (e.g. `trend`): served as sent. */
+  [field: string]: unknown;
+};
+
+export type FixtureProbe = {
+  id: string;
+  /** The question the result belongs to (the results route filters on it). */
+  prompt_id: string;
+  /** A key of the project's `reasoning`, or null. */
+  reasoning_card_id: string | null;
+  [field: string]: unknown;
+};
+
+export type FixtureReason = { impact: string; category: string; detail: string };
+
+export type FixtureReasoningCard = { reasons: FixtureReason[]; [field: string]: unknown };
+
+export type FixtureProject = {
+  id: string;
+  name: string;
+  industry: string;
+  visibility: FixtureVisibility;
+  gaps: FixtureGap[];
+  probes?: FixtureProbe[];
+  reasoning?: Record<string, FixtureReasoningCard>;
+};
+
+export type SimulatorFixture = {
+  seed?: number;
+  projects: FixtureProject[];
+};
+
+export const DEFAULT_SEED = 1;
+export const ENGINES = ['ChatGPT', 'Perplexity', 'Gemini', 'Claude', 'Copilot'] as const;
+export const RANGES = ['7d', '14d', '30d', '90d'] as const;
+
+// ---------------------------------------------------------------------------------------------
+// Deterministic randomness and ids
+// ---------------------------------------------------------------------------------------------
+
+export type Rng = () => number;
+
+/** mulberry32: a tiny seeded PRNG returning floats in [0, 1). */
+export function mulberry32(seed: number): Rng {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function digest(parts: readonly (string | number)[]): Buffer {
+  return createHash('sha256').update(parts.join('\u001f')).digest();
+}
+
+/** A PRNG seeded from any key parts. */
+export function rngFor(...parts: (string | number)[]): Rng {
+  return mulberry32(digest(parts).readUInt32BE(0));
+}
+
+/** A UUID-formatted (version 4 layout) id derived from the key parts. */
+export function deterministicUuid(...parts: (string | number)[]): string {
+  const bytes = digest(parts).subarray(0, 16);
+  bytes[6] = ((bytes[6] ?? 0) & 0x0f) | 0x40;
+  bytes[8] = ((bytes[8] ?? 0) & 0x3f) | 0x80;
+  const hex = bytes.toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
+}
+
+function pick<T>(rng: Rng, items: readonly T[]): T {
+  const item = items[Math.floor(rng() * items.length)];
+  if (item === undefined) throw new Error('pick from an empty list');
+  return item;
+}
+
+function between(rng: Rng, min: number, max: number, decimals: number): number {
+  const factor = 10 ** decimals;
+  return Math.round((min + rng() * (max - min)) * factor) / factor;
+}
+
+function shuffle<T>(rng: Rng, items: readonly T[]): T[] {
+  const out = [...items];
+  for (let i = out.length - 1; i > 0; i -= 1) {
+    const j = Math.floor(rng() * (i + 1));
+    const a = out[i] as T;
+    out[i] = out[j] as T;
+    out[j] = a;
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Fixture validation
+// ---------------------------------------------------------------------------------------------
+
+export class FixtureError extends Error {
+  override name = 'FixtureError';
+  constructor(
+    /** Each issue is "<path of the bad field>: <problem>". */
+    readonly issues: readonly string[],
+    source?: string,
+  ) {
+    const shown = issues.slice(0, 20);
+    const more = issues.length > shown.length ? `\n  … and ${issues.length - shown.length} more` : '';
+    super(`Invalid simulator fixture${source === undefined ? '' : ` ${source}`}:\n  ${shown.join('\n  ')}${more}`);
+  }
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function isScalar(value: unknown): value is JsonScalar {
+  return (
+    value === null ||
+    typeof value === 'string' ||
+    typeof value === 'boolean' ||
+    (typeof value === 'number' && Number.isFinite(value))
+  );
+}
+
+function isNonEmptyString(value: unknown): value is string {
+  return typeof value === 'string' && value.trim() !== '';
+}
+
+/** Every problem of a would-be fixture, each as "<path>: <problem>"; empty when it is valid. */
+export function fixtureIssues(value: unknown): string[] {
+  const issues: string[] = [];
+  const need = (ok: boolean, path: string, problem: string): boolean => {
+    if (!ok) issues.push(`${path}: ${problem}`);
+    return ok;
+  };
+  if (!need(isRecord(value), '(root)', 'must be a JSON object with a "projects" array')) return issues;
+  const root = value as Record<string, unknown>;
+  if (root['seed'] !== undefined) {
+    need(typeof root['seed'] === 'number' && Number.isInteger(root['seed']), 'seed', 'must be an integer when present');
+  }
+  const projects = root['projects'];
+  if (!need(Array.isArray(projects) && projects.length > 0, 'projects', 'must be a non-empty array')) return issues;
+  const projectIds = new Set<string>();
+  (projects as unknown[]).forEach((project, pi) => {
+    const at = `projects[${pi}]`;
+    if (!need(isRecord(project), at, 'must be an object')) return;
+    const p = project as Record<string, unknown>;
+    if (need(isNonEmptyString(p['id']), `${at}.id`, 'must be a non-empty string')) {
+      const id = p['id'] as string;
+      need(!projectIds.has(id), `${at}.id`, `duplicates the id "${id}" of an earlier project`);
+      projectIds.add(id);
+    }
+    need(isNonEmptyString(p['name']), `${at}.name`, 'must be a non-empty string');
+    need(typeof p['industry'] === 'string', `${at}.industry`, 'must be a string');
+
+    const visibility = p['visibility'];
+    if (need(isRecord(visibility), `${at}.visibility`, 'must be an object with a "metrics" array')) {
+      const metrics = (visibility as Record<string, unknown>)['metrics'];
+      if (need(Array.isArray(metrics), `${at}.visibility.metrics`, 'must be an array')) {
+        (metrics as unknown[]).forEach((metric, mi) => {
+          const mat = `${at}.visibility.metrics[${mi}]`;
+          if (!need(isRecord(metric), mat, 'must be an object')) return;
+          const m = metric as Record<string, unknown>;
+          need(isNonEmptyString(m['label']), `${mat}.label`, 'must be a non-empty string');
+          need('value' in m && isScalar(m['value']), `${mat}.value`, 'must be a string, number, boolean or null');
+          if (m['caption'] !== undefined) need(typeof m['caption'] === 'string', `${mat}.caption`, 'must be a string when present');
+        });
+      }
+    }
+
+    const gaps = p['gaps'];
+    if (need(Array.isArray(gaps), `${at}.gaps`, 'must be an array')) {
+      const promptIds = new Set<string>();
+      (gaps as unknown[]).forEach((gap, gi) => {
+        const gat = `${at}.gaps[${gi}]`;
+        if (!need(isRecord(gap), gat, 'must be an object')) return;
+        const g = gap as Record<string, unknown>;
+        if (need(isNonEmptyString(g['prompt_id']), `${gat}.prompt_id`, 'must be a non-empty string')) {
+          const id = g['prompt_id'] as string;
+          need(!promptIds.has(id), `${gat}.prompt_id`, `duplicates the prompt_id "${id}" of an earlier gap`);
+          promptIds.add(id);
+        }
+        need(
+          isNonEmptyString(g['prompt_ref']) || (typeof g['prompt_ref'] === 'number' && Number.isFinite(g['prompt_ref'])),
+          `${gat}.prompt_ref`,
+          'must be a number or a non-empty string',
+        );
+        need(isNonEmptyString(g['prompt_text']), `${gat}.prompt_text`, 'must be a non-empty string');
+        const platforms = g['platforms_losing'];
+        need(
+          Array.isArray(platforms) && platforms.every((x) => typeof x === 'string'),
+          `${gat}.platforms_losing`,
+          'must be an array of strings',
+        );
+        need(typeof g['top_competitor'] === 'string', `${gat}.top_competitor`, 'must be a string');
+      });
+    }
+
+    const reasoning = p['reasoning'];
+    const cardIds = new Set<string>();
+    if (reasoning !== undefined && need(isRecord(reasoning), `${at}.reasoning`, 'must be an object of card id → card')) {
+      for (const [cardId, card] of Object.entries(reasoning as Record<string, unknown>)) {
+        const cat = `${at}.reasoning["${cardId}"]`;
+        cardIds.add(cardId);
+        if (!need(isRecord(card), cat, 'must be an object with a "reasons" array')) continue;
+        const reasons = (card as Record<string, unknown>)['reasons'];
+        if (!need(Array.isArray(reasons), `${cat}.reasons`, 'must be an array')) continue;
+        (reasons as unknown[]).forEach((reason, ri) => {
+          const rat = `${cat}.reasons[${ri}]`;
+          if (!need(isRecord(reason), rat, 'must be an object')) return;
+          const r = reason as Record<string, unknown>;
+          for (const field of ['impact', 'category', 'detail']) {
+            need(typeof r[field] === 'string', `${rat}.${field}`, 'must be a string');
+          }
+        });
+      }
+    }
+
+    const probes = p['probes'];
+    if (probes !== undefined && need(Array.isArray(probes), `${at}.probes`, 'must be an array')) {
+      const probeIds = new Set<string>();
+      (probes as unknown[]).forEach((probe, ri) => {
+        const rat = `${at}.probes[${ri}]`;
+        if (!need(isRecord(probe), rat, 'must be an object')) return;
+        const r = probe as Record<string, unknown>;
+        if (need(isNonEmptyString(r['id']), `${rat}.id`, 'must be a non-empty string')) {
+          const id = r['id'] as string;
+          need(!probeIds.has(id), `${rat}.id`, `duplicates the id "${id}" of an earlier probe`);
+          probeIds.add(id);
+        }
+        need(isNonEmptyString(r['prompt_id']), `${rat}.prompt_id`, 'must be a non-empty string');
+        const card = r['reasoning_card_id'];
+        if (need(card === null || isNonEmptyString(card), `${rat}.reasoning_card_id`, 'must be a non-empty string or null')) {
+          if (typeof card === 'string') {
+            need(cardIds.has(card), `${rat}.reasoning_card_id`, `names the card "${card}" that is not in ${at}.reasoning`);
+          }
+        }
+      });
+    }
+  });
+  return issues;
+}
+
+/** Checks a would-be fixture; returns it typed, or throws a `FixtureError` naming every bad field. */
+export function validateFixture(value: unknown, source?: string): SimulatorFixture {
+  const issues = fixtureIssues(value);
+  if (issues.length > 0) throw new FixtureError(issues, source);
+  return value as SimulatorFixture;
+}
+
+/** Reads and validates a fixture file; errors name the file and the bad field. */
+export function loadFixtureFile(file: string): SimulatorFixture {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new FixtureError([`(file): cannot be read (${error instanceof Error ? error.message : String(error)})`], file);
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw new FixtureError([`(file): is not valid JSON (${error instanceof Error ? error.message : String(error)})`], file);
+  }
+  return validateFixture(parsed, file);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Generated data
+// ---------------------------------------------------------------------------------------------
+
+interface Profile {
+  name: string;
+  industry: string;
+  subjects: readonly string[];
+  audiences: readonly string[];
+  competitors: readonly string[];
+}
+
+const PROFILES: readonly Profile[] = [
+  {
+    name: 'Northwind Outdoor',
+    industry: 'Outdoor retail',
+    subjects: ['hiking boots', 'waterproof jacket', 'ultralight tent', 'trail running shoes', 'sleeping bag'],
+    audiences: ['beginners', 'thru-hikers', 'families', 'winter camping'],
+    competitors: ['Summitline', 'TrailForge', 'Alpenhaus', 'Ridgeway Supply'],
+  },
+  {
+    name: 'Ledgerly',
+    industry: 'Accounting software',
+    subjects: ['invoicing software', 'bookkeeping app', 'payroll tool', 'expense tracker', 'accounting platform'],
+    audiences: ['freelancers', 'small businesses', 'agencies', 'nonprofits'],
+    competitors: ['BookNest', 'Tallybright', 'CountWise', 'Quillbooks'],
+  },
+  {
+    name: 'Brightsmile Dental',
+    industry: 'Healthcare',
+    subjects: ['electric toothbrush', 'teeth whitening kit', 'water flosser', 'dental clinic', 'clear aligner'],
+    audiences: ['sensitive teeth', 'kids', 'seniors', 'braces wearers'],
+    competitors: ['PearlCare', 'DentaNova', 'SmileCraft', 'Oralis'],
+  },
+  {
+    name: 'Voltway',
+    industry: 'EV charging',
+    subjects: ['home EV charger', 'charging network', 'portable EV charger', 'charging app', 'fleet charging solution'],
+    audiences: ['apartment dwellers', 'road trips', 'delivery fleets', 'new EV owners'],
+    competitors: ['AmpRoute', 'Kilowatt Hub', 'PlugPath', 'Currentry'],
+  },
+];
+
+const TEMPLATES: readonly ((subject: string, audience: string, competitor: string) => string)[] = [
+  (s) => `What is the best ${s}?`,
+  (s, a) => `Which ${s} do experts recommend for ${a}?`,
+  (s, a) => `Top-rated ${s} for ${a}`,
+  (s) => `${s[0]?.toUpperCase() ?? ''}${s.slice(1)} compared: which one is worth it?`,
+  (s, a) => `Is there an affordable ${s} for ${a}?`,
+  (s) => `Most reliable ${s} brands`,
+  (s, _a, c) => `Alternatives to ${c} for a ${s}`,
+  (s) => `How do I choose a ${s}?`,
+];
+
+const TRENDS = ['worse', 'stable', 'improving'] as const;
+const TREND_RANK: Record<string, number> = { worse: 0, new: 1, stable: 2, improving: 3 };
+const IMPACTS = ['high', 'medium', 'low'] as const;
+
+interface PoolPrompt {
+  prompt_id: string;
+  prompt_ref: number;
+  prompt_text: string;
+  subject: string;
+  /** Whether results of this prompt get reasoning cards (a quarter of prompts never do). */
+  cards: boolean;
+}
+
+function genericProfile(name: string, industry: string, competitors: readonly string[]): Profile {
+  const topic = industry.trim() === '' ? name : industry.toLowerCase();
+  return {
+    name,
+    industry,
+    subjects: [`${topic} provider`, `${topic} service`, `${topic} tool`, `${topic} platform`, `${topic} vendor`],
+    audiences: ['small teams', 'beginners', 'enterprises', 'families'],
+    competitors: competitors.length > 0 ? competitors : ['Competitor A', 'Competitor B', 'Competitor C'],
+  };
+}
+
+/** The questions a project may lose: 8 templates × 5 subjects, shuffled; refs 101.. in pool order. */
+function promptPool(seed: number, projectId: string, profile: Profile): PoolPrompt[] {
+  const rng = rngFor(seed, projectId, 'pool');
+  const combos: { subject: string; text: string }[] = [];
+  for (const template of TEMPLATES) {
+    for (const subject of profile.subjects) {
+      combos.push({ subject, text: template(subject, pick(rng, profile.audiences), pick(rng, profile.competitors)) });
+    }
+  }
+  return shuffle(rng, combos).map((combo, i) => ({
+    prompt_id: deterministicUuid(seed, projectId, 'prompt', combo.text),
+    prompt_ref: 101 + i,
+    prompt_text: combo.text,
+    subject: combo.subject,
+    cards: i % 4 !== 3,
+  }));
+}
+
+function losingSubset(rng: Rng, min: number, max: number): string[] {
+  const count = min + Math.floor(rng() * (max - min + 1));
+  const chosen = new Set(shuffle(rng, ENGINES).slice(0, count));
+  return ENGINES.filter((engine) => chosen.has(engine));
+}
+
+function compareGaps(a: FixtureGap, b: FixtureGap): number {
+  const byEngines = b.platforms_losing.length - a.platforms_losing.length;
+  if (byEngines !== 0) return byEngines;
+  const rank = (gap: FixtureGap): number => TREND_RANK[typeof gap['trend'] === 'string' ? gap['trend'] : ''] ?? 4;
+  const byTrend = rank(a) - rank(b);
+  if (byTrend !== 0) return byTrend;
+  return String(a.prompt_ref).localeCompare(String(b.prompt_ref), 'en', { numeric: true });
+}
+
+function newGap(rng: Rng, prompt: PoolPrompt, competitors: readonly string[], run: number, trend: string): FixtureGap {
+  return {
+    prompt_id: prompt.prompt_id,
+    prompt_ref: prompt.prompt_ref,
+    prompt_text: prompt.prompt_text,
+    platforms_losing: losingSubset(rng, 1, 4),
+    top_competitor: pick(rng, competitors),
+    trend,
+    first_seen_run: run,
+  };
+}
+
+function round(value: number, decimals: number): number {
+  const factor = 10 ** decimals;
+  return Math.round(value * factor) / factor;
+}
+
+function decimalsOf(value: number): number {
+  const text = String(value);
+  const dot = text.indexOf('.');
+  return dot < 0 ? 0 : Math.min(3, text.length - dot - 1);
+}
+
+/** A numeric value moved by ±2..10 %, keeping its precision; percentages stay in 0..100, positions >= 1. */
+function drift(rng: Rng, value: number, name: string): number {
+  const decimals = decimalsOf(value);
+  const magnitude = Math.max(Math.abs(value), decimals === 0 ? 10 : 1);
+  const change = (rng() < 0.5 ? -1 : 1) * magnitude * between(rng, 0.02, 0.1, 3);
+  let next = round(value + change, decimals);
+  if (decimals === 0 && next === value) next += rng() < 0.5 ? -1 : 1;
+  next = Math.max(0, next);
+  if (/visib|share|percent|rate|%/i.test(name)) next = Math.min(100, next);
+  if (/position|rank/i.test(name)) next = Math.max(1, next);
+  return next;
+}
+
+/** Arrays of row objects in an overview whose key names engines/platforms. */
+function engineRows(visibility: FixtureVisibility): Record<string, unknown>[] {
+  const rows: Record<string, unknown>[] = [];
+  for (const [key, value] of Object.entries(visibility)) {
+    if (key === 'metrics' || !/engine|platform/i.test(key) || !Array.isArray(value)) continue;
+    for (const row of value) if (isRecord(row)) rows.push(row);
+  }
+  return rows;
+}
+
+function mean(values: readonly number[], decimals: number): number {
+  if (values.length === 0) return 0;
+  return round(values.reduce((sum, v) => sum + v, 0) / values.length, decimals);
+}
+
+function mostCommon(values: readonly string[]): string | undefined {
+  const counts = new Map<string, number>();
+  for (const value of values) counts.set(value, (counts.get(value) ?? 0) + 1);
+  let best: string | undefined;
+  let bestCount = 0;
+  for (const [value, count] of counts) {
+    if (count > bestCount) {
+      best = value;
+      bestCount = count;
+    }
+  }
+  return best;
+}
+
+// ---------------------------------------------------------------------------------------------
+// State
+// ---------------------------------------------------------------------------------------------
+
+interface ProjectState {
+  project: FixtureProject;
+  /** Generated projects get new results, cards and alerts every run. */
+  generated: boolean;
+  profile: Profile;
+  pool: PoolPrompt[];
+  run: number;
+  runId: string;
+  probes: FixtureProbe[];
+  reasoning: Record<string, FixtureReasoningCard>;
+}
+
+export interface RunInfo {
+  projectId: string;
+  /** Run number after the advance (1 for the first advance). */
+  run: number;
+  runId: string;
+  /** Results recorded in the run (the count run.completed carries). */
+  answers: number;
+  /** Prompt ids of gaps that disappeared / appeared with this run. */
+  resolvedGaps: string[];
+  newGaps: string[];
+}
+
+export interface ProjectSummary {
+  id: string;
+  name: string;
+  industry: string;
+}
+
+export type ReasoningLookup =
+  | { ok: true; card: FixtureReasoningCard & { id: string; result_id: string } }
+  | { ok: false; reason: 'no_project' | 'no_result' | 'no_card' };
+
+export class SimulatorData {
+  readonly seed: number;
+  private readonly states = new Map<string, ProjectState>();
+
+  private constructor(seed: number) {
+    this.seed = seed;
+  }
+
+  /** Deterministic generated data: four projects with 40-question pools. */
+  static generate(seed: number = DEFAULT_SEED): SimulatorData {
+    const data = new SimulatorData(seed);
+    for (const profile of PROFILES) {
+      const id = deterministicUuid(seed, 'project', profile.name);
+      const rng = rngFor(seed, id, 'run', 0);
+      const pool = promptPool(seed, id, profile);
+      const gapCount = 22 + Math.floor(rng() * 5);
+      const gaps = pool
+        .slice(0, gapCount)
+        .map((prompt) => newGap(rng, prompt, profile.competitors, 0, pick(rng, TRENDS)))
+        .sort(compareGaps);
+      const engines = ENGINES.map((engine) => ({
+        engine,
+        visibility: between(rng, 15, 70, 1),
+        mentions: Math.floor(between(rng, 20, 400, 0)),
+        avg_position: between(rng, 1.5, 4.5, 1),
+        change_pts: 0,
+      }));
+      const project: FixtureProject = {
+        id,
+        name: profile.name,
+        industry: profile.industry,
+        visibility: {
+          metrics: [
+            { label: 'Visibility score', value: 0, caption: `Share of AI answers that mention ${profile.name}` },
+            { label: 'Share of voice', value: between(rng, 8, 35, 1), caption: 'Mentions vs. all tracked brands, in %' },
+            { label: 'Mentions', value: 0, caption: `Answers naming ${profile.name}` },
+            { label: 'Average position', value: 0, caption: 'Rank among brands named in an answer (1 = first)' },
+            { label: 'Top competitor', value: '', caption: 'Competitor that wins most lost questions' },
+            { label: 'Open gaps', value: gaps.length, caption: 'Questions the project loses' },
+          ],
+          engines,
+          alerts: [],
+        },
+        gaps,
+      };
+      const state: ProjectState = {
+        project,
+        generated: true,
+        profile,
+        pool,
+        run: 0,
+        runId: deterministicUuid(seed, id, 'run', 0),
+        probes: [],
+        reasoning: {},
+      };
+      data.states.set(id, state);
+      data.recompute(state, rng, []);
+    }
+    return data;
+  }
+
+  /** Data served from a fixture (validated here; throws `FixtureError`). The fixture's seed wins over `seed`. */
+  static fromFixture(fixture: unknown, seed?: number): SimulatorData {
+    const valid = validateFixture(fixture);
+    const data = new SimulatorData(valid.seed ?? seed ?? DEFAULT_SEED);
+    for (const source of valid.projects) {
+      const project = structuredClone(source);
+      const competitors = [...new Set(project.gaps.map((gap) => gap.top_competitor).filter((c) => c !== ''))];
+      const profile = genericProfile(project.name, project.industry, competitors);
+      const taken = new Set(project.gaps.map((gap) => gap.prompt_id));
+      data.states.set(project.id, {
+        project,
+        generated: false,
+        profile,
+        pool: promptPool(data.seed, project.id, profile).filter((prompt) => !taken.has(prompt.prompt_id)),
+        run: 0,
+        runId: deterministicUuid(data.seed, project.id, 'run', 0),
+        probes: project.probes ?? [],
+        reasoning: project.reasoning ?? {},
+      });
+    }
+    return data;
+  }
+
+  projectIds(): string[] {
+    return [...this.states.keys()];
+  }
+
+  hasProject(projectId: string): boolean {
+    return this.states.has(projectId);
+  }
+
+  projects(): ProjectSummary[] {
+    return [...this.states.values()].map(({ project }) => ({ id: project.id, name: project.name, industry: project.industry }));
+  }
+
+  runNumber(projectId: string): number {
+    return this.state(projectId).run;
+  }
+
+  currentRunId(projectId: string): string {
+    return this.state(projectId).runId;
+  }
+
+  /** The overview as /visibility serves it (a copy), or undefined for an unknown project. */
+  visibility(projectId: string, range: string = '7d'): Record<string, unknown> | undefined {
+    const state = this.states.get(projectId);
+    if (state === undefined) return undefined;
+    return { range, ...structuredClone(state.project.visibility) };
+  }
+
+  /** The first `pageSize` gaps (worst first) and the total, or undefined for an unknown project. */
+  gaps(projectId: string, pageSize: number = Number.MAX_SAFE_INTEGER): { gaps: FixtureGap[]; total: number } | undefined {
+    const state = this.states.get(projectId);
+    if (state === undefined) return undefined;
+    const gaps = state.project.gaps;
+    return { gaps: structuredClone(gaps.slice(0, pageSize)), total: gaps.length };
+  }
+
+  /** Results of the current run, optionally of one prompt, or undefined for an unknown project. */
+  results(projectId: string, promptId?: string): FixtureProbe[] | undefined {
+    const state = this.states.get(projectId);
+    if (state === undefined) return undefined;
+    const probes = promptId === undefined ? state.probes : state.probes.filter((probe) => probe.prompt_id === promptId);
+    return structuredClone(probes);
+  }
+
+  reasoning(projectId: string, resultId: string): ReasoningLookup {
+    const state = this.states.get(projectId);
+    if (state === undefined) return { ok: false, reason: 'no_project' };
+    const probe = state.probes.find((p) => p.id === resultId);
+    if (probe === undefined) return { ok: false, reason: 'no_result' };
+    const cardId = probe.reasoning_card_id;
+    const card = cardId === null ? undefined : state.reasoning[cardId];
+    if (cardId === null || card === undefined) return { ok: false, reason: 'no_card' };
+    return { ok: true, card: { id: cardId, result_id: resultId, ...structuredClone(card) } };
+  }
+
+  /** Moves the project to its next run (see the module comment). Throws for an unknown project. */
+  advanceRun(projectId: string): RunInfo {
+    const state = this.state(projectId);
+    const { project } = state;
+    state.run += 1;
+    state.runId = deterministicUuid(this.seed, projectId, 'run', state.run);
+    const rng = rngFor(this.seed, projectId, 'run', state.run);
+
+    // Resolve 2-4 gaps, improving ones first, and return their prompts to the pool.
+    const resolveCount = Math.min(2 + Math.floor(rng() * 3), Math.max(0, project.gaps.length - 1));
+    const candidates = shuffle(rng, project.gaps).sort(
+      (a, b) => Number(b['trend'] === 'improving') - Number(a['trend'] === 'improving'),
+    );
+    const resolved = new Set(candidates.slice(0, resolveCount).map((gap) => gap.prompt_id));
+    const kept = project.gaps.filter((gap) => !resolved.has(gap.prompt_id));
+    for (const gap of project.gaps) {
+      if (!resolved.has(gap.prompt_id)) continue;
+      const known = state.pool.some((prompt) => prompt.prompt_id === gap.prompt_id);
+      const ref = typeof gap.prompt_ref === 'number' ? gap.prompt_ref : 0;
+      if (!known) state.pool.push({ prompt_id: gap.prompt_id, prompt_ref: ref, prompt_text: gap.prompt_text, subject: state.profile.subjects[0] ?? '', cards: false });
+    }
+
+    // Existing gaps: some change trend or an engine.
+    for (const gap of kept) {
+      if ('trend' in gap && rng() < 0.35) gap['trend'] = pick(rng, TRENDS);
+      if (rng() < 0.2) gap.platforms_losing = losingSubset(rng, 1, 5);
+    }
+
+    // 2-4 new gaps from prompts that aren't gaps now.
+    const open = new Set(kept.map((gap) => gap.prompt_id));
+    const available = shuffle(
+      rng,
+      state.pool.filter((prompt) => !open.has(prompt.prompt_id) && !resolved.has(prompt.prompt_id)),
+    );
+    const added = available
+      .slice(0, 2 + Math.floor(rng() * 3))
+      .map((prompt) => newGap(rng, prompt, state.profile.competitors, state.run, 'new'));
+    project.gaps = [...kept, ...added].sort(compareGaps);
+
+    // Numbers drift.
+    const before = new Map<Record<string, unknown>, number>();
+    for (const row of engineRows(project.visibility)) {
+      if (typeof row['visibility'] === 'number') before.set(row, row['visibility']);
+      for (const [key, value] of Object.entries(row)) {
+        if (typeof value === 'number' && !/change|delta/i.test(key)) row[key] = drift(rng, value, key);
+      }
+      const old = before.get(row);
+      if (old !== undefined && typeof row['visibility'] === 'number' && typeof row['change_pts'] === 'number') {
+        row['change_pts'] = round(row['visibility'] - old, 1);
+      }
+    }
+    for (const metric of project.visibility.metrics) {
+      if (typeof metric.value === 'number') metric.value = drift(rng, metric.value, metric.label);
+    }
+    this.recompute(state, rng, added.map((gap) => gap.prompt_id));
+
+    return {
+      projectId,
+      run: state.run,
+      runId: state.runId,
+      answers: state.probes.length > 0 ? state.probes.length : project.gaps.length * ENGINES.length,
+      resolvedGaps: [...resolved],
+      newGaps: added.map((gap) => gap.prompt_id),
+    };
+  }
+
+  /** The current data as a fixture (a deep copy); `fromFixture(toFixture())` serves the same answers. */
+  toFixture(): SimulatorFixture {
+    return {
+      seed: this.seed,
+      projects: [...this.states.values()].map((state) => ({
+        ...structuredClone(state.project),
+        probes: structuredClone(state.probes),
+        reasoning: structuredClone(state.reasoning),
+      })),
+    };
+  }
+
+  private state(projectId: string): ProjectState {
+    const state = this.states.get(projectId);
+    if (state === undefined) throw new Error(`Unknown project "${projectId}"`);
+    return state;
+  }
+
+  /** Derived figures: "Open gaps" for every project; metrics, alerts, results and cards for generated ones. */
+  private recompute(state: ProjectState, rng: Rng, newGapIds: readonly string[]): void {
+    const { project } = state;
+    for (const metric of project.visibility.metrics) {
+      if (/open gaps/i.test(metric.label) && typeof metric.value === 'number') metric.value = project.gaps.length;
+    }
+    if (!state.generated) return;
+
+    const rows = engineRows(project.visibility);
+    const numbers = (key: string): number[] =>
+      rows.map((row) => row[key]).filter((v): v is number => typeof v === 'number');
+    for (const metric of project.visibility.metrics) {
+      if (metric.label === 'Visibility score') metric.value = mean(numbers('visibility'), 1);
+      else if (metric.label === 'Mentions') metric.value = numbers('mentions').reduce((sum, v) => sum + v, 0);
+      else if (metric.label === 'Average position') metric.value = mean(numbers('avg_position'), 1);
+      else if (metric.label === 'Top competitor') {
+        metric.value = mostCommon(project.gaps.map((gap) => gap.top_competitor)) ?? 'none';
+      }
+    }
+
+    const alerts: Record<string, unknown>[] = [];
+    const worst = project.gaps[0];
+    if (worst !== undefined) {
+      alerts.push({
+        severity: worst.platforms_losing.length >= 4 ? 'critical' : 'warning',
+        message: `Losing "${worst.prompt_text}" on ${worst.platforms_losing.length} engines to ${worst.top_competitor}`,
+      });
+    }
+    for (const row of rows) {
+      const change = row['change_pts'];
+      if (typeof change === 'number' && change <= -3) {
+        alerts.push({ severity: 'warning', engine: row['engine'], message: `Visibility on ${String(row['engine'])} fell ${Math.abs(change)} points since the last run` });
+      }
+    }
+    if (state.run === 0) {
+      alerts.push({ severity: 'info', message: `Baseline run: ${project.gaps.length} gaps across ${rows.length} engines` });
+    } else if (newGapIds.length > 0) {
+      alerts.push({ severity: 'info', message: `${newGapIds.length} new gaps since the last run` });
+    }
+    project.visibility['alerts'] = alerts;
+
+    // Results of this run: one probe per pool prompt and engine; cards on most losing results.
+    const gapsById = new Map(project.gaps.map((gap) => [gap.prompt_id, gap]));
+    const probes: FixtureProbe[] = [];
+    const reasoning: Record<string, FixtureReasoningCard> = {};
+    for (const prompt of state.pool) {
+      const gap = gapsById.get(prompt.prompt_id);
+      for (const engine of ENGINES) {
+        const losing = gap !== undefined && gap.platforms_losing.includes(engine);
+        const mentioned = !losing && (gap !== undefined || rng() < 0.85);
+        const withCard = prompt.cards && (losing || !mentioned || rng() < 0.15);
+        const cardId = withCard ? deterministicUuid(this.seed, project.id, 'card', state.run, prompt.prompt_id, engine) : null;
+        probes.push({
+          id: deterministicUuid(this.seed, project.id, 'result', state.run, prompt.prompt_id, engine),
+          prompt_id: prompt.prompt_id,
+          engine,
+          run_id: state.runId,
+          mentioned,
+          position: mentioned ? 1 + Math.floor(rng() * 4) : null,
+          reasoning_card_id: cardId,
+        });
+        if (cardId !== null) {
+          const competitor = gap?.top_competitor ?? pick(rng, state.profile.competitors);
+          reasoning[cardId] = { reasons: this.reasons(rng, project.name, engine, competitor, prompt.subject, mentioned) };
+        }
+      }
+    }
+    state.probes = probes;
+    state.reasoning = reasoning;
+  }
+
+  private reasons(rng: Rng, name: string, engine: string, competitor: string, subject: string, mentioned: boolean): FixtureReason[] {
+    const bank: FixtureReason[] = mentioned
+      ? [
+          { impact: 'high', category: 'content', detail: `${name}'s buying guide for "${subject}" is quoted directly by ${engine}.` },
+          { impact: 'medium', category: 'reviews', detail: `Recent reviews of ${name} appear in the sources ${engine} cites.` },
+          { impact: 'low', category: 'authority', detail: `Two independent articles list ${name} next to ${competitor}.` },
+        ]
+      : [
+          { impact: pick(rng, IMPACTS), category: 'content', detail: `${competitor} has a comparison page for "${subject}" that ${engine} quotes; ${name} has none.` },
+          { impact: pick(rng, IMPACTS), category: 'citations', detail: `${engine} cites review sites that list ${competitor} but not ${name}.` },
+          { impact: pick(rng, IMPACTS), category: 'reviews', detail: `${name} has fewer recent reviews than ${competitor} on the sources ${engine} uses.` },
+          { impact: pick(rng, IMPACTS), category: 'structured data', detail: `Product pages lack structured data, so ${engine} can't read prices or availability.` },
+          { impact: pick(rng, IMPACTS), category: 'freshness', detail: `The newest ${name} page about ${subject} is over a year old.` },
+        ];
+    return shuffle(rng, bank).slice(0, 2 + Math.floor(rng() * Math.min(3, bank.length - 1)));
+  }
+}

@@ -1,0 +1,555 @@
+/**
+ * The local stand-in for the visibility service: the five read routes of spec §4, Bearer auth,
+ * injectable latency, a configurable rate limit, fault injection and a request log; plus the webhook
+ * sender (./webhooks.ts) and simulator-only control routes.
+ *
+ * Read routes (GET only; anything else answers 404 with a JSON error):
+ *   /v1/projects                                        → { projects: [{ id, name, industry }] }
+ *   /v1/projects/{id}/visibility?range=7d|14d|30d|90d   → { range, metrics, engines, alerts }   (range defaults to 7d)
+ *   /v1/projects/{id}/gaps?page_size=N                  → { gaps, total }   (default 25, at most 100)
+ *   /v1/projects/{id}/results?prompt_id=ID              → { probes }        (all results without prompt_id)
+ *   /v1/projects/{id}/results/{result_id}/reasoning     → { id, result_id, reasons }
+ *
+ * Error body: { "error": { "code": "...", "message": "..." } }. Codes: unauthorized (401), not_found,
+ * no_reasoning_card (404), invalid_range, invalid_page_size, invalid_json, invalid_request (400),
+ * rate_limited (429, with Retry-After), internal_error (500).
+ *
+ * Control routes (Bearer auth too; not rate limited, never faulted):
+ *   POST /_sim/webhooks {url, secret?, events?}        → 201 { id, url, secret, is_active }
+ *   GET  /_sim/webhooks                                 → { webhooks: WebhookInfo[] }
+ *   GET  /_sim/webhooks/{id}/attempts                   → { attempts: DeliveryAttempt[] }
+ *   DELETE /_sim/webhooks/{id}                          → 204
+ *   POST /_sim/runs {project_id, duplicates?, out_of_order?, wait?}   → 202 { event, run } (200 with report when wait)
+ *   POST /_sim/drafts {project_id, asset_id?, version?, duplicates?, wait?} → 202 { event } (200 with report when wait)
+ *
+ * Order of checks per request: latency → auth → route → injected fault → rate limit → handler.
+ * Timers are unref'd; `close()` ends every connection, pending delay and webhook delivery.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { timingSafeEqual } from 'node:crypto';
+import { RANGES, SimulatorData, type RunInfo, type SimulatorFixture } from './data';
+import {
+  WebhookSender,
+  type DeliveryAttempt,
+  type DeliveryReport,
+  type SendOptions,
+  type SentEvent,
+  type SentRun,
+  type WebhookInfo,
+  type WebhookRegistration,
+  type WebhookSenderOptions,
+} from './webhooks';
+
+export const DEFAULT_API_KEY = 'sim_local_read_key';
+export const DEFAULT_PAGE_SIZE = 25;
+export const MAX_PAGE_SIZE = 100;
+const MAX_CONTROL_BODY_BYTES = 64 * 1024;
+
+export type SimRoute = 'projects' | 'visibility' | 'gaps' | 'results' | 'reasoning';
+
+export interface RateLimit {
+  requests: number;
+  perSeconds: number;
+}
+
+export interface FaultSpec {
+  /** Route the fault applies to; every read route when absent. */
+  route?: SimRoute;
+  /** Status to answer with (default 200 when `body` is given). Without status and body the normal answer follows `delayMs`. */
+  status?: number;
+  /** Raw body to send (e.g. malformed JSON); a JSON error body with a code derived from the status when absent. */
+  body?: string;
+  /** Wait before answering (e.g. longer than the client's timeout). */
+  delayMs?: number;
+  /** Retry-After header value: seconds, or an HTTP date string. Not sent when absent. */
+  retryAfter?: number | string;
+  headers?: Record<string, string>;
+  /** How many requests the fault applies to (default 1; Infinity for all). */
+  times?: number;
+}
+
+export interface RequestRecord {
+  method: string;
+  path: string;
+  query: Record<string, string>;
+  /** Epoch ms when the request arrived. */
+  at: number;
+  route: SimRoute | 'control' | null;
+  /** Status answered (absent while in flight or when the client went away). */
+  status?: number;
+  /** Epoch ms when the response ended or the connection closed. */
+  finishedAt?: number;
+}
+
+export interface SimulatorOptions {
+  /** Port to listen on (default 0: a free port). */
+  port?: number;
+  host?: string;
+  apiKey?: string;
+  /** Delay added to every request. */
+  latencyMs?: number;
+  rateLimit?: RateLimit | null;
+  /** Serve this fixture instead of generated data (validated; throws FixtureError). */
+  fixture?: SimulatorFixture;
+  /** Seed of the generated data (default 1). */
+  seed?: number;
+  /** Webhook sender options (retryScale, timeoutMs, failureLimit, …). */
+  webhooks?: Omit<WebhookSenderOptions, 'data'>;
+}
+
+interface ActiveFault {
+  spec: FaultSpec;
+  remaining: number;
+}
+
+class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const STATUS_CODES: Record<number, string> = {
+  400: 'invalid_request',
+  401: 'unauthorized',
+  402: 'credits_exhausted',
+  403: 'forbidden',
+  404: 'not_found',
+  429: 'rate_limited',
+  500: 'internal_error',
+  502: 'bad_gateway',
+  503: 'unavailable',
+  504: 'gateway_timeout',
+};
+
+function codeForStatus(status: number): string {
+  return STATUS_CODES[status] ?? (status >= 500 ? 'internal_error' : 'error');
+}
+
+function errorBody(code: string, message: string): string {
+  return JSON.stringify({ error: { code, message } });
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+export class VisibilitySimulator {
+  readonly url: string;
+  readonly apiKey: string;
+  readonly port: number;
+  readonly data: SimulatorData;
+  readonly webhooks: WebhookSender;
+
+  private latencyMs: number;
+  private rateLimit: RateLimit | null;
+  private faults: ActiveFault[] = [];
+  private log: RequestRecord[] = [];
+  private accepted: number[] = [];
+  private inFlight = 0;
+  private peak = 0;
+  private closed = false;
+  private readonly wakers = new Set<() => void>();
+  private readonly keyBytes: Buffer;
+
+  private constructor(
+    private readonly server: Server,
+    options: SimulatorOptions,
+    data: SimulatorData,
+  ) {
+    const address = server.address() as AddressInfo;
+    const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+    this.port = address.port;
+    this.url = `http://${host}:${address.port}`;
+    this.apiKey = options.apiKey ?? DEFAULT_API_KEY;
+    this.keyBytes = Buffer.from(`Bearer ${this.apiKey}`);
+    this.latencyMs = options.latencyMs ?? 0;
+    this.rateLimit = options.rateLimit ?? null;
+    this.data = data;
+    this.webhooks = new WebhookSender({ ...options.webhooks, data });
+  }
+
+  static async start(options: SimulatorOptions = {}): Promise<VisibilitySimulator> {
+    const data =
+      options.fixture !== undefined ? SimulatorData.fromFixture(options.fixture, options.seed) : SimulatorData.generate(options.seed);
+    const server = createServer();
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+    const simulator = new VisibilitySimulator(server, options, data);
+    server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+      void simulator.handle(req, res);
+    });
+    return simulator;
+  }
+
+  projectIds(): string[] {
+    return this.data.projectIds();
+  }
+
+  // --- Test controls -------------------------------------------------------------------------
+
+  /** Queues a fault; the first queued fault matching a request's route is applied and counted down. */
+  injectFault(spec: FaultSpec): void {
+    this.faults.push({ spec: { ...spec }, remaining: spec.times ?? 1 });
+  }
+
+  clearFaults(): void {
+    this.faults = [];
+  }
+
+  setLatency(ms: number): void {
+    this.latencyMs = ms;
+  }
+
+  /** Changes the rate limit (null: none) and forgets the requests counted so far. */
+  setRateLimit(limit: RateLimit | null): void {
+    this.rateLimit = limit;
+    this.accepted = [];
+  }
+
+  /** Every request so far, oldest first (copies). */
+  requests(): RequestRecord[] {
+    return this.log.map((record) => ({ ...record, query: { ...record.query } }));
+  }
+
+  /** Forgets the request log and the concurrency peak. */
+  clearRequests(): void {
+    this.log = [];
+    this.peak = this.inFlight;
+  }
+
+  /** Most requests in flight at once since start or `clearRequests()`. */
+  peakConcurrency(): number {
+    return this.peak;
+  }
+
+  /** Moves a project to its next run without sending a webhook. */
+  advanceRun(projectId: string): RunInfo {
+    return this.data.advanceRun(projectId);
+  }
+
+  // --- Webhooks (delegates to `webhooks`) ----------------------------------------------------
+
+  addWebhook(registration: WebhookRegistration): string {
+    return this.webhooks.addWebhook(registration);
+  }
+
+  listWebhooks(): WebhookInfo[] {
+    return this.webhooks.listWebhooks();
+  }
+
+  deliveryAttempts(webhookId: string): DeliveryAttempt[] {
+    return this.webhooks.attempts(webhookId);
+  }
+
+  triggerRun(projectId: string, options?: SendOptions): SentRun {
+    return this.webhooks.triggerRun(projectId, options);
+  }
+
+  sendDraftReady(projectId: string, assetId?: string, version?: unknown, options?: SendOptions): SentEvent {
+    return this.webhooks.sendDraftReady(projectId, assetId, version, options);
+  }
+
+  triggerRunsOutOfOrder(projectId: string): ReturnType<WebhookSender['triggerRunsOutOfOrder']> {
+    return this.webhooks.triggerRunsOutOfOrder(projectId);
+  }
+
+  /** Stops deliveries, ends pending delays and closes every connection. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.webhooks.stop();
+    for (const wake of [...this.wakers]) wake();
+    const done = new Promise<void>((resolve) => this.server.close(() => resolve()));
+    this.server.closeAllConnections();
+    await done;
+  }
+
+  // --- Request handling ----------------------------------------------------------------------
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://simulator.local');
+    const record: RequestRecord = {
+      method: req.method ?? 'GET',
+      path: url.pathname,
+      query: Object.fromEntries(url.searchParams),
+      at: Date.now(),
+      route: null,
+    };
+    this.log.push(record);
+    this.inFlight += 1;
+    this.peak = Math.max(this.peak, this.inFlight);
+    res.on('close', () => {
+      this.inFlight -= 1;
+      record.finishedAt = Date.now();
+    });
+    try {
+      if (this.latencyMs > 0) await this.sleep(this.latencyMs);
+      if (this.closed) return;
+      if (!this.authorized(req.headers.authorization)) {
+        throw new HttpError(401, 'unauthorized', 'Missing or invalid API key. Send "Authorization: Bearer <API_KEY>".');
+      }
+      if (url.pathname.startsWith('/_sim/')) {
+        record.route = 'control';
+        await this.control(req, res, record, url);
+        return;
+      }
+      const match = req.method === 'GET' ? matchRoute(url.pathname) : null;
+      if (match === null) throw new HttpError(404, 'not_found', `No route for ${req.method ?? 'GET'} ${url.pathname}`);
+      record.route = match.route;
+
+      const fault = this.takeFault(match.route);
+      if (fault !== undefined) {
+        if (fault.delayMs !== undefined && fault.delayMs > 0) await this.sleep(fault.delayMs);
+        if (this.closed) return;
+        if (fault.status !== undefined || fault.body !== undefined) {
+          const status = fault.status ?? 200;
+          const headers: Record<string, string> = { ...fault.headers };
+          if (fault.retryAfter !== undefined) headers['Retry-After'] = String(fault.retryAfter);
+          const body = fault.body ?? errorBody(codeForStatus(status), `Injected fault: ${status}`);
+          this.send(res, record, status, body, headers);
+          return;
+        }
+      }
+
+      const retryAfter = this.rateLimited();
+      if (retryAfter !== null) {
+        this.send(res, record, 429, errorBody('rate_limited', 'Request rate exceeded; wait Retry-After seconds.'), {
+          'Retry-After': String(retryAfter),
+        });
+        return;
+      }
+      this.send(res, record, 200, JSON.stringify(this.read(match, url.searchParams)));
+    } catch (error) {
+      if (error instanceof HttpError) {
+        this.send(res, record, error.status, errorBody(error.code, error.message));
+      } else {
+        const message = error instanceof Error ? error.message : String(error);
+        this.send(res, record, 500, errorBody('internal_error', message));
+      }
+    }
+  }
+
+  private read(match: RouteMatch, query: URLSearchParams): unknown {
+    if (match.route === 'projects') return { projects: this.data.projects() };
+    const { projectId } = match;
+    const unknownProject = (): HttpError => new HttpError(404, 'not_found', `Project ${projectId} not found`);
+    switch (match.route) {
+      case 'visibility': {
+        const range = query.get('range') ?? '7d';
+        if (!(RANGES as readonly string[]).includes(range)) {
+          throw new HttpError(400, 'invalid_range', `range must be one of ${RANGES.join(', ')}`);
+        }
+        return this.data.visibility(projectId, range) ?? throwError(unknownProject());
+      }
+      case 'gaps': {
+        const raw = query.get('page_size');
+        let pageSize = DEFAULT_PAGE_SIZE;
+        if (raw !== null) {
+          if (!/^\d+$/.test(raw) || Number(raw) < 1) {
+            throw new HttpError(400, 'invalid_page_size', 'page_size must be a positive integer');
+          }
+          pageSize = Math.min(Number(raw), MAX_PAGE_SIZE);
+        }
+        return this.data.gaps(projectId, pageSize) ?? throwError(unknownProject());
+      }
+      case 'results': {
+        const probes = this.data.results(projectId, query.get('prompt_id') ?? undefined);
+        return probes === undefined ? throwError(unknownProject()) : { probes };
+      }
+      case 'reasoning': {
+        const found = this.data.reasoning(projectId, match.resultId);
+        if (found.ok) return found.card;
+        if (found.reason === 'no_project') throw unknownProject();
+        if (found.reason === 'no_result') throw new HttpError(404, 'not_found', `Result ${match.resultId} not found`);
+        throw new HttpError(404, 'no_reasoning_card', `Result ${match.resultId} has no reasoning card`);
+      }
+    }
+  }
+
+  private async control(req: IncomingMessage, res: ServerResponse, record: RequestRecord, url: URL): Promise<void> {
+    const parts = url.pathname.split('/').filter((p) => p !== '');
+    const method = req.method ?? 'GET';
+    const ok = (status: number, body: unknown): void => this.send(res, record, status, body === undefined ? '' : JSON.stringify(body));
+
+    if (parts[1] === 'webhooks' && parts.length === 2 && method === 'GET') {
+      ok(200, { webhooks: this.webhooks.listWebhooks() });
+      return;
+    }
+    if (parts[1] === 'webhooks' && parts.length === 2 && method === 'POST') {
+      const body = await readJson(req);
+      const hookUrl = body['url'];
+      const secret = body['secret'];
+      const events = body['events'];
+      if (typeof hookUrl !== 'string') throw new HttpError(400, 'invalid_request', '"url" must be a string');
+      if (secret !== undefined && (typeof secret !== 'string' || secret === '')) {
+        throw new HttpError(400, 'invalid_request', '"secret" must be a non-empty string when present');
+      }
+      if (events !== undefined && !(Array.isArray(events) && events.every((e) => typeof e === 'string'))) {
+        throw new HttpError(400, 'invalid_request', '"events" must be an array of strings when present');
+      }
+      let created: { id: string; secret: string };
+      try {
+        created = this.webhooks.addWebhookWithSecret({
+          url: hookUrl,
+          ...(secret === undefined ? {} : { secret }),
+          ...(events === undefined ? {} : { events }),
+        });
+      } catch (error) {
+        throw new HttpError(400, 'invalid_request', error instanceof Error ? error.message : String(error));
+      }
+      ok(201, { id: created.id, url: hookUrl, secret: created.secret, is_active: true });
+      return;
+    }
+    if (parts[1] === 'webhooks' && parts.length === 4 && parts[3] === 'attempts' && method === 'GET') {
+      ok(200, { attempts: this.webhooks.attempts(decodeURIComponent(parts[2] ?? '')) });
+      return;
+    }
+    if (parts[1] === 'webhooks' && parts.length === 3 && method === 'DELETE') {
+      if (!this.webhooks.removeWebhook(decodeURIComponent(parts[2] ?? ''))) throw new HttpError(404, 'not_found', 'No such webhook');
+      ok(204, undefined);
+      return;
+    }
+    if ((parts[1] === 'runs' || parts[1] === 'drafts') && parts.length === 2 && method === 'POST') {
+      const body = await readJson(req);
+      const projectId = body['project_id'];
+      if (typeof projectId !== 'string' || !this.data.hasProject(projectId)) {
+        throw new HttpError(404, 'not_found', '"project_id" must name a project of the simulator');
+      }
+      const duplicates = typeof body['duplicates'] === 'number' ? body['duplicates'] : 0;
+      const wait = body['wait'] === true;
+      if (parts[1] === 'runs' && body['out_of_order'] === true) {
+        const both = this.webhooks.triggerRunsOutOfOrder(projectId);
+        const summary = { older: { event: both.older.event, run: both.older.run }, newer: { event: both.newer.event, run: both.newer.run } };
+        ok(wait ? 200 : 202, wait ? { ...summary, reports: await both.delivered } : summary);
+        return;
+      }
+      let sent: SentEvent & { run?: RunInfo };
+      if (parts[1] === 'runs') {
+        sent = this.webhooks.triggerRun(projectId, { duplicates });
+      } else {
+        const assetId = typeof body['asset_id'] === 'string' ? body['asset_id'] : undefined;
+        sent = this.webhooks.sendDraftReady(projectId, assetId, body['version'], { duplicates });
+      }
+      const summary = { event: sent.event, ...(sent.run === undefined ? {} : { run: sent.run }) };
+      const report: DeliveryReport | undefined = wait ? await sent.delivered : undefined;
+      ok(wait ? 200 : 202, report === undefined ? summary : { ...summary, report });
+      return;
+    }
+    throw new HttpError(404, 'not_found', `No control route for ${method} ${url.pathname}`);
+  }
+
+  private authorized(header: string | undefined): boolean {
+    if (header === undefined) return false;
+    const given = Buffer.from(header.trim());
+    return given.length === this.keyBytes.length && timingSafeEqual(given, this.keyBytes);
+  }
+
+  private takeFault(route: SimRoute): FaultSpec | undefined {
+    const index = this.faults.findIndex((fault) => fault.spec.route === undefined || fault.spec.route === route);
+    const fault = this.faults[index];
+    if (fault === undefined) return undefined;
+    fault.remaining -= 1;
+    if (fault.remaining <= 0) this.faults.splice(index, 1);
+    return fault.spec;
+  }
+
+  /** Sliding window: null when the request may go ahead, else the seconds until a slot frees up. */
+  private rateLimited(): number | null {
+    const limit = this.rateLimit;
+    if (limit === null) return null;
+    const now = Date.now();
+    const windowMs = limit.perSeconds * 1000;
+    this.accepted = this.accepted.filter((at) => at > now - windowMs);
+    if (this.accepted.length < limit.requests) {
+      this.accepted.push(now);
+      return null;
+    }
+    const oldest = this.accepted[0] ?? now;
+    return Math.max(1, Math.ceil((oldest + windowMs - now) / 1000));
+  }
+
+  private send(res: ServerResponse, record: RequestRecord, status: number, body: string, headers: Record<string, string> = {}): void {
+    if (res.headersSent || res.destroyed) return;
+    record.status = status;
+    res.writeHead(status, {
+      ...(body === '' ? {} : { 'Content-Type': 'application/json; charset=utf-8' }),
+      'Content-Length': String(Buffer.byteLength(body)),
+      ...headers,
+    });
+    res.end(body);
+  }
+
+  private sleep(ms: number): Promise<void> {
+    if (this.closed) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = (): void => {
+        clearTimeout(timer);
+        this.wakers.delete(done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      timer.unref();
+      this.wakers.add(done);
+    });
+  }
+}
+
+type RouteMatch =
+  | { route: 'projects' }
+  | { route: 'visibility' | 'gaps' | 'results'; projectId: string }
+  | { route: 'reasoning'; projectId: string; resultId: string };
+
+/** The read route of a path, or null. Path segments are percent-decoded. */
+export function matchRoute(pathname: string): RouteMatch | null {
+  const raw = pathname.split('/');
+  if (raw[0] !== '' || raw[1] !== 'v1' || raw[2] !== 'projects') return null;
+  let parts: string[];
+  try {
+    parts = raw.slice(3).map((p) => decodeURIComponent(p));
+  } catch {
+    return null;
+  }
+  if (parts.some((p) => p === '')) return null;
+  const [projectId, sub, resultId, last] = parts;
+  if (projectId === undefined) return { route: 'projects' };
+  if (parts.length === 2 && (sub === 'visibility' || sub === 'gaps' || sub === 'results')) return { route: sub, projectId };
+  if (parts.length === 4 && sub === 'results' && resultId !== undefined && last === 'reasoning') {
+    return { route: 'reasoning', projectId, resultId };
+  }
+  return null;
+}
+
+function throwError(error: Error): never {
+  throw error;
+}
+
+async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    const buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk));
+    size += buffer.length;
+    if (size > MAX_CONTROL_BODY_BYTES) throw new HttpError(413, 'invalid_request', 'Body too large');
+    chunks.push(buffer);
+  }
+  const text = Buffer.concat(chunks).toString('utf8');
+  if (text.trim() === '') return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new HttpError(400, 'invalid_json', 'Body is not valid JSON');
+  }
+  if (!isRecord(parsed)) throw new HttpError(400, 'invalid_request', 'Body must be a JSON object');
+  return parsed;
+}

@@ -1,0 +1,164 @@
+/**
+ * DigestStore on the bridge's DynamoDB table.
+ *   digest#<event id>: state in_progress | posted | skipped, owner, lease_until (ms), channel, main_ts,
+ *     replies_posted, expires_at (TTL; longer than the DLQ retention so a replay is still recognised).
+ *   snapshot#<project id>: last_created_ms and the snapshot as JSON.
+ */
+import { randomUUID } from 'node:crypto';
+import {
+  ConditionalCheckFailedException,
+  GetItemCommand,
+  PutItemCommand,
+  UpdateItemCommand,
+  type AttributeValue,
+  type DynamoDBClient,
+} from '@aws-sdk/client-dynamodb';
+import type { DigestClaim, DigestStore, PostingProgress } from '../digest/ports';
+import type { ProjectSnapshot } from '../digest/snapshot';
+
+export interface DynamoDigestStoreOptions {
+  tableName: string;
+  /** Longer than the digest function's timeout, so a live invocation is never overtaken. */
+  leaseMs: number;
+  retentionSeconds: number;
+}
+
+/** DLQ retention is 14 days; claims outlive it so a replayed message still finds its record. */
+export const DIGEST_RETENTION_SECONDS = 15 * 24 * 3600;
+
+export class DynamoDigestStore implements DigestStore {
+  constructor(
+    private readonly client: DynamoDBClient,
+    private readonly options: DynamoDigestStoreOptions,
+  ) {}
+
+  private claimKey(eventId: string): Record<string, AttributeValue> {
+    return { pk: { S: `digest#${eventId}` } };
+  }
+
+  private snapshotKey(projectId: string): Record<string, AttributeValue> {
+    return { pk: { S: `snapshot#${projectId}` } };
+  }
+
+  async claim(eventId: string, nowMs: number): Promise<DigestClaim> {
+    const token = randomUUID();
+    try {
+      // Creates the record, or takes over one whose holder's lease ended (keeping its progress).
+      const result = await this.client.send(
+        new UpdateItemCommand({
+          TableName: this.options.tableName,
+          Key: this.claimKey(eventId),
+          UpdateExpression: 'SET #state = :in_progress, #owner = :token, lease_until = :lease, expires_at = if_not_exists(expires_at, :expires)',
+          ConditionExpression: 'attribute_not_exists(pk) OR (#state = :in_progress AND lease_until < :now)',
+          ExpressionAttributeNames: { '#state': 'state', '#owner': 'owner' },
+          ExpressionAttributeValues: {
+            ':in_progress': { S: 'in_progress' },
+            ':token': { S: token },
+            ':lease': { N: String(nowMs + this.options.leaseMs) },
+            ':now': { N: String(nowMs) },
+            ':expires': { N: String(Math.floor(nowMs / 1000) + this.options.retentionSeconds) },
+          },
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      const item = result.Attributes ?? {};
+      const progress: PostingProgress = { repliesPosted: Number(item['replies_posted']?.N ?? 0) };
+      if (item['channel']?.S) progress.channel = item['channel'].S;
+      if (item['main_ts']?.S) progress.mainTs = item['main_ts'].S;
+      return { status: 'claimed', token, progress };
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    }
+    const existing = await this.client.send(
+      new GetItemCommand({ TableName: this.options.tableName, Key: this.claimKey(eventId), ConsistentRead: true }),
+    );
+    const state = existing.Item?.['state']?.S;
+    if (state === 'posted' || state === 'skipped') return { status: 'done', outcome: state };
+    const leaseUntil = Number(existing.Item?.['lease_until']?.N ?? nowMs);
+    return { status: 'busy', retryAfterSeconds: Math.max(1, Math.ceil((leaseUntil - nowMs) / 1000)) };
+  }
+
+  async recordProgress(eventId: string, token: string, progress: PostingProgress): Promise<void> {
+    const names: Record<string, string> = { '#owner': 'owner' };
+    const values: Record<string, AttributeValue> = { ':token': { S: token }, ':replies': { N: String(progress.repliesPosted) } };
+    const sets = ['replies_posted = :replies'];
+    if (progress.channel) {
+      sets.push('channel = :channel');
+      values[':channel'] = { S: progress.channel };
+    }
+    if (progress.mainTs) {
+      sets.push('main_ts = :main_ts');
+      values[':main_ts'] = { S: progress.mainTs };
+    }
+    await this.client.send(
+      new UpdateItemCommand({
+        TableName: this.options.tableName,
+        Key: this.claimKey(eventId),
+        UpdateExpression: `SET ${sets.join(', ')}`,
+        ConditionExpression: '#owner = :token',
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+      }),
+    );
+  }
+
+  async finish(eventId: string, token: string, outcome: 'posted' | 'skipped'): Promise<void> {
+    await this.client.send(
+      new UpdateItemCommand({
+        TableName: this.options.tableName,
+        Key: this.claimKey(eventId),
+        UpdateExpression: 'SET #state = :outcome REMOVE lease_until',
+        ConditionExpression: '#owner = :token',
+        ExpressionAttributeNames: { '#state': 'state', '#owner': 'owner' },
+        ExpressionAttributeValues: { ':outcome': { S: outcome }, ':token': { S: token } },
+      }),
+    );
+  }
+
+  async release(eventId: string, token: string): Promise<void> {
+    try {
+      await this.client.send(
+        new UpdateItemCommand({
+          TableName: this.options.tableName,
+          Key: this.claimKey(eventId),
+          UpdateExpression: 'SET lease_until = :zero',
+          ConditionExpression: '#owner = :token AND #state = :in_progress',
+          ExpressionAttributeNames: { '#owner': 'owner', '#state': 'state' },
+          ExpressionAttributeValues: { ':zero': { N: '0' }, ':token': { S: token }, ':in_progress': { S: 'in_progress' } },
+        }),
+      );
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    }
+  }
+
+  async getSnapshot(projectId: string): Promise<ProjectSnapshot | null> {
+    const result = await this.client.send(
+      new GetItemCommand({ TableName: this.options.tableName, Key: this.snapshotKey(projectId), ConsistentRead: true }),
+    );
+    const json = result.Item?.['snapshot']?.S;
+    if (!json) return null;
+    return JSON.parse(json) as ProjectSnapshot;
+  }
+
+  async putSnapshot(snapshot: ProjectSnapshot): Promise<void> {
+    try {
+      await this.client.send(
+        new PutItemCommand({
+          TableName: this.options.tableName,
+          Item: {
+            ...this.snapshotKey(snapshot.projectId),
+            // Compared as epoch ms: ISO strings with and without fractional seconds don't sort as text.
+            last_created_ms: { N: String(Date.parse(snapshot.lastCreatedAt)) },
+            snapshot: { S: JSON.stringify(snapshot) },
+          },
+          ConditionExpression: 'attribute_not_exists(pk) OR last_created_ms <= :created',
+          ExpressionAttributeValues: { ':created': { N: String(Date.parse(snapshot.lastCreatedAt)) } },
+        }),
+      );
+    } catch (error) {
+      // A newer digest of the project stored its snapshot first; keep the newer one.
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    }
+  }
+}

@@ -1,0 +1,309 @@
+/**
+ * The digest worker's domain: a batch of queued events in, one outcome per message out.
+ *
+ * Exactly-once posting, as far as Slack allows: each event is claimed in DynamoDB by its event id
+ * (not the SQS message id, which changes on replay); the top-level ts and the number of thread
+ * replies are recorded after each post, so a retry continues where the failed attempt stopped.
+ * The only window left is a crash between Slack accepting a post and the progress write.
+ */
+import {
+  isHandledEventType,
+  parseDraftReadyData,
+  parseRunCompletedData,
+  validateWebhookEvent,
+  type QueuedEvent,
+  type RunCompletedData,
+  type WebhookEvent,
+} from '../events';
+import { findReasoningCard, RateLimitedError, ReadApiError, type ReadApi } from '../read-api';
+import type { Gap, Project, ReasoningCard } from '../read-api-types';
+import type { SlackMessage, SlackMessageMetadata, SlackPoster } from '../slack-poster';
+import type { Clock } from '../ports';
+import { describeError, type Log, type Metrics } from '../observability';
+import { renderDigest, renderDraftReady } from './render';
+import { buildSnapshot, type ProjectSnapshot } from './snapshot';
+import type { DigestStore, PostingProgress } from './ports';
+import { ClaimBusyError, classifyFailure } from './failures';
+
+export interface ChannelRouting {
+  defaultChannel: string;
+  byProject: Readonly<Record<string, string>>;
+}
+
+export interface DigestOptions {
+  topGaps: number;
+  reasoningGaps: number;
+}
+
+export interface DigestDeps {
+  readApi: ReadApi;
+  slack: SlackPoster;
+  store: DigestStore;
+  channels: ChannelRouting;
+  clock: Clock;
+  log: Log;
+  metrics: Metrics;
+  options?: Partial<DigestOptions>;
+}
+
+export interface QueueRecord {
+  messageId: string;
+  body: string;
+}
+
+export type RecordResult = 'posted' | 'duplicate' | 'superseded' | 'dropped';
+
+export type RecordOutcome =
+  | { messageId: string; ok: true; result: RecordResult }
+  | { messageId: string; ok: false; retryAfterSeconds: number | undefined };
+
+const DEFAULTS: DigestOptions = { topGaps: 5, reasoningGaps: 3 };
+/** Different projects of one batch are digested side by side, a few at a time (read-API rate limit). */
+const PROJECT_CONCURRENCY = 3;
+
+export function channelFor(routing: ChannelRouting, projectId: string): string {
+  return routing.byProject[projectId] ?? routing.defaultChannel;
+}
+
+interface ParsedRecord {
+  record: QueueRecord;
+  event: WebhookEvent;
+}
+
+/** Parses a queue message; a message that can never be processed is dropped with a log line. */
+function parseRecord(record: QueueRecord, deps: DigestDeps): ParsedRecord | string {
+  let body: unknown;
+  try {
+    body = JSON.parse(record.body);
+  } catch {
+    return 'message body is not JSON';
+  }
+  const envelope = (typeof body === 'object' && body !== null ? body : {}) as Partial<QueuedEvent>;
+  const validation = validateWebhookEvent(envelope.event);
+  if (!validation.ok) return `not a queued event: ${validation.reason}`;
+  const event = validation.event;
+  if (!isHandledEventType(event.type)) return `unhandled event type "${event.type}"`;
+  const data = event.type === 'run.completed' ? parseRunCompletedData(event.data) : parseDraftReadyData(event.data);
+  if (!data.ok) return data.reason;
+  deps.log.debug('message parsed', { messageId: record.messageId, eventId: event.id });
+  return { record, event };
+}
+
+export async function processBatch(records: readonly QueueRecord[], deps: DigestDeps): Promise<RecordOutcome[]> {
+  const outcomes = new Map<string, RecordOutcome>();
+  const runsByProject = new Map<string, { parsed: ParsedRecord; data: RunCompletedData }[]>();
+  const drafts: ParsedRecord[] = [];
+
+  for (const record of records) {
+    const parsed = parseRecord(record, deps);
+    if (typeof parsed === 'string') {
+      deps.log.error('message dropped: it can never be processed', { messageId: record.messageId, problem: parsed });
+      deps.metrics.count('MessageDropped');
+      outcomes.set(record.messageId, { messageId: record.messageId, ok: true, result: 'dropped' });
+      continue;
+    }
+    if (parsed.event.type === 'draft.ready') {
+      drafts.push(parsed);
+      continue;
+    }
+    const data = parseRunCompletedData(parsed.event.data);
+    if (!data.ok) continue; // checked in parseRecord
+    const group = runsByProject.get(data.data.project_id) ?? [];
+    group.push({ parsed, data: data.data });
+    runsByProject.set(data.data.project_id, group);
+  }
+
+  const jobs: (() => Promise<void>)[] = [];
+  for (const group of runsByProject.values()) {
+    // Several runs of one project in one batch: one digest, of the newest; the rest are superseded.
+    const newest = group.reduce((a, b) => (Date.parse(b.parsed.event.created_at) >= Date.parse(a.parsed.event.created_at) ? b : a));
+    for (const item of group) {
+      if (item === newest) continue;
+      deps.log.info('run superseded by a newer run of the same batch', { eventId: item.parsed.event.id, newerEventId: newest.parsed.event.id, projectId: item.data.project_id });
+      deps.metrics.count('EventSuperseded');
+      outcomes.set(item.parsed.record.messageId, { messageId: item.parsed.record.messageId, ok: true, result: 'superseded' });
+    }
+    jobs.push(() => settle(newest.parsed, () => digestRun(newest.parsed.event, newest.data, deps), deps, outcomes));
+  }
+  for (const draft of drafts) jobs.push(() => settle(draft, () => noticeDraft(draft.event, deps), deps, outcomes));
+  await runLimited(jobs, PROJECT_CONCURRENCY);
+
+  return records.map((record) => outcomes.get(record.messageId) ?? { messageId: record.messageId, ok: false, retryAfterSeconds: undefined });
+}
+
+async function settle(parsed: ParsedRecord, work: () => Promise<RecordResult>, deps: DigestDeps, outcomes: Map<string, RecordOutcome>): Promise<void> {
+  const { messageId } = parsed.record;
+  try {
+    outcomes.set(messageId, { messageId, ok: true, result: await work() });
+  } catch (error) {
+    const verdict = classifyFailure(error);
+    const fields = { messageId, eventId: parsed.event.id, type: parsed.event.type, errorName: verdict.errorName, errorMessage: verdict.errorMessage, retryAfterSeconds: verdict.retryAfterSeconds };
+    if (verdict.needsFix) deps.log.error(`digest failed and needs a fix: ${verdict.fix ?? verdict.errorMessage}`, { ...fields, fix: verdict.fix });
+    else deps.log.warn('digest failed; the message will be retried', { ...fields, fix: verdict.fix });
+    deps.metrics.count('DigestFailed');
+    outcomes.set(messageId, { messageId, ok: false, retryAfterSeconds: verdict.retryAfterSeconds });
+  }
+}
+
+async function runLimited(jobs: readonly (() => Promise<void>)[], limit: number): Promise<void> {
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < jobs.length) {
+      const job = jobs[next++];
+      if (job) await job();
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, jobs.length) }, worker));
+}
+
+/** Claims the event for posting; undefined when it needs no work (already posted or skipped). */
+async function claimFor(event: WebhookEvent, deps: DigestDeps): Promise<{ token: string; progress: PostingProgress } | undefined> {
+  const claim = await deps.store.claim(event.id, deps.clock.now());
+  if (claim.status === 'busy') throw new ClaimBusyError(claim.retryAfterSeconds);
+  if (claim.status === 'done') {
+    deps.log.info('event already handled; nothing posted', { eventId: event.id, outcome: claim.outcome });
+    deps.metrics.count('EventDuplicate');
+    return undefined;
+  }
+  return claim;
+}
+
+/** Runs `work` under the claim; on failure the lease ends early so the retry needn't wait for it. */
+async function underClaim<T>(event: WebhookEvent, token: string, deps: DigestDeps, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    try {
+      await deps.store.release(event.id, token);
+    } catch (releaseError) {
+      deps.log.warn('could not release the posting claim; it expires with its lease', { eventId: event.id, ...describeError(releaseError) });
+    }
+    throw error;
+  }
+}
+
+function isNewer(snapshot: ProjectSnapshot | null, createdAt: string): boolean {
+  return snapshot === null || Date.parse(createdAt) >= Date.parse(snapshot.lastCreatedAt);
+}
+
+async function digestRun(event: WebhookEvent, run: RunCompletedData, deps: DigestDeps): Promise<RecordResult> {
+  const claim = await claimFor(event, deps);
+  if (!claim) return 'duplicate';
+  const options = { ...DEFAULTS, ...deps.options };
+  return underClaim<RecordResult>(event, claim.token, deps, async () => {
+    const projectId = run.project_id;
+    // Independent reads side by side; the reasoning look-ups start as soon as the gaps arrive.
+    const gapsAndReasoning = deps.readApi.getGaps(projectId).then(async (gaps) => ({
+      gaps,
+      reasoning: await reasoningFor(projectId, gaps.slice(0, options.reasoningGaps), deps),
+    }));
+    const [previous, projects, overview, { gaps, reasoning }] = await Promise.all([
+      deps.store.getSnapshot(projectId),
+      deps.readApi.listProjects(),
+      deps.readApi.getVisibility(projectId),
+      gapsAndReasoning,
+    ]);
+    if (!isNewer(previous, event.created_at)) {
+      deps.log.info('run superseded: a newer run of the project was already digested', {
+        eventId: event.id,
+        projectId,
+        createdAt: event.created_at,
+        newestDigested: previous?.lastCreatedAt,
+      });
+      deps.metrics.count('EventSuperseded');
+      await deps.store.finish(event.id, claim.token, 'skipped');
+      return 'superseded';
+    }
+    const project = projectNamed(projects, projectId);
+    const rendered = renderDigest({
+      project,
+      run: { eventId: event.id, runId: run.run_id, answers: run.answers, createdAt: event.created_at },
+      overview,
+      gaps,
+      previous,
+      reasoning,
+      options: { topGaps: options.topGaps, reasoningGaps: options.reasoningGaps },
+    });
+    const metadata = { event_type: 'visibility_digest', event_payload: { event_id: event.id, project_id: projectId, run_id: run.run_id } };
+    await postWithProgress(event, claim, channelFor(deps.channels, projectId), rendered.main, rendered.thread, metadata, deps);
+    await deps.store.putSnapshot(buildSnapshot({ projectId, runId: run.run_id, createdAt: event.created_at }, overview, gaps));
+    await deps.store.finish(event.id, claim.token, 'posted');
+    deps.log.info('digest posted', { eventId: event.id, projectId, runId: run.run_id, replies: rendered.thread.length });
+    deps.metrics.count('DigestPosted');
+    return 'posted';
+  });
+}
+
+/** The reasoning cards of the top gaps, concurrently. A card that can't be read is shown as missing. */
+async function reasoningFor(projectId: string, gaps: readonly Gap[], deps: DigestDeps): Promise<Map<string, ReasoningCard | null>> {
+  const cards = await Promise.all(
+    gaps.map(async (gap) => {
+      try {
+        return [gap.prompt_id, await findReasoningCard(deps.readApi, projectId, gap.prompt_id)] as const;
+      } catch (error) {
+        // A rate limit retries the whole digest; other failures only lose this card.
+        if (error instanceof RateLimitedError || !(error instanceof ReadApiError)) throw error;
+        deps.log.warn('reasoning card unavailable', { projectId, promptId: gap.prompt_id, ...describeError(error) });
+        return [gap.prompt_id, null] as const;
+      }
+    }),
+  );
+  return new Map(cards);
+}
+
+function projectNamed(projects: readonly Project[], projectId: string): Project {
+  return projects.find((p) => p.id === projectId) ?? { id: projectId, name: projectId, industry: null };
+}
+
+async function postWithProgress(
+  event: WebhookEvent,
+  claim: { token: string; progress: PostingProgress },
+  routedChannel: string,
+  main: SlackMessage,
+  thread: readonly SlackMessage[],
+  metadata: SlackMessageMetadata,
+  deps: DigestDeps,
+): Promise<void> {
+  const progress = { ...claim.progress };
+  // A retry posts where the first attempt did, even if the routing changed in between.
+  const channel = progress.channel ?? routedChannel;
+  if (!progress.mainTs) {
+    const posted = await deps.slack.post(channel, main, { metadata });
+    progress.channel = posted.channel;
+    progress.mainTs = posted.ts;
+    progress.repliesPosted = 0;
+    await deps.store.recordProgress(event.id, claim.token, progress);
+  }
+  for (let i = progress.repliesPosted; i < thread.length; i++) {
+    const reply = thread[i];
+    if (!reply) continue;
+    await deps.slack.post(progress.channel ?? channel, reply, { threadTs: progress.mainTs });
+    progress.repliesPosted = i + 1;
+    await deps.store.recordProgress(event.id, claim.token, progress);
+  }
+}
+
+async function noticeDraft(event: WebhookEvent, deps: DigestDeps): Promise<RecordResult> {
+  const parsed = parseDraftReadyData(event.data);
+  if (!parsed.ok) return 'dropped';
+  const draft = parsed.data;
+  const claim = await claimFor(event, deps);
+  if (!claim) return 'duplicate';
+  return underClaim<RecordResult>(event, claim.token, deps, async () => {
+    let project: Project | null = null;
+    try {
+      project = projectNamed(await deps.readApi.listProjects(), draft.project_id);
+    } catch (error) {
+      // The notice is still useful with the project id alone.
+      if (error instanceof RateLimitedError) throw error;
+      deps.log.warn('project name unavailable for the draft notice', { eventId: event.id, ...describeError(error) });
+    }
+    const message = renderDraftReady({ project, projectId: draft.project_id, assetId: draft.asset_id, version: draft.version, createdAt: event.created_at });
+    const metadata = { event_type: 'visibility_draft_ready', event_payload: { event_id: event.id, project_id: draft.project_id, asset_id: draft.asset_id } };
+    await postWithProgress(event, claim, channelFor(deps.channels, draft.project_id), message, [], metadata, deps);
+    await deps.store.finish(event.id, claim.token, 'posted');
+    deps.log.info('draft notice posted', { eventId: event.id, projectId: draft.project_id, assetId: draft.asset_id });
+    deps.metrics.count('DraftNoticePosted');
+    return 'posted';
+  });
+}

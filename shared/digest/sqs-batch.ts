@@ -1,0 +1,50 @@
+/**
+ * SQS batch handling with partial batch responses: only the messages that failed are returned
+ * (`batchItemFailures`), so one bad message never fails its neighbours. A failure that asked for a
+ * specific wait (429 Retry-After, a busy claim) gets that visibility timeout before it goes back.
+ */
+import type { SQSBatchResponse, SQSRecord } from 'aws-lambda';
+import { processBatch, type DigestDeps } from './process';
+import { classifyFailure } from './failures';
+import { describeError, type Log } from '../observability';
+
+/** Changes when a received message becomes visible again. */
+export interface MessageVisibility {
+  delay(receiptHandle: string, seconds: number): Promise<void>;
+}
+
+export async function handleSqsBatch(
+  records: readonly SQSRecord[],
+  resolveDeps: () => Promise<DigestDeps>,
+  visibility: MessageVisibility,
+  log: Log,
+): Promise<SQSBatchResponse> {
+  let deps: DigestDeps;
+  try {
+    deps = await resolveDeps();
+  } catch (error) {
+    // Without secrets nothing can be posted: give every message back (they reach the DLQ if it lasts).
+    const verdict = classifyFailure(error);
+    log.error(`digest batch not processed: ${verdict.fix ?? verdict.errorMessage}`, { errorName: verdict.errorName, errorMessage: verdict.errorMessage, messages: records.length });
+    return { batchItemFailures: records.map((r) => ({ itemIdentifier: r.messageId })) };
+  }
+  const outcomes = await processBatch(
+    records.map((r) => ({ messageId: r.messageId, body: r.body })),
+    deps,
+  );
+  const handles = new Map(records.map((r) => [r.messageId, r.receiptHandle]));
+  const failures = outcomes.filter((o) => !o.ok);
+  await Promise.all(
+    failures.map(async (failure) => {
+      const handle = handles.get(failure.messageId);
+      if (failure.ok || failure.retryAfterSeconds === undefined || handle === undefined) return;
+      try {
+        await visibility.delay(handle, failure.retryAfterSeconds);
+      } catch (error) {
+        // The queue's own visibility timeout still brings it back, just not at the requested time.
+        log.warn('could not set the retry delay on a failed message', { messageId: failure.messageId, ...describeError(error) });
+      }
+    }),
+  );
+  return { batchItemFailures: failures.map((f) => ({ itemIdentifier: f.messageId })) };
+}

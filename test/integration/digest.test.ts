@@ -1,0 +1,241 @@
+/**
+ * The digest worker against real protocol peers: the service simulator (read API), the local
+ * Slack Web API server, dynalite and the local SQS server.
+ */
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { CreateQueueCommand, PurgeQueueCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { createSqsClient, LOCAL_CREDENTIALS } from '../../shared/adapters/aws-clients';
+import { DynamoDigestStore } from '../../shared/adapters/dynamo-digest-store';
+import { SqsMessageVisibility } from '../../shared/adapters/sqs-message-visibility';
+import { handleSqsBatch } from '../../shared/digest/sqs-batch';
+import type { DigestDeps } from '../../shared/digest/process';
+import { RecordingObserver } from '../../shared/observability';
+import { ReadApiClient } from '../../shared/read-api';
+import { createSlackPoster, SlackUnavailableError } from '../../shared/slack-poster';
+import type { WebhookEvent } from '../../shared/events';
+import { startLocalDynamo, ensureBridgeTable, type LocalDynamo } from '../../local/dynamo';
+import { SqsServer } from '../../local/sqs-server';
+import { VisibilitySimulator } from '../../local/simulator/server';
+import { LocalSlackServer } from '../../local/slack-server';
+import { enqueue, receiveRecords } from '../support/sqs-records';
+
+const TABLE = 'bridge-digest';
+const TOKEN = 'xoxb-test-token';
+let dynamo: LocalDynamo;
+let sqsServer: SqsServer;
+let sqs: SQSClient;
+let queueUrl: string;
+let sim: VisibilitySimulator;
+let slack: LocalSlackServer;
+let projectA: string;
+let projectB: string;
+let observer: RecordingObserver;
+
+function deps(): DigestDeps {
+  return {
+    readApi: new ReadApiClient({ baseUrl: sim.url, apiKey: sim.apiKey, sleep: () => Promise.resolve() }),
+    slack: createSlackPoster({ token: TOKEN, slackApiUrl: slack.apiUrl, sleep: () => Promise.resolve(), maxAttempts: 2 }),
+    store: new DynamoDigestStore(dynamo.client, { tableName: TABLE, leaseMs: 120_000, retentionSeconds: 86400 }),
+    channels: { defaultChannel: '#digests', byProject: { [projectB]: '#project-b' } },
+    clock: { now: () => Date.now() },
+    log: observer,
+    metrics: observer,
+  };
+}
+
+let minute = 0;
+function runEvent(projectId: string, overrides: Partial<WebhookEvent> = {}): WebhookEvent {
+  const run = sim.advanceRun(projectId);
+  minute += 1;
+  return {
+    id: randomUUID(),
+    type: 'run.completed',
+    created_at: new Date(Date.UTC(2026, 10, 20, 10, minute)).toISOString(),
+    data: { project_id: projectId, run_id: run.runId, status: 'completed', answers: run.answers },
+    ...overrides,
+  };
+}
+
+async function deliver(...events: (WebhookEvent | string)[]) {
+  for (const event of events) await enqueue(sqs, queueUrl, event);
+  const records = await receiveRecords(sqs, queueUrl);
+  const response = await handleSqsBatch(records, () => Promise.resolve(deps()), new SqsMessageVisibility(sqs, queueUrl), observer);
+  const failed = new Set(response.batchItemFailures.map((f) => f.itemIdentifier));
+  return { records, failed, failedIndexes: records.map((r, i) => (failed.has(r.messageId) ? i : -1)).filter((i) => i >= 0) };
+}
+
+function topLevel(channel?: string) {
+  return slack.messages(channel).filter((m) => !m.thread_ts);
+}
+
+beforeAll(async () => {
+  dynamo = await startLocalDynamo();
+  await ensureBridgeTable(dynamo.client, TABLE);
+  sqsServer = await SqsServer.start();
+  sqs = createSqsClient({ endpoint: sqsServer.url, region: 'us-east-1', credentials: LOCAL_CREDENTIALS, requestTimeoutMs: 5000, connectionTimeoutMs: 1000, maxAttempts: 1 });
+  queueUrl = (await sqs.send(new CreateQueueCommand({ QueueName: 'digest', Attributes: { VisibilityTimeout: '1' } }))).QueueUrl!;
+  sim = await VisibilitySimulator.start();
+  slack = await LocalSlackServer.start({ tokens: [TOKEN] });
+  [projectA, projectB] = sim.projectIds() as [string, string];
+});
+
+afterAll(async () => {
+  sqs.destroy();
+  await Promise.all([sqsServer.close(), dynamo.close(), sim.close(), slack.close()]);
+});
+
+beforeEach(async () => {
+  observer = new RecordingObserver();
+  slack.reset();
+  sim.clearFaults();
+  await sqs.send(new PurgeQueueCommand({ QueueUrl: queueUrl }));
+});
+
+describe('digest of run.completed', () => {
+  it('posts one top-level digest with its details in the thread, and nothing on redelivery', async () => {
+    const event = runEvent(projectA);
+    const first = await deliver(event);
+    expect(first.failed.size).toBe(0);
+    const main = topLevel('#digests');
+    expect(main).toHaveLength(1);
+    const header = JSON.stringify(main[0]!.blocks);
+    const projectName = (await new ReadApiClient({ baseUrl: sim.url, apiKey: sim.apiKey }).listProjects()).find((p) => p.id === projectA)!.name;
+    expect(header).toContain(projectName);
+    expect((main[0]!.text ?? '').length).toBeGreaterThan(0);
+    const replies = slack.messages('#digests').filter((m) => m.thread_ts === main[0]!.ts);
+    expect(replies.length).toBeGreaterThan(0);
+    expect(JSON.stringify(replies.map((r) => r.blocks))).toMatch(/·/); // reasoning lines: impact · category · detail
+
+    const postsBefore = slack.messages().length;
+    const again = await deliver(event); // a redelivery or DLQ replay of the same event id
+    expect(again.failed.size).toBe(0);
+    expect(slack.messages().length).toBe(postsBefore);
+    expect(observer.countOf('EventDuplicate')).toBe(1);
+  });
+
+  it('shows changes since the previous digest of the project', async () => {
+    await deliver(runEvent(projectA));
+    slack.reset();
+    await deliver(runEvent(projectA));
+    const text = JSON.stringify(slack.messages().map((m) => m.blocks));
+    expect(text).toMatch(/[▲▼]|no change/);
+    expect(text).not.toMatch(/NaN|undefined/);
+  });
+
+  it('skips a run older than the newest digested one as superseded', async () => {
+    const older = runEvent(projectA);
+    const newer = runEvent(projectA);
+    await deliver(newer);
+    const posts = slack.messages().length;
+    const late = await deliver(older);
+    expect(late.failed.size).toBe(0);
+    expect(slack.messages().length).toBe(posts);
+    expect(observer.countOf('EventSuperseded')).toBe(1);
+  });
+
+  it('posts one digest for several runs of one project in one batch', async () => {
+    const older = runEvent(projectA);
+    const newer = runEvent(projectA);
+    const result = await deliver(newer, older);
+    expect(result.failed.size).toBe(0);
+    const main = topLevel('#digests');
+    expect(main).toHaveLength(1);
+    expect(JSON.stringify(main[0]!.blocks)).toContain(String(newer.data['run_id']));
+  });
+
+  it('routes a project to its own channel', async () => {
+    await deliver(runEvent(projectB));
+    expect(topLevel('#project-b')).toHaveLength(1);
+    expect(topLevel('#digests')).toHaveLength(0);
+  });
+
+  it('reads projects, visibility and gaps concurrently', async () => {
+    sim.setLatency(100);
+    sim.clearRequests();
+    try {
+      await deliver(runEvent(projectA));
+    } finally {
+      sim.setLatency(0);
+    }
+    expect(sim.peakConcurrency()).toBeGreaterThanOrEqual(3);
+  });
+});
+
+describe('draft.ready', () => {
+  it('posts a short notice naming the project, asset and version', async () => {
+    const event: WebhookEvent = { id: randomUUID(), type: 'draft.ready', created_at: '2026-11-20T12:00:00Z', data: { project_id: projectA, asset_id: 'asset-42', version: 3 } };
+    const result = await deliver(event);
+    expect(result.failed.size).toBe(0);
+    const [notice] = slack.messages('#digests');
+    const text = `${notice!.text} ${JSON.stringify(notice!.blocks)}`;
+    expect(text).toContain('asset-42');
+    expect(text).toContain('3');
+  });
+});
+
+describe('failures', () => {
+  it('drops a poison message without failing its neighbours', async () => {
+    const result = await deliver('{"not":"an event"}', runEvent(projectA), 'not json at all');
+    expect(result.failed.size).toBe(0);
+    expect(topLevel()).toHaveLength(1);
+    expect(observer.countOf('MessageDropped')).toBe(2);
+  });
+
+  it('fails only the message whose channel is wrong, with a log line that says how to fix it', async () => {
+    slack.injectFault({ kind: 'slack_error', error: 'channel_not_found', channel: 'project-b' });
+    const result = await deliver(runEvent(projectB), runEvent(projectA));
+    expect(result.failedIndexes).toEqual([0]);
+    expect(topLevel('#digests')).toHaveLength(1);
+    const line = observer.entries.find((e) => e.level === 'error' && e.message.includes('needs a fix'));
+    expect(line?.message).toMatch(/channel/i);
+  });
+
+  it('gives a rate-limited message back to the queue for the Retry-After wait', async () => {
+    sim.injectFault({ route: 'visibility', status: 429, retryAfter: 120, times: Infinity });
+    const slowDeps = (): DigestDeps => ({ ...deps(), readApi: new ReadApiClient({ baseUrl: sim.url, apiKey: sim.apiKey, deadline: () => Date.now() + 5_000 }) });
+    await enqueue(sqs, queueUrl, runEvent(projectA));
+    const records = await receiveRecords(sqs, queueUrl);
+    const response = await handleSqsBatch(records, () => Promise.resolve(slowDeps()), new SqsMessageVisibility(sqs, queueUrl), observer);
+    expect(response.batchItemFailures).toHaveLength(1);
+    // The queue's own visibility timeout is 1 s; the message stays hidden for the 120 s asked for.
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(await receiveRecords(sqs, queueUrl)).toHaveLength(0);
+    expect(topLevel()).toHaveLength(0);
+  });
+
+  it('continues a digest whose thread was cut short, without posting the top level again', async () => {
+    const event = runEvent(projectA);
+    // The top-level post and the first reply go through; then Slack fails.
+    let posts = 0;
+    const failing = await (async () => {
+      const d = deps();
+      const original = d.slack;
+      d.slack = {
+        post: async (channel, message, options) => {
+          posts += 1;
+          if (posts === 3) throw new SlackUnavailableError('injected outage', 'server_error', undefined, 1);
+          return original.post(channel, message, options);
+        },
+      };
+      await enqueue(sqs, queueUrl, event);
+      const records = await receiveRecords(sqs, queueUrl);
+      return handleSqsBatch(records, () => Promise.resolve(d), new SqsMessageVisibility(sqs, queueUrl), observer);
+    })();
+    expect(failing.batchItemFailures).toHaveLength(1);
+    expect(topLevel()).toHaveLength(1);
+    const mainTs = topLevel()[0]!.ts;
+    const repliesBefore = slack.messages().filter((m) => m.thread_ts === mainTs).length;
+    expect(repliesBefore).toBe(1);
+
+    await new Promise((resolve) => setTimeout(resolve, 1100)); // visibility timeout of the failed message
+    const retry = await deliver();
+    expect(retry.records).toHaveLength(1);
+    expect(retry.failed.size).toBe(0);
+    expect(topLevel()).toHaveLength(1);
+    const replies = slack.messages().filter((m) => m.thread_ts === mainTs);
+    expect(replies.length).toBeGreaterThan(repliesBefore);
+    // No reply posted twice.
+    expect(new Set(replies.map((r) => JSON.stringify(r.blocks))).size).toBe(replies.length);
+  });
+});

@@ -1,0 +1,42 @@
+/** Receives messages from a (local) SQS queue and shapes them as the Lambda SQS event source does. */
+import { ReceiveMessageCommand, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import type { SQSRecord } from 'aws-lambda';
+import type { QueuedEvent, WebhookEvent } from '../../shared/events';
+import { messageAttributesFor } from '../../shared/adapters/sqs-event-queue';
+
+export async function enqueue(sqs: SQSClient, queueUrl: string, event: WebhookEvent | string): Promise<void> {
+  if (typeof event === 'string') {
+    await sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: event }));
+    return;
+  }
+  const message: QueuedEvent = { event, received_at: new Date().toISOString() };
+  await sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify(message), MessageAttributes: messageAttributesFor(message) }));
+}
+
+export async function receiveRecords(sqs: SQSClient, queueUrl: string, max = 10): Promise<SQSRecord[]> {
+  const received = await sqs.send(
+    new ReceiveMessageCommand({
+      QueueUrl: queueUrl,
+      MaxNumberOfMessages: max,
+      WaitTimeSeconds: 0,
+      MessageAttributeNames: ['All'],
+      MessageSystemAttributeNames: ['All'],
+    }),
+  );
+  return (received.Messages ?? []).map((m) => ({
+    messageId: m.MessageId ?? '',
+    receiptHandle: m.ReceiptHandle ?? '',
+    body: m.Body ?? '',
+    attributes: {
+      ApproximateReceiveCount: m.Attributes?.ApproximateReceiveCount ?? '1',
+      SentTimestamp: m.Attributes?.SentTimestamp ?? '0',
+      SenderId: 'local',
+      ApproximateFirstReceiveTimestamp: m.Attributes?.ApproximateFirstReceiveTimestamp ?? '0',
+    },
+    messageAttributes: {},
+    md5OfBody: m.MD5OfBody ?? '',
+    eventSource: 'aws:sqs',
+    eventSourceARN: 'arn:aws:sqs:us-east-1:000000000000:local',
+    awsRegion: 'us-east-1',
+  }));
+}
