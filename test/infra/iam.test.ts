@@ -1,0 +1,142 @@
+/**
+ * Least privilege: every statement of both function roles, with exact actions and resources.
+ */
+import { describe, expect, it } from 'vitest';
+import { actionsOf, arnOf, logicalId, ref, resourcesOf, roleStatements, statementBySid, synthApp } from './helpers';
+
+const { template } = synthApp();
+
+const tableId = logicalId(template, 'AWS::DynamoDB::Table', 'Table');
+const queueId = logicalId(template, 'AWS::SQS::Queue', 'DigestQueue');
+const dlqId = logicalId(template, 'AWS::SQS::Queue', 'DigestDlq');
+const readApiKeyId = logicalId(template, 'AWS::SecretsManager::Secret', 'ReadApiKey');
+const slackTokenId = logicalId(template, 'AWS::SecretsManager::Secret', 'SlackToken');
+const signingId = logicalId(template, 'AWS::SecretsManager::Secret', 'SigningSecrets');
+const ingestLogsId = logicalId(template, 'AWS::Logs::LogGroup', 'IngestLogs');
+const digestLogsId = logicalId(template, 'AWS::Logs::LogGroup', 'DigestLogs');
+
+const ingest = roleStatements(template, 'IngestRole');
+const digest = roleStatements(template, 'DigestRole');
+
+interface RoleProps {
+  AssumeRolePolicyDocument: { Statement: { Principal: unknown; Action: string }[] };
+  ManagedPolicyArns?: unknown[];
+  Policies?: unknown[];
+}
+const role = (prefix: string): RoleProps =>
+  (template.toJSON() as { Resources: Record<string, { Properties: RoleProps }> }).Resources[logicalId(template, 'AWS::IAM::Role', prefix)]!
+    .Properties;
+
+describe('function roles', () => {
+  it('only Lambda can assume them, and they have no managed or extra inline policies', () => {
+    for (const prefix of ['IngestRole', 'DigestRole']) {
+      expect(role(prefix).AssumeRolePolicyDocument.Statement).toEqual([
+        { Action: 'sts:AssumeRole', Effect: 'Allow', Principal: { Service: 'lambda.amazonaws.com' } },
+      ]);
+      expect(role(prefix).ManagedPolicyArns).toBeUndefined();
+      expect(role(prefix).Policies).toBeUndefined();
+    }
+  });
+
+  it('use no wildcard actions or resources and only Allow', () => {
+    for (const statement of [...ingest, ...digest]) {
+      expect(statement.Effect).toBe('Allow');
+      for (const action of actionsOf(statement)) expect(action).not.toContain('*');
+      for (const resource of resourcesOf(statement)) expect(JSON.stringify(resource)).not.toContain('*');
+      expect(statement.Condition).toBeUndefined();
+    }
+  });
+});
+
+describe('ingest role', () => {
+  it('has exactly four statements: logs, table, queue, signing secret', () => {
+    expect(ingest.map((statement) => statement.Sid).sort()).toEqual(['DeliveryDedupRecords', 'EnqueueEvents', 'ReadSigningSecrets', 'WriteOwnLogs']);
+  });
+
+  it('writes only to its own log group', () => {
+    const statement = statementBySid(ingest, 'WriteOwnLogs');
+    expect(actionsOf(statement)).toEqual(['logs:CreateLogStream', 'logs:PutLogEvents']);
+    expect(resourcesOf(statement)).toEqual([arnOf(ingestLogsId)]);
+  });
+
+  it('may Get/Put/Update/Delete items of the table only', () => {
+    const statement = statementBySid(ingest, 'DeliveryDedupRecords');
+    expect(actionsOf(statement)).toEqual(['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem']);
+    expect(resourcesOf(statement)).toEqual([arnOf(tableId)]);
+  });
+
+  it('may send messages to the digest queue only', () => {
+    const statement = statementBySid(ingest, 'EnqueueEvents');
+    expect(actionsOf(statement)).toEqual(['sqs:SendMessage']);
+    expect(resourcesOf(statement)).toEqual([arnOf(queueId)]);
+  });
+
+  it('may read the signing secrets only', () => {
+    const statement = statementBySid(ingest, 'ReadSigningSecrets');
+    expect(actionsOf(statement)).toEqual(['secretsmanager:GetSecretValue']);
+    expect(resourcesOf(statement)).toEqual([ref(signingId)]);
+  });
+
+  it('cannot touch the read-API key or the Slack token', () => {
+    const text = JSON.stringify(ingest);
+    expect(text).not.toContain(readApiKeyId);
+    expect(text).not.toContain(slackTokenId);
+  });
+
+  it('cannot receive, delete or otherwise consume queue messages, nor touch the DLQ', () => {
+    const sqsActions = ingest.flatMap(actionsOf).filter((action) => action.startsWith('sqs:'));
+    expect(sqsActions).toEqual(['sqs:SendMessage']);
+    expect(JSON.stringify(ingest)).not.toContain(dlqId);
+  });
+});
+
+describe('digest role', () => {
+  it('has exactly four statements: logs, table, two secrets, queue consumption', () => {
+    expect(digest).toHaveLength(4);
+    expect(digest.map((statement) => statement.Sid).filter(Boolean).sort()).toEqual([
+      'DigestClaimsAndSnapshots',
+      'ReadApiKeyAndSlackToken',
+      'WriteOwnLogs',
+    ]);
+  });
+
+  it('writes only to its own log group', () => {
+    const statement = statementBySid(digest, 'WriteOwnLogs');
+    expect(actionsOf(statement)).toEqual(['logs:CreateLogStream', 'logs:PutLogEvents']);
+    expect(resourcesOf(statement)).toEqual([arnOf(digestLogsId)]);
+  });
+
+  it('may Get/Put/Update items of the table only (no Delete, Scan or Query)', () => {
+    const statement = statementBySid(digest, 'DigestClaimsAndSnapshots');
+    expect(actionsOf(statement)).toEqual(['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem']);
+    expect(resourcesOf(statement)).toEqual([arnOf(tableId)]);
+  });
+
+  it('may read the read-API key and the Slack token only', () => {
+    const statement = statementBySid(digest, 'ReadApiKeyAndSlackToken');
+    expect(actionsOf(statement)).toEqual(['secretsmanager:GetSecretValue']);
+    expect(resourcesOf(statement)).toEqual([ref(readApiKeyId), ref(slackTokenId)]);
+    expect(JSON.stringify(digest)).not.toContain(signingId);
+  });
+
+  it('consumes the digest queue only (event source grant), and cannot send', () => {
+    const statement = digest.find((candidate) => actionsOf(candidate).includes('sqs:ReceiveMessage'))!;
+    expect(actionsOf(statement)).toEqual([
+      'sqs:ChangeMessageVisibility',
+      'sqs:DeleteMessage',
+      'sqs:GetQueueAttributes',
+      'sqs:GetQueueUrl',
+      'sqs:ReceiveMessage',
+    ]);
+    expect(resourcesOf(statement)).toEqual([arnOf(queueId)]);
+    expect(digest.flatMap(actionsOf)).not.toContain('sqs:SendMessage');
+    expect(JSON.stringify(digest)).not.toContain(dlqId);
+  });
+});
+
+describe('other principals', () => {
+  it('the only IAM policies in the stack belong to the two function roles', () => {
+    template.resourceCountIs('AWS::IAM::Role', 2);
+    template.resourceCountIs('AWS::IAM::Policy', 2);
+  });
+});

@@ -1,0 +1,365 @@
+/**
+ * The resources of the stack built from cdk.json's context (one synth for the whole file).
+ */
+import { describe, expect, it } from 'vitest';
+import { Match } from 'aws-cdk-lib/assertions';
+import { SECRET_PLACEHOLDER as RUNTIME_PLACEHOLDER } from '../../shared/secrets';
+import { DIGEST_LEASE_SECONDS, DIGEST_TIMEOUT_SECONDS, OUTPUTS } from '../../infra/bridge-stack';
+import { SECRET_PLACEHOLDER } from '../../infra/config';
+import { arnOf, logicalId, ref, synthApp } from './helpers';
+
+const { stack, template } = synthApp();
+
+const ingestId = logicalId(template, 'AWS::Lambda::Function', 'IngestFunction');
+const digestId = logicalId(template, 'AWS::Lambda::Function', 'DigestFunction');
+const tableId = logicalId(template, 'AWS::DynamoDB::Table', 'Table');
+const queueId = logicalId(template, 'AWS::SQS::Queue', 'DigestQueue');
+const dlqId = logicalId(template, 'AWS::SQS::Queue', 'DigestDlq');
+const apiId = logicalId(template, 'AWS::ApiGatewayV2::Api', 'WebhookApi');
+const readApiKeyId = logicalId(template, 'AWS::SecretsManager::Secret', 'ReadApiKey');
+const slackTokenId = logicalId(template, 'AWS::SecretsManager::Secret', 'SlackToken');
+const signingId = logicalId(template, 'AWS::SecretsManager::Secret', 'SigningSecrets');
+
+interface FunctionProps {
+  Runtime: string;
+  Architectures: string[];
+  Timeout: number;
+  MemorySize: number;
+  Handler: string;
+  Environment: { Variables: Record<string, unknown> };
+  LoggingConfig: { LogGroup: { Ref: string } };
+  ReservedConcurrentExecutions?: number;
+}
+const fn = (id: string): FunctionProps =>
+  (template.toJSON() as { Resources: Record<string, { Properties: FunctionProps }> }).Resources[id]!.Properties;
+const queueProps = (id: string): Record<string, unknown> =>
+  (template.toJSON() as { Resources: Record<string, { Properties: Record<string, unknown> }> }).Resources[id]!.Properties;
+
+describe('stack', () => {
+  it('is named after the stage', () => {
+    expect(stack.stackName).toBe('VisibilitySlackBridge-prod');
+  });
+});
+
+describe('HTTP API', () => {
+  it('is one HTTP (not REST/WebSocket) API', () => {
+    template.resourceCountIs('AWS::ApiGatewayV2::Api', 1);
+    template.hasResourceProperties('AWS::ApiGatewayV2::Api', { ProtocolType: 'HTTP' });
+    template.resourceCountIs('AWS::ApiGateway::RestApi', 0);
+  });
+
+  it('has only the POST /webhook route', () => {
+    const routes = Object.values(template.findResources('AWS::ApiGatewayV2::Route')) as { Properties: { RouteKey: string } }[];
+    expect(routes.map((route) => route.Properties.RouteKey)).toEqual(['POST /webhook']);
+  });
+
+  it('proxies the route to the ingest function with payload format 2.0', () => {
+    template.hasResourceProperties('AWS::ApiGatewayV2::Integration', {
+      ApiId: ref(apiId),
+      IntegrationType: 'AWS_PROXY',
+      IntegrationUri: arnOf(ingestId),
+      PayloadFormatVersion: '2.0',
+    });
+  });
+
+  it('lets API Gateway invoke the ingest function for that route only', () => {
+    template.hasResourceProperties('AWS::Lambda::Permission', {
+      Action: 'lambda:InvokeFunction',
+      FunctionName: arnOf(ingestId),
+      Principal: 'apigateway.amazonaws.com',
+      SourceArn: Match.objectLike({ 'Fn::Join': ['', Match.arrayWith([Match.stringLikeRegexp('/\\*/\\*/webhook$')])] }),
+    });
+  });
+
+  it('throttles the $default stage with the context rate and burst', () => {
+    template.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
+      StageName: '$default',
+      AutoDeploy: true,
+      DefaultRouteSettings: { ThrottlingRateLimit: 50, ThrottlingBurstLimit: 100 },
+    });
+  });
+
+  it('writes JSON access logs to a log group with retention', () => {
+    const logGroupId = logicalId(template, 'AWS::Logs::LogGroup', 'ApiAccessLogs');
+    template.hasResourceProperties('AWS::Logs::LogGroup', { RetentionInDays: 30 });
+    template.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
+      AccessLogSettings: { DestinationArn: arnOf(logGroupId), Format: Match.stringLikeRegexp('"requestId":"\\$context.requestId"') },
+    });
+  });
+});
+
+describe('DynamoDB table', () => {
+  it('is the only table', () => {
+    template.resourceCountIs('AWS::DynamoDB::Table', 1);
+  });
+
+  it('has partition key pk (String) and no sort key', () => {
+    template.hasResourceProperties('AWS::DynamoDB::Table', {
+      KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }],
+      AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }],
+    });
+  });
+
+  it('is on-demand', () => {
+    template.hasResourceProperties('AWS::DynamoDB::Table', { BillingMode: 'PAY_PER_REQUEST' });
+  });
+
+  it('expires items by expires_at', () => {
+    template.hasResourceProperties('AWS::DynamoDB::Table', {
+      TimeToLiveSpecification: { AttributeName: 'expires_at', Enabled: true },
+    });
+  });
+
+  it('has point-in-time recovery', () => {
+    template.hasResourceProperties('AWS::DynamoDB::Table', {
+      PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+    });
+  });
+
+  it('has deletion protection and is retained (cdk.json: retain, true)', () => {
+    template.hasResource('AWS::DynamoDB::Table', {
+      Properties: Match.objectLike({ DeletionProtectionEnabled: true }),
+      DeletionPolicy: 'Retain',
+      UpdateReplacePolicy: 'Retain',
+    });
+  });
+});
+
+describe('queues', () => {
+  it('are exactly the digest queue and its DLQ', () => {
+    template.resourceCountIs('AWS::SQS::Queue', 2);
+  });
+
+  it('both use SQS-managed server-side encryption', () => {
+    expect(queueProps(queueId)['SqsManagedSseEnabled']).toBe(true);
+    expect(queueProps(dlqId)['SqsManagedSseEnabled']).toBe(true);
+  });
+
+  it('both deny requests without TLS', () => {
+    for (const id of [queueId, dlqId]) {
+      template.hasResourceProperties('AWS::SQS::QueuePolicy', {
+        Queues: [ref(id)],
+        PolicyDocument: {
+          Statement: Match.arrayWith([
+            Match.objectLike({ Effect: 'Deny', Action: 'sqs:*', Principal: { AWS: '*' }, Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+          ]),
+        },
+      });
+    }
+  });
+
+  it('digest queue visibility timeout is at least 6 × the digest function timeout', () => {
+    expect(queueProps(queueId)['VisibilityTimeout']).toBeGreaterThanOrEqual(6 * fn(digestId).Timeout);
+  });
+
+  it('digest queue redrives to the DLQ after maxReceiveCount receives', () => {
+    expect(queueProps(queueId)['RedrivePolicy']).toEqual({ deadLetterTargetArn: arnOf(dlqId), maxReceiveCount: 5 });
+  });
+
+  it('DLQ keeps messages 14 days, longer than the digest queue (4 days)', () => {
+    expect(queueProps(dlqId)['MessageRetentionPeriod']).toBe(14 * 86_400);
+    expect(queueProps(queueId)['MessageRetentionPeriod']).toBe(4 * 86_400);
+  });
+});
+
+describe('ingest function', () => {
+  it('runs Node.js 24 on ARM64', () => {
+    expect(fn(ingestId)).toMatchObject({ Runtime: 'nodejs24.x', Architectures: ['arm64'], Handler: 'index.handler' });
+  });
+
+  it('times out within the sender’s 10 s and has 256–512 MB', () => {
+    expect(fn(ingestId).Timeout).toBeLessThanOrEqual(8);
+    expect(fn(ingestId).MemorySize).toBeGreaterThanOrEqual(256);
+    expect(fn(ingestId).MemorySize).toBeLessThanOrEqual(512);
+  });
+
+  it('has exactly the environment of docs/CONTRACTS.md', () => {
+    expect(fn(ingestId).Environment.Variables).toEqual({
+      TABLE_NAME: ref(tableId),
+      QUEUE_URL: ref(queueId),
+      SIGNING_SECRETS_SECRET_ARN: ref(signingId),
+      SIGNATURE_TOLERANCE_SECONDS: '300',
+      DEDUP_RETENTION_DAYS: '3',
+      SECRETS_CACHE_SECONDS: '300',
+      POWERTOOLS_SERVICE_NAME: 'ingest',
+      POWERTOOLS_METRICS_NAMESPACE: 'VisibilitySlackBridge',
+      POWERTOOLS_LOG_LEVEL: 'INFO',
+      NODE_OPTIONS: '--enable-source-maps',
+    });
+  });
+
+  it('has no reserved concurrency', () => {
+    expect(fn(ingestId).ReservedConcurrentExecutions).toBeUndefined();
+  });
+});
+
+describe('digest function', () => {
+  it('runs Node.js 24 on ARM64', () => {
+    expect(fn(digestId)).toMatchObject({ Runtime: 'nodejs24.x', Architectures: ['arm64'], Handler: 'index.handler' });
+  });
+
+  it('times out after 60 s, within the claim lease', () => {
+    expect(fn(digestId).Timeout).toBe(DIGEST_TIMEOUT_SECONDS);
+    expect(DIGEST_LEASE_SECONDS).toBeGreaterThan(DIGEST_TIMEOUT_SECONDS);
+  });
+
+  it('has exactly the environment of docs/CONTRACTS.md', () => {
+    expect(fn(digestId).Environment.Variables).toEqual({
+      TABLE_NAME: ref(tableId),
+      QUEUE_URL: ref(queueId),
+      READ_API_BASE_URL: 'https://api.example-visibility.invalid',
+      READ_API_KEY_SECRET_ARN: ref(readApiKeyId),
+      SLACK_BOT_TOKEN_SECRET_ARN: ref(slackTokenId),
+      SLACK_DEFAULT_CHANNEL: '#ai-visibility',
+      SLACK_PROJECT_CHANNELS: '{}',
+      VISIBILITY_RANGE: '7d',
+      GAPS_PAGE_SIZE: '50',
+      SECRETS_CACHE_SECONDS: '300',
+      DIGEST_LEASE_SECONDS: String(DIGEST_LEASE_SECONDS),
+      POWERTOOLS_SERVICE_NAME: 'digest',
+      POWERTOOLS_METRICS_NAMESPACE: 'VisibilitySlackBridge',
+      POWERTOOLS_LOG_LEVEL: 'INFO',
+      NODE_OPTIONS: '--enable-source-maps',
+    });
+  });
+
+  it('has no reserved concurrency', () => {
+    expect(fn(digestId).ReservedConcurrentExecutions).toBeUndefined();
+  });
+});
+
+describe('log groups', () => {
+  it('each function logs to its own log group with the context retention', () => {
+    const groups = template.findResources('AWS::Logs::LogGroup') as Record<string, { Properties: { RetentionInDays: number } }>;
+    for (const id of [ingestId, digestId]) {
+      const groupId = fn(id).LoggingConfig.LogGroup.Ref;
+      expect(groups[groupId]?.Properties.RetentionInDays).toBe(30);
+    }
+    expect(fn(ingestId).LoggingConfig.LogGroup.Ref).not.toBe(fn(digestId).LoggingConfig.LogGroup.Ref);
+  });
+
+  it('every log group has a retention', () => {
+    const groups = Object.values(template.findResources('AWS::Logs::LogGroup')) as { Properties: { RetentionInDays?: number } }[];
+    expect(groups).toHaveLength(3);
+    for (const group of groups) expect(group.Properties.RetentionInDays).toBe(30);
+  });
+});
+
+describe('SQS event source', () => {
+  it('feeds the digest function from the digest queue with the context batch settings', () => {
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      EventSourceArn: arnOf(queueId),
+      FunctionName: ref(digestId),
+      BatchSize: 10,
+      MaximumBatchingWindowInSeconds: 5,
+    });
+  });
+
+  it('reports batch item failures', () => {
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', { FunctionResponseTypes: ['ReportBatchItemFailures'] });
+  });
+
+  it('caps concurrency (ScalingConfig.MaximumConcurrency)', () => {
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', { ScalingConfig: { MaximumConcurrency: 2 } });
+  });
+});
+
+describe('secrets', () => {
+  it('creates the three secrets holding only the placeholder', () => {
+    const secrets = Object.values(template.findResources('AWS::SecretsManager::Secret')) as {
+      Properties: { SecretString?: string; GenerateSecretString?: unknown };
+    }[];
+    expect(secrets).toHaveLength(3);
+    for (const secret of secrets) {
+      expect(secret.Properties.SecretString).toBe(SECRET_PLACEHOLDER);
+      expect(secret.Properties.GenerateSecretString).toBeUndefined();
+    }
+  });
+
+  it('uses the placeholder the runtime treats as "not set"', () => {
+    expect(SECRET_PLACEHOLDER).toBe(RUNTIME_PLACEHOLDER);
+  });
+});
+
+describe('alarm topic', () => {
+  it('is encrypted with a rotating customer managed key', () => {
+    const keyId = logicalId(template, 'AWS::KMS::Key', 'MonitoringAlarmTopicKey');
+    template.hasResourceProperties('AWS::KMS::Key', { EnableKeyRotation: true });
+    template.hasResourceProperties('AWS::SNS::Topic', { KmsMasterKeyId: arnOf(keyId) });
+  });
+
+  it('lets CloudWatch use the key', () => {
+    template.hasResourceProperties('AWS::KMS::Key', {
+      KeyPolicy: {
+        Statement: Match.arrayWith([
+          Match.objectLike({
+            Principal: { Service: 'cloudwatch.amazonaws.com' },
+            Action: ['kms:Decrypt', 'kms:GenerateDataKey*'],
+            Condition: { StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } } },
+          }),
+        ]),
+      },
+    });
+  });
+
+  it('denies publishing without TLS and allows CloudWatch alarms of this account to publish', () => {
+    template.hasResourceProperties('AWS::SNS::TopicPolicy', {
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+          Match.objectLike({ Effect: 'Allow', Action: 'sns:Publish', Principal: { Service: 'cloudwatch.amazonaws.com' } }),
+        ]),
+      },
+    });
+  });
+
+  it('has no subscription when alarmEmail is empty', () => {
+    template.resourceCountIs('AWS::SNS::Subscription', 0);
+  });
+});
+
+describe('outputs', () => {
+  const outputs = template.toJSON() as { Outputs: Record<string, { Value: unknown }> };
+  const value = (key: string): string => JSON.stringify(outputs.Outputs[key]?.Value);
+
+  it('WebhookUrl is the full https URL of /webhook on the $default stage', () => {
+    template.hasOutput(OUTPUTS.webhookUrl, {
+      Value: { 'Fn::Join': ['', ['https://', ref(apiId), '.execute-api.', { Ref: 'AWS::Region' }, '.', { Ref: 'AWS::URLSuffix' }, '/webhook']] },
+    });
+  });
+
+  it('QueueUrl, DlqUrl and TableName reference the resources', () => {
+    template.hasOutput(OUTPUTS.queueUrl, { Value: ref(queueId) });
+    template.hasOutput(OUTPUTS.dlqUrl, { Value: ref(dlqId) });
+    template.hasOutput(OUTPUTS.tableName, { Value: ref(tableId) });
+  });
+
+  it('gives each secret ARN', () => {
+    template.hasOutput(OUTPUTS.readApiKeySecretArn, { Value: ref(readApiKeyId) });
+    template.hasOutput(OUTPUTS.slackTokenSecretArn, { Value: ref(slackTokenId) });
+    template.hasOutput(OUTPUTS.signingSecretsSecretArn, { Value: ref(signingId) });
+  });
+
+  it('gives the put-secret-value command of each secret', () => {
+    const command = (secretId: string, example: string): unknown => ({
+      'Fn::Join': [
+        '',
+        [
+          'aws secretsmanager put-secret-value --region ',
+          { Ref: 'AWS::Region' },
+          ' --secret-id ',
+          ref(secretId),
+          ` --secret-string ${example}`,
+        ],
+      ],
+    });
+    template.hasOutput(OUTPUTS.putReadApiKeyCommand, { Value: command(readApiKeyId, "'<read-API key>'") });
+    template.hasOutput(OUTPUTS.putSlackTokenCommand, { Value: command(slackTokenId, "'<xoxb-... Slack bot token>'") });
+    template.hasOutput(OUTPUTS.putSigningSecretsCommand, { Value: command(signingId, `'["<webhook signing secret>"]'`) });
+  });
+
+  it('has every documented output key', () => {
+    expect(Object.keys(outputs.Outputs).sort()).toEqual(Object.values(OUTPUTS).sort());
+    expect(value(OUTPUTS.ingestFunctionName)).toContain(ingestId);
+  });
+});

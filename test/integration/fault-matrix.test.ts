@@ -1,0 +1,190 @@
+/**
+ * The digest's fault matrix against real peers (simulator, local Slack server, dynalite, local SQS
+ * server). Each fault: the message's fate while the fault lasts (posted / back on the queue /
+ * delayed), then, with the fault gone, the proof that the digest is posted exactly once.
+ * Ingest-side faults (DynamoDB, SQS, crash between put and send) are in ingest.test.ts.
+ * docs/RELIABILITY.md summarises both.
+ */
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { CreateQueueCommand, DeleteMessageCommand, GetQueueAttributesCommand, PurgeQueueCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { createSqsClient, LOCAL_CREDENTIALS } from '../../shared/adapters/aws-clients';
+import { DynamoDigestStore } from '../../shared/adapters/dynamo-digest-store';
+import { SqsMessageVisibility } from '../../shared/adapters/sqs-message-visibility';
+import { handleSqsBatch } from '../../shared/digest/sqs-batch';
+import type { DigestDeps } from '../../shared/digest/process';
+import { RecordingObserver } from '../../shared/observability';
+import { ReadApiClient } from '../../shared/read-api';
+import { createSlackPoster } from '../../shared/slack-poster';
+import type { WebhookEvent } from '../../shared/events';
+import { startLocalDynamo, ensureBridgeTable, type LocalDynamo } from '../../local/dynamo';
+import { SqsServer } from '../../local/sqs-server';
+import { VisibilitySimulator, type FaultSpec } from '../../local/simulator/server';
+import { LocalSlackServer, type FaultSpec as SlackFault } from '../../local/slack-server';
+import { enqueue, receiveRecords } from '../support/sqs-records';
+
+const TOKEN = 'xoxb-fault-matrix';
+let dynamo: LocalDynamo;
+let sqsServer: SqsServer;
+let sqs: SQSClient;
+let queueUrl: string;
+let sim: VisibilitySimulator;
+let slack: LocalSlackServer;
+let projectId: string;
+let observer: RecordingObserver;
+let minute = 0;
+
+function deps(): DigestDeps {
+  return {
+    // A 5 s budget per invocation: long enough for one short Retry-After, too short for a long one.
+    readApi: new ReadApiClient({ baseUrl: sim.url, apiKey: sim.apiKey, timeoutMs: 1000, deadline: () => Date.now() + 5000 }),
+    slack: createSlackPoster({ token: TOKEN, slackApiUrl: slack.apiUrl, deadline: () => Date.now() + 5000, maxAttempts: 3, sleep: () => Promise.resolve() }),
+    store: new DynamoDigestStore(dynamo.client, { tableName: 'faults', leaseMs: 120_000, retentionSeconds: 86400 }),
+    channels: { defaultChannel: '#digests', byProject: {} },
+    clock: { now: () => Date.now() },
+    log: observer,
+    metrics: observer,
+  };
+}
+
+function runEvent(): WebhookEvent {
+  const run = sim.advanceRun(projectId);
+  minute += 1;
+  return {
+    id: randomUUID(),
+    type: 'run.completed',
+    created_at: new Date(Date.UTC(2026, 10, 21, 0, minute)).toISOString(),
+    data: { project_id: projectId, run_id: run.runId, status: 'completed', answers: run.answers },
+  };
+}
+
+/** One invocation over whatever is visible on the queue; like the event source mapping, successes are deleted. */
+async function invoke() {
+  const records = await receiveRecords(sqs, queueUrl);
+  const response = await handleSqsBatch(records, () => Promise.resolve(deps()), new SqsMessageVisibility(sqs, queueUrl), observer);
+  const failed = new Set(response.batchItemFailures.map((f) => f.itemIdentifier));
+  for (const record of records) {
+    if (!failed.has(record.messageId)) await sqs.send(new DeleteMessageCommand({ QueueUrl: queueUrl, ReceiptHandle: record.receiptHandle }));
+  }
+  return { received: records.length, failed: failed.size };
+}
+
+async function hiddenMessages(): Promise<number> {
+  const attributes = await sqs.send(new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['ApproximateNumberOfMessagesNotVisible'] }));
+  return Number(attributes.Attributes?.['ApproximateNumberOfMessagesNotVisible']);
+}
+
+const topLevelPosts = () => slack.messages().filter((m) => !m.thread_ts).length;
+
+beforeAll(async () => {
+  dynamo = await startLocalDynamo();
+  await ensureBridgeTable(dynamo.client, 'faults');
+  sqsServer = await SqsServer.start();
+  sqs = createSqsClient({ endpoint: sqsServer.url, region: 'us-east-1', credentials: LOCAL_CREDENTIALS, requestTimeoutMs: 5000, connectionTimeoutMs: 1000, maxAttempts: 1 });
+  queueUrl = (await sqs.send(new CreateQueueCommand({ QueueName: 'faults', Attributes: { VisibilityTimeout: '2' } }))).QueueUrl!;
+  sim = await VisibilitySimulator.start();
+  slack = await LocalSlackServer.start({ tokens: [TOKEN] });
+  projectId = sim.projectIds()[0]!;
+});
+
+afterAll(async () => {
+  sqs.destroy();
+  await Promise.all([sqsServer.close(), dynamo.close(), sim.close(), slack.close()]);
+});
+
+beforeEach(async () => {
+  observer = new RecordingObserver();
+  slack.reset();
+  slack.clearFaults();
+  sim.clearFaults();
+  await sqs.send(new PurgeQueueCommand({ QueueUrl: queueUrl }));
+});
+
+type Fault = { slack: SlackFault } | { readApi: FaultSpec };
+
+const transient: [string, Fault][] = [
+  ['Slack 500', { slack: { kind: 'server_error', method: 'chat.postMessage' } }],
+  ['read API 500', { readApi: { route: 'gaps', status: 500, times: Infinity } }],
+  ['read API timeout', { readApi: { route: 'visibility', delayMs: 1500, times: Infinity } }],
+  ['read API malformed JSON', { readApi: { route: 'projects', status: 200, body: '{"projects": [', times: Infinity } }],
+];
+
+const needsFix: [string, Fault, RegExp][] = [
+  ['Slack channel_not_found', { slack: { kind: 'slack_error', error: 'channel_not_found', method: 'chat.postMessage' } }, /channel/i],
+  ['Slack invalid_auth', { slack: { kind: 'slack_error', error: 'invalid_auth', method: 'chat.postMessage' } }, /token/i],
+  ['read API 401', { readApi: { route: 'projects', status: 401, times: Infinity } }, /read-API key/i],
+];
+
+function inject(fault: Fault): void {
+  if ('slack' in fault) slack.injectFault(fault.slack);
+  else sim.injectFault(fault.readApi);
+}
+
+function clear(): void {
+  slack.clearFaults();
+  sim.clearFaults();
+}
+
+async function retryUntilPosted(): Promise<void> {
+  for (let i = 0; i < 20 && topLevelPosts() === 0; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await invoke();
+  }
+}
+
+describe('digest fault matrix', () => {
+  it.each(transient)('%s: the message goes back to the queue, then posts exactly once', async (_name, fault) => {
+    await enqueue(sqs, queueUrl, runEvent());
+    inject(fault);
+    const during = await invoke();
+    expect(during).toEqual({ received: 1, failed: 1 });
+    expect(topLevelPosts()).toBe(0);
+    expect(await hiddenMessages()).toBe(1); // not lost: waiting on the queue for its next attempt
+    clear();
+    await retryUntilPosted();
+    expect(topLevelPosts()).toBe(1);
+    await new Promise((resolve) => setTimeout(resolve, 2100));
+    expect((await invoke()).received).toBe(0); // deleted after success: nothing left to post again
+    expect(topLevelPosts()).toBe(1);
+  });
+
+  it.each(needsFix)('%s: fails with a log line that says how to fix it, then posts once after the fix', async (_name, fault, fixPattern) => {
+    await enqueue(sqs, queueUrl, runEvent());
+    inject(fault);
+    expect(await invoke()).toEqual({ received: 1, failed: 1 });
+    const line = observer.entries.find((e) => e.level === 'error');
+    expect(line?.message).toMatch(fixPattern);
+    expect(topLevelPosts()).toBe(0);
+    clear();
+    await retryUntilPosted();
+    expect(topLevelPosts()).toBe(1);
+  });
+
+  it('read API 429 within the time left: waited out, posted on the first attempt', async () => {
+    await enqueue(sqs, queueUrl, runEvent());
+    sim.injectFault({ route: 'visibility', status: 429, retryAfter: 1, times: 1 });
+    expect(await invoke()).toEqual({ received: 1, failed: 0 });
+    expect(topLevelPosts()).toBe(1);
+  });
+
+  it.each([
+    ['read API 429', { readApi: { route: 'visibility', status: 429, retryAfter: 600, times: Infinity } }],
+    ['Slack 429', { slack: { kind: 'ratelimited', method: 'chat.postMessage', retryAfterSeconds: 600 } }],
+  ] as [string, Fault][])('%s beyond the time left: delayed on the queue for the Retry-After wait', async (_name, fault) => {
+    await enqueue(sqs, queueUrl, runEvent());
+    inject(fault);
+    expect(await invoke()).toEqual({ received: 1, failed: 1 });
+    await new Promise((resolve) => setTimeout(resolve, 2500)); // past the queue's 2 s visibility timeout
+    expect((await invoke()).received).toBe(0);
+    expect(await hiddenMessages()).toBe(1);
+    expect(topLevelPosts()).toBe(0);
+  });
+
+  it('a poison message is dropped and never blocks the batch', async () => {
+    await enqueue(sqs, queueUrl, '{"event":{"id":"x"}}');
+    await enqueue(sqs, queueUrl, runEvent());
+    expect(await invoke()).toEqual({ received: 2, failed: 0 });
+    expect(topLevelPosts()).toBe(1);
+    expect(observer.countOf('MessageDropped')).toBe(1);
+  });
+});
