@@ -56,6 +56,9 @@ export const OUTPUTS = {
   digestFunctionName: 'DigestFunctionName',
   alarmTopicArn: 'AlarmTopicArn',
   dashboardName: 'DashboardName',
+  readApiBaseUrl: 'ReadApiBaseUrl',
+  slackDefaultChannel: 'SlackDefaultChannel',
+  slackProjectChannels: 'SlackProjectChannels',
 } as const;
 
 export function stackNameFor(stage: string): string {
@@ -329,6 +332,10 @@ export class BridgeStack extends Stack {
     output(OUTPUTS.digestFunctionName, this.digestFunction.functionName, 'Digest function');
     output(OUTPUTS.alarmTopicArn, this.monitoring.topic.topicArn, 'SNS topic the alarms notify');
     output(OUTPUTS.dashboardName, this.monitoring.dashboard.dashboardName, 'CloudWatch dashboard');
+    // Read by `bridge doctor` to check the key against the right API and the bot's channel membership.
+    output(OUTPUTS.readApiBaseUrl, config.readApiBaseUrl, 'Read API base URL');
+    output(OUTPUTS.slackDefaultChannel, config.slackDefaultChannel, 'Default Slack channel');
+    output(OUTPUTS.slackProjectChannels, JSON.stringify(config.projectChannels), 'Project id → Slack channel (JSON)');
   }
 
   private logGroup(id: string, config: BridgeConfig): LogGroup {

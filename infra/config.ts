@@ -6,8 +6,8 @@
  * override fails at synth with a message that says what to fix.
  */
 
-/** The value a stack-created secret holds until an operator puts the real one (see shared/secrets.ts). */
-export const SECRET_PLACEHOLDER = 'PLACEHOLDER';
+/** The value a stack-created secret holds until an operator puts the real one: one value, shared with the functions. */
+export { SECRET_PLACEHOLDER } from '../shared/secrets';
 
 /** Retention periods CloudWatch Logs accepts, in days. */
 export const LOG_RETENTION_DAYS = [

@@ -358,6 +358,12 @@ describe('outputs', () => {
     template.hasOutput(OUTPUTS.putSigningSecretsCommand, { Value: command(signingId, `'["<webhook signing secret>"]'`) });
   });
 
+  it('gives the read-API base URL and the Slack routing that bridge doctor checks', () => {
+    template.hasOutput(OUTPUTS.readApiBaseUrl, { Value: 'https://api.example-visibility.invalid' });
+    template.hasOutput(OUTPUTS.slackDefaultChannel, { Value: '#ai-visibility' });
+    template.hasOutput(OUTPUTS.slackProjectChannels, { Value: '{}' });
+  });
+
   it('has every documented output key', () => {
     expect(Object.keys(outputs.Outputs).sort()).toEqual(Object.values(OUTPUTS).sort());
     expect(value(OUTPUTS.ingestFunctionName)).toContain(ingestId);
