@@ -246,6 +246,19 @@ describe('ingest: de-duplication', () => {
     expect(await drainQueue()).toHaveLength(1);
   });
 
+  it('answers 503 when SQS is unreachable, and the released claim lets the retry enqueue', async () => {
+    const { SQSClient } = await import('@aws-sdk/client-sqs');
+    const unreachable = new SQSClient({ endpoint: 'http://127.0.0.1:9', region: 'us-east-1', credentials: LOCAL_CREDENTIALS, maxAttempts: 1 });
+    const req = request();
+    const failed = await handleDelivery(req, makeDeps({ queue: new SqsEventQueue(unreachable, queueUrl) }));
+    expect(failed.statusCode).toBe(503);
+    expect(parse(failed.body).error).toBe('queue_unavailable');
+    unreachable.destroy();
+    const retry = await handleDelivery(req, makeDeps());
+    expect(parse(retry.body).result).toBe('accepted');
+    expect(await drainQueue()).toHaveLength(1);
+  });
+
   it('answers 503 when DynamoDB is unreachable, and nothing is enqueued', async () => {
     const { DynamoDBClient } = await import('@aws-sdk/client-dynamodb');
     const unreachable = new DynamoDBClient({ endpoint: 'http://127.0.0.1:9', region: 'us-east-1', credentials: LOCAL_CREDENTIALS, maxAttempts: 1 });
