@@ -3,7 +3,8 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { SQSClient } from '@aws-sdk/client-sqs';
+import type { SQSClient } from '@aws-sdk/client-sqs';
+import { createSqsClient as createBoundedSqsClient, LOCAL_CREDENTIALS } from '../shared/adapters/aws-clients';
 import { SqsEngine } from './sqs/engine';
 import { SqsError, internalError, unknownOperation } from './sqs/errors';
 import { isObject } from './sqs/input';
@@ -75,12 +76,14 @@ export class SqsServer {
 
 /** An SQS client for this server: dummy credentials and a fixed region, so nothing is looked up. */
 export function createSqsClient(endpoint: string, region = 'us-east-1'): SQSClient {
-  return new SQSClient({
+  return createBoundedSqsClient({
     endpoint,
     region,
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    credentials: LOCAL_CREDENTIALS,
     // Long polls last up to 20 s, so the socket timeout must be longer.
-    requestHandler: { connectionTimeout: 5_000, requestTimeout: 30_000 },
+    connectionTimeoutMs: 5_000,
+    requestTimeoutMs: 30_000,
+    maxAttempts: 3,
   });
 }
 

@@ -4,8 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { CreateQueueCommand, PurgeQueueCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import { createSqsClient, LOCAL_CREDENTIALS } from '../../shared/adapters/aws-clients';
+import type { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDigestStore } from '../../shared/adapters/dynamo-digest-store';
 import { SqsMessageVisibility } from '../../shared/adapters/sqs-message-visibility';
 import { handleSqsBatch } from '../../shared/digest/sqs-batch';
@@ -14,16 +13,15 @@ import { RecordingObserver } from '../../shared/observability';
 import { ReadApiClient } from '../../shared/read-api';
 import { createSlackPoster, SlackUnavailableError } from '../../shared/slack-poster';
 import type { WebhookEvent } from '../../shared/events';
-import { startLocalDynamo, ensureBridgeTable, type LocalDynamo } from '../../local/dynamo';
-import { SqsServer } from '../../local/sqs-server';
-import { VisibilitySimulator } from '../../local/simulator/server';
-import { LocalSlackServer } from '../../local/slack-server';
+import type { LocalDynamo } from '../../local/dynamo';
+import type { VisibilitySimulator } from '../../local/simulator/server';
+import type { LocalSlackServer } from '../../local/slack-server';
+import { startDigestPeers, type DigestPeers } from '../support/digest-peers';
 import { enqueue, receiveRecords } from '../support/sqs-records';
 
 const TABLE = 'bridge-digest';
 const TOKEN = 'xoxb-test-token';
 let dynamo: LocalDynamo;
-let sqsServer: SqsServer;
 let sqs: SQSClient;
 let queueUrl: string;
 let sim: VisibilitySimulator;
@@ -69,27 +67,21 @@ function topLevel(channel?: string) {
   return slack.messages(channel).filter((m) => !m.thread_ts);
 }
 
+
+
+let peers: DigestPeers;
+
 beforeAll(async () => {
-  dynamo = await startLocalDynamo();
-  await ensureBridgeTable(dynamo.client, TABLE);
-  sqsServer = await SqsServer.start();
-  sqs = createSqsClient({ endpoint: sqsServer.url, region: 'us-east-1', credentials: LOCAL_CREDENTIALS, requestTimeoutMs: 5000, connectionTimeoutMs: 1000, maxAttempts: 1 });
-  queueUrl = (await sqs.send(new CreateQueueCommand({ QueueName: 'digest', Attributes: { VisibilityTimeout: '1' } }))).QueueUrl!;
-  sim = await VisibilitySimulator.start();
-  slack = await LocalSlackServer.start({ tokens: [TOKEN] });
+  peers = await startDigestPeers({ tableName: TABLE, queueName: 'digest', visibilityTimeoutSeconds: 1, slackToken: TOKEN });
+  ({ dynamo, sqs, queueUrl, sim, slack } = peers);
   [projectA, projectB] = sim.projectIds() as [string, string];
 });
 
-afterAll(async () => {
-  sqs.destroy();
-  await Promise.all([sqsServer.close(), dynamo.close(), sim.close(), slack.close()]);
-});
+afterAll(() => peers.close());
 
 beforeEach(async () => {
   observer = new RecordingObserver();
-  slack.reset();
-  sim.clearFaults();
-  await sqs.send(new PurgeQueueCommand({ QueueUrl: queueUrl }));
+  await peers.reset();
 });
 
 describe('digest of run.completed', () => {

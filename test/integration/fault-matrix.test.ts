@@ -7,8 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { CreateQueueCommand, DeleteMessageCommand, GetQueueAttributesCommand, PurgeQueueCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import { createSqsClient, LOCAL_CREDENTIALS } from '../../shared/adapters/aws-clients';
+import { DeleteMessageCommand, GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDigestStore } from '../../shared/adapters/dynamo-digest-store';
 import { SqsMessageVisibility } from '../../shared/adapters/sqs-message-visibility';
 import { handleSqsBatch } from '../../shared/digest/sqs-batch';
@@ -17,15 +16,14 @@ import { RecordingObserver } from '../../shared/observability';
 import { ReadApiClient } from '../../shared/read-api';
 import { createSlackPoster } from '../../shared/slack-poster';
 import type { WebhookEvent } from '../../shared/events';
-import { startLocalDynamo, ensureBridgeTable, type LocalDynamo } from '../../local/dynamo';
-import { SqsServer } from '../../local/sqs-server';
-import { VisibilitySimulator, type FaultSpec } from '../../local/simulator/server';
-import { LocalSlackServer, type FaultSpec as SlackFault } from '../../local/slack-server';
+import type { LocalDynamo } from '../../local/dynamo';
+import type { VisibilitySimulator, FaultSpec } from '../../local/simulator/server';
+import type { LocalSlackServer, FaultSpec as SlackFault } from '../../local/slack-server';
+import { startDigestPeers, type DigestPeers } from '../support/digest-peers';
 import { enqueue, receiveRecords } from '../support/sqs-records';
 
 const TOKEN = 'xoxb-fault-matrix';
 let dynamo: LocalDynamo;
-let sqsServer: SqsServer;
 let sqs: SQSClient;
 let queueUrl: string;
 let sim: VisibilitySimulator;
@@ -76,28 +74,21 @@ async function hiddenMessages(): Promise<number> {
 
 const topLevelPosts = () => slack.messages().filter((m) => !m.thread_ts).length;
 
+
+
+let peers: DigestPeers;
+
 beforeAll(async () => {
-  dynamo = await startLocalDynamo();
-  await ensureBridgeTable(dynamo.client, 'faults');
-  sqsServer = await SqsServer.start();
-  sqs = createSqsClient({ endpoint: sqsServer.url, region: 'us-east-1', credentials: LOCAL_CREDENTIALS, requestTimeoutMs: 5000, connectionTimeoutMs: 1000, maxAttempts: 1 });
-  queueUrl = (await sqs.send(new CreateQueueCommand({ QueueName: 'faults', Attributes: { VisibilityTimeout: '2' } }))).QueueUrl!;
-  sim = await VisibilitySimulator.start();
-  slack = await LocalSlackServer.start({ tokens: [TOKEN] });
+  peers = await startDigestPeers({ tableName: 'faults', queueName: 'faults', visibilityTimeoutSeconds: 2, slackToken: TOKEN });
+  ({ dynamo, sqs, queueUrl, sim, slack } = peers);
   projectId = sim.projectIds()[0]!;
 });
 
-afterAll(async () => {
-  sqs.destroy();
-  await Promise.all([sqsServer.close(), dynamo.close(), sim.close(), slack.close()]);
-});
+afterAll(() => peers.close());
 
 beforeEach(async () => {
   observer = new RecordingObserver();
-  slack.reset();
-  slack.clearFaults();
-  sim.clearFaults();
-  await sqs.send(new PurgeQueueCommand({ QueueUrl: queueUrl }));
+  await peers.reset();
 });
 
 type Fault = { slack: SlackFault } | { readApi: FaultSpec };
