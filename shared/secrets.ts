@@ -42,7 +42,7 @@ export function secretsManagerSecret(provider: SecretsProvider, secretId: string
 /** A Secrets Manager provider with bounded timeouts (created once per container). */
 export function createSecretsProvider(): SecretsProvider {
   return new SecretsProvider({
-    clientConfig: { maxAttempts: 2, requestHandler: { requestTimeout: 1500, connectionTimeout: 1000 } },
+    clientConfig: { maxAttempts: 2, requestHandler: { requestTimeout: 1500, connectionTimeout: 1000, throwOnRequestTimeout: true } },
   });
 }
 

@@ -20,7 +20,8 @@ export interface ClientBounds {
 function clientConfig(bounds: ClientBounds) {
   return {
     maxAttempts: bounds.maxAttempts,
-    requestHandler: { requestTimeout: bounds.requestTimeoutMs, connectionTimeout: bounds.connectionTimeoutMs },
+    // Without throwOnRequestTimeout the SDK only logs a warning when the request timeout passes.
+    requestHandler: { requestTimeout: bounds.requestTimeoutMs, connectionTimeout: bounds.connectionTimeoutMs, throwOnRequestTimeout: true },
     ...(bounds.endpoint ? { endpoint: bounds.endpoint } : {}),
     ...(bounds.region ? { region: bounds.region } : {}),
     ...(bounds.credentials ? { credentials: bounds.credentials } : {}),

@@ -4,7 +4,10 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CreateQueueCommand, PurgeQueueCommand, ReceiveMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import { createSqsClient, LOCAL_CREDENTIALS } from '../../shared/adapters/aws-clients';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createDynamoClient, createSqsClient, LOCAL_CREDENTIALS } from '../../shared/adapters/aws-clients';
+import { INGEST_CLIENT_BOUNDS } from '../../shared/ingest-runtime';
 import { DynamoDeliveryStore } from '../../shared/adapters/dynamo-delivery-store';
 import { SqsEventQueue } from '../../shared/adapters/sqs-event-queue';
 import { handleDelivery, MAX_BODY_BYTES, type IngestDeps, type IngestRequest } from '../../shared/ingest';
@@ -258,6 +261,24 @@ describe('ingest: de-duplication', () => {
     expect(parse(retry.body).result).toBe('accepted');
     expect(await drainQueue()).toHaveLength(1);
   });
+
+  it('answers 503 when DynamoDB accepts the connection but never answers (bounded request timeout)', async () => {
+    // A peer that reads the request and says nothing: only the SDK's request timeout can end the call.
+    const silent = createServer(() => undefined);
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const { port } = silent.address() as AddressInfo;
+    const client = createDynamoClient({ ...INGEST_CLIENT_BOUNDS, endpoint: `http://127.0.0.1:${port}`, region: 'us-east-1', credentials: LOCAL_CREDENTIALS });
+    try {
+      const store = new DynamoDeliveryStore(client, { tableName: TABLE, leaseMs: 10_000, retentionSeconds: 60 });
+      const response = await handleDelivery(request(), makeDeps({ store }));
+      expect(response.statusCode).toBe(503);
+      expect(parse(response.body).error).toBe('store_unavailable');
+    } finally {
+      client.destroy();
+      silent.closeAllConnections();
+      silent.close();
+    }
+  }, 15_000);
 
   it('answers 503 when DynamoDB is unreachable, and nothing is enqueued', async () => {
     const { DynamoDBClient } = await import('@aws-sdk/client-dynamodb');
