@@ -24,6 +24,7 @@ import type { Construct } from 'constructs';
 import type { BridgeConfig } from './config';
 import { METRICS_NAMESPACE, Monitoring } from './monitoring';
 import { BridgeSecret } from './secrets';
+import { STACK_OUTPUTS, stackNameFor } from '../shared/stack-contract';
 
 /** Repository root: entries, lockfile and tsconfig are resolved from here. */
 const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -41,29 +42,10 @@ export const SIGNATURE_TOLERANCE_SECONDS = 300;
 export const SECRETS_CACHE_SECONDS = 300;
 
 /** CloudFormation output keys (stable: the CLI reads them). */
-export const OUTPUTS = {
-  webhookUrl: 'WebhookUrl',
-  queueUrl: 'QueueUrl',
-  dlqUrl: 'DlqUrl',
-  tableName: 'TableName',
-  readApiKeySecretArn: 'ReadApiKeySecretArn',
-  slackTokenSecretArn: 'SlackTokenSecretArn',
-  signingSecretsSecretArn: 'SigningSecretsSecretArn',
-  putReadApiKeyCommand: 'PutReadApiKeyCommand',
-  putSlackTokenCommand: 'PutSlackTokenCommand',
-  putSigningSecretsCommand: 'PutSigningSecretsCommand',
-  ingestFunctionName: 'IngestFunctionName',
-  digestFunctionName: 'DigestFunctionName',
-  alarmTopicArn: 'AlarmTopicArn',
-  dashboardName: 'DashboardName',
-  readApiBaseUrl: 'ReadApiBaseUrl',
-  slackDefaultChannel: 'SlackDefaultChannel',
-  slackProjectChannels: 'SlackProjectChannels',
-} as const;
+/** Output keys: one list shared with the CLI. */
+export const OUTPUTS = STACK_OUTPUTS;
 
-export function stackNameFor(stage: string): string {
-  return `VisibilitySlackBridge-${stage}`;
-}
+export { stackNameFor };
 
 export interface BridgeStackProps extends StackProps {
   readonly config: BridgeConfig;

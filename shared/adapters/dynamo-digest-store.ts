@@ -2,13 +2,13 @@
  * DigestStore on the bridge's DynamoDB table.
  *   digest#<event id>: state in_progress | posted | skipped, owner, lease_until (ms), channel, main_ts,
  *     replies_posted, expires_at (TTL; longer than the DLQ retention so a replay is still recognised).
- *   snapshot#<project id>: last_created_ms and the snapshot as JSON.
+ *   snapshot#<project id>: newest_run_ms (high-water mark of runs taken up), last_created_ms and the
+ *     snapshot as JSON of the last digest posted.
  */
 import { randomUUID } from 'node:crypto';
 import {
   ConditionalCheckFailedException,
   GetItemCommand,
-  PutItemCommand,
   UpdateItemCommand,
   type AttributeValue,
   type DynamoDBClient,
@@ -141,19 +141,37 @@ export class DynamoDigestStore implements DigestStore {
     return JSON.parse(json) as ProjectSnapshot;
   }
 
-  async putSnapshot(snapshot: ProjectSnapshot): Promise<void> {
+  async markNewestRun(projectId: string, createdAtMs: number): Promise<boolean> {
     try {
       await this.client.send(
-        new PutItemCommand({
+        new UpdateItemCommand({
           TableName: this.options.tableName,
-          Item: {
-            ...this.snapshotKey(snapshot.projectId),
-            // Compared as epoch ms: ISO strings with and without fractional seconds don't sort as text.
-            last_created_ms: { N: String(Date.parse(snapshot.lastCreatedAt)) },
-            snapshot: { S: JSON.stringify(snapshot) },
-          },
-          ConditionExpression: 'attribute_not_exists(pk) OR last_created_ms <= :created',
-          ExpressionAttributeValues: { ':created': { N: String(Date.parse(snapshot.lastCreatedAt)) } },
+          Key: this.snapshotKey(projectId),
+          UpdateExpression: 'SET newest_run_ms = :ms',
+          ConditionExpression: 'attribute_not_exists(newest_run_ms) OR newest_run_ms <= :ms',
+          ExpressionAttributeValues: { ':ms': { N: String(createdAtMs) } },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return false;
+      throw error;
+    }
+  }
+
+  async putSnapshot(snapshot: ProjectSnapshot): Promise<void> {
+    const createdMs = String(Date.parse(snapshot.lastCreatedAt));
+    try {
+      await this.client.send(
+        new UpdateItemCommand({
+          TableName: this.options.tableName,
+          Key: this.snapshotKey(snapshot.projectId),
+          // An update, not a put: the item also holds newest_run_ms. Compared as epoch ms: ISO
+          // strings with and without fractional seconds don't sort as text.
+          UpdateExpression: 'SET last_created_ms = :created, #snapshot = :snapshot',
+          ConditionExpression: 'attribute_not_exists(last_created_ms) OR last_created_ms <= :created',
+          ExpressionAttributeNames: { '#snapshot': 'snapshot' },
+          ExpressionAttributeValues: { ':created': { N: createdMs }, ':snapshot': { S: JSON.stringify(snapshot) } },
         }),
       );
     } catch (error) {

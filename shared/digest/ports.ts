@@ -22,6 +22,12 @@ export interface DigestStore {
   finish(eventId: string, token: string, outcome: 'posted' | 'skipped'): Promise<void>;
   /** Ends the lease early (after a failure) but keeps the progress for the retry. */
   release(eventId: string, token: string): Promise<void>;
+  /**
+   * Records `createdAtMs` as the newest run of the project taken up for a digest, unless a newer
+   * one already was: false means this run is superseded. Checked before any read or post, so two
+   * invocations digesting runs of one project side by side cannot both post.
+   */
+  markNewestRun(projectId: string, createdAtMs: number): Promise<boolean>;
   getSnapshot(projectId: string): Promise<ProjectSnapshot | null>;
   /** Stores the snapshot unless a newer one (by lastCreatedAt) is already there. */
   putSnapshot(snapshot: ProjectSnapshot): Promise<void>;

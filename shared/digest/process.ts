@@ -21,7 +21,7 @@ import type { SlackMessage, SlackMessageMetadata, SlackPoster } from '../slack-p
 import type { Clock } from '../ports';
 import { describeError, type Log, type Metrics } from '../observability';
 import { renderDigest, renderDraftReady } from './render';
-import { buildSnapshot, type ProjectSnapshot } from './snapshot';
+import { buildSnapshot } from './snapshot';
 import type { DigestStore, PostingProgress } from './ports';
 import { ClaimBusyError, classifyFailure } from './failures';
 
@@ -182,16 +182,19 @@ async function underClaim<T>(event: WebhookEvent, token: string, deps: DigestDep
   }
 }
 
-function isNewer(snapshot: ProjectSnapshot | null, createdAt: string): boolean {
-  return snapshot === null || Date.parse(createdAt) >= Date.parse(snapshot.lastCreatedAt);
-}
-
 async function digestRun(event: WebhookEvent, run: RunCompletedData, deps: DigestDeps): Promise<RecordResult> {
   const claim = await claimFor(event, deps);
   if (!claim) return 'duplicate';
   const options = { ...DEFAULTS, ...deps.options };
   return underClaim<RecordResult>(event, claim.token, deps, async () => {
     const projectId = run.project_id;
+    // A retry that already posted the top-level message finishes its thread whatever came since.
+    if (!claim.progress.mainTs && !(await deps.store.markNewestRun(projectId, Date.parse(event.created_at)))) {
+      deps.log.info('run superseded: a newer run of the project was already taken up', { eventId: event.id, projectId, createdAt: event.created_at });
+      deps.metrics.count('EventSuperseded');
+      await deps.store.finish(event.id, claim.token, 'skipped');
+      return 'superseded';
+    }
     // Independent reads side by side; the reasoning look-ups start as soon as the gaps arrive.
     const gapsAndReasoning = deps.readApi.getGaps(projectId).then(async (gaps) => ({
       gaps,
@@ -203,17 +206,6 @@ async function digestRun(event: WebhookEvent, run: RunCompletedData, deps: Diges
       deps.readApi.getVisibility(projectId),
       gapsAndReasoning,
     ]);
-    if (!isNewer(previous, event.created_at)) {
-      deps.log.info('run superseded: a newer run of the project was already digested', {
-        eventId: event.id,
-        projectId,
-        createdAt: event.created_at,
-        newestDigested: previous?.lastCreatedAt,
-      });
-      deps.metrics.count('EventSuperseded');
-      await deps.store.finish(event.id, claim.token, 'skipped');
-      return 'superseded';
-    }
     const project = projectNamed(projects, projectId);
     const rendered = renderDigest({
       project,

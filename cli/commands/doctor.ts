@@ -1,0 +1,433 @@
+/**
+ * `bridge doctor`: checks the deployment end to end and prints a checklist, each failure with its
+ * fix. Exit 1 when any check fails (warnings don't fail).
+ *
+ * Checks: the stack exists; each secret is set (not the placeholder; signing secrets a JSON array
+ * of non-empty strings); the read-API key works (GET /v1/projects); the Slack token is valid
+ * (auth.test) and the bot is in every configured channel; the DLQ is empty; the last accepted
+ * delivery is recent (max `accepted_at` of the `delivery#` records).
+ *
+ * With --local READY_FILE the local stack is checked instead: no CloudFormation or Secrets Manager,
+ * the secrets come from the ready file.
+ */
+import { ScanCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { SQSClient } from '@aws-sdk/client-sqs';
+import { ReadApiClient, ReadApiError, ReadApiUnavailableError } from '../../shared/read-api';
+import { SECRET_PLACEHOLDER } from '../../shared/secrets';
+import { checkSlackAuth, fixForSlackError, isBotInChannel } from '../../shared/slack-poster';
+import { buildContext, formatAge, parse, positiveNumber, str, AWS_OPTIONS, type CommandContext, type OptionSpec } from '../args';
+import { dynamoClient, endpointFor, secretsClient, sqsClient, STACK_OUTPUTS } from '../aws';
+import { aws, explainError, UsageError } from '../errors';
+import type { CliIo } from '../io';
+import { LOCAL_SLACK_TOKEN } from '../ready-file';
+import type { CommandResult } from '../result';
+import { queueDepth } from './dlq';
+import { readSecret } from './secrets';
+
+export type CheckStatus = 'ok' | 'fail' | 'warn' | 'skip';
+
+export interface Check {
+  id: string;
+  title: string;
+  status: CheckStatus;
+  detail: string;
+  fix?: string;
+}
+
+export const DEFAULT_SILENCE_HOURS = 26;
+const HTTP_TIMEOUT_MS = 10_000;
+const DELIVERY_PREFIX = 'delivery#';
+const MAX_SCAN_PAGES = 1_000;
+
+const MARK: Record<CheckStatus, string> = { ok: '✓', fail: '✗', warn: '!', skip: '-' };
+
+function ok(id: string, title: string, detail: string): Check {
+  return { id, title, status: 'ok', detail };
+}
+function fail(id: string, title: string, detail: string, fix?: string): Check {
+  return { id, title, status: 'fail', detail, ...(fix !== undefined ? { fix } : {}) };
+}
+function warn(id: string, title: string, detail: string, fix?: string): Check {
+  return { id, title, status: 'warn', detail, ...(fix !== undefined ? { fix } : {}) };
+}
+function skip(id: string, title: string, detail: string): Check {
+  return { id, title, status: 'skip', detail };
+}
+
+function errorText(err: unknown): { detail: string; fix?: string } {
+  const cli = explainError(err);
+  return { detail: cli.message, ...(cli.fix !== undefined ? { fix: cli.fix } : {}) };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Individual checks (exported for reuse and tests)
+// ---------------------------------------------------------------------------------------------
+
+export interface SecretValues {
+  readApiKey: string | undefined;
+  slackToken: string | undefined;
+  signingSecrets: string[] | undefined;
+}
+
+/** Validates a single-valued secret's text. */
+export function checkSingleSecret(id: string, title: string, text: string | undefined, setCommand: string): { check: Check; value: string | undefined } {
+  const trimmed = text?.trim() ?? '';
+  if (trimmed === '') return { check: fail(id, title, 'not set (no value)', setCommand), value: undefined };
+  if (trimmed === SECRET_PLACEHOLDER) return { check: fail(id, title, `not set (still ${SECRET_PLACEHOLDER})`, setCommand), value: undefined };
+  return { check: ok(id, title, 'set'), value: trimmed };
+}
+
+/** Signing secrets must be a JSON array of non-empty strings. */
+export function checkSigningSecret(text: string | undefined): { check: Check; value: string[] | undefined } {
+  const id = 'secret.signing';
+  const title = 'signing secrets';
+  const setCommand = 'bridge secrets signing add --value-stdin   (the secret the service showed when the webhook was created)';
+  const trimmed = text?.trim() ?? '';
+  if (trimmed === '') return { check: fail(id, title, 'not set (no value)', setCommand), value: undefined };
+  if (trimmed === SECRET_PLACEHOLDER) return { check: fail(id, title, `not set (still ${SECRET_PLACEHOLDER})`, setCommand), value: undefined };
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(trimmed);
+  } catch {
+    parsed = undefined;
+  }
+  if (!Array.isArray(parsed)) {
+    return { check: fail(id, title, 'not a JSON array of strings', 'put e.g. ["whsec_…"] in it (`bridge secrets signing add` writes the right format)'), value: undefined };
+  }
+  if (parsed.length === 0) return { check: fail(id, title, 'empty list', setCommand), value: undefined };
+  if (parsed.some((item) => typeof item !== 'string' || item.trim() === '')) {
+    return { check: fail(id, title, 'holds an empty or non-string entry', 'rewrite it as a JSON array of non-empty strings (`bridge secrets signing list` / `remove`)'), value: undefined };
+  }
+  const secrets = (parsed as string[]).map((item) => item.trim());
+  return { check: ok(id, title, `${secrets.length} secret(s) set`), value: secrets };
+}
+
+export async function checkReadApi(baseUrl: string, apiKey: string, fetchFn: typeof fetch): Promise<Check> {
+  const id = 'read-api';
+  const title = 'read-API key works';
+  try {
+    const client = new ReadApiClient({ baseUrl, apiKey, timeoutMs: HTTP_TIMEOUT_MS, maxRateLimitRetries: 1, maxRateLimitWaitMs: 5_000, fetch: fetchFn });
+    const projects = await client.listProjects();
+    return ok(id, title, `GET /v1/projects answered ${projects.length} project(s)`);
+  } catch (err) {
+    const fixKey = 'create a read key on the service\'s Developers page (plan Grow or above) and run `bridge secrets set read-api-key --value-stdin`';
+    if (err instanceof ReadApiError && (err.status === 401 || err.status === 403)) {
+      return fail(id, title, `the key is rejected (HTTP ${err.status}${err.code !== null ? ` ${err.code}` : ''})`, fixKey);
+    }
+    if (err instanceof ReadApiUnavailableError) return fail(id, title, `cannot reach ${baseUrl}: ${err.message}`, 'check ReadApiBaseUrl and network egress');
+    return fail(id, title, err instanceof Error ? err.message : String(err), 'check ReadApiBaseUrl; the service may be down');
+  }
+}
+
+export async function checkSlack(token: string, slackApiUrl: string | undefined, channels: string[]): Promise<Check[]> {
+  const checks: Check[] = [];
+  const auth = await checkSlackAuth(token, slackApiUrl, { timeoutMs: HTTP_TIMEOUT_MS });
+  if (!auth.ok) {
+    checks.push(fail('slack.auth', 'Slack token valid', `auth.test failed: ${auth.error}`, auth.fix));
+    checks.push(skip('slack.channels', 'bot in channels', 'needs a valid Slack token'));
+    return checks;
+  }
+  checks.push(ok('slack.auth', 'Slack token valid', `workspace ${auth.team} as ${auth.user}`));
+  if (channels.length === 0) {
+    checks.push(warn('slack.channels', 'bot in channels', 'no channel configured', 'set SlackDefaultChannel (stack config) so digests have somewhere to go'));
+    return checks;
+  }
+  for (const channel of channels) {
+    const title = `bot in ${channel}`;
+    const member = await isBotInChannel(token, channel, slackApiUrl, { timeoutMs: HTTP_TIMEOUT_MS });
+    if (!member.ok) checks.push(fail(`slack.channel:${channel}`, title, `conversations.info failed: ${member.error}`, member.fix));
+    else if (!member.isMember) checks.push(fail(`slack.channel:${channel}`, title, 'the bot is not a member', fixForSlackError('not_in_channel', { channel })));
+    else checks.push(ok(`slack.channel:${channel}`, title, 'member'));
+  }
+  return checks;
+}
+
+export async function checkDlq(sqs: SQSClient, dlqUrl: string, endpoint: string | undefined): Promise<Check> {
+  const id = 'dlq';
+  const title = 'DLQ empty';
+  try {
+    const depth = await queueDepth(sqs, { url: dlqUrl, endpoint });
+    const total = depth.visible + depth.inFlight + depth.delayed;
+    if (total === 0) return ok(id, title, 'no message');
+    return fail(id, title, `${total} message(s) waiting (${depth.visible} visible, ${depth.inFlight} in flight)`, 'look with `bridge dlq peek`, fix the cause (see the digest logs), then `bridge dlq replay`');
+  } catch (err) {
+    const { detail, fix } = errorText(err);
+    return fail(id, title, detail, fix);
+  }
+}
+
+/** Newest `accepted_at` among the `delivery#` records (one Scan, paginated, projection only). */
+export async function lastAcceptedAt(dynamo: DynamoDBClient, tableName: string, onPage?: (pages: number) => void): Promise<string | undefined> {
+  let latest: string | undefined;
+  let latestMs = Number.NEGATIVE_INFINITY;
+  let startKey: Record<string, AttributeValue> | undefined;
+  for (let page = 0; page < MAX_SCAN_PAGES; page++) {
+    const result = await dynamo.send(
+      new ScanCommand({
+        TableName: tableName,
+        FilterExpression: 'begins_with(pk, :prefix) AND attribute_exists(accepted_at)',
+        ExpressionAttributeValues: { ':prefix': { S: DELIVERY_PREFIX } },
+        ProjectionExpression: 'pk, accepted_at',
+        ...(startKey !== undefined ? { ExclusiveStartKey: startKey } : {}),
+      }),
+    );
+    for (const item of result.Items ?? []) {
+      const value = item['accepted_at']?.S;
+      const ms = value === undefined ? Number.NaN : Date.parse(value);
+      if (!Number.isNaN(ms) && ms > latestMs) {
+        latestMs = ms;
+        latest = value;
+      }
+    }
+    onPage?.(page + 1);
+    startKey = result.LastEvaluatedKey;
+    if (startKey === undefined || Object.keys(startKey).length === 0) break;
+  }
+  return latest;
+}
+
+export async function checkLastDelivery(
+  dynamo: DynamoDBClient,
+  tableName: string,
+  silenceHours: number,
+  now: number,
+  endpoint: string | undefined,
+  onPage?: (pages: number) => void,
+): Promise<Check> {
+  const id = 'last-delivery';
+  const title = 'recent delivery';
+  try {
+    const latest = await aws({ service: 'DynamoDB', resource: tableName, ...(endpoint !== undefined ? { endpoint } : {}) }, () => lastAcceptedAt(dynamo, tableName, onPage));
+    if (latest === undefined) {
+      return warn(id, title, 'no accepted delivery on record (records expire after DEDUP_RETENTION_DAYS, default 3)', 'check the webhook is registered with the service and active; send one with `bridge send run.completed`');
+    }
+    const ageMs = now - Date.parse(latest);
+    const detail = `last accepted ${formatAge(ageMs)} ago (${latest})`;
+    if (ageMs > silenceHours * 3_600_000) {
+      return warn(id, title, `${detail}: older than ${silenceHours} h`, 'check the webhook is still active with the service (it switches off after 15 consecutive failures) and the ingest logs');
+    }
+    return ok(id, title, detail);
+  } catch (err) {
+    const { detail, fix } = errorText(err);
+    return fail(id, title, detail, fix);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Command
+// ---------------------------------------------------------------------------------------------
+
+export const DOCTOR_OPTIONS: OptionSpec = {
+  ...AWS_OPTIONS,
+  'slack-api-url': { type: 'string' },
+  'read-api-url': { type: 'string' },
+  'silence-hours': { type: 'string' },
+};
+
+function channelsFrom(defaultChannel: string | undefined, projectChannels: Record<string, string>): string[] {
+  const all = [defaultChannel, ...Object.values(projectChannels)].filter((c): c is string => c !== undefined && c.trim() !== '').map((c) => c.trim());
+  return [...new Set(all)];
+}
+
+function parseChannelMap(text: string | undefined): Record<string, string> | string {
+  if (text === undefined || text.trim() === '') return {};
+  try {
+    const parsed: unknown = JSON.parse(text);
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return 'SlackProjectChannels is not a JSON object';
+    const out: Record<string, string> = {};
+    for (const [key, value] of Object.entries(parsed)) if (typeof value === 'string') out[key] = value;
+    return out;
+  } catch {
+    return 'SlackProjectChannels is not JSON';
+  }
+}
+
+interface Plan {
+  ready: true;
+  checks: Check[];
+  secrets: SecretValues;
+  readApiBaseUrl: string | undefined;
+  channels: string[];
+  dlqUrl: string | undefined;
+  tableName: string | undefined;
+}
+
+function planLocal(ctx: CommandContext): Plan {
+  const local = ctx.local;
+  if (local === undefined) throw new Error('unreachable: planLocal without --local');
+  const checks: Check[] = [ok('stack', 'local stack', `ready file ${local.path}`)];
+  const signing = local.signingSecrets.length > 0 ? local.signingSecrets : undefined;
+  checks.push(signing !== undefined ? ok('secret.signing', 'signing secrets', `${signing.length} secret(s) in the ready file`) : fail('secret.signing', 'signing secrets', 'none in the ready file', 'restart `npm start`'));
+  checks.push(local.apiKey !== undefined ? ok('secret.read-api-key', 'read-API key', 'set (ready file)') : fail('secret.read-api-key', 'read-API key', 'no apiKey in the ready file', 'restart `npm start`'));
+  // With the local Slack server (slackApiUrl set) the stack uses its fixed local token; with a real
+  // Slack (slackApiUrl null) the token the stack was started with (SLACK_BOT_TOKEN).
+  const realSlack = local.slackApiUrl === undefined;
+  const slackToken = local.slackToken ?? (realSlack ? ctx.env['SLACK_BOT_TOKEN']?.trim() || undefined : LOCAL_SLACK_TOKEN);
+  if (slackToken === undefined) {
+    checks.push(fail('secret.slack-token', 'Slack token', 'the local stack posts to a real Slack and no token is known', 'set SLACK_BOT_TOKEN to the bot token the local stack was started with'));
+  } else {
+    checks.push(ok('secret.slack-token', 'Slack token', realSlack ? 'set (SLACK_BOT_TOKEN)' : 'local Slack server token'));
+  }
+  return {
+    ready: true,
+    checks,
+    secrets: { readApiKey: local.apiKey, slackToken, signingSecrets: signing },
+    readApiBaseUrl: local.simulatorUrl,
+    channels: channelsFrom(local.slackDefaultChannel, local.slackProjectChannels),
+    dlqUrl: local.dlqUrl,
+    tableName: local.tableName,
+  };
+}
+
+async function planStack(ctx: CommandContext): Promise<Plan | { ready: false; checks: Check[] }> {
+  const checks: Check[] = [];
+  let outputs: Record<string, string>;
+  try {
+    const info = await ctx.stack.load();
+    outputs = info.outputs;
+    const status = info.status ?? 'unknown status';
+    if (/FAILED|ROLLBACK/.test(status) && status !== 'UPDATE_ROLLBACK_COMPLETE') {
+      checks.push(fail('stack', `stack ${ctx.stack.stackName}`, status, 'see the stack events in the CloudFormation console and redeploy'));
+    } else {
+      checks.push(ok('stack', `stack ${ctx.stack.stackName}`, status));
+    }
+  } catch (err) {
+    const { detail, fix } = errorText(err);
+    checks.push(fail('stack', `stack ${ctx.stack.stackName}`, detail, fix));
+    return { ready: false, checks };
+  }
+
+  const sm = secretsClient(ctx.settings);
+  const endpoint = endpointFor(ctx.settings, 'secretsmanager');
+  const secrets: SecretValues = { readApiKey: undefined, slackToken: undefined, signingSecrets: undefined };
+  try {
+    const read = async (output: string): Promise<{ id: string; text: string | undefined } | Check> => {
+      const id = outputs[output];
+      if (id === undefined || id === '') return fail(`output.${output}`, output, `stack has no output ${output}`, 'redeploy the stack');
+      try {
+        return { id, text: await readSecret(sm, { id, endpoint }) };
+      } catch (err) {
+        const { detail, fix } = errorText(err);
+        return fail(`secret.${output}`, output, detail, fix);
+      }
+    };
+    const singles: [keyof SecretValues, string, string, string, string][] = [
+      ['readApiKey', 'secret.read-api-key', 'read-API key', STACK_OUTPUTS.readApiKeySecretArn, 'bridge secrets set read-api-key --value-stdin'],
+      ['slackToken', 'secret.slack-token', 'Slack token', STACK_OUTPUTS.slackTokenSecretArn, 'bridge secrets set slack-token --value-stdin   (the bot token, xoxb-…)'],
+    ];
+    for (const [key, id, title, output, setCommand] of singles) {
+      const got = await read(output);
+      if ('status' in got) {
+        checks.push({ ...got, id, title });
+        continue;
+      }
+      const { check, value } = checkSingleSecret(id, title, got.text, setCommand);
+      checks.push(check);
+      if (key === 'readApiKey') secrets.readApiKey = value;
+      else secrets.slackToken = value;
+    }
+    const signing = await read(STACK_OUTPUTS.signingSecretsSecretArn);
+    if ('status' in signing) checks.push({ ...signing, id: 'secret.signing', title: 'signing secrets' });
+    else {
+      const { check, value } = checkSigningSecret(signing.text);
+      checks.push(check);
+      secrets.signingSecrets = value;
+    }
+  } finally {
+    sm.destroy();
+  }
+
+  const channelMap = parseChannelMap(outputs[STACK_OUTPUTS.slackProjectChannels]);
+  if (typeof channelMap === 'string') checks.push(fail('output.SlackProjectChannels', 'project channels', channelMap, 'fix the stack config and redeploy'));
+  return {
+    ready: true,
+    checks,
+    secrets,
+    readApiBaseUrl: outputs[STACK_OUTPUTS.readApiBaseUrl],
+    channels: channelsFrom(outputs[STACK_OUTPUTS.slackDefaultChannel], typeof channelMap === 'string' ? {} : channelMap),
+    dlqUrl: outputs[STACK_OUTPUTS.dlqUrl],
+    tableName: outputs[STACK_OUTPUTS.tableName],
+  };
+}
+
+export async function doctorCommand(argv: readonly string[], io: CliIo): Promise<CommandResult> {
+  const parsed = parse('doctor', argv, DOCTOR_OPTIONS);
+  if (parsed.positionals.length > 0) throw new UsageError(`unexpected argument "${parsed.positionals[0] ?? ''}"`, 'doctor');
+  const silenceHours = positiveNumber(parsed, 'silence-hours') ?? DEFAULT_SILENCE_HOURS;
+  const ctx = await buildContext(parsed, io);
+  const out = ctx.out;
+  const progress = out.progress();
+  const say = (check: Check): void => {
+    progress.done();
+    out.say(`${MARK[check.status]} ${check.title}: ${check.detail}`);
+    if (check.fix !== undefined && (check.status === 'fail' || check.status === 'warn')) out.say(`    fix: ${check.fix}`);
+  };
+
+  progress.update(ctx.local !== undefined ? 'reading the ready file…' : 'reading the stack…');
+  const planned = ctx.local !== undefined ? planLocal(ctx) : await planStack(ctx);
+  const checks: Check[] = [...planned.checks];
+  planned.checks.forEach(say);
+  const add = (check: Check): void => {
+    checks.push(check);
+    say(check);
+  };
+
+  if (!planned.ready) {
+    for (const title of ['secrets set', 'read-API key works', 'Slack token valid', 'DLQ empty', 'recent delivery']) add(skip(title, title, 'needs the stack outputs'));
+  } else {
+    const plan = planned;
+    const slackApiUrl = str(parsed, 'slack-api-url') ?? ctx.local?.slackApiUrl ?? (ctx.env['SLACK_API_URL']?.trim() || undefined);
+    const readApiBaseUrl = str(parsed, 'read-api-url') ?? plan.readApiBaseUrl;
+
+    progress.update('checking the read API…');
+    if (plan.secrets.readApiKey === undefined) add(skip('read-api', 'read-API key works', 'needs the read-API key'));
+    else if (readApiBaseUrl === undefined) add(fail('read-api', 'read-API key works', `no read-API base URL (stack output ${STACK_OUTPUTS.readApiBaseUrl}, or simulatorUrl in the ready file)`, 'pass --read-api-url or redeploy the stack with the output'));
+    else add(await checkReadApi(readApiBaseUrl, plan.secrets.readApiKey, ctx.fetch));
+
+    progress.update('checking Slack…');
+    if (plan.secrets.slackToken === undefined) {
+      add(skip('slack.auth', 'Slack token valid', 'needs the Slack token'));
+      add(skip('slack.channels', 'bot in channels', 'needs the Slack token'));
+    } else if (ctx.local !== undefined && plan.channels.length === 0) {
+      for (const check of await checkSlack(plan.secrets.slackToken, slackApiUrl, [])) {
+        add(check.id === 'slack.channels' ? skip('slack.channels', 'bot in channels', 'the ready file names no channel') : check);
+      }
+    } else {
+      for (const check of await checkSlack(plan.secrets.slackToken, slackApiUrl, plan.channels)) add(check);
+    }
+
+    progress.update('checking the DLQ…');
+    if (plan.dlqUrl === undefined) add(fail('dlq', 'DLQ empty', `no DLQ URL (stack output ${STACK_OUTPUTS.dlqUrl}, or dlqUrl in the ready file)`, ctx.local !== undefined ? 'restart `npm start`' : 'redeploy the stack'));
+    else {
+      const sqs = sqsClient(ctx.settings);
+      try {
+        add(await checkDlq(sqs, plan.dlqUrl, endpointFor(ctx.settings, 'sqs')));
+      } finally {
+        sqs.destroy();
+      }
+    }
+
+    progress.update('scanning delivery records…');
+    if (plan.tableName === undefined) add(fail('last-delivery', 'recent delivery', `no table name (stack output ${STACK_OUTPUTS.tableName}, or tableName in the ready file)`, ctx.local !== undefined ? 'restart `npm start`' : 'redeploy the stack'));
+    else {
+      const dynamo = dynamoClient(ctx.settings);
+      try {
+        add(
+          await checkLastDelivery(dynamo, plan.tableName, silenceHours, ctx.now(), endpointFor(ctx.settings, 'dynamodb'), (pages) =>
+            progress.update(`scanning delivery records… page ${pages}`),
+          ),
+        );
+      } finally {
+        dynamo.destroy();
+      }
+    }
+  }
+  progress.done();
+
+  const failed = checks.filter((c) => c.status === 'fail').length;
+  const warned = checks.filter((c) => c.status === 'warn').length;
+  const passed = checks.filter((c) => c.status === 'ok').length;
+  out.say('');
+  out.say(failed === 0 ? `all checks passed (${passed} ok${warned > 0 ? `, ${warned} warning(s)` : ''})` : `${failed} check(s) failed, ${passed} ok${warned > 0 ? `, ${warned} warning(s)` : ''}`);
+  return { exitCode: failed > 0 ? 1 : 0, json: { ok: failed === 0, failed, warnings: warned, checks } };
+}

@@ -1,0 +1,227 @@
+/**
+ * `bridge secrets set read-api-key|slack-token` and `bridge secrets signing add|remove|list`:
+ * put the bridge's secrets in Secrets Manager without echoing them. The signing secrets secret
+ * stays a JSON array of strings (docs/CONTRACTS.md); listing shows fingerprints only.
+ */
+import {
+  GetSecretValueCommand,
+  PutSecretValueCommand,
+  ResourceNotFoundException,
+  type SecretsManagerClient,
+} from '@aws-sdk/client-secrets-manager';
+import { SECRET_PLACEHOLDER } from '../../shared/secrets';
+import { bool, buildContext, int, parse, str, AWS_OPTIONS, type OptionSpec } from '../args';
+import { endpointFor, secretsClient, STACK_OUTPUTS } from '../aws';
+import { aws, CliError, explainError, UsageError, type ErrorContext } from '../errors';
+import type { CliIo, Output } from '../io';
+import type { CommandResult } from '../result';
+
+export const ROTATION_NOTE =
+  'the service signs each webhook with the secret it showed when the webhook was created: to rotate, create a new webhook with the service, ' +
+  '`bridge secrets signing add` its secret, delete the old webhook, then `bridge secrets signing remove` the old secret (spec §5.5). ' +
+  'The ingest function picks the change up within its secrets cache time (SECRETS_CACHE_SECONDS, default 5 min).';
+
+/** "abcd… (32 chars)": enough to tell secrets apart, never enough to use one. */
+export function fingerprint(secret: string): string {
+  return `${secret.slice(0, 4)}… (${secret.length} chars)`;
+}
+
+export interface SecretRef {
+  id: string;
+  endpoint?: string | undefined;
+}
+
+function ctxFor(ref: SecretRef): ErrorContext {
+  return { service: 'Secrets Manager', resource: ref.id, ...(ref.endpoint !== undefined ? { endpoint: ref.endpoint } : {}) };
+}
+
+/** The secret's current string, or undefined when it exists but has no value yet. */
+export async function readSecret(sm: SecretsManagerClient, ref: SecretRef): Promise<string | undefined> {
+  try {
+    const result = await sm.send(new GetSecretValueCommand({ SecretId: ref.id }));
+    if (result.SecretString !== undefined) return result.SecretString;
+    if (result.SecretBinary !== undefined) return Buffer.from(result.SecretBinary).toString('utf8');
+    return undefined;
+  } catch (err) {
+    // A secret created without a value answers ResourceNotFoundException "…secret value for staging label…".
+    if (err instanceof ResourceNotFoundException && /secret value/i.test(err.message)) return undefined;
+    throw explainError(err, ctxFor(ref));
+  }
+}
+
+export async function writeSecret(sm: SecretsManagerClient, ref: SecretRef, value: string): Promise<string | undefined> {
+  const result = await aws(ctxFor(ref), () => sm.send(new PutSecretValueCommand({ SecretId: ref.id, SecretString: value })));
+  return result.VersionId;
+}
+
+/** The signing secrets in the secret's text: [] while unset or the placeholder. */
+export function parseSigningSecrets(text: string | undefined): string[] {
+  const trimmed = text?.trim() ?? '';
+  if (trimmed === '' || trimmed === SECRET_PLACEHOLDER) return [];
+  if (trimmed.startsWith('[')) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(trimmed);
+    } catch {
+      throw new CliError('the signing secrets secret looks like JSON but does not parse', 'put a JSON array of strings into it by hand, e.g. ["whsec_…"]', 'bad_secret');
+    }
+    if (!Array.isArray(parsed) || parsed.some((item) => typeof item !== 'string')) {
+      throw new CliError('the signing secrets secret is not a JSON array of strings', 'put a JSON array of strings into it by hand, e.g. ["whsec_…"]', 'bad_secret');
+    }
+    return (parsed as string[]).map((item) => item.trim()).filter((item) => item !== '');
+  }
+  // The ingest function also accepts one per line (or comma-separated); rewritten as JSON on the next change.
+  return trimmed.split(/[\n,]/).map((item) => item.trim()).filter((item) => item !== '');
+}
+
+function checkValue(value: string, what: string): string {
+  const trimmed = value.trim();
+  if (trimmed === '') throw new UsageError(`the ${what} is empty`);
+  if (trimmed === SECRET_PLACEHOLDER) throw new UsageError(`"${SECRET_PLACEHOLDER}" is the placeholder, not a ${what}`);
+  if (/\s/.test(trimmed)) throw new UsageError(`the ${what} contains whitespace; paste it exactly as shown`);
+  return trimmed;
+}
+
+async function readStdin(io: CliIo): Promise<string> {
+  const stdin: AsyncIterable<unknown> & { isTTY?: boolean } = io.stdin ?? process.stdin;
+  if (stdin.isTTY === true) io.stderr.write('reading the value from stdin; end with Ctrl-D\n');
+  const chunks: string[] = [];
+  for await (const chunk of stdin) chunks.push(typeof chunk === 'string' ? chunk : Buffer.isBuffer(chunk) ? chunk.toString('utf8') : String(chunk));
+  return chunks.join('');
+}
+
+export const SECRETS_OPTIONS: OptionSpec = {
+  ...AWS_OPTIONS,
+  'secret-id': { type: 'string' },
+  value: { type: 'string' },
+  'value-stdin': { type: 'boolean' },
+  index: { type: 'string' },
+};
+
+const SINGLE_SECRETS = {
+  'read-api-key': { output: STACK_OUTPUTS.readApiKeySecretArn, what: 'read-API key' },
+  'slack-token': { output: STACK_OUTPUTS.slackTokenSecretArn, what: 'Slack bot token' },
+} as const;
+
+function printSigning(out: Output, secrets: readonly string[]): void {
+  if (secrets.length === 0) out.say('no signing secret set');
+  secrets.forEach((secret, i) => out.say(`[${i + 1}] ${fingerprint(secret)}`));
+}
+
+export async function secretsCommand(argv: readonly string[], io: CliIo): Promise<CommandResult> {
+  const [first, second] = argv;
+  let command: string;
+  let rest: readonly string[];
+  if (first === 'set') {
+    command = 'secrets set';
+    rest = argv.slice(1);
+  } else if (first === 'signing' && (second === 'add' || second === 'remove' || second === 'list')) {
+    command = `secrets signing ${second}`;
+    rest = argv.slice(2);
+  } else if (first === 'signing') {
+    throw new UsageError(second === undefined ? 'secrets signing needs add, remove or list' : `unknown secrets signing subcommand "${second}"`, 'secrets');
+  } else {
+    throw new UsageError(first === undefined ? 'secrets needs a subcommand: set or signing' : `unknown secrets subcommand "${first}"`, 'secrets');
+  }
+  const parsed = parse(command, rest, SECRETS_OPTIONS);
+  if (parsed.values['local'] !== undefined) {
+    throw new UsageError('the local stack takes its secrets from its ready file and environment, not Secrets Manager; --local does not apply', command);
+  }
+
+  const valueFlag = str(parsed, 'value');
+  const fromStdin = bool(parsed, 'value-stdin') || valueFlag === '-';
+  if (bool(parsed, 'value-stdin') && valueFlag !== undefined) throw new UsageError('give either --value or --value-stdin', command);
+  const needsValue = command === 'secrets set' || command === 'secrets signing add';
+  const takesValue = needsValue || command === 'secrets signing remove';
+  if (!takesValue && (valueFlag !== undefined || fromStdin)) throw new UsageError(`--value does not apply to ${command}`, command);
+  if (command !== 'secrets signing remove' && parsed.values['index'] !== undefined) throw new UsageError(`--index does not apply to ${command}`, command);
+
+  let name: keyof typeof SINGLE_SECRETS | undefined;
+  if (command === 'secrets set') {
+    const [target, ...extra] = parsed.positionals;
+    if (target === undefined) throw new UsageError('secrets set needs read-api-key or slack-token', command);
+    if (target !== 'read-api-key' && target !== 'slack-token') throw new UsageError(`unknown secret "${target}": use read-api-key or slack-token (signing secrets: secrets signing add)`, command);
+    if (extra.length > 0) throw new UsageError(`unexpected argument "${extra[0] ?? ''}"`, command);
+    name = target;
+  } else if (parsed.positionals.length > 0) {
+    throw new UsageError(`unexpected argument "${parsed.positionals[0] ?? ''}"`, command);
+  }
+
+  let value: string | undefined;
+  if (fromStdin) value = await readStdin(io);
+  else value = valueFlag;
+  if (needsValue && value === undefined) throw new UsageError('give the value with --value V, or --value - / --value-stdin to read it from stdin', command);
+  const index = int(parsed, 'index', 1, 1000);
+  if (command === 'secrets signing remove' && (value === undefined) === (index === undefined)) {
+    throw new UsageError('give either --value S or --index N (as shown by `secrets signing list`)', command);
+  }
+
+  const ctx = await buildContext(parsed, io);
+  const out = ctx.out;
+  const output = name !== undefined ? SINGLE_SECRETS[name].output : STACK_OUTPUTS.signingSecretsSecretArn;
+  const ref: SecretRef = {
+    id: str(parsed, 'secret-id') ?? (await ctx.stack.require(output, '--secret-id')),
+    endpoint: endpointFor(ctx.settings, 'secretsmanager'),
+  };
+  const sm = secretsClient(ctx.settings);
+  try {
+    if (name !== undefined) {
+      const what = SINGLE_SECRETS[name].what;
+      const secret = checkValue(value ?? '', what);
+      if (name === 'slack-token' && !secret.startsWith('xoxb-')) out.warn('a bot token starts with xoxb-; user (xoxp-) and app-level (xapp-) tokens will not work');
+      const versionId = await writeSecret(sm, ref, secret);
+      out.say(`✓ ${what} set in ${ref.id} (${fingerprint(secret)})`);
+      out.say('The digest function picks it up within its secrets cache time (SECRETS_CACHE_SECONDS, default 5 min).');
+      return { exitCode: 0, json: { secret: name, secretId: ref.id, versionId: versionId ?? null, fingerprint: fingerprint(secret) } };
+    }
+
+    const current = parseSigningSecrets(await readSecret(sm, ref));
+    const list = (secrets: readonly string[]) => secrets.map((secret, i) => ({ index: i + 1, fingerprint: fingerprint(secret), length: secret.length }));
+
+    if (command === 'secrets signing list') {
+      printSigning(out, current);
+      return { exitCode: 0, json: { secretId: ref.id, secrets: list(current) } };
+    }
+
+    if (command === 'secrets signing add') {
+      const secret = checkValue(value ?? '', 'signing secret');
+      if (current.includes(secret)) {
+        out.say(`already present: ${fingerprint(secret)}; nothing changed`);
+        printSigning(out, current);
+        return { exitCode: 0, json: { secretId: ref.id, changed: false, secrets: list(current) } };
+      }
+      const next = [...current, secret];
+      const versionId = await writeSecret(sm, ref, JSON.stringify(next));
+      out.say(`✓ added ${fingerprint(secret)}; ${next.length} signing secret(s) live:`);
+      printSigning(out, next);
+      out.warn(ROTATION_NOTE);
+      return { exitCode: 0, json: { secretId: ref.id, changed: true, versionId: versionId ?? null, added: fingerprint(secret), secrets: list(next) } };
+    }
+
+    // remove
+    let position: number;
+    if (index !== undefined) {
+      if (index > current.length) throw new CliError(`there is no signing secret [${index}]; ${current.length} are set`, 'see `bridge secrets signing list`', 'not_found');
+      position = index - 1;
+    } else {
+      position = current.indexOf((value ?? '').trim());
+      if (position < 0) throw new CliError('that signing secret is not in the list', 'see `bridge secrets signing list` for fingerprints, or use --index N', 'not_found');
+    }
+    if (current.length <= 1) {
+      throw new CliError(
+        'refusing to remove the last signing secret: every delivery would then be rejected',
+        'add the new webhook\'s secret first (`bridge secrets signing add`), then remove the old one',
+        'last_secret',
+      );
+    }
+    const removed = current[position] ?? '';
+    const next = current.filter((_, i) => i !== position);
+    const versionId = await writeSecret(sm, ref, JSON.stringify(next));
+    out.say(`✓ removed ${fingerprint(removed)}; ${next.length} signing secret(s) live:`);
+    printSigning(out, next);
+    out.warn(ROTATION_NOTE);
+    return { exitCode: 0, json: { secretId: ref.id, changed: true, versionId: versionId ?? null, removed: fingerprint(removed), secrets: list(next) } };
+  } finally {
+    sm.destroy();
+  }
+}

@@ -1,0 +1,178 @@
+/**
+ * `bridge send run.completed|draft.ready`: a signed test delivery built exactly as the service
+ * sends one (spec §6 "Delivery format", §5 "Webhook signature"): body `{id, type, created_at, data}`,
+ * five headers, POST without following redirects, 10 s timeout. `--duplicate N` repeats the same
+ * delivery (same id, same body bytes, signed again at each send, as the service's retries are).
+ */
+import { randomUUID } from 'node:crypto';
+import { HANDLED_EVENT_TYPES, type HandledEventType, type WebhookEvent } from '../../shared/events';
+import { signPayload } from '../../shared/signature';
+import { buildContext, int, parse, str, type OptionSpec } from '../args';
+import { networkCode, UsageError } from '../errors';
+import type { CliIo } from '../io';
+import { needLocal } from '../ready-file';
+import type { CommandResult } from '../result';
+
+export const USER_AGENT = 'Service-Webhooks/1';
+export const DELIVERY_TIMEOUT_MS = 10_000;
+const MAX_BODY_SHOWN = 2_000;
+
+export interface DeliveryInput {
+  type: HandledEventType;
+  projectId: string;
+  runId?: string | undefined;
+  assetId?: string | undefined;
+  /** draft.ready version: a number when it looks like one, else the string. */
+  version?: string | undefined;
+  answers?: number | undefined;
+  deliveryId?: string | undefined;
+  /** created_at; default now. */
+  createdAt?: Date;
+}
+
+export interface Delivery {
+  event: WebhookEvent;
+  /** The exact body bytes sent on every attempt. */
+  body: string;
+}
+
+export function buildDelivery(input: DeliveryInput): Delivery {
+  const id = input.deliveryId ?? randomUUID();
+  const data: Record<string, unknown> =
+    input.type === 'run.completed'
+      ? { project_id: input.projectId, run_id: input.runId ?? randomUUID(), status: 'completed', answers: input.answers ?? 0 }
+      : { project_id: input.projectId, asset_id: input.assetId ?? randomUUID(), version: parseVersion(input.version) };
+  const event: WebhookEvent = { id, type: input.type, created_at: (input.createdAt ?? new Date()).toISOString(), data };
+  return { event, body: JSON.stringify(event) };
+}
+
+function parseVersion(version: string | undefined): unknown {
+  if (version === undefined) return 1;
+  return /^-?\d+(\.\d+)?$/.test(version) ? Number(version) : version;
+}
+
+/** The five headers of spec §6, signed for `timestampSeconds`. */
+export function deliveryHeaders(event: WebhookEvent, body: string, secret: string, timestampSeconds: number): Record<string, string> {
+  return {
+    'Content-Type': 'application/json',
+    'User-Agent': USER_AGENT,
+    'X-Service-Event': event.type,
+    'X-Service-Delivery': event.id,
+    'X-Service-Signature': signPayload(secret, timestampSeconds, body),
+  };
+}
+
+export interface Attempt {
+  attempt: number;
+  /** Unix seconds the signature carries. */
+  signedAt: number;
+  status: number | null;
+  body: string | null;
+  latencyMs: number;
+  error: string | null;
+  ok: boolean;
+}
+
+export async function postDelivery(
+  fetchFn: typeof fetch,
+  url: string,
+  body: string,
+  headers: Record<string, string>,
+  now: () => number,
+  timeoutMs = DELIVERY_TIMEOUT_MS,
+): Promise<Omit<Attempt, 'attempt' | 'signedAt'>> {
+  const started = now();
+  try {
+    const response = await fetchFn(url, { method: 'POST', headers, body, redirect: 'manual', signal: AbortSignal.timeout(timeoutMs) });
+    const text = await response.text();
+    const status = response.status;
+    // redirect: 'manual' in Node gives the 3xx itself; never followed (spec §6 rule 6).
+    return { status, body: text, latencyMs: now() - started, error: status >= 300 && status < 400 ? 'redirect not followed' : null, ok: status >= 200 && status < 300 };
+  } catch (err) {
+    const code = networkCode(err);
+    const cause = err instanceof Error && err.cause instanceof Error ? `: ${err.cause.message}` : '';
+    const reason =
+      code === 'timeout' ? `timed out after ${timeoutMs} ms` : code !== undefined ? `cannot connect (${code})` : err instanceof Error ? `${err.message}${cause}` : String(err);
+    return { status: null, body: null, latencyMs: now() - started, error: reason, ok: false };
+  }
+}
+
+export const SEND_OPTIONS: OptionSpec = {
+  url: { type: 'string' },
+  secret: { type: 'string' },
+  local: { type: 'string' },
+  project: { type: 'string' },
+  run: { type: 'string' },
+  asset: { type: 'string' },
+  version: { type: 'string' },
+  answers: { type: 'string' },
+  duplicate: { type: 'string' },
+  age: { type: 'string' },
+  'delivery-id': { type: 'string' },
+};
+
+export async function sendCommand(argv: readonly string[], io: CliIo): Promise<CommandResult> {
+  const parsed = parse('send', argv, SEND_OPTIONS);
+  const [type, ...extra] = parsed.positionals;
+  if (type === undefined) throw new UsageError('send needs an event type: run.completed or draft.ready', 'send');
+  if (!(HANDLED_EVENT_TYPES as readonly string[]).includes(type)) throw new UsageError(`unknown event type "${type}": use run.completed or draft.ready`, 'send');
+  if (extra.length > 0) throw new UsageError(`unexpected argument "${extra[0] ?? ''}"`, 'send');
+  const eventType = type as HandledEventType;
+  if (eventType === 'run.completed' && (parsed.values['asset'] !== undefined || parsed.values['version'] !== undefined)) {
+    throw new UsageError('--asset and --version apply to draft.ready', 'send');
+  }
+  if (eventType === 'draft.ready' && (parsed.values['run'] !== undefined || parsed.values['answers'] !== undefined)) {
+    throw new UsageError('--run and --answers apply to run.completed', 'send');
+  }
+
+  const ctx = await buildContext(parsed, io);
+  const local = ctx.local;
+  const url = str(parsed, 'url') ?? (local !== undefined ? needLocal(local, local.webhookUrl, 'webhookUrl') : undefined);
+  const secret = str(parsed, 'secret') ?? (local !== undefined ? needLocal(local, local.signingSecrets[0], 'secrets (signing secret)') : undefined);
+  const projectId = str(parsed, 'project') ?? local?.projectIds[0];
+  if (url === undefined) throw new UsageError('--url is required (or --local READY_FILE)', 'send');
+  if (secret === undefined) throw new UsageError('--secret is required (or --local READY_FILE)', 'send');
+  if (projectId === undefined) throw new UsageError('--project is required (or --local READY_FILE with projectIds)', 'send');
+  try {
+    const parsedUrl = new URL(url);
+    if (parsedUrl.protocol !== 'http:' && parsedUrl.protocol !== 'https:') throw new Error('scheme');
+  } catch {
+    throw new UsageError(`--url must be an http(s) URL, got "${url}"`, 'send');
+  }
+  const duplicates = int(parsed, 'duplicate', 0, 100) ?? 0;
+  const ageSeconds = int(parsed, 'age', -10 * 365 * 86_400, 10 * 365 * 86_400) ?? 0;
+  const answers = int(parsed, 'answers', 0, Number.MAX_SAFE_INTEGER);
+
+  const signedAtFor = (): number => Math.floor(ctx.now() / 1000) - ageSeconds;
+  const delivery = buildDelivery({
+    type: eventType,
+    projectId,
+    runId: str(parsed, 'run'),
+    assetId: str(parsed, 'asset'),
+    version: str(parsed, 'version'),
+    answers,
+    deliveryId: str(parsed, 'delivery-id'),
+    createdAt: new Date(signedAtFor() * 1000),
+  });
+
+  const out = ctx.out;
+  out.say(`POST ${url}  ${delivery.event.type}  delivery ${delivery.event.id}${ageSeconds !== 0 ? `  signed ${ageSeconds} s ${ageSeconds > 0 ? 'in the past' : 'in the future'}` : ''}`);
+  const attempts: Attempt[] = [];
+  for (let i = 0; i <= duplicates; i++) {
+    const signedAt = signedAtFor();
+    const headers = deliveryHeaders(delivery.event, delivery.body, secret, signedAt);
+    const result = await postDelivery(ctx.fetch, url, delivery.body, headers, ctx.now);
+    const attempt: Attempt = { attempt: i + 1, signedAt, ...result };
+    attempts.push(attempt);
+    const shown = attempt.body === null ? '' : attempt.body.length > MAX_BODY_SHOWN ? `${attempt.body.slice(0, MAX_BODY_SHOWN)}…` : attempt.body;
+    const status = attempt.status === null ? 'ERR' : String(attempt.status);
+    out.say(`#${attempt.attempt}  ${status}  ${attempt.latencyMs} ms  ${attempt.error !== null ? `${attempt.error}  ` : ''}${shown.replace(/\s+/g, ' ').trim()}`);
+  }
+  const failed = attempts.filter((a) => !a.ok).length;
+  if (failed > 0 && attempts.every((a) => a.status === null)) {
+    // Nothing answered at all: say so the way other commands report an unreachable endpoint.
+    ctx.out.warn(`no answer from ${url}: ${attempts[0]?.error ?? 'unreachable'}`);
+  }
+  out.say(failed === 0 ? `all ${attempts.length} attempt(s) answered 2xx` : `${failed} of ${attempts.length} attempt(s) not accepted`);
+  return { exitCode: failed === 0 ? 0 : 1, json: { url, event: delivery.event, body: delivery.body, attempts } };
+}

@@ -1,0 +1,131 @@
+/**
+ * The local stack's ready file (`npm start` writes it once everything listens): where each local
+ * peer is and which secrets it uses, so `bridge --local READY_FILE …` works without AWS.
+ *
+ * The shape is local/stack.ts `ReadyInfo` (`secrets` is the signing secrets, `slackApiUrl` null when
+ * a real Slack is used). Read tolerantly: only the fields a command needs must be present. `secrets` may be a JSON array
+ * of signing secrets, a string (one per line), or an object with `signing` / `signingSecrets`,
+ * `readApiKey` and `slackToken`.
+ */
+import { readFile } from 'node:fs/promises';
+import { CliError } from './errors';
+
+/** The bot token the local stack's Slack server accepts (LOCAL_DEFAULTS.slackToken in local/stack.ts). */
+export const LOCAL_SLACK_TOKEN = 'xoxb-local-bridge-token';
+
+export interface LocalReady {
+  path: string;
+  webhookUrl: string | undefined;
+  signingSecrets: string[];
+  simulatorUrl: string | undefined;
+  /** The read-API key of the simulator. */
+  apiKey: string | undefined;
+  projectIds: string[];
+  sqsEndpoint: string | undefined;
+  queueUrl: string | undefined;
+  dlqUrl: string | undefined;
+  dynamoEndpoint: string | undefined;
+  tableName: string | undefined;
+  slackApiUrl: string | undefined;
+  /** Any token works against the local Slack server unless it was started with a token list. */
+  slackToken: string | undefined;
+  /** `slackChannel` in the file `npm start` writes. */
+  slackDefaultChannel: string | undefined;
+  slackProjectChannels: Record<string, string>;
+  region: string | undefined;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function str(value: unknown): string | undefined {
+  return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
+}
+
+function strings(value: unknown): string[] {
+  if (typeof value === 'string') return value.split(/[\n,]/).map((item) => item.trim()).filter((item) => item !== '');
+  if (!Array.isArray(value)) return [];
+  return value.filter((item): item is string => typeof item === 'string').map((item) => item.trim()).filter((item) => item !== '');
+}
+
+function stringMap(value: unknown): Record<string, string> {
+  let parsed: unknown = value;
+  if (typeof value === 'string') {
+    try {
+      parsed = JSON.parse(value);
+    } catch {
+      return {};
+    }
+  }
+  if (!isRecord(parsed)) return {};
+  const out: Record<string, string> = {};
+  for (const [key, item] of Object.entries(parsed)) {
+    const text = str(item);
+    if (text !== undefined) out[key] = text;
+  }
+  return out;
+}
+
+export function parseReadyFile(raw: unknown, path: string): LocalReady {
+  if (!isRecord(raw)) throw new CliError(`ready file ${path} is not a JSON object`, 'start the local stack with `npm start` and pass the file it writes');
+  const secrets = raw['secrets'];
+  let signing: string[];
+  let readApiKey: string | undefined;
+  let slackToken: string | undefined;
+  if (isRecord(secrets)) {
+    signing = strings(secrets['signing'] ?? secrets['signingSecrets'] ?? secrets['signing_secrets']);
+    readApiKey = str(secrets['readApiKey'] ?? secrets['read_api_key']);
+    slackToken = str(secrets['slackToken'] ?? secrets['slackBotToken'] ?? secrets['slack_token']);
+  } else {
+    signing = strings(secrets);
+  }
+  if (signing.length === 0) signing = strings(raw['signingSecrets']);
+  return {
+    path,
+    webhookUrl: str(raw['webhookUrl']),
+    signingSecrets: signing,
+    simulatorUrl: str(raw['simulatorUrl']),
+    apiKey: str(raw['apiKey']) ?? readApiKey,
+    projectIds: strings(raw['projectIds']),
+    sqsEndpoint: str(raw['sqsEndpoint']),
+    queueUrl: str(raw['queueUrl']),
+    dlqUrl: str(raw['dlqUrl']),
+    dynamoEndpoint: str(raw['dynamoEndpoint']),
+    tableName: str(raw['tableName']),
+    slackApiUrl: str(raw['slackApiUrl']),
+    slackToken: str(raw['slackToken']) ?? slackToken,
+    slackDefaultChannel: str(raw['slackDefaultChannel']) ?? str(raw['slackChannel']),
+    slackProjectChannels: stringMap(raw['slackProjectChannels']),
+    region: str(raw['region']),
+  };
+}
+
+export async function readReadyFile(path: string): Promise<LocalReady> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (err) {
+    const code = (err as { code?: unknown }).code;
+    throw new CliError(
+      `cannot read the ready file ${path}${typeof code === 'string' ? ` (${code})` : ''}`,
+      'start the local stack with `npm start` (it writes the ready file once it is up) and pass that path to --local',
+      'no_ready_file',
+    );
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch {
+    throw new CliError(`ready file ${path} is not JSON`, 'pass the file `npm start` writes', 'bad_ready_file');
+  }
+  return parseReadyFile(raw, path);
+}
+
+/** A field of the ready file a command needs, or a CliError naming it. */
+export function needLocal<T>(ready: LocalReady, value: T | undefined, field: string): T {
+  if (value === undefined) {
+    throw new CliError(`ready file ${ready.path} has no ${field}`, 'restart the local stack (`npm start`) so it writes a complete ready file', 'bad_ready_file');
+  }
+  return value;
+}

@@ -1,0 +1,27 @@
+/**
+ * The ingest handler for a given environment: translate the HTTP API event, hand it to the ingest
+ * domain, answer. Kept apart from handler.ts so the local stack can build handlers for its own
+ * environment without the Lambda module's cold-start configuration.
+ */
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { handleDelivery } from '../../shared/ingest';
+import { createIngestDeps, readIngestConfig } from '../../shared/ingest-runtime';
+import { createObservability, type Observability } from '../../shared/powertools';
+import { httpApiResultFrom, ingestRequestFromHttpApi } from '../../shared/http-api-event';
+import type { Env } from '../../shared/config-env';
+
+export type IngestHandler = (event: APIGatewayProxyEventV2) => Promise<APIGatewayProxyStructuredResultV2>;
+
+export function createIngestHandler(env: Env, observability: Observability = createObservability(env['POWERTOOLS_SERVICE_NAME'] ?? 'ingest')): IngestHandler {
+  const deps = createIngestDeps(readIngestConfig(env), observability);
+  return async (event) => {
+    const request = ingestRequestFromHttpApi(event);
+    observability.appendKeys({ deliveryId: request.headers['x-service-delivery'] });
+    try {
+      return httpApiResultFrom(await handleDelivery(request, deps));
+    } finally {
+      observability.flush();
+      observability.resetKeys();
+    }
+  };
+}

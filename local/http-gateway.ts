@@ -1,0 +1,340 @@
+/**
+ * A local stand-in for API Gateway HTTP API in front of a Lambda integration (payload format 2.0).
+ *
+ * Each request on a configured route becomes an `APIGatewayProxyEventV2` as API Gateway builds it:
+ * header names lower-cased, repeated headers comma-joined, cookies moved to `cookies`, repeated
+ * query parameters comma-joined, the raw body as text — or base64 with `isBase64Encoded` when the
+ * bytes are not valid UTF-8 — and `requestContext.http` / `stage` / `routeKey` / `requestId`.
+ * The function's answer becomes the HTTP response (a structured result, or any other value as a
+ * 200 JSON body, as payload 2.0 infers). Any other route answers 404 `{"message":"Not Found"}`
+ * without invoking anything; a function error answers 500 `{"message":"Internal Server Error"}`;
+ * no answer within the integration timeout answers 503 `{"message":"Service Unavailable"}`.
+ *
+ * Like Lambda, concurrent requests run on separate handler instances ("containers"), created on
+ * demand with `createHandler` and reused once free.
+ */
+import { randomBytes } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+
+export type HttpApiHandler = (event: APIGatewayProxyEventV2) => Promise<APIGatewayProxyResultV2>;
+
+export interface GatewayRoute {
+  method: string;
+  path: string;
+}
+
+export interface GatewayRequestInfo {
+  method: string;
+  path: string;
+  status: number;
+  durationMs: number;
+  /** The event given to the function (absent when no route matched or the body was too large). */
+  event: APIGatewayProxyEventV2 | undefined;
+  /** The function's answer, when it gave one. */
+  result: APIGatewayProxyStructuredResultV2 | undefined;
+  /** Why the function gave no answer (it threw, or timed out). */
+  error: unknown;
+}
+
+export interface HttpGatewayOptions {
+  /** 0 (default) picks a free port. */
+  port?: number;
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** Routes that invoke the function (default `POST /webhook`). */
+  routes?: readonly GatewayRoute[];
+  /** Builds one handler instance; called again whenever all existing ones are busy. */
+  createHandler: () => HttpApiHandler;
+  /** Stage name in `requestContext.stage` (default `$default`, so no path prefix). */
+  stage?: string;
+  /** API Gateway's integration timeout (default 30 000 ms, as HTTP API): 503 when it passes. */
+  timeoutMs?: number;
+  /** The function's own timeout (e.g. 8 000 ms): a Lambda timeout is a function error, 500. Default: none. */
+  functionTimeoutMs?: number;
+  /** Largest body accepted (default 10 MiB, API Gateway's payload limit). */
+  maxBodyBytes?: number;
+  apiId?: string;
+  accountId?: string;
+  /** Called after each request is answered. */
+  onRequest?: (info: GatewayRequestInfo) => void;
+}
+
+const DEFAULT_TIMEOUT_MS = 30_000;
+const DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024;
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+
+class BodyTooLargeError extends Error {}
+
+export class HttpGateway {
+  private readonly idleHandlers: HttpApiHandler[] = [];
+  private readonly running = new Set<Promise<unknown>>();
+  private handlerCount = 0;
+  private closed = false;
+
+  private constructor(
+    private readonly server: Server,
+    private readonly options: HttpGatewayOptions,
+    readonly url: string,
+    readonly port: number,
+  ) {}
+
+  /** Listens; rejects with the listen error (e.g. EADDRINUSE) when the port can't be had. */
+  static async start(options: HttpGatewayOptions): Promise<HttpGateway> {
+    const host = options.host ?? '127.0.0.1';
+    const holder: { gateway?: HttpGateway } = {};
+    const server = createServer((req, res) => {
+      if (holder.gateway) holder.gateway.track(holder.gateway.handle(req, res));
+      else res.destroy();
+    });
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(options.port ?? 0, host, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+    const { port } = server.address() as AddressInfo;
+    const urlHost = host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host;
+    const gateway = new HttpGateway(server, options, `http://${urlHost}:${port}`, port);
+    holder.gateway = gateway;
+    return gateway;
+  }
+
+  /** Requests being served right now. */
+  get inFlight(): number {
+    return this.running.size;
+  }
+
+  /** Handler instances created so far (Lambda's concurrent executions high-water mark). */
+  get instances(): number {
+    return this.handlerCount;
+  }
+
+  /** Stops accepting requests, lets the ones in flight finish (at most `graceMs`), then drops every connection. */
+  async close(graceMs = 5000): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
+    this.server.closeIdleConnections();
+    if (this.running.size > 0) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        Promise.allSettled([...this.running]),
+        new Promise<void>((resolve) => {
+          timer = setTimeout(resolve, graceMs);
+        }),
+      ]);
+      clearTimeout(timer);
+    }
+    this.server.closeAllConnections();
+    await closed;
+  }
+
+  private track(promise: Promise<void>): void {
+    this.running.add(promise);
+    promise
+      .catch(() => undefined) // handle() answers every failure itself; never an unhandled rejection
+      .finally(() => this.running.delete(promise))
+      .catch(() => undefined);
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const started = performance.now();
+    const url = new URL(req.url ?? '/', 'http://gateway.local');
+    const method = (req.method ?? 'GET').toUpperCase();
+    const path = url.pathname;
+    const requestId = `${randomBytes(10).toString('base64').replace(/=+$/, '')}=`;
+    const info: GatewayRequestInfo = { method, path, status: 0, durationMs: 0, event: undefined, result: undefined, error: undefined };
+    const finish = (status: number, headers: Record<string, string | string[]>, body: Buffer): void => {
+      info.status = status;
+      info.durationMs = performance.now() - started;
+      if (!res.headersSent && !res.destroyed) {
+        res.writeHead(status, { ...headers, 'content-length': String(body.length), 'apigw-requestid': requestId });
+        res.end(method === 'HEAD' ? undefined : body);
+      }
+      try {
+        this.options.onRequest?.(info);
+      } catch {
+        // A logging callback must not break the gateway.
+      }
+    };
+    const message = (status: number, text: string): void =>
+      finish(status, { 'content-type': 'application/json' }, Buffer.from(JSON.stringify({ message: text })));
+
+    let body: Buffer;
+    try {
+      body = await readBody(req, this.options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES);
+    } catch (error) {
+      if (error instanceof BodyTooLargeError) message(413, 'Request Entity Too Large');
+      else res.destroy();
+      return;
+    }
+    const route = (this.options.routes ?? [{ method: 'POST', path: '/webhook' }]).find((r) => r.method.toUpperCase() === method && r.path === path);
+    if (!route || this.closed) {
+      message(this.closed ? 503 : 404, this.closed ? 'Service Unavailable' : 'Not Found');
+      return;
+    }
+
+    const event = toHttpApiEvent(req, body, {
+      routeKey: `${route.method.toUpperCase()} ${route.path}`,
+      stage: this.options.stage ?? '$default',
+      requestId,
+      apiId: this.options.apiId ?? 'local',
+      accountId: this.options.accountId ?? '000000000000',
+    });
+    info.event = event;
+
+    const integrationMs = this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    const functionMs = this.options.functionTimeoutMs ?? Number.POSITIVE_INFINITY;
+    let handler: HttpApiHandler | undefined;
+    let outcome: Outcome<APIGatewayProxyResultV2>;
+    try {
+      // Building an instance can fail like a Lambda init error: a function error for this request.
+      const instance = this.idleHandlers.pop() ?? this.newHandler();
+      handler = instance;
+      outcome = await withTimeout((async () => instance(event))(), Math.min(integrationMs, functionMs));
+    } catch (error) {
+      outcome = { ok: false, timedOut: false, error };
+    }
+    // A timed-out instance may still be running: like Lambda, never hand it another request.
+    const reusable = outcome.ok || !outcome.timedOut;
+    if (handler && reusable && !this.closed) this.idleHandlers.push(handler);
+
+    if (!outcome.ok) {
+      info.error = outcome.error;
+      // A Lambda timeout is a function error (500); API Gateway giving up first is a 503.
+      if (outcome.timedOut && integrationMs < functionMs) message(503, 'Service Unavailable');
+      else message(500, 'Internal Server Error');
+      return;
+    }
+    const structured = toStructuredResult(outcome.result);
+    info.result = structured;
+    const { status, headers, body: responseBody } = fromStructuredResult(structured);
+    finish(status, headers, responseBody);
+  }
+
+  private newHandler(): HttpApiHandler {
+    this.handlerCount += 1;
+    return this.options.createHandler();
+  }
+}
+
+/** Builds the payload 2.0 event API Gateway would give the function for this request. */
+export function toHttpApiEvent(
+  req: IncomingMessage,
+  body: Buffer,
+  context: { routeKey: string; stage: string; requestId: string; apiId: string; accountId: string; now?: number },
+): APIGatewayProxyEventV2 {
+  const url = new URL(req.url ?? '/', 'http://gateway.local');
+  const rawQueryString = (req.url ?? '').includes('?') ? (req.url ?? '').slice((req.url ?? '').indexOf('?') + 1) : '';
+  const headers: Record<string, string> = {};
+  let cookies: string[] | undefined;
+  for (const [name, values] of Object.entries(req.headersDistinct)) {
+    if (values === undefined) continue;
+    if (name === 'cookie') {
+      cookies = values.flatMap((v) => v.split(';')).map((c) => c.trim()).filter((c) => c !== '');
+      continue;
+    }
+    headers[name] = values.join(',');
+  }
+  const query: Record<string, string> = {};
+  for (const [name, value] of url.searchParams) query[name] = name in query ? `${query[name]},${value}` : value;
+
+  const host = headers['host'] ?? 'localhost';
+  const domainName = host.replace(/:\d+$/, '');
+  const now = context.now ?? Date.now();
+  const method = (req.method ?? 'GET').toUpperCase();
+  const text = body.length === 0 ? undefined : decodeUtf8(body);
+  const event: APIGatewayProxyEventV2 = {
+    version: '2.0',
+    routeKey: context.routeKey,
+    rawPath: url.pathname,
+    rawQueryString,
+    headers,
+    requestContext: {
+      accountId: context.accountId,
+      apiId: context.apiId,
+      domainName,
+      domainPrefix: domainName.split('.')[0] ?? domainName,
+      http: {
+        method,
+        path: url.pathname,
+        protocol: `HTTP/${req.httpVersion}`,
+        sourceIp: (req.socket.remoteAddress ?? '127.0.0.1').replace(/^::ffff:/, ''),
+        userAgent: headers['user-agent'] ?? '',
+      },
+      requestId: context.requestId,
+      routeKey: context.routeKey,
+      stage: context.stage,
+      time: apiGatewayTime(now),
+      timeEpoch: now,
+    },
+    isBase64Encoded: body.length > 0 && text === undefined,
+  };
+  if (cookies && cookies.length > 0) event.cookies = cookies;
+  if (Object.keys(query).length > 0) event.queryStringParameters = query;
+  if (body.length > 0) event.body = text ?? body.toString('base64');
+  return event;
+}
+
+/** The bytes as text when they are valid UTF-8 (a BOM is kept: the signature covers it); otherwise undefined. */
+function decodeUtf8(body: Buffer): string | undefined {
+  try {
+    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(body);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Payload 2.0: a result without `statusCode` is a 200 JSON body (a string is sent as is). */
+function toStructuredResult(result: APIGatewayProxyResultV2): APIGatewayProxyStructuredResultV2 {
+  if (typeof result === 'object' && result !== null && 'statusCode' in result && typeof result.statusCode === 'number') {
+    return result;
+  }
+  const body = typeof result === 'string' ? result : (JSON.stringify(result) ?? '');
+  return { statusCode: 200, headers: { 'content-type': 'application/json' }, body };
+}
+
+function fromStructuredResult(result: APIGatewayProxyStructuredResultV2): { status: number; headers: Record<string, string | string[]>; body: Buffer } {
+  const headers: Record<string, string | string[]> = {};
+  for (const [name, value] of Object.entries(result.headers ?? {})) headers[name.toLowerCase()] = String(value);
+  if (result.cookies && result.cookies.length > 0) headers['set-cookie'] = result.cookies;
+  const raw = result.body ?? '';
+  const body = result.isBase64Encoded === true ? Buffer.from(raw, 'base64') : Buffer.from(raw, 'utf8');
+  return { status: result.statusCode ?? 200, headers, body };
+}
+
+type Outcome<T> = { ok: true; result: T } | { ok: false; timedOut: boolean; error: unknown };
+
+async function withTimeout<T>(promise: Promise<T>, ms: number): Promise<Outcome<T>> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<Outcome<T>>((resolve) => {
+    timer = setTimeout(() => resolve({ ok: false, timedOut: true, error: new Error(`no answer within ${ms} ms`) }), ms);
+  });
+  try {
+    return await Promise.race([promise.then((result): Outcome<T> => ({ ok: true, result })), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer | string>) {
+    const buffer = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+    size += buffer.length;
+    if (size > limit) throw new BodyTooLargeError();
+    chunks.push(buffer);
+  }
+  return Buffer.concat(chunks);
+}
+
+/** `12/Mar/2020:19:03:58 +0000`, the format of `requestContext.time`. */
+function apiGatewayTime(epochMs: number): string {
+  const d = new Date(epochMs);
+  const pad = (n: number): string => String(n).padStart(2, '0');
+  return `${pad(d.getUTCDate())}/${MONTHS[d.getUTCMonth()] ?? ''}/${d.getUTCFullYear()}:${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())} +0000`;
+}

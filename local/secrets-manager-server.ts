@@ -1,0 +1,351 @@
+/**
+ * A tiny Secrets-Manager-compatible server for local runs and integration tests: AWS JSON 1.1
+ * (`POST /`, `X-Amz-Target: secretsmanager.<Op>`), state in memory. The real
+ * @aws-sdk/client-secrets-manager talks to it unchanged.
+ *
+ * Operations: CreateSecret, GetSecretValue, PutSecretValue, DescribeSecret. A secret is addressed by
+ * its name, its full ARN or its partial ARN (without the 6-character suffix), as in AWS.
+ * Versions carry staging labels: a put moves AWSCURRENT to the new version and AWSPREVIOUS to the
+ * one before. Errors are modelled exceptions the SDK maps to classes (`ResourceNotFoundException`,
+ * `ResourceExistsException`, `InvalidParameterException`, `InvalidRequestException`).
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+
+export interface SecretsManagerServerOptions {
+  /** 0 (default) picks a free port. */
+  port?: number;
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** Region in ARNs; default us-east-1. */
+  region?: string;
+}
+
+export const ACCOUNT_ID = '000000000000';
+const TARGET_PREFIX = 'secretsmanager.';
+const CONTENT_TYPE = 'application/x-amz-json-1.1';
+const MAX_REQUEST_BYTES = 1024 * 1024;
+const NAME = /^[A-Za-z0-9/_+=.@-]{1,512}$/;
+const CURRENT = 'AWSCURRENT';
+const PREVIOUS = 'AWSPREVIOUS';
+/** SecretString and SecretBinary are each at most 64 KiB in AWS. */
+const MAX_SECRET_BYTES = 65_536;
+
+class ServiceError extends Error {
+  constructor(
+    readonly type: string,
+    message: string,
+    readonly status = 400,
+  ) {
+    super(message);
+  }
+}
+
+const notFound = (): ServiceError => new ServiceError('ResourceNotFoundException', "Secrets Manager can't find the specified secret.");
+const invalidParameter = (message: string): ServiceError => new ServiceError('InvalidParameterException', message);
+
+interface Version {
+  id: string;
+  string: string | undefined;
+  binary: Buffer | undefined;
+  stages: Set<string>;
+  created: number;
+}
+
+interface Secret {
+  name: string;
+  arn: string;
+  description: string | undefined;
+  created: number;
+  changed: number;
+  versions: Map<string, Version>;
+}
+
+/** One recorded call: the operation and the secret id it named (never a value). */
+export interface SecretsManagerCall {
+  operation: string;
+  secretId: string | undefined;
+  status: number;
+}
+
+type Json = Record<string, unknown>;
+
+function isRecord(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function optString(input: Json, key: string): string | undefined {
+  const value = input[key];
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'string') throw new ServiceError('SerializationException', `${key} must be a string.`);
+  return value;
+}
+
+function reqString(input: Json, key: string): string {
+  const value = optString(input, key);
+  if (value === undefined || value === '') throw invalidParameter(`You must provide a value for the ${key} parameter.`);
+  return value;
+}
+
+export class LocalSecretsManagerServer {
+  private readonly secrets = new Map<string, Secret>();
+  private readonly log: SecretsManagerCall[] = [];
+
+  private constructor(
+    private readonly server: Server,
+    readonly url: string,
+    readonly region: string,
+  ) {}
+
+  static async start(options: SecretsManagerServerOptions = {}): Promise<LocalSecretsManagerServer> {
+    const host = options.host ?? '127.0.0.1';
+    const holder: { instance?: LocalSecretsManagerServer } = {};
+    const server = createServer((req, res) => {
+      void holder.instance?.handle(req, res);
+    });
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(options.port ?? 0, host, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+    const { port } = server.address() as AddressInfo;
+    const urlHost = host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host;
+    const instance = new LocalSecretsManagerServer(server, `http://${urlHost}:${port}`, options.region ?? 'us-east-1');
+    holder.instance = instance;
+    return instance;
+  }
+
+  async close(): Promise<void> {
+    const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
+    this.server.closeAllConnections();
+    await closed;
+  }
+
+  // -- test helpers (the same state the protocol sees) -----------------------------------------
+
+  /** Creates a secret (with a value unless `value` is undefined) and returns its ARN. */
+  createSecret(name: string, value?: string): string {
+    return this.create({ Name: name, ...(value !== undefined ? { SecretString: value } : {}) }).ARN as string;
+  }
+
+  /** The AWSCURRENT string of a secret (by name or ARN), or undefined. */
+  currentValue(secretId: string): string | undefined {
+    const secret = this.find(secretId);
+    return secret === undefined ? undefined : this.byStage(secret, CURRENT)?.string;
+  }
+
+  /** Every call so far, oldest first. */
+  calls(): SecretsManagerCall[] {
+    return this.log.map((call) => ({ ...call }));
+  }
+
+  // -- protocol ---------------------------------------------------------------------------------
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const target = String(req.headers['x-amz-target'] ?? '');
+    const operation = target.startsWith(TARGET_PREFIX) ? target.slice(TARGET_PREFIX.length) : target;
+    let secretId: string | undefined;
+    try {
+      const raw = await readBody(req);
+      if (req.method !== 'POST' || !target.startsWith(TARGET_PREFIX)) {
+        throw new ServiceError('UnknownOperationException', `Unknown operation ${target || '(missing X-Amz-Target header)'}`);
+      }
+      let input: unknown;
+      try {
+        input = raw.length === 0 ? {} : JSON.parse(raw.toString('utf8'));
+      } catch {
+        throw new ServiceError('SerializationException', 'Request body is not valid JSON.');
+      }
+      if (!isRecord(input)) throw new ServiceError('SerializationException', 'Request body must be a JSON object.');
+      secretId = typeof input['SecretId'] === 'string' ? input['SecretId'] : typeof input['Name'] === 'string' ? input['Name'] : undefined;
+      const result = this.dispatch(operation, input);
+      this.log.push({ operation, secretId, status: 200 });
+      send(res, 200, result);
+    } catch (err) {
+      const error = err instanceof ServiceError ? err : new ServiceError('InternalServiceError', err instanceof Error ? err.message : String(err), 500);
+      this.log.push({ operation, secretId, status: error.status });
+      send(res, error.status, { __type: error.type, message: error.message }, { 'x-amzn-errortype': error.type });
+    }
+  }
+
+  private dispatch(operation: string, input: Json): Json {
+    switch (operation) {
+      case 'CreateSecret':
+        return this.create(input);
+      case 'GetSecretValue':
+        return this.getValue(input);
+      case 'PutSecretValue':
+        return this.putValue(input);
+      case 'DescribeSecret':
+        return this.describe(input);
+      default:
+        throw new ServiceError('UnknownOperationException', `Operation ${operation} is not supported by the local Secrets Manager server.`);
+    }
+  }
+
+  private create(input: Json): Json {
+    const name = reqString(input, 'Name');
+    if (!NAME.test(name)) throw invalidParameter('Invalid name. Must be a valid name containing alphanumeric characters, or any of the following: -/_+=.@!');
+    if (this.secrets.has(name)) throw new ServiceError('ResourceExistsException', `The operation failed because the secret ${name} already exists.`);
+    const now = Date.now();
+    const secret: Secret = {
+      name,
+      arn: `arn:aws:secretsmanager:${this.region}:${ACCOUNT_ID}:secret:${name}-${randomBytes(3).toString('hex')}`,
+      description: optString(input, 'Description'),
+      created: now,
+      changed: now,
+      versions: new Map(),
+    };
+    const value = valueOf(input);
+    this.secrets.set(name, secret);
+    if (value === undefined) return { ARN: secret.arn, Name: name };
+    const version = this.addVersion(secret, value, optString(input, 'ClientRequestToken'));
+    return { ARN: secret.arn, Name: name, VersionId: version.id };
+  }
+
+  private getValue(input: Json): Json {
+    const secret = this.require(reqString(input, 'SecretId'));
+    const versionId = optString(input, 'VersionId');
+    const stage = optString(input, 'VersionStage');
+    let version: Version | undefined;
+    if (versionId !== undefined) {
+      version = secret.versions.get(versionId);
+      if (version === undefined || (stage !== undefined && !version.stages.has(stage))) {
+        throw new ServiceError('ResourceNotFoundException', `Secrets Manager can't find the specified secret value for VersionId: ${versionId}`);
+      }
+    } else {
+      const label = stage ?? CURRENT;
+      version = this.byStage(secret, label);
+      if (version === undefined) throw new ServiceError('ResourceNotFoundException', `Secrets Manager can't find the specified secret value for staging label: ${label}`);
+    }
+    return {
+      ARN: secret.arn,
+      Name: secret.name,
+      VersionId: version.id,
+      ...(version.string !== undefined ? { SecretString: version.string } : {}),
+      ...(version.binary !== undefined ? { SecretBinary: version.binary.toString('base64') } : {}),
+      VersionStages: [...version.stages],
+      CreatedDate: version.created / 1000,
+    };
+  }
+
+  private putValue(input: Json): Json {
+    const secret = this.require(reqString(input, 'SecretId'));
+    const value = valueOf(input);
+    if (value === undefined) throw invalidParameter('You must provide either SecretString or SecretBinary.');
+    const version = this.addVersion(secret, value, optString(input, 'ClientRequestToken'));
+    return { ARN: secret.arn, Name: secret.name, VersionId: version.id, VersionStages: [...version.stages] };
+  }
+
+  private describe(input: Json): Json {
+    const secret = this.require(reqString(input, 'SecretId'));
+    const stages: Record<string, string[]> = {};
+    for (const version of secret.versions.values()) if (version.stages.size > 0) stages[version.id] = [...version.stages];
+    return {
+      ARN: secret.arn,
+      Name: secret.name,
+      ...(secret.description !== undefined ? { Description: secret.description } : {}),
+      CreatedDate: secret.created / 1000,
+      LastChangedDate: secret.changed / 1000,
+      VersionIdsToStages: stages,
+    };
+  }
+
+  private addVersion(secret: Secret, value: { string?: string; binary?: Buffer }, token: string | undefined): Version {
+    const id = token ?? randomUUID();
+    const existing = secret.versions.get(id);
+    if (existing !== undefined) {
+      // Idempotent retry with the same token: same value is fine, another value is an error (as in AWS).
+      const sameBinary = existing.binary === undefined ? value.binary === undefined : value.binary !== undefined && existing.binary.equals(value.binary);
+      if (existing.string === value.string && sameBinary) return existing;
+      throw new ServiceError('ResourceExistsException', `A version with VersionId: ${id} already exists and has a different value.`);
+    }
+    const now = Date.now();
+    for (const version of secret.versions.values()) {
+      version.stages.delete(PREVIOUS);
+      if (version.stages.delete(CURRENT)) version.stages.add(PREVIOUS);
+    }
+    const version: Version = { id, string: value.string, binary: value.binary, stages: new Set([CURRENT]), created: now };
+    secret.versions.set(id, version);
+    secret.changed = now;
+    // Keep the history bounded: versions without a label are dropped, as AWS eventually does.
+    for (const [key, old] of secret.versions) if (old.stages.size === 0) secret.versions.delete(key);
+    return version;
+  }
+
+  private byStage(secret: Secret, stage: string): Version | undefined {
+    for (const version of secret.versions.values()) if (version.stages.has(stage)) return version;
+    return undefined;
+  }
+
+  private find(secretId: string): Secret | undefined {
+    const byName = this.secrets.get(secretId);
+    if (byName !== undefined) return byName;
+    for (const secret of this.secrets.values()) {
+      if (secret.arn === secretId) return secret;
+      // Partial ARN: the full ARN without its "-XXXXXX" suffix.
+      if (secretId.startsWith('arn:') && secret.arn.slice(0, secret.arn.length - 7) === secretId) return secret;
+    }
+    return undefined;
+  }
+
+  private require(secretId: string): Secret {
+    const secret = this.find(secretId);
+    if (secret === undefined) throw notFound();
+    return secret;
+  }
+}
+
+function valueOf(input: Json): { string?: string; binary?: Buffer } | undefined {
+  const string = optString(input, 'SecretString');
+  const binaryText = optString(input, 'SecretBinary');
+  if (string !== undefined && binaryText !== undefined) throw invalidParameter('You can\'t specify both a binary secret value and a string secret value in the same secret.');
+  if (string !== undefined) {
+    if (Buffer.byteLength(string, 'utf8') > MAX_SECRET_BYTES) throw invalidParameter('SecretString must be at most 65536 bytes.');
+    return { string };
+  }
+  if (binaryText !== undefined) {
+    const binary = Buffer.from(binaryText, 'base64');
+    if (binary.length > MAX_SECRET_BYTES) throw invalidParameter('SecretBinary must be at most 65536 bytes.');
+    return { binary };
+  }
+  return undefined;
+}
+
+async function readBody(req: IncomingMessage): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    const buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk));
+    size += buffer.length;
+    if (size > MAX_REQUEST_BYTES) throw new ServiceError('InvalidRequestException', 'Request body too large.', 413);
+    chunks.push(buffer);
+  }
+  return Buffer.concat(chunks);
+}
+
+function send(res: ServerResponse, status: number, body: Json, headers: Record<string, string> = {}): void {
+  if (res.destroyed || res.writableEnded) return;
+  const payload = Buffer.from(JSON.stringify(body), 'utf8');
+  res.writeHead(status, {
+    'content-type': CONTENT_TYPE,
+    'content-length': payload.length,
+    'x-amzn-requestid': randomUUID(),
+    ...headers,
+  });
+  res.end(payload);
+}
+
+/** A Secrets Manager client for this server: dummy credentials and a fixed region. */
+export function createSecretsManagerClient(endpoint: string, region = 'us-east-1'): SecretsManagerClient {
+  return new SecretsManagerClient({
+    endpoint,
+    region,
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    maxAttempts: 1,
+  });
+}

@@ -1,0 +1,765 @@
+/**
+ * The whole bridge on one machine: `startLocalStack()` runs, in this process,
+ *
+ * - the visibility-service simulator (read API + signed webhooks), unless a real read API is given;
+ * - the REAL ingest handler (`createIngestHandler`) behind a local API Gateway HTTP API (payload 2.0)
+ *   at `POST /webhook`;
+ * - DynamoDB (dynalite, in memory or on disk) with the bridge's table;
+ * - SQS (the local SQS server) with the digest queue and its DLQ (redrive after maxReceiveCount);
+ * - the REAL digest handler (`createDigestHandler`) fed by a local SQS event source mapping;
+ * - the local Slack Web API server (printing each message), unless a real Slack token is given.
+ *
+ * Used by `npm start` (local/start.ts), the end-to-end tests (test/e2e), the load test and the CLI
+ * tests. Several stacks can run in one process: each handler gets its own environment object.
+ */
+import { randomBytes } from 'node:crypto';
+import { appendFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { CreateQueueCommand, GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import { ensureBridgeTable, startLocalDynamo, type LocalDynamo } from './dynamo';
+import { SqsServer, createSqsClient } from './sqs-server';
+import { LocalSlackServer, type RecordedCall } from './slack-server';
+import { VisibilitySimulator } from './simulator/server';
+import { FixtureError, loadFixtureFile, type SimulatorFixture } from './simulator/data';
+import { HttpGateway, type GatewayRequestInfo } from './http-gateway';
+import { LambdaPoller, type PollerProblem } from './lambda-poller';
+import { LocalObservabilityHub, type LocalLogLevel } from './local-observability';
+import { ReadApiClient } from '../shared/read-api';
+import { ConfigError } from '../shared/config-env';
+import { readIngestConfig } from '../shared/ingest-runtime';
+import { readDigestConfig } from '../shared/digest-runtime';
+import { createIngestHandler, type IngestHandler } from '../functions/ingest/create-handler';
+import { createDigestHandler } from '../functions/digest/create-handler';
+
+// ---------------------------------------------------------------------------------------------------
+// Options and result
+// ---------------------------------------------------------------------------------------------------
+
+export const LOCAL_DEFAULTS = {
+  region: 'us-east-1',
+  tableName: 'visibility-bridge-local',
+  queueName: 'visibility-bridge-digest',
+  dlqName: 'visibility-bridge-digest-dlq',
+  slackChannel: '#visibility-digests',
+  slackToken: 'xoxb-local-bridge-token',
+  maxReceiveCount: 3,
+  visibilityTimeoutSeconds: 30,
+  functionTimeoutMs: 60_000,
+  ingestTimeoutMs: 8_000,
+  pollWaitSeconds: 20,
+  batchSize: 10,
+  concurrency: 2,
+  retryScale: 1,
+} as const;
+
+export interface LocalStackOptions {
+  /** Port of the webhook endpoint (default 0: any free port; `npm start` uses 8787). */
+  port?: number;
+  /** Address to bind every local server to (default 127.0.0.1). */
+  host?: string;
+  /** Webhook signing secrets; the first is registered with the simulator. Default: one generated. */
+  secrets?: string[];
+  /** Simulator data: a fixture, or the path of a fixture JSON file (the simulator's fixture format). */
+  fixture?: SimulatorFixture | string;
+  /** Seed of the simulator's generated data (default 1). */
+  seed?: number;
+  /** Latency the simulator adds to every read-API request. */
+  apiLatencyMs?: number;
+  /** Port tried first for the simulator (e.g. 8788, the `npm run simulator` default); a free one if taken. Default 0. */
+  simulatorPort?: number;
+  /** Multiplies the simulator's webhook retry delays (30 s … 8 min); default 1, tests use e.g. 0.001. */
+  retryScale?: number;
+  /** The simulator's webhook sender uses this fetch (tests wrap deliveries with it). */
+  webhookFetch?: typeof fetch;
+  /** Register the bridge's webhook with the simulator (default true). */
+  registerWebhook?: boolean;
+  /** Keep DynamoDB data in this directory across restarts (default: in memory). */
+  dataDir?: string;
+  /** The local Slack server appends one JSON line per Web API call here. */
+  slackLogFile?: string;
+  /** Post to a real Slack workspace: no local Slack server, SLACK_API_URL unset. */
+  realSlack?: { token: string; channel: string };
+  /** Use a real read API: no simulator (and no webhook registration). */
+  realReadApi?: { baseUrl: string; apiKey: string };
+  /** Channel of the local Slack server's digests (default #visibility-digests). */
+  slackChannel?: string;
+  /** Project id → channel (SLACK_PROJECT_CHANNELS). */
+  projectChannels?: Record<string, string>;
+  /** Receives before SQS moves a message to the DLQ (default 3). */
+  maxReceiveCount?: number;
+  /** The digest queue's visibility timeout (default 30 s). */
+  visibilityTimeoutSeconds?: number;
+  /** The digest function's timeout (default 60 s). */
+  functionTimeoutMs?: number;
+  /** The ingest function's timeout (default 8 s, as deployed). */
+  ingestTimeoutMs?: number;
+  /** Long-poll wait of the event source (default 20 s). */
+  pollWaitSeconds?: number;
+  /** Messages per digest invocation (default 10). */
+  batchSize?: number;
+  /** Digest invocations side by side (default 2). */
+  concurrency?: number;
+  /** Extra environment variables for both handlers (e.g. VISIBILITY_RANGE, SIGNATURE_TOLERANCE_SECONDS). */
+  env?: Record<string, string>;
+  /** Handler log lines shown (default `warn`; `silent` in tests). Everything is kept in `observability` anyway. */
+  logLevel?: LocalLogLevel;
+  /** Where log lines go (default stderr). */
+  logWrite?: (line: string) => void;
+  /** Info messages shown even when `logLevel` is `warn` (e.g. "digest posted"). */
+  logHighlight?: readonly string[];
+  /** Called with each message the local Slack server accepts (rendered as text; replies indented). */
+  onSlackMessage?: (rendered: string, call: RecordedCall) => void;
+  /** Called after each request the webhook endpoint answered. */
+  onDelivery?: (delivery: DeliverySummary) => void;
+}
+
+export interface DeliverySummary {
+  method: string;
+  path: string;
+  status: number;
+  durationMs: number;
+  deliveryId: string | undefined;
+  eventType: string | undefined;
+  /** `accepted` / `duplicate` / `ignored` on success; the error code (e.g. `signature_too_old`) otherwise. */
+  outcome: string;
+}
+
+export interface QueueDepth {
+  visible: number;
+  inFlight: number;
+  delayed: number;
+}
+
+export interface QueueDepths {
+  queue: QueueDepth;
+  dlq: QueueDepth;
+}
+
+/** What `npm start -- --ready-file FILE` writes, for the CLI and scripts. */
+export interface ReadyInfo {
+  webhookUrl: string;
+  secrets: string[];
+  /** Base URL of the read API in use: the simulator's, or the real service's. */
+  simulatorUrl: string;
+  apiKey: string;
+  projectIds: string[];
+  webhookId: string | null;
+  sqsEndpoint: string;
+  queueUrl: string;
+  dlqUrl: string;
+  dynamoEndpoint: string;
+  tableName: string;
+  /** The local Slack server's Web API URL; null when posting to a real Slack. */
+  slackApiUrl: string | null;
+  slackChannel: string;
+  region: string;
+  pid: number;
+}
+
+export interface LocalStack {
+  webhookUrl: string;
+  secrets: string[];
+  /** Absent when a real read API is used. */
+  simulator?: VisibilitySimulator;
+  /** Base URL of the read API in use (the simulator's unless a real one is configured). */
+  simulatorUrl: string;
+  apiKey: string;
+  /** The simulator's webhook registered for the bridge. */
+  webhookId?: string;
+  /** Absent when posting to a real Slack. */
+  slack?: LocalSlackServer;
+  slackChannel: string;
+  sqs: {
+    endpoint: string;
+    region: string;
+    queueUrl: string;
+    queueArn: string;
+    dlqUrl: string;
+    dlqArn: string;
+    /** The attributes the queue was created with (VisibilityTimeout, RedrivePolicy…), to recreate it. */
+    queueAttributes: Record<string, string>;
+    /** A client of the local SQS server for callers (the event source has its own). */
+    client: SQSClient;
+  };
+  dynamo: { endpoint: string; tableName: string; client: DynamoDBClient };
+  projectIds: string[];
+  /** The handlers' environment. */
+  env: Readonly<Record<string, string>>;
+  /** Every handler log line and metric (`countOf('DigestPosted')`). */
+  observability: LocalObservabilityHub;
+  gateway: HttpGateway;
+  poller: LambdaPoller;
+  readyInfo(): ReadyInfo;
+  depths(): Promise<QueueDepths>;
+  /**
+   * Resolves when the bridge has nothing left to do: no simulator delivery pending (unless
+   * `webhooks: false`), no ingest or digest invocation running, and the digest queue empty
+   * (messages waiting to be retried count as not empty). Rejects after `timeoutMs` (default 20 s).
+   */
+  waitForIdle(options?: { timeoutMs?: number; webhooks?: boolean }): Promise<void>;
+  /** Stops everything: deliveries, the endpoint, the event source (letting running batches finish), then the servers. */
+  close(): Promise<void>;
+}
+
+/** A problem the user can fix (port in use, bad fixture…): `message` is one line, meant to be printed as is. */
+export class LocalStackError extends Error {
+  override readonly name = 'LocalStackError';
+}
+
+/** A webhook signing secret in the simulator's format. */
+export function generateSecret(): string {
+  return `whsec_${randomBytes(24).toString('hex')}`;
+}
+
+/**
+ * The SDK's default credential chain finds these; the local peers accept any. Also silences the
+ * SDK's multi-line Node-version notice, which would only clutter the terminal of a local run.
+ */
+function prepareProcessEnv(): void {
+  if (!process.env['AWS_ACCESS_KEY_ID'] || !process.env['AWS_SECRET_ACCESS_KEY']) {
+    process.env['AWS_ACCESS_KEY_ID'] = 'local';
+    process.env['AWS_SECRET_ACCESS_KEY'] = 'local';
+  }
+  process.env['AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED'] ??= 'true';
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Start
+// ---------------------------------------------------------------------------------------------------
+
+export async function startLocalStack(options: LocalStackOptions = {}): Promise<LocalStack> {
+  const host = options.host ?? '127.0.0.1';
+  const region = LOCAL_DEFAULTS.region;
+  const secrets = options.secrets && options.secrets.length > 0 ? [...options.secrets] : [generateSecret()];
+  if (secrets.some((s) => s.trim() === '')) throw new LocalStackError('a signing secret is empty; pass non-empty values to --secret');
+  const maxReceiveCount = options.maxReceiveCount ?? LOCAL_DEFAULTS.maxReceiveCount;
+  const visibilityTimeoutSeconds = options.visibilityTimeoutSeconds ?? LOCAL_DEFAULTS.visibilityTimeoutSeconds;
+  const functionTimeoutMs = options.functionTimeoutMs ?? LOCAL_DEFAULTS.functionTimeoutMs;
+  const fixture = readFixture(options.fixture);
+  if (options.slackLogFile !== undefined && !options.realSlack) checkWritable(options.slackLogFile);
+  const observability = new LocalObservabilityHub({
+    level: options.logLevel ?? 'warn',
+    ...(options.logWrite ? { write: options.logWrite } : {}),
+    ...(options.logHighlight ? { highlight: options.logHighlight } : {}),
+  });
+
+  prepareProcessEnv();
+  const cleanup: (() => Promise<void>)[] = [];
+  const closeAll = async (): Promise<void> => {
+    for (const close of cleanup.splice(0).reverse()) {
+      try {
+        await close();
+      } catch {
+        // Best effort: the others still close.
+      }
+    }
+  };
+
+  try {
+    const [dynamo, sqs, simulator, slack] = await Promise.all([
+      startDynamo(options.dataDir, cleanup),
+      startSqs(host, region, maxReceiveCount, visibilityTimeoutSeconds, cleanup),
+      options.realReadApi ? Promise.resolve(undefined) : startSimulator(options, host, fixture, cleanup),
+      options.realSlack ? Promise.resolve(undefined) : startSlack(options, host, cleanup),
+    ]);
+    const readApiBaseUrl = options.realReadApi?.baseUrl.replace(/\/+$/, '') ?? simulator?.url ?? '';
+    const apiKey = options.realReadApi?.apiKey ?? simulator?.apiKey ?? '';
+    const slackChannel = options.realSlack?.channel ?? options.slackChannel ?? LOCAL_DEFAULTS.slackChannel;
+    const leaseSeconds = Math.ceil(functionTimeoutMs / 1000) + 60;
+    const env: Record<string, string> = {
+      TABLE_NAME: LOCAL_DEFAULTS.tableName,
+      QUEUE_URL: sqs.queueUrl,
+      SIGNING_SECRETS: JSON.stringify(secrets),
+      READ_API_BASE_URL: readApiBaseUrl,
+      READ_API_KEY: apiKey,
+      SLACK_BOT_TOKEN: options.realSlack?.token ?? LOCAL_DEFAULTS.slackToken,
+      ...(slack ? { SLACK_API_URL: slack.apiUrl } : {}),
+      SLACK_DEFAULT_CHANNEL: slackChannel,
+      ...(options.projectChannels ? { SLACK_PROJECT_CHANNELS: JSON.stringify(options.projectChannels) } : {}),
+      // The posting lease must outlast one invocation (the default 120 s does for the default 60 s).
+      ...(leaseSeconds > 120 ? { DIGEST_LEASE_SECONDS: String(Math.min(3600, leaseSeconds)) } : {}),
+      AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
+      AWS_ENDPOINT_URL_SQS: sqs.server.url,
+      AWS_REGION: region,
+      POWERTOOLS_METRICS_NAMESPACE: 'VisibilitySlackBridge',
+      ...options.env,
+    };
+
+    // Cold-start configuration checks of both functions, so a bad value fails the start in one line.
+    try {
+      readIngestConfig(env);
+      readDigestConfig(env);
+    } catch (error) {
+      if (error instanceof ConfigError) throw new LocalStackError(error.message);
+      throw error;
+    }
+
+    const gateway = await startGateway(options, host, () => createIngestHandler(env, observability.forService('ingest')), observability, cleanup);
+    const webhookUrl = `${gateway.url}/webhook`;
+
+    const poller = new LambdaPoller({
+      client: sqs.pollerClient,
+      queueUrl: sqs.queueUrl,
+      queueArn: sqs.queueArn,
+      region,
+      createHandler: () => createDigestHandler(env, observability.forService('digest')),
+      batchSize: options.batchSize ?? LOCAL_DEFAULTS.batchSize,
+      concurrency: options.concurrency ?? LOCAL_DEFAULTS.concurrency,
+      waitTimeSeconds: options.pollWaitSeconds ?? LOCAL_DEFAULTS.pollWaitSeconds,
+      functionTimeoutMs,
+      functionName: 'digest',
+      onError: (problem) => reportPollerProblem(observability, problem),
+    });
+    poller.start();
+    cleanup.push(() => poller.close());
+
+    let webhookId: string | undefined;
+    if (simulator && options.registerWebhook !== false) {
+      webhookId = simulator.webhooks.addWebhookWithSecret({ url: webhookUrl, secret: secrets[0] ?? generateSecret() }).id;
+    }
+    const projectIds = simulator ? simulator.projectIds() : await realProjectIds(readApiBaseUrl, apiKey, observability);
+
+    // Close order: no new deliveries, no new requests, let running digests finish, then the peers.
+    cleanup.length = 0;
+    let closing: Promise<void> | undefined;
+    const close = (): Promise<void> => {
+      closing ??= (async () => {
+        simulator?.webhooks.stop();
+        await gateway.close(2000).catch(() => undefined);
+        await poller.close(Math.min(functionTimeoutMs, 10_000)).catch(() => undefined);
+        await Promise.allSettled([simulator?.close(), slack?.close()]);
+        sqs.client.destroy();
+        sqs.pollerClient.destroy();
+        await Promise.allSettled([sqs.server.close(), dynamo.close()]);
+      })();
+      return closing;
+    };
+
+    const depths = async (): Promise<QueueDepths> => {
+      const [queue, dlq] = await Promise.all([queueDepth(sqs.client, sqs.queueUrl), queueDepth(sqs.client, sqs.dlqUrl)]);
+      return { queue, dlq };
+    };
+
+    const stack: LocalStack = {
+      webhookUrl,
+      secrets,
+      ...(simulator ? { simulator } : {}),
+      simulatorUrl: readApiBaseUrl,
+      apiKey,
+      ...(webhookId !== undefined ? { webhookId } : {}),
+      ...(slack ? { slack } : {}),
+      slackChannel,
+      sqs: {
+        endpoint: sqs.server.url,
+        region,
+        queueUrl: sqs.queueUrl,
+        queueArn: sqs.queueArn,
+        dlqUrl: sqs.dlqUrl,
+        dlqArn: sqs.dlqArn,
+        queueAttributes: sqs.queueAttributes,
+        client: sqs.client,
+      },
+      dynamo: { endpoint: dynamo.endpoint, tableName: LOCAL_DEFAULTS.tableName, client: dynamo.client },
+      projectIds,
+      env,
+      observability,
+      gateway,
+      poller,
+      readyInfo: () => ({
+        webhookUrl,
+        secrets: [...secrets],
+        simulatorUrl: readApiBaseUrl,
+        apiKey,
+        projectIds: [...projectIds],
+        webhookId: webhookId ?? null,
+        sqsEndpoint: sqs.server.url,
+        queueUrl: sqs.queueUrl,
+        dlqUrl: sqs.dlqUrl,
+        dynamoEndpoint: dynamo.endpoint,
+        tableName: LOCAL_DEFAULTS.tableName,
+        slackApiUrl: slack?.apiUrl ?? null,
+        slackChannel,
+        region,
+        pid: process.pid,
+      }),
+      depths,
+      waitForIdle: (waitOptions = {}) => waitForIdle({ simulator, gateway, poller, depths }, waitOptions),
+      close,
+    };
+    return stack;
+  } catch (error) {
+    await closeAll();
+    throw toStackError(error, options);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Pieces
+// ---------------------------------------------------------------------------------------------------
+
+function readFixture(fixture: SimulatorFixture | string | undefined): SimulatorFixture | undefined {
+  if (typeof fixture !== 'string') return fixture;
+  try {
+    return loadFixtureFile(fixture);
+  } catch (error) {
+    throw new LocalStackError(fixtureProblem(error, fixture));
+  }
+}
+
+function fixtureProblem(error: unknown, file: string | undefined): string {
+  const where = file === undefined ? 'the fixture' : `fixture ${file}`;
+  if (error instanceof FixtureError) {
+    const first = error.issues[0] ?? 'invalid';
+    const unreadable = /^\(file\): /.exec(first);
+    if (unreadable) return `cannot use ${where}: ${first.slice(unreadable[0].length)}`;
+    const more = error.issues.length > 1 ? ` (and ${error.issues.length - 1} more problem${error.issues.length > 2 ? 's' : ''})` : '';
+    return `${where} is not a valid simulator fixture: ${first}${more}`;
+  }
+  return `cannot use ${where}: ${error instanceof Error ? error.message : String(error)}`;
+}
+
+function checkWritable(file: string): void {
+  try {
+    appendFileSync(file, '');
+  } catch (error) {
+    throw new LocalStackError(`cannot write the Slack log file ${file}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
+async function startDynamo(dataDir: string | undefined, cleanup: (() => Promise<void>)[]): Promise<LocalDynamo> {
+  if (dataDir !== undefined) {
+    try {
+      mkdirSync(dataDir, { recursive: true });
+    } catch (error) {
+      throw new LocalStackError(`cannot create the data directory ${dataDir}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+  const release = dataDir !== undefined ? lockDataDir(dataDir) : () => undefined;
+  cleanup.push(() => {
+    release();
+    return Promise.resolve();
+  });
+  let started: LocalDynamo;
+  try {
+    started = await startLocalDynamo(dataDir !== undefined ? { dataDir } : {});
+  } catch (error) {
+    throw new LocalStackError(`cannot start DynamoDB (dynalite)${dataDir !== undefined ? ` on ${dataDir}` : ''}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  // Closing also gives the data directory up.
+  const dynamo: LocalDynamo = {
+    endpoint: started.endpoint,
+    client: started.client,
+    close: async () => {
+      try {
+        await started.close();
+      } finally {
+        release();
+      }
+    },
+  };
+  cleanup.push(() => dynamo.close());
+  try {
+    await ensureBridgeTable(dynamo.client, LOCAL_DEFAULTS.tableName);
+  } catch (error) {
+    const hint = dataDir !== undefined ? ` (is another bridge using ${dataDir}? stop it or pick another --data-dir)` : '';
+    throw new LocalStackError(`cannot create the DynamoDB table${hint}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  return dynamo;
+}
+
+const LOCK_FILE = 'local-stack.pid';
+
+/**
+ * One stack per data directory: dynalite (LevelDB) can't share it, and fails in a way that can't be
+ * caught when it tries. A lock file naming a process that is gone is taken over.
+ */
+function lockDataDir(dataDir: string): () => void {
+  const file = join(dataDir, LOCK_FILE);
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      writeFileSync(file, String(process.pid), { flag: 'wx' });
+      return () => rmSync(file, { force: true });
+    } catch (error) {
+      if (!isCode(error, 'EEXIST')) {
+        throw new LocalStackError(`cannot lock the data directory ${dataDir}: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    }
+    const owner = Number(readTextOrEmpty(file).trim());
+    if (Number.isInteger(owner) && owner > 0 && isAlive(owner)) {
+      throw new LocalStackError(`the data directory ${dataDir} is in use by another local stack (pid ${owner}); stop it or pick another --data-dir`);
+    }
+    rmSync(file, { force: true }); // left behind by a stack that is gone
+  }
+  throw new LocalStackError(`cannot lock the data directory ${dataDir}`);
+}
+
+function readTextOrEmpty(file: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return '';
+  }
+}
+
+function isAlive(pid: number): boolean {
+  if (pid === process.pid) return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return isCode(error, 'EPERM');
+  }
+}
+
+interface StartedSqs {
+  server: SqsServer;
+  client: SQSClient;
+  pollerClient: SQSClient;
+  queueUrl: string;
+  queueArn: string;
+  dlqUrl: string;
+  dlqArn: string;
+  queueAttributes: Record<string, string>;
+}
+
+async function startSqs(
+  host: string,
+  region: string,
+  maxReceiveCount: number,
+  visibilityTimeoutSeconds: number,
+  cleanup: (() => Promise<void>)[],
+): Promise<StartedSqs> {
+  if (!Number.isInteger(maxReceiveCount) || maxReceiveCount < 1 || maxReceiveCount > 1000) {
+    throw new LocalStackError(`maxReceiveCount must be a whole number from 1 to 1000, got ${maxReceiveCount}`);
+  }
+  if (!Number.isInteger(visibilityTimeoutSeconds) || visibilityTimeoutSeconds < 0 || visibilityTimeoutSeconds > 43_200) {
+    throw new LocalStackError(`the visibility timeout must be whole seconds from 0 to 43200, got ${visibilityTimeoutSeconds}`);
+  }
+  const server = await SqsServer.start({ host, region });
+  cleanup.push(() => server.close());
+  const client = createSqsClient(server.url, region);
+  const pollerClient = createSqsClient(server.url, region);
+  cleanup.push(() => {
+    client.destroy();
+    pollerClient.destroy();
+    return Promise.resolve();
+  });
+  const dlqUrl = (
+    await client.send(new CreateQueueCommand({ QueueName: LOCAL_DEFAULTS.dlqName, Attributes: { MessageRetentionPeriod: String(14 * 24 * 3600) } }))
+  ).QueueUrl;
+  const dlqArn = server.queueArn(LOCAL_DEFAULTS.dlqName);
+  const queueAttributes = {
+    VisibilityTimeout: String(visibilityTimeoutSeconds),
+    MessageRetentionPeriod: String(4 * 24 * 3600),
+    RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlqArn, maxReceiveCount }),
+  };
+  const queueUrl = (await client.send(new CreateQueueCommand({ QueueName: LOCAL_DEFAULTS.queueName, Attributes: queueAttributes }))).QueueUrl;
+  if (queueUrl === undefined || dlqUrl === undefined) throw new Error('the local SQS server returned no queue URL');
+  return { server, client, pollerClient, queueUrl, queueArn: server.queueArn(LOCAL_DEFAULTS.queueName), dlqUrl, dlqArn, queueAttributes };
+}
+
+async function startSimulator(
+  options: LocalStackOptions,
+  host: string,
+  fixture: SimulatorFixture | undefined,
+  cleanup: (() => Promise<void>)[],
+): Promise<VisibilitySimulator> {
+  const start = (port: number): Promise<VisibilitySimulator> =>
+    VisibilitySimulator.start({
+      port,
+      host,
+      ...(options.apiLatencyMs !== undefined ? { latencyMs: options.apiLatencyMs } : {}),
+      ...(fixture !== undefined ? { fixture } : {}),
+      ...(options.seed !== undefined ? { seed: options.seed } : {}),
+      webhooks: {
+        retryScale: options.retryScale ?? LOCAL_DEFAULTS.retryScale,
+        ...(options.webhookFetch ? { fetch: options.webhookFetch } : {}),
+      },
+    });
+  let simulator: VisibilitySimulator;
+  try {
+    try {
+      simulator = await start(options.simulatorPort ?? 0);
+    } catch (error) {
+      if (!isAddressInUse(error) || !options.simulatorPort) throw error;
+      simulator = await start(0);
+    }
+  } catch (error) {
+    if (error instanceof FixtureError) throw new LocalStackError(fixtureProblem(error, typeof options.fixture === 'string' ? options.fixture : undefined));
+    throw error;
+  }
+  cleanup.push(() => simulator.close());
+  return simulator;
+}
+
+async function startSlack(options: LocalStackOptions, host: string, cleanup: (() => Promise<void>)[]): Promise<LocalSlackServer> {
+  const slack = await LocalSlackServer.start({
+    host,
+    tokens: [LOCAL_DEFAULTS.slackToken],
+    ...(options.slackLogFile !== undefined ? { logFile: options.slackLogFile } : {}),
+    ...(options.onSlackMessage ? { onMessage: options.onSlackMessage } : {}),
+  });
+  cleanup.push(() => slack.close());
+  return slack;
+}
+
+async function startGateway(
+  options: LocalStackOptions,
+  host: string,
+  createHandler: () => IngestHandler,
+  observability: LocalObservabilityHub,
+  cleanup: (() => Promise<void>)[],
+): Promise<HttpGateway> {
+  const port = options.port ?? 0;
+  let gateway: HttpGateway;
+  try {
+    gateway = await HttpGateway.start({
+      port,
+      host,
+      routes: [{ method: 'POST', path: '/webhook' }],
+      createHandler,
+      functionTimeoutMs: options.ingestTimeoutMs ?? LOCAL_DEFAULTS.ingestTimeoutMs,
+      onRequest: (info) => {
+        if (info.error !== undefined) {
+          observability.log('ingest', 'error', info.status === 500 && info.result === undefined ? 'ingest function failed or timed out' : 'ingest function failed', describe(info.error));
+        }
+        if (options.onDelivery) {
+          try {
+            options.onDelivery(summarise(info));
+          } catch {
+            // A printing callback must not break the endpoint.
+          }
+        }
+      },
+    });
+  } catch (error) {
+    if (isAddressInUse(error)) throw new LocalStackError(`port ${port} is already in use; stop what uses it or pick another port with --port N (0 = any free port)`);
+    if (isCode(error, 'EACCES')) throw new LocalStackError(`not allowed to listen on port ${port}; pick a port above 1023 with --port N`);
+    throw error;
+  }
+  cleanup.push(() => gateway.close());
+  return gateway;
+}
+
+function summarise(info: GatewayRequestInfo): DeliverySummary {
+  const headers: APIGatewayProxyEventV2['headers'] = info.event?.headers ?? {};
+  let outcome = info.status >= 500 && info.result === undefined ? 'function_error' : `http_${info.status}`;
+  if (info.result?.body !== undefined) {
+    try {
+      const parsed = JSON.parse(info.result.body) as { result?: unknown; error?: unknown };
+      if (typeof parsed.result === 'string') outcome = parsed.result;
+      else if (typeof parsed.error === 'string') outcome = parsed.error;
+    } catch {
+      // Not JSON: keep the status.
+    }
+  } else if (info.event === undefined) {
+    outcome = info.status === 404 ? 'no_route' : outcome;
+  }
+  return {
+    method: info.method,
+    path: info.path,
+    status: info.status,
+    durationMs: info.durationMs,
+    deliveryId: headers['x-service-delivery'],
+    eventType: headers['x-service-event'],
+    outcome,
+  };
+}
+
+function reportPollerProblem(observability: LocalObservabilityHub, problem: PollerProblem): void {
+  switch (problem.kind) {
+    case 'receive':
+      observability.log('sqs', 'warn', 'ReceiveMessage failed; the event source retries', describe(problem.error));
+      return;
+    case 'delete':
+      observability.log('sqs', 'warn', 'DeleteMessageBatch failed; the messages come back after their visibility timeout', describe(problem.error));
+      return;
+    case 'function_error':
+      observability.log('digest', 'error', 'digest function threw; the whole batch goes back to the queue', { ...describe(problem.error), messages: problem.messageIds.length });
+      return;
+    case 'timeout':
+      observability.log('digest', 'error', `digest function timed out after ${problem.timeoutMs} ms; the whole batch goes back to the queue`, { messages: problem.messageIds.length });
+      return;
+    case 'invalid_response':
+      observability.log('digest', 'error', `digest function answered an invalid batch response: ${problem.detail}`, { messages: problem.messageIds.length });
+      return;
+  }
+}
+
+async function realProjectIds(baseUrl: string, apiKey: string, observability: LocalObservabilityHub): Promise<string[]> {
+  try {
+    const client = new ReadApiClient({ baseUrl, apiKey, timeoutMs: 5000, maxRateLimitRetries: 1 });
+    return (await client.listProjects()).map((p) => p.id);
+  } catch (error) {
+    observability.log('stack', 'warn', 'could not list the projects of the read API', describe(error));
+    return [];
+  }
+}
+
+async function queueDepth(client: SQSClient, queueUrl: string): Promise<QueueDepth> {
+  const answer = await client.send(
+    new GetQueueAttributesCommand({
+      QueueUrl: queueUrl,
+      AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible', 'ApproximateNumberOfMessagesDelayed'],
+    }),
+  );
+  const read = (name: string): number => Number(answer.Attributes?.[name as keyof typeof answer.Attributes] ?? 0);
+  return {
+    visible: read('ApproximateNumberOfMessages'),
+    inFlight: read('ApproximateNumberOfMessagesNotVisible'),
+    delayed: read('ApproximateNumberOfMessagesDelayed'),
+  };
+}
+
+async function waitForIdle(
+  parts: { simulator: VisibilitySimulator | undefined; gateway: HttpGateway; poller: LambdaPoller; depths: () => Promise<QueueDepths> },
+  options: { timeoutMs?: number; webhooks?: boolean },
+): Promise<void> {
+  const timeoutMs = options.timeoutMs ?? 20_000;
+  const deadline = Date.now() + timeoutMs;
+  let quietChecks = 0;
+  for (;;) {
+    const remaining = deadline - Date.now();
+    if (options.webhooks !== false && parts.simulator && remaining > 0) {
+      await Promise.race([parts.simulator.webhooks.idle(), sleep(remaining)]);
+    }
+    const busy = parts.gateway.inFlight + parts.poller.inFlight;
+    const depths = await parts.depths();
+    const queued = depths.queue.visible + depths.queue.inFlight + depths.queue.delayed;
+    const state = `${parts.gateway.inFlight} ingest and ${parts.poller.inFlight} digest invocation(s) running, ${depths.queue.visible} visible / ${depths.queue.inFlight} in flight / ${depths.queue.delayed} delayed on the queue`;
+    if (busy === 0 && queued === 0) {
+      quietChecks += 1;
+      if (quietChecks >= 2) return;
+    } else {
+      quietChecks = 0;
+    }
+    if (Date.now() >= deadline) throw new Error(`the local stack is not idle after ${timeoutMs} ms: ${state}`);
+    await sleep(quietChecks > 0 ? 20 : 25);
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+function describe(error: unknown): { errorName: string; errorMessage: string } {
+  if (error instanceof Error) return { errorName: error.name, errorMessage: error.message };
+  return { errorName: typeof error, errorMessage: String(error) };
+}
+
+function isCode(error: unknown, code: string): boolean {
+  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === code;
+}
+
+function isAddressInUse(error: unknown): boolean {
+  return isCode(error, 'EADDRINUSE');
+}
+
+function toStackError(error: unknown, options: LocalStackOptions): Error {
+  if (error instanceof LocalStackError) return error;
+  if (error instanceof FixtureError) return new LocalStackError(fixtureProblem(error, typeof options.fixture === 'string' ? options.fixture : undefined));
+  if (isAddressInUse(error)) return new LocalStackError(`a local server could not listen: ${error instanceof Error ? error.message : String(error)}`);
+  return error instanceof Error ? error : new Error(String(error));
+}

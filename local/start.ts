@@ -1,0 +1,315 @@
+/**
+ * `npm start` — the whole bridge on this machine against the visibility-service simulator.
+ * See `npm start -- --help`.
+ */
+import { renameSync, rmSync, writeFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { LocalStackError, generateSecret, startLocalStack, type DeliverySummary, type LocalStack, type LocalStackOptions } from './stack';
+
+const DEFAULT_PORT = 8787;
+/** `npm run simulator`'s default port (local/simulator/main.ts): tried first so its trigger commands need no --url. */
+const SIMULATOR_PORT = 8788;
+const SHUTDOWN_TIMEOUT_MS = 15_000;
+
+const HELP = `Run the whole bridge on this machine: webhook endpoint (API Gateway + ingest function),
+DynamoDB (dynalite), SQS queue + DLQ, the digest function, a local Slack and the
+visibility-service simulator. Digests print in this terminal.
+
+Usage: npm start -- [options]
+
+Options:
+  --port N            port of the webhook endpoint (default ${DEFAULT_PORT}; 0 = any free port)
+  --secret S          webhook signing secret (repeatable: all are accepted, the first is
+                      registered with the simulator); default: one generated and printed
+  --no-demo           don't send a demo run.completed once ready
+  --slack-log FILE    append one JSON line per Slack API call (method, channel, text, blocks, thread_ts)
+  --fixture FILE      simulator data from a JSON fixture (format: SimulatorFixture in
+                      local/simulator/data.ts) instead of generated projects
+  --api-latency MS    latency the simulator adds to every read-API request (default 0)
+  --data-dir DIR      keep DynamoDB data in DIR across restarts (default: in memory)
+  --ready-file FILE   once ready, write the endpoints, secrets and project ids there as JSON
+                      (removed again on shutdown)
+  --verbose           show the functions' info log lines too (default: warnings and errors only)
+  -h, --help          show this help
+
+Environment:
+  SLACK_BOT_TOKEN + SLACK_CHANNEL                 post digests to this real Slack channel instead
+  VISIBILITY_API_BASE_URL + VISIBILITY_API_KEY    read from the real service instead of the simulator
+
+Once running, trigger a run with the simulator CLI (the exact command is printed), e.g.
+  npm run simulator -- trigger-run --url http://127.0.0.1:${SIMULATOR_PORT} --project <id>
+`;
+
+class UsageError extends Error {}
+
+interface Args {
+  port: number;
+  secrets: string[];
+  demo: boolean;
+  slackLog: string | undefined;
+  fixture: string | undefined;
+  apiLatencyMs: number | undefined;
+  dataDir: string | undefined;
+  readyFile: string | undefined;
+  verbose: boolean;
+  help: boolean;
+}
+
+function parse(argv: string[]): Args {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      options: {
+        port: { type: 'string' },
+        secret: { type: 'string', multiple: true },
+        'no-demo': { type: 'boolean' },
+        'slack-log': { type: 'string' },
+        fixture: { type: 'string' },
+        'api-latency': { type: 'string' },
+        'data-dir': { type: 'string' },
+        'ready-file': { type: 'string' },
+        verbose: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      strict: true,
+      allowPositionals: false,
+    }));
+  } catch (error) {
+    throw new UsageError(argumentProblem(error));
+  }
+  return {
+    port: wholeNumber('--port', values.port, DEFAULT_PORT, 0, 65_535),
+    secrets: values.secret ?? [],
+    demo: values['no-demo'] !== true,
+    slackLog: nonEmpty('--slack-log', values['slack-log']),
+    fixture: nonEmpty('--fixture', values.fixture),
+    apiLatencyMs: values['api-latency'] === undefined ? undefined : wholeNumber('--api-latency', values['api-latency'], 0, 0, 600_000),
+    dataDir: nonEmpty('--data-dir', values['data-dir']),
+    readyFile: nonEmpty('--ready-file', values['ready-file']),
+    verbose: values.verbose === true,
+    help: values.help === true,
+  };
+}
+
+/** parseArgs' messages, reworded to name the flag and point at --help. */
+function argumentProblem(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  const code = typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined;
+  const flag = /'([^']+)'/.exec(message)?.[1]?.split(' ')[0];
+  if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') return `unknown option ${flag ?? message}`;
+  if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' && flag !== undefined) {
+    if (/argument missing/.test(message)) return `option ${flag} needs a value`;
+    if (/ambiguous/.test(message)) return `option ${flag} needs a value (write ${flag}=VALUE for a value starting with "-")`;
+    if (/does not take an argument/.test(message)) return `option ${flag} takes no value`;
+  }
+  if (code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') return `unexpected argument ${flag ?? message}`;
+  return message.split('\n')[0] ?? message;
+}
+
+function wholeNumber(flag: string, value: string | undefined, fallback: number, min: number, max: number): number {
+  if (value === undefined) return fallback;
+  if (!/^\d+$/.test(value.trim()) || Number(value) < min || Number(value) > max) {
+    throw new UsageError(`${flag} must be a whole number from ${min} to ${max}, got "${value}"`);
+  }
+  return Number(value);
+}
+
+function nonEmpty(flag: string, value: string | undefined): string | undefined {
+  if (value !== undefined && value.trim() === '') throw new UsageError(`${flag} needs a non-empty value`);
+  return value;
+}
+
+/** Both variables of a pair, or neither. */
+function envPair(a: string, b: string): [string, string] | undefined {
+  const first = process.env[a]?.trim() ?? '';
+  const second = process.env[b]?.trim() ?? '';
+  if (first === '' && second === '') return undefined;
+  if (first === '' || second === '') {
+    const [set, unset] = first === '' ? [b, a] : [a, b];
+    throw new UsageError(`${set} is set but ${unset} is not; set both (or neither, for the local stand-in)`);
+  }
+  return [first, second];
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Output
+// ---------------------------------------------------------------------------------------------------
+
+const useColor = process.stdout.isTTY === true && process.env['NO_COLOR'] === undefined;
+const style = (code: string) => (text: string): string => (useColor ? `\u001b[${code}m${text}\u001b[0m` : text);
+const bold = style('1');
+const dim = style('2');
+const green = style('32');
+const yellow = style('33');
+const red = style('31');
+
+function out(line = ''): void {
+  process.stdout.write(`${line}\n`);
+}
+
+function printDelivery(d: DeliverySummary): void {
+  const id = d.deliveryId === undefined ? '' : ` ${d.deliveryId.slice(0, 8)}`;
+  const what = d.path === '/webhook' && d.method === 'POST' ? `${d.eventType ?? 'delivery'}${id}` : `${d.method} ${d.path}`;
+  const status = d.status < 300 ? green(String(d.status)) : d.status >= 500 ? red(String(d.status)) : yellow(String(d.status));
+  out(`${dim('webhook')} ← ${what}  ${status} ${d.outcome} ${dim(`(${Math.round(d.durationMs)} ms)`)}`);
+}
+
+function printSlackMessage(rendered: string, isReply: boolean): void {
+  if (!isReply) out();
+  out(isReply ? rendered : bold(rendered.split('\n')[0] ?? '') + rendered.slice(rendered.split('\n')[0]?.length ?? 0));
+}
+
+function printBanner(stack: LocalStack, readyMs: number, args: Args, generatedSecret: boolean): void {
+  const names = new Map((stack.simulator?.data.projects() ?? []).map((p) => [p.id, `${p.name} (${p.industry})`]));
+  const rows: [string, string][] = [
+    ['Webhook URL', stack.webhookUrl],
+    ...stack.secrets.map((s, i): [string, string] => [i === 0 ? 'Signing secret' : '', `${s}${i === 0 && generatedSecret ? dim('  (generated; choose one with --secret)') : ''}`]),
+    stack.simulator
+      ? ['Simulator', `${stack.simulatorUrl}  ${dim('API key')} ${stack.apiKey}`]
+      : ['Read API', `${stack.simulatorUrl} ${dim('(real service; register the webhook URL there: it must be public HTTPS)')}`],
+    stack.slack
+      ? ['Slack', `local Web API ${stack.slack.apiUrl} → ${stack.slackChannel} ${dim('(messages print below)')}`]
+      : ['Slack', `real workspace → ${stack.slackChannel}`],
+    ['DynamoDB', `${stack.dynamo.endpoint}  ${dim('table')} ${stack.dynamo.tableName}${args.dataDir !== undefined ? `  ${dim('data in')} ${args.dataDir}` : ''}`],
+    ['SQS', `${stack.sqs.queueUrl}  ${dim('DLQ')} ${stack.sqs.dlqUrl}`],
+  ];
+  if (args.slackLog !== undefined && stack.slack) rows.push(['Slack log', args.slackLog]);
+  if (args.readyFile !== undefined) rows.push(['Ready file', args.readyFile]);
+  out(`${bold('visibility-slack-bridge')} — local stack ready in ${(readyMs / 1000).toFixed(1)} s`);
+  out();
+  for (const [label, value] of rows) out(`  ${label.padEnd(15)} ${value}`);
+  out(`  Projects${stack.projectIds.length === 0 ? `${' '.repeat(8)}${dim('(none listed)')}` : ''}`);
+  for (const id of stack.projectIds) out(`    ${id}${names.has(id) ? `  ${names.get(id)}` : ''}`);
+  if (stack.simulator) {
+    const first = stack.projectIds[0] ?? '<project id>';
+    const keyFlag = stack.apiKey === 'sim_local_read_key' ? '' : ` --api-key ${stack.apiKey}`;
+    out();
+    out(`  Trigger a run:  npm run simulator -- trigger-run --url ${stack.simulatorUrl}${keyFlag} --project ${first}`);
+    out(dim(`                  (or: curl -X POST ${stack.simulatorUrl}/_sim/runs -H 'Authorization: Bearer ${stack.apiKey}' -d '{"project_id":"${first}"}')`));
+  }
+  out(dim('  Ctrl-C stops everything.'));
+}
+
+function writeReadyFile(file: string, stack: LocalStack): void {
+  const temporary = `${file}.${process.pid}.tmp`;
+  try {
+    writeFileSync(temporary, `${JSON.stringify(stack.readyInfo(), null, 2)}\n`, { mode: 0o600 });
+    renameSync(temporary, file);
+  } catch (error) {
+    rmSync(temporary, { force: true });
+    throw new LocalStackError(`cannot write the ready file ${file}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Main
+// ---------------------------------------------------------------------------------------------------
+
+async function main(argv: string[]): Promise<void> {
+  const args = parse(argv);
+  if (args.help) {
+    process.stdout.write(HELP);
+    return;
+  }
+  const slackEnv = envPair('SLACK_BOT_TOKEN', 'SLACK_CHANNEL');
+  const apiEnv = envPair('VISIBILITY_API_BASE_URL', 'VISIBILITY_API_KEY');
+  if (apiEnv && !/^https?:\/\/[^/]/.test(apiEnv[0])) {
+    throw new UsageError(`VISIBILITY_API_BASE_URL must be an absolute http(s) URL such as https://api.example.com, got "${apiEnv[0]}"`);
+  }
+  const generatedSecret = args.secrets.length === 0;
+  const secrets = generatedSecret ? [generateSecret()] : args.secrets;
+
+  const running: { stack?: LocalStack } = {};
+  let stopping = false;
+  let readyFileWritten = false;
+  const shutdown = (): void => {
+    if (stopping) {
+      process.stderr.write('Forced exit.\n');
+      process.exit(1);
+    }
+    stopping = true;
+    const stack = running.stack;
+    if (!stack) return; // still starting: closed as soon as the start finishes
+    out(dim('\nShutting down…'));
+    const force = setTimeout(() => {
+      process.stderr.write(`Shutdown took longer than ${SHUTDOWN_TIMEOUT_MS / 1000} s; exiting.\n`);
+      process.exit(1);
+    }, SHUTDOWN_TIMEOUT_MS);
+    force.unref();
+    void stack.close().finally(() => {
+      if (readyFileWritten && args.readyFile !== undefined) rmSync(args.readyFile, { force: true });
+      out(dim('Stopped.'));
+      process.exit(0);
+    });
+  };
+  process.on('SIGINT', shutdown);
+  process.on('SIGTERM', shutdown);
+
+  const options: LocalStackOptions = {
+    port: args.port,
+    secrets,
+    simulatorPort: SIMULATOR_PORT,
+    retryScale: 1,
+    logLevel: args.verbose ? 'info' : 'warn',
+    logWrite: (line) => process.stderr.write(`${dim(line)}\n`),
+    onDelivery: printDelivery,
+    onSlackMessage: (rendered, call) => printSlackMessage(rendered, call.thread_ts !== undefined),
+    ...(args.fixture !== undefined ? { fixture: args.fixture } : {}),
+    ...(args.apiLatencyMs !== undefined ? { apiLatencyMs: args.apiLatencyMs } : {}),
+    ...(args.dataDir !== undefined ? { dataDir: args.dataDir } : {}),
+    ...(args.slackLog !== undefined ? { slackLogFile: args.slackLog } : {}),
+    ...(slackEnv ? { realSlack: { token: slackEnv[0], channel: slackEnv[1] }, logHighlight: ['digest posted', 'draft notice posted'] } : {}),
+    ...(apiEnv ? { realReadApi: { baseUrl: apiEnv[0], apiKey: apiEnv[1] } } : {}),
+  };
+  const stack = await startLocalStack(options);
+  running.stack = stack;
+  const readyMs = performance.now();
+  if (stopping) {
+    stopping = false;
+    shutdown();
+    return;
+  }
+  if (args.readyFile !== undefined) {
+    try {
+      writeReadyFile(args.readyFile, stack);
+      readyFileWritten = true;
+    } catch (error) {
+      await stack.close();
+      throw error;
+    }
+  }
+  printBanner(stack, readyMs, args, generatedSecret);
+  if (args.slackLog !== undefined && !stack.slack) process.stderr.write(`${yellow('note:')} --slack-log only records calls to the local Slack server; it is not used with a real Slack.\n`);
+
+  const simulator = stack.simulator;
+  const demoProject = stack.projectIds[0];
+  if (args.demo && simulator && demoProject !== undefined) {
+    const name = simulator.data.projects().find((p) => p.id === demoProject)?.name ?? demoProject;
+    const sent = simulator.triggerRun(demoProject);
+    out();
+    out(`Demo: the simulator finished run ${sent.run.runId.slice(0, 8)} of ${bold(name)} and sent run.completed ${sent.event.id.slice(0, 8)} (signed) to the webhook…`);
+  } else if (args.demo && !simulator) {
+    out(dim('\n(no demo: the read API is the real service, so runs come from it)'));
+  }
+}
+
+/** One line on stderr (the stack trace too with --verbose, for unexpected errors), then exit 1. */
+function fail(error: unknown): never {
+  const message = error instanceof Error ? error.message : String(error);
+  const hint = error instanceof UsageError ? ' (see npm start -- --help)' : '';
+  process.stderr.write(`${red('error:')} ${message.split('\n')[0] ?? message}${hint}\n`);
+  const expected = error instanceof UsageError || error instanceof LocalStackError;
+  if (!expected && process.argv.includes('--verbose') && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);
+  process.exit(1);
+}
+
+// A local server failing outside any request (e.g. inside dynalite) ends the run with one line too.
+process.on('uncaughtException', fail);
+// Output piped into something that stopped reading (e.g. `| head`) is not a reason to stop the bridge.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (error) => {
+    if ((error as { code?: unknown }).code !== 'EPIPE') fail(error);
+  });
+}
+main(process.argv.slice(2)).catch(fail);

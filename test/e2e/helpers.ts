@@ -1,0 +1,115 @@
+/** Shared helpers of the end-to-end tests: a stack tuned for tests, and views of what reached Slack. */
+import { randomUUID } from 'node:crypto';
+import { startLocalStack, type LocalStack, type LocalStackOptions } from '../../local/stack';
+import type { PostedMessage } from '../../local/slack-server';
+import { signPayload } from '../../shared/signature';
+
+/**
+ * A stack on free ports with fast webhook retries and no log output. The visibility timeout stays
+ * well above one digest invocation even on a loaded machine: a message that reappears while its
+ * first invocation still runs is received by the other poller, finds the posting claim busy and is
+ * hidden for the rest of the posting lease (120 s). Files that exercise retries shorten both.
+ */
+export function startTestStack(overrides: LocalStackOptions = {}): Promise<LocalStack> {
+  return startLocalStack({
+    port: 0,
+    retryScale: 0.001,
+    visibilityTimeoutSeconds: 10,
+    maxReceiveCount: 2,
+    logLevel: 'silent',
+    ...overrides,
+  });
+}
+
+/** The local Slack server of a stack (the tests never use a real Slack). */
+export function slackOf(stack: LocalStack): NonNullable<LocalStack['slack']> {
+  if (!stack.slack) throw new Error('the stack has no local Slack server');
+  return stack.slack;
+}
+
+export function simulatorOf(stack: LocalStack): NonNullable<LocalStack['simulator']> {
+  if (!stack.simulator) throw new Error('the stack has no simulator');
+  return stack.simulator;
+}
+
+function eventIdOf(message: PostedMessage): string | undefined {
+  const metadata = message.metadata as { event_payload?: { event_id?: unknown } } | undefined;
+  const id = metadata?.event_payload?.event_id;
+  return typeof id === 'string' ? id : undefined;
+}
+
+export interface PostedThread {
+  main: PostedMessage;
+  replies: PostedMessage[];
+}
+
+/** Top-level messages posted for an event (found by the message metadata), each with its replies. */
+export function threadsFor(stack: LocalStack, eventId: string): PostedThread[] {
+  const messages = slackOf(stack).messages();
+  return messages
+    .filter((m) => m.thread_ts === undefined && eventIdOf(m) === eventId)
+    .map((main) => ({ main, replies: messages.filter((m) => m.thread_ts === main.ts) }));
+}
+
+/** Every top-level message posted so far. */
+export function topLevelMessages(stack: LocalStack): PostedMessage[] {
+  return slackOf(stack).messages().filter((m) => m.thread_ts === undefined);
+}
+
+/** Polls `check` until it returns true; fails with `what` after `timeoutMs`. */
+export async function waitUntil(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (await check()) return;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+export interface EventBody {
+  id: string;
+  body: string;
+}
+
+/** A run.completed body as the service would send it. */
+export function runCompletedBody(projectId: string, overrides: { id?: string; createdAt?: string } = {}): EventBody {
+  const id = overrides.id ?? randomUUID();
+  const body = JSON.stringify({
+    id,
+    type: 'run.completed',
+    created_at: overrides.createdAt ?? new Date().toISOString(),
+    data: { project_id: projectId, run_id: randomUUID(), status: 'completed', answers: 120 },
+  });
+  return { id, body };
+}
+
+/** POSTs a delivery to the stack's webhook the way the service does, signed with `secret` at `t`. */
+export async function deliver(
+  stack: LocalStack,
+  event: EventBody,
+  signing: { secret: string; t: number },
+): Promise<{ status: number; body: unknown }> {
+  const response = await fetch(stack.webhookUrl, {
+    method: 'POST',
+    headers: {
+      'Content-Type': 'application/json',
+      'User-Agent': 'Service-Webhooks/1',
+      'X-Service-Event': 'run.completed',
+      'X-Service-Delivery': event.id,
+      'X-Service-Signature': signPayload(signing.secret, signing.t, event.body),
+    },
+    body: event.body,
+  });
+  const text = await response.text();
+  let body: unknown = text;
+  try {
+    body = JSON.parse(text) as unknown;
+  } catch {
+    // Not JSON: keep the text.
+  }
+  return { status: response.status, body };
+}
+
+export function nowSeconds(): number {
+  return Math.floor(Date.now() / 1000);
+}

@@ -1,0 +1,147 @@
+// The CLI's entry: help for every command, usage errors (exit 2), error messages without stack
+// traces, the stack-output lookup (DescribeStacks injected: CloudFormation has no local peer) and
+// one spawn of the real bin shim.
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { CloudFormationServiceException } from '@aws-sdk/client-cloudformation';
+import { run } from '../../cli/main';
+import { bufferIo } from '../../cli/io';
+import { clientConfig, StackOutputs, type AwsSettings, type StackInfo } from '../../cli/aws';
+import { explainError } from '../../cli/errors';
+import { parseDuration } from '../../cli/args';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+
+describe('help and usage', () => {
+  it.each([
+    [['--help'], 'bridge — operate'],
+    [['help'], 'bridge — operate'],
+    [['dlq', '--help'], 'bridge dlq stats'],
+    [['dlq', 'stats', '--help'], 'Usage: bridge dlq stats'],
+    [['dlq', 'peek', '-h'], 'Usage: bridge dlq peek'],
+    [['dlq', 'replay', '--help'], 'Usage: bridge dlq replay'],
+    [['help', 'dlq', 'replay'], 'Usage: bridge dlq replay'],
+    [['send', '--help'], 'Usage: bridge send run.completed|draft.ready'],
+    [['doctor', '--help'], 'Usage: bridge doctor'],
+    [['secrets', '--help'], 'bridge secrets set read-api-key|slack-token'],
+    [['secrets', 'signing', 'add', '--help'], 'bridge secrets signing add'],
+  ])('%j prints its help and exits 0', async (argv, expected) => {
+    const io = bufferIo();
+    expect(await run(argv, io)).toBe(0);
+    expect(io.stdout.text()).toContain(expected);
+  });
+
+  it('no arguments prints help on stderr and exits 2', async () => {
+    const io = bufferIo();
+    expect(await run([], io)).toBe(2);
+    expect(io.stderr.text()).toContain('Usage:');
+    expect(io.stdout.text()).toBe('');
+  });
+
+  it('an unknown command or option exits 2 with a pointer to --help', async () => {
+    const io = bufferIo();
+    expect(await run(['frobnicate'], io)).toBe(2);
+    expect(io.stderr.text()).toContain('error: unknown command "frobnicate"');
+    const opt = bufferIo();
+    expect(await run(['doctor', '--colour'], opt)).toBe(2);
+    expect(opt.stderr.text()).toBe("error: Unknown option '--colour'.\nrun `bridge doctor --help` for usage\n");
+  });
+
+  it('--json usage errors are one JSON document on stdout', async () => {
+    const io = bufferIo();
+    expect(await run(['send', 'nope', '--json'], io)).toBe(2);
+    expect(JSON.parse(io.stdout.text())).toEqual({ ok: false, error: { code: 'usage', message: 'unknown event type "nope": use run.completed or draft.ready' } });
+  });
+
+  it('durations', () => {
+    expect(parseDuration('90s')).toBe(90_000);
+    expect(parseDuration('30m')).toBe(1_800_000);
+    expect(parseDuration('2h')).toBe(7_200_000);
+    expect(parseDuration('1d')).toBe(86_400_000);
+    expect(parseDuration('1.5h')).toBe(5_400_000);
+    expect(parseDuration('2 weeks')).toBeUndefined();
+    expect(parseDuration('10')).toBeUndefined();
+  });
+});
+
+describe('stack outputs lookup (DescribeStacks injected)', () => {
+  const settings: AwsSettings = { region: 'eu-west-1', endpoints: {}, env: {} };
+
+  it('describes the stack once and reads outputs', async () => {
+    const calls: string[] = [];
+    const stack = new StackOutputs('VisibilitySlackBridge-prod', settings, (name) => {
+      calls.push(name);
+      return Promise.resolve({ name, status: 'CREATE_COMPLETE', outputs: { QueueUrl: 'https://sqs/q', DlqUrl: ' https://sqs/d ' } });
+    });
+    expect(await stack.require('QueueUrl')).toBe('https://sqs/q');
+    expect(await stack.require('DlqUrl')).toBe('https://sqs/d');
+    expect(await stack.optional('TableName')).toBeUndefined();
+    await expect(stack.require('TableName', '--table')).rejects.toMatchObject({ message: 'stack VisibilitySlackBridge-prod has no output TableName', code: 'missing_output' });
+    expect(calls).toEqual(['VisibilitySlackBridge-prod']);
+  });
+
+  it('a missing stack (CloudFormation ValidationError) names the stack and region', async () => {
+    const stack = new StackOutputs('VisibilitySlackBridge-prod', settings, (name) =>
+      Promise.reject(new CloudFormationServiceException({ name: 'ValidationError', $fault: 'client', $metadata: {}, message: `Stack with id ${name} does not exist` })),
+    );
+    await expect(stack.load()).rejects.toMatchObject({ code: 'stack_not_found', message: 'stack VisibilitySlackBridge-prod does not exist in region eu-west-1' });
+  });
+
+  it('no credentials is said plainly, through the whole CLI', async () => {
+    const noCredentials = (): Promise<StackInfo> => {
+      const error = new Error('Could not load credentials from any providers');
+      error.name = 'CredentialsProviderError';
+      return Promise.reject(error);
+    };
+    const io = bufferIo({ describeStack: noCredentials });
+    expect(await run(['dlq', 'stats'], io)).toBe(1);
+    expect(io.stderr.text()).toContain('error: no AWS credentials: set AWS_PROFILE or');
+    expect(io.stderr.text()).not.toMatch(/\n\s+at /);
+    const json = bufferIo({ describeStack: noCredentials });
+    expect(await run(['doctor', '--json'], json)).toBe(1);
+    const doc = JSON.parse(json.stdout.text()) as { checks: { id: string; status: string; detail: string }[] };
+    expect(doc.checks[0]).toMatchObject({ id: 'stack', status: 'fail', detail: expect.stringContaining('no AWS credentials') as unknown });
+  });
+});
+
+describe('error explanations', () => {
+  it('maps SDK and network errors to messages with fixes', () => {
+    const named = (name: string, message: string): Error => Object.assign(new Error(message), { name });
+    expect(explainError(named('Error', 'Region is missing')).message).toBe('no AWS region: pass --region or set AWS_REGION');
+    expect(explainError(named('QueueDoesNotExist', 'The specified queue does not exist.'), { resource: 'https://q' }).code).toBe('queue_not_found');
+    expect(explainError(named('UnrecognizedClientException', 'The security token included in the request is invalid'), { service: 'SQS', region: 'ap-east-1' }).message).toBe(
+      'SQS in ap-east-1 rejected the credentials (UnrecognizedClientException)',
+    );
+    expect(explainError(named('AccessDeniedException', 'User is not authorized to perform sqs:ReceiveMessage'), { service: 'SQS' }).code).toBe('access_denied');
+    const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:9'), { code: 'ECONNREFUSED' });
+    expect(explainError(refused, { service: 'DynamoDB', endpoint: 'http://127.0.0.1:9' }).message).toBe('cannot reach DynamoDB at http://127.0.0.1:9 (ECONNREFUSED)');
+    expect(explainError(new TypeError('fetch failed', { cause: Object.assign(new Error('getaddrinfo ENOTFOUND x'), { code: 'ENOTFOUND' }) })).code).toBe('unreachable');
+  });
+
+  it('loopback endpoints get dummy credentials and a region; others use the default chain', () => {
+    const local = clientConfig({ region: undefined, endpoints: { sqs: 'http://127.0.0.1:4566' }, env: {} }, 'sqs');
+    expect(local).toMatchObject({ region: 'us-east-1', endpoint: 'http://127.0.0.1:4566', credentials: { accessKeyId: 'local' } });
+    const remote = clientConfig({ region: 'eu-west-1', endpoints: {}, env: { AWS_ENDPOINT_URL_SQS: 'https://sqs.example.com' } }, 'sqs');
+    expect(remote).toMatchObject({ region: 'eu-west-1', endpoint: 'https://sqs.example.com' });
+    expect(remote.credentials).toBeUndefined();
+    expect(() => clientConfig({ region: undefined, endpoints: { sqs: 'not a url' }, env: {} }, 'sqs')).toThrow(/not an http\(s\) URL/);
+  });
+});
+
+describe('the bin shim', () => {
+  it('node cli/bridge.mjs --help works', async () => {
+    const { stdout } = await promisify(execFile)(process.execPath, ['cli/bridge.mjs', '--help'], { cwd: root, timeout: 30_000 });
+    expect(stdout).toContain('bridge — operate the visibility webhook → Slack bridge');
+  });
+
+  it('exits 2 on a usage error', async () => {
+    const error = await promisify(execFile)(process.execPath, ['cli/bridge.mjs', 'dlq', 'nope'], { cwd: root, timeout: 30_000 }).then(
+      () => undefined,
+      (err: unknown) => err as { code: number; stderr: string },
+    );
+    expect(error?.code).toBe(2);
+    expect(error?.stderr).toContain('unknown dlq subcommand "nope"');
+  });
+});
