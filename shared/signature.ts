@@ -24,6 +24,8 @@ interface SignatureGroup {
 }
 
 const DIGITS = /^\d{1,15}$/;
+/** The exact form the service sends; matched first so the usual delivery skips the general parser. */
+const CANONICAL_HEADER = /^t=(\d{1,15}),v1=([0-9a-fA-F]{64})$/;
 const SHA256_HEX = /^[0-9a-fA-F]{64}$/;
 const DIGEST_BYTES = 32;
 
@@ -83,7 +85,11 @@ export function createSignatureVerifier(options: SignatureVerifierOptions): Sign
   const keys: KeyObject[] = options.secrets.map((secret) => createSecretKey(Buffer.from(secret, 'utf8')));
   return (header, rawBody, nowSeconds) => {
     if (header === undefined || header.trim() === '') return { ok: false, reason: 'missing_header' };
-    const groups = parseSignatureHeader(header);
+    const canonical = CANONICAL_HEADER.exec(header);
+    const groups =
+      canonical !== null
+        ? [{ timestamp: Number(canonical[1]), signatures: [Buffer.from(canonical[2] ?? '', 'hex')] }]
+        : parseSignatureHeader(header);
     if (groups === null) return { ok: false, reason: 'malformed_header' };
     let staleness: 'too_old' | 'too_new' | undefined;
     for (const group of groups) {

@@ -183,13 +183,18 @@ async function underClaim<T>(event: WebhookEvent, token: string, deps: DigestDep
 }
 
 async function digestRun(event: WebhookEvent, run: RunCompletedData, deps: DigestDeps): Promise<RecordResult> {
-  const claim = await claimFor(event, deps);
+  const projectId = run.project_id;
+  // The newest-run mark shares the claim's round trip. Setting it for an event that turns out to be
+  // handled already is harmless: it only ever moves forward, to a real run's time.
+  const [claimed, newest] = await Promise.allSettled([claimFor(event, deps), deps.store.markNewestRun(projectId, Date.parse(event.created_at))]);
+  if (claimed.status === 'rejected') throw claimed.reason;
+  const claim = claimed.value;
   if (!claim) return 'duplicate';
   const options = { ...DEFAULTS, ...deps.options };
   return underClaim<RecordResult>(event, claim.token, deps, async () => {
-    const projectId = run.project_id;
+    if (newest.status === 'rejected') throw newest.reason;
     // A retry that already posted the top-level message finishes its thread whatever came since.
-    if (!claim.progress.mainTs && !(await deps.store.markNewestRun(projectId, Date.parse(event.created_at)))) {
+    if (!claim.progress.mainTs && !newest.value) {
       deps.log.info('run superseded: a newer run of the project was already taken up', { eventId: event.id, projectId, createdAt: event.created_at });
       deps.metrics.count('EventSuperseded');
       await deps.store.finish(event.id, claim.token, 'skipped');
@@ -218,6 +223,8 @@ async function digestRun(event: WebhookEvent, run: RunCompletedData, deps: Diges
     });
     const metadata = { event_type: 'visibility_digest', event_payload: { event_id: event.id, project_id: projectId, run_id: run.run_id } };
     await postWithProgress(event, claim, channelFor(deps.channels, projectId), rendered.main, rendered.thread, metadata, deps);
+    // Snapshot first: if it fails, the claim is still open and the retry (posting nothing, progress is
+    // complete) stores it; marking the event posted first could leave the next digest's deltas stale.
     await deps.store.putSnapshot(buildSnapshot({ projectId, runId: run.run_id, createdAt: event.created_at }, overview, gaps));
     await deps.store.finish(event.id, claim.token, 'posted');
     deps.log.info('digest posted', { eventId: event.id, projectId, runId: run.run_id, replies: rendered.thread.length });

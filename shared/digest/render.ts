@@ -90,8 +90,8 @@ const DEFAULT_MAX_GAP_REPLIES = 4;
 // ---------------------------------------------------------------------------------------------
 // Formatting of values
 
-const numberFormat = new Intl.NumberFormat('en-US', { maximumFractionDigits: 2 });
-const smallNumberFormat = new Intl.NumberFormat('en-US', { maximumSignificantDigits: 2 });
+// Created on first use: ICU start-up costs ~20 ms, which would otherwise land in every cold start.
+let numberFormats: { usual: Intl.NumberFormat; small: Intl.NumberFormat } | undefined;
 
 /** API text for one line: whitespace runs collapsed, escaped, cut to `max`. */
 function inline(text: string, max: number): string {
@@ -99,8 +99,12 @@ function inline(text: string, max: number): string {
 }
 
 function formatNumber(n: number): string {
-  const shown = numberFormat.format(n);
-  return shown === '0' && n !== 0 ? smallNumberFormat.format(n) : shown;
+  numberFormats ??= {
+    usual: new Intl.NumberFormat('en-US', { maximumFractionDigits: 2 }),
+    small: new Intl.NumberFormat('en-US', { maximumSignificantDigits: 2 }),
+  };
+  const shown = numberFormats.usual.format(n);
+  return shown === '0' && n !== 0 ? numberFormats.small.format(n) : shown;
 }
 
 /** A scalar of any type for display: numbers en-US formatted, booleans yes/no, null or blank → "—". */
