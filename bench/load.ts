@@ -171,6 +171,10 @@ async function main(): Promise<void> {
   const newestPerProject = projects.map((p) => events.filter((e) => e.projectId === p).reduce((a, b) => (b.createdAt > a.createdAt ? b : a)));
   const newestMissing = newestPerProject.filter((e) => !postsByEvent.has(e.id));
   const depths = await stack.depths();
+  const fiveHundreds: Record<string, number> = {};
+  for (const list of attempts.values()) {
+    for (const a of list) if (a.status >= 500) fiveHundreds[`${a.status} ${a.result}`] = (fiveHundreds[`${a.status} ${a.result}`] ?? 0) + 1;
+  }
   const sorted = [...latencies].sort((a, b) => a - b);
   const slowest = sorted[sorted.length - 1] ?? 0;
 
@@ -182,6 +186,7 @@ async function main(): Promise<void> {
     concurrency: CONCURRENCY,
     httpRequests: latencies.length,
     senderRetries: retries,
+    retriedResponses: fiveHundreds,
     ingestSeconds: Number(ingestSeconds.toFixed(2)),
     firstPassSeconds: Number(firstPassSeconds.toFixed(2)),
     throughputPerSecond: Number((order.length / firstPassSeconds).toFixed(1)),
@@ -207,7 +212,8 @@ async function main(): Promise<void> {
   const c = results.checks;
   const ok = c.lost === 0 && c.doublePosted === 0 && c.acceptedTwice === 0 && c.newestRunOfEachProjectPosted && c.everyResponseUnder10s && c.queueEmpty && c.dlqEmpty;
   console.log(`deliveries        ${results.deliveries} (${results.uniqueEvents} unique, ${results.projects} projects, concurrency ${CONCURRENCY})`);
-  console.log(`http requests     ${results.httpRequests} (${retries} sender retries after 5xx)`);
+  const why = Object.entries(fiveHundreds).map(([k, v]) => `${v} × ${k}`).join(', ');
+  console.log(`http requests     ${results.httpRequests} (${retries} sender retries after 5xx${why ? `: ${why}` : ''})`);
   console.log(`throughput        ${results.throughputPerSecond} deliveries/s (first attempts answered in ${results.firstPassSeconds} s; with sender retries ${results.ingestSeconds} s)`);
   console.log(`latency           p50 ${results.latencyMs.p50} ms · p99 ${results.latencyMs.p99} ms · max ${results.latencyMs.max} ms`);
   console.log(`digests           ${results.digestsPosted} posted, ${results.superseded} superseded; drained after ${results.drainedSeconds} s`);
