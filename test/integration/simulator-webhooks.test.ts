@@ -342,10 +342,12 @@ describe('control routes and shutdown', () => {
   });
 
   it('close() cancels pending retries', async () => {
-    const { sim, receiver, projectId } = await setup({ retryScale: 1 });
+    const { sim, receiver, hookId, projectId } = await setup({ retryScale: 1 });
     receiver.reply = () => ({ status: 503 });
     const sent = sim.sendDraftReady(projectId);
-    while (receiver.received.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    // Wait for the sender to have recorded the failed attempt (not just for the receiver to see it):
+    // the first retry is then 30 s away, and close() must cancel it.
+    while (sim.deliveryAttempts(hookId).length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
     await sim.close();
     const report = await sent.delivered;
     expect(report.results).toMatchObject([{ outcome: 'cancelled', attempts: 1 }]);
