@@ -11,6 +11,7 @@ import { writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { startLocalStack } from '../local/stack';
 import { signPayload } from '../shared/signature';
+import { mulberry32 } from '../local/simulator/data';
 
 const TOTAL = Number(process.env['LOAD_DELIVERIES'] ?? 2000);
 const CONCURRENCY = 50;
@@ -38,18 +39,6 @@ function percentile(sorted: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? 0;
 }
 
-/** A small deterministic PRNG so every run sends the same mix. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 async function main(): Promise<void> {
   const stack = await startLocalStack({
     port: 0,
@@ -59,7 +48,8 @@ async function main(): Promise<void> {
   });
   const secret = stack.secrets[0] ?? '';
   const projects = stack.projectIds.slice(0, 4);
-  const random = prng(7);
+  // Seeded, so every run sends the same mix.
+  const random = mulberry32(7);
 
   // Unique events, each project's runs one minute apart; then duplicates and late arrivals mixed in.
   const uniqueCount = Math.round(TOTAL * (1 - DUPLICATE_SHARE));

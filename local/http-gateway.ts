@@ -15,7 +15,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { listen } from './listen';
 import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 
 export type HttpApiHandler = (event: APIGatewayProxyEventV2) => Promise<APIGatewayProxyResultV2>;
@@ -88,16 +88,8 @@ export class HttpGateway {
       if (holder.gateway) holder.gateway.track(holder.gateway.handle(req, res));
       else res.destroy();
     });
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(options.port ?? 0, host, () => {
-        server.off('error', reject);
-        resolve();
-      });
-    });
-    const { port } = server.address() as AddressInfo;
-    const urlHost = host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host;
-    const gateway = new HttpGateway(server, options, `http://${urlHost}:${port}`, port);
+    const { port, url } = await listen(server, options.port, host);
+    const gateway = new HttpGateway(server, options, url, port);
     holder.gateway = gateway;
     return gateway;
   }

@@ -11,7 +11,7 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { listen } from './listen';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 
 export interface SecretsManagerServerOptions {
@@ -105,16 +105,8 @@ export class LocalSecretsManagerServer {
     const server = createServer((req, res) => {
       void holder.instance?.handle(req, res);
     });
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(options.port ?? 0, host, () => {
-        server.off('error', reject);
-        resolve();
-      });
-    });
-    const { port } = server.address() as AddressInfo;
-    const urlHost = host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host;
-    const instance = new LocalSecretsManagerServer(server, `http://${urlHost}:${port}`, options.region ?? 'us-east-1');
+    const { url } = await listen(server, options.port, host);
+    const instance = new LocalSecretsManagerServer(server, url, options.region ?? 'us-east-1');
     holder.instance = instance;
     return instance;
   }

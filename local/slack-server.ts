@@ -16,6 +16,7 @@
 import { appendFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { listen } from './listen';
 
 // ---------------------------------------------------------------------------------------------------
 // Types
@@ -173,14 +174,7 @@ export class LocalSlackServer {
     const server = http.createServer();
     server.keepAliveTimeout = 5_000;
     const host = options.host ?? '127.0.0.1';
-    await new Promise<void>((resolve, reject) => {
-      const onError = (err: Error): void => reject(err);
-      server.once('error', onError);
-      server.listen(options.port ?? 0, host, () => {
-        server.off('error', onError);
-        resolve();
-      });
-    });
+    await listen(server, options.port, host);
     server.unref();
     const address = server.address();
     if (address === null || typeof address === 'string') throw new Error('LocalSlackServer: no TCP address');

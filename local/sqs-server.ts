@@ -2,7 +2,7 @@
 // The real @aws-sdk/client-sqs talks to it unchanged; state lives in memory.
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { listen } from './listen';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { createSqsClient as createBoundedSqsClient, LOCAL_CREDENTIALS } from '../shared/adapters/aws-clients';
 import { SqsEngine } from './sqs/engine';
@@ -39,15 +39,7 @@ export class SqsServer {
     const server = createServer((req, res) => {
       void handle(holder.engine, req, res);
     });
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(options.port ?? 0, host, () => {
-        server.off('error', reject);
-        resolve();
-      });
-    });
-    const { port } = server.address() as AddressInfo;
-    const url = `http://${urlHost(host)}:${port}`;
+    const { url } = await listen(server, options.port, host);
     const engine = new SqsEngine({ baseUrl: url, region, accountId: ACCOUNT_ID });
     holder.engine = engine;
     return new SqsServer(server, engine, url, region);
@@ -85,12 +77,6 @@ export function createSqsClient(endpoint: string, region = 'us-east-1'): SQSClie
     requestTimeoutMs: 30_000,
     maxAttempts: 3,
   });
-}
-
-function urlHost(host: string): string {
-  if (host === '0.0.0.0' || host === '') return '127.0.0.1';
-  if (host === '::') return '[::1]';
-  return host.includes(':') ? `[${host}]` : host;
 }
 
 async function handle(engine: SqsEngine | undefined, req: IncomingMessage, res: ServerResponse): Promise<void> {

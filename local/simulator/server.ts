@@ -27,6 +27,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { listen } from '../listen';
 import { timingSafeEqual } from 'node:crypto';
 import { RANGES, SimulatorData, type RunInfo, type SimulatorFixture } from './data';
 import {
@@ -177,13 +178,7 @@ export class VisibilitySimulator {
     const data =
       options.fixture !== undefined ? SimulatorData.fromFixture(options.fixture, options.seed) : SimulatorData.generate(options.seed);
     const server = createServer();
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => {
-        server.off('error', reject);
-        resolve();
-      });
-    });
+    await listen(server, options.port, options.host ?? '127.0.0.1');
     const simulator = new VisibilitySimulator(server, options, data);
     server.on('request', (req: IncomingMessage, res: ServerResponse) => {
       void simulator.handle(req, res);
