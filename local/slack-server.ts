@@ -395,6 +395,10 @@ export class LocalSlackServer {
         return this.conversationMembers(args);
       case 'conversations.join':
         return this.conversationJoin(args);
+      case 'conversations.history':
+        return this.conversationHistory(args);
+      case 'conversations.replies':
+        return this.conversationReplies(args);
       default:
         return fail('unknown_method');
     }
@@ -509,6 +513,41 @@ export class LocalSlackServer {
     if (!this.channelExists(channel)) return fail('channel_not_found');
     if (this.members !== 'all') this.members.add(channel);
     return ok({ channel: { id: channel, name: channel, is_channel: true, is_member: true } });
+  }
+
+  /** Top-level messages, newest first, from `oldest` on (metadata only with include_all_metadata, as Slack does). */
+  private conversationHistory(args: Record<string, unknown>): SlackAnswer {
+    const channel = normalizeChannel(optString(args.channel) ?? '');
+    if (!this.channelExists(channel)) return fail('channel_not_found');
+    if (!this.isMember(channel)) return fail('not_in_channel');
+    const oldest = Number(optString(args.oldest) ?? args.oldest ?? 0) || 0;
+    const limit = Math.min(999, Number(args.limit ?? 100) || 100);
+    const withMetadata = args.include_all_metadata === true || args.include_all_metadata === 'true';
+    const messages = this.posted
+      .filter((m) => m.channel === channel && (m.thread_ts === undefined || m.thread_ts === m.ts) && Number(m.ts) >= oldest)
+      .reverse()
+      .slice(0, limit)
+      .map((m) => this.listedBody(m, withMetadata));
+    return ok({ messages, has_more: false, response_metadata: { next_cursor: '' } });
+  }
+
+  /** The parent and its replies, oldest first. */
+  private conversationReplies(args: Record<string, unknown>): SlackAnswer {
+    const channel = normalizeChannel(optString(args.channel) ?? '');
+    if (!this.channelExists(channel)) return fail('channel_not_found');
+    if (!this.isMember(channel)) return fail('not_in_channel');
+    const ts = optString(args.ts);
+    const parent = this.posted.find((m) => m.channel === channel && m.ts === ts);
+    if (!parent) return fail('thread_not_found');
+    const withMetadata = args.include_all_metadata === true || args.include_all_metadata === 'true';
+    const thread = this.posted.filter((m) => m.channel === channel && (m.ts === ts || m.thread_ts === ts));
+    return ok({ messages: thread.map((m) => this.listedBody(m, withMetadata)), has_more: false, response_metadata: { next_cursor: '' } });
+  }
+
+  private listedBody(message: PostedMessage, withMetadata: boolean): Record<string, unknown> {
+    const body = this.messageBody(message);
+    if (!withMetadata) delete body['metadata'];
+    return body;
   }
 
   private messageBody(message: PostedMessage): Record<string, unknown> {

@@ -41,6 +41,14 @@ export interface SlackPostResult {
 
 export interface SlackPoster {
   post(channel: string, message: SlackMessage, options?: SlackPostOptions): Promise<SlackPostResult>;
+  /**
+   * The ts of a top-level message posted since `oldestEpochSeconds` whose metadata names `eventId`
+   * (conversations.history; needs channels:history). Used before posting again after an attempt
+   * whose outcome is unknown.
+   */
+  findPosted(channel: string, eventId: string, oldestEpochSeconds: number): Promise<string | undefined>;
+  /** How many replies in the thread carry `eventId` in their metadata (conversations.replies). */
+  countReplies(channel: string, threadTs: string, eventId: string): Promise<number>;
 }
 
 export interface SlackPosterOptions {
@@ -79,6 +87,11 @@ export class SlackUnavailableError extends Error {
     readonly attempts: number,
     /** Slack's error code or `http_<status>` / network error code, when known. */
     readonly code?: string,
+    /**
+     * True when the request may have been processed (timeout, 5xx, connection lost mid-request): the
+     * message may be in Slack, so the caller must look before posting again.
+     */
+    readonly outcomeUnknown = false,
   ) {
     super(message);
   }
@@ -104,7 +117,14 @@ export class SlackPermanentError extends Error {
 
 export type SlackErrorClass =
   | { kind: 'permanent'; code: string; details: string[] }
-  | { kind: 'transient'; reason: Exclude<SlackUnavailableReason, 'deadline'>; code: string; retryAfterSeconds?: number };
+  | {
+      kind: 'transient';
+      reason: Exclude<SlackUnavailableReason, 'deadline'>;
+      code: string;
+      retryAfterSeconds?: number;
+      /** Whether Slack may have processed the request (then a retry could post the message twice). */
+      outcome: 'not_processed' | 'unknown';
+    };
 
 // ---------------------------------------------------------------------------------------------------
 // Classification
@@ -116,7 +136,7 @@ const TRANSIENT_PLATFORM_CODES = new Set(['ratelimited', 'rate_limited', 'intern
 /** Decides what a `WebClient` error means: retry (`transient`) or give up (`permanent`). */
 export function classifySlackError(err: unknown): SlackErrorClass {
   if (err instanceof WebAPIRateLimitedError) {
-    return { kind: 'transient', reason: 'ratelimited', code: 'ratelimited', retryAfterSeconds: err.retryAfter };
+    return { kind: 'transient', reason: 'ratelimited', code: 'ratelimited', retryAfterSeconds: err.retryAfter, outcome: 'not_processed' };
   }
   if (err instanceof WebAPIPlatformError) {
     const code = typeof err.data.error === 'string' && err.data.error !== '' ? err.data.error : 'unknown_error';
@@ -128,6 +148,8 @@ export function classifySlackError(err: unknown): SlackErrorClass {
         reason: isRateLimit ? 'ratelimited' : 'server_error',
         code,
         ...(retryAfter !== undefined ? { retryAfterSeconds: retryAfter } : {}),
+        // A rate-limited call was refused; an internal or fatal error may have happened after the write.
+        outcome: isRateLimit ? 'not_processed' : 'unknown',
       };
     }
     const messages = err.data.response_metadata?.messages;
@@ -136,21 +158,28 @@ export function classifySlackError(err: unknown): SlackErrorClass {
   if (err instanceof WebAPIHTTPError) {
     const code = `http_${err.statusCode}`;
     if (err.statusCode >= 500 || err.statusCode === 408 || err.statusCode === 425) {
-      return { kind: 'transient', reason: 'server_error', code };
+      return { kind: 'transient', reason: 'server_error', code, outcome: 'unknown' };
     }
     return { kind: 'permanent', code, details: [] };
   }
   if (err instanceof WebAPIRequestError) {
     const original = err.original;
-    if (isTimeout(original)) return { kind: 'transient', reason: 'timeout', code: 'timeout' };
-    return { kind: 'transient', reason: 'network', code: networkCode(original) ?? 'network_error' };
+    if (isTimeout(original)) return { kind: 'transient', reason: 'timeout', code: 'timeout', outcome: 'unknown' };
+    return networkFailure(networkCode(original) ?? 'network_error');
   }
   // WebClient rejects a 429 without a usable Retry-After with a plain Error.
   if (err instanceof Error && /retry header|rate limit/i.test(err.message)) {
-    return { kind: 'transient', reason: 'ratelimited', code: 'ratelimited' };
+    return { kind: 'transient', reason: 'ratelimited', code: 'ratelimited', outcome: 'not_processed' };
   }
-  if (isTimeout(err)) return { kind: 'transient', reason: 'timeout', code: 'timeout' };
-  return { kind: 'transient', reason: 'network', code: networkCode(err) ?? 'unknown_error' };
+  if (isTimeout(err)) return { kind: 'transient', reason: 'timeout', code: 'timeout', outcome: 'unknown' };
+  return networkFailure(networkCode(err) ?? 'unknown_error');
+}
+
+/** Errors raised before a request could reach Slack: safe to send again. */
+const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
+
+function networkFailure(code: string): SlackErrorClass {
+  return { kind: 'transient', reason: 'network', code, outcome: NOT_SENT_CODES.has(code) ? 'not_processed' : 'unknown' };
 }
 
 function isTimeout(err: unknown): boolean {
@@ -194,6 +223,9 @@ export function fixForSlackError(code: string, context: { channel?: string; meth
     case 'app_uninstalled':
       return `the token was revoked or the app uninstalled: reinstall the Slack app and put its new bot token (xoxb-…) in ${TOKEN_ENV}`;
     case 'missing_scope':
+      if (method === 'conversations.history' || method === 'conversations.replies') {
+        return 'add the channels:history scope (groups:history for private channels) to the Slack app and reinstall it; without it a retried digest cannot check what was already posted';
+      }
       if (method.startsWith('conversations.')) {
         return 'add the channels:read scope (and groups:read for private channels) to the Slack app and reinstall it';
       }
@@ -253,7 +285,34 @@ export function createSlackPoster(options: SlackPosterOptions): SlackPoster {
 
   const client = createClient(options.token, options.slackApiUrl, requestTimeoutMs, remainingMs);
 
+  const lookupFailure = (err: unknown, method: string, channel: string): Error => {
+    const verdict = classifySlackError(err);
+    if (verdict.kind === 'permanent') {
+      const fix = fixForSlackError(verdict.code, { channel, method });
+      return new SlackPermanentError(redact(`Slack ${method} in ${channel} failed: ${verdict.code}. Fix: ${fix}`), verdict.code, fix, method, channel);
+    }
+    return new SlackUnavailableError(redact(`Slack unavailable for ${method} in ${channel} (${verdict.code})`), verdict.reason, verdict.retryAfterSeconds, 1, verdict.code);
+  };
+
   return {
+    async findPosted(channel, eventId, oldestEpochSeconds) {
+      try {
+        const result = await client.conversations.history({ channel, oldest: String(oldestEpochSeconds), limit: 200, include_all_metadata: true });
+        return (result.messages ?? []).find((m) => metadataEventId(m.metadata) === eventId)?.ts;
+      } catch (err) {
+        throw lookupFailure(err, 'conversations.history', channel);
+      }
+    },
+
+    async countReplies(channel, threadTs, eventId) {
+      try {
+        const result = await client.conversations.replies({ channel, ts: threadTs, limit: 1000, include_all_metadata: true });
+        return (result.messages ?? []).filter((m) => m.ts !== threadTs && metadataEventId(m.metadata) === eventId).length;
+      } catch (err) {
+        throw lookupFailure(err, 'conversations.replies', channel);
+      }
+    },
+
     async post(channel, message, postOptions = {}) {
       const args: ChatPostMessageArguments = {
         channel,
@@ -302,6 +361,10 @@ export function createSlackPoster(options: SlackPosterOptions): SlackPoster {
         const waitMs = retryAfterMs ?? backoffMs(attempts, backoffBaseMs);
         const describe = (why: string): string =>
           redact(`Slack unavailable for chat.postMessage to ${channel} (${verdict.reason}: ${verdict.code}) after ${attempts} attempt(s): ${why}`);
+        if (verdict.outcome === 'unknown') {
+          // Posting again blindly could duplicate the message; the caller looks it up first.
+          throw new SlackUnavailableError(describe('the post may have gone through'), verdict.reason, verdict.retryAfterSeconds, attempts, verdict.code, true);
+        }
         if (attempts >= maxAttempts) {
           throw new SlackUnavailableError(describe('no attempts left'), verdict.reason, verdict.retryAfterSeconds, attempts, verdict.code);
         }
@@ -327,6 +390,14 @@ export function createSlackPoster(options: SlackPosterOptions): SlackPoster {
 function backoffMs(attempt: number, base: number): number {
   const exp = Math.min(base * 2 ** (attempt - 1), base * 4);
   return Math.round(exp * (0.8 + Math.random() * 0.2));
+}
+
+function metadataEventId(metadata: unknown): string | undefined {
+  if (typeof metadata !== 'object' || metadata === null) return undefined;
+  const payload = (metadata as { event_payload?: unknown }).event_payload;
+  if (typeof payload !== 'object' || payload === null) return undefined;
+  const id = (payload as { event_id?: unknown }).event_id;
+  return typeof id === 'string' ? id : undefined;
 }
 
 function defaultSleep(ms: number): Promise<void> {

@@ -1,7 +1,7 @@
 /**
  * DigestStore on the bridge's DynamoDB table.
  *   digest#<event id>: state in_progress | posted | skipped, owner, lease_until (ms), channel, main_ts,
- *     replies_posted, expires_at (TTL; longer than the DLQ retention so a replay is still recognised).
+ *     replies_posted, attempts, first_claimed_ms, expires_at (TTL; longer than the DLQ retention so a replay is still recognised).
  *   snapshot#<project id>: newest_run_ms (high-water mark of runs taken up), last_created_ms and the
  *     snapshot as JSON of the last digest posted.
  */
@@ -48,7 +48,8 @@ export class DynamoDigestStore implements DigestStore {
         new UpdateItemCommand({
           TableName: this.options.tableName,
           Key: this.claimKey(eventId),
-          UpdateExpression: 'SET #state = :in_progress, #owner = :token, lease_until = :lease, expires_at = if_not_exists(expires_at, :expires)',
+          UpdateExpression:
+            'SET #state = :in_progress, #owner = :token, lease_until = :lease, expires_at = if_not_exists(expires_at, :expires), first_claimed_ms = if_not_exists(first_claimed_ms, :now) ADD attempts :one',
           ConditionExpression: 'attribute_not_exists(pk) OR (#state = :in_progress AND lease_until < :now)',
           ExpressionAttributeNames: { '#state': 'state', '#owner': 'owner' },
           ExpressionAttributeValues: {
@@ -57,6 +58,7 @@ export class DynamoDigestStore implements DigestStore {
             ':lease': { N: String(nowMs + this.options.leaseMs) },
             ':now': { N: String(nowMs) },
             ':expires': { N: String(Math.floor(nowMs / 1000) + this.options.retentionSeconds) },
+            ':one': { N: '1' },
           },
           ReturnValues: 'ALL_NEW',
         }),
@@ -65,7 +67,7 @@ export class DynamoDigestStore implements DigestStore {
       const progress: PostingProgress = { repliesPosted: Number(item['replies_posted']?.N ?? 0) };
       if (item['channel']?.S) progress.channel = item['channel'].S;
       if (item['main_ts']?.S) progress.mainTs = item['main_ts'].S;
-      return { status: 'claimed', token, progress };
+      return { status: 'claimed', token, progress, attempt: Number(item['attempts']?.N ?? 1), firstClaimedMs: Number(item['first_claimed_ms']?.N ?? nowMs) };
     } catch (error) {
       if (!(error instanceof ConditionalCheckFailedException)) throw error;
     }

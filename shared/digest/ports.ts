@@ -11,7 +11,15 @@ export interface PostingProgress {
 }
 
 export type DigestClaim =
-  | { status: 'claimed'; token: string; progress: PostingProgress }
+  | {
+      status: 'claimed';
+      token: string;
+      progress: PostingProgress;
+      /** 1 on the first claim of the event; more when an earlier attempt failed or died. */
+      attempt: number;
+      /** When the event was first claimed (epoch ms): posts of earlier attempts are not older. */
+      firstClaimedMs: number;
+    }
   | { status: 'done'; outcome: 'posted' | 'skipped' }
   | { status: 'busy'; retryAfterSeconds: number };
 

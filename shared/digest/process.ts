@@ -15,14 +15,14 @@ import {
   type RunCompletedData,
   type WebhookEvent,
 } from '../events';
-import { findReasoningCard, RateLimitedError, ReadApiError, type ReadApi } from '../read-api';
+import { findReasoningCard, RateLimitedError, type ReadApi } from '../read-api';
 import type { Gap, Project, ReasoningCard } from '../read-api-types';
 import type { SlackMessage, SlackMessageMetadata, SlackPoster } from '../slack-poster';
 import type { Clock } from '../ports';
 import { describeError, type Log, type Metrics } from '../observability';
 import { renderDigest, renderDraftReady } from './render';
 import { buildSnapshot } from './snapshot';
-import type { DigestStore, PostingProgress } from './ports';
+import type { DigestClaim, DigestStore, PostingProgress } from './ports';
 import { ClaimBusyError, classifyFailure } from './failures';
 
 export interface ChannelRouting {
@@ -115,15 +115,13 @@ export async function processBatch(records: readonly QueueRecord[], deps: Digest
 
   const jobs: (() => Promise<void>)[] = [];
   for (const group of runsByProject.values()) {
-    // Several runs of one project in one batch: one digest, of the newest; the rest are superseded.
-    const newest = group.reduce((a, b) => (Date.parse(b.parsed.event.created_at) >= Date.parse(a.parsed.event.created_at) ? b : a));
-    for (const item of group) {
-      if (item === newest) continue;
-      deps.log.info('run superseded by a newer run of the same batch', { eventId: item.parsed.event.id, newerEventId: newest.parsed.event.id, projectId: item.data.project_id });
-      deps.metrics.count('EventSuperseded');
-      outcomes.set(item.parsed.record.messageId, { messageId: item.parsed.record.messageId, ok: true, result: 'superseded' });
-    }
-    jobs.push(() => settle(newest.parsed, () => digestRun(newest.parsed.event, newest.data, deps), deps, outcomes));
+    // Several runs of one project in one batch: the newest goes first and takes the newest-run mark,
+    // so the others are superseded by digestRun itself, except one whose top-level message an earlier
+    // attempt already posted: that one still finishes its thread.
+    const newestFirst = [...group].sort((a, b) => Date.parse(b.parsed.event.created_at) - Date.parse(a.parsed.event.created_at));
+    jobs.push(async () => {
+      for (const item of newestFirst) await settle(item.parsed, () => digestRun(item.parsed.event, item.data, deps), deps, outcomes);
+    });
   }
   for (const draft of drafts) jobs.push(() => settle(draft, () => noticeDraft(draft.event, deps), deps, outcomes));
   await runLimited(jobs, PROJECT_CONCURRENCY);
@@ -157,7 +155,7 @@ async function runLimited(jobs: readonly (() => Promise<void>)[], limit: number)
 }
 
 /** Claims the event for posting; undefined when it needs no work (already posted or skipped). */
-async function claimFor(event: WebhookEvent, deps: DigestDeps): Promise<{ token: string; progress: PostingProgress } | undefined> {
+async function claimFor(event: WebhookEvent, deps: DigestDeps): Promise<Extract<DigestClaim, { status: 'claimed' }> | undefined> {
   const claim = await deps.store.claim(event.id, deps.clock.now());
   if (claim.status === 'busy') throw new ClaimBusyError(claim.retryAfterSeconds);
   if (claim.status === 'done') {
@@ -205,13 +203,12 @@ async function digestRun(event: WebhookEvent, run: RunCompletedData, deps: Diges
       gaps,
       reasoning: await reasoningFor(projectId, gaps.slice(0, options.reasoningGaps), deps),
     }));
-    const [previous, projects, overview, { gaps, reasoning }] = await Promise.all([
+    const [previous, project, overview, { gaps, reasoning }] = await Promise.all([
       deps.store.getSnapshot(projectId),
-      deps.readApi.listProjects(),
+      projectOrId(projectId, event, deps),
       deps.readApi.getVisibility(projectId),
       gapsAndReasoning,
     ]);
-    const project = projectNamed(projects, projectId);
     const rendered = renderDigest({
       project,
       run: { eventId: event.id, runId: run.run_id, answers: run.answers, createdAt: event.created_at },
@@ -240,8 +237,8 @@ async function reasoningFor(projectId: string, gaps: readonly Gap[], deps: Diges
       try {
         return [gap.prompt_id, await findReasoningCard(deps.readApi, projectId, gap.prompt_id)] as const;
       } catch (error) {
-        // A rate limit retries the whole digest; other failures only lose this card.
-        if (error instanceof RateLimitedError || !(error instanceof ReadApiError)) throw error;
+        // A rate limit retries the whole digest; any other failure only loses this card.
+        if (error instanceof RateLimitedError) throw error;
         deps.log.warn('reasoning card unavailable', { projectId, promptId: gap.prompt_id, ...describeError(error) });
         return [gap.prompt_id, null] as const;
       }
@@ -254,9 +251,23 @@ function projectNamed(projects: readonly Project[], projectId: string): Project 
   return projects.find((p) => p.id === projectId) ?? { id: projectId, name: projectId, industry: null };
 }
 
+/** The project with its name, or with its id as the name when /v1/projects fails (a rate limit retries). */
+async function projectOrId(projectId: string, event: WebhookEvent, deps: DigestDeps): Promise<Project> {
+  try {
+    return projectNamed(await deps.readApi.listProjects(), projectId);
+  } catch (error) {
+    if (error instanceof RateLimitedError) throw error;
+    deps.log.warn('project name unavailable; the message shows the project id', { eventId: event.id, ...describeError(error) });
+    return { id: projectId, name: projectId, industry: null };
+  }
+}
+
+/** Allowance for clock skew between Lambda and Slack when looking for an earlier attempt's post. */
+const LOOKUP_SKEW_SECONDS = 120;
+
 async function postWithProgress(
   event: WebhookEvent,
-  claim: { token: string; progress: PostingProgress },
+  claim: { token: string; progress: PostingProgress; attempt: number; firstClaimedMs: number },
   routedChannel: string,
   main: SlackMessage,
   thread: readonly SlackMessage[],
@@ -266,6 +277,7 @@ async function postWithProgress(
   const progress = { ...claim.progress };
   // A retry posts where the first attempt did, even if the routing changed in between.
   const channel = progress.channel ?? routedChannel;
+  if (claim.attempt > 1) await reconcileWithSlack(event, claim, channel, progress, deps);
   if (!progress.mainTs) {
     const posted = await deps.slack.post(channel, main, { metadata });
     progress.channel = posted.channel;
@@ -276,9 +288,41 @@ async function postWithProgress(
   for (let i = progress.repliesPosted; i < thread.length; i++) {
     const reply = thread[i];
     if (!reply) continue;
-    await deps.slack.post(progress.channel ?? channel, reply, { threadTs: progress.mainTs });
+    const replyMetadata = { event_type: `${metadata.event_type}_reply`, event_payload: { event_id: event.id, reply: i + 1 } };
+    await deps.slack.post(progress.channel ?? channel, reply, { threadTs: progress.mainTs, metadata: replyMetadata });
     progress.repliesPosted = i + 1;
     await deps.store.recordProgress(event.id, claim.token, progress);
+  }
+}
+
+/**
+ * An earlier attempt may have posted without recording it (a timeout whose post went through, or a
+ * crash right after a post): look in Slack, by the event id in the messages' metadata, before posting.
+ * If Slack can't be asked (e.g. no channels:history scope), post anyway and say so.
+ */
+async function reconcileWithSlack(
+  event: WebhookEvent,
+  claim: { firstClaimedMs: number },
+  channel: string,
+  progress: PostingProgress,
+  deps: DigestDeps,
+): Promise<void> {
+  try {
+    if (!progress.mainTs) {
+      const found = await deps.slack.findPosted(channel, event.id, Math.floor(claim.firstClaimedMs / 1000) - LOOKUP_SKEW_SECONDS);
+      if (!found) return;
+      progress.mainTs = found;
+      progress.channel = channel;
+      progress.repliesPosted = 0;
+      deps.log.info('found the top-level message an earlier attempt posted; not posting it again', { eventId: event.id, ts: found });
+    }
+    const replies = await deps.slack.countReplies(progress.channel ?? channel, progress.mainTs, event.id);
+    if (replies > progress.repliesPosted) {
+      deps.log.info('found replies an earlier attempt posted; continuing after them', { eventId: event.id, replies, recorded: progress.repliesPosted });
+      progress.repliesPosted = replies;
+    }
+  } catch (error) {
+    deps.log.warn('could not check Slack for an earlier attempt\'s posts; a message may be posted twice', { eventId: event.id, ...describeError(error) });
   }
 }
 
@@ -289,14 +333,7 @@ async function noticeDraft(event: WebhookEvent, deps: DigestDeps): Promise<Recor
   const claim = await claimFor(event, deps);
   if (!claim) return 'duplicate';
   return underClaim<RecordResult>(event, claim.token, deps, async () => {
-    let project: Project | null = null;
-    try {
-      project = projectNamed(await deps.readApi.listProjects(), draft.project_id);
-    } catch (error) {
-      // The notice is still useful with the project id alone.
-      if (error instanceof RateLimitedError) throw error;
-      deps.log.warn('project name unavailable for the draft notice', { eventId: event.id, ...describeError(error) });
-    }
+    const project = await projectOrId(draft.project_id, event, deps);
     const message = renderDraftReady({ project, projectId: draft.project_id, assetId: draft.asset_id, version: draft.version, createdAt: event.created_at });
     const metadata = { event_type: 'visibility_draft_ready', event_payload: { event_id: event.id, project_id: draft.project_id, asset_id: draft.asset_id } };
     await postWithProgress(event, claim, channelFor(deps.channels, draft.project_id), message, [], metadata, deps);

@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { SQSClient } from '@aws-sdk/client-sqs';
+import { DeleteMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDigestStore } from '../../shared/adapters/dynamo-digest-store';
 import { SqsMessageVisibility } from '../../shared/adapters/sqs-message-visibility';
 import { handleSqsBatch } from '../../shared/digest/sqs-batch';
@@ -30,10 +30,10 @@ let projectA: string;
 let projectB: string;
 let observer: RecordingObserver;
 
-function deps(): DigestDeps {
+function deps(slackRequestTimeoutMs = 10_000): DigestDeps {
   return {
     readApi: new ReadApiClient({ baseUrl: sim.url, apiKey: sim.apiKey, sleep: () => Promise.resolve() }),
-    slack: createSlackPoster({ token: TOKEN, slackApiUrl: slack.apiUrl, sleep: () => Promise.resolve(), maxAttempts: 2 }),
+    slack: createSlackPoster({ token: TOKEN, slackApiUrl: slack.apiUrl, sleep: () => Promise.resolve(), maxAttempts: 2, requestTimeoutMs: slackRequestTimeoutMs }),
     store: new DynamoDigestStore(dynamo.client, { tableName: TABLE, leaseMs: 120_000, retentionSeconds: 86400 }),
     channels: { defaultChannel: '#digests', byProject: { [projectB]: '#project-b' } },
     clock: { now: () => Date.now() },
@@ -60,6 +60,10 @@ async function deliver(...events: (WebhookEvent | string)[]) {
   const records = await receiveRecords(sqs, queueUrl);
   const response = await handleSqsBatch(records, () => Promise.resolve(deps()), new SqsMessageVisibility(sqs, queueUrl), observer);
   const failed = new Set(response.batchItemFailures.map((f) => f.itemIdentifier));
+  // As the event source mapping does: successes are deleted, failures come back after the visibility timeout.
+  for (const record of records) {
+    if (!failed.has(record.messageId)) await sqs.send(new DeleteMessageCommand({ QueueUrl: queueUrl, ReceiptHandle: record.receiptHandle }));
+  }
   return { records, failed, failedIndexes: records.map((r, i) => (failed.has(r.messageId) ? i : -1)).filter((i) => i >= 0) };
 }
 
@@ -204,6 +208,8 @@ describe('failures', () => {
       const d = deps();
       const original = d.slack;
       d.slack = {
+        findPosted: (...args) => original.findPosted(...args),
+        countReplies: (...args) => original.countReplies(...args),
         post: async (channel, message, options) => {
           posts += 1;
           if (posts === 3) throw new SlackUnavailableError('injected outage', 'server_error', undefined, 1);
@@ -229,5 +235,56 @@ describe('failures', () => {
     expect(replies.length).toBeGreaterThan(repliesBefore);
     // No reply posted twice.
     expect(new Set(replies.map((r) => JSON.stringify(r.blocks))).size).toBe(replies.length);
+  });
+});
+
+describe('posts whose outcome was unknown', () => {
+  it('does not post the top level twice when Slack stored it but the answer timed out', async () => {
+    const event = runEvent(projectA);
+    // Slack answers the first post after 1.5 s; the poster gives up after 0.5 s, but the post is stored.
+    slack.injectFault({ kind: 'delay', method: 'chat.postMessage', latencyMs: 1500, times: 1 });
+    await enqueue(sqs, queueUrl, event);
+    const first = await handleSqsBatch(await receiveRecords(sqs, queueUrl), () => Promise.resolve(deps(500)), new SqsMessageVisibility(sqs, queueUrl), observer);
+    expect(first.batchItemFailures).toHaveLength(1);
+    await new Promise((resolve) => setTimeout(resolve, 1600)); // the stored post lands; the message becomes visible
+    expect(topLevel()).toHaveLength(1);
+
+    const retry = await deliver();
+    expect(retry.failed.size).toBe(0);
+    expect(topLevel()).toHaveLength(1); // found by its metadata, not posted again
+    const mainTs = topLevel()[0]!.ts;
+    const replies = slack.messages().filter((m) => m.thread_ts === mainTs);
+    expect(replies.length).toBeGreaterThan(0);
+    expect(new Set(replies.map((r) => JSON.stringify(r.blocks))).size).toBe(replies.length);
+  });
+
+  it('finishes the thread of a run whose top level was posted, even when a newer run shares its batch', async () => {
+    const older = runEvent(projectA);
+    let posts = 0;
+    const d = deps();
+    const original = d.slack;
+    d.slack = {
+      findPosted: (...args) => original.findPosted(...args),
+      countReplies: (...args) => original.countReplies(...args),
+      post: async (channel, message, options) => {
+        posts += 1;
+        if (posts === 2) throw new SlackUnavailableError('injected outage', 'ratelimited', 1, 1);
+        return original.post(channel, message, options);
+      },
+    };
+    await enqueue(sqs, queueUrl, older);
+    const cut = await handleSqsBatch(await receiveRecords(sqs, queueUrl), () => Promise.resolve(d), new SqsMessageVisibility(sqs, queueUrl), observer);
+    expect(cut.batchItemFailures).toHaveLength(1);
+    const olderTs = topLevel()[0]!.ts;
+    expect(slack.messages().filter((m) => m.thread_ts === olderTs)).toHaveLength(0);
+
+    const newer = runEvent(projectA);
+    await enqueue(sqs, queueUrl, newer);
+    await new Promise((resolve) => setTimeout(resolve, 1100)); // the older message's retry delay
+    const both = await deliver();
+    expect(both.records).toHaveLength(2);
+    expect(both.failed.size).toBe(0);
+    expect(topLevel()).toHaveLength(2); // the older run's top level (from before) and the newer run's
+    expect(slack.messages().filter((m) => m.thread_ts === olderTs).length).toBeGreaterThan(0);
   });
 });

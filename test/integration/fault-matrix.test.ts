@@ -97,13 +97,13 @@ const transient: [string, Fault][] = [
   ['Slack 500', { slack: { kind: 'server_error', method: 'chat.postMessage' } }],
   ['read API 500', { readApi: { route: 'gaps', status: 500, times: Infinity } }],
   ['read API timeout', { readApi: { route: 'visibility', delayMs: 1500, times: Infinity } }],
-  ['read API malformed JSON', { readApi: { route: 'projects', status: 200, body: '{"projects": [', times: Infinity } }],
+  ['read API malformed JSON', { readApi: { route: 'gaps', status: 200, body: '{"gaps": [', times: Infinity } }],
 ];
 
 const needsFix: [string, Fault, RegExp][] = [
   ['Slack channel_not_found', { slack: { kind: 'slack_error', error: 'channel_not_found', method: 'chat.postMessage' } }, /channel/i],
   ['Slack invalid_auth', { slack: { kind: 'slack_error', error: 'invalid_auth', method: 'chat.postMessage' } }, /token/i],
-  ['read API 401', { readApi: { route: 'projects', status: 401, times: Infinity } }, /read-API key/i],
+  ['read API 401', { readApi: { route: 'visibility', status: 401, times: Infinity } }, /read-API key/i],
 ];
 
 function inject(fault: Fault): void {
