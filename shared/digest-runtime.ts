@@ -40,6 +40,26 @@ function secretRef(env: Env, arnName: string, valueName: string): { secretArn: s
   throw new ConfigError(arnName, `is not set (or ${valueName} for local runs)`);
 }
 
+/**
+ * A posting lease must outlast one invocation (the stack sets 120 s for its 60 s timeout). The
+ * function can't read its own timeout, so only a floor is enforced; the local stack runs shorter.
+ */
+const MIN_DIGEST_LEASE_SECONDS = 10;
+
+function digestLeaseSeconds(env: Env): number {
+  const name = 'DIGEST_LEASE_SECONDS';
+  try {
+    return integer(env, name, 120, MIN_DIGEST_LEASE_SECONDS, 3600);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    // Say why: a lease that ends while an invocation still runs lets a retry post the digest twice.
+    throw new ConfigError(
+      name,
+      `must be a whole number of seconds from ${MIN_DIGEST_LEASE_SECONDS} to 3600, longer than the digest function's timeout; got "${env[name]?.trim() ?? ''}"`,
+    );
+  }
+}
+
 export function readDigestConfig(env: Env): DigestConfig {
   return {
     tableName: requiredString(env, 'TABLE_NAME'),
@@ -53,7 +73,7 @@ export function readDigestConfig(env: Env): DigestConfig {
     visibilityRange: optionalString(env, 'VISIBILITY_RANGE') ?? '7d',
     gapsPageSize: integer(env, 'GAPS_PAGE_SIZE', 50, 1, 1000),
     secretsCacheSeconds: integer(env, 'SECRETS_CACHE_SECONDS', 300, 0, 3600),
-    leaseSeconds: integer(env, 'DIGEST_LEASE_SECONDS', 120, 10, 3600),
+    leaseSeconds: digestLeaseSeconds(env),
     aws: readAwsEndpoints(env),
   };
 }

@@ -52,14 +52,34 @@ function isIsoTimestamp(value: unknown): value is string {
   return typeof value === 'string' && value.length > 0 && !Number.isNaN(Date.parse(value));
 }
 
-/** Structural check of a parsed delivery body: `id`, `type`, `created_at` and `data` must be present. */
+/** Ids are UUIDs (spec §2); any printable-ASCII id up to this length still fits a DynamoDB key and an SQS attribute. */
+export const MAX_EVENT_ID_LENGTH = 256;
+const EVENT_ID = /^[\x20-\x7e]+$/;
+/** A character SQS refuses in a message body or attribute (allowed: #x9 #xA #xD #x20–#xD7FF #xE000–#xFFFD #x10000–#x10FFFF). */
+const SQS_INVALID = /[^\t\n\r\x20-\ud7ff\ue000-\ufffd\u{10000}-\u{10ffff}]/u;
+
+/** Whether SQS would refuse this text in a message body or attribute (lone surrogates included). */
+export function hasSqsInvalidCharacter(text: string): boolean {
+  return SQS_INVALID.test(text);
+}
+
+/**
+ * Structural check of a parsed delivery body: `id`, `type`, `created_at` and `data` must be present,
+ * and what goes into DynamoDB keys and SQS attributes must be storable there: a signed body that can
+ * never be stored must get a 4xx, not a 503 the sender retries.
+ */
 export function validateWebhookEvent(body: unknown): EventValidation {
   if (!isRecord(body)) return { ok: false, reason: 'body is not a JSON object' };
   const { id, type, created_at, data } = body;
   if (typeof id !== 'string' || id.length === 0) return { ok: false, reason: 'missing or empty "id"' };
+  if (id.length > MAX_EVENT_ID_LENGTH) return { ok: false, reason: `"id" longer than ${MAX_EVENT_ID_LENGTH} characters` };
+  if (!EVENT_ID.test(id)) return { ok: false, reason: '"id" has characters outside printable ASCII' };
   if (typeof type !== 'string' || type.length === 0) return { ok: false, reason: 'missing or empty "type"' };
+  if (hasSqsInvalidCharacter(type)) return { ok: false, reason: '"type" has characters SQS refuses' };
   if (!isIsoTimestamp(created_at)) return { ok: false, reason: 'missing or unparseable "created_at"' };
   if (!isRecord(data)) return { ok: false, reason: 'missing "data" object' };
+  const projectId = data['project_id'];
+  if (typeof projectId === 'string' && hasSqsInvalidCharacter(projectId)) return { ok: false, reason: '"data.project_id" has characters SQS refuses' };
   return { ok: true, event: { id, type, created_at, data } };
 }
 

@@ -2,7 +2,7 @@
  * Composition root of the ingest function: reads and validates configuration once (cold start)
  * and wires the AWS adapters into the ingest domain.
  */
-import { integer, optionalString, requiredString, ConfigError, type Env } from './config-env';
+import { integer, optionalString, parseSecretList, requiredString, ConfigError, type Env } from './config-env';
 import { createDynamoClient, createSqsClient } from './adapters/aws-clients';
 import { DynamoDeliveryStore, DEFAULT_LEASE_MS } from './adapters/dynamo-delivery-store';
 import { SqsEventQueue } from './adapters/sqs-event-queue';
@@ -29,6 +29,8 @@ export function readIngestConfig(env: Env): IngestConfig {
   if (!secretArn && !values) {
     throw new ConfigError('SIGNING_SECRETS_SECRET_ARN', 'is not set (or SIGNING_SECRETS for local runs); the ingest function cannot verify deliveries');
   }
+  // Parsed now so a malformed local value fails the cold start, not every delivery with a 503.
+  if (!secretArn && values) parseSecretList(values, 'SIGNING_SECRETS');
   return {
     tableName: requiredString(env, 'TABLE_NAME'),
     queueUrl: requiredString(env, 'QUEUE_URL'),
@@ -53,6 +55,7 @@ export function createIngestDeps(config: IngestConfig, observe: { log: Log; metr
       : staticSecret(config.signingSecrets.values);
   return {
     verifier: signingVerifierFrom(source, config.toleranceSeconds),
+    toleranceSeconds: config.toleranceSeconds,
     store: new DynamoDeliveryStore(createDynamoClient({ ...INGEST_CLIENT_BOUNDS, ...config.aws.dynamodb }), {
       tableName: config.tableName,
       leaseMs: DEFAULT_LEASE_MS,

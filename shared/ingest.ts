@@ -3,8 +3,8 @@
  * rules (spec §6): 2xx ends the delivery, 5xx/429 are retried with the same id, any other status is
  * a permanent failure. So we answer 503 only when a retry can succeed, and 4xx when it never will.
  */
-import { validateWebhookEvent, isHandledEventType, projectIdOf, type WebhookEvent } from './events';
-import type { SignatureFailure, SignatureVerifier } from './signature';
+import { validateWebhookEvent, hasSqsInvalidCharacter, isHandledEventType, projectIdOf, type WebhookEvent } from './events';
+import { DEFAULT_TOLERANCE_SECONDS, type SignatureFailure, type SignatureVerifier } from './signature';
 import type { Clock, DeliveryStore, EventQueue } from './ports';
 import { describeError, type Log, type Metrics } from './observability';
 
@@ -32,6 +32,8 @@ export interface IngestResponse {
 export interface IngestDeps {
   /** Resolves the verifier for the current signing secrets (they may rotate while a container lives). */
   verifier: () => Promise<SignatureVerifier>;
+  /** The verifier's tolerance (default 300 s); also bounds how far `created_at` may lie after the signature's `t`. */
+  toleranceSeconds?: number;
   store: DeliveryStore;
   queue: EventQueue;
   clock: Clock;
@@ -112,7 +114,9 @@ export async function handleDelivery(request: IngestRequest, deps: IngestDeps): 
     deps.metrics.count('DeliveryRejected', 1, { reason });
     if (outcome.rejection.kind === 'signature') deps.metrics.count('SignatureRejected');
     if (reason.endsWith('_unavailable')) deps.metrics.count('IngestUnavailable');
-    deps.log.warn('delivery rejected', { deliveryId, reason });
+    // The detail says which check refused a signed body (fixed texts, never body content).
+    const detail = outcome.rejection.kind === 'invalid_event' ? { detail: outcome.rejection.detail } : {};
+    deps.log.warn('delivery rejected', { deliveryId, reason, ...detail });
   }
   return toResponse(outcome);
 }
@@ -148,6 +152,15 @@ export async function ingestDelivery(request: IngestRequest, deps: IngestDeps): 
   const validation = validateWebhookEvent(parsed);
   if (!validation.ok) return reject({ kind: 'invalid_event', detail: validation.reason });
   const event = validation.event;
+  // The queued body is JSON.stringify of the event: it escapes control characters and lone
+  // surrogates but leaves U+FFFE/U+FFFF, which SQS refuses on every retry.
+  if (hasSqsInvalidCharacter(JSON.stringify(event))) return reject({ kind: 'invalid_event', detail: 'characters SQS refuses' });
+  // The service signs at send time, after creating the event (retries re-sign later), so a genuine
+  // created_at is never after t. A far-future one would supersede every later run of its project.
+  const toleranceSeconds = deps.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS;
+  if (Date.parse(event.created_at) > (check.timestamp + toleranceSeconds) * 1000) {
+    return reject({ kind: 'invalid_event', detail: '"created_at" is after the signature timestamp' });
+  }
 
   // The delivery header is not signed; the body id is. A captured body replayed under another
   // delivery id must not slip past de-duplication, so the two must agree.

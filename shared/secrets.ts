@@ -55,13 +55,21 @@ export async function readSecretValue(source: SecretSource): Promise<string> {
 
 /**
  * The signature verifier for the current signing secrets. Rebuilt only when the secret's text
- * changes, so the per-delivery cost stays one HMAC per live secret.
+ * changes, so the per-delivery cost stays one HMAC per live secret. When the secret cannot be
+ * read, the last verifier built stays in use: a Secrets Manager outage after the cache expires
+ * must not answer every delivery 503 (15 failures switch the webhook off).
  */
 export function signingVerifierFrom(source: SecretSource, toleranceSeconds: number): () => Promise<SignatureVerifier> {
   let lastText: string | undefined;
   let verifier: SignatureVerifier | undefined;
   return async () => {
-    const text = await source.get();
+    let text: string;
+    try {
+      text = await source.get();
+    } catch (error) {
+      if (verifier !== undefined) return verifier;
+      throw error;
+    }
     if (verifier === undefined || text !== lastText) {
       verifier = createSignatureVerifier({ secrets: parseSecretList(text, source.description), toleranceSeconds });
       lastText = text;

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CreateQueueCommand, GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { createSqsClient, LOCAL_CREDENTIALS } from '../../shared/adapters/aws-clients';
 import { readIngestConfig } from '../../shared/ingest-runtime';
+import { readDigestConfig } from '../../shared/digest-runtime';
 import { startLocalDynamo, ensureBridgeTable, type LocalDynamo } from '../../local/dynamo';
 import { SqsServer } from '../../local/sqs-server';
 import { deliveryBody, httpApiEvent } from '../support/deliveries';
@@ -94,5 +95,36 @@ describe('ingest configuration', () => {
     expect(() => readIngestConfig({ QUEUE_URL: 'q', SIGNING_SECRETS: 'x' })).toThrow(/TABLE_NAME/);
     expect(() => readIngestConfig({ TABLE_NAME: 't', QUEUE_URL: 'q' })).toThrow(/SIGNING_SECRETS_SECRET_ARN/);
     expect(() => readIngestConfig({ TABLE_NAME: 't', QUEUE_URL: 'q', SIGNING_SECRETS: 'x', SIGNATURE_TOLERANCE_SECONDS: '5m' })).toThrow(/SIGNATURE_TOLERANCE_SECONDS/);
+  });
+
+  it('parses a local SIGNING_SECRETS at cold start, naming it when malformed', () => {
+    const base = { TABLE_NAME: 't', QUEUE_URL: 'q' };
+    for (const bad of ['["unterminated"', '[1, 2]', ',\n,', '[]']) {
+      expect(() => readIngestConfig({ ...base, SIGNING_SECRETS: bad }), bad).toThrow(/Configuration error: SIGNING_SECRETS /);
+    }
+    // The runtime keeps the value as given (it parses it again when building the verifier).
+    expect(readIngestConfig({ ...base, SIGNING_SECRETS: 'a\nb' }).signingSecrets).toEqual({ values: 'a\nb' });
+    // With the ARN set, Secrets Manager is read at run time and the local value is not used.
+    expect(readIngestConfig({ ...base, SIGNING_SECRETS_SECRET_ARN: 'arn:x', SIGNING_SECRETS: '[1]' }).signingSecrets).toEqual({ secretArn: 'arn:x' });
+  });
+});
+
+describe('digest configuration', () => {
+  const env = {
+    TABLE_NAME: 't',
+    QUEUE_URL: 'q',
+    READ_API_BASE_URL: 'https://api.example.com',
+    READ_API_KEY: 'k',
+    SLACK_BOT_TOKEN: 'xoxb-1',
+    SLACK_DEFAULT_CHANNEL: '#runs',
+  };
+
+  it('checks DIGEST_LEASE_SECONDS and says it must outlast the function timeout', () => {
+    expect(readDigestConfig(env).leaseSeconds).toBe(120);
+    expect(readDigestConfig({ ...env, DIGEST_LEASE_SECONDS: '10' }).leaseSeconds).toBe(10);
+    expect(readDigestConfig({ ...env, DIGEST_LEASE_SECONDS: '3600' }).leaseSeconds).toBe(3600);
+    for (const bad of ['9', '0', '3601', '2m']) {
+      expect(() => readDigestConfig({ ...env, DIGEST_LEASE_SECONDS: bad }), bad).toThrow(/DIGEST_LEASE_SECONDS must be .* from 10 to 3600, longer than the digest function's timeout/);
+    }
   });
 });

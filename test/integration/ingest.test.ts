@@ -42,7 +42,7 @@ function makeDeps(overrides: Partial<IngestDeps> = {}, observer = new RecordingO
   };
 }
 
-function request(overrides: { id?: string; type?: string; secret?: string; data?: Record<string, unknown> } = {}) {
+function request(overrides: { id?: string; type?: string; createdAt?: string; secret?: string; data?: Record<string, unknown> } = {}) {
   return signedRequest({ secret: overrides.secret ?? SECRET, timestampSeconds: Math.floor(clockMs / 1000), ...overrides });
 }
 
@@ -168,6 +168,95 @@ describe('ingest: refusals', () => {
       expect(response.statusCode).toBe(400);
       expect(parse(response.body).error).toBe(error);
     }
+  });
+
+  /** A delivery of exactly these body bytes, signed now, with the body id as the delivery header. */
+  function signedBody(body: string, id?: string): IngestRequest {
+    const headers: Record<string, string> = { 'x-service-signature': signPayload(SECRET, Math.floor(clockMs / 1000), body) };
+    if (id !== undefined) headers['x-service-delivery'] = id;
+    return { method: 'POST', path: '/webhook', headers, body, isBase64Encoded: false };
+  }
+
+  // Each of these is signed but can never be stored: DynamoDB or SQS would refuse it on every retry,
+  // so a 503 would only burn the sender's retries and count toward switching the webhook off.
+  it('answers 400 for an id that is too long or not printable ASCII, without claiming it', async () => {
+    for (const id of ['x'.repeat(257), 'e1\u0001', 'ünïcode-id', 'e1\ud800']) {
+      const observer = new RecordingObserver();
+      const response = await handleDelivery(request({ id }), makeDeps({}, observer));
+      expect(response.statusCode, JSON.stringify(id)).toBe(400);
+      expect(parse(response.body).error).toBe('invalid_event');
+      expect(observer.entries.find((e) => e.message === 'delivery rejected')?.fields['detail']).toMatch(/"id"/);
+    }
+    expect(await drainQueue()).toHaveLength(0);
+  });
+
+  it('answers 400 for a type or project id holding characters SQS refuses in an attribute', async () => {
+    const cases: { type?: string; data?: Record<string, unknown> }[] = [
+      { type: 'run.completed\u0000' },
+      { data: { project_id: 'p-\u001b', run_id: 'r-1' } },
+      { data: { project_id: 'p-\udc00', run_id: 'r-1' } },
+      { data: { project_id: 'p-\uffff', run_id: 'r-1' } },
+    ];
+    for (const overrides of cases) {
+      const response = await handleDelivery(request(overrides), makeDeps());
+      expect(response.statusCode, JSON.stringify(overrides)).toBe(400);
+      expect(parse(response.body).error).toBe('invalid_event');
+    }
+    expect(await drainQueue()).toHaveLength(0);
+  });
+
+  it('answers 400 when the queued body would hold U+FFFE/U+FFFF, raw or JSON-escaped in the delivery', async () => {
+    const id = '6f1d2c3b-4a5e-4f60-8a7b-9c0d1e2f3a4b';
+    const raw = `{"id":"${id}","type":"run.completed","created_at":"2026-11-20T10:00:00Z","data":{"project_id":"p-1","run_id":"r-1","note":"\uffff"}}`;
+    const escaped = raw.replace('\uffff', '\\ufffe');
+    expect(escaped).toContain('"note":"\\ufffe"');
+    for (const body of [raw, escaped]) {
+      const response = await handleDelivery(signedBody(body, id), makeDeps());
+      expect(response.statusCode).toBe(400);
+      expect(parse(response.body).error).toBe('invalid_event');
+    }
+    expect(await drainQueue()).toHaveLength(0);
+    // Nothing was claimed: the same id, sent clean, is accepted.
+    const clean = await handleDelivery(signedBody(raw.replace('\uffff', 'ok'), id), makeDeps());
+    expect(parse(clean.body).result).toBe('accepted');
+  });
+
+  it('accepts what JSON.stringify escapes on the way to SQS: control characters and lone surrogates in data', async () => {
+    const data = { project_id: 'p-1', run_id: 'r-1', note: 'a\u0000b\u001b\ud800c\udfff' };
+    const req = request({ data });
+    const response = await handleDelivery(req, makeDeps());
+    expect(parse(response.body)).toEqual({ ok: true, result: 'accepted' });
+    const messages = await drainQueue();
+    expect(messages).toHaveLength(1);
+    expect((messages[0]!.body as { event: { data: unknown } }).event.data).toEqual(data);
+  });
+
+  it('answers 400 for a created_at after the signature timestamp plus the tolerance', async () => {
+    const t = Math.floor(clockMs / 1000);
+    const observer = new RecordingObserver();
+    // A far-future created_at would make every later run of the project look superseded.
+    for (const createdAt of ['2099-01-01T00:00:00Z', new Date((t + 301) * 1000).toISOString()]) {
+      const response = await handleDelivery(request({ createdAt }), makeDeps({}, observer));
+      expect(response.statusCode, createdAt).toBe(400);
+      expect(parse(response.body).error).toBe('invalid_event');
+    }
+    expect(observer.entries.filter((e) => e.message === 'delivery rejected').map((e) => e.fields['detail'])).toEqual([
+      '"created_at" is after the signature timestamp',
+      '"created_at" is after the signature timestamp',
+    ]);
+    expect(await drainQueue()).toHaveLength(0);
+    // Up to t + tolerance is accepted (clock skew between the service's hosts).
+    expect(parse((await handleDelivery(request({ createdAt: new Date((t + 300) * 1000).toISOString() }), makeDeps())).body).result).toBe('accepted');
+    // The bound follows the configured tolerance.
+    const strict = await handleDelivery(request({ createdAt: new Date((t + 61) * 1000).toISOString() }), makeDeps({ toleranceSeconds: 60 }));
+    expect(parse(strict.body).error).toBe('invalid_event');
+  });
+
+  it('accepts a retry re-signed long after the event was created', async () => {
+    const req = request({ createdAt: new Date(START - 5_000).toISOString() });
+    clockMs = START + 15 * 60_000; // the sender's last retry, re-signed at send time
+    const retry = { ...req, headers: { ...req.headers, 'x-service-signature': signPayload(SECRET, Math.floor(clockMs / 1000), req.body!) } };
+    expect(parse((await handleDelivery(retry, makeDeps())).body).result).toBe('accepted');
   });
 
   it('answers 404 for another path and 405 for another method', async () => {

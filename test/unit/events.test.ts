@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { validateWebhookEvent, parseRunCompletedData, projectIdOf } from '../../shared/events';
+import { validateWebhookEvent, hasSqsInvalidCharacter, parseRunCompletedData, projectIdOf } from '../../shared/events';
 
 describe('validateWebhookEvent', () => {
   const good = { id: 'e1', type: 'run.completed', created_at: '2026-11-01T10:00:00Z', data: { project_id: 'p1' } };
@@ -18,6 +18,54 @@ describe('validateWebhookEvent', () => {
     const result = validateWebhookEvent(body);
     expect(result.ok).toBe(false);
     if (!result.ok) expect(result.reason).toContain(field);
+  });
+
+  it('accepts ids of up to 256 printable ASCII characters', () => {
+    for (const id of ['0d4c4f7e-1f0a-4c33-9a55-0c2b1d7e9a01', 'evt_01HZX.a:b-c', 'x'.repeat(256)]) {
+      expect(validateWebhookEvent({ ...good, id }).ok, id).toBe(true);
+    }
+  });
+
+  // DynamoDB and SQS would refuse these on every retry: a 400 ends the delivery, a 503 does not.
+  it.each([
+    ['longer than 256 characters', 'x'.repeat(257)],
+    ['a control character', 'e1\u0000'],
+    ['a newline', 'e1\n'],
+    ['DEL', 'e1\u007f'],
+    ['non-ASCII', 'é1'],
+    ['a lone surrogate', 'e1\ud800'],
+    ['an emoji', 'e1😀'],
+  ])('rejects an id with %s', (_label, id) => {
+    const result = validateWebhookEvent({ ...good, id });
+    expect(result.ok).toBe(false);
+    if (!result.ok) expect(result.reason).toContain('"id"');
+  });
+
+  it.each([
+    ['a NUL', '\u0000'],
+    ['a control character', '\u001b'],
+    ['a lone high surrogate', '\ud800'],
+    ['a lone low surrogate', '\udfff'],
+    ['U+FFFE', '\ufffe'],
+    ['U+FFFF', '\uffff'],
+  ])('rejects a type or data.project_id holding %s, which SQS refuses', (_label, bad) => {
+    const badType = validateWebhookEvent({ ...good, type: `run.completed${bad}` });
+    expect(badType.ok).toBe(false);
+    if (!badType.ok) expect(badType.reason).toContain('"type"');
+    const badProject = validateWebhookEvent({ ...good, data: { project_id: `p${bad}1` } });
+    expect(badProject.ok).toBe(false);
+    if (!badProject.ok) expect(badProject.reason).toContain('"data.project_id"');
+  });
+
+  it('accepts a type and project id of any character SQS allows, and a non-string project id', () => {
+    const allowed = 'p\t\n\r ~\u007f\u00e9\ud7ff\ue000\ufffd😀\u{10ffff}';
+    expect(validateWebhookEvent({ ...good, type: allowed, data: { project_id: allowed } }).ok).toBe(true);
+    expect(validateWebhookEvent({ ...good, data: { project_id: 42 } }).ok).toBe(true);
+  });
+
+  it('tells the characters SQS refuses from those it allows', () => {
+    expect(['', 'abc', '\t\n\r', '\u0020', '\ud7ff', '\ue000', '\ufffd', '\ud83d\ude00', '\u{10000}', '\u{10ffff}'].map(hasSqsInvalidCharacter)).toEqual(Array(10).fill(false));
+    expect(['\u0000', '\u0008', '\u000b', '\u001f', '\ud800', 'a\udc00b', '\ude00\ud83d', '\ufffe', '\uffff'].map(hasSqsInvalidCharacter)).toEqual(Array(9).fill(true));
   });
 
   it('rejects non-objects', () => {

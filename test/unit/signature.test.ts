@@ -2,6 +2,7 @@ import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { createSignatureVerifier, parseSignatureHeader, signPayload, verifySignature } from '../../shared/signature';
 import { parseSecretList } from '../../shared/config-env';
+import { signingVerifierFrom, type SecretSource } from '../../shared/secrets';
 
 const SECRET = 'whsec_current';
 const OLD_SECRET = 'whsec_previous';
@@ -128,5 +129,49 @@ describe('parseSecretList', () => {
   it('names the variable when empty or not strings', () => {
     expect(() => parseSecretList('  ', 'SIGNING_SECRETS')).toThrow(/SIGNING_SECRETS/);
     expect(() => parseSecretList('[1]', 'SIGNING_SECRETS')).toThrow(/only strings/);
+  });
+});
+
+describe('signingVerifierFrom', () => {
+  const body = '{"id":"e1","type":"run.completed"}';
+
+  /** A secret source that answers with the given steps in turn (a value, or an error to throw). */
+  function scriptedSource(steps: (string | Error)[]): SecretSource & { reads: number } {
+    const source = {
+      description: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:signing',
+      reads: 0,
+      get(): Promise<string> {
+        const step = steps[Math.min(source.reads++, steps.length - 1)];
+        return step instanceof Error ? Promise.reject(step) : Promise.resolve(step ?? '');
+      },
+    };
+    return source;
+  }
+
+  it('keeps the last good verifier while the secret cannot be read, and picks up a rotation once it can', async () => {
+    const outage = new Error('Secrets Manager timed out');
+    const source = scriptedSource([`["${SECRET}"]`, outage, outage, `["${OLD_SECRET}"]`]);
+    const resolve = signingVerifierFrom(source, 300);
+    const first = await resolve();
+    expect(first(signPayload(SECRET, NOW, body), Buffer.from(body), NOW).ok).toBe(true);
+    // The cache expired and Secrets Manager is down: deliveries are still verified, not answered 503.
+    for (let i = 0; i < 2; i++) {
+      const during = await resolve();
+      expect(during).toBe(first);
+      expect(during(signPayload(SECRET, NOW, body), Buffer.from(body), NOW).ok).toBe(true);
+    }
+    const rotated = await resolve();
+    expect(rotated(signPayload(OLD_SECRET, NOW, body), Buffer.from(body), NOW).ok).toBe(true);
+    expect(rotated(signPayload(SECRET, NOW, body), Buffer.from(body), NOW)).toEqual({ ok: false, reason: 'no_matching_signature' });
+    expect(source.reads).toBe(4);
+  });
+
+  it('rethrows when no verifier was ever built', async () => {
+    const outage = new Error('Secrets Manager timed out');
+    const resolve = signingVerifierFrom(scriptedSource([outage, `["${SECRET}"]`]), 300);
+    await expect(resolve()).rejects.toBe(outage);
+    // Once the secret can be read, the verifier is built as usual.
+    const verifier = await resolve();
+    expect(verifier(signPayload(SECRET, NOW, body), Buffer.from(body), NOW).ok).toBe(true);
   });
 });
