@@ -53,13 +53,14 @@ async function main(): Promise<void> {
 
   // Unique events, each project's runs one minute apart; then duplicates and late arrivals mixed in.
   const uniqueCount = Math.round(TOTAL * (1 - DUPLICATE_SHARE));
-  const base = Date.parse('2026-11-22T00:00:00Z');
+  // Runs one second apart, all in the past: the bridge refuses a created_at after the signature time.
+  const base = Date.now() - TOTAL * 1000 - 60_000;
   const events: Delivery[] = [];
   for (let i = 0; i < uniqueCount; i++) {
     const projectId = projects[i % projects.length] ?? '';
     const run = stack.simulator?.advanceRun(projectId);
     const id = randomUUID();
-    const createdAt = base + i * 60_000;
+    const createdAt = base + i * 1000;
     const body = JSON.stringify({
       id,
       type: 'run.completed',

@@ -85,7 +85,7 @@ export class Monitoring extends Construct {
 
     this.dlqNotEmpty = new Alarm(this, 'DlqNotEmpty', {
       alarmDescription:
-        'Digest messages failed maxReceiveCount times and are parked in the DLQ. Inspect them, fix the cause, then redrive (bridge redrive).',
+        'Digest messages failed maxReceiveCount times and are parked in the DLQ. Inspect them, fix the cause, then replay them (npx bridge dlq peek, then npx bridge dlq replay).',
       metric: props.dlq.metricApproximateNumberOfMessagesVisible({ statistic: 'Maximum', period: fiveMinutes }),
       threshold: 1,
       comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,

@@ -143,15 +143,17 @@ export class DynamoDigestStore implements DigestStore {
     return JSON.parse(json) as ProjectSnapshot;
   }
 
-  async markNewestRun(projectId: string, createdAtMs: number): Promise<boolean> {
+  async markNewestRun(projectId: string, createdAtMs: number, eventId: string): Promise<boolean> {
     try {
       await this.client.send(
         new UpdateItemCommand({
           TableName: this.options.tableName,
           Key: this.snapshotKey(projectId),
-          UpdateExpression: 'SET newest_run_ms = :ms',
-          ConditionExpression: 'attribute_not_exists(newest_run_ms) OR newest_run_ms <= :ms',
-          ExpressionAttributeValues: { ':ms': { N: String(createdAtMs) } },
+          // Equal times: only the event that holds the mark keeps it (its own retry), so two runs with
+          // the same created_at produce one digest.
+          UpdateExpression: 'SET newest_run_ms = :ms, newest_run_event = :event',
+          ConditionExpression: 'attribute_not_exists(newest_run_ms) OR newest_run_ms < :ms OR (newest_run_ms = :ms AND newest_run_event = :event)',
+          ExpressionAttributeValues: { ':ms': { N: String(createdAtMs) }, ':event': { S: eventId } },
         }),
       );
       return true;

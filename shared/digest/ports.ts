@@ -35,7 +35,7 @@ export interface DigestStore {
    * one already was: false means this run is superseded. Checked before any read or post, so two
    * invocations digesting runs of one project side by side cannot both post.
    */
-  markNewestRun(projectId: string, createdAtMs: number): Promise<boolean>;
+  markNewestRun(projectId: string, createdAtMs: number, eventId: string): Promise<boolean>;
   getSnapshot(projectId: string): Promise<ProjectSnapshot | null>;
   /** Stores the snapshot unless a newer one (by lastCreatedAt) is already there. */
   putSnapshot(snapshot: ProjectSnapshot): Promise<void>;

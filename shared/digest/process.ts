@@ -184,7 +184,7 @@ async function digestRun(event: WebhookEvent, run: RunCompletedData, deps: Diges
   const projectId = run.project_id;
   // The newest-run mark shares the claim's round trip. Setting it for an event that turns out to be
   // handled already is harmless: it only ever moves forward, to a real run's time.
-  const [claimed, newest] = await Promise.allSettled([claimFor(event, deps), deps.store.markNewestRun(projectId, Date.parse(event.created_at))]);
+  const [claimed, newest] = await Promise.allSettled([claimFor(event, deps), deps.store.markNewestRun(projectId, Date.parse(event.created_at), event.id)]);
   if (claimed.status === 'rejected') throw claimed.reason;
   const claim = claimed.value;
   if (!claim) return 'duplicate';

@@ -140,6 +140,15 @@ describe('digest of run.completed', () => {
     expect(JSON.stringify(main[0]!.blocks)).toContain(String(newer.data['run_id']));
   });
 
+  it('posts one digest for two runs of one project with the same created_at', async () => {
+    const first = runEvent(projectA);
+    const second = runEvent(projectA, { created_at: first.created_at });
+    const result = await deliver(first, second);
+    expect(result.failed.size).toBe(0);
+    expect(topLevel('#digests')).toHaveLength(1);
+    expect(observer.countOf('EventSuperseded')).toBe(1);
+  });
+
   it('routes a project to its own channel', async () => {
     await deliver(runEvent(projectB));
     expect(topLevel('#project-b')).toHaveLength(1);
