@@ -206,7 +206,8 @@ export class BridgeStack extends Stack {
     digestRole.addToPrincipalPolicy(
       new PolicyStatement({
         sid: 'DigestClaimsAndSnapshots',
-        actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+        // Claims, progress, snapshots and the newest-run mark are all conditional updates.
+        actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
         resources: [this.table.tableArn],
       }),
     );

@@ -106,9 +106,9 @@ describe('digest role', () => {
     expect(resourcesOf(statement)).toEqual([arnOf(digestLogsId)]);
   });
 
-  it('may Get/Put/Update items of the table only (no Delete, Scan or Query)', () => {
+  it('may Get/Update items of the table only (no Put, Delete, Scan or Query)', () => {
     const statement = statementBySid(digest, 'DigestClaimsAndSnapshots');
-    expect(actionsOf(statement)).toEqual(['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem']);
+    expect(actionsOf(statement)).toEqual(['dynamodb:GetItem', 'dynamodb:UpdateItem']);
     expect(resourcesOf(statement)).toEqual([arnOf(tableId)]);
   });
 
