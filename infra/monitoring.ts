@@ -13,6 +13,7 @@ import {
   Dashboard,
   GraphWidget,
   Metric,
+  type IMetric,
   TextWidget,
   TreatMissingData,
 } from 'aws-cdk-lib/aws-cloudwatch';
@@ -83,42 +84,13 @@ export class Monitoring extends Construct {
 
     const fiveMinutes = Duration.minutes(5);
 
-    this.dlqNotEmpty = new Alarm(this, 'DlqNotEmpty', {
-      alarmDescription:
-        'Digest messages failed maxReceiveCount times and are parked in the DLQ. Inspect them, fix the cause, then replay them (npx bridge dlq peek, then npx bridge dlq replay).',
-      metric: props.dlq.metricApproximateNumberOfMessagesVisible({ statistic: 'Maximum', period: fiveMinutes }),
-      threshold: 1,
-      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-      evaluationPeriods: 1,
-      treatMissingData: TreatMissingData.NOT_BREACHING,
-    });
+    this.dlqNotEmpty = this.anyInFiveMinutes('DlqNotEmpty', 'Digest messages failed maxReceiveCount times and are parked in the DLQ. Inspect them, fix the cause, then replay them (npx bridge dlq peek, then npx bridge dlq replay).', props.dlq.metricApproximateNumberOfMessagesVisible({ statistic: 'Maximum', period: fiveMinutes }));
 
-    this.api5xx = new Alarm(this, 'Api5xx', {
-      alarmDescription: 'The webhook endpoint answered 5xx; the sender retries, but repeated 5xx switch the webhook off after 15 failures.',
-      metric: props.api.metricServerError({ statistic: 'Sum', period: fiveMinutes }),
-      threshold: 1,
-      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-      evaluationPeriods: 1,
-      treatMissingData: TreatMissingData.NOT_BREACHING,
-    });
+    this.api5xx = this.anyInFiveMinutes('Api5xx', 'The webhook endpoint answered 5xx; the sender retries, but repeated 5xx switch the webhook off after 15 failures.', props.api.metricServerError({ statistic: 'Sum', period: fiveMinutes }));
 
-    this.ingestErrors = new Alarm(this, 'IngestErrors', {
-      alarmDescription: 'The ingest function failed (uncaught error or timeout); the delivery got a 5xx.',
-      metric: props.ingestFunction.metricErrors({ statistic: 'Sum', period: fiveMinutes }),
-      threshold: 1,
-      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-      evaluationPeriods: 1,
-      treatMissingData: TreatMissingData.NOT_BREACHING,
-    });
+    this.ingestErrors = this.anyInFiveMinutes('IngestErrors', 'The ingest function failed (uncaught error or timeout); the delivery got a 5xx.', props.ingestFunction.metricErrors({ statistic: 'Sum', period: fiveMinutes }));
 
-    this.digestErrors = new Alarm(this, 'DigestErrors', {
-      alarmDescription: 'The digest function failed as a whole (uncaught error or timeout); the batch will be retried.',
-      metric: props.digestFunction.metricErrors({ statistic: 'Sum', period: fiveMinutes }),
-      threshold: 1,
-      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-      evaluationPeriods: 1,
-      treatMissingData: TreatMissingData.NOT_BREACHING,
-    });
+    this.digestErrors = this.anyInFiveMinutes('DigestErrors', 'The digest function failed as a whole (uncaught error or timeout); the batch will be retried.', props.digestFunction.metricErrors({ statistic: 'Sum', period: fiveMinutes }));
 
     this.signatureRejectedSpike = new Alarm(this, 'SignatureRejectedSpike', {
       alarmDescription:
@@ -284,5 +256,16 @@ export class Monitoring extends Construct {
       }),
     );
     return dashboard;
+  }
+  /** An alarm on any occurrence in a 5-minute period; quiet periods (no data) are fine. */
+  private anyInFiveMinutes(id: string, alarmDescription: string, metric: IMetric): Alarm {
+    return new Alarm(this, id, {
+      alarmDescription,
+      metric,
+      threshold: 1,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      evaluationPeriods: 1,
+      treatMissingData: TreatMissingData.NOT_BREACHING,
+    });
   }
 }

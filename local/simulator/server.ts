@@ -41,6 +41,7 @@ import {
   type WebhookRegistration,
   type WebhookSenderOptions,
 } from './webhooks';
+import { WakeableSleeps } from './wakeable-sleeps';
 
 export const DEFAULT_API_KEY = 'sim_local_read_key';
 export const DEFAULT_PAGE_SIZE = 25;
@@ -154,7 +155,7 @@ export class VisibilitySimulator {
   private inFlight = 0;
   private peak = 0;
   private closed = false;
-  private readonly wakers = new Set<() => void>();
+  private readonly sleeps = new WakeableSleeps();
   private readonly keyBytes: Buffer;
 
   private constructor(
@@ -263,7 +264,7 @@ export class VisibilitySimulator {
     if (this.closed) return;
     this.closed = true;
     this.webhooks.stop();
-    for (const wake of [...this.wakers]) wake();
+    this.sleeps.wakeAll();
     const done = new Promise<void>((resolve) => this.server.close(() => resolve()));
     this.server.closeAllConnections();
     await done;
@@ -485,17 +486,7 @@ export class VisibilitySimulator {
   }
 
   private sleep(ms: number): Promise<void> {
-    if (this.closed) return Promise.resolve();
-    return new Promise((resolve) => {
-      const done = (): void => {
-        clearTimeout(timer);
-        this.wakers.delete(done);
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      timer.unref();
-      this.wakers.add(done);
-    });
+    return this.closed ? Promise.resolve() : this.sleeps.sleep(ms);
   }
 }
 

@@ -20,6 +20,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { signPayload } from '../../shared/signature';
 import { deterministicUuid, type RunInfo } from './data';
+import { WakeableSleeps } from './wakeable-sleeps';
 
 export const USER_AGENT = 'Service-Webhooks/1';
 export const RETRY_DELAYS_MS: readonly number[] = [30_000, 60_000, 120_000, 240_000, 480_000];
@@ -161,7 +162,7 @@ export class WebhookSender {
   private readonly now: () => number;
   private readonly fetchFn: typeof fetch;
   private readonly hooks = new Map<string, Hook>();
-  private readonly wakers = new Set<() => void>();
+  private readonly sleeps = new WakeableSleeps();
   private readonly pending = new Set<Promise<unknown>>();
   private readonly stopController = new AbortController();
   private lastCreatedMs = 0;
@@ -297,7 +298,7 @@ export class WebhookSender {
   /** Cancels retries and in-flight attempts; pending deliveries settle as "cancelled". */
   stop(): void {
     this.stopController.abort();
-    for (const wake of [...this.wakers]) wake();
+    this.sleeps.wakeAll();
   }
 
   private get stopped(): boolean {
@@ -427,16 +428,6 @@ export class WebhookSender {
   }
 
   private wait(ms: number): Promise<void> {
-    if (this.stopped) return Promise.resolve();
-    return new Promise((resolve) => {
-      const done = (): void => {
-        clearTimeout(timer);
-        this.wakers.delete(done);
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      timer.unref();
-      this.wakers.add(done);
-    });
+    return this.stopped ? Promise.resolve() : this.sleeps.sleep(ms);
   }
 }
