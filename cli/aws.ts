@@ -113,7 +113,7 @@ export function secretsClient(settings: AwsSettings): SecretsManagerClient {
 // Stack outputs
 // ---------------------------------------------------------------------------------------------
 
-export { STACK_OUTPUTS, DEFAULT_STACK } from '../shared/stack-contract';
+export { STACK_OUTPUTS, DEFAULT_STACK } from '../shared/contracts';
 
 export interface StackInfo {
   name: string;

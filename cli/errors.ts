@@ -30,11 +30,11 @@ export class CliError extends Error {
 /** What was being called when an error happened, for the message. */
 export interface ErrorContext {
   /** e.g. 'SQS', 'CloudFormation', 'Secrets Manager', 'DynamoDB'. */
-  service?: string;
-  endpoint?: string;
-  region?: string;
+  service?: string | undefined;
+  endpoint?: string | undefined;
+  region?: string | undefined;
   /** e.g. the queue URL, stack name or secret id. */
-  resource?: string;
+  resource?: string | undefined;
 }
 
 const NETWORK_CODES = new Set([

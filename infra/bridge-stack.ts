@@ -24,7 +24,7 @@ import type { Construct } from 'constructs';
 import type { BridgeConfig } from './config';
 import { METRICS_NAMESPACE, Monitoring } from './monitoring';
 import { BridgeSecret } from './secrets';
-import { STACK_OUTPUTS, stackNameFor } from '../shared/stack-contract';
+import { STACK_OUTPUTS, stackNameFor } from '../shared/contracts';
 
 /** Repository root: entries, lockfile and tsconfig are resolved from here. */
 const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));

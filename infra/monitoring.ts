@@ -5,7 +5,7 @@
  * dimension (docs/CONTRACTS.md).
  */
 import { ArnFormat, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
-import type { IHttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
+import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import {
   Alarm,
   AlarmStatusWidget,
@@ -51,7 +51,7 @@ export interface MonitoringProps {
   readonly alarmTopicArn: string | undefined;
   readonly silenceAlarmHours: number;
   readonly signatureRejectedAlarmThreshold: number;
-  readonly api: IHttpApi;
+  readonly api: HttpApi;
   readonly ingestFunction: IFunction;
   readonly digestFunction: IFunction;
   readonly queue: IQueue;

@@ -45,7 +45,8 @@ export class BridgeSecret extends Construct {
         'and cannot be rotated by a Lambda rotation function; it is rotated by putting a new value (signing secrets ' +
         'accept several values for overlap) and the functions pick it up within SECRETS_CACHE_SECONDS.',
     });
-    this.secret = secret;
+    // CDK's classes are not written for exactOptionalPropertyTypes; Secret is an ISecret at run time.
+    this.secret = secret as ISecret;
     this.created = true;
     this.region = Stack.of(this).region;
   }

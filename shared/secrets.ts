@@ -7,7 +7,8 @@ import { parseSecretList } from './config-env';
 import { createSignatureVerifier, type SignatureVerifier } from './signature';
 
 /** The value the stack puts in a secret it creates; a secret still holding it is "not set". */
-export const SECRET_PLACEHOLDER = 'PLACEHOLDER';
+import { SECRET_PLACEHOLDER } from './contracts';
+export { SECRET_PLACEHOLDER };
 
 export class SecretNotSetError extends Error {
   override readonly name = 'SecretNotSetError';

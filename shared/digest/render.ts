@@ -223,7 +223,7 @@ interface PackLimits {
   maxItemChars: number;
   joiner: string;
   /** Items beyond this count are never included (they count as hidden). */
-  maxItems?: number;
+  maxItems?: number | undefined;
 }
 
 interface Packed {
@@ -317,8 +317,8 @@ function header(text: string): HeaderBlock {
 interface ListOptions {
   maxBlocks: number;
   maxChars: number;
-  more?: (hidden: number) => string;
-  maxItems?: number;
+  more?: ((hidden: number) => string) | undefined;
+  maxItems?: number | undefined;
 }
 
 /**
