@@ -59,6 +59,8 @@ export const INGEST_METRICS = {
   signatureRejected: 'SignatureRejected',
   runCompletedAccepted: 'RunCompletedAccepted',
   ingestUnavailable: 'IngestUnavailable',
+  /** Signed but not processable (unknown schema, unstorable id): kept in the DLQ with its reason, answered 2xx. */
+  deliveryQuarantined: 'DeliveryQuarantined',
 } as const;
 export type IngestMetricName = (typeof INGEST_METRICS)[keyof typeof INGEST_METRICS];
 
@@ -70,6 +72,10 @@ export const DIGEST_METRICS = {
   eventDuplicate: 'EventDuplicate',
   digestFailed: 'DigestFailed',
   messageDropped: 'MessageDropped',
+  /** An unusable queued record sent to the DLQ with its reason (never deleted). */
+  messageQuarantined: 'MessageQuarantined',
+  /** Records handed back in a partial batch response (retried, and DLQ'd after maxReceiveCount). */
+  batchItemFailed: 'BatchItemFailed',
 } as const;
 export type DigestMetricName = (typeof DIGEST_METRICS)[keyof typeof DIGEST_METRICS];
 
