@@ -17,7 +17,11 @@ import type { BridgeConfig } from './config';
 export function alarmTopic(scope: Construct, config: BridgeConfig, alarmArns: string[]): ITopic {
   if (config.alarmTopicArn !== undefined) return Topic.fromTopicArn(scope, 'AlarmTopic', config.alarmTopicArn);
   const key = alarmTopicKey(scope, config, alarmArns);
-  const topic = new Topic(scope, 'AlarmTopic', { displayName: `Visibility Slack bridge alarms (${config.stage})`, masterKey: key, enforceSSL: true });
+  const topic = new Topic(scope, 'AlarmTopic', {
+    displayName: `Visibility Slack bridge alarms (${config.stage})`,
+    masterKey: key,
+    enforceSSL: true,
+  });
   topic.addToResourcePolicy(
     new PolicyStatement({
       sid: 'AllowCloudWatchAlarmsToPublish',

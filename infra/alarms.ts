@@ -60,9 +60,21 @@ function queueAlarms({ config, queue, dlq }: AlarmSources): AlarmSpec[] {
 function ingestAlarms({ config, ingestFunction }: AlarmSources): AlarmSpec[] {
   const { stage } = config;
   return [
-    any('IngestErrors', 'The ingest function failed (uncaught error or timeout); the delivery got a 5xx.', ingestFunction.metricErrors({ statistic: 'Sum', period: FIVE_MINUTES })),
-    any('DeliveryQuarantined', `A signed delivery could not be processed (unknown schema, unstorable id) and was kept in the DLQ. ${REPLAY}`, ingestMetric(INGEST_METRICS.deliveryQuarantined, stage)),
-    any('NonSignatureRejections', 'The webhook refused deliveries for a reason other than the signature (size, body): each counts toward the sender’s 15-failure switch-off.', nonSignatureRejections(stage)),
+    any(
+      'IngestErrors',
+      'The ingest function failed (uncaught error or timeout); the delivery got a 5xx.',
+      ingestFunction.metricErrors({ statistic: 'Sum', period: FIVE_MINUTES }),
+    ),
+    any(
+      'DeliveryQuarantined',
+      `A signed delivery could not be processed (unknown schema, unstorable id) and was kept in the DLQ. ${REPLAY}`,
+      ingestMetric(INGEST_METRICS.deliveryQuarantined, stage),
+    ),
+    any(
+      'NonSignatureRejections',
+      'The webhook refused deliveries for a reason other than the signature (size, body): each counts toward the sender’s 15-failure switch-off.',
+      nonSignatureRejections(stage),
+    ),
     {
       id: 'SignatureRejectedSpike',
       description: `At least ${config.signatureRejectedAlarmThreshold} deliveries in 5 minutes failed signature verification: a wrong or rotated signing secret, clock skew, or someone probing the endpoint.`,
@@ -85,11 +97,29 @@ function ingestAlarms({ config, ingestFunction }: AlarmSources): AlarmSpec[] {
 function digestAlarms({ config, digestFunction }: AlarmSources): AlarmSpec[] {
   const { stage } = config;
   return [
-    any('DigestErrors', 'The digest function failed as a whole (uncaught error or timeout); the batch will be retried.', digestFunction.metricErrors({ statistic: 'Sum', period: FIVE_MINUTES })),
-    any('MessageQuarantined', `A queued record was unusable and was moved to the DLQ with its reason. ${REPLAY}`, digestMetric(DIGEST_METRICS.messageQuarantined, stage)),
-    any('MessageDropped', 'The digest function dropped a queued message without a digest.', digestMetric(DIGEST_METRICS.messageDropped, stage)),
+    any(
+      'DigestErrors',
+      'The digest function failed as a whole (uncaught error or timeout); the batch will be retried.',
+      digestFunction.metricErrors({ statistic: 'Sum', period: FIVE_MINUTES }),
+    ),
+    any(
+      'MessageQuarantined',
+      `A queued record was unusable and was moved to the DLQ with its reason. ${REPLAY}`,
+      digestMetric(DIGEST_METRICS.messageQuarantined, stage),
+    ),
+    any(
+      'MessageDropped',
+      'The digest function dropped a queued message without a digest.',
+      digestMetric(DIGEST_METRICS.messageDropped, stage),
+    ),
     // A Slack or read-API rate limit hands records back now and then; 15 minutes of it is a fault.
-    { id: 'BatchItemFailures', description: 'Digest records were handed back in every 5 minutes for 15 minutes; they reach the DLQ after maxReceiveCount receives.', metric: digestMetric(DIGEST_METRICS.batchItemFailed, stage), threshold: 1, periods: 3 },
+    {
+      id: 'BatchItemFailures',
+      description: 'Digest records were handed back in every 5 minutes for 15 minutes; they reach the DLQ after maxReceiveCount receives.',
+      metric: digestMetric(DIGEST_METRICS.batchItemFailed, stage),
+      threshold: 1,
+      periods: 3,
+    },
     {
       id: 'UndeliveredDigests',
       description: `A run.completed accepted ${config.undeliveredDigestHours}–${2 * config.undeliveredDigestHours} hours ago has no digest posted, superseded or recognised as a duplicate.`,
@@ -102,7 +132,10 @@ function digestAlarms({ config, digestFunction }: AlarmSources): AlarmSpec[] {
 }
 
 function apiAlarms({ config, api }: AlarmSources): AlarmSpec[] {
-  const usingMetrics = { errors: api.metricServerError({ statistic: 'Sum', period: FIVE_MINUTES }), requests: api.metricCount({ statistic: 'Sum', period: FIVE_MINUTES }) };
+  const usingMetrics = {
+    errors: api.metricServerError({ statistic: 'Sum', period: FIVE_MINUTES }),
+    requests: api.metricCount({ statistic: 'Sum', period: FIVE_MINUTES }),
+  };
   return [
     {
       id: 'Api5xxRate',
@@ -115,7 +148,11 @@ function apiAlarms({ config, api }: AlarmSources): AlarmSpec[] {
       }),
       threshold: config.api5xxRatePercent,
     },
-    any('WebhookThrottled', 'API Gateway answered 429 (stage throttle): a flood is crowding out the service’s deliveries. Consider clientRateLimitEnabled.', throttledMetric(config.stage)),
+    any(
+      'WebhookThrottled',
+      'API Gateway answered 429 (stage throttle): a flood is crowding out the service’s deliveries. Consider clientRateLimitEnabled.',
+      throttledMetric(config.stage),
+    ),
   ];
 }
 
@@ -129,7 +166,12 @@ export function alarmName(scope: Construct, id: string): string {
 
 /** The ARN an alarm named by alarmName will have (no reference to the alarm resource). */
 export function alarmArn(scope: Construct, id: string): string {
-  return Stack.of(scope).formatArn({ service: 'cloudwatch', resource: 'alarm', resourceName: alarmName(scope, id), arnFormat: ArnFormat.COLON_RESOURCE_NAME });
+  return Stack.of(scope).formatArn({
+    service: 'cloudwatch',
+    resource: 'alarm',
+    resourceName: alarmName(scope, id),
+    arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+  });
 }
 
 export function createAlarm(scope: Construct, spec: AlarmSpec): Alarm {

@@ -31,7 +31,7 @@ export class BridgeStack extends Stack {
   constructor(scope: Construct, id: string, props: BridgeStackProps) {
     const { config } = props;
     super(scope, id, {
-      description: `Webhook-to-Slack bridge for the AI-visibility monitoring service (${config.stage}, from ${config.source})`,
+      description: `Webhook-to-Slack bridge for the AI-visibility monitoring service (${config.stage})`,
       terminationProtection: !config.development,
       ...props,
     });
@@ -41,7 +41,12 @@ export class BridgeStack extends Stack {
     this.store = new Store(this, 'Store', config);
     this.secrets = new BridgeSecrets(this, 'Secrets', config);
     const table = this.store.table;
-    this.worker = new DigestWorker(this, 'DigestWorker', { config, table, readApiKey: this.secrets.readApiKey.secret, slackToken: this.secrets.slackToken.secret });
+    this.worker = new DigestWorker(this, 'DigestWorker', {
+      config,
+      table,
+      readApiKey: this.secrets.readApiKey.secret,
+      slackToken: this.secrets.slackToken.secret,
+    });
     const { queue, dlq } = this.worker;
     this.webhook = new Webhook(this, 'Webhook', { config, table, queue, dlq, signingSecrets: this.secrets.signingSecrets.secret });
     const [api, ingestFunction, digestFunction] = [this.webhook.api, this.webhook.function.fn, this.worker.function.fn];
@@ -79,10 +84,18 @@ export class BridgeStack extends Stack {
     output(STACK_OUTPUTS.tableName, this.store.table.tableName, 'DynamoDB table (dedup records, digest claims, snapshots)');
     output(STACK_OUTPUTS.readApiKeySecretArn, secrets.readApiKey.secret.secretArn, 'Secret with the read-API key');
     output(STACK_OUTPUTS.slackTokenSecretArn, secrets.slackToken.secret.secretArn, 'Secret with the Slack bot token');
-    output(STACK_OUTPUTS.signingSecretsSecretArn, secrets.signingSecrets.secret.secretArn, 'Secret with the webhook signing secrets (JSON array)');
+    output(
+      STACK_OUTPUTS.signingSecretsSecretArn,
+      secrets.signingSecrets.secret.secretArn,
+      'Secret with the webhook signing secrets (JSON array)',
+    );
     output(STACK_OUTPUTS.putReadApiKeyCommand, secrets.readApiKey.putValueCommand(), 'Puts the read-API key');
     output(STACK_OUTPUTS.putSlackTokenCommand, secrets.slackToken.putValueCommand(), 'Puts the Slack bot token');
-    output(STACK_OUTPUTS.putSigningSecretsCommand, secrets.signingSecrets.putValueCommand(), 'Puts the webhook signing secrets; list the old and the new secret while rotating');
+    output(
+      STACK_OUTPUTS.putSigningSecretsCommand,
+      secrets.signingSecrets.putValueCommand(),
+      'Puts the webhook signing secrets; list the old and the new secret while rotating',
+    );
     output(STACK_OUTPUTS.ingestFunctionName, webhook.function.fn.functionName, 'Ingest function');
     output(STACK_OUTPUTS.digestFunctionName, worker.function.fn.functionName, 'Digest function');
     output(STACK_OUTPUTS.alarmTopicArn, monitoring.topic.topicArn, 'SNS topic the alarms notify');

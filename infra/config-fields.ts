@@ -102,7 +102,8 @@ export class ConfigFields {
     }
     const out: Record<string, string> = {};
     for (const [entryKey, entryValue] of Object.entries(value as Record<string, unknown>)) {
-      if (entryKey.trim() === '' || isPlaceholder(entryKey)) throw this.fail(key, `has an empty or placeholder project id ${show(entryKey)}`);
+      if (entryKey.trim() === '' || isPlaceholder(entryKey))
+        throw this.fail(key, `has an empty or placeholder project id ${show(entryKey)}`);
       if (typeof entryValue !== 'string' || entryValue.trim() === '' || isPlaceholder(entryValue)) {
         throw this.fail(key, `must map each project id to a channel; "${entryKey}" maps to ${show(entryValue)}`);
       }

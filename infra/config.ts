@@ -129,14 +129,23 @@ export function knownStages(dir: string = CONFIG_DIR): string[] {
 export function loadStageConfig(stage: unknown, dir: string = CONFIG_DIR): BridgeConfig {
   const stages = knownStages(dir).join(', ') || 'none yet';
   if (typeof stage !== 'string' || stage.trim() === '') {
-    throw new ConfigError('stage', 'the command line', `is required: pass -c stage=<name> to deploy config/<name>.json (stages: ${stages})`);
+    throw new ConfigError(
+      'stage',
+      'the command line',
+      `is required: pass -c stage=<name> to deploy config/<name>.json (stages: ${stages})`,
+    );
   }
   if (!STAGE_PATTERN.test(stage)) {
-    throw new ConfigError('stage', 'the command line', `must be lower-case letters, digits and hyphens, starting with a letter (at most 30), got "${stage}"`);
+    throw new ConfigError(
+      'stage',
+      'the command line',
+      `must be lower-case letters, digits and hyphens, starting with a letter (at most 30), got "${stage}"`,
+    );
   }
   const path = join(dir, `${stage}.json`);
   const file = relative(process.cwd(), path) || path;
-  if (!existsSync(path)) throw new ConfigError('stage', file, `names a stage without a file: create ${file} (stages: ${stages}; see config/example.json)`);
+  if (!existsSync(path))
+    throw new ConfigError('stage', file, `names a stage without a file: create ${file} (stages: ${stages}; see config/example.json)`);
   return parseStageConfig(stage, readJsonObject(path, file), file);
 }
 
@@ -147,7 +156,8 @@ function readJsonObject(path: string, file: string): Record<string, unknown> {
   } catch (error) {
     throw new ConfigError('(file)', file, `is not valid JSON: ${(error as Error).message}`);
   }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new ConfigError('(file)', file, 'must hold one JSON object');
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+    throw new ConfigError('(file)', file, 'must hold one JSON object');
   return parsed as Record<string, unknown>;
 }
 
@@ -199,15 +209,23 @@ function readApiBaseUrl(f: ConfigFields): string {
 function projectChannels(f: ConfigFields): Record<string, string> {
   const channels = f.stringMap('projectChannels');
   if (JSON.stringify(channels).length > MAX_PROJECT_CHANNELS_JSON) {
-    throw f.fail('projectChannels', `is too large for a Lambda environment variable (more than ${MAX_PROJECT_CHANNELS_JSON} characters of JSON)`);
+    throw f.fail(
+      'projectChannels',
+      `is too large for a Lambda environment variable (more than ${MAX_PROJECT_CHANNELS_JSON} characters of JSON)`,
+    );
   }
   return channels;
 }
 
-function digestSettings(f: ConfigFields): Pick<BridgeConfig, 'digestBatchSize' | 'digestBatchWindowSeconds' | 'digestMaxConcurrency' | 'maxReceiveCount'> {
+function digestSettings(
+  f: ConfigFields,
+): Pick<BridgeConfig, 'digestBatchSize' | 'digestBatchWindowSeconds' | 'digestMaxConcurrency' | 'maxReceiveCount'> {
   const digestBatchSize = f.integer('digestBatchSize', 1, 10_000);
   if (digestBatchSize > maxDigestBatchSize()) {
-    throw f.fail('digestBatchSize', `is ${digestBatchSize}, but at ${perRecordSeconds()} s per record at most ${maxDigestBatchSize()} fit Lambda's 900 s`);
+    throw f.fail(
+      'digestBatchSize',
+      `is ${digestBatchSize}, but at ${perRecordSeconds()} s per record at most ${maxDigestBatchSize()} fit Lambda's 900 s`,
+    );
   }
   const digestBatchWindowSeconds = f.integer('digestBatchWindowSeconds', 0, 300);
   if (digestBatchSize > 10 && digestBatchWindowSeconds < 1) {
@@ -226,15 +244,27 @@ function alarmDestination(f: ConfigFields, development: boolean): Pick<BridgeCon
   const alarmEmail = f.optionalString('alarmEmail', /^[^\s@]+@[^\s@]+\.[^\s@]+$/, 'must be empty or an e-mail address');
   const alarmTopicArn = f.optionalString('alarmTopicArn', TOPIC_ARN, 'must be empty or an SNS topic ARN');
   if (alarmEmail !== undefined && alarmTopicArn !== undefined) {
-    throw f.fail('alarmEmail', 'cannot be combined with alarmTopicArn; subscribe the address to that topic yourself, or leave alarmTopicArn empty');
+    throw f.fail(
+      'alarmEmail',
+      'cannot be combined with alarmTopicArn; subscribe the address to that topic yourself, or leave alarmTopicArn empty',
+    );
   }
   if (!development && alarmEmail === undefined && alarmTopicArn === undefined) {
-    throw f.fail('alarmEmail', 'or "alarmTopicArn" must be set: a stage that is not "development": true needs somewhere to send its alarms');
+    throw f.fail(
+      'alarmEmail',
+      'or "alarmTopicArn" must be set: a stage that is not "development": true needs somewhere to send its alarms',
+    );
   }
   return { alarmEmail, alarmTopicArn };
 }
 
-type AlarmSettingKey = 'silenceAlarmHours' | 'signatureRejectedAlarmThreshold' | 'undeliveredDigestHours' | 'queueAgeAlarmMinutes' | 'api5xxRatePercent' | 'api5xxMinCount';
+type AlarmSettingKey =
+  | 'silenceAlarmHours'
+  | 'signatureRejectedAlarmThreshold'
+  | 'undeliveredDigestHours'
+  | 'queueAgeAlarmMinutes'
+  | 'api5xxRatePercent'
+  | 'api5xxMinCount';
 
 function alarmSettings(f: ConfigFields): Pick<BridgeConfig, AlarmSettingKey> {
   return {
@@ -252,6 +282,7 @@ function alarmSettings(f: ConfigFields): Pick<BridgeConfig, AlarmSettingKey> {
 function logRetentionDays(f: ConfigFields): BridgeConfig['logRetentionDays'] {
   const days = f.integer('logRetentionDays', 1, 3653);
   const match = LOG_RETENTION_DAYS.find((allowed) => allowed === days);
-  if (match === undefined) throw f.fail('logRetentionDays', `must be one of ${LOG_RETENTION_DAYS.join(', ')} (CloudWatch Logs values), got ${days}`);
+  if (match === undefined)
+    throw f.fail('logRetentionDays', `must be one of ${LOG_RETENTION_DAYS.join(', ')} (CloudWatch Logs values), got ${days}`);
   return match;
 }

@@ -15,7 +15,10 @@ const graph = (title: string, left: IMetric[], right: IMetric[] = []): GraphWidg
 /** Named `<stack>-<region>`: dashboards are global per account, stacks are regional. */
 export function createDashboard(scope: Construct, sources: AlarmSources, alarms: Alarm[]): Dashboard {
   const stack = Stack.of(scope);
-  const dashboard = new Dashboard(scope, 'Dashboard', { dashboardName: `${stack.stackName}-${stack.region}`, defaultInterval: Duration.days(1) });
+  const dashboard = new Dashboard(scope, 'Dashboard', {
+    dashboardName: `${stack.stackName}-${stack.region}`,
+    defaultInterval: Duration.days(1),
+  });
   const intro = `# Visibility Slack bridge (${sources.config.stage})\nWebhook → ingest → SQS → digest → Slack. Alarms go to the alarm topic.`;
   dashboard.addWidgets(new TextWidget({ markdown: intro, width: 24, height: 2 }));
   dashboard.addWidgets(new AlarmStatusWidget({ title: 'Alarms', alarms, width: 24, height: 4 }));
@@ -29,21 +32,36 @@ export function createDashboard(scope: Construct, sources: AlarmSources, alarms:
 
 function apiWidgets({ api, config }: AlarmSources): GraphWidget[] {
   return [
-    graph('Webhook API: requests and errors', [sum(api.metricCount(), 'Requests'), sum(api.metricClientError(), '4xx'), sum(api.metricServerError(), '5xx'), throttledMetric(config.stage)]),
-    graph('Webhook API: latency p99 (ms)', [p99(api.metricLatency(), 'Latency'), p99(api.metricIntegrationLatency(), 'Integration latency')]),
+    graph('Webhook API: requests and errors', [
+      sum(api.metricCount(), 'Requests'),
+      sum(api.metricClientError(), '4xx'),
+      sum(api.metricServerError(), '5xx'),
+      throttledMetric(config.stage),
+    ]),
+    graph('Webhook API: latency p99 (ms)', [
+      p99(api.metricLatency(), 'Latency'),
+      p99(api.metricIntegrationLatency(), 'Integration latency'),
+    ]),
   ];
 }
 
 function customMetricWidgets(stage: string): GraphWidget[] {
   return [
     graph('Ingest deliveries', [...Object.values(INGEST_METRICS).map((name) => ingestMetric(name, stage)), nonSignatureRejections(stage)]),
-    graph('Digest outcomes', Object.values(DIGEST_METRICS).map((name) => digestMetric(name, stage))),
+    graph(
+      'Digest outcomes',
+      Object.values(DIGEST_METRICS).map((name) => digestMetric(name, stage)),
+    ),
   ];
 }
 
 function functionWidgets(name: string, fn: IFunction): GraphWidget[] {
   return [
-    graph(`${name} function: invocations, errors, throttles`, [sum(fn.metricInvocations(), 'Invocations'), sum(fn.metricErrors(), 'Errors'), sum(fn.metricThrottles(), 'Throttles')]),
+    graph(`${name} function: invocations, errors, throttles`, [
+      sum(fn.metricInvocations(), 'Invocations'),
+      sum(fn.metricErrors(), 'Errors'),
+      sum(fn.metricThrottles(), 'Throttles'),
+    ]),
     graph(`${name} function: duration p99 (ms)`, [p99(fn.metricDuration(), 'Duration p99')]),
   ];
 }
@@ -52,7 +70,10 @@ function queueWidgets({ queue, dlq }: AlarmSources): GraphWidget[] {
   return [
     graph(
       'Digest queue',
-      [max(queue.metricApproximateNumberOfMessagesVisible(), 'Visible'), max(queue.metricApproximateNumberOfMessagesNotVisible(), 'In flight')],
+      [
+        max(queue.metricApproximateNumberOfMessagesVisible(), 'Visible'),
+        max(queue.metricApproximateNumberOfMessagesNotVisible(), 'In flight'),
+      ],
       [max(queue.metricApproximateAgeOfOldestMessage(), 'Age of oldest (s)')],
     ),
     graph('Dead-letter queue', [max(dlq.metricApproximateNumberOfMessagesVisible(), 'Visible')]),

@@ -35,7 +35,11 @@ export class DigestWorker extends Construct {
     super(scope, id);
     const { config } = props;
     this.budget = digestBudget(config.digestBatchSize, config.digestBatchWindowSeconds);
-    this.dlq = new Queue(this, 'Dlq', { encryption: QueueEncryption.SQS_MANAGED, enforceSSL: true, retentionPeriod: Duration.days(DLQ_RETENTION_DAYS) });
+    this.dlq = new Queue(this, 'Dlq', {
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: Duration.days(DLQ_RETENTION_DAYS),
+    });
     // Quarantined deliveries and failed digests wait here for `bridge dlq replay`: never deleted with the stack.
     this.dlq.applyRemovalPolicy(RemovalPolicy.RETAIN);
     this.queue = new Queue(this, 'Queue', {
@@ -87,7 +91,12 @@ export class DigestWorker extends Construct {
   private grant(props: DigestWorkerProps): void {
     const fn = this.function;
     // Claims, progress, snapshots and the newest-run mark are all conditional updates.
-    fn.allow('DigestClaimsAndSnapshots', ['dynamodb:GetItem', 'dynamodb:UpdateItem'], [props.table.tableArn], Store.leadingKeys(TABLE.prefixes.digest, TABLE.prefixes.snapshot));
+    fn.allow(
+      'DigestClaimsAndSnapshots',
+      ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
+      [props.table.tableArn],
+      Store.leadingKeys(TABLE.prefixes.digest, TABLE.prefixes.snapshot),
+    );
     fn.allow('QuarantineUnusableMessages', ['sqs:SendMessage'], [this.dlq.queueArn]);
     fn.allow('ReadApiKeyAndSlackToken', ['secretsmanager:GetSecretValue'], [props.readApiKey.secretArn, props.slackToken.secretArn]);
   }

@@ -42,7 +42,10 @@ export function throttledMetric(stage: string, period: Duration = FIVE_MINUTES):
 export function nonSignatureRejections(stage: string): MathExpression {
   return new MathExpression({
     expression: 'FILL(rejected, 0) - FILL(signature, 0)',
-    usingMetrics: { rejected: ingestMetric(INGEST_METRICS.deliveryRejected, stage), signature: ingestMetric(INGEST_METRICS.signatureRejected, stage) },
+    usingMetrics: {
+      rejected: ingestMetric(INGEST_METRICS.deliveryRejected, stage),
+      signature: ingestMetric(INGEST_METRICS.signatureRejected, stage),
+    },
     period: FIVE_MINUTES,
     label: 'Rejected, not for the signature',
   });
@@ -57,7 +60,8 @@ export function nonSignatureRejections(stage: string): MathExpression {
 export function undeliveredDigests(stage: string, hours: number): MathExpression {
   const period = Duration.hours(hours);
   return new MathExpression({
-    expression: 'RUNNING_SUM(FILL(accepted, 0)) - FILL(accepted, 0) - RUNNING_SUM(FILL(posted, 0) + FILL(superseded, 0) + FILL(duplicate, 0))',
+    expression:
+      'RUNNING_SUM(FILL(accepted, 0)) - FILL(accepted, 0) - RUNNING_SUM(FILL(posted, 0) + FILL(superseded, 0) + FILL(duplicate, 0))',
     usingMetrics: {
       accepted: ingestMetric(INGEST_METRICS.runCompletedAccepted, stage, period),
       posted: digestMetric(DIGEST_METRICS.digestPosted, stage, period),

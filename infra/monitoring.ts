@@ -15,7 +15,11 @@ export class Monitoring extends Construct {
   constructor(scope: Construct, id: string, sources: AlarmSources) {
     super(scope, id);
     const specs = alarmSpecs(sources);
-    this.topic = alarmTopic(this, sources.config, specs.map((spec) => alarmArn(this, spec.id)));
+    this.topic = alarmTopic(
+      this,
+      sources.config,
+      specs.map((spec) => alarmArn(this, spec.id)),
+    );
     this.alarms = specs.map((spec) => createAlarm(this, spec));
     const action = new SnsAction(this.topic);
     for (const alarm of this.alarms) {

@@ -95,7 +95,9 @@ export class Webhook extends Construct {
   }
 
   private addRoute(): void {
-    const integration = new HttpLambdaIntegration('IngestIntegration', this.function.fn, { payloadFormatVersion: PayloadFormatVersion.VERSION_2_0 });
+    const integration = new HttpLambdaIntegration('IngestIntegration', this.function.fn, {
+      payloadFormatVersion: PayloadFormatVersion.VERSION_2_0,
+    });
     for (const route of this.api.addRoutes({ path: HTTP_PATHS.webhook, methods: [HttpMethod.POST], integration })) {
       Validations.of(route).acknowledge({
         id: 'AwsSolutions-APIG4',

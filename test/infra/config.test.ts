@@ -11,7 +11,11 @@ import { maxDigestBatchSize } from '../../infra/digest-budget';
 import { configDir, devConfig } from './helpers';
 
 const FILE = 'config/test.json';
-const PROD_BASE = { readApiBaseUrl: 'https://api.visibility.example.com', slackDefaultChannel: '#ai-visibility', alarmEmail: 'ops@example.com' };
+const PROD_BASE = {
+  readApiBaseUrl: 'https://api.visibility.example.com',
+  slackDefaultChannel: '#ai-visibility',
+  alarmEmail: 'ops@example.com',
+};
 const read = (values: Record<string, unknown>): BridgeConfig => parseStageConfig('test', values, FILE);
 
 /** Asserts that reading throws a ConfigError for `key` naming the file (and returns it). */
@@ -73,7 +77,12 @@ describe('committed stage files', () => {
   });
 
   it('a production stage with an alarm address passes', () => {
-    expect(read(PROD_BASE)).toMatchObject({ development: false, alarmEmail: 'ops@example.com', tableRemovalPolicy: 'retain', tableDeletionProtection: true });
+    expect(read(PROD_BASE)).toMatchObject({
+      development: false,
+      alarmEmail: 'ops@example.com',
+      tableRemovalPolicy: 'retain',
+      tableDeletionProtection: true,
+    });
   });
 });
 
@@ -120,7 +129,11 @@ describe('errors name the key and the file', () => {
     ['logLevel', { ...PROD_BASE, logLevel: 'verbose' }, '"DEBUG"'],
     ['undeliveredDigestHours', { ...PROD_BASE, undeliveredDigestHours: 100 }, 'between 1 and 84'],
     ['clientRateLimitPerFiveMinutes', { ...PROD_BASE, clientRateLimitPerFiveMinutes: 5 }, 'between 10 and'],
-    ['signingSecretsSecretArn', { ...PROD_BASE, signingSecretsSecretArn: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:signing' }, 'complete ARN'],
+    [
+      'signingSecretsSecretArn',
+      { ...PROD_BASE, signingSecretsSecretArn: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:signing' },
+      'complete ARN',
+    ],
     ['digestBatchWindowSeconds', { ...PROD_BASE, digestBatchSize: 20, digestBatchWindowSeconds: 0 }, 'at least 1'],
   ] as const)('%s: %j', (key, values, fragment) => {
     expect(configErrorFor(key, values).message).toContain(fragment);
