@@ -1,26 +1,40 @@
 /**
- * CDK app: reads and validates context, builds the stack and registers the cdk-nag AwsSolutions
- * checks (they run at synth; an unacknowledged finding fails the synth).
+ * CDK app: reads `config/<stage>.json` for `-c stage=<stage>`, builds the stack and registers the
+ * cdk-nag AwsSolutions checks (they run at synth; an unacknowledged finding fails the synth).
  *
- *   CDK_DISABLE_CLI_TELEMETRY=true npx cdk synth --no-notices --quiet [-c stage=dev ...]
+ *   CDK_DISABLE_CLI_TELEMETRY=true npx cdk synth --no-notices --quiet -c stage=dev
  */
-import { App, Validations, type AppProps } from 'aws-cdk-lib';
+import { App, Validations, type AppProps, type Environment } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BridgeStack, stackNameFor } from './bridge-stack';
-import { ContextError, readBridgeConfig } from './config';
+import { CONFIG_DIR, ConfigError, loadStageConfig } from './config';
 
 export interface BuiltApp {
   readonly app: App;
   readonly stack: BridgeStack;
 }
 
-/** Builds the app; throws ContextError naming the key when the context is invalid. */
-export function buildApp(props: AppProps = {}): BuiltApp {
+export interface BuildOptions {
+  /** Where the stage files are (default: the repository's config/). */
+  readonly configDir?: string | undefined;
+  /** Account and region; default: those of the CLI's credentials (unset offline: an environment-agnostic stack). */
+  readonly env?: Environment | undefined;
+}
+
+function defaultEnv(): Environment | undefined {
+  const region = process.env['CDK_DEFAULT_REGION'];
+  const account = process.env['CDK_DEFAULT_ACCOUNT'];
+  return region === undefined ? undefined : { region, ...(account === undefined ? {} : { account }) };
+}
+
+/** Builds the app; throws ConfigError naming the key and the file when the configuration is invalid. */
+export function buildApp(props: AppProps = {}, options: BuildOptions = {}): BuiltApp {
   const app = new App(props);
-  const config = readBridgeConfig((key) => app.node.tryGetContext(key));
-  const stack = new BridgeStack(app, stackNameFor(config.stage), { config });
+  const config = loadStageConfig(app.node.tryGetContext('stage'), options.configDir ?? CONFIG_DIR);
+  const env = options.env ?? defaultEnv();
+  const stack = new BridgeStack(app, stackNameFor(config.stage), { config, ...(env ? { env } : {}) });
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
   return { app, stack };
 }
@@ -29,7 +43,7 @@ function main(): void {
   try {
     buildApp().app.synth();
   } catch (error) {
-    if (error instanceof ContextError) {
+    if (error instanceof ConfigError) {
       process.stderr.write(`${error.message}\n`);
       process.exit(1);
     }

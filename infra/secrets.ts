@@ -1,12 +1,13 @@
 /**
- * The bridge's three secrets. Each is either created by the stack holding SECRET_PLACEHOLDER (never
+ * The bridge's three secrets (read-API key, Slack bot token, webhook signing secrets). Each is either created by the stack holding SECRET_PLACEHOLDER (never
  * a real value in the template; the runtime treats the placeholder as "not set" and fails closed)
  * or imported from a complete ARN given in context.
  */
 import { SecretValue, Stack, Validations } from 'aws-cdk-lib';
 import { Secret, type ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
-import { SECRET_PLACEHOLDER } from './config';
+import { SECRET_PLACEHOLDER } from '../shared/contracts';
+import type { BridgeConfig } from './config';
 
 export interface BridgeSecretProps {
   /** Complete ARN of an existing secret; undefined to create one. */
@@ -57,5 +58,31 @@ export class BridgeSecret extends Construct {
       `aws secretsmanager put-secret-value --region ${this.region} ` +
       `--secret-id ${this.secret.secretArn} --secret-string ${this.exampleValue}`
     );
+  }
+}
+
+/** The three secrets of one stage, each created or imported per the stage file. */
+export class BridgeSecrets extends Construct {
+  readonly readApiKey: BridgeSecret;
+  readonly slackToken: BridgeSecret;
+  readonly signingSecrets: BridgeSecret;
+
+  constructor(scope: Construct, id: string, config: BridgeConfig) {
+    super(scope, id);
+    this.readApiKey = new BridgeSecret(this, 'ReadApiKey', {
+      existingArn: config.readApiKeySecretArn,
+      description: `Read-API key of the visibility service, sent as "Authorization: Bearer" by the digest function (${config.stage}).`,
+      exampleValue: "'<read-API key>'",
+    });
+    this.slackToken = new BridgeSecret(this, 'SlackToken', {
+      existingArn: config.slackTokenSecretArn,
+      description: `Slack bot token (xoxb-...) the digest function posts with (${config.stage}).`,
+      exampleValue: "'<xoxb-... Slack bot token>'",
+    });
+    this.signingSecrets = new BridgeSecret(this, 'SigningSecrets', {
+      existingArn: config.signingSecretsSecretArn,
+      description: `Webhook signing secrets as a JSON array of strings; several may be live during a rotation (${config.stage}).`,
+      exampleValue: `'["<webhook signing secret>"]'`,
+    });
   }
 }

@@ -11,6 +11,8 @@
 export const ENV = {
   tableName: 'TABLE_NAME',
   queueUrl: 'QUEUE_URL',
+  /** Dead-letter queue: where ingest and digest quarantine what they cannot process (reason as an attribute). */
+  dlqUrl: 'DLQ_URL',
   signingSecretsSecretArn: 'SIGNING_SECRETS_SECRET_ARN',
   /** Local runs only: the signing secrets themselves (JSON array). */
   signingSecrets: 'SIGNING_SECRETS',
@@ -80,6 +82,13 @@ export const DIGEST_METRICS = {
 export type DigestMetricName = (typeof DIGEST_METRICS)[keyof typeof DIGEST_METRICS];
 
 export type MetricName = IngestMetricName | DigestMetricName;
+
+/**
+ * Metrics of the webhook API that the stack derives from its access log (metric filters), with
+ * dimensions {service: WEBHOOK_API_SERVICE, stage}. API Gateway HTTP APIs publish no 429 metric.
+ */
+export const WEBHOOK_API_SERVICE = 'webhook-api';
+export const WEBHOOK_API_METRICS = { throttled: 'WebhookThrottled' } as const;
 
 /** HTTP paths of the API (API Gateway routes and the local gateway). */
 export const HTTP_PATHS = { webhook: '/webhook' } as const;

@@ -1,25 +1,40 @@
 /**
- * Alarms, their topic subscription and the dashboard. Built with an alarm e-mail and a custom
- * signature-rejection threshold so both context keys are exercised.
+ * Alarms (per stage: custom metrics read with {service, stage}), their topic subscription and the
+ * dashboard. Built as a production-like stage with an alarm e-mail and custom thresholds.
  */
 import { describe, expect, it } from 'vitest';
 import { Match } from 'aws-cdk-lib/assertions';
 import { logicalId, ref, synthApp } from './helpers';
 
-const { template } = synthApp({ alarmEmail: 'ops@example.com', signatureRejectedAlarmThreshold: 25, silenceAlarmHours: '30' });
+const { template } = synthApp(
+  {
+    development: false,
+    alarmEmail: 'ops@example.com',
+    signatureRejectedAlarmThreshold: 25,
+    silenceAlarmHours: 30,
+    undeliveredDigestHours: 4,
+    queueAgeAlarmMinutes: 20,
+  },
+  { stage: 'prod' },
+);
 
 const topicId = logicalId(template, 'AWS::SNS::Topic', 'MonitoringAlarmTopic');
-const apiId = logicalId(template, 'AWS::ApiGatewayV2::Api', 'WebhookApi');
-const ingestId = logicalId(template, 'AWS::Lambda::Function', 'IngestFunction');
-const digestId = logicalId(template, 'AWS::Lambda::Function', 'DigestFunction');
 const dlqId = logicalId(template, 'AWS::SQS::Queue', 'DigestDlq');
+const queueId = logicalId(template, 'AWS::SQS::Queue', 'DigestQueue');
 
-interface AlarmProps {
-  Namespace: string;
-  MetricName: string;
-  Dimensions: { Name: string; Value: unknown }[];
-  Statistic: string;
+interface MetricStat {
+  Metric: { Namespace: string; MetricName: string; Dimensions: { Name: string; Value: unknown }[] };
   Period: number;
+  Stat: string;
+}
+interface AlarmProps {
+  AlarmName: string;
+  Namespace?: string;
+  MetricName?: string;
+  Dimensions?: { Name: string; Value: unknown }[];
+  Metrics?: { Id: string; Expression?: string; MetricStat?: MetricStat; ReturnData?: boolean }[];
+  Statistic?: string;
+  Period?: number;
   Threshold: number;
   ComparisonOperator: string;
   EvaluationPeriods: number;
@@ -28,89 +43,149 @@ interface AlarmProps {
   AlarmActions: unknown[];
   OKActions: unknown[];
 }
-const alarm = (prefix: string): AlarmProps =>
-  (template.toJSON() as { Resources: Record<string, { Properties: AlarmProps }> }).Resources[logicalId(template, 'AWS::CloudWatch::Alarm', prefix)]!
-    .Properties;
+const all = (): AlarmProps[] =>
+  (Object.values(template.findResources('AWS::CloudWatch::Alarm')) as { Properties: AlarmProps }[]).map((a) => a.Properties);
+const alarm = (id: string): AlarmProps => {
+  const found = all().find((props) => props.AlarmName === `VisibilitySlackBridge-prod-${id}`);
+  if (!found) throw new Error(`no alarm ${id}`);
+  return found;
+};
+const STAGE_DIMENSIONS = (service: string): unknown => [
+  { Name: 'service', Value: service },
+  { Name: 'stage', Value: 'prod' },
+];
+const expression = (props: AlarmProps): string => props.Metrics?.find((m) => m.Expression !== undefined)?.Expression ?? '';
+const metricNames = (props: AlarmProps): string[] =>
+  (props.Metrics ?? []).flatMap((m) => (m.MetricStat ? [m.MetricStat.Metric.MetricName] : []));
 
 describe('alarms', () => {
-  it('are six, each notifying the topic on alarm and on recovery', () => {
-    const all = Object.values(template.findResources('AWS::CloudWatch::Alarm')) as { Properties: AlarmProps }[];
-    expect(all).toHaveLength(6);
-    for (const { Properties } of all) {
-      expect(Properties.AlarmActions).toEqual([ref(topicId)]);
-      expect(Properties.OKActions).toEqual([ref(topicId)]);
+  it('are the fourteen named ones, each notifying the topic on alarm and on recovery', () => {
+    expect(
+      all()
+        .map((props) => props.AlarmName.replace('VisibilitySlackBridge-prod-', ''))
+        .sort(),
+    ).toEqual(
+      [
+        'Api5xxRate',
+        'BatchItemFailures',
+        'DeliveryQuarantined',
+        'DigestErrors',
+        'DlqNotEmpty',
+        'IngestErrors',
+        'MessageDropped',
+        'MessageQuarantined',
+        'NonSignatureRejections',
+        'QueueOldestMessageAge',
+        'SignatureRejectedSpike',
+        'Silence',
+        'UndeliveredDigests',
+        'WebhookThrottled',
+      ].sort(),
+    );
+    for (const props of all()) {
+      expect(props.AlarmActions).toEqual([ref(topicId)]);
+      expect(props.OKActions).toEqual([ref(topicId)]);
     }
   });
 
+  it('every custom metric is read with this stage’s dimensions {service, stage}', () => {
+    for (const props of all()) {
+      const stats = [
+        ...(props.Namespace ? [{ Metric: { Namespace: props.Namespace, Dimensions: props.Dimensions ?? [] } }] : []),
+        ...(props.Metrics ?? []).flatMap((m) => (m.MetricStat ? [m.MetricStat] : [])),
+      ];
+      for (const stat of stats.filter((s) => s.Metric.Namespace === 'VisibilitySlackBridge')) {
+        expect(stat.Metric.Dimensions.map((d) => d.Name)).toEqual(['service', 'stage']);
+        expect(stat.Metric.Dimensions[1]).toEqual({ Name: 'stage', Value: 'prod' });
+      }
+    }
+  });
+
+  it.each([
+    ['DeliveryQuarantined', 'DeliveryQuarantined', 'ingest'],
+    ['MessageQuarantined', 'MessageQuarantined', 'digest'],
+    ['MessageDropped', 'MessageDropped', 'digest'],
+    ['WebhookThrottled', 'WebhookThrottled', 'webhook-api'],
+  ])('%s: any %s in 5 minutes', (id, metricName, service) => {
+    expect(alarm(id)).toMatchObject({
+      Namespace: 'VisibilitySlackBridge',
+      MetricName: metricName,
+      Dimensions: STAGE_DIMENSIONS(service),
+      Statistic: 'Sum',
+      Period: 300,
+      Threshold: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      EvaluationPeriods: 1,
+      TreatMissingData: 'notBreaching',
+    });
+  });
+
   it('DLQ not empty: ApproximateNumberOfMessagesVisible ≥ 1', () => {
-    expect(alarm('MonitoringDlqNotEmpty')).toMatchObject({
+    expect(alarm('DlqNotEmpty')).toMatchObject({
       Namespace: 'AWS/SQS',
       MetricName: 'ApproximateNumberOfMessagesVisible',
       Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [dlqId, 'QueueName'] } }],
+      Threshold: 1,
+    });
+  });
+
+  it('queue age: the oldest digest message waited queueAgeAlarmMinutes', () => {
+    expect(alarm('QueueOldestMessageAge')).toMatchObject({
+      Namespace: 'AWS/SQS',
+      MetricName: 'ApproximateAgeOfOldestMessage',
+      Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [queueId, 'QueueName'] } }],
       Statistic: 'Maximum',
-      Threshold: 1,
-      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
-      EvaluationPeriods: 1,
-      TreatMissingData: 'notBreaching',
+      Threshold: 20 * 60,
     });
   });
 
-  it('API 5xx: any server error of the webhook API', () => {
-    expect(alarm('MonitoringApi5xx')).toMatchObject({
-      Namespace: 'AWS/ApiGateway',
-      MetricName: '5xx',
-      Dimensions: [{ Name: 'ApiId', Value: ref(apiId) }],
-      Statistic: 'Sum',
+  it('5xx on a rate (≥ 5 % once at least 3 errors in 5 minutes), not on one retried 503', () => {
+    const props = alarm('Api5xxRate');
+    expect(expression(props)).toBe('IF(FILL(errors, 0) >= 3, 100 * FILL(errors, 0) / MAX([FILL(requests, 0), 1]), 0)');
+    expect(metricNames(props).sort()).toEqual(['5xx', 'Count']);
+    expect(props).toMatchObject({ Threshold: 5, ComparisonOperator: 'GreaterThanOrEqualToThreshold', EvaluationPeriods: 1 });
+  });
+
+  it('non-signature rejections: DeliveryRejected − SignatureRejected ≥ 1', () => {
+    const props = alarm('NonSignatureRejections');
+    expect(expression(props)).toBe('FILL(rejected, 0) - FILL(signature, 0)');
+    expect(metricNames(props).sort()).toEqual(['DeliveryRejected', 'SignatureRejected']);
+    expect(props.Threshold).toBe(1);
+  });
+
+  it('partial batch failures: BatchItemFailed in each of 3 consecutive 5-minute periods', () => {
+    expect(alarm('BatchItemFailures')).toMatchObject({
+      MetricName: 'BatchItemFailed',
+      Dimensions: STAGE_DIMENSIONS('digest'),
       Threshold: 1,
-      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
-      TreatMissingData: 'notBreaching',
+      EvaluationPeriods: 3,
+      DatapointsToAlarm: 3,
     });
   });
 
-  it('ingest errors: Lambda Errors ≥ 1', () => {
-    expect(alarm('MonitoringIngestErrors')).toMatchObject({
-      Namespace: 'AWS/Lambda',
-      MetricName: 'Errors',
-      Dimensions: [{ Name: 'FunctionName', Value: ref(ingestId) }],
-      Statistic: 'Sum',
-      Threshold: 1,
-      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
-      TreatMissingData: 'notBreaching',
-    });
+  it('undelivered digests: runs accepted a window ago minus digests handled, over two windows of undeliveredDigestHours', () => {
+    const props = alarm('UndeliveredDigests');
+    expect(expression(props)).toBe(
+      'RUNNING_SUM(FILL(accepted, 0)) - FILL(accepted, 0) - RUNNING_SUM(FILL(posted, 0) + FILL(superseded, 0) + FILL(duplicate, 0))',
+    );
+    expect(metricNames(props).sort()).toEqual(['DigestPosted', 'EventDuplicate', 'EventSuperseded', 'RunCompletedAccepted']);
+    for (const metric of props.Metrics ?? []) if (metric.MetricStat) expect(metric.MetricStat.Period).toBe(4 * 3600);
+    expect(props).toMatchObject({ Threshold: 1, EvaluationPeriods: 2, DatapointsToAlarm: 1, TreatMissingData: 'notBreaching' });
   });
 
-  it('digest errors: Lambda Errors ≥ 1', () => {
-    expect(alarm('MonitoringDigestErrors')).toMatchObject({
-      Namespace: 'AWS/Lambda',
-      MetricName: 'Errors',
-      Dimensions: [{ Name: 'FunctionName', Value: ref(digestId) }],
-      Statistic: 'Sum',
-      Threshold: 1,
-      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
-      TreatMissingData: 'notBreaching',
-    });
-  });
-
-  it('signature rejection spike: SignatureRejected (service=ingest) ≥ the context threshold in 5 minutes', () => {
-    expect(alarm('MonitoringSignatureRejectedSpike')).toMatchObject({
-      Namespace: 'VisibilitySlackBridge',
+  it('signature rejection spike: SignatureRejected ≥ the configured threshold in 5 minutes', () => {
+    expect(alarm('SignatureRejectedSpike')).toMatchObject({
       MetricName: 'SignatureRejected',
-      Dimensions: [{ Name: 'service', Value: 'ingest' }],
-      Statistic: 'Sum',
-      Period: 300,
+      Dimensions: STAGE_DIMENSIONS('ingest'),
       Threshold: 25,
-      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
-      EvaluationPeriods: 1,
-      TreatMissingData: 'notBreaching',
+      Period: 300,
     });
   });
 
   it('silence: no RunCompletedAccepted in any hour of silenceAlarmHours, missing data breaching', () => {
-    expect(alarm('MonitoringSilence')).toMatchObject({
-      Namespace: 'VisibilitySlackBridge',
+    expect(alarm('Silence')).toMatchObject({
       MetricName: 'RunCompletedAccepted',
-      Dimensions: [{ Name: 'service', Value: 'ingest' }],
-      Statistic: 'Sum',
+      Dimensions: STAGE_DIMENSIONS('ingest'),
       Period: 3600,
       Threshold: 1,
       ComparisonOperator: 'LessThanThreshold',
@@ -121,10 +196,32 @@ describe('alarms', () => {
   });
 
   it('stay within CloudWatch evaluation limits (≤ 1 day below hourly periods, ≤ 7 days otherwise)', () => {
-    for (const { Properties } of Object.values(template.findResources('AWS::CloudWatch::Alarm')) as { Properties: AlarmProps }[]) {
-      const range = Properties.Period * Properties.EvaluationPeriods;
-      expect(range).toBeLessThanOrEqual(Properties.Period >= 3600 ? 7 * 86_400 : 86_400);
+    for (const props of all()) {
+      const period = props.Period ?? props.Metrics?.find((m) => m.MetricStat)?.MetricStat?.Period ?? 0;
+      expect(period * props.EvaluationPeriods).toBeLessThanOrEqual(period >= 3600 ? 7 * 86_400 : 86_400);
     }
+  });
+});
+
+describe('429 count', () => {
+  it('a metric filter on the access log counts status 429 as WebhookThrottled {service, stage}', () => {
+    template.hasResourceProperties('AWS::Logs::MetricFilter', {
+      FilterPattern: '{ $.status = "429" }',
+      MetricTransformations: [
+        {
+          MetricNamespace: 'VisibilitySlackBridge',
+          MetricName: 'WebhookThrottled',
+          MetricValue: '1',
+          Dimensions: [
+            { Key: 'service', Value: '$.service' },
+            { Key: 'stage', Value: '$.bridgeStage' },
+          ],
+        },
+      ],
+    });
+    template.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
+      AccessLogSettings: { Format: Match.stringLikeRegexp('"service":"webhook-api","bridgeStage":"prod"') },
+    });
   });
 });
 
@@ -135,13 +232,24 @@ describe('alarm e-mail', () => {
 });
 
 describe('dashboard', () => {
-  it('is named after the stage and shows the alarms, API, functions, queues and custom metrics', () => {
+  it('is named after the stack and region, and shows the alarms, API, functions, queues and this stage’s metrics', () => {
     template.hasResourceProperties('AWS::CloudWatch::Dashboard', {
-      DashboardName: 'VisibilitySlackBridge-prod',
-      DashboardBody: Match.anyValue(),
+      DashboardName: { 'Fn::Join': ['', ['VisibilitySlackBridge-prod-', { Ref: 'AWS::Region' }]] },
     });
     const body = JSON.stringify(Object.values(template.findResources('AWS::CloudWatch::Dashboard'))[0]);
-    for (const name of ['alarms', 'DeliveryAccepted', 'SignatureRejected', 'RunCompletedAccepted', 'DigestPosted', 'DigestFailed', 'MessageDropped', 'AWS/ApiGateway', 'AWS/SQS', 'ApproximateAgeOfOldestMessage']) {
+    for (const name of [
+      'alarms',
+      'DeliveryQuarantined',
+      'SignatureRejected',
+      'DigestPosted',
+      'MessageQuarantined',
+      'BatchItemFailed',
+      'WebhookThrottled',
+      'AWS/ApiGateway',
+      'AWS/SQS',
+      'ApproximateAgeOfOldestMessage',
+      '\\"stage\\",\\"prod\\"',
+    ]) {
       expect(body).toContain(name);
     }
   });

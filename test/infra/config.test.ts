@@ -1,40 +1,47 @@
 /**
- * Context parsing: cdk.json values, `-c` string overrides, and errors that name the bad key.
+ * Stage files: config/dev.json as committed, the example that must not deploy, and errors that
+ * name the key and the file.
  */
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { buildApp } from '../../infra/app';
-import { ContextError, readBridgeConfig, type BridgeConfig } from '../../infra/config';
-import { cdkJsonContext } from './helpers';
+import { CONFIG_DIR, ConfigError, loadStageConfig, parseStageConfig, type BridgeConfig } from '../../infra/config';
+import { maxDigestBatchSize } from '../../infra/digest-budget';
+import { configDir, devConfig } from './helpers';
 
-const base = cdkJsonContext();
-const read = (overrides: Record<string, unknown> = {}): BridgeConfig => {
-  const context: Record<string, unknown> = { ...base, ...overrides };
-  return readBridgeConfig((key) => context[key]);
+const FILE = 'config/test.json';
+const PROD_BASE = {
+  readApiBaseUrl: 'https://api.visibility.example.com',
+  slackDefaultChannel: '#ai-visibility',
+  alarmEmail: 'ops@example.com',
 };
+const read = (values: Record<string, unknown>): BridgeConfig => parseStageConfig('test', values, FILE);
 
-/** Asserts that reading with the overrides throws a ContextError for `key` (and returns it). */
-function contextErrorFor(key: string, overrides: Record<string, unknown>): ContextError {
+/** Asserts that reading throws a ConfigError for `key` naming the file (and returns it). */
+function configErrorFor(key: string, values: Record<string, unknown>): ConfigError {
   let caught: unknown;
   try {
-    read(overrides);
+    read(values);
   } catch (error) {
     caught = error;
   }
-  expect(caught).toBeInstanceOf(ContextError);
-  const error = caught as ContextError;
+  expect(caught).toBeInstanceOf(ConfigError);
+  const error = caught as ConfigError;
   expect(error.key).toBe(key);
   expect(error.message).toContain(`"${key}"`);
+  expect(error.message).toContain(FILE);
   return error;
 }
 
-describe('cdk.json context', () => {
-  it('parses to the shipped configuration', () => {
-    expect(read()).toEqual({
-      stage: 'prod',
-      readApiBaseUrl: 'https://api.example-visibility.invalid',
-      slackDefaultChannel: '#ai-visibility',
+describe('committed stage files', () => {
+  it('config/dev.json is a development stage with the documented defaults', () => {
+    expect(loadStageConfig('dev')).toEqual({
+      stage: 'dev',
+      source: expect.stringMatching(/config\/dev\.json$/) as unknown,
+      development: true,
+      readApiBaseUrl: 'https://api.visibility.example.com',
+      slackDefaultChannel: '#ai-visibility-dev',
       projectChannels: {},
       visibilityRange: '7d',
       gapsPageSize: 50,
@@ -46,95 +53,122 @@ describe('cdk.json context', () => {
       alarmTopicArn: undefined,
       silenceAlarmHours: 26,
       signatureRejectedAlarmThreshold: 10,
+      undeliveredDigestHours: 6,
+      queueAgeAlarmMinutes: 30,
+      api5xxRatePercent: 5,
+      api5xxMinCount: 3,
       dedupRetentionDays: 3,
-      tableRemovalPolicy: 'retain',
-      tableDeletionProtection: true,
+      tableRemovalPolicy: 'destroy',
+      tableDeletionProtection: false,
       readApiKeySecretArn: undefined,
       slackTokenSecretArn: undefined,
       signingSecretsSecretArn: undefined,
-      logRetentionDays: 30,
-      logLevel: 'INFO',
-      apiThrottleRateLimit: 50,
-      apiThrottleBurstLimit: 100,
+      logRetentionDays: 14,
+      logLevel: 'DEBUG',
+      apiThrottleRateLimit: 500,
+      apiThrottleBurstLimit: 1000,
+      clientRateLimitEnabled: false,
+      clientRateLimitPerFiveMinutes: 300,
+    });
+  });
+
+  it('config/example.json cannot be deployed: its first placeholder is named', () => {
+    expect(() => loadStageConfig('example')).toThrow(/config\/example\.json: "readApiBaseUrl" still holds the placeholder/);
+  });
+
+  it('a production stage with an alarm address passes', () => {
+    expect(read(PROD_BASE)).toMatchObject({
+      development: false,
+      alarmEmail: 'ops@example.com',
+      tableRemovalPolicy: 'retain',
+      tableDeletionProtection: true,
     });
   });
 });
 
-describe('-c string overrides', () => {
-  it('parse whole numbers, decimals, booleans and JSON objects', () => {
-    const config = read({
-      gapsPageSize: '25',
-      apiThrottleRateLimit: '7.5',
-      tableDeletionProtection: 'false',
-      projectChannels: '{"a": " #x "}',
-      readApiBaseUrl: 'https://api.example.test/',
-    });
-    expect(config).toMatchObject({
-      gapsPageSize: 25,
-      apiThrottleRateLimit: 7.5,
-      tableDeletionProtection: false,
-      projectChannels: { a: '#x' },
-      readApiBaseUrl: 'https://api.example.test',
-    });
+describe('the stage', () => {
+  it('is required: no default in cdk.json', () => {
+    expect(() => loadStageConfig(undefined)).toThrow(/"stage" is required: pass -c stage=<name>.*stages: dev/);
   });
 
-  it('treat an empty secret ARN as "create the secret"', () => {
-    expect(read({ readApiKeySecretArn: '' }).readApiKeySecretArn).toBeUndefined();
+  it('must have a file, named in the error', () => {
+    expect(() => loadStageConfig('prod', configDir({ dev: devConfig() }))).toThrow(/prod\.json.*"stage" names a stage without a file/);
+  });
+
+  it('must be a lower-case name', () => {
+    expect(() => loadStageConfig('Prod_1', CONFIG_DIR)).toThrow(/"stage" must be lower-case letters/);
   });
 });
 
-describe('errors name the key', () => {
+describe('errors name the key and the file', () => {
   it.each([
-    ['digestBatchSize', { digestBatchSize: 'ten' }, 'whole number'],
-    ['digestBatchSize', { digestBatchSize: '1.5' }, 'whole number'],
-    ['digestBatchSize', { digestBatchSize: 2.5 }, 'whole number'],
-    ['digestBatchSize', { digestBatchSize: '' }, 'whole number'],
-    ['gapsPageSize', { gapsPageSize: 0 }, 'between 1 and 1000'],
-    ['digestMaxConcurrency', { digestMaxConcurrency: '1' }, 'between 2 and 1000'],
-    ['maxReceiveCount', { maxReceiveCount: true }, 'whole number'],
-    ['apiThrottleRateLimit', { apiThrottleRateLimit: 'fast' }, 'a number'],
-    ['tableDeletionProtection', { tableDeletionProtection: 'yes' }, 'true or false'],
-    ['tableRemovalPolicy', { tableRemovalPolicy: 'snapshot' }, '"retain", "destroy"'],
-    ['projectChannels', { projectChannels: '{bad json' }, 'JSON object'],
-    ['projectChannels', { projectChannels: '["#a"]' }, 'JSON object'],
-    ['projectChannels', { projectChannels: { p: 5 } }, '"p" maps to 5'],
-    ['readApiBaseUrl', { readApiBaseUrl: 'http://api.example.test' }, 'https'],
-    ['readApiBaseUrl', { readApiBaseUrl: 'not a url' }, 'absolute https URL'],
-    ['stage', { stage: 'prod_1' }, 'letters, digits and hyphens'],
-    ['stage', { stage: undefined }, 'is not set'],
-    ['slackDefaultChannel', { slackDefaultChannel: ' ' }, 'must not be empty'],
-    ['logRetentionDays', { logRetentionDays: 31 }, 'CloudWatch Logs values'],
-    ['logLevel', { logLevel: 'verbose' }, '"DEBUG"'],
-    ['silenceAlarmHours', { silenceAlarmHours: 200 }, 'between 1 and 168'],
-    ['signingSecretsSecretArn', { signingSecretsSecretArn: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:signing' }, 'complete ARN'],
-    ['readApiKeySecretArn', { readApiKeySecretArn: 'my-secret' }, 'complete ARN'],
-    ['alarmTopicArn', { alarmTopicArn: 'arn:aws:sqs:eu-west-1:123456789012:q' }, 'SNS topic ARN'],
-    ['alarmEmail', { alarmEmail: 'ops' }, 'e-mail address'],
-    ['alarmEmail', { alarmEmail: 'ops@example.com', alarmTopicArn: 'arn:aws:sns:eu-west-1:123456789012:t' }, 'cannot be combined'],
-    ['digestBatchWindowSeconds', { digestBatchSize: 20, digestBatchWindowSeconds: 0 }, 'at least 1'],
-  ] as const)('%s: %j', (key, overrides, fragment) => {
-    expect(contextErrorFor(key, overrides).message).toContain(fragment);
+    ['readApiBaseUrl', { ...PROD_BASE, readApiBaseUrl: undefined }, 'is missing'],
+    ['readApiBaseUrl', { ...PROD_BASE, readApiBaseUrl: 'https://api.example-visibility.invalid' }, 'placeholder'],
+    ['readApiBaseUrl', { ...PROD_BASE, readApiBaseUrl: 'https://<host>' }, 'placeholder'],
+    ['readApiBaseUrl', { ...PROD_BASE, readApiBaseUrl: 'http://api.example.test' }, 'https'],
+    ['readApiBaseUrl', { ...PROD_BASE, readApiBaseUrl: 'not a url' }, 'absolute https URL'],
+    ['slackDefaultChannel', { ...PROD_BASE, slackDefaultChannel: ' ' }, 'must not be empty'],
+    ['slackDefaultChannel', { ...PROD_BASE, slackDefaultChannel: 'TODO' }, 'placeholder'],
+    ['alarmEmail', { ...PROD_BASE, alarmEmail: '' }, 'needs somewhere to send its alarms'],
+    ['alarmEmail', { ...PROD_BASE, alarmEmail: 'ops@alerts.invalid' }, 'placeholder'],
+    ['alarmEmail', { ...PROD_BASE, alarmEmail: 'ops' }, 'e-mail address'],
+    ['alarmEmail', { ...PROD_BASE, alarmTopicArn: 'arn:aws:sns:eu-west-1:123456789012:t' }, 'cannot be combined'],
+    ['alarmTopicArn', { ...PROD_BASE, alarmEmail: '', alarmTopicArn: 'arn:aws:sqs:eu-west-1:123456789012:q' }, 'SNS topic ARN'],
+    ['alarmEmial', { ...PROD_BASE, alarmEmial: 'ops@example.com' }, 'not a known key'],
+    ['digestBatchSize', { ...PROD_BASE, digestBatchSize: '10' }, 'whole number'],
+    ['digestBatchSize', { ...PROD_BASE, digestBatchSize: 2.5 }, 'whole number'],
+    ['digestBatchSize', { ...PROD_BASE, digestBatchSize: maxDigestBatchSize() + 1 }, "fit Lambda's 900 s"],
+    ['gapsPageSize', { ...PROD_BASE, gapsPageSize: 0 }, 'between 1 and 1000'],
+    ['digestMaxConcurrency', { ...PROD_BASE, digestMaxConcurrency: 1 }, 'between 2 and 1000'],
+    ['tableDeletionProtection', { ...PROD_BASE, tableDeletionProtection: 'false' }, 'true or false'],
+    ['tableRemovalPolicy', { ...PROD_BASE, tableRemovalPolicy: 'snapshot' }, '"retain", "destroy"'],
+    ['projectChannels', { ...PROD_BASE, projectChannels: ['#a'] }, 'JSON object'],
+    ['projectChannels', { ...PROD_BASE, projectChannels: { p: 5 } }, '"p" maps to 5'],
+    ['projectChannels', { ...PROD_BASE, projectChannels: { '<project id>': '#a' } }, 'placeholder project id'],
+    ['logRetentionDays', { ...PROD_BASE, logRetentionDays: 31 }, 'CloudWatch Logs values'],
+    ['logLevel', { ...PROD_BASE, logLevel: 'verbose' }, '"DEBUG"'],
+    ['undeliveredDigestHours', { ...PROD_BASE, undeliveredDigestHours: 100 }, 'between 1 and 84'],
+    ['clientRateLimitEnabled', { ...PROD_BASE, clientRateLimitEnabled: true }, 'not built in this version'],
+    ['clientRateLimitPerFiveMinutes', { ...PROD_BASE, clientRateLimitPerFiveMinutes: 5 }, 'between 10 and'],
+    [
+      'signingSecretsSecretArn',
+      { ...PROD_BASE, signingSecretsSecretArn: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:signing' },
+      'complete ARN',
+    ],
+    ['digestBatchWindowSeconds', { ...PROD_BASE, digestBatchSize: 20, digestBatchWindowSeconds: 0 }, 'at least 1'],
+  ] as const)('%s: %j', (key, values, fragment) => {
+    expect(configErrorFor(key, values).message).toContain(fragment);
   });
 
-  it('tell how to fix it', () => {
-    expect(contextErrorFor('gapsPageSize', { gapsPageSize: 'x' }).message).toMatch(/cdk\.json or pass -c gapsPageSize=<value>/);
+  it('tell where to fix it', () => {
+    expect(configErrorFor('gapsPageSize', { ...PROD_BASE, gapsPageSize: 'x' }).message).toMatch(/Fix "gapsPageSize" in config\/test\.json/);
   });
 
   it('stop the app before any stack is built', () => {
-    expect(() => buildApp({ context: { ...base, digestMaxConcurrency: '0' } })).toThrow(/"digestMaxConcurrency"/);
+    const dir = configDir({ broken: { ...devConfig(), digestMaxConcurrency: 0 } });
+    expect(() => buildApp({ context: { stage: 'broken' } }, { configDir: dir })).toThrow(/"digestMaxConcurrency"/);
   });
 });
 
 describe('app entry (as run by `cdk synth`)', () => {
-  it('prints the context error and exits 1', () => {
-    const root = fileURLToPath(new URL('../../', import.meta.url));
-    const result = spawnSync(process.execPath, ['--import', 'tsx', 'infra/app.ts'], {
+  const root = fileURLToPath(new URL('../../', import.meta.url));
+  const run = (context: Record<string, unknown>): ReturnType<typeof spawnSync> =>
+    spawnSync(process.execPath, ['--import', 'tsx', 'infra/app.ts'], {
       cwd: root,
       encoding: 'utf8',
-      env: { ...process.env, CDK_CONTEXT_JSON: JSON.stringify({ ...base, tableRemovalPolicy: 'keep' }) },
-      timeout: 30_000,
+      env: { ...process.env, CDK_CONTEXT_JSON: JSON.stringify(context) },
+      timeout: 60_000,
     });
+
+  it('prints the error and exits 1 without a stage', () => {
+    const result = run({});
     expect(result.status).toBe(1);
-    expect(result.stderr).toContain('Invalid CDK context "tableRemovalPolicy"');
+    expect(String(result.stderr)).toContain('"stage" is required');
+  });
+
+  it('prints the error and exits 1 for the example stage', () => {
+    const result = run({ stage: 'example' });
+    expect(result.status).toBe(1);
+    expect(String(result.stderr)).toContain('config/example.json: "readApiBaseUrl"');
   });
 });

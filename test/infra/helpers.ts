@@ -1,40 +1,51 @@
 /**
- * Shared set-up of the infra tests: the cdk.json context with bundling skipped, and helpers to
+ * Shared set-up of the infra tests: stage files (config/dev.json plus overrides) with bundling skipped, and helpers to
  * pick resources and IAM statements out of a synthesized template.
  */
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Environment } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { buildApp, type BuiltApp } from '../../infra/app';
 
-/** CDK v1 flags in cdk.json that CDK v2 rejects; dropped here so the tests exercise the rest. */
-const REMOVED_V1_FLAGS = ['@aws-cdk/core:enableStackNameDuplicates'];
-
-interface CdkJson {
-  context: Record<string, unknown>;
+/** The committed development stage file (config/dev.json). */
+export function devConfig(): Record<string, unknown> {
+  return JSON.parse(readFileSync(new URL('../../config/dev.json', import.meta.url), 'utf8')) as Record<string, unknown>;
 }
 
-/** The context shipped in cdk.json (minus removed v1 flags). */
-export function cdkJsonContext(): Record<string, unknown> {
-  const parsed = JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8')) as CdkJson;
-  const context = { ...parsed.context };
-  for (const flag of REMOVED_V1_FLAGS) delete context[flag];
-  return context;
+/** Writes `<stage>.json` files into a fresh directory and returns it. */
+export function configDir(files: Record<string, Record<string, unknown>>): string {
+  const dir = mkdtempSync(join(tmpdir(), 'bridge-config-'));
+  for (const [stage, values] of Object.entries(files)) writeFileSync(join(dir, `${stage}.json`), JSON.stringify(values));
+  return dir;
 }
 
 export interface TestApp extends BuiltApp {
   readonly template: Template;
 }
 
+export interface SynthOptions {
+  readonly cfnValidation?: boolean;
+  readonly outdir?: string;
+  readonly stage?: string;
+  readonly env?: Environment;
+}
+
 /**
- * Builds the app with cdk.json's context plus overrides and synthesizes the stack. Bundling is
- * skipped; the built-in CloudFormation schema validation (slow) is off unless asked for.
+ * Builds the app for a stage whose file is config/dev.json plus `overrides`, and synthesizes it.
+ * Bundling is skipped; CloudFormation schema validation (slow) is off unless asked for.
  */
-export function synthApp(overrides: Record<string, unknown> = {}, options: { cfnValidation?: boolean; outdir?: string } = {}): TestApp {
-  const built = buildApp({
-    context: { ...cdkJsonContext(), 'aws:cdk:bundling-stacks': [], ...overrides },
-    builtinCloudFormationValidation: options.cfnValidation ?? false,
-    ...(options.outdir ? { outdir: options.outdir } : {}),
-  });
+export function synthApp(overrides: Record<string, unknown> = {}, options: SynthOptions = {}): TestApp {
+  const stage = options.stage ?? 'dev';
+  const built = buildApp(
+    {
+      context: { stage, 'aws:cdk:bundling-stacks': [] },
+      builtinCloudFormationValidation: options.cfnValidation ?? false,
+      ...(options.outdir ? { outdir: options.outdir } : {}),
+    },
+    { configDir: configDir({ [stage]: { ...devConfig(), ...overrides } }), env: options.env },
+  );
   return { ...built, template: Template.fromStack(built.stack) };
 }
 

@@ -2,6 +2,7 @@
  * Least privilege: every statement of both function roles, with exact actions and resources.
  */
 import { describe, expect, it } from 'vitest';
+import { TABLE } from '../../shared/contracts';
 import { actionsOf, arnOf, logicalId, ref, resourcesOf, roleStatements, statementBySid, synthApp } from './helpers';
 
 const { template } = synthApp();
@@ -15,8 +16,8 @@ const signingId = logicalId(template, 'AWS::SecretsManager::Secret', 'SigningSec
 const ingestLogsId = logicalId(template, 'AWS::Logs::LogGroup', 'IngestLogs');
 const digestLogsId = logicalId(template, 'AWS::Logs::LogGroup', 'DigestLogs');
 
-const ingest = roleStatements(template, 'IngestRole');
-const digest = roleStatements(template, 'DigestRole');
+const ingest = roleStatements(template, 'WebhookIngestRole');
+const digest = roleStatements(template, 'DigestWorkerDigestRole');
 
 interface RoleProps {
   AssumeRolePolicyDocument: { Statement: { Principal: unknown; Action: string }[] };
@@ -29,7 +30,7 @@ const role = (prefix: string): RoleProps =>
 
 describe('function roles', () => {
   it('only Lambda can assume them, and they have no managed or extra inline policies', () => {
-    for (const prefix of ['IngestRole', 'DigestRole']) {
+    for (const prefix of ['WebhookIngestRole', 'DigestWorkerDigestRole']) {
       expect(role(prefix).AssumeRolePolicyDocument.Statement).toEqual([
         { Action: 'sts:AssumeRole', Effect: 'Allow', Principal: { Service: 'lambda.amazonaws.com' } },
       ]);
@@ -43,14 +44,21 @@ describe('function roles', () => {
       expect(statement.Effect).toBe('Allow');
       for (const action of actionsOf(statement)) expect(action).not.toContain('*');
       for (const resource of resourcesOf(statement)) expect(JSON.stringify(resource)).not.toContain('*');
-      expect(statement.Condition).toBeUndefined();
+      // Only the DynamoDB statements are conditioned (on their key prefixes).
+      if (statement.Condition !== undefined) expect(actionsOf(statement).every((action) => action.startsWith('dynamodb:'))).toBe(true);
     }
   });
 });
 
 describe('ingest role', () => {
-  it('has exactly four statements: logs, table, queue, signing secret', () => {
-    expect(ingest.map((statement) => statement.Sid).sort()).toEqual(['DeliveryDedupRecords', 'EnqueueEvents', 'ReadSigningSecrets', 'WriteOwnLogs']);
+  it('has exactly five statements: logs, table, queue, DLQ, signing secret', () => {
+    expect(ingest.map((statement) => statement.Sid).sort()).toEqual([
+      'DeliveryDedupRecords',
+      'EnqueueEvents',
+      'QuarantineDeliveries',
+      'ReadSigningSecrets',
+      'WriteOwnLogs',
+    ]);
   });
 
   it('writes only to its own log group', () => {
@@ -59,10 +67,17 @@ describe('ingest role', () => {
     expect(resourcesOf(statement)).toEqual([arnOf(ingestLogsId)]);
   });
 
-  it('may Get/Put/Update/Delete items of the table only', () => {
+  it('may Get/Put/Update/Delete items of the table, delivery# keys only', () => {
     const statement = statementBySid(ingest, 'DeliveryDedupRecords');
     expect(actionsOf(statement)).toEqual(['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem']);
     expect(resourcesOf(statement)).toEqual([arnOf(tableId)]);
+    expect(statement.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${TABLE.prefixes.delivery}*`] } });
+  });
+
+  it('may send to the DLQ only to quarantine a signed delivery it cannot process', () => {
+    const statement = statementBySid(ingest, 'QuarantineDeliveries');
+    expect(actionsOf(statement)).toEqual(['sqs:SendMessage']);
+    expect(resourcesOf(statement)).toEqual([arnOf(dlqId)]);
   });
 
   it('may send messages to the digest queue only', () => {
@@ -83,21 +98,27 @@ describe('ingest role', () => {
     expect(text).not.toContain(slackTokenId);
   });
 
-  it('cannot receive, delete or otherwise consume queue messages, nor touch the DLQ', () => {
+  it('cannot receive, delete or otherwise consume queue messages', () => {
     const sqsActions = ingest.flatMap(actionsOf).filter((action) => action.startsWith('sqs:'));
-    expect(sqsActions).toEqual(['sqs:SendMessage']);
-    expect(JSON.stringify(ingest)).not.toContain(dlqId);
+    expect(sqsActions).toEqual(['sqs:SendMessage', 'sqs:SendMessage']);
   });
 });
 
 describe('digest role', () => {
-  it('has exactly four statements: logs, table, two secrets, queue consumption', () => {
-    expect(digest).toHaveLength(4);
-    expect(digest.map((statement) => statement.Sid).filter(Boolean).sort()).toEqual([
-      'DigestClaimsAndSnapshots',
-      'ReadApiKeyAndSlackToken',
-      'WriteOwnLogs',
-    ]);
+  it('has exactly five statements: logs, table, DLQ, two secrets, queue consumption', () => {
+    expect(digest).toHaveLength(5);
+    expect(
+      digest
+        .map((statement) => statement.Sid)
+        .filter(Boolean)
+        .sort(),
+    ).toEqual(['DigestClaimsAndSnapshots', 'QuarantineUnusableMessages', 'ReadApiKeyAndSlackToken', 'WriteOwnLogs']);
+  });
+
+  it('may send to the DLQ only, to quarantine an unusable record with its reason', () => {
+    const statement = statementBySid(digest, 'QuarantineUnusableMessages');
+    expect(actionsOf(statement)).toEqual(['sqs:SendMessage']);
+    expect(resourcesOf(statement)).toEqual([arnOf(dlqId)]);
   });
 
   it('writes only to its own log group', () => {
@@ -106,10 +127,13 @@ describe('digest role', () => {
     expect(resourcesOf(statement)).toEqual([arnOf(digestLogsId)]);
   });
 
-  it('may Get/Update items of the table only (no Put, Delete, Scan or Query)', () => {
+  it('may Get/Update items of the table only (no Put, Delete, Scan or Query), digest# and snapshot# keys only', () => {
     const statement = statementBySid(digest, 'DigestClaimsAndSnapshots');
     expect(actionsOf(statement)).toEqual(['dynamodb:GetItem', 'dynamodb:UpdateItem']);
     expect(resourcesOf(statement)).toEqual([arnOf(tableId)]);
+    expect(statement.Condition).toEqual({
+      'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${TABLE.prefixes.digest}*`, `${TABLE.prefixes.snapshot}*`] },
+    });
   });
 
   it('may read the read-API key and the Slack token only', () => {
@@ -119,7 +143,7 @@ describe('digest role', () => {
     expect(JSON.stringify(digest)).not.toContain(signingId);
   });
 
-  it('consumes the digest queue only (event source grant), and cannot send', () => {
+  it('consumes the digest queue only (event source grant), and cannot send to it', () => {
     const statement = digest.find((candidate) => actionsOf(candidate).includes('sqs:ReceiveMessage'))!;
     expect(actionsOf(statement)).toEqual([
       'sqs:ChangeMessageVisibility',
@@ -129,8 +153,8 @@ describe('digest role', () => {
       'sqs:ReceiveMessage',
     ]);
     expect(resourcesOf(statement)).toEqual([arnOf(queueId)]);
-    expect(digest.flatMap(actionsOf)).not.toContain('sqs:SendMessage');
-    expect(JSON.stringify(digest)).not.toContain(dlqId);
+    const sends = digest.filter((candidate) => actionsOf(candidate).includes('sqs:SendMessage'));
+    expect(sends.flatMap(resourcesOf)).toEqual([arnOf(dlqId)]);
   });
 });
 

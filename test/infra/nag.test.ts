@@ -11,7 +11,7 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../infra/app';
-import { cdkJsonContext, synthApp } from './helpers';
+import { configDir, devConfig, synthApp } from './helpers';
 
 const outdir = mkdtempSync(join(tmpdir(), 'bridge-nag-'));
 afterAll(() => rmSync(outdir, { recursive: true, force: true }));
@@ -54,10 +54,10 @@ describe('cdk-nag AwsSolutions', () => {
   it('acknowledges exactly the expected findings, each with a specific reason', () => {
     const acks = acknowledgements(app);
     expect(acks.map(({ path, id }) => `${id} @ ${path}`).sort()).toEqual([
-      'AwsSolutions-APIG4 @ VisibilitySlackBridge-prod/WebhookApi/POST--webhook',
-      'AwsSolutions-SMG4 @ VisibilitySlackBridge-prod/ReadApiKey/Secret',
-      'AwsSolutions-SMG4 @ VisibilitySlackBridge-prod/SigningSecrets/Secret',
-      'AwsSolutions-SMG4 @ VisibilitySlackBridge-prod/SlackToken/Secret',
+      'AwsSolutions-APIG4 @ VisibilitySlackBridge-dev/Webhook/Api/POST--webhook',
+      'AwsSolutions-SMG4 @ VisibilitySlackBridge-dev/Secrets/ReadApiKey/Secret',
+      'AwsSolutions-SMG4 @ VisibilitySlackBridge-dev/Secrets/SigningSecrets/Secret',
+      'AwsSolutions-SMG4 @ VisibilitySlackBridge-dev/Secrets/SlackToken/Secret',
     ]);
     for (const { reason } of acks) expect(reason.length).toBeGreaterThan(80);
   });
@@ -74,11 +74,14 @@ describe('cdk-nag AwsSolutions', () => {
   });
 
   it('is wired into the synth: an unacknowledged finding fails it', () => {
-    const { app: failing, stack } = buildApp({
-      context: { ...cdkJsonContext(), 'aws:cdk:bundling-stacks': [] },
-      builtinCloudFormationValidation: false,
-      outdir: mkdtempSync(join(outdir, 'failing-')),
-    });
+    const { app: failing, stack } = buildApp(
+      {
+        context: { stage: 'dev', 'aws:cdk:bundling-stacks': [] },
+        builtinCloudFormationValidation: false,
+        outdir: mkdtempSync(join(outdir, 'failing-')),
+      },
+      { configDir: configDir({ dev: devConfig() }) },
+    );
     new Secret(stack, 'UnrotatedSecret');
     expect(() => failing.synth()).toThrow(/AwsSolutions-SMG4/);
   });

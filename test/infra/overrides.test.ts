@@ -1,10 +1,11 @@
 /**
- * A stack built with `-c`-style string overrides: imported secrets and alarm topic, a destroyable
- * table without deletion protection, other batch and throttle settings.
+ * A non-development stage file with imported secrets and alarm topic, a destroyable table without
+ * deletion protection, other batch and throttle settings.
  */
 import { describe, expect, it } from 'vitest';
+import { digestBudget } from '../../infra/digest-budget';
 import { actionsOf, logicalId, resourcesOf, roleStatements, statementBySid, synthApp } from './helpers';
-import { OUTPUTS } from '../../infra/bridge-stack';
+import { STACK_OUTPUTS as OUTPUTS } from '../../shared/contracts';
 
 const ARN = {
   readApiKey: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:bridge/read-api-key-AbC123',
@@ -13,26 +14,28 @@ const ARN = {
   topic: 'arn:aws:sns:eu-west-1:123456789012:ops-alarms',
 };
 
-// Everything as strings, the way `cdk synth -c key=value` delivers it.
-const { stack, template } = synthApp({
-  stage: 'dev',
-  readApiKeySecretArn: ARN.readApiKey,
-  slackTokenSecretArn: ARN.slackToken,
-  signingSecretsSecretArn: ARN.signing,
-  alarmTopicArn: ARN.topic,
-  tableRemovalPolicy: 'destroy',
-  tableDeletionProtection: 'false',
-  digestBatchSize: '20',
-  digestBatchWindowSeconds: '10',
-  digestMaxConcurrency: '4',
-  maxReceiveCount: '3',
-  projectChannels: '{"p-1": "#team-one"}',
-  apiThrottleRateLimit: '12.5',
-  apiThrottleBurstLimit: '25',
-  logRetentionDays: '90',
-  dedupRetentionDays: '7',
-  logLevel: 'DEBUG',
-});
+const { stack, template } = synthApp(
+  {
+    development: false,
+    readApiKeySecretArn: ARN.readApiKey,
+    slackTokenSecretArn: ARN.slackToken,
+    signingSecretsSecretArn: ARN.signing,
+    alarmTopicArn: ARN.topic,
+    tableRemovalPolicy: 'destroy',
+    tableDeletionProtection: false,
+    digestBatchSize: 20,
+    digestBatchWindowSeconds: 10,
+    digestMaxConcurrency: 4,
+    maxReceiveCount: 3,
+    projectChannels: { 'p-1': '#team-one' },
+    apiThrottleRateLimit: 12.5,
+    apiThrottleBurstLimit: 25,
+    logRetentionDays: 90,
+    dedupRetentionDays: 7,
+    logLevel: 'DEBUG',
+  },
+  { stage: 'staging' },
+);
 
 const env = (prefix: string): Record<string, unknown> =>
   (template.toJSON() as { Resources: Record<string, { Properties: { Environment: { Variables: Record<string, unknown> } } }> }).Resources[
@@ -41,7 +44,11 @@ const env = (prefix: string): Record<string, unknown> =>
 
 describe('stage', () => {
   it('names the stack', () => {
-    expect(stack.stackName).toBe('VisibilitySlackBridge-dev');
+    expect(stack.stackName).toBe('VisibilitySlackBridge-staging');
+  });
+
+  it('is protected from termination (not a development stage)', () => {
+    expect(stack.terminationProtection).toBe(true);
   });
 });
 
@@ -51,19 +58,19 @@ describe('imported secrets', () => {
   });
 
   it('passes the given ARNs to the functions', () => {
-    expect(env('IngestFunction')['SIGNING_SECRETS_SECRET_ARN']).toBe(ARN.signing);
-    expect(env('DigestFunction')['READ_API_KEY_SECRET_ARN']).toBe(ARN.readApiKey);
-    expect(env('DigestFunction')['SLACK_BOT_TOKEN_SECRET_ARN']).toBe(ARN.slackToken);
+    expect(env('WebhookIngestFunction')['SIGNING_SECRETS_SECRET_ARN']).toBe(ARN.signing);
+    expect(env('DigestWorkerDigestFunction')['READ_API_KEY_SECRET_ARN']).toBe(ARN.readApiKey);
+    expect(env('DigestWorkerDigestFunction')['SLACK_BOT_TOKEN_SECRET_ARN']).toBe(ARN.slackToken);
   });
 
   it('grants ingest GetSecretValue on exactly the signing-secret ARN', () => {
-    const statement = statementBySid(roleStatements(template, 'IngestRole'), 'ReadSigningSecrets');
+    const statement = statementBySid(roleStatements(template, 'WebhookIngestRole'), 'ReadSigningSecrets');
     expect(actionsOf(statement)).toEqual(['secretsmanager:GetSecretValue']);
     expect(resourcesOf(statement)).toEqual([ARN.signing]);
   });
 
   it('grants digest GetSecretValue on exactly the read-API key and Slack token ARNs', () => {
-    const statement = statementBySid(roleStatements(template, 'DigestRole'), 'ReadApiKeyAndSlackToken');
+    const statement = statementBySid(roleStatements(template, 'DigestWorkerDigestRole'), 'ReadApiKeyAndSlackToken');
     expect(resourcesOf(statement)).toEqual([ARN.readApiKey, ARN.slackToken]);
   });
 
@@ -80,7 +87,7 @@ describe('imported alarm topic', () => {
     template.resourceCountIs('AWS::SNS::Topic', 0);
     template.resourceCountIs('AWS::KMS::Key', 0);
     const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm')) as { Properties: { AlarmActions: unknown[] } }[];
-    expect(alarms).toHaveLength(6);
+    expect(alarms).toHaveLength(14);
     for (const alarm of alarms) expect(alarm.Properties.AlarmActions).toEqual([ARN.topic]);
   });
 });
@@ -94,7 +101,7 @@ describe('table', () => {
   });
 });
 
-describe('string overrides', () => {
+describe('stage file settings', () => {
   it('set the event source batch size, window and concurrency', () => {
     template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
       BatchSize: 20,
@@ -103,8 +110,14 @@ describe('string overrides', () => {
     });
   });
 
-  it('set maxReceiveCount and keep the visibility timeout ≥ 6 × digest timeout + window', () => {
-    template.hasResourceProperties('AWS::SQS::Queue', { RedrivePolicy: { maxReceiveCount: 3 }, VisibilityTimeout: 6 * 60 + 10 });
+  it('set maxReceiveCount and derive timeout, lease and visibility from the batch size', () => {
+    const budget = digestBudget(20, 10);
+    template.hasResourceProperties('AWS::SQS::Queue', {
+      RedrivePolicy: { maxReceiveCount: 3 },
+      VisibilityTimeout: budget.visibilityTimeoutSeconds,
+    });
+    template.hasResourceProperties('AWS::Lambda::Function', { Timeout: budget.timeoutSeconds });
+    expect(env('DigestWorkerDigestFunction')['DIGEST_LEASE_SECONDS']).toBe(String(budget.leaseSeconds));
   });
 
   it('set the stage throttling', () => {
@@ -119,8 +132,8 @@ describe('string overrides', () => {
   });
 
   it('pass the channel map, retention and log level to the functions', () => {
-    expect(env('DigestFunction')['SLACK_PROJECT_CHANNELS']).toBe('{"p-1":"#team-one"}');
-    expect(env('IngestFunction')['DEDUP_RETENTION_DAYS']).toBe('7');
-    expect(env('IngestFunction')['POWERTOOLS_LOG_LEVEL']).toBe('DEBUG');
+    expect(env('DigestWorkerDigestFunction')['SLACK_PROJECT_CHANNELS']).toBe('{"p-1":"#team-one"}');
+    expect(env('WebhookIngestFunction')['DEDUP_RETENTION_DAYS']).toBe('7');
+    expect(env('WebhookIngestFunction')['POWERTOOLS_LOG_LEVEL']).toBe('DEBUG');
   });
 });

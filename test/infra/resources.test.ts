@@ -1,17 +1,19 @@
 /**
- * The resources of the stack built from cdk.json's context (one synth for the whole file).
+ * The resources of the stack built from the committed development stage, config/dev.json (one
+ * synth for the whole file).
  */
 import { describe, expect, it } from 'vitest';
 import { Match } from 'aws-cdk-lib/assertions';
 import { SECRET_PLACEHOLDER as RUNTIME_PLACEHOLDER } from '../../shared/secrets';
-import { DIGEST_LEASE_SECONDS, DIGEST_TIMEOUT_SECONDS, OUTPUTS } from '../../infra/bridge-stack';
-import { SECRET_PLACEHOLDER } from '../../infra/config';
+import { SECRET_PLACEHOLDER, STACK_OUTPUTS as OUTPUTS } from '../../shared/contracts';
+import { digestBudget } from '../../infra/digest-budget';
 import { arnOf, logicalId, ref, synthApp } from './helpers';
 
 const { stack, template } = synthApp();
+const budget = digestBudget(10, 5);
 
-const ingestId = logicalId(template, 'AWS::Lambda::Function', 'IngestFunction');
-const digestId = logicalId(template, 'AWS::Lambda::Function', 'DigestFunction');
+const ingestId = logicalId(template, 'AWS::Lambda::Function', 'WebhookIngestFunction');
+const digestId = logicalId(template, 'AWS::Lambda::Function', 'DigestWorkerDigestFunction');
 const tableId = logicalId(template, 'AWS::DynamoDB::Table', 'Table');
 const queueId = logicalId(template, 'AWS::SQS::Queue', 'DigestQueue');
 const dlqId = logicalId(template, 'AWS::SQS::Queue', 'DigestDlq');
@@ -36,8 +38,12 @@ const queueProps = (id: string): Record<string, unknown> =>
   (template.toJSON() as { Resources: Record<string, { Properties: Record<string, unknown> }> }).Resources[id]!.Properties;
 
 describe('stack', () => {
+  it('a development stage has no termination protection', () => {
+    expect(stack.terminationProtection).toBe(false);
+  });
+
   it('is named after the stage', () => {
-    expect(stack.stackName).toBe('VisibilitySlackBridge-prod');
+    expect(stack.stackName).toBe('VisibilitySlackBridge-dev');
   });
 });
 
@@ -71,17 +77,17 @@ describe('HTTP API', () => {
     });
   });
 
-  it('throttles the $default stage with the context rate and burst', () => {
+  it('throttles the $default stage well above the expected peak (500 rps, burst 1000)', () => {
     template.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
       StageName: '$default',
       AutoDeploy: true,
-      DefaultRouteSettings: { ThrottlingRateLimit: 50, ThrottlingBurstLimit: 100 },
+      DefaultRouteSettings: { ThrottlingRateLimit: 500, ThrottlingBurstLimit: 1000 },
     });
   });
 
   it('writes JSON access logs to a log group with retention', () => {
     const logGroupId = logicalId(template, 'AWS::Logs::LogGroup', 'ApiAccessLogs');
-    template.hasResourceProperties('AWS::Logs::LogGroup', { RetentionInDays: 30 });
+    template.hasResourceProperties('AWS::Logs::LogGroup', { RetentionInDays: 14 });
     template.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
       AccessLogSettings: { DestinationArn: arnOf(logGroupId), Format: Match.stringLikeRegexp('"requestId":"\\$context.requestId"') },
     });
@@ -116,11 +122,10 @@ describe('DynamoDB table', () => {
     });
   });
 
-  it('has deletion protection and is retained (cdk.json: retain, true)', () => {
+  it('is destroyable in the development stage (config/dev.json: destroy, false)', () => {
     template.hasResource('AWS::DynamoDB::Table', {
-      Properties: Match.objectLike({ DeletionProtectionEnabled: true }),
-      DeletionPolicy: 'Retain',
-      UpdateReplacePolicy: 'Retain',
+      Properties: Match.objectLike({ DeletionProtectionEnabled: false }),
+      DeletionPolicy: 'Delete',
     });
   });
 });
@@ -141,7 +146,12 @@ describe('queues', () => {
         Queues: [ref(id)],
         PolicyDocument: {
           Statement: Match.arrayWith([
-            Match.objectLike({ Effect: 'Deny', Action: 'sqs:*', Principal: { AWS: '*' }, Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+            Match.objectLike({
+              Effect: 'Deny',
+              Action: 'sqs:*',
+              Principal: { AWS: '*' },
+              Condition: { Bool: { 'aws:SecureTransport': 'false' } },
+            }),
           ]),
         },
       });
@@ -154,6 +164,14 @@ describe('queues', () => {
 
   it('digest queue redrives to the DLQ after maxReceiveCount receives', () => {
     expect(queueProps(queueId)['RedrivePolicy']).toEqual({ deadLetterTargetArn: arnOf(dlqId), maxReceiveCount: 5 });
+  });
+
+  it('DLQ is retained when the stack is destroyed (quarantined events wait for a replay)', () => {
+    template.hasResource('AWS::SQS::Queue', {
+      Properties: Match.objectLike({ MessageRetentionPeriod: 14 * 86_400 }),
+      DeletionPolicy: 'Retain',
+      UpdateReplacePolicy: 'Retain',
+    });
   });
 
   it('DLQ keeps messages 14 days, longer than the digest queue (4 days)', () => {
@@ -177,13 +195,15 @@ describe('ingest function', () => {
     expect(fn(ingestId).Environment.Variables).toEqual({
       TABLE_NAME: ref(tableId),
       QUEUE_URL: ref(queueId),
+      DLQ_URL: ref(dlqId),
       SIGNING_SECRETS_SECRET_ARN: ref(signingId),
       SIGNATURE_TOLERANCE_SECONDS: '300',
       DEDUP_RETENTION_DAYS: '3',
       SECRETS_CACHE_SECONDS: '300',
+      BRIDGE_STAGE: 'dev',
       POWERTOOLS_SERVICE_NAME: 'ingest',
       POWERTOOLS_METRICS_NAMESPACE: 'VisibilitySlackBridge',
-      POWERTOOLS_LOG_LEVEL: 'INFO',
+      POWERTOOLS_LOG_LEVEL: 'DEBUG',
       NODE_OPTIONS: '--enable-source-maps',
     });
   });
@@ -198,27 +218,30 @@ describe('digest function', () => {
     expect(fn(digestId)).toMatchObject({ Runtime: 'nodejs24.x', Architectures: ['arm64'], Handler: 'index.handler' });
   });
 
-  it('times out after 60 s, within the claim lease', () => {
-    expect(fn(digestId).Timeout).toBe(DIGEST_TIMEOUT_SECONDS);
-    expect(DIGEST_LEASE_SECONDS).toBeGreaterThan(DIGEST_TIMEOUT_SECONDS);
+  it('times out when a full batch has used its budget, within the claim lease', () => {
+    expect(fn(digestId).Timeout).toBe(budget.timeoutSeconds);
+    expect(fn(digestId).Timeout).toBeGreaterThanOrEqual(10 * budget.perRecordSeconds);
+    expect(budget.leaseSeconds).toBeGreaterThan(budget.timeoutSeconds);
   });
 
   it('has exactly the environment of docs/CONTRACTS.md', () => {
     expect(fn(digestId).Environment.Variables).toEqual({
       TABLE_NAME: ref(tableId),
       QUEUE_URL: ref(queueId),
-      READ_API_BASE_URL: 'https://api.example-visibility.invalid',
+      DLQ_URL: ref(dlqId),
+      READ_API_BASE_URL: 'https://api.visibility.example.com',
       READ_API_KEY_SECRET_ARN: ref(readApiKeyId),
       SLACK_BOT_TOKEN_SECRET_ARN: ref(slackTokenId),
-      SLACK_DEFAULT_CHANNEL: '#ai-visibility',
+      SLACK_DEFAULT_CHANNEL: '#ai-visibility-dev',
       SLACK_PROJECT_CHANNELS: '{}',
       VISIBILITY_RANGE: '7d',
       GAPS_PAGE_SIZE: '50',
       SECRETS_CACHE_SECONDS: '300',
-      DIGEST_LEASE_SECONDS: String(DIGEST_LEASE_SECONDS),
+      DIGEST_LEASE_SECONDS: String(budget.leaseSeconds),
+      BRIDGE_STAGE: 'dev',
       POWERTOOLS_SERVICE_NAME: 'digest',
       POWERTOOLS_METRICS_NAMESPACE: 'VisibilitySlackBridge',
-      POWERTOOLS_LOG_LEVEL: 'INFO',
+      POWERTOOLS_LOG_LEVEL: 'DEBUG',
       NODE_OPTIONS: '--enable-source-maps',
     });
   });
@@ -233,7 +256,7 @@ describe('log groups', () => {
     const groups = template.findResources('AWS::Logs::LogGroup') as Record<string, { Properties: { RetentionInDays: number } }>;
     for (const id of [ingestId, digestId]) {
       const groupId = fn(id).LoggingConfig.LogGroup.Ref;
-      expect(groups[groupId]?.Properties.RetentionInDays).toBe(30);
+      expect(groups[groupId]?.Properties.RetentionInDays).toBe(14);
     }
     expect(fn(ingestId).LoggingConfig.LogGroup.Ref).not.toBe(fn(digestId).LoggingConfig.LogGroup.Ref);
   });
@@ -241,7 +264,7 @@ describe('log groups', () => {
   it('every log group has a retention', () => {
     const groups = Object.values(template.findResources('AWS::Logs::LogGroup')) as { Properties: { RetentionInDays?: number } }[];
     expect(groups).toHaveLength(3);
-    for (const group of groups) expect(group.Properties.RetentionInDays).toBe(30);
+    for (const group of groups) expect(group.Properties.RetentionInDays).toBe(14);
   });
 });
 
@@ -288,14 +311,26 @@ describe('alarm topic', () => {
     template.hasResourceProperties('AWS::SNS::Topic', { KmsMasterKeyId: arnOf(keyId) });
   });
 
-  it('lets CloudWatch use the key', () => {
+  it('lets CloudWatch use the key for this stack’s alarms only (aws:SourceArn = each alarm ARN)', () => {
+    const alarmNames = Object.values(template.findResources('AWS::CloudWatch::Alarm')).map(
+      (alarm) => (alarm as { Properties: { AlarmName: string } }).Properties.AlarmName,
+    );
+    const arn = (name: string): unknown => ({
+      'Fn::Join': [
+        '',
+        ['arn:', { Ref: 'AWS::Partition' }, ':cloudwatch:', { Ref: 'AWS::Region' }, ':', { Ref: 'AWS::AccountId' }, `:alarm:${name}`],
+      ],
+    });
     template.hasResourceProperties('AWS::KMS::Key', {
       KeyPolicy: {
         Statement: Match.arrayWith([
           Match.objectLike({
             Principal: { Service: 'cloudwatch.amazonaws.com' },
             Action: ['kms:Decrypt', 'kms:GenerateDataKey*'],
-            Condition: { StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } } },
+            Condition: {
+              StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } },
+              ArnEquals: { 'aws:SourceArn': alarmNames.map(arn) },
+            },
           }),
         ]),
       },
@@ -324,7 +359,9 @@ describe('outputs', () => {
 
   it('WebhookUrl is the full https URL of /webhook on the $default stage', () => {
     template.hasOutput(OUTPUTS.webhookUrl, {
-      Value: { 'Fn::Join': ['', ['https://', ref(apiId), '.execute-api.', { Ref: 'AWS::Region' }, '.', { Ref: 'AWS::URLSuffix' }, '/webhook']] },
+      Value: {
+        'Fn::Join': ['', ['https://', ref(apiId), '.execute-api.', { Ref: 'AWS::Region' }, '.', { Ref: 'AWS::URLSuffix' }, '/webhook']],
+      },
     });
   });
 
@@ -359,8 +396,8 @@ describe('outputs', () => {
   });
 
   it('gives the read-API base URL and the Slack routing that bridge doctor checks', () => {
-    template.hasOutput(OUTPUTS.readApiBaseUrl, { Value: 'https://api.example-visibility.invalid' });
-    template.hasOutput(OUTPUTS.slackDefaultChannel, { Value: '#ai-visibility' });
+    template.hasOutput(OUTPUTS.readApiBaseUrl, { Value: 'https://api.visibility.example.com' });
+    template.hasOutput(OUTPUTS.slackDefaultChannel, { Value: '#ai-visibility-dev' });
     template.hasOutput(OUTPUTS.slackProjectChannels, { Value: '{}' });
   });
 

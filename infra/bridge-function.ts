@@ -1,0 +1,88 @@
+/**
+ * One bridge function: its own log group, a role that may write only to that log group (callers
+ * add the function's statements), and the shared bundling and Powertools settings.
+ *
+ * Bundling: esbuild runs locally (never Docker), output CommonJS (`index.js`), minified with
+ * source maps and the AWS SDK bundled, so the deployed code uses the SDK versions of the lockfile.
+ * CommonJS because every dependency ships it and it needs no `createRequire` banner; handler code
+ * must therefore not use top-level await or `import.meta`.
+ */
+import { fileURLToPath } from 'node:url';
+import { Duration } from 'aws-cdk-lib';
+import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import { ENV, METRICS_NAMESPACE, type ServiceName } from '../shared/contracts';
+import type { BridgeConfig } from './config';
+
+/** Repository root: entries, lockfile and tsconfig are resolved from here. */
+const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+/** Lambda runtime of both functions (the newest Node.js runtime in this aws-cdk-lib). */
+export const LAMBDA_RUNTIME = Runtime.NODEJS_24_X;
+
+export interface BridgeFunctionProps {
+  readonly service: ServiceName;
+  readonly description: string;
+  readonly timeoutSeconds: number;
+  readonly config: BridgeConfig;
+  /** The function's own variables; stage and Powertools settings are added. */
+  readonly environment: Record<string, string>;
+}
+
+export class BridgeFunction extends Construct {
+  readonly fn: NodejsFunction;
+  readonly role: Role;
+  readonly logGroup: LogGroup;
+
+  constructor(scope: Construct, id: string, props: BridgeFunctionProps) {
+    super(scope, id);
+    this.logGroup = new LogGroup(this, 'Logs', { retention: props.config.logRetentionDays as RetentionDays });
+    this.role = new Role(this, 'Role', {
+      assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
+      description: `Execution role of the ${props.service} function (${props.config.stage})`,
+    });
+    this.allow('WriteOwnLogs', ['logs:CreateLogStream', 'logs:PutLogEvents'], [this.logGroup.logGroupArn]);
+    this.fn = new NodejsFunction(this, 'Function', {
+      entry: `${PROJECT_ROOT}functions/${props.service}/handler.ts`,
+      handler: 'handler',
+      projectRoot: PROJECT_ROOT,
+      depsLockFilePath: `${PROJECT_ROOT}package-lock.json`,
+      runtime: LAMBDA_RUNTIME,
+      architecture: Architecture.ARM_64,
+      bundling: {
+        forceDockerBundling: false,
+        format: OutputFormat.CJS,
+        target: 'node24',
+        minify: true,
+        sourceMap: true,
+        sourcesContent: false,
+        bundleAwsSDK: true,
+      },
+      description: props.description,
+      memorySize: 512,
+      timeout: Duration.seconds(props.timeoutSeconds),
+      logGroup: this.logGroup,
+      role: this.role,
+      environment: { ...props.environment, ...commonEnvironment(props.service, props.config) },
+    });
+  }
+
+  /** Adds one explicit statement (the grant* helpers add actions the functions do not use). */
+  allow(sid: string, actions: string[], resources: string[], conditions?: Record<string, unknown>): void {
+    this.role.addToPrincipalPolicy(new PolicyStatement({ sid, actions, resources, ...(conditions ? { conditions } : {}) }));
+  }
+}
+
+/** Stage and Powertools settings: the metrics carry dimensions {service, stage}. */
+function commonEnvironment(service: ServiceName, config: BridgeConfig): Record<string, string> {
+  return {
+    [ENV.stage]: config.stage,
+    [ENV.powertoolsServiceName]: service,
+    [ENV.powertoolsMetricsNamespace]: METRICS_NAMESPACE,
+    [ENV.powertoolsLogLevel]: config.logLevel,
+    NODE_OPTIONS: '--enable-source-maps',
+  };
+}

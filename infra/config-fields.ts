@@ -1,0 +1,131 @@
+/**
+ * Typed, strict reads of one stage file's JSON object. Every error names the key and the file, so
+ * a bad value fails the synth with a message that says where to fix it.
+ */
+import { SECRET_PLACEHOLDER } from '../shared/contracts';
+
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+  constructor(
+    readonly key: string,
+    readonly file: string,
+    problem: string,
+  ) {
+    super(`${file}: "${key}" ${problem}. Fix "${key}" in ${file}.`);
+  }
+}
+
+/** Words people leave in a template instead of a value. */
+const PLACEHOLDER_WORDS = new Set([SECRET_PLACEHOLDER.toLowerCase(), 'todo', 'tbd', 'changeme', 'change-me', 'change_me', 'xxx']);
+
+/** True for a value copied from a template and never filled in: `<...>`, TODO, or a host under `.invalid`. */
+export function isPlaceholder(text: string): boolean {
+  const value = text.trim().toLowerCase();
+  if (/[<>]/.test(value) || PLACEHOLDER_WORDS.has(value)) return true;
+  return /\.invalid(?:[:/]|$)/.test(value);
+}
+
+function show(value: unknown): string {
+  return JSON.stringify(value) ?? String(value);
+}
+
+export class ConfigFields {
+  constructor(
+    private readonly values: Readonly<Record<string, unknown>>,
+    readonly file: string,
+    private readonly defaults: Readonly<Record<string, unknown>>,
+  ) {}
+
+  fail(key: string, problem: string): ConfigError {
+    return new ConfigError(key, this.file, problem);
+  }
+
+  private raw(key: string): unknown {
+    return this.values[key] ?? this.defaults[key];
+  }
+
+  /** A non-empty string that is not a placeholder. */
+  requiredString(key: string): string {
+    const value = this.raw(key);
+    if (value === undefined) throw this.fail(key, 'is missing');
+    const text = this.text(key, value);
+    if (text === '') throw this.fail(key, 'must not be empty');
+    return text;
+  }
+
+  /** Empty or absent means undefined; otherwise must match `pattern`. */
+  optionalString(key: string, pattern: RegExp, hint: string): string | undefined {
+    const value = this.raw(key);
+    if (value === undefined) return undefined;
+    const text = this.text(key, value);
+    if (text === '') return undefined;
+    if (!pattern.test(text)) throw this.fail(key, `${hint}, got ${show(value)}`);
+    return text;
+  }
+
+  matching(key: string, pattern: RegExp, hint: string): string {
+    const text = this.requiredString(key);
+    if (!pattern.test(text)) throw this.fail(key, `${hint}, got ${show(text)}`);
+    return text;
+  }
+
+  integer(key: string, min: number, max: number): number {
+    const value = this.raw(key);
+    if (typeof value !== 'number' || !Number.isInteger(value)) throw this.fail(key, `must be a whole number, got ${show(value)}`);
+    return this.inRange(key, value, min, max);
+  }
+
+  number(key: string, min: number, max: number): number {
+    const value = this.raw(key);
+    if (typeof value !== 'number' || !Number.isFinite(value)) throw this.fail(key, `must be a number, got ${show(value)}`);
+    return this.inRange(key, value, min, max);
+  }
+
+  boolean(key: string): boolean {
+    const value = this.raw(key);
+    if (typeof value !== 'boolean') throw this.fail(key, `must be true or false, got ${show(value)}`);
+    return value;
+  }
+
+  oneOf<T extends string>(key: string, allowed: readonly T[]): T {
+    const value = this.raw(key);
+    const match = allowed.find((candidate) => candidate === value);
+    if (match === undefined) throw this.fail(key, `must be one of ${allowed.map((a) => `"${a}"`).join(', ')}, got ${show(value)}`);
+    return match;
+  }
+
+  /** A JSON object of non-empty, non-placeholder strings. */
+  stringMap(key: string): Record<string, string> {
+    const value = this.raw(key);
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+      throw this.fail(key, `must be a JSON object such as {"<project id>": "#channel"}, got ${show(value)}`);
+    }
+    const out: Record<string, string> = {};
+    for (const [entryKey, entryValue] of Object.entries(value as Record<string, unknown>)) {
+      if (entryKey.trim() === '' || isPlaceholder(entryKey))
+        throw this.fail(key, `has an empty or placeholder project id ${show(entryKey)}`);
+      if (typeof entryValue !== 'string' || entryValue.trim() === '' || isPlaceholder(entryValue)) {
+        throw this.fail(key, `must map each project id to a channel; "${entryKey}" maps to ${show(entryValue)}`);
+      }
+      out[entryKey.trim()] = entryValue.trim();
+    }
+    return out;
+  }
+
+  /** Keys the file holds that the schema does not know (a typo would otherwise be silently ignored). */
+  rejectUnknown(known: readonly string[]): void {
+    const unknown = Object.keys(this.values).find((key) => !known.includes(key) && key !== '$comment');
+    if (unknown !== undefined) throw this.fail(unknown, `is not a known key (known: ${known.join(', ')})`);
+  }
+
+  private text(key: string, value: unknown): string {
+    if (typeof value !== 'string') throw this.fail(key, `must be a string, got ${show(value)}`);
+    if (isPlaceholder(value)) throw this.fail(key, `still holds the placeholder ${show(value)}; put the real value`);
+    return value.trim();
+  }
+
+  private inRange(key: string, value: number, min: number, max: number): number {
+    if (value < min || value > max) throw this.fail(key, `must be between ${min} and ${max}, got ${value}`);
+    return value;
+  }
+}

@@ -1,0 +1,103 @@
+/**
+ * The digest worker: queue + DLQ, the digest function and its SQS event source. Timeout, lease and
+ * visibility timeout all come from the one time budget (digest-budget.ts).
+ */
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import type { Table } from 'aws-cdk-lib/aws-dynamodb';
+import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
+import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { DIGEST_DEFAULTS, ENV, SERVICES, TABLE } from '../shared/contracts';
+import { BridgeFunction } from './bridge-function';
+import type { BridgeConfig } from './config';
+import { digestBudget, type DigestBudget } from './digest-budget';
+import { Store } from './store';
+
+export const QUEUE_RETENTION_DAYS = 4;
+export const DLQ_RETENTION_DAYS = 14;
+export const SECRETS_CACHE_SECONDS = DIGEST_DEFAULTS.secretsCacheSeconds;
+
+export interface DigestWorkerProps {
+  readonly config: BridgeConfig;
+  readonly table: Table;
+  readonly readApiKey: ISecret;
+  readonly slackToken: ISecret;
+}
+
+export class DigestWorker extends Construct {
+  readonly queue: Queue;
+  readonly dlq: Queue;
+  readonly function: BridgeFunction;
+  readonly budget: DigestBudget;
+
+  constructor(scope: Construct, id: string, props: DigestWorkerProps) {
+    super(scope, id);
+    const { config } = props;
+    this.budget = digestBudget(config.digestBatchSize, config.digestBatchWindowSeconds);
+    this.dlq = new Queue(this, 'Dlq', {
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: Duration.days(DLQ_RETENTION_DAYS),
+    });
+    // Quarantined deliveries and failed digests wait here for `bridge dlq replay`: never deleted with the stack.
+    this.dlq.applyRemovalPolicy(RemovalPolicy.RETAIN);
+    this.queue = new Queue(this, 'Queue', {
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: Duration.days(QUEUE_RETENTION_DAYS),
+      visibilityTimeout: Duration.seconds(this.budget.visibilityTimeoutSeconds),
+      deadLetterQueue: { queue: this.dlq, maxReceiveCount: config.maxReceiveCount },
+    });
+    this.function = this.createFunction(props);
+    this.grant(props);
+    this.function.fn.addEventSource(
+      new SqsEventSource(this.queue, {
+        batchSize: config.digestBatchSize,
+        maxBatchingWindow: Duration.seconds(config.digestBatchWindowSeconds),
+        reportBatchItemFailures: true,
+        // Caps parallel digests so the read API's rate limit is not exhausted by a burst.
+        maxConcurrency: config.digestMaxConcurrency,
+      }),
+    );
+  }
+
+  private createFunction(props: DigestWorkerProps): BridgeFunction {
+    const { config } = props;
+    return new BridgeFunction(this, 'Digest', {
+      service: SERVICES.digest,
+      config,
+      description: 'Reads the visibility figures of queued events and posts Slack digests',
+      timeoutSeconds: this.budget.timeoutSeconds,
+      environment: {
+        [ENV.tableName]: props.table.tableName,
+        // Failed messages get their retry delay with ChangeMessageVisibility (granted by the event source).
+        [ENV.queueUrl]: this.queue.queueUrl,
+        [ENV.dlqUrl]: this.dlq.queueUrl,
+        [ENV.readApiBaseUrl]: config.readApiBaseUrl,
+        [ENV.readApiKeySecretArn]: props.readApiKey.secretArn,
+        [ENV.slackBotTokenSecretArn]: props.slackToken.secretArn,
+        [ENV.slackDefaultChannel]: config.slackDefaultChannel,
+        [ENV.slackProjectChannels]: JSON.stringify(config.projectChannels),
+        [ENV.visibilityRange]: config.visibilityRange,
+        [ENV.gapsPageSize]: String(config.gapsPageSize),
+        [ENV.secretsCacheSeconds]: String(SECRETS_CACHE_SECONDS),
+        [ENV.digestLeaseSeconds]: String(this.budget.leaseSeconds),
+      },
+    });
+  }
+
+  /** Its own key prefixes only; the event source grants the consume actions on the queue. */
+  private grant(props: DigestWorkerProps): void {
+    const fn = this.function;
+    // Claims, progress, snapshots and the newest-run mark are all conditional updates.
+    fn.allow(
+      'DigestClaimsAndSnapshots',
+      ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
+      [props.table.tableArn],
+      Store.leadingKeys(TABLE.prefixes.digest, TABLE.prefixes.snapshot),
+    );
+    fn.allow('QuarantineUnusableMessages', ['sqs:SendMessage'], [this.dlq.queueArn]);
+    fn.allow('ReadApiKeyAndSlackToken', ['secretsmanager:GetSecretValue'], [props.readApiKey.secretArn, props.slackToken.secretArn]);
+  }
+}

@@ -1,0 +1,27 @@
+/** The one DynamoDB table: dedup records (ingest), digest claims and snapshots (digest). */
+import { RemovalPolicy } from 'aws-cdk-lib';
+import { AttributeType, BillingMode, Table } from 'aws-cdk-lib/aws-dynamodb';
+import { Construct } from 'constructs';
+import { TABLE } from '../shared/contracts';
+import type { BridgeConfig } from './config';
+
+export class Store extends Construct {
+  readonly table: Table;
+
+  constructor(scope: Construct, id: string, config: BridgeConfig) {
+    super(scope, id);
+    this.table = new Table(this, 'Table', {
+      partitionKey: { name: TABLE.partitionKey, type: AttributeType.STRING },
+      billingMode: BillingMode.PAY_PER_REQUEST,
+      timeToLiveAttribute: TABLE.ttlAttribute,
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      deletionProtection: config.tableDeletionProtection,
+      removalPolicy: config.tableRemovalPolicy === 'destroy' ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN,
+    });
+  }
+
+  /** IAM condition: every item key a statement touches starts with one of these prefixes. */
+  static leadingKeys(...prefixes: string[]): Record<string, unknown> {
+    return { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': prefixes.map((prefix) => `${prefix}*`) } };
+  }
+}
