@@ -4,7 +4,13 @@
  * conditional write on the value read; a lost race re-reads and tries again, a few times.
  * `expires_at` lets TTL drop channels that went quiet.
  */
-import { ConditionalCheckFailedException, GetItemCommand, UpdateItemCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import {
+  ConditionalCheckFailedException,
+  GetItemCommand,
+  UpdateItemCommand,
+  type AttributeValue,
+  type DynamoDBClient,
+} from '@aws-sdk/client-dynamodb';
 import { SLACK_APP_DEFAULTS, TABLE } from '../contracts';
 import { reserveSlot, type PaceParams } from '../slack-app/pacing';
 import { SlackAppStoreError, type ChannelPacer, type PaceDecision } from '../slack-app/ports';
@@ -51,7 +57,9 @@ export class DynamoChannelPacer implements ChannelPacer {
   }
 
   private async readTat(channel: string): Promise<number | undefined> {
-    const result = await this.client.send(new GetItemCommand({ TableName: this.options.tableName, Key: this.key(channel), ConsistentRead: true }));
+    const result = await this.client.send(
+      new GetItemCommand({ TableName: this.options.tableName, Key: this.key(channel), ConsistentRead: true }),
+    );
     const tat = result.Item?.['tat_ms']?.N;
     return tat === undefined ? undefined : Number(tat);
   }

@@ -43,10 +43,21 @@ export class DynamoSubscriptionStore implements SubscriptionStore {
 
   async subscribe(input: NewSubscription): Promise<SubscribeResult> {
     return guard('subscribe', async () => {
-      await this.update(channelKey(input.channel), 'SET #p = :entry', { '#p': projectAttr(input.projectId) }, { ':entry': indexEntry(input) });
+      await this.update(
+        channelKey(input.channel),
+        'SET #p = :entry',
+        { '#p': projectAttr(input.projectId) },
+        { ':entry': indexEntry(input) },
+      );
       const subscription = newSubscription(input);
       try {
-        await this.update(projectKey(input.projectId), 'SET #c = :entry, project_id = :pid', { '#c': channelAttr(input.channel) }, { ':entry': entryValue(subscription), ':pid': { S: input.projectId } }, 'attribute_not_exists(#c)');
+        await this.update(
+          projectKey(input.projectId),
+          'SET #c = :entry, project_id = :pid',
+          { '#c': channelAttr(input.channel) },
+          { ':entry': entryValue(subscription), ':pid': { S: input.projectId } },
+          'attribute_not_exists(#c)',
+        );
         return { status: 'subscribed', subscription };
       } catch (error) {
         if (!(error instanceof ConditionalCheckFailedException)) throw error;
@@ -75,7 +86,14 @@ export class DynamoSubscriptionStore implements SubscriptionStore {
     return guard('change', async () => {
       const { expression, names, values } = changeExpression(change, actor, nowMs);
       try {
-        const result = await this.update(projectKey(projectId), expression, { '#c': channelAttr(channel), ...names }, values, 'attribute_exists(#c)', true);
+        const result = await this.update(
+          projectKey(projectId),
+          expression,
+          { '#c': channelAttr(channel), ...names },
+          values,
+          'attribute_exists(#c)',
+          true,
+        );
         const entry = result?.[channelAttr(channel)];
         return entry ? parseEntry(projectId, channel, entry) : null;
       } catch (error) {
@@ -87,14 +105,18 @@ export class DynamoSubscriptionStore implements SubscriptionStore {
 
   async forProject(projectId: string): Promise<Subscription[]> {
     return guard('forProject', async () => {
-      const result = await this.client.send(new GetItemCommand({ TableName: this.tableName, Key: projectKey(projectId), ConsistentRead: true }));
+      const result = await this.client.send(
+        new GetItemCommand({ TableName: this.tableName, Key: projectKey(projectId), ConsistentRead: true }),
+      );
       return subscriptionsOfItem(result.Item);
     });
   }
 
   async forChannel(channel: string): Promise<Subscription[]> {
     return guard('forChannel', async () => {
-      const index = await this.client.send(new GetItemCommand({ TableName: this.tableName, Key: channelKey(channel), ConsistentRead: true }));
+      const index = await this.client.send(
+        new GetItemCommand({ TableName: this.tableName, Key: channelKey(channel), ConsistentRead: true }),
+      );
       const projectIds = attributesWithPrefix(index.Item, SUBSCRIPTION_ATTRIBUTES.projectPrefix).map(([id]) => id);
       const items = await this.batchGet(projectIds.map(projectKey), channelAttr(channel));
       return items.flatMap((item) => subscriptionsOfItem(item).filter((s) => s.channel === channel));
@@ -121,7 +143,14 @@ export class DynamoSubscriptionStore implements SubscriptionStore {
     });
   }
 
-  private async update(key: Item, expression: string, names: Record<string, string>, values?: Item, condition?: string, returnNew = false): Promise<Item | undefined> {
+  private async update(
+    key: Item,
+    expression: string,
+    names: Record<string, string>,
+    values?: Item,
+    condition?: string,
+    returnNew = false,
+  ): Promise<Item | undefined> {
     const result = await this.client.send(
       new UpdateItemCommand({
         TableName: this.tableName,
@@ -145,7 +174,14 @@ export class DynamoSubscriptionStore implements SubscriptionStore {
         if (round === UNPROCESSED_ROUNDS) throw new Error(`${pending.length} subscription items stayed unprocessed`);
         const result = await this.client.send(
           new BatchGetItemCommand({
-            RequestItems: { [this.tableName]: { Keys: pending, ConsistentRead: true, ProjectionExpression: 'pk, project_id, #c', ExpressionAttributeNames: { '#c': attribute } } },
+            RequestItems: {
+              [this.tableName]: {
+                Keys: pending,
+                ConsistentRead: true,
+                ProjectionExpression: 'pk, project_id, #c',
+                ExpressionAttributeNames: { '#c': attribute },
+              },
+            },
           }),
         );
         items.push(...(result.Responses?.[this.tableName] ?? []));
@@ -214,7 +250,11 @@ function entryValue(s: Subscription): AttributeValue {
   return { M: entry };
 }
 
-function changeExpression(change: SettingsChange, actor: Actor, nowMs: number): { expression: string; names: Record<string, string>; values: Item } {
+function changeExpression(
+  change: SettingsChange,
+  actor: Actor,
+  nowMs: number,
+): { expression: string; names: Record<string, string>; values: Item } {
   const values: Item = { ':by': { S: actor.userId }, ':at': { N: String(nowMs) } };
   const sets = ['#c.changed_by = :by', '#c.changed_at = :at', '#c.last_change = :what'];
   const names: Record<string, string> = {};

@@ -30,7 +30,8 @@ export class ResponseUrlResponder implements Responder {
 
   async respond(responseUrl: string, reply: SlackReply): Promise<void> {
     const origin = originOf(responseUrl);
-    if (origin === null || !this.origins.includes(origin)) throw new ResponseUrlError(`response_url origin ${origin ?? '(not a URL)'} is not allowed`);
+    if (origin === null || !this.origins.includes(origin))
+      throw new ResponseUrlError(`response_url origin ${origin ?? '(not a URL)'} is not allowed`);
     let response: Response;
     try {
       response = await this.fetch(responseUrl, {

@@ -26,7 +26,10 @@ export async function handleButtonAction(interaction: BlockActionInteraction, de
   const nowMs = deps.clock.now();
   const change = buttonChange(action, nowMs);
   const subscription = await applyOrSubscribe(action, change, actor, nowMs, deps.store);
-  await deps.responder.respond(interaction.responseUrl, annotated(interaction.messageBlocks, changeAnnouncement(subscription, actor, change)));
+  await deps.responder.respond(
+    interaction.responseUrl,
+    annotated(interaction.messageBlocks, changeAnnouncement(subscription, actor, change)),
+  );
   return { status: 'changed', subscription };
 }
 

@@ -74,7 +74,10 @@ function isVerb(word: string): word is CommandVerb {
 }
 
 export function parseCommandText(text: string): VisibilityCommand {
-  const words = text.trim().split(/\s+/).filter((w) => w !== '');
+  const words = text
+    .trim()
+    .split(/\s+/)
+    .filter((w) => w !== '');
   const [first, ...rest] = words;
   if (first === undefined) return { kind: 'help' };
   const verb = first.toLowerCase();
@@ -108,21 +111,31 @@ function withProject(verb: CommandVerb, args: string[], build: (project: string)
 
 /** Project names may have spaces; surrounding quotes (straight or curly, as Slack sends them) are dropped. */
 function projectArgument(words: string[]): string {
-  return words.join(' ').replace(/^["'“‘]+|["'”’]+$/g, '').trim();
+  return words
+    .join(' ')
+    .replace(/^["'“‘]+|["'”’]+$/g, '')
+    .trim();
 }
 
 function parseMute(args: string[]): VisibilityCommand {
   const last = args.at(-1);
-  if (args.length < 2 || last === undefined) return { kind: 'invalid', verb: 'mute', problem: 'name the project and how long, e.g. `mute Northwind 7d`' };
+  if (args.length < 2 || last === undefined)
+    return { kind: 'invalid', verb: 'mute', problem: 'name the project and how long, e.g. `mute Northwind 7d`' };
   const duration = parseDuration(last);
   if (!duration.ok) return { kind: 'invalid', verb: 'mute', problem: duration.problem };
-  return withProject('mute', args.slice(0, -1), (project) => ({ kind: 'mute', project, durationMs: duration.ms, durationLabel: duration.label }));
+  return withProject('mute', args.slice(0, -1), (project) => ({
+    kind: 'mute',
+    project,
+    durationMs: duration.ms,
+    durationLabel: duration.label,
+  }));
 }
 
 function parseMode(args: string[]): VisibilityCommand {
   const last = args.at(-1)?.toLowerCase();
   const mode = DIGEST_MODES.find((m) => m === last);
-  if (args.length < 2 || mode === undefined) return { kind: 'invalid', verb: 'mode', problem: 'end with `full` (every digest) or `changes` (one line when nothing moved)' };
+  if (args.length < 2 || mode === undefined)
+    return { kind: 'invalid', verb: 'mode', problem: 'end with `full` (every digest) or `changes` (one line when nothing moved)' };
   return withProject('mode', args.slice(0, -1), (project) => ({ kind: 'mode', project, mode }));
 }
 

@@ -5,10 +5,23 @@ export const MAX_MUTE_MS = 90 * 24 * 3600_000;
 
 const UNIT_MS: Readonly<Record<string, number>> = { m: 60_000, h: 3600_000, d: 24 * 3600_000, w: 7 * 24 * 3600_000 };
 const UNIT_ALIASES: Readonly<Record<string, string>> = {
-  m: 'm', min: 'm', mins: 'm', minute: 'm', minutes: 'm',
-  h: 'h', hr: 'h', hrs: 'h', hour: 'h', hours: 'h',
-  d: 'd', day: 'd', days: 'd',
-  w: 'w', wk: 'w', week: 'w', weeks: 'w',
+  m: 'm',
+  min: 'm',
+  mins: 'm',
+  minute: 'm',
+  minutes: 'm',
+  h: 'h',
+  hr: 'h',
+  hrs: 'h',
+  hour: 'h',
+  hours: 'h',
+  d: 'd',
+  day: 'd',
+  days: 'd',
+  w: 'w',
+  wk: 'w',
+  week: 'w',
+  weeks: 'w',
 };
 const DURATION = /^(\d{1,6})\s*([a-z]+)$/;
 

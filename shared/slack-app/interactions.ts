@@ -51,7 +51,8 @@ export function parseInteractionForm(rawBody: string): InteractionParse {
   if (payload['type'] !== 'block_actions') return { ok: false, problem: `interaction type "${String(payload['type'])}" is not handled` };
   const user = isRecord(payload['user']) ? payload['user'] : {};
   const responseUrl = payload['response_url'];
-  if (!isNonEmptyString(user['id']) || !isNonEmptyString(responseUrl)) return { ok: false, problem: 'block_actions payload lacks user.id or response_url' };
+  if (!isNonEmptyString(user['id']) || !isNonEmptyString(responseUrl))
+    return { ok: false, problem: 'block_actions payload lacks user.id or response_url' };
   const action = parseAction(payload);
   if (typeof action === 'string') return { ok: false, problem: action };
   const userName = user['username'] ?? user['name'];
@@ -77,7 +78,8 @@ function parseAction(payload: Record<string, unknown>): ButtonAction | string {
   if (target === null) return `action ${actionId} has no project and channel in its value`;
   const clickedIn = isRecord(payload['channel']) ? payload['channel']['id'] : undefined;
   // The value names the channel the digest was posted to; a click elsewhere (a forwarded copy) must not change that channel.
-  if (isNonEmptyString(clickedIn) && clickedIn !== target.channel) return `action ${actionId} was clicked in ${clickedIn}, not in the digest's channel`;
+  if (isNonEmptyString(clickedIn) && clickedIn !== target.channel)
+    return `action ${actionId} was clicked in ${clickedIn}, not in the digest's channel`;
   return { kind: actionId, ...target };
 }
 

@@ -25,7 +25,12 @@ export interface SlackAppManifest {
     slash_commands: { command: string; url: string; description: string; usage_hint: string; should_escape: boolean }[];
   };
   oauth_config: { scopes: { bot: string[] } };
-  settings: { interactivity: { is_enabled: boolean; request_url: string }; org_deploy_enabled: boolean; socket_mode_enabled: boolean; token_rotation_enabled: boolean };
+  settings: {
+    interactivity: { is_enabled: boolean; request_url: string };
+    org_deploy_enabled: boolean;
+    socket_mode_enabled: boolean;
+    token_rotation_enabled: boolean;
+  };
 }
 
 const LOCAL_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);

@@ -10,9 +10,7 @@ export interface NamedProject {
 }
 
 export type ProjectMatch<P extends NamedProject> =
-  | { status: 'found'; project: P }
-  | { status: 'ambiguous'; candidates: P[] }
-  | { status: 'not_found'; suggestions: P[] };
+  { status: 'found'; project: P } | { status: 'ambiguous'; candidates: P[] } | { status: 'not_found'; suggestions: P[] };
 
 const MAX_SUGGESTIONS = 3;
 

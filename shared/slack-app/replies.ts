@@ -62,7 +62,8 @@ export function unknownReply(verb: string, suggestion: CommandVerb | undefined):
 }
 
 export function ambiguousReply(query: string, candidates: readonly NamedProject[]): SlackReply {
-  const lines = listLines(candidates, (p) => `• ${name(p)} — id \`${escapeSlackText(p.id)}\``);
+  const sorted = [...candidates].sort((a, b) => a.name.localeCompare(b.name));
+  const lines = listLines(sorted, (p) => `• ${name(p)} — id \`${escapeSlackText(p.id)}\``);
   return ephemeral(`"${escapeSlackText(query)}" matches several projects:\n${lines}\nRepeat the command with the project's id.`);
 }
 
@@ -76,13 +77,18 @@ export function notFoundReply(query: string, suggestions: readonly NamedProject[
 }
 
 export function settingsSummary(subscription: Subscription, nowMs: number): string {
-  const muted = subscription.mutedUntilMs !== undefined && subscription.mutedUntilMs > nowMs ? `muted until ${slackDate(subscription.mutedUntilMs)}` : 'not muted';
+  const muted =
+    subscription.mutedUntilMs !== undefined && subscription.mutedUntilMs > nowMs
+      ? `muted until ${slackDate(subscription.mutedUntilMs)}`
+      : 'not muted';
   return `mode \`${subscription.mode}\`, ${muted}`;
 }
 
 export function listReply(subscriptions: readonly Subscription[], nowMs: number): SlackReply {
   if (subscriptions.length === 0) {
-    return ephemeral(`This channel has no subscriptions. \`${COMMAND} subscribe <project>\` adds one; \`${COMMAND} projects\` lists the projects.`);
+    return ephemeral(
+      `This channel has no subscriptions. \`${COMMAND} subscribe <project>\` adds one; \`${COMMAND} projects\` lists the projects.`,
+    );
   }
   const sorted = [...subscriptions].sort((a, b) => a.projectName.localeCompare(b.projectName));
   const lines = listLines(sorted, (s) => {
@@ -95,7 +101,10 @@ export function listReply(subscriptions: readonly Subscription[], nowMs: number)
 export function projectsReply(projects: readonly NamedProject[], subscribedHere: ReadonlySet<string>): SlackReply {
   if (projects.length === 0) return ephemeral('The read key sees no projects. Check the key in the bridge (`bridge doctor`).');
   const sorted = [...projects].sort((a, b) => a.name.localeCompare(b.name));
-  const lines = listLines(sorted, (p) => `• ${name(p)} — id \`${escapeSlackText(p.id)}\`${subscribedHere.has(p.id) ? ' ✓ subscribed here' : ''}`);
+  const lines = listLines(
+    sorted,
+    (p) => `• ${name(p)} — id \`${escapeSlackText(p.id)}\`${subscribedHere.has(p.id) ? ' ✓ subscribed here' : ''}`,
+  );
   return ephemeral(`Projects the bridge can see (${projects.length}):\n${lines}\n\`${COMMAND} subscribe <name or id>\` posts one here.`);
 }
 
@@ -106,5 +115,7 @@ function listLines<T>(items: readonly T[], line: (item: T) => string): string {
 }
 
 export function unavailableReply(what: string): SlackReply {
-  return ephemeral(`${what} did not answer just now, so nothing was done. Try again in a minute; if it keeps failing, ask the bridge's operator to run \`bridge doctor\`.`);
+  return ephemeral(
+    `${what} did not answer just now, so nothing was done. Try again in a minute; if it keeps failing, ask the bridge's operator to run \`bridge doctor\`.`,
+  );
 }

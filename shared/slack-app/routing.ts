@@ -32,7 +32,12 @@ export interface DigestRoute {
   skipped: SkippedChannel[];
 }
 
-export function routeDigest(projectId: string, subscriptions: readonly Subscription[], fallback: FallbackRouting, nowMs: number): DigestRoute {
+export function routeDigest(
+  projectId: string,
+  subscriptions: readonly Subscription[],
+  fallback: FallbackRouting,
+  nowMs: number,
+): DigestRoute {
   const route: DigestRoute = { deliveries: [], skipped: [] };
   const decided = new Set<string>();
   for (const subscription of subscriptions) {

@@ -10,7 +10,16 @@ import { QUEUE_MESSAGE_KINDS } from '../contracts';
 import type { Clock } from '../ports';
 import { parseCommandText, type SlashCommandRequest, type VisibilityCommand } from './commands';
 import { matchProject } from './project-match';
-import type { Actor, ProjectDirectory, Responder, SettingsChange, SlackReply, StatusSource, Subscription, SubscriptionStore } from './ports';
+import type {
+  Actor,
+  ProjectDirectory,
+  Responder,
+  SettingsChange,
+  SlackReply,
+  StatusSource,
+  Subscription,
+  SubscriptionStore,
+} from './ports';
 import * as reply from './replies';
 import { statusReply } from './status';
 
@@ -58,7 +67,10 @@ export async function answerSlashCommand(request: SlashCommandRequest, deps: Inl
   const command = parseCommandText(request.text);
   const context: CommandContext = { channel: request.channelId, actor: actorOf(request), responseUrl: request.responseUrl };
   if (isDeferred(command)) {
-    return { reply: reply.ephemeral(deferredAck(command)), deferred: { kind: QUEUE_MESSAGE_KINDS.slackCommand, command, context, receivedAtMs: deps.clock.now() } };
+    return {
+      reply: reply.ephemeral(deferredAck(command)),
+      deferred: { kind: QUEUE_MESSAGE_KINDS.slackCommand, command, context, receivedAtMs: deps.clock.now() },
+    };
   }
   try {
     return { reply: await answerInline(command, context, deps) };
@@ -169,9 +181,17 @@ async function answerDeferred(command: DeferredCommand, context: CommandContext,
 }
 
 async function subscribe(project: { id: string; name: string }, context: CommandContext, deps: DeferredDeps): Promise<SlackReply> {
-  const result = await deps.store.subscribe({ projectId: project.id, projectName: project.name, channel: context.channel, actor: context.actor, nowMs: deps.clock.now() });
+  const result = await deps.store.subscribe({
+    projectId: project.id,
+    projectName: project.name,
+    channel: context.channel,
+    actor: context.actor,
+    nowMs: deps.clock.now(),
+  });
   if (result.status === 'already') {
-    return reply.ephemeral(`This channel is already subscribed to ${reply.name(project)} (${reply.settingsSummary(result.subscription, deps.clock.now())}).`);
+    return reply.ephemeral(
+      `This channel is already subscribed to ${reply.name(project)} (${reply.settingsSummary(result.subscription, deps.clock.now())}).`,
+    );
   }
   return reply.inChannel(
     `✅ ${reply.mention(context.actor.userId)} subscribed this channel to ${reply.name(project)}: its digests are posted here. ` +
@@ -186,9 +206,12 @@ export function parseDeferredSlackCommand(body: unknown): DeferredSlackCommand |
   if (candidate.kind !== QUEUE_MESSAGE_KINDS.slackCommand) return null;
   const { command, context } = candidate;
   if (typeof command !== 'object' || typeof context !== 'object') return null;
-  if (typeof context.channel !== 'string' || typeof context.responseUrl !== 'string' || typeof context.actor?.userId !== 'string') return null;
+  if (typeof context.channel !== 'string' || typeof context.responseUrl !== 'string' || typeof context.actor?.userId !== 'string')
+    return null;
   // Re-parse the command from its own fields so a malformed message can't smuggle an unchecked shape.
-  const reparsed = parseCommandText(command.kind === 'projects' ? 'projects' : `${command.kind} ${typeof command.project === 'string' ? command.project : ''}`);
+  const reparsed = parseCommandText(
+    command.kind === 'projects' ? 'projects' : `${command.kind} ${typeof command.project === 'string' ? command.project : ''}`,
+  );
   if (!isDeferred(reparsed)) return null;
   return { kind: QUEUE_MESSAGE_KINDS.slackCommand, command: reparsed, context, receivedAtMs: Number(candidate.receivedAtMs) || 0 };
 }

@@ -10,11 +10,15 @@ const VALUE_CHARS = 40;
 
 export function statusReply(project: Project, overview: VisibilityOverview, requestedBy: string): SlackReply {
   const lines = [`${name(project)} — current figures (asked by <@${requestedBy}>)`];
-  const metrics = overview.metrics.map((m) => `${escapeSlackText(m.label)} *${scalar(m.value)}*${m.caption ? ` (${escapeSlackText(truncateText(m.caption, VALUE_CHARS))})` : ''}`);
+  const metrics = overview.metrics.map(
+    (m) =>
+      `${escapeSlackText(m.label)} *${scalar(m.value)}*${m.caption ? ` (${escapeSlackText(truncateText(m.caption, VALUE_CHARS))})` : ''}`,
+  );
   lines.push(metrics.length > 0 ? metrics.join(' · ') : '_No metrics yet._');
   for (const row of overview.engines.slice(0, MAX_ENGINES)) lines.push(`• ${rowText(row)}`);
   if (overview.engines.length > MAX_ENGINES) lines.push(`…and ${overview.engines.length - MAX_ENGINES} more engines`);
-  if (overview.alerts.length > 0) lines.push(`⚠️ ${overview.alerts.length} alert${overview.alerts.length === 1 ? '' : 's'}: ${rowText(overview.alerts[0] ?? [])}`);
+  if (overview.alerts.length > 0)
+    lines.push(`⚠️ ${overview.alerts.length} alert${overview.alerts.length === 1 ? '' : 's'}: ${rowText(overview.alerts[0] ?? [])}`);
   return inChannel(lines.join('\n'));
 }
 

@@ -35,7 +35,12 @@ describe('DynamoSubscriptionStore', () => {
       ['p1', 'Northwind', 'full'],
       ['p2', 'Ledgerly', 'changes'],
     ]);
-    expect(inA.find((s) => s.projectId === 'p2')).toMatchObject({ createdBy: 'U2', changedBy: 'U2', createdAtMs: NOW, lastChange: 'subscribed' });
+    expect(inA.find((s) => s.projectId === 'p2')).toMatchObject({
+      createdBy: 'U2',
+      changedBy: 'U2',
+      createdAtMs: NOW,
+      lastChange: 'subscribed',
+    });
   });
 
   it('keeps the settings of an existing subscription when subscribed again', async () => {
@@ -45,7 +50,13 @@ describe('DynamoSubscriptionStore', () => {
 
   it('records mute, unmute and mode with who and when; null when not subscribed', async () => {
     const muted = await store.change('p1', 'CA', { kind: 'mute', untilMs: NOW + 3_600_000, label: '1h' }, bo, NOW + 10);
-    expect(muted).toMatchObject({ mutedUntilMs: NOW + 3_600_000, changedBy: 'U2', changedAtMs: NOW + 10, lastChange: 'muted for 1h', createdBy: 'U1' });
+    expect(muted).toMatchObject({
+      mutedUntilMs: NOW + 3_600_000,
+      changedBy: 'U2',
+      changedAtMs: NOW + 10,
+      lastChange: 'muted for 1h',
+      createdBy: 'U1',
+    });
     const moded = await store.change('p1', 'CA', { kind: 'mode', mode: 'changes' }, ana, NOW + 20);
     expect(moded).toMatchObject({ mode: 'changes', mutedUntilMs: NOW + 3_600_000, lastChange: 'mode changes' });
     const unmuted = await store.change('p1', 'CA', { kind: 'unmute' }, ana, NOW + 30);
@@ -71,7 +82,8 @@ describe('DynamoSubscriptionStore', () => {
   });
 
   it('reads a channel with more projects than one batch read takes', async () => {
-    for (let i = 0; i < 130; i++) await store.subscribe({ projectId: `bulk-${i}`, projectName: `Bulk ${i}`, channel: 'CBULK', actor: ana, nowMs: NOW });
+    for (let i = 0; i < 130; i++)
+      await store.subscribe({ projectId: `bulk-${i}`, projectName: `Bulk ${i}`, channel: 'CBULK', actor: ana, nowMs: NOW });
     expect(await store.forChannel('CBULK')).toHaveLength(130);
   });
 

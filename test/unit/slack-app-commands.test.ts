@@ -18,12 +18,24 @@ describe('slash command form', () => {
     }).toString();
     expect(parseSlashCommandForm(body)).toEqual({
       ok: true,
-      request: { command: '/visibility', text: 'subscribe Northwind Outdoor', channelId: 'C123', userId: 'U9', userName: 'ana', responseUrl: 'https://hooks.slack.com/commands/T1/1/x', triggerId: 't.1', teamId: 'T1' },
+      request: {
+        command: '/visibility',
+        text: 'subscribe Northwind Outdoor',
+        channelId: 'C123',
+        userId: 'U9',
+        userName: 'ana',
+        responseUrl: 'https://hooks.slack.com/commands/T1/1/x',
+        triggerId: 't.1',
+        teamId: 'T1',
+      },
     });
   });
 
   it('says which required fields are missing', () => {
-    expect(parseSlashCommandForm('command=%2Fvisibility&text=list')).toEqual({ ok: false, problem: 'slash command body lacks channel_id, user_id, response_url' });
+    expect(parseSlashCommandForm('command=%2Fvisibility&text=list')).toEqual({
+      ok: false,
+      problem: 'slash command body lacks channel_id, user_id, response_url',
+    });
   });
 });
 

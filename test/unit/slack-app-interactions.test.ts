@@ -56,20 +56,31 @@ describe('interaction payloads', () => {
 
   it('round-trips any target through a button value within 2000 characters', () => {
     fc.assert(
-      fc.property(fc.string({ minLength: 1, maxLength: 100 }), fc.string({ maxLength: 3000 }), fc.stringMatching(/^[CGD][A-Z0-9]{2,11}$/), (projectId, projectName, channel) => {
-        const value = encodeActionValue({ projectId, projectName, channel });
-        expect(value.length).toBeLessThanOrEqual(2000);
-        const decoded = decodeActionValue(value);
-        expect(decoded).toMatchObject({ projectId, channel });
-      }),
+      fc.property(
+        fc.string({ minLength: 1, maxLength: 100 }),
+        fc.string({ maxLength: 3000 }),
+        fc.stringMatching(/^[CGD][A-Z0-9]{2,11}$/),
+        (projectId, projectName, channel) => {
+          const value = encodeActionValue({ projectId, projectName, channel });
+          expect(value.length).toBeLessThanOrEqual(2000);
+          const decoded = decodeActionValue(value);
+          expect(decoded).toMatchObject({ projectId, channel });
+        },
+      ),
     );
   });
 
   it('never throws on arbitrary bodies', () => {
     fc.assert(
-      fc.property(fc.oneof(fc.string(), fc.json().map((j) => form(JSON.parse(j)))), (body) => {
-        expect(typeof parseInteractionForm(body).ok).toBe('boolean');
-      }),
+      fc.property(
+        fc.oneof(
+          fc.string(),
+          fc.json().map((j) => form(JSON.parse(j))),
+        ),
+        (body) => {
+          expect(typeof parseInteractionForm(body).ok).toBe('boolean');
+        },
+      ),
     );
   });
 });

@@ -7,14 +7,28 @@ import type { Subscription } from '../../shared/slack-app/ports';
 const NOW = Date.parse('2026-03-01T12:00:00Z');
 
 function sub(channel: string, extra: Partial<Subscription> = {}): Subscription {
-  return { projectId: 'p1', projectName: 'Northwind', channel, mode: 'full', createdBy: 'U1', createdAtMs: 0, changedBy: 'U1', changedAtMs: 0, lastChange: 'subscribed', ...extra };
+  return {
+    projectId: 'p1',
+    projectName: 'Northwind',
+    channel,
+    mode: 'full',
+    createdBy: 'U1',
+    createdAtMs: 0,
+    changedBy: 'U1',
+    changedAtMs: 0,
+    lastChange: 'subscribed',
+    ...extra,
+  };
 }
 
 describe('digest routing', () => {
   const fallback = { defaultChannel: 'CDEFAULT', projectChannels: { p1: 'CCONFIG' } };
 
   it('posts to the default channel only when nothing else names one', () => {
-    expect(routeDigest('p2', [], fallback, NOW)).toEqual({ deliveries: [{ channel: 'CDEFAULT', mode: 'full', source: 'default' }], skipped: [] });
+    expect(routeDigest('p2', [], fallback, NOW)).toEqual({
+      deliveries: [{ channel: 'CDEFAULT', mode: 'full', source: 'default' }],
+      skipped: [],
+    });
     expect(routeDigest('p2', [], { defaultChannel: ' ', projectChannels: {} }, NOW)).toEqual({ deliveries: [], skipped: [] });
   });
 
@@ -33,7 +47,9 @@ describe('digest routing', () => {
       deliveries: [],
       skipped: [{ channel: 'CA', reason: 'muted', mutedUntilMs: NOW + 1 }],
     });
-    expect(routeDigest('p1', [muted], { defaultChannel: '', projectChannels: {} }, NOW + 1).deliveries).toEqual([{ channel: 'CA', mode: 'full', source: 'subscription' }]);
+    expect(routeDigest('p1', [muted], { defaultChannel: '', projectChannels: {} }, NOW + 1).deliveries).toEqual([
+      { channel: 'CA', mode: 'full', source: 'subscription' },
+    ]);
   });
 
   it("lets a subscription's settings win over the configuration of the same channel", () => {
@@ -44,14 +60,23 @@ describe('digest routing', () => {
 
   it('names each channel at most once and ignores other projects', () => {
     fc.assert(
-      fc.property(fc.array(fc.record({ channel: fc.constantFrom('CA', 'CB', 'CCONFIG', 'CDEFAULT'), project: fc.constantFrom('p1', 'p2'), muted: fc.boolean() })), (rows) => {
-        const subs = rows.map((r) => sub(r.channel, { projectId: r.project, ...(r.muted ? { mutedUntilMs: NOW + 1000 } : {}) }));
-        const route = routeDigest('p1', subs, fallback, NOW);
-        const channels = [...route.deliveries.map((d) => d.channel), ...route.skipped.map((s) => s.channel)];
-        expect(new Set(channels).size).toBe(channels.length);
-        const subscribed = new Set(subs.filter((s) => s.projectId === 'p1').map((s) => s.channel));
-        for (const d of route.deliveries) if (d.source === 'subscription') expect(subscribed.has(d.channel)).toBe(true);
-      }),
+      fc.property(
+        fc.array(
+          fc.record({
+            channel: fc.constantFrom('CA', 'CB', 'CCONFIG', 'CDEFAULT'),
+            project: fc.constantFrom('p1', 'p2'),
+            muted: fc.boolean(),
+          }),
+        ),
+        (rows) => {
+          const subs = rows.map((r) => sub(r.channel, { projectId: r.project, ...(r.muted ? { mutedUntilMs: NOW + 1000 } : {}) }));
+          const route = routeDigest('p1', subs, fallback, NOW);
+          const channels = [...route.deliveries.map((d) => d.channel), ...route.skipped.map((s) => s.channel)];
+          expect(new Set(channels).size).toBe(channels.length);
+          const subscribed = new Set(subs.filter((s) => s.projectId === 'p1').map((s) => s.channel));
+          for (const d of route.deliveries) if (d.source === 'subscription') expect(subscribed.has(d.channel)).toBe(true);
+        },
+      ),
     );
   });
 });

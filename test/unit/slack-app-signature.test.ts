@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { createSlackRequestVerifier, signSlackRequest, verifySlackRequest, SLACK_SIGNATURE_HEADER, SLACK_TIMESTAMP_HEADER } from '../../shared/slack-request-signature';
+import {
+  createSlackRequestVerifier,
+  signSlackRequest,
+  verifySlackRequest,
+  SLACK_SIGNATURE_HEADER,
+  SLACK_TIMESTAMP_HEADER,
+} from '../../shared/slack-request-signature';
 
 // Slack's documented example (api.slack.com/authentication/verifying-requests-from-slack).
 const DOC_SECRET = '8f742231b10e8888abcd99yyyzzz85a5';
@@ -20,7 +26,13 @@ function signed(body: string, timestamp = NOW, secret = SECRET) {
 
 describe('Slack request signature', () => {
   it("accepts Slack's documented example", () => {
-    const check = verifySlackRequest({ signingSecrets: [DOC_SECRET], signature: DOC_SIGNATURE, timestamp: DOC_TIMESTAMP, rawBody: DOC_BODY, nowSeconds: Number(DOC_TIMESTAMP) + 10 });
+    const check = verifySlackRequest({
+      signingSecrets: [DOC_SECRET],
+      signature: DOC_SIGNATURE,
+      timestamp: DOC_TIMESTAMP,
+      rawBody: DOC_BODY,
+      nowSeconds: Number(DOC_TIMESTAMP) + 10,
+    });
     expect(check).toEqual({ ok: true, timestamp: Number(DOC_TIMESTAMP) });
   });
 
@@ -71,7 +83,10 @@ describe('Slack request signature', () => {
     const rotating = createSlackRequestVerifier({ signingSecrets: ['old-secret', SECRET] });
     expect(rotating({ ...signed(BODY), nowSeconds: NOW }).ok).toBe(true);
     expect(rotating({ ...signed(BODY, NOW, 'old-secret'), nowSeconds: NOW }).ok).toBe(true);
-    expect(createSlackRequestVerifier({ signingSecrets: [''] })({ ...signed(BODY, NOW, ''), nowSeconds: NOW })).toEqual({ ok: false, reason: 'mismatch' });
+    expect(createSlackRequestVerifier({ signingSecrets: [''] })({ ...signed(BODY, NOW, ''), nowSeconds: NOW })).toEqual({
+      ok: false,
+      reason: 'mismatch',
+    });
   });
 
   it('honours a configured tolerance', () => {
