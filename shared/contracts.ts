@@ -39,6 +39,12 @@ export const ENV = {
   awsEndpointDynamodb: 'AWS_ENDPOINT_URL_DYNAMODB',
   awsEndpointSqs: 'AWS_ENDPOINT_URL_SQS',
   awsRegion: 'AWS_REGION',
+  /** Secrets Manager ARN of the Slack app's signing secret (verifies /slack/commands and /slack/interactions). */
+  slackSigningSecretSecretArn: 'SLACK_SIGNING_SECRET_SECRET_ARN',
+  /** Local runs only: the Slack app's signing secret itself. */
+  slackSigningSecret: 'SLACK_SIGNING_SECRET',
+  /** Optional dashboard base URL for the digest's "Open dashboard" link button. */
+  dashboardBaseUrl: 'DASHBOARD_BASE_URL',
 } as const;
 export type EnvName = (typeof ENV)[keyof typeof ENV];
 
@@ -90,8 +96,31 @@ export type MetricName = IngestMetricName | DigestMetricName;
 export const WEBHOOK_API_SERVICE = 'webhook-api';
 export const WEBHOOK_API_METRICS = { throttled: 'WebhookThrottled' } as const;
 
+/** Count metrics of the Slack app endpoints and of the work they hand to the digest worker. */
+export const SLACK_APP_METRICS = {
+  /** A request to /slack/commands or /slack/interactions refused before anything was done (bad/stale/missing signature). */
+  slackRequestRejected: 'SlackRequestRejected',
+  slackCommandAnswered: 'SlackCommandAnswered',
+  /** A command handed to the queue (read-API work) and answered later via response_url. */
+  slackCommandDeferred: 'SlackCommandDeferred',
+  slackActionHandled: 'SlackActionHandled',
+  /** Deferred work whose answer could not be delivered to response_url. */
+  slackResponseFailed: 'SlackResponseFailed',
+  /** A post that had to wait for its channel's pace, or was handed back with a delay. */
+  slackPostPaced: 'SlackPostPaced',
+  /** A digest not posted to a channel because the channel muted the project. */
+  digestMutedSkip: 'DigestMutedSkip',
+} as const;
+export type SlackAppMetricName = (typeof SLACK_APP_METRICS)[keyof typeof SLACK_APP_METRICS];
+
 /** HTTP paths of the API (API Gateway routes and the local gateway). */
-export const HTTP_PATHS = { webhook: '/webhook' } as const;
+export const HTTP_PATHS = { webhook: '/webhook', slackCommands: '/slack/commands', slackInteractions: '/slack/interactions' } as const;
+
+/** Kinds of queue message beyond the webhook event envelope (`{event, received_at}`, which has no `kind`). */
+export const QUEUE_MESSAGE_KINDS = {
+  /** A slash command that needs the read API, answered by the digest worker via response_url. */
+  slackCommand: 'slack_command',
+} as const;
 
 /** Signature timestamps further than this from now are refused (the service's documented window). */
 export const DEFAULT_SIGNATURE_TOLERANCE_SECONDS = 300;
@@ -114,10 +143,40 @@ export const INGEST_DEFAULTS = {
 export const TABLE = {
   partitionKey: 'pk',
   ttlAttribute: 'expires_at',
-  prefixes: { delivery: 'delivery#', digest: 'digest#', snapshot: 'snapshot#' },
+  prefixes: {
+    delivery: 'delivery#',
+    digest: 'digest#',
+    snapshot: 'snapshot#',
+    /** `sub#<project id>`: the project's subscribed channels, one attribute per channel (routing's source of truth). */
+    subscriptionsOfProject: 'sub#',
+    /** `chan#<channel id>`: index of the projects a channel subscribes (for `list`). */
+    subscriptionsOfChannel: 'chan#',
+    /** `pace#<channel id>`: the channel's posting pace (GCRA theoretical arrival time). */
+    pace: 'pace#',
+    /** `post#<channel id>#<event id>`: the claim that posts one event's digest to one channel exactly once. */
+    channelPost: 'post#',
+  },
   /** On `delivery#` records once enqueued; `bridge doctor` reads the newest. */
   acceptedAtAttribute: 'accepted_at',
 } as const;
+
+/** Defaults of the Slack app: the slash command and the per-channel posting pace (Slack: about 1 message/s/channel). */
+export const SLACK_APP_DEFAULTS = {
+  command: '/visibility',
+  paceIntervalMs: 1000,
+  /** Posts a channel may take back to back before the pace applies; small, so a burst never meets a 429. */
+  paceBurst: 2,
+  /** Mute granted by the digest's "Mute 7 days" button. */
+  buttonMuteDays: 7,
+} as const;
+
+/** Attribute-name prefixes inside `sub#` and `chan#` items (one attribute per channel / per project). */
+export const SUBSCRIPTION_ATTRIBUTES = { channelPrefix: 'ch_', projectPrefix: 'pr_' } as const;
+
+/** Key of the per-channel posting claim of an event. Channel ids hold no `#`, so the key splits unambiguously. */
+export function channelPostKey(channel: string, eventId: string): string {
+  return `${TABLE.prefixes.channelPost}${channel}#${eventId}`;
+}
 
 /** CloudFormation output keys the stack writes and `bridge` reads. */
 export const STACK_OUTPUTS = {
@@ -138,6 +197,10 @@ export const STACK_OUTPUTS = {
   readApiBaseUrl: 'ReadApiBaseUrl',
   slackDefaultChannel: 'SlackDefaultChannel',
   slackProjectChannels: 'SlackProjectChannels',
+  slackSigningSecretSecretArn: 'SlackSigningSecretSecretArn',
+  putSlackSigningSecretCommand: 'PutSlackSigningSecretCommand',
+  /** Base URL of the API, for `bridge slack manifest` (request URLs are this plus HTTP_PATHS). */
+  apiBaseUrl: 'ApiBaseUrl',
 } as const;
 export type StackOutputKey = (typeof STACK_OUTPUTS)[keyof typeof STACK_OUTPUTS];
 

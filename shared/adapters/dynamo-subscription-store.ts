@@ -1,0 +1,313 @@
+/**
+ * SubscriptionStore on the bridge's one table (pk only, no GSI, no transactions — dynalite has none):
+ *   sub#<project id>   the routing source of truth: one map attribute `ch_<channel>` per subscribed
+ *                      channel {project_name, mode, muted_until?, created_by, created_at, changed_by,
+ *                      changed_at, last_change}; settings changes are one conditional update here.
+ *   chan#<channel id>  the index for `list`: one attribute `pr_<project id>` {project_name, subscribed_at}.
+ * Invariant (by write order): a `sub#` entry always has its `chan#` index entry. Subscribe writes the
+ * index first; unsubscribe removes the entry first. A crash in between leaves only an index entry,
+ * which `forChannel` ignores because it reads the `sub#` entries themselves.
+ * Size: an item holds 400 KB, about 2,000 channels per project or 4,000 projects per channel.
+ */
+import {
+  BatchGetItemCommand,
+  ConditionalCheckFailedException,
+  GetItemCommand,
+  ScanCommand,
+  UpdateItemCommand,
+  type AttributeValue,
+  type DynamoDBClient,
+} from '@aws-sdk/client-dynamodb';
+import { SUBSCRIPTION_ATTRIBUTES, TABLE } from '../contracts';
+import {
+  SlackAppStoreError,
+  type Actor,
+  type DigestMode,
+  type NewSubscription,
+  type SettingsChange,
+  type SubscribeResult,
+  type Subscription,
+  type SubscriptionStore,
+} from '../slack-app/ports';
+
+type Item = Record<string, AttributeValue>;
+
+const BATCH_GET_LIMIT = 100;
+const UNPROCESSED_ROUNDS = 5;
+
+export class DynamoSubscriptionStore implements SubscriptionStore {
+  constructor(
+    private readonly client: DynamoDBClient,
+    private readonly tableName: string,
+  ) {}
+
+  async subscribe(input: NewSubscription): Promise<SubscribeResult> {
+    return guard('subscribe', async () => {
+      await this.update(
+        channelKey(input.channel),
+        'SET #p = :entry',
+        { '#p': projectAttr(input.projectId) },
+        { ':entry': indexEntry(input) },
+      );
+      const subscription = newSubscription(input);
+      try {
+        await this.update(
+          projectKey(input.projectId),
+          'SET #c = :entry, project_id = :pid',
+          { '#c': channelAttr(input.channel) },
+          { ':entry': entryValue(subscription), ':pid': { S: input.projectId } },
+          'attribute_not_exists(#c)',
+        );
+        return { status: 'subscribed', subscription };
+      } catch (error) {
+        if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      }
+      const existing = (await this.forProject(input.projectId)).find((s) => s.channel === input.channel);
+      return { status: 'already', subscription: existing ?? subscription };
+    });
+  }
+
+  async unsubscribe(projectId: string, channel: string): Promise<boolean> {
+    return guard('unsubscribe', async () => {
+      let removed = true;
+      try {
+        await this.update(projectKey(projectId), 'REMOVE #c', { '#c': channelAttr(channel) }, undefined, 'attribute_exists(#c)');
+      } catch (error) {
+        if (!(error instanceof ConditionalCheckFailedException)) throw error;
+        removed = false;
+      }
+      // Also clears an index entry a crashed subscribe left behind.
+      await this.update(channelKey(channel), 'REMOVE #p', { '#p': projectAttr(projectId) });
+      return removed;
+    });
+  }
+
+  async change(projectId: string, channel: string, change: SettingsChange, actor: Actor, nowMs: number): Promise<Subscription | null> {
+    return guard('change', async () => {
+      const { expression, names, values } = changeExpression(change, actor, nowMs);
+      try {
+        const result = await this.update(
+          projectKey(projectId),
+          expression,
+          { '#c': channelAttr(channel), ...names },
+          values,
+          'attribute_exists(#c)',
+          true,
+        );
+        const entry = result?.[channelAttr(channel)];
+        return entry ? parseEntry(projectId, channel, entry) : null;
+      } catch (error) {
+        if (error instanceof ConditionalCheckFailedException) return null;
+        throw error;
+      }
+    });
+  }
+
+  async forProject(projectId: string): Promise<Subscription[]> {
+    return guard('forProject', async () => {
+      const result = await this.client.send(
+        new GetItemCommand({ TableName: this.tableName, Key: projectKey(projectId), ConsistentRead: true }),
+      );
+      return subscriptionsOfItem(result.Item);
+    });
+  }
+
+  async forChannel(channel: string): Promise<Subscription[]> {
+    return guard('forChannel', async () => {
+      const index = await this.client.send(
+        new GetItemCommand({ TableName: this.tableName, Key: channelKey(channel), ConsistentRead: true }),
+      );
+      const projectIds = attributesWithPrefix(index.Item, SUBSCRIPTION_ATTRIBUTES.projectPrefix).map(([id]) => id);
+      const items = await this.batchGet(projectIds.map(projectKey), channelAttr(channel));
+      return items.flatMap((item) => subscriptionsOfItem(item).filter((s) => s.channel === channel));
+    });
+  }
+
+  async listAll(): Promise<Subscription[]> {
+    return guard('listAll', async () => {
+      const all: Subscription[] = [];
+      let startKey: Item | undefined;
+      do {
+        const page = await this.client.send(
+          new ScanCommand({
+            TableName: this.tableName,
+            FilterExpression: 'begins_with(pk, :prefix)',
+            ExpressionAttributeValues: { ':prefix': { S: TABLE.prefixes.subscriptionsOfProject } },
+            ...(startKey ? { ExclusiveStartKey: startKey } : {}),
+          }),
+        );
+        for (const item of page.Items ?? []) all.push(...subscriptionsOfItem(item));
+        startKey = page.LastEvaluatedKey;
+      } while (startKey);
+      return all;
+    });
+  }
+
+  private async update(
+    key: Item,
+    expression: string,
+    names: Record<string, string>,
+    values?: Item,
+    condition?: string,
+    returnNew = false,
+  ): Promise<Item | undefined> {
+    const result = await this.client.send(
+      new UpdateItemCommand({
+        TableName: this.tableName,
+        Key: key,
+        UpdateExpression: expression,
+        ExpressionAttributeNames: names,
+        ...(values ? { ExpressionAttributeValues: values } : {}),
+        ...(condition ? { ConditionExpression: condition } : {}),
+        ...(returnNew ? { ReturnValues: 'ALL_NEW' as const } : {}),
+      }),
+    );
+    return result.Attributes;
+  }
+
+  /** Reads the `sub#` items (pk + the one channel attribute), 100 keys a call, retrying unprocessed keys a few rounds. */
+  private async batchGet(keys: Item[], attribute: string): Promise<Item[]> {
+    const items: Item[] = [];
+    for (let start = 0; start < keys.length; start += BATCH_GET_LIMIT) {
+      let pending: Item[] = keys.slice(start, start + BATCH_GET_LIMIT);
+      for (let round = 0; pending.length > 0; round++) {
+        if (round === UNPROCESSED_ROUNDS) throw new Error(`${pending.length} subscription items stayed unprocessed`);
+        const result = await this.client.send(
+          new BatchGetItemCommand({
+            RequestItems: {
+              [this.tableName]: {
+                Keys: pending,
+                ConsistentRead: true,
+                ProjectionExpression: 'pk, project_id, #c',
+                ExpressionAttributeNames: { '#c': attribute },
+              },
+            },
+          }),
+        );
+        items.push(...(result.Responses?.[this.tableName] ?? []));
+        pending = result.UnprocessedKeys?.[this.tableName]?.Keys ?? [];
+      }
+    }
+    return items;
+  }
+}
+
+async function guard<T>(operation: string, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    throw new SlackAppStoreError(`subscription store ${operation}`, { cause: error });
+  }
+}
+
+function projectKey(projectId: string): Item {
+  return { [TABLE.partitionKey]: { S: `${TABLE.prefixes.subscriptionsOfProject}${projectId}` } };
+}
+
+function channelKey(channel: string): Item {
+  return { [TABLE.partitionKey]: { S: `${TABLE.prefixes.subscriptionsOfChannel}${channel}` } };
+}
+
+function channelAttr(channel: string): string {
+  return `${SUBSCRIPTION_ATTRIBUTES.channelPrefix}${channel}`;
+}
+
+function projectAttr(projectId: string): string {
+  return `${SUBSCRIPTION_ATTRIBUTES.projectPrefix}${projectId}`;
+}
+
+function newSubscription(input: NewSubscription): Subscription {
+  const mode = input.mode ?? 'full';
+  return {
+    projectId: input.projectId,
+    projectName: input.projectName,
+    channel: input.channel,
+    mode,
+    ...(input.mutedUntilMs === undefined ? {} : { mutedUntilMs: input.mutedUntilMs }),
+    createdBy: input.actor.userId,
+    createdAtMs: input.nowMs,
+    changedBy: input.actor.userId,
+    changedAtMs: input.nowMs,
+    lastChange: input.lastChange ?? 'subscribed',
+  };
+}
+
+function indexEntry(input: NewSubscription): AttributeValue {
+  return { M: { project_name: { S: input.projectName }, subscribed_at: { N: String(input.nowMs) } } };
+}
+
+function entryValue(s: Subscription): AttributeValue {
+  const entry: Item = {
+    project_name: { S: s.projectName },
+    mode: { S: s.mode },
+    created_by: { S: s.createdBy },
+    created_at: { N: String(s.createdAtMs) },
+    changed_by: { S: s.changedBy },
+    changed_at: { N: String(s.changedAtMs) },
+    last_change: { S: s.lastChange },
+  };
+  if (s.mutedUntilMs !== undefined) entry['muted_until'] = { N: String(s.mutedUntilMs) };
+  return { M: entry };
+}
+
+function changeExpression(
+  change: SettingsChange,
+  actor: Actor,
+  nowMs: number,
+): { expression: string; names: Record<string, string>; values: Item } {
+  const values: Item = { ':by': { S: actor.userId }, ':at': { N: String(nowMs) } };
+  const sets = ['#c.changed_by = :by', '#c.changed_at = :at', '#c.last_change = :what'];
+  const names: Record<string, string> = {};
+  let remove = '';
+  if (change.kind === 'mute') {
+    sets.push('#c.muted_until = :until');
+    values[':until'] = { N: String(change.untilMs) };
+    values[':what'] = { S: `muted for ${change.label}` };
+  } else if (change.kind === 'unmute') {
+    remove = ' REMOVE #c.muted_until';
+    values[':what'] = { S: 'unmuted' };
+  } else {
+    sets.push('#c.#mode = :mode');
+    names['#mode'] = 'mode';
+    values[':mode'] = { S: change.mode };
+    values[':what'] = { S: `mode ${change.mode}` };
+  }
+  return { expression: `SET ${sets.join(', ')}${remove}`, names, values };
+}
+
+function attributesWithPrefix(item: Item | undefined, prefix: string): [string, AttributeValue][] {
+  return Object.entries(item ?? {})
+    .filter(([attribute]) => attribute.startsWith(prefix))
+    .map(([attribute, value]) => [attribute.slice(prefix.length), value]);
+}
+
+function subscriptionsOfItem(item: Item | undefined): Subscription[] {
+  const projectId = item?.['project_id']?.S;
+  if (projectId === undefined) return [];
+  return attributesWithPrefix(item, SUBSCRIPTION_ATTRIBUTES.channelPrefix).flatMap(([channel, value]) => {
+    const parsed = parseEntry(projectId, channel, value);
+    return parsed ? [parsed] : [];
+  });
+}
+
+function parseEntry(projectId: string, channel: string, value: AttributeValue): Subscription | null {
+  const m = value.M;
+  if (!m) return null;
+  const mutedUntil = m['muted_until']?.N;
+  return {
+    projectId,
+    projectName: m['project_name']?.S ?? projectId,
+    channel,
+    mode: parseMode(m['mode']?.S),
+    ...(mutedUntil === undefined ? {} : { mutedUntilMs: Number(mutedUntil) }),
+    createdBy: m['created_by']?.S ?? '',
+    createdAtMs: Number(m['created_at']?.N ?? 0),
+    changedBy: m['changed_by']?.S ?? '',
+    changedAtMs: Number(m['changed_at']?.N ?? 0),
+    lastChange: m['last_change']?.S ?? '',
+  };
+}
+
+function parseMode(mode: string | undefined): DigestMode {
+  return mode === 'changes' ? 'changes' : 'full';
+}

@@ -1,0 +1,140 @@
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { COMMAND_VERBS, parseCommandText, parseSlashCommandForm, suggestVerb } from '../../shared/slack-app/commands';
+import { MAX_MUTE_MS, parseDuration } from '../../shared/slack-app/duration';
+import { matchProject } from '../../shared/slack-app/project-match';
+
+describe('slash command form', () => {
+  it('reads every field Slack sends', () => {
+    const body = new URLSearchParams({
+      command: '/visibility',
+      text: 'subscribe Northwind Outdoor',
+      channel_id: 'C123',
+      user_id: 'U9',
+      user_name: 'ana',
+      response_url: 'https://hooks.slack.com/commands/T1/1/x',
+      trigger_id: 't.1',
+      team_id: 'T1',
+    }).toString();
+    expect(parseSlashCommandForm(body)).toEqual({
+      ok: true,
+      request: {
+        command: '/visibility',
+        text: 'subscribe Northwind Outdoor',
+        channelId: 'C123',
+        userId: 'U9',
+        userName: 'ana',
+        responseUrl: 'https://hooks.slack.com/commands/T1/1/x',
+        triggerId: 't.1',
+        teamId: 'T1',
+      },
+    });
+  });
+
+  it('says which required fields are missing', () => {
+    expect(parseSlashCommandForm('command=%2Fvisibility&text=list')).toEqual({
+      ok: false,
+      problem: 'slash command body lacks channel_id, user_id, response_url',
+    });
+  });
+});
+
+describe('command text', () => {
+  it.each([
+    ['', { kind: 'help' }],
+    ['help', { kind: 'help' }],
+    ['  LIST ', { kind: 'list' }],
+    ['projects', { kind: 'projects' }],
+    ['subscribe Northwind Outdoor', { kind: 'subscribe', project: 'Northwind Outdoor' }],
+    ['subscribe “Northwind Outdoor”', { kind: 'subscribe', project: 'Northwind Outdoor' }],
+    ['unsubscribe p_123', { kind: 'unsubscribe', project: 'p_123' }],
+    ['status Ledgerly', { kind: 'status', project: 'Ledgerly' }],
+    ['mute Northwind Outdoor 2h', { kind: 'mute', project: 'Northwind Outdoor', durationMs: 7_200_000, durationLabel: '2h' }],
+    ['mute Voltway 1w', { kind: 'mute', project: 'Voltway', durationMs: 604_800_000, durationLabel: '1w' }],
+    ['unmute Voltway', { kind: 'unmute', project: 'Voltway' }],
+    ['mode Voltway CHANGES', { kind: 'mode', project: 'Voltway', mode: 'changes' }],
+    ['mode Brightsmile Dental full', { kind: 'mode', project: 'Brightsmile Dental', mode: 'full' }],
+  ])('parses %j', (text, expected) => {
+    expect(parseCommandText(text)).toEqual(expected);
+  });
+
+  it.each([
+    ['subscribe', 'subscribe', 'name the project'],
+    ['mute Voltway', 'mute', 'how long'],
+    ['mute Voltway forever', 'mute', 'is not a duration'],
+    ['mute Voltway 100d', 'mute', 'at most 90d'],
+    ['mode Voltway quiet', 'mode', '`changes`'],
+    ['status ""', 'status', 'name the project'],
+  ])('explains what is wrong with %j', (text, verb, problem) => {
+    const command = parseCommandText(text);
+    expect(command).toMatchObject({ kind: 'invalid', verb });
+    expect(command.kind === 'invalid' && command.problem).toContain(problem);
+  });
+
+  it('suggests the closest verb for a typo', () => {
+    expect(parseCommandText('subscibe Voltway')).toEqual({ kind: 'unknown', verb: 'subscibe', suggestion: 'subscribe' });
+    expect(parseCommandText('lst')).toEqual({ kind: 'unknown', verb: 'lst', suggestion: 'list' });
+    expect(parseCommandText('deploy now')).toEqual({ kind: 'unknown', verb: 'deploy', suggestion: undefined });
+    expect(suggestVerb('UNMUTTE')).toBe('unmute');
+  });
+
+  it('never throws, and only help/list/projects come without a project', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'grapheme' }), (text) => {
+        const command = parseCommandText(text);
+        if ('project' in command) expect(command.project.trim()).not.toBe('');
+      }),
+    );
+  });
+
+  it('reads back any project name with any verb that takes one', () => {
+    const name = fc.stringMatching(/^[A-Za-z0-9][A-Za-z0-9 .&-]{0,30}[A-Za-z0-9]$/).map((s) => s.replace(/\s+/g, ' '));
+    fc.assert(
+      fc.property(fc.constantFrom('subscribe', 'unsubscribe', 'status', 'unmute'), name, (verb, project) => {
+        expect(parseCommandText(`${verb} ${project}`)).toEqual({ kind: verb, project });
+      }),
+    );
+  });
+
+  it('lists every verb once', () => {
+    expect(new Set(COMMAND_VERBS).size).toBe(9);
+  });
+});
+
+describe('durations', () => {
+  it('accepts units and their words, bounded', () => {
+    expect(parseDuration('30m')).toEqual({ ok: true, ms: 1_800_000, label: '30m' });
+    expect(parseDuration('3 days')).toEqual({ ok: true, ms: 259_200_000, label: '3d' });
+    expect(parseDuration('90d')).toEqual({ ok: true, ms: MAX_MUTE_MS, label: '90d' });
+    expect(parseDuration('0m').ok).toBe(false);
+    expect(parseDuration('13w').ok).toBe(false);
+    expect(parseDuration('7').ok).toBe(false);
+    expect(parseDuration('7y').ok).toBe(false);
+  });
+});
+
+describe('project matching', () => {
+  const projects = [
+    { id: 'p1', name: 'Northwind Outdoor' },
+    { id: 'p2', name: 'Northwind Kids' },
+    { id: 'p3', name: 'Ledgerly' },
+    { id: 'p4', name: 'ledgerly' },
+    { id: 'p5', name: 'Voltway' },
+  ];
+
+  it('matches an id first, then the whole name, then a part of it', () => {
+    expect(matchProject('p2', projects)).toEqual({ status: 'found', project: projects[1] });
+    expect(matchProject('VOLTWAY', projects)).toEqual({ status: 'found', project: projects[4] });
+    expect(matchProject('kids', projects)).toEqual({ status: 'found', project: projects[1] });
+  });
+
+  it('lists every candidate when several match', () => {
+    expect(matchProject('northwind', projects)).toEqual({ status: 'ambiguous', candidates: [projects[0], projects[1]] });
+    expect(matchProject('Ledgerly', projects)).toEqual({ status: 'ambiguous', candidates: [projects[2], projects[3]] });
+  });
+
+  it('suggests close names when nothing matches', () => {
+    expect(matchProject('Voltwya', projects)).toEqual({ status: 'not_found', suggestions: [projects[4]] });
+    expect(matchProject('Acme', projects)).toEqual({ status: 'not_found', suggestions: [] });
+  });
+});

@@ -1,0 +1,86 @@
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { ACTION_IDS, decodeActionValue, encodeActionValue, parseInteractionForm } from '../../shared/slack-app/interactions';
+
+const target = { projectId: 'p1', projectName: 'Northwind Outdoor', channel: 'C123' };
+
+function form(payload: unknown): string {
+  return new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
+}
+
+function click(actionId: string, value: string | undefined, channel = 'C123') {
+  return {
+    type: 'block_actions',
+    user: { id: 'U9', username: 'ana' },
+    channel: { id: channel },
+    response_url: 'https://hooks.slack.com/actions/T1/2/y',
+    actions: [{ action_id: actionId, type: 'button', ...(value === undefined ? {} : { value }) }],
+    message: { ts: '1.2', blocks: [{ type: 'section', text: { type: 'mrkdwn', text: 'digest' } }] },
+  };
+}
+
+describe('interaction payloads', () => {
+  it('parses "Mute 7 days" with the project and channel from its value', () => {
+    const parsed = parseInteractionForm(form(click(ACTION_IDS.mute7d, encodeActionValue(target))));
+    expect(parsed).toEqual({
+      ok: true,
+      interaction: {
+        actor: { userId: 'U9', userName: 'ana' },
+        responseUrl: 'https://hooks.slack.com/actions/T1/2/y',
+        action: { kind: 'mute_7d', ...target },
+        messageBlocks: [{ type: 'section', text: { type: 'mrkdwn', text: 'digest' } }],
+      },
+    });
+  });
+
+  it('parses "Only changes" and acknowledges the dashboard link without a value', () => {
+    const changes = parseInteractionForm(form(click(ACTION_IDS.onlyChanges, encodeActionValue(target))));
+    expect(changes.ok && changes.interaction.action).toEqual({ kind: 'only_changes', ...target });
+    const link = parseInteractionForm(form(click(ACTION_IDS.openDashboard, undefined)));
+    expect(link.ok && link.interaction.action).toEqual({ kind: 'open_dashboard' });
+  });
+
+  it.each([
+    ['no payload', 'foo=bar', 'no JSON `payload`'],
+    ['a payload that is not JSON', 'payload=%7Bnope', 'no JSON `payload`'],
+    ['another interaction type', form({ type: 'view_submission' }), 'is not handled'],
+    ['no user', form({ ...click(ACTION_IDS.mute7d, encodeActionValue(target)), user: undefined }), 'lacks user.id'],
+    ['an unknown action', form(click('delete_everything', 'x')), 'is not handled'],
+    ['a value without project', form(click(ACTION_IDS.mute7d, '{"c":"C1"}')), 'no project and channel'],
+    ['a click in another channel', form(click(ACTION_IDS.mute7d, encodeActionValue(target), 'C999')), 'not in the digest'],
+  ])('refuses %s', (_, body, problem) => {
+    const parsed = parseInteractionForm(body);
+    expect(parsed.ok).toBe(false);
+    expect(!parsed.ok && parsed.problem).toContain(problem);
+  });
+
+  it('round-trips any target through a button value within 2000 characters', () => {
+    fc.assert(
+      fc.property(
+        fc.string({ minLength: 1, maxLength: 100 }),
+        fc.string({ maxLength: 3000 }),
+        fc.stringMatching(/^[CGD][A-Z0-9]{2,11}$/),
+        (projectId, projectName, channel) => {
+          const value = encodeActionValue({ projectId, projectName, channel });
+          expect(value.length).toBeLessThanOrEqual(2000);
+          const decoded = decodeActionValue(value);
+          expect(decoded).toMatchObject({ projectId, channel });
+        },
+      ),
+    );
+  });
+
+  it('never throws on arbitrary bodies', () => {
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          fc.string(),
+          fc.json().map((j) => form(JSON.parse(j))),
+        ),
+        (body) => {
+          expect(typeof parseInteractionForm(body).ok).toBe('boolean');
+        },
+      ),
+    );
+  });
+});

@@ -1,0 +1,36 @@
+import { describe, expect, it } from 'vitest';
+import { buildSlackAppManifest } from '../../shared/slack-app/manifest';
+
+describe('Slack app manifest', () => {
+  it('points the command and interactivity at the API, with the minimal scopes', () => {
+    const manifest = buildSlackAppManifest({ baseUrl: 'https://abc.execute-api.eu-west-1.amazonaws.com/' });
+    expect(manifest.features.slash_commands).toEqual([
+      expect.objectContaining({
+        command: '/visibility',
+        url: 'https://abc.execute-api.eu-west-1.amazonaws.com/slack/commands',
+        should_escape: false,
+      }),
+    ]);
+    expect(manifest.settings.interactivity).toEqual({
+      is_enabled: true,
+      request_url: 'https://abc.execute-api.eu-west-1.amazonaws.com/slack/interactions',
+    });
+    expect(manifest.oauth_config.scopes.bot).toEqual(['commands', 'chat:write', 'channels:history']);
+  });
+
+  it('keeps a stage path, adds groups:history for private channels and caps the name', () => {
+    const manifest = buildSlackAppManifest({ baseUrl: 'https://api.example.com/prod', privateChannels: true, appName: 'x'.repeat(50) });
+    expect(manifest.settings.interactivity.request_url).toBe('https://api.example.com/prod/slack/interactions');
+    expect(manifest.oauth_config.scopes.bot).toContain('groups:history');
+    expect(manifest.display_information.name).toHaveLength(35);
+  });
+
+  it('accepts http for the local stack only, and says what to fix otherwise', () => {
+    expect(buildSlackAppManifest({ baseUrl: 'http://127.0.0.1:3000' }).settings.interactivity.request_url).toBe(
+      'http://127.0.0.1:3000/slack/interactions',
+    );
+    expect(() => buildSlackAppManifest({ baseUrl: 'http://api.example.com' })).toThrow(/must start with https/);
+    expect(() => buildSlackAppManifest({ baseUrl: 'not a url' })).toThrow(/is not a URL/);
+    expect(() => buildSlackAppManifest({ baseUrl: 'https://api.example.com/?x=1' })).toThrow(/query or fragment/);
+  });
+});
