@@ -4,11 +4,12 @@
  * a permanent failure. So we answer 503 only when a retry can succeed, and 4xx when it never will.
  */
 import { validateWebhookEvent, hasSqsInvalidCharacter, isHandledEventType, projectIdOf, type WebhookEvent } from './events';
-import { DEFAULT_TOLERANCE_SECONDS, type SignatureFailure, type SignatureVerifier } from './signature';
-import type { Clock, DeliveryStore, EventQueue } from './ports';
-import { describeError, type Log, type Metrics } from './observability';
+import { DEFAULT_SIGNATURE_TOLERANCE_SECONDS, HTTP_PATHS, INGEST_METRICS, METRIC_DIMENSIONS, type IngestMetricName } from './contracts';
+import { type SignatureFailure, type SignatureVerifier } from './signature';
+import type { Clock, DeliveryStore, EventQueue, Log, Metrics } from './ports';
+import { describeError } from './observability';
 
-export const WEBHOOK_PATH = '/webhook';
+export const WEBHOOK_PATH = HTTP_PATHS.webhook;
 /** Bodies are ids and counts only; 64 KiB is far above any real delivery and bounds the HMAC work. */
 export const MAX_BODY_BYTES = 64 * 1024;
 /** The sender's first retry comes after 30 s; asking for it explicitly documents the intent. */
@@ -56,6 +57,12 @@ export type Rejection =
   | { kind: 'secrets_unavailable' };
 
 export type Acceptance = 'accepted' | 'duplicate' | 'ignored';
+
+const ACCEPTANCE_METRIC: Record<Acceptance, IngestMetricName> = {
+  accepted: INGEST_METRICS.deliveryAccepted,
+  duplicate: INGEST_METRICS.deliveryDuplicate,
+  ignored: INGEST_METRICS.deliveryIgnored,
+};
 
 export type IngestOutcome = { ok: true; result: Acceptance } | { ok: false; rejection: Rejection };
 
@@ -108,12 +115,12 @@ export async function handleDelivery(request: IngestRequest, deps: IngestDeps): 
   const outcome = await ingestDelivery(request, deps);
   const deliveryId = request.headers['x-service-delivery'];
   if (outcome.ok) {
-    deps.metrics.count(outcome.result === 'accepted' ? 'DeliveryAccepted' : outcome.result === 'duplicate' ? 'DeliveryDuplicate' : 'DeliveryIgnored');
+    deps.metrics.count(ACCEPTANCE_METRIC[outcome.result]);
   } else {
     const reason = outcome.rejection.kind === 'signature' ? `signature_${outcome.rejection.reason}` : outcome.rejection.kind;
-    deps.metrics.count('DeliveryRejected', 1, { reason });
-    if (outcome.rejection.kind === 'signature') deps.metrics.count('SignatureRejected');
-    if (reason.endsWith('_unavailable')) deps.metrics.count('IngestUnavailable');
+    deps.metrics.count(INGEST_METRICS.deliveryRejected, 1, { [METRIC_DIMENSIONS.reason]: reason });
+    if (outcome.rejection.kind === 'signature') deps.metrics.count(INGEST_METRICS.signatureRejected);
+    if (reason.endsWith('_unavailable')) deps.metrics.count(INGEST_METRICS.ingestUnavailable);
     // The detail says which check refused a signed body (fixed texts, never body content).
     const detail = outcome.rejection.kind === 'invalid_event' ? { detail: outcome.rejection.detail } : {};
     deps.log.warn('delivery rejected', { deliveryId, reason, ...detail });
@@ -157,7 +164,7 @@ export async function ingestDelivery(request: IngestRequest, deps: IngestDeps): 
   if (hasSqsInvalidCharacter(JSON.stringify(event))) return reject({ kind: 'invalid_event', detail: 'characters SQS refuses' });
   // The service signs at send time, after creating the event (retries re-sign later), so a genuine
   // created_at is never after t. A far-future one would supersede every later run of its project.
-  const toleranceSeconds = deps.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS;
+  const toleranceSeconds = deps.toleranceSeconds ?? DEFAULT_SIGNATURE_TOLERANCE_SECONDS;
   if (Date.parse(event.created_at) > (check.timestamp + toleranceSeconds) * 1000) {
     return reject({ kind: 'invalid_event', detail: '"created_at" is after the signature timestamp' });
   }
@@ -212,6 +219,6 @@ async function enqueueOnce(event: WebhookEvent, nowMs: number, deps: IngestDeps)
     deps.log.warn('enqueued but could not mark completed', { ...fields, ...describeError(error) });
   }
   deps.log.info('delivery accepted', fields);
-  if (event.type === 'run.completed') deps.metrics.count('RunCompletedAccepted');
+  if (event.type === 'run.completed') deps.metrics.count(INGEST_METRICS.runCompletedAccepted);
   return { ok: true, result: 'accepted' };
 }
