@@ -39,41 +39,45 @@ type PostMessageBlocks = Extract<ChatPostMessageArguments, { blocks: unknown }>[
 
 export const DEFAULT_REQUEST_TIMEOUT_MS = 10_000;
 
-export function createSlackPoster(options: SlackPosterOptions): SlackPoster {
+/** The poster's settings with defaults applied, shared by its methods. */
+interface PosterContext {
+  client: WebClient;
+  sleep: (ms: number) => Promise<void>;
+  maxAttempts: number;
+  minAttemptMs: number;
+  maxRetryWaitMs: number;
+  backoffBaseMs: number;
+  remainingMs: () => number;
+  redact: (text: string) => string;
+}
+
+function posterContext(options: SlackPosterOptions): PosterContext {
   const now = options.now ?? Date.now;
-  const sleep = options.sleep ?? defaultSleep;
-  const maxAttempts = Math.max(1, Math.floor(options.maxAttempts ?? 3));
-  const requestTimeoutMs = Math.max(1, options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS);
-  const minAttemptMs = Math.max(0, options.minAttemptMs ?? 1_000);
-  const maxRetryWaitMs = options.maxRetryWaitMs ?? 30_000;
-  const backoffBaseMs = Math.max(0, options.backoffBaseMs ?? 500);
   const deadline = options.deadline;
   const remainingMs = (): number => (deadline ? deadline() - now() : Number.POSITIVE_INFINITY);
-  const redact = redactor(options.token);
-
-  const client = createSlackClient(options.token, options.slackApiUrl, requestTimeoutMs, remainingMs);
-
-  const lookupFailure = (err: unknown, method: string, channel: string): Error => {
-    const verdict = classifySlackError(err);
-    if (verdict.kind === 'permanent') {
-      const fix = fixForSlackError(verdict.code, { channel, method });
-      return new SlackPermanentError(redact(`Slack ${method} in ${channel} failed: ${verdict.code}. Fix: ${fix}`), { code: verdict.code, fix, method, channel });
-    }
-    return new SlackUnavailableError(redact(`Slack unavailable for ${method} in ${channel} (${verdict.code})`), {
-      reason: verdict.reason,
-      retryAfterSeconds: verdict.retryAfterSeconds,
-      attempts: 1,
-      code: verdict.code,
-    });
+  const requestTimeoutMs = Math.max(1, options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS);
+  return {
+    client: createSlackClient(options.token, options.slackApiUrl, requestTimeoutMs, remainingMs),
+    sleep: options.sleep ?? defaultSleep,
+    maxAttempts: Math.max(1, Math.floor(options.maxAttempts ?? 3)),
+    minAttemptMs: Math.max(0, options.minAttemptMs ?? 1_000),
+    maxRetryWaitMs: options.maxRetryWaitMs ?? 30_000,
+    backoffBaseMs: Math.max(0, options.backoffBaseMs ?? 500),
+    remainingMs,
+    redact: redactor(options.token),
   };
+}
 
+export function createSlackPoster(options: SlackPosterOptions): SlackPoster {
+  const ctx = posterContext(options);
+  const { client } = ctx;
   return {
     async findPosted(channel, eventId, oldestEpochSeconds) {
       try {
         const result = await client.conversations.history({ channel, oldest: String(oldestEpochSeconds), limit: 200, include_all_metadata: true });
         return (result.messages ?? []).find((m) => metadataEventId(m.metadata) === eventId)?.ts;
       } catch (err) {
-        throw lookupFailure(err, 'conversations.history', channel);
+        throw lookupFailure(err, 'conversations.history', channel, ctx.redact);
       }
     },
 
@@ -82,11 +86,11 @@ export function createSlackPoster(options: SlackPosterOptions): SlackPoster {
         const result = await client.conversations.replies({ channel, ts: threadTs, limit: 1000, include_all_metadata: true });
         return (result.messages ?? []).filter((m) => m.ts !== threadTs && metadataEventId(m.metadata) === eventId).length;
       } catch (err) {
-        throw lookupFailure(err, 'conversations.replies', channel);
+        throw lookupFailure(err, 'conversations.replies', channel, ctx.redact);
       }
     },
 
-    async post(channel, message, postOptions = {}) {
+    post(channel, message, postOptions = {}) {
       const args: ChatPostMessageArguments = {
         channel,
         text: fallbackText(message),
@@ -96,37 +100,54 @@ export function createSlackPoster(options: SlackPosterOptions): SlackPoster {
         ...(postOptions.threadTs !== undefined ? { thread_ts: postOptions.threadTs } : {}),
         ...(postOptions.metadata !== undefined ? { metadata: postOptions.metadata } : {}),
       };
-
-      let attempts = 0;
-      for (;;) {
-        if (remainingMs() <= 0) {
-          throw new SlackUnavailableError(`Slack post to ${channel} not attempted: the posting deadline has passed (after ${attempts} attempt(s))`, {
-            reason: 'deadline',
-            attempts,
-          });
-        }
-        attempts += 1;
-        let failure: unknown;
-        try {
-          const result = await client.chat.postMessage(args);
-          return { ts: result.ts ?? '', channel: result.channel ?? channel };
-        } catch (err) {
-          failure = err;
-        }
-        const verdict = classifySlackError(failure);
-        if (verdict.kind === 'permanent') throw permanentPostError(verdict, channel, redact);
-        const waitMs = verdict.retryAfterSeconds !== undefined ? Math.max(0, verdict.retryAfterSeconds * 1000) : backoffMs(attempts, backoffBaseMs);
-        const giveUp = reasonToGiveUp(verdict, attempts, waitMs, { maxAttempts, maxRetryWaitMs, minAttemptMs, remainingMs: remainingMs() });
-        if (giveUp !== undefined) {
-          throw new SlackUnavailableError(
-            redact(`Slack unavailable for chat.postMessage to ${channel} (${verdict.reason}: ${verdict.code}) after ${attempts} attempt(s): ${giveUp}`),
-            { reason: verdict.reason, retryAfterSeconds: verdict.retryAfterSeconds, attempts, code: verdict.code, outcomeUnknown: verdict.outcome === 'unknown' },
-          );
-        }
-        await sleep(waitMs);
-      }
+      return postWithRetries(args, channel, ctx);
     },
   };
+}
+
+/** A failed look-up (history, replies) in the domain's vocabulary; look-ups are not retried here. */
+function lookupFailure(err: unknown, method: string, channel: string, redact: (text: string) => string): Error {
+  const verdict = classifySlackError(err);
+  if (verdict.kind === 'permanent') {
+    const fix = fixForSlackError(verdict.code, { channel, method });
+    return new SlackPermanentError(redact(`Slack ${method} in ${channel} failed: ${verdict.code}. Fix: ${fix}`), { code: verdict.code, fix, method, channel });
+  }
+  return new SlackUnavailableError(redact(`Slack unavailable for ${method} in ${channel} (${verdict.code})`), {
+    reason: verdict.reason,
+    retryAfterSeconds: verdict.retryAfterSeconds,
+    attempts: 1,
+    code: verdict.code,
+  });
+}
+
+/** chat.postMessage, retried while the waits fit before the deadline and the outcome is known. */
+async function postWithRetries(args: ChatPostMessageArguments, channel: string, ctx: PosterContext): Promise<{ ts: string; channel: string }> {
+  for (let attempts = 1; ; attempts++) {
+    if (ctx.remainingMs() <= 0) {
+      throw new SlackUnavailableError(`Slack post to ${channel} not attempted: the posting deadline has passed (after ${attempts - 1} attempt(s))`, {
+        reason: 'deadline',
+        attempts: attempts - 1,
+      });
+    }
+    let failure: unknown;
+    try {
+      const result = await ctx.client.chat.postMessage(args);
+      return { ts: result.ts ?? '', channel: result.channel ?? channel };
+    } catch (err) {
+      failure = err;
+    }
+    const verdict = classifySlackError(failure);
+    if (verdict.kind === 'permanent') throw permanentPostError(verdict, channel, ctx.redact);
+    const waitMs = verdict.retryAfterSeconds !== undefined ? Math.max(0, verdict.retryAfterSeconds * 1000) : backoffMs(attempts, ctx.backoffBaseMs);
+    const giveUp = reasonToGiveUp(verdict, attempts, waitMs, { ...ctx, remainingMs: ctx.remainingMs() });
+    if (giveUp !== undefined) {
+      throw new SlackUnavailableError(
+        ctx.redact(`Slack unavailable for chat.postMessage to ${channel} (${verdict.reason}: ${verdict.code}) after ${attempts} attempt(s): ${giveUp}`),
+        { reason: verdict.reason, retryAfterSeconds: verdict.retryAfterSeconds, attempts, code: verdict.code, outcomeUnknown: verdict.outcome === 'unknown' },
+      );
+    }
+    await ctx.sleep(waitMs);
+  }
 }
 
 type TransientClass = Extract<SlackErrorClass, { kind: 'transient' }>;
