@@ -18,6 +18,44 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
     },
   },
+  // Import boundaries of the hexagon: the domain (shared/ outside adapters) sees only ports; adapters
+  // and functions never reach into the local stack or the CLI.
+  {
+    files: ['shared/**/*.ts'],
+    ignores: ['shared/adapters/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['**/adapters', '**/adapters/**'], message: 'domain code depends on ports (shared/ports.ts), not adapters' },
+            { group: ['**/local/**', '**/cli/**', '**/infra/**', '**/functions/**'], message: 'domain code must not import local/, cli/, infra/ or functions/' },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['shared/adapters/**/*.ts', 'functions/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['**/local/**', '**/cli/**'], message: 'adapters and functions must not import local/ or cli/' }] },
+      ],
+    },
+  },
+  // MACs are compared in constant time only.
+  {
+    files: ['**/*signature*.ts'],
+    ignores: ['test/**', 'bench/**'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        { selector: "CallExpression[callee.property.name='equals']", message: 'compare MACs with crypto.timingSafeEqual' },
+        { selector: "CallExpression[callee.object.name='Buffer'][callee.property.name='compare']", message: 'compare MACs with crypto.timingSafeEqual' },
+      ],
+    },
+  },
   {
     files: ['test/**/*.ts', 'bench/**/*.ts'],
     rules: {

@@ -4,7 +4,7 @@
  */
 import { cpus, totalmem } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import type { Observability } from '../shared/powertools';
+import type { Observability } from '../shared/adapters/powertools';
 import { noMetrics, silentLog } from '../shared/observability';
 
 export const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));

@@ -7,8 +7,8 @@
  * One hub per stack; each handler "container" gets its own `Observability` from `forService`, so
  * the keys one invocation appends never leak into another's lines.
  */
-import type { Observability } from '../shared/powertools';
-import type { LogFields } from '../shared/observability';
+import type { Observability } from '../shared/adapters/powertools';
+import type { LogFields } from '../shared/ports';
 
 export type LocalLogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
 

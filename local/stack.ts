@@ -26,10 +26,10 @@ import { FixtureError, loadFixtureFile, type SimulatorFixture } from './simulato
 import { HttpGateway, type GatewayRequestInfo } from './http-gateway';
 import { LambdaPoller, type PollerProblem } from './lambda-poller';
 import { LocalObservabilityHub, type LocalLogLevel } from './local-observability';
-import { ReadApiClient } from '../shared/read-api';
+import { ReadApiClient } from '../shared/adapters/read-api';
 import { ConfigError } from '../shared/config-env';
-import { readIngestConfig } from '../shared/ingest-runtime';
-import { readDigestConfig } from '../shared/digest-runtime';
+import { readIngestConfig } from '../functions/ingest/runtime';
+import { readDigestConfig } from '../functions/digest/runtime';
 import { createIngestHandler, type IngestHandler } from '../functions/ingest/create-handler';
 import { createDigestHandler } from '../functions/digest/create-handler';
 

@@ -212,3 +212,6 @@ export function stackNameFor(stage: string): string {
 }
 
 export const DEFAULT_STACK = stackNameFor('prod');
+
+/** The `stage` metric dimension when BRIDGE_STAGE is unset (local runs, tests). */
+export const DEFAULT_STAGE = 'default';

@@ -2,6 +2,7 @@
  * Webhook events as the service delivers them (spec §2 "Webhook delivery body", §6 "Events"),
  * and the envelope the ingest function puts on the queue.
  */
+import { isRecord } from './util';
 
 /** Event types the bridge acts on. Other signed types are acknowledged and dropped. */
 export const HANDLED_EVENT_TYPES = ['run.completed', 'draft.ready'] as const;
@@ -43,10 +44,6 @@ export const MESSAGE_ATTRIBUTE_EVENT_ID = 'event_id';
 export type EventValidation =
   | { ok: true; event: WebhookEvent }
   | { ok: false; reason: string };
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function isIsoTimestamp(value: unknown): value is string {
   return typeof value === 'string' && value.length > 0 && !Number.isNaN(Date.parse(value));

@@ -4,11 +4,12 @@
  * a permanent failure. So we answer 503 only when a retry can succeed, and 4xx when it never will.
  */
 import { validateWebhookEvent, hasSqsInvalidCharacter, isHandledEventType, projectIdOf, type WebhookEvent } from './events';
-import { DEFAULT_TOLERANCE_SECONDS, type SignatureFailure, type SignatureVerifier } from './signature';
-import type { Clock, DeliveryStore, EventQueue } from './ports';
-import { describeError, type Log, type Metrics } from './observability';
+import { DEFAULT_SIGNATURE_TOLERANCE_SECONDS, HTTP_PATHS, INGEST_METRICS, METRIC_DIMENSIONS, type IngestMetricName } from './contracts';
+import { type SignatureFailure, type SignatureVerifier } from './signature';
+import type { Clock, DeliveryStore, EventQueue, Log, LogFields, Metrics } from './ports';
+import { describeError } from './observability';
 
-export const WEBHOOK_PATH = '/webhook';
+export const WEBHOOK_PATH = HTTP_PATHS.webhook;
 /** Bodies are ids and counts only; 64 KiB is far above any real delivery and bounds the HMAC work. */
 export const MAX_BODY_BYTES = 64 * 1024;
 /** The sender's first retry comes after 30 s; asking for it explicitly documents the intent. */
@@ -56,6 +57,12 @@ export type Rejection =
   | { kind: 'secrets_unavailable' };
 
 export type Acceptance = 'accepted' | 'duplicate' | 'ignored';
+
+const ACCEPTANCE_METRIC: Record<Acceptance, IngestMetricName> = {
+  accepted: INGEST_METRICS.deliveryAccepted,
+  duplicate: INGEST_METRICS.deliveryDuplicate,
+  ignored: INGEST_METRICS.deliveryIgnored,
+};
 
 export type IngestOutcome = { ok: true; result: Acceptance } | { ok: false; rejection: Rejection };
 
@@ -108,12 +115,12 @@ export async function handleDelivery(request: IngestRequest, deps: IngestDeps): 
   const outcome = await ingestDelivery(request, deps);
   const deliveryId = request.headers['x-service-delivery'];
   if (outcome.ok) {
-    deps.metrics.count(outcome.result === 'accepted' ? 'DeliveryAccepted' : outcome.result === 'duplicate' ? 'DeliveryDuplicate' : 'DeliveryIgnored');
+    deps.metrics.count(ACCEPTANCE_METRIC[outcome.result]);
   } else {
     const reason = outcome.rejection.kind === 'signature' ? `signature_${outcome.rejection.reason}` : outcome.rejection.kind;
-    deps.metrics.count('DeliveryRejected', 1, { reason });
-    if (outcome.rejection.kind === 'signature') deps.metrics.count('SignatureRejected');
-    if (reason.endsWith('_unavailable')) deps.metrics.count('IngestUnavailable');
+    deps.metrics.count(INGEST_METRICS.deliveryRejected, 1, { [METRIC_DIMENSIONS.reason]: reason });
+    if (outcome.rejection.kind === 'signature') deps.metrics.count(INGEST_METRICS.signatureRejected);
+    if (reason.endsWith('_unavailable')) deps.metrics.count(INGEST_METRICS.ingestUnavailable);
     // The detail says which check refused a signed body (fixed texts, never body content).
     const detail = outcome.rejection.kind === 'invalid_event' ? { detail: outcome.rejection.detail } : {};
     deps.log.warn('delivery rejected', { deliveryId, reason, ...detail });
@@ -123,10 +130,8 @@ export async function handleDelivery(request: IngestRequest, deps: IngestDeps): 
 
 /** Verifies, de-duplicates and enqueues one delivery. Never throws: every failure is an outcome. */
 export async function ingestDelivery(request: IngestRequest, deps: IngestDeps): Promise<IngestOutcome> {
-  const reject = (rejection: Rejection): IngestOutcome => ({ ok: false, rejection });
   if (request.path !== WEBHOOK_PATH) return reject({ kind: 'not_found' });
   if (request.method.toUpperCase() !== 'POST') return reject({ kind: 'method_not_allowed' });
-
   const rawText = request.body ?? '';
   if (bodyByteLength(rawText, request.isBase64Encoded) > MAX_BODY_BYTES) return reject({ kind: 'payload_too_large' });
   // The signature covers the bytes as sent: decode base64 first, never re-serialise the JSON.
@@ -143,35 +148,49 @@ export async function ingestDelivery(request: IngestRequest, deps: IngestDeps): 
   const check = verify(request.headers['x-service-signature'], rawBody, Math.floor(nowMs / 1000));
   if (!check.ok) return reject({ kind: 'signature', reason: check.reason });
 
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(rawBody.toString('utf8'));
-  } catch {
-    return reject({ kind: 'invalid_json' });
-  }
-  const validation = validateWebhookEvent(parsed);
-  if (!validation.ok) return reject({ kind: 'invalid_event', detail: validation.reason });
-  const event = validation.event;
-  // The queued body is JSON.stringify of the event: it escapes control characters and lone
-  // surrogates but leaves U+FFFE/U+FFFF, which SQS refuses on every retry.
-  if (hasSqsInvalidCharacter(JSON.stringify(event))) return reject({ kind: 'invalid_event', detail: 'characters SQS refuses' });
-  // The service signs at send time, after creating the event (retries re-sign later), so a genuine
-  // created_at is never after t. A far-future one would supersede every later run of its project.
-  const toleranceSeconds = deps.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS;
-  if (Date.parse(event.created_at) > (check.timestamp + toleranceSeconds) * 1000) {
-    return reject({ kind: 'invalid_event', detail: '"created_at" is after the signature timestamp' });
-  }
-
-  // The delivery header is not signed; the body id is. A captured body replayed under another
-  // delivery id must not slip past de-duplication, so the two must agree.
-  const headerId = request.headers['x-service-delivery']?.trim();
-  if (headerId !== undefined && headerId !== '' && headerId !== event.id) return reject({ kind: 'delivery_id_mismatch' });
-
+  const accepted = signedEventOf(rawBody, check.timestamp, request.headers['x-service-delivery'], deps);
+  if (!accepted.ok) return reject(accepted.rejection);
+  const event = accepted.event;
   if (!isHandledEventType(event.type)) {
     deps.log.info('signed event of an unhandled type acknowledged', { deliveryId: event.id, type: event.type });
     return { ok: true, result: 'ignored' };
   }
   return enqueueOnce(event, nowMs, deps);
+}
+
+function reject(rejection: Rejection): IngestOutcome {
+  return { ok: false, rejection };
+}
+
+/** The event of a body whose signature checked out, if it is one the bridge can store and trust. */
+function signedEventOf(
+  rawBody: Buffer,
+  signedAtSeconds: number,
+  deliveryHeader: string | undefined,
+  deps: IngestDeps,
+): { ok: true; event: WebhookEvent } | { ok: false; rejection: Rejection } {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(rawBody.toString('utf8'));
+  } catch {
+    return { ok: false, rejection: { kind: 'invalid_json' } };
+  }
+  const invalid = (detail: string) => ({ ok: false as const, rejection: { kind: 'invalid_event' as const, detail } });
+  const validation = validateWebhookEvent(parsed);
+  if (!validation.ok) return invalid(validation.reason);
+  const event = validation.event;
+  // The queued body is JSON.stringify of the event: it escapes control characters and lone
+  // surrogates but leaves U+FFFE/U+FFFF, which SQS refuses on every retry.
+  if (hasSqsInvalidCharacter(JSON.stringify(event))) return invalid('characters SQS refuses');
+  // The service signs at send time, after creating the event (retries re-sign later), so a genuine
+  // created_at is never after t. A far-future one would supersede every later run of its project.
+  const toleranceSeconds = deps.toleranceSeconds ?? DEFAULT_SIGNATURE_TOLERANCE_SECONDS;
+  if (Date.parse(event.created_at) > (signedAtSeconds + toleranceSeconds) * 1000) return invalid('"created_at" is after the signature timestamp');
+  // The delivery header is not signed; the body id is. A captured body replayed under another
+  // delivery id must not slip past de-duplication, so the two must agree.
+  const headerId = deliveryHeader?.trim();
+  if (headerId !== undefined && headerId !== '' && headerId !== event.id) return { ok: false, rejection: { kind: 'delivery_id_mismatch' } };
+  return { ok: true, event };
 }
 
 async function enqueueOnce(event: WebhookEvent, nowMs: number, deps: IngestDeps): Promise<IngestOutcome> {
@@ -191,18 +210,7 @@ async function enqueueOnce(event: WebhookEvent, nowMs: number, deps: IngestDeps)
     return { ok: false, rejection: { kind: 'in_progress', retryAfterSeconds: claim.retryAfterSeconds } };
   }
 
-  try {
-    await deps.queue.send({ event, received_at: new Date(nowMs).toISOString() });
-  } catch (error) {
-    deps.log.error('queue send failed; releasing the claim so a retry can enqueue', { ...fields, ...describeError(error) });
-    try {
-      await deps.store.release(event.id, claim.token);
-    } catch (releaseError) {
-      // The lease still expires on its own, so the sender's next retry takes the record over.
-      deps.log.warn('release failed; the lease will expire', { ...fields, ...describeError(releaseError) });
-    }
-    return { ok: false, rejection: { kind: 'queue_unavailable' } };
-  }
+  if (!(await sendOrRelease(event, claim.token, nowMs, fields, deps))) return reject({ kind: 'queue_unavailable' });
 
   try {
     await deps.store.complete(event.id, claim.token, deps.clock.now());
@@ -212,6 +220,23 @@ async function enqueueOnce(event: WebhookEvent, nowMs: number, deps: IngestDeps)
     deps.log.warn('enqueued but could not mark completed', { ...fields, ...describeError(error) });
   }
   deps.log.info('delivery accepted', fields);
-  if (event.type === 'run.completed') deps.metrics.count('RunCompletedAccepted');
+  if (event.type === 'run.completed') deps.metrics.count(INGEST_METRICS.runCompletedAccepted);
   return { ok: true, result: 'accepted' };
+}
+
+/** Sends the event to the queue; on failure gives the claim back so the sender's retry can enqueue it. */
+async function sendOrRelease(event: WebhookEvent, token: string, nowMs: number, fields: LogFields, deps: IngestDeps): Promise<boolean> {
+  try {
+    await deps.queue.send({ event, received_at: new Date(nowMs).toISOString() });
+    return true;
+  } catch (error) {
+    deps.log.error('queue send failed; releasing the claim so a retry can enqueue', { ...fields, ...describeError(error) });
+    try {
+      await deps.store.release(event.id, token);
+    } catch (releaseError) {
+      // The lease still expires on its own, so the sender's next retry takes the record over.
+      deps.log.warn('release failed; the lease will expire', { ...fields, ...describeError(releaseError) });
+    }
+    return false;
+  }
 }

@@ -1,8 +1,15 @@
 /**
- * Ports: what the domain code needs from the outside world. Adapters in shared/adapters wrap the
- * AWS and Slack clients; tests and the local stack pass the same adapters pointed at local peers.
+ * Ports: everything the domain needs from the outside world, in one place. Adapters in
+ * shared/adapters implement them (DynamoDB, SQS, the read API over fetch, Slack, Secrets Manager,
+ * Powertools); tests and the local stack pass the same adapters pointed at local peers. Failures
+ * cross these ports as the vocabulary of ./errors.
  */
+import type { MetricName } from './contracts';
 import type { QueuedEvent } from './events';
+import type { Gap, Project, Probe, ReasoningCard, VisibilityOverview } from './read-api-types';
+import type { ProjectSnapshot } from './digest/snapshot';
+
+// --- Clock -------------------------------------------------------------------------------------
 
 /** Wall clock in epoch milliseconds. */
 export interface Clock {
@@ -10,6 +17,24 @@ export interface Clock {
 }
 
 export const systemClock: Clock = { now: () => Date.now() };
+
+// --- Log and metrics ---------------------------------------------------------------------------
+
+export type LogFields = Record<string, unknown>;
+
+export interface Log {
+  debug(message: string, fields?: LogFields): void;
+  info(message: string, fields?: LogFields): void;
+  warn(message: string, fields?: LogFields): void;
+  error(message: string, fields?: LogFields): void;
+}
+
+export interface Metrics {
+  /** Adds 1 (or `value`) to a count metric; `dimensions` adds a breakdown such as the rejection reason. */
+  count(name: MetricName, value?: number, dimensions?: Record<string, string>): void;
+}
+
+// --- Ingest: delivery store and queue ----------------------------------------------------------
 
 export type DeliveryClaim =
   | { status: 'claimed'; token: string }
@@ -29,4 +54,116 @@ export interface DeliveryStore {
 /** The queue between ingest and digest. */
 export interface EventQueue {
   send(message: QueuedEvent): Promise<void>;
+}
+
+// --- Secrets -----------------------------------------------------------------------------------
+
+export interface SecretSource {
+  /** Current value; cached by the implementation. Throws SecretNotSet when empty or the placeholder. */
+  get(): Promise<string>;
+  /** Where the value comes from, for messages (an ARN or "environment"); never the value. */
+  readonly description: string;
+}
+
+// --- Digest: read API --------------------------------------------------------------------------
+
+/** Gaps with the count of entries that were skipped because they lacked prompt_id or prompt_text. */
+export interface GapsResult {
+  gaps: Gap[];
+  skipped: number;
+}
+
+/** What the digest needs from the service's read API. A wait it cannot afford throws RateLimited. */
+export interface ReadApi {
+  listProjects(): Promise<Project[]>;
+  getVisibility(projectId: string): Promise<VisibilityOverview>;
+  getGaps(projectId: string): Promise<Gap[]>;
+  getGapsWithSkipped(projectId: string): Promise<GapsResult>;
+  getResults(projectId: string, promptId: string): Promise<Probe[]>;
+  getReasoning(projectId: string, resultId: string): Promise<ReasoningCard>;
+}
+
+// --- Digest: Slack -----------------------------------------------------------------------------
+
+export interface SlackMessage {
+  /** Notification / accessibility fallback. Replaced by a summary of the blocks when blank. */
+  text: string;
+  /** Block Kit blocks. */
+  blocks: unknown[];
+}
+
+export interface SlackMessageMetadata {
+  event_type: string;
+  event_payload: Record<string, string | number | boolean>;
+}
+
+export interface SlackPostOptions {
+  /** Post as a reply in this thread. */
+  threadTs?: string | undefined;
+  metadata?: SlackMessageMetadata | undefined;
+}
+
+export interface SlackPostResult {
+  ts: string;
+  channel: string;
+}
+
+/** Throws Unavailable (retry; `outcomeUnknown` = look first) or NeedsOperatorFix. */
+export interface SlackPoster {
+  post(channel: string, message: SlackMessage, options?: SlackPostOptions): Promise<SlackPostResult>;
+  /**
+   * The ts of a top-level message posted since `oldestEpochSeconds` whose metadata names `eventId`
+   * (conversations.history; needs channels:history). Used before posting again after an attempt
+   * whose outcome is unknown.
+   */
+  findPosted(channel: string, eventId: string, oldestEpochSeconds: number): Promise<string | undefined>;
+  /** How many replies in the thread carry `eventId` in their metadata (conversations.replies). */
+  countReplies(channel: string, threadTs: string, eventId: string): Promise<number>;
+}
+
+// --- Digest: store and queue -------------------------------------------------------------------
+
+/** What has been posted for one event so far, so a retry continues instead of posting again. */
+export interface PostingProgress {
+  channel?: string | undefined;
+  /** ts of the top-level message once it is posted. */
+  mainTs?: string | undefined;
+  /** Thread replies already posted under mainTs. */
+  repliesPosted: number;
+}
+
+export type DigestClaim =
+  | {
+      status: 'claimed';
+      token: string;
+      progress: PostingProgress;
+      /** 1 on the first claim of the event; more when an earlier attempt failed or died. */
+      attempt: number;
+      /** When the event was first claimed (epoch ms): posts of earlier attempts are not older. */
+      firstClaimedMs: number;
+    }
+  | { status: 'done'; outcome: 'posted' | 'skipped' }
+  | { status: 'busy'; retryAfterSeconds: number };
+
+/** Posting claims (`digest#<event id>`) and per-project snapshots (`snapshot#<project id>`). */
+export interface DigestStore {
+  claim(eventId: string, nowMs: number): Promise<DigestClaim>;
+  recordProgress(eventId: string, token: string, progress: PostingProgress): Promise<void>;
+  finish(eventId: string, token: string, outcome: 'posted' | 'skipped'): Promise<void>;
+  /** Ends the lease early (after a failure) but keeps the progress for the retry. */
+  release(eventId: string, token: string): Promise<void>;
+  /**
+   * Records `createdAtMs` as the newest run of the project taken up for a digest, unless a newer
+   * one already was: false means this run is superseded. Checked before any read or post, so two
+   * invocations digesting runs of one project side by side cannot both post.
+   */
+  markNewestRun(projectId: string, createdAtMs: number, eventId: string): Promise<boolean>;
+  getSnapshot(projectId: string): Promise<ProjectSnapshot | null>;
+  /** Stores the snapshot unless a newer one (by lastCreatedAt) is already there. */
+  putSnapshot(snapshot: ProjectSnapshot): Promise<void>;
+}
+
+/** Changes when a received message becomes visible again. */
+export interface MessageVisibility {
+  delay(receiptHandle: string, seconds: number): Promise<void>;
 }

@@ -3,10 +3,11 @@
  *   X-Service-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>." + raw body)>
  * Pure functions, no AWS. Secrets never appear in results or errors.
  */
+import { DEFAULT_SIGNATURE_TOLERANCE_SECONDS } from './contracts';
 import { createHmac, createSecretKey, timingSafeEqual, type KeyObject } from 'node:crypto';
 
 export const SIGNATURE_HEADER = 'x-service-signature';
-export const DEFAULT_TOLERANCE_SECONDS = 300;
+export const DEFAULT_TOLERANCE_SECONDS = DEFAULT_SIGNATURE_TOLERANCE_SECONDS;
 
 export type SignatureFailure =
   | 'missing_header'

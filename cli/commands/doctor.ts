@@ -12,9 +12,9 @@
  */
 import { ScanCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { SQSClient } from '@aws-sdk/client-sqs';
-import { ReadApiClient, ReadApiError, ReadApiUnavailableError } from '../../shared/read-api';
+import { ReadApiClient, ReadApiError, ReadApiUnavailableError } from '../../shared/adapters/read-api';
 import { SECRET_PLACEHOLDER } from '../../shared/secrets';
-import { checkSlackAuth, fixForSlackError, isBotInChannel } from '../../shared/slack-poster';
+import { checkSlackAuth, fixForSlackError, isBotInChannel } from '../slack-checks';
 import { buildContext, formatAge, parse, positiveNumber, str, AWS_OPTIONS, type CommandContext, type OptionSpec } from '../args';
 import { dynamoClient, endpointFor, secretsClient, sqsClient, STACK_OUTPUTS } from '../aws';
 import { aws, explainError, UsageError } from '../errors';

@@ -4,13 +4,14 @@
  * its own environment without the Lambda module's cold-start configuration.
  */
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { createDigestRuntime, readDigestConfig } from '../../shared/digest-runtime';
-import { createObservability, type Observability } from '../../shared/powertools';
+import { createDigestRuntime, readDigestConfig } from './runtime';
+import { createObservability, type Observability } from '../../shared/adapters/powertools';
 import type { Env } from '../../shared/config-env';
+import { DEFAULT_STAGE, ENV, SERVICES } from '../../shared/contracts';
 
 export type DigestHandler = (event: SQSEvent, context: Pick<Context, 'getRemainingTimeInMillis'>) => Promise<SQSBatchResponse>;
 
-export function createDigestHandler(env: Env, observability: Observability = createObservability(env['POWERTOOLS_SERVICE_NAME'] ?? 'digest')): DigestHandler {
+export function createDigestHandler(env: Env, observability: Observability = observabilityFor(env)): DigestHandler {
   const runtime = createDigestRuntime(readDigestConfig(env), observability);
   return async (event, context) => {
     try {
@@ -19,4 +20,8 @@ export function createDigestHandler(env: Env, observability: Observability = cre
       observability.flush();
     }
   };
+}
+
+function observabilityFor(env: Env): Observability {
+  return createObservability(env[ENV.powertoolsServiceName] ?? SERVICES.digest, env[ENV.stage] ?? DEFAULT_STAGE);
 }

@@ -5,14 +5,15 @@
  */
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { handleDelivery } from '../../shared/ingest';
-import { createIngestDeps, readIngestConfig } from '../../shared/ingest-runtime';
-import { createObservability, type Observability } from '../../shared/powertools';
-import { httpApiResultFrom, ingestRequestFromHttpApi } from '../../shared/http-api-event';
+import { createIngestDeps, readIngestConfig } from './runtime';
+import { createObservability, type Observability } from '../../shared/adapters/powertools';
+import { httpApiResultFrom, ingestRequestFromHttpApi } from './http-api-event';
 import type { Env } from '../../shared/config-env';
+import { DEFAULT_STAGE, ENV, SERVICES } from '../../shared/contracts';
 
 export type IngestHandler = (event: APIGatewayProxyEventV2) => Promise<APIGatewayProxyStructuredResultV2>;
 
-export function createIngestHandler(env: Env, observability: Observability = createObservability(env['POWERTOOLS_SERVICE_NAME'] ?? 'ingest')): IngestHandler {
+export function createIngestHandler(env: Env, observability: Observability = observabilityFor(env)): IngestHandler {
   const deps = createIngestDeps(readIngestConfig(env), observability);
   return async (event) => {
     const request = ingestRequestFromHttpApi(event);
@@ -24,4 +25,8 @@ export function createIngestHandler(env: Env, observability: Observability = cre
       observability.resetKeys();
     }
   };
+}
+
+function observabilityFor(env: Env): Observability {
+  return createObservability(env[ENV.powertoolsServiceName] ?? SERVICES.ingest, env[ENV.stage] ?? DEFAULT_STAGE);
 }

@@ -4,6 +4,7 @@
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
+import { ENV } from '../contracts';
 
 export interface ClientBounds {
   /** Milliseconds to wait for a response once connected. */
@@ -50,10 +51,10 @@ export interface AwsEndpoints {
  * from the given environment, so several local stacks can live in one process with their own peers.
  */
 export function readAwsEndpoints(env: Readonly<Record<string, string | undefined>>): AwsEndpoints {
-  const region = env['AWS_REGION']?.trim() || undefined;
+  const region = env[ENV.awsRegion]?.trim() || undefined;
   const pick = (name: string) => {
     const endpoint = env[name]?.trim() || undefined;
     return { ...(endpoint ? { endpoint } : {}), ...(region ? { region } : {}) };
   };
-  return { dynamodb: pick('AWS_ENDPOINT_URL_DYNAMODB'), sqs: pick('AWS_ENDPOINT_URL_SQS') };
+  return { dynamodb: pick(ENV.awsEndpointDynamodb), sqs: pick(ENV.awsEndpointSqs) };
 }

@@ -15,6 +15,7 @@ import {
   UpdateItemCommand,
   type DynamoDBClient,
 } from '@aws-sdk/client-dynamodb';
+import { TABLE } from '../contracts';
 import type { DeliveryClaim, DeliveryStore } from '../ports';
 
 export interface DynamoDeliveryStoreOptions {
@@ -39,7 +40,7 @@ export class DynamoDeliveryStore implements DeliveryStore {
   ) {}
 
   private key(eventId: string) {
-    return { pk: { S: `delivery#${eventId}` } };
+    return { [TABLE.partitionKey]: { S: `${TABLE.prefixes.delivery}${eventId}` } };
   }
 
   async claim(eventId: string, nowMs: number): Promise<DeliveryClaim> {
@@ -55,9 +56,9 @@ export class DynamoDeliveryStore implements DeliveryStore {
               state: { S: IN_PROGRESS },
               owner: { S: token },
               lease_until: { N: String(nowMs + this.options.leaseMs) },
-              expires_at: { N: String(Math.floor(nowMs / 1000) + this.options.retentionSeconds) },
+              [TABLE.ttlAttribute]: { N: String(Math.floor(nowMs / 1000) + this.options.retentionSeconds) },
             },
-            ConditionExpression: 'attribute_not_exists(pk) OR (#state = :in_progress AND lease_until < :now)',
+            ConditionExpression: `attribute_not_exists(${TABLE.partitionKey}) OR (#state = :in_progress AND lease_until < :now)`,
             ExpressionAttributeNames: { '#state': 'state' },
             ExpressionAttributeValues: { ':in_progress': { S: IN_PROGRESS }, ':now': { N: String(nowMs) } },
           }),
@@ -85,7 +86,7 @@ export class DynamoDeliveryStore implements DeliveryStore {
         TableName: this.options.tableName,
         Key: this.key(eventId),
         // accepted_at lets `bridge doctor` tell when the last delivery was accepted.
-        UpdateExpression: 'SET #state = :completed, accepted_at = :accepted_at REMOVE lease_until',
+        UpdateExpression: `SET #state = :completed, ${TABLE.acceptedAtAttribute} = :accepted_at REMOVE lease_until`,
         ConditionExpression: '#owner = :token',
         ExpressionAttributeNames: { '#state': 'state', '#owner': 'owner' },
         ExpressionAttributeValues: { ':completed': { S: COMPLETED }, ':token': { S: token }, ':accepted_at': { S: new Date(nowMs).toISOString() } },

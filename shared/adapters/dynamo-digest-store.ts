@@ -13,7 +13,8 @@ import {
   type AttributeValue,
   type DynamoDBClient,
 } from '@aws-sdk/client-dynamodb';
-import type { DigestClaim, DigestStore, PostingProgress } from '../digest/ports';
+import { TABLE } from '../contracts';
+import type { DigestClaim, DigestStore, PostingProgress } from '../ports';
 import type { ProjectSnapshot } from '../digest/snapshot';
 
 export interface DynamoDigestStoreOptions {
@@ -33,11 +34,11 @@ export class DynamoDigestStore implements DigestStore {
   ) {}
 
   private claimKey(eventId: string): Record<string, AttributeValue> {
-    return { pk: { S: `digest#${eventId}` } };
+    return { [TABLE.partitionKey]: { S: `${TABLE.prefixes.digest}${eventId}` } };
   }
 
   private snapshotKey(projectId: string): Record<string, AttributeValue> {
-    return { pk: { S: `snapshot#${projectId}` } };
+    return { [TABLE.partitionKey]: { S: `${TABLE.prefixes.snapshot}${projectId}` } };
   }
 
   async claim(eventId: string, nowMs: number): Promise<DigestClaim> {
@@ -49,8 +50,8 @@ export class DynamoDigestStore implements DigestStore {
           TableName: this.options.tableName,
           Key: this.claimKey(eventId),
           UpdateExpression:
-            'SET #state = :in_progress, #owner = :token, lease_until = :lease, expires_at = if_not_exists(expires_at, :expires), first_claimed_ms = if_not_exists(first_claimed_ms, :now) ADD attempts :one',
-          ConditionExpression: 'attribute_not_exists(pk) OR (#state = :in_progress AND lease_until < :now)',
+            `SET #state = :in_progress, #owner = :token, lease_until = :lease, ${TABLE.ttlAttribute} = if_not_exists(${TABLE.ttlAttribute}, :expires), first_claimed_ms = if_not_exists(first_claimed_ms, :now) ADD attempts :one`,
+          ConditionExpression: `attribute_not_exists(${TABLE.partitionKey}) OR (#state = :in_progress AND lease_until < :now)`,
           ExpressionAttributeNames: { '#state': 'state', '#owner': 'owner' },
           ExpressionAttributeValues: {
             ':in_progress': { S: 'in_progress' },

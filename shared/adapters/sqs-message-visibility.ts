@@ -1,5 +1,5 @@
 import { ChangeMessageVisibilityCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import type { MessageVisibility } from '../digest/sqs-batch';
+import type { MessageVisibility } from '../ports';
 
 export class SqsMessageVisibility implements MessageVisibility {
   constructor(

@@ -6,24 +6,28 @@
  * replies are recorded after each post, so a retry continues where the failed attempt stopped.
  * The only window left is a crash between Slack accepting a post and the progress write.
  */
-import {
-  isHandledEventType,
-  parseDraftReadyData,
-  parseRunCompletedData,
-  validateWebhookEvent,
-  type QueuedEvent,
-  type RunCompletedData,
-  type WebhookEvent,
-} from '../events';
-import { findReasoningCard, RateLimitedError, type ReadApi } from '../read-api';
+import { DIGEST_METRICS } from '../contracts';
+import type { DraftReadyData, RunCompletedData, WebhookEvent } from '../events';
+import { RateLimited } from '../errors';
+import { describeError } from '../observability';
+import type {
+  Clock,
+  DigestClaim,
+  DigestStore,
+  Log,
+  Metrics,
+  PostingProgress,
+  ReadApi,
+  SlackMessage,
+  SlackMessageMetadata,
+  SlackPoster,
+} from '../ports';
+import { parseQueuedMessage } from '../queued-message';
 import type { Gap, Project, ReasoningCard } from '../read-api-types';
-import type { SlackMessage, SlackMessageMetadata, SlackPoster } from '../slack-poster';
-import type { Clock } from '../ports';
-import { describeError, type Log, type Metrics } from '../observability';
 import { renderDigest, renderDraftReady } from './render';
 import { buildSnapshot } from './snapshot';
-import type { DigestClaim, DigestStore, PostingProgress } from './ports';
 import { ClaimBusyError, classifyFailure } from './failures';
+import { findReasoningCard } from './reasoning-card';
 
 export interface ChannelRouting {
   defaultChannel: string;
@@ -65,80 +69,70 @@ export function channelFor(routing: ChannelRouting, projectId: string): string {
   return routing.byProject[projectId] ?? routing.defaultChannel;
 }
 
-interface ParsedRecord {
-  record: QueueRecord;
-  event: WebhookEvent;
-}
+type Outcomes = Map<string, RecordOutcome>;
+type Claimed = Extract<DigestClaim, { status: 'claimed' }>;
+type RunItem = { record: QueueRecord; event: WebhookEvent; run: RunCompletedData };
+type DraftItem = { record: QueueRecord; event: WebhookEvent; draft: DraftReadyData };
 
-/** Parses a queue message; a message that can never be processed is dropped with a log line. */
-function parseRecord(record: QueueRecord, deps: DigestDeps): ParsedRecord | string {
-  let body: unknown;
-  try {
-    body = JSON.parse(record.body);
-  } catch {
-    return 'message body is not JSON';
-  }
-  const envelope = (typeof body === 'object' && body !== null ? body : {}) as Partial<QueuedEvent>;
-  const validation = validateWebhookEvent(envelope.event);
-  if (!validation.ok) return `not a queued event: ${validation.reason}`;
-  const event = validation.event;
-  if (!isHandledEventType(event.type)) return `unhandled event type "${event.type}"`;
-  const data = event.type === 'run.completed' ? parseRunCompletedData(event.data) : parseDraftReadyData(event.data);
-  if (!data.ok) return data.reason;
-  deps.log.debug('message parsed', { messageId: record.messageId, eventId: event.id });
-  return { record, event };
+/** A batch sorted by what each message is: runs grouped by project, drafts, and the unusable (already settled). */
+interface SortedBatch {
+  runsByProject: Map<string, RunItem[]>;
+  drafts: DraftItem[];
 }
 
 export async function processBatch(records: readonly QueueRecord[], deps: DigestDeps): Promise<RecordOutcome[]> {
-  const outcomes = new Map<string, RecordOutcome>();
-  const runsByProject = new Map<string, { parsed: ParsedRecord; data: RunCompletedData }[]>();
-  const drafts: ParsedRecord[] = [];
-
-  for (const record of records) {
-    const parsed = parseRecord(record, deps);
-    if (typeof parsed === 'string') {
-      deps.log.error('message dropped: it can never be processed', { messageId: record.messageId, problem: parsed });
-      deps.metrics.count('MessageDropped');
-      outcomes.set(record.messageId, { messageId: record.messageId, ok: true, result: 'dropped' });
-      continue;
-    }
-    if (parsed.event.type === 'draft.ready') {
-      drafts.push(parsed);
-      continue;
-    }
-    const data = parseRunCompletedData(parsed.event.data);
-    if (!data.ok) continue; // checked in parseRecord
-    const group = runsByProject.get(data.data.project_id) ?? [];
-    group.push({ parsed, data: data.data });
-    runsByProject.set(data.data.project_id, group);
-  }
-
+  const outcomes: Outcomes = new Map();
+  const batch = sortBatch(records, deps, outcomes);
   const jobs: (() => Promise<void>)[] = [];
-  for (const group of runsByProject.values()) {
-    // Several runs of one project in one batch: the newest goes first and takes the newest-run mark,
-    // so the others are superseded by digestRun itself, except one whose top-level message an earlier
-    // attempt already posted: that one still finishes its thread.
-    const newestFirst = [...group].sort((a, b) => Date.parse(b.parsed.event.created_at) - Date.parse(a.parsed.event.created_at));
-    jobs.push(async () => {
-      for (const item of newestFirst) await settle(item.parsed, () => digestRun(item.parsed.event, item.data, deps), deps, outcomes);
-    });
-  }
-  for (const draft of drafts) jobs.push(() => settle(draft, () => noticeDraft(draft.event, deps), deps, outcomes));
+  for (const group of batch.runsByProject.values()) jobs.push(() => digestProjectRuns(group, deps, outcomes));
+  for (const item of batch.drafts) jobs.push(() => settle(item, () => noticeDraft(item.event, item.draft, deps), deps, outcomes));
   await runLimited(jobs, PROJECT_CONCURRENCY);
-
   return records.map((record) => outcomes.get(record.messageId) ?? { messageId: record.messageId, ok: false, retryAfterSeconds: undefined });
 }
 
-async function settle(parsed: ParsedRecord, work: () => Promise<RecordResult>, deps: DigestDeps, outcomes: Map<string, RecordOutcome>): Promise<void> {
-  const { messageId } = parsed.record;
+/** Parses each message once; one that can never be processed is dropped here with a log line. */
+function sortBatch(records: readonly QueueRecord[], deps: DigestDeps, outcomes: Outcomes): SortedBatch {
+  const batch: SortedBatch = { runsByProject: new Map(), drafts: [] };
+  for (const record of records) {
+    const message = parseQueuedMessage(record.body);
+    if (message.kind === 'unusable') {
+      deps.log.error('message dropped: it can never be processed', { messageId: record.messageId, problem: message.reason });
+      deps.metrics.count(DIGEST_METRICS.messageDropped);
+      outcomes.set(record.messageId, { messageId: record.messageId, ok: true, result: 'dropped' });
+      continue;
+    }
+    deps.log.debug('message parsed', { messageId: record.messageId, eventId: message.event.id });
+    if (message.kind === 'draft_ready') {
+      batch.drafts.push({ record, event: message.event, draft: message.draft });
+      continue;
+    }
+    const group = batch.runsByProject.get(message.run.project_id) ?? [];
+    group.push({ record, event: message.event, run: message.run });
+    batch.runsByProject.set(message.run.project_id, group);
+  }
+  return batch;
+}
+
+/**
+ * Several runs of one project in one batch: the newest goes first and takes the newest-run mark, so
+ * the others are superseded by digestRun itself, except one whose top-level message an earlier
+ * attempt already posted: that one still finishes its thread.
+ */
+async function digestProjectRuns(group: readonly RunItem[], deps: DigestDeps, outcomes: Outcomes): Promise<void> {
+  const newestFirst = [...group].sort((a, b) => Date.parse(b.event.created_at) - Date.parse(a.event.created_at));
+  for (const item of newestFirst) await settle(item, () => digestRun(item.event, item.run, deps), deps, outcomes);
+}
+
+async function settle(item: { record: QueueRecord; event: WebhookEvent }, work: () => Promise<RecordResult>, deps: DigestDeps, outcomes: Outcomes): Promise<void> {
+  const { messageId } = item.record;
   try {
     outcomes.set(messageId, { messageId, ok: true, result: await work() });
   } catch (error) {
     const verdict = classifyFailure(error);
-    const fields = { messageId, eventId: parsed.event.id, type: parsed.event.type, errorName: verdict.errorName, errorMessage: verdict.errorMessage, retryAfterSeconds: verdict.retryAfterSeconds };
+    const fields = { messageId, eventId: item.event.id, type: item.event.type, errorName: verdict.errorName, errorMessage: verdict.errorMessage, retryAfterSeconds: verdict.retryAfterSeconds };
     if (verdict.needsFix) deps.log.error(`digest failed and needs a fix: ${verdict.fix ?? verdict.errorMessage}`, { ...fields, fix: verdict.fix });
     else deps.log.warn('digest failed; the message will be retried', { ...fields, fix: verdict.fix });
-    deps.metrics.count('DigestFailed');
+    deps.metrics.count(DIGEST_METRICS.digestFailed);
     outcomes.set(messageId, { messageId, ok: false, retryAfterSeconds: verdict.retryAfterSeconds });
   }
 }
@@ -155,12 +149,12 @@ async function runLimited(jobs: readonly (() => Promise<void>)[], limit: number)
 }
 
 /** Claims the event for posting; undefined when it needs no work (already posted or skipped). */
-async function claimFor(event: WebhookEvent, deps: DigestDeps): Promise<Extract<DigestClaim, { status: 'claimed' }> | undefined> {
+async function claimFor(event: WebhookEvent, deps: DigestDeps): Promise<Claimed | undefined> {
   const claim = await deps.store.claim(event.id, deps.clock.now());
   if (claim.status === 'busy') throw new ClaimBusyError(claim.retryAfterSeconds);
   if (claim.status === 'done') {
     deps.log.info('event already handled; nothing posted', { eventId: event.id, outcome: claim.outcome });
-    deps.metrics.count('EventDuplicate');
+    deps.metrics.count(DIGEST_METRICS.eventDuplicate);
     return undefined;
   }
   return claim;
@@ -181,53 +175,68 @@ async function underClaim<T>(event: WebhookEvent, token: string, deps: DigestDep
 }
 
 async function digestRun(event: WebhookEvent, run: RunCompletedData, deps: DigestDeps): Promise<RecordResult> {
-  const projectId = run.project_id;
   // The newest-run mark shares the claim's round trip. Setting it for an event that turns out to be
   // handled already is harmless: it only ever moves forward, to a real run's time.
-  const [claimed, newest] = await Promise.allSettled([claimFor(event, deps), deps.store.markNewestRun(projectId, Date.parse(event.created_at), event.id)]);
+  const [claimed, newest] = await Promise.allSettled([
+    claimFor(event, deps),
+    deps.store.markNewestRun(run.project_id, Date.parse(event.created_at), event.id),
+  ]);
   if (claimed.status === 'rejected') throw claimed.reason;
   const claim = claimed.value;
   if (!claim) return 'duplicate';
-  const options = { ...DEFAULTS, ...deps.options };
   return underClaim<RecordResult>(event, claim.token, deps, async () => {
     if (newest.status === 'rejected') throw newest.reason;
     // A retry that already posted the top-level message finishes its thread whatever came since.
-    if (!claim.progress.mainTs && !newest.value) {
-      deps.log.info('run superseded: a newer run of the project was already taken up', { eventId: event.id, projectId, createdAt: event.created_at });
-      deps.metrics.count('EventSuperseded');
-      await deps.store.finish(event.id, claim.token, 'skipped');
-      return 'superseded';
-    }
-    // Independent reads side by side; the reasoning look-ups start as soon as the gaps arrive.
-    const gapsAndReasoning = deps.readApi.getGaps(projectId).then(async (gaps) => ({
-      gaps,
-      reasoning: await reasoningFor(projectId, gaps.slice(0, options.reasoningGaps), deps),
-    }));
-    const [previous, project, overview, { gaps, reasoning }] = await Promise.all([
-      deps.store.getSnapshot(projectId),
-      projectOrId(projectId, event, deps),
-      deps.readApi.getVisibility(projectId),
-      gapsAndReasoning,
-    ]);
-    const rendered = renderDigest({
-      project,
-      run: { eventId: event.id, runId: run.run_id, answers: run.answers, createdAt: event.created_at },
-      overview,
-      gaps,
-      previous,
-      reasoning,
-      options: { topGaps: options.topGaps, reasoningGaps: options.reasoningGaps },
-    });
-    const metadata = { event_type: 'visibility_digest', event_payload: { event_id: event.id, project_id: projectId, run_id: run.run_id } };
-    await postWithProgress(event, claim, channelFor(deps.channels, projectId), rendered.main, rendered.thread, metadata, deps);
-    // Snapshot first: if it fails, the claim is still open and the retry (posting nothing, progress is
-    // complete) stores it; marking the event posted first could leave the next digest's deltas stale.
-    await deps.store.putSnapshot(buildSnapshot({ projectId, runId: run.run_id, createdAt: event.created_at }, overview, gaps));
-    await deps.store.finish(event.id, claim.token, 'posted');
-    deps.log.info('digest posted', { eventId: event.id, projectId, runId: run.run_id, replies: rendered.thread.length });
-    deps.metrics.count('DigestPosted');
-    return 'posted';
+    if (!claim.progress.mainTs && !newest.value) return skipSuperseded(event, run, claim, deps);
+    return postDigest(event, run, claim, deps);
   });
+}
+
+async function skipSuperseded(event: WebhookEvent, run: RunCompletedData, claim: Claimed, deps: DigestDeps): Promise<RecordResult> {
+  deps.log.info('run superseded: a newer run of the project was already taken up', { eventId: event.id, projectId: run.project_id, createdAt: event.created_at });
+  deps.metrics.count(DIGEST_METRICS.eventSuperseded);
+  await deps.store.finish(event.id, claim.token, 'skipped');
+  return 'superseded';
+}
+
+/** Everything a digest is rendered from, read side by side. */
+async function readDigestInputs(event: WebhookEvent, projectId: string, options: DigestOptions, deps: DigestDeps) {
+  // The reasoning look-ups start as soon as the gaps arrive.
+  const gapsAndReasoning = deps.readApi.getGaps(projectId).then(async (gaps) => ({
+    gaps,
+    reasoning: await reasoningFor(projectId, gaps.slice(0, options.reasoningGaps), deps),
+  }));
+  const [previous, project, overview, { gaps, reasoning }] = await Promise.all([
+    deps.store.getSnapshot(projectId),
+    projectOrId(projectId, event, deps),
+    deps.readApi.getVisibility(projectId),
+    gapsAndReasoning,
+  ]);
+  return { previous, project, overview, gaps, reasoning };
+}
+
+async function postDigest(event: WebhookEvent, run: RunCompletedData, claim: Claimed, deps: DigestDeps): Promise<RecordResult> {
+  const projectId = run.project_id;
+  const options = { ...DEFAULTS, ...deps.options };
+  const { previous, project, overview, gaps, reasoning } = await readDigestInputs(event, projectId, options, deps);
+  const rendered = renderDigest({
+    project,
+    run: { eventId: event.id, runId: run.run_id, answers: run.answers, createdAt: event.created_at },
+    overview,
+    gaps,
+    previous,
+    reasoning,
+    options: { topGaps: options.topGaps, reasoningGaps: options.reasoningGaps },
+  });
+  const metadata = { event_type: 'visibility_digest', event_payload: { event_id: event.id, project_id: projectId, run_id: run.run_id } };
+  await postWithProgress(event, claim, channelFor(deps.channels, projectId), rendered.main, rendered.thread, metadata, deps);
+  // Snapshot first: if it fails, the claim is still open and the retry (posting nothing, progress is
+  // complete) stores it; marking the event posted first could leave the next digest's deltas stale.
+  await deps.store.putSnapshot(buildSnapshot({ projectId, runId: run.run_id, createdAt: event.created_at }, overview, gaps));
+  await deps.store.finish(event.id, claim.token, 'posted');
+  deps.log.info('digest posted', { eventId: event.id, projectId, runId: run.run_id, replies: rendered.thread.length });
+  deps.metrics.count(DIGEST_METRICS.digestPosted);
+  return 'posted';
 }
 
 /** The reasoning cards of the top gaps, concurrently. A card that can't be read is shown as missing. */
@@ -238,7 +247,7 @@ async function reasoningFor(projectId: string, gaps: readonly Gap[], deps: Diges
         return [gap.prompt_id, await findReasoningCard(deps.readApi, projectId, gap.prompt_id)] as const;
       } catch (error) {
         // A rate limit retries the whole digest; any other failure only loses this card.
-        if (error instanceof RateLimitedError) throw error;
+        if (error instanceof RateLimited) throw error;
         deps.log.warn('reasoning card unavailable', { projectId, promptId: gap.prompt_id, ...describeError(error) });
         return [gap.prompt_id, null] as const;
       }
@@ -256,7 +265,7 @@ async function projectOrId(projectId: string, event: WebhookEvent, deps: DigestD
   try {
     return projectNamed(await deps.readApi.listProjects(), projectId);
   } catch (error) {
-    if (error instanceof RateLimitedError) throw error;
+    if (error instanceof RateLimited) throw error;
     deps.log.warn('project name unavailable; the message shows the project id', { eventId: event.id, ...describeError(error) });
     return { id: projectId, name: projectId, industry: null };
   }
@@ -326,10 +335,7 @@ async function reconcileWithSlack(
   }
 }
 
-async function noticeDraft(event: WebhookEvent, deps: DigestDeps): Promise<RecordResult> {
-  const parsed = parseDraftReadyData(event.data);
-  if (!parsed.ok) return 'dropped';
-  const draft = parsed.data;
+async function noticeDraft(event: WebhookEvent, draft: DraftReadyData, deps: DigestDeps): Promise<RecordResult> {
   const claim = await claimFor(event, deps);
   if (!claim) return 'duplicate';
   return underClaim<RecordResult>(event, claim.token, deps, async () => {
@@ -339,7 +345,7 @@ async function noticeDraft(event: WebhookEvent, deps: DigestDeps): Promise<Recor
     await postWithProgress(event, claim, channelFor(deps.channels, draft.project_id), message, [], metadata, deps);
     await deps.store.finish(event.id, claim.token, 'posted');
     deps.log.info('draft notice posted', { eventId: event.id, projectId: draft.project_id, assetId: draft.asset_id });
-    deps.metrics.count('DraftNoticePosted');
+    deps.metrics.count(DIGEST_METRICS.draftNoticePosted);
     return 'posted';
   });
 }

@@ -11,7 +11,7 @@
  */
 import type { ContextBlock, DividerBlock, HeaderBlock, KnownBlock, MrkdwnElement, SectionBlock } from '@slack/web-api';
 import type { Gap, GenericRow, Project, ReasoningCard, Scalar, VisibilityOverview } from '../read-api-types';
-import type { SlackMessage } from '../slack-poster';
+import type { SlackMessage } from '../ports';
 import { SLACK_LIMITS, blocksTextLength, escapeAndTruncate, truncateText } from '../slack-text';
 import { diffSnapshots, type ProjectSnapshot, type SnapshotGap } from './snapshot';
 

@@ -6,12 +6,8 @@
 import type { SQSBatchResponse, SQSRecord } from 'aws-lambda';
 import { processBatch, type DigestDeps } from './process';
 import { classifyFailure } from './failures';
-import { describeError, type Log } from '../observability';
-
-/** Changes when a received message becomes visible again. */
-export interface MessageVisibility {
-  delay(receiptHandle: string, seconds: number): Promise<void>;
-}
+import { describeError } from '../observability';
+import type { Log, MessageVisibility } from '../ports';
 
 export async function handleSqsBatch(
   records: readonly SQSRecord[],

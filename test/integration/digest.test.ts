@@ -9,9 +9,10 @@ import { DynamoDigestStore } from '../../shared/adapters/dynamo-digest-store';
 import { SqsMessageVisibility } from '../../shared/adapters/sqs-message-visibility';
 import { handleSqsBatch } from '../../shared/digest/sqs-batch';
 import type { DigestDeps } from '../../shared/digest/process';
-import { RecordingObserver } from '../../shared/observability';
-import { ReadApiClient } from '../../shared/read-api';
-import { createSlackPoster, SlackUnavailableError } from '../../shared/slack-poster';
+import { RecordingObserver } from '../support/recording-observer';
+import { ReadApiClient } from '../../shared/adapters/read-api';
+import { createSlackPoster } from '../../shared/adapters/slack-poster';
+import { SlackUnavailableError } from '../../shared/adapters/slack-errors';
 import type { WebhookEvent } from '../../shared/events';
 import type { LocalDynamo } from '../../local/dynamo';
 import type { VisibilitySimulator } from '../../local/simulator/server';
@@ -221,7 +222,7 @@ describe('failures', () => {
         countReplies: (...args) => original.countReplies(...args),
         post: async (channel, message, options) => {
           posts += 1;
-          if (posts === 3) throw new SlackUnavailableError('injected outage', 'server_error', undefined, 1);
+          if (posts === 3) throw new SlackUnavailableError('injected outage', { reason: 'server_error', attempts: 1 });
           return original.post(channel, message, options);
         },
       };
@@ -277,7 +278,7 @@ describe('posts whose outcome was unknown', () => {
       countReplies: (...args) => original.countReplies(...args),
       post: async (channel, message, options) => {
         posts += 1;
-        if (posts === 2) throw new SlackUnavailableError('injected outage', 'ratelimited', 1, 1);
+        if (posts === 2) throw new SlackUnavailableError('injected outage', { reason: 'ratelimited', retryAfterSeconds: 1, attempts: 1 });
         return original.post(channel, message, options);
       },
     };

@@ -16,7 +16,7 @@ import { handleDelivery, MAX_BODY_BYTES, type IngestDeps, type IngestRequest, ty
 import type { DeliveryClaim, DeliveryStore, EventQueue } from '../../shared/ports';
 import type { QueuedEvent } from '../../shared/events';
 import { createSignatureVerifier, signPayload } from '../../shared/signature';
-import { RecordingObserver } from '../../shared/observability';
+import { RecordingObserver } from '../support/recording-observer';
 import { createSqsClient, LOCAL_CREDENTIALS } from '../../shared/adapters/aws-clients';
 import { DynamoDeliveryStore } from '../../shared/adapters/dynamo-delivery-store';
 import { SqsEventQueue } from '../../shared/adapters/sqs-event-queue';

@@ -5,8 +5,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CreateQueueCommand, GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { createSqsClient, LOCAL_CREDENTIALS } from '../../shared/adapters/aws-clients';
-import { readIngestConfig } from '../../shared/ingest-runtime';
-import { readDigestConfig } from '../../shared/digest-runtime';
+import { readIngestConfig } from '../../functions/ingest/runtime';
+import { readDigestConfig } from '../../functions/digest/runtime';
 import { startLocalDynamo, ensureBridgeTable, type LocalDynamo } from '../../local/dynamo';
 import { SqsServer } from '../../local/sqs-server';
 import { deliveryBody, httpApiEvent } from '../support/deliveries';

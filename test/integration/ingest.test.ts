@@ -7,11 +7,11 @@ import { CreateQueueCommand, PurgeQueueCommand, ReceiveMessageCommand, type SQSC
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createDynamoClient, createSqsClient, LOCAL_CREDENTIALS } from '../../shared/adapters/aws-clients';
-import { INGEST_CLIENT_BOUNDS } from '../../shared/ingest-runtime';
+import { INGEST_CLIENT_BOUNDS } from '../../functions/ingest/runtime';
 import { DynamoDeliveryStore } from '../../shared/adapters/dynamo-delivery-store';
 import { SqsEventQueue } from '../../shared/adapters/sqs-event-queue';
 import { handleDelivery, MAX_BODY_BYTES, type IngestDeps, type IngestRequest } from '../../shared/ingest';
-import { RecordingObserver } from '../../shared/observability';
+import { RecordingObserver } from '../support/recording-observer';
 import { createSignatureVerifier } from '../../shared/signature';
 import { startLocalDynamo, ensureBridgeTable, type LocalDynamo } from '../../local/dynamo';
 import { SqsServer } from '../../local/sqs-server';

@@ -7,9 +7,9 @@ import {
   ReadApiError,
   ReadApiResponseError,
   ReadApiUnavailableError,
-  findReasoningCard,
   type ReadApiClientOptions,
-} from '../../shared/read-api';
+} from '../../shared/adapters/read-api';
+import { findReasoningCard } from '../../shared/digest/reasoning-card';
 import { VisibilitySimulator } from '../../local/simulator/server';
 
 const anyString: unknown = expect.any(String);

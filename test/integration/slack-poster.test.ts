@@ -4,14 +4,10 @@ import { join } from 'node:path';
 import { WebClient } from '@slack/web-api';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { LocalSlackServer } from '../../local/slack-server';
-import {
-  SlackPermanentError,
-  SlackUnavailableError,
-  checkSlackAuth,
-  createSlackPoster,
-  isBotInChannel,
-} from '../../shared/slack-poster';
-import type { SlackMessage, SlackPosterOptions } from '../../shared/slack-poster';
+import { SlackPermanentError, SlackUnavailableError } from '../../shared/adapters/slack-errors';
+import { createSlackPoster, type SlackPosterOptions } from '../../shared/adapters/slack-poster';
+import type { SlackMessage } from '../../shared/ports';
+import { checkSlackAuth, isBotInChannel } from '../../cli/slack-checks';
 
 const TOKEN = 'xoxb-local-test-token-1234';
 

@@ -2,7 +2,8 @@ import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { createSignatureVerifier, parseSignatureHeader, signPayload, verifySignature } from '../../shared/signature';
 import { parseSecretList } from '../../shared/config-env';
-import { signingVerifierFrom, type SecretSource } from '../../shared/secrets';
+import { signingVerifierFrom } from '../../shared/secrets';
+import type { SecretSource } from '../../shared/ports';
 
 const SECRET = 'whsec_current';
 const OLD_SECRET = 'whsec_previous';

@@ -2,16 +2,15 @@
  * Composition root of the ingest function: reads and validates configuration once (cold start)
  * and wires the AWS adapters into the ingest domain.
  */
-import { integer, optionalString, parseSecretList, requiredString, ConfigError, type Env } from './config-env';
-import { createDynamoClient, createSqsClient } from './adapters/aws-clients';
-import { DynamoDeliveryStore, DEFAULT_LEASE_MS } from './adapters/dynamo-delivery-store';
-import { SqsEventQueue } from './adapters/sqs-event-queue';
-import { createSecretsProvider, secretsManagerSecret, signingVerifierFrom, staticSecret, type SecretSource } from './secrets';
-import { DEFAULT_TOLERANCE_SECONDS } from './signature';
-import { systemClock } from './ports';
-import type { IngestDeps } from './ingest';
-import type { Log, Metrics } from './observability';
-import { readAwsEndpoints, type AwsEndpoints } from './adapters/aws-clients';
+import { integer, optionalString, parseSecretList, requiredString, ConfigError, type Env } from '../../shared/config-env';
+import { DEFAULT_SIGNATURE_TOLERANCE_SECONDS, ENV, INGEST_DEFAULTS } from '../../shared/contracts';
+import { createDynamoClient, createSqsClient, readAwsEndpoints, type AwsEndpoints } from '../../shared/adapters/aws-clients';
+import { DynamoDeliveryStore, DEFAULT_LEASE_MS } from '../../shared/adapters/dynamo-delivery-store';
+import { SqsEventQueue } from '../../shared/adapters/sqs-event-queue';
+import { createSecretsProvider, secretsManagerSecret } from '../../shared/adapters/secrets-manager';
+import { signingVerifierFrom, staticSecret } from '../../shared/secrets';
+import { systemClock, type Log, type Metrics, type SecretSource } from '../../shared/ports';
+import type { IngestDeps } from '../../shared/ingest';
 
 export interface IngestConfig {
   tableName: string;
@@ -24,20 +23,20 @@ export interface IngestConfig {
 }
 
 export function readIngestConfig(env: Env): IngestConfig {
-  const secretArn = optionalString(env, 'SIGNING_SECRETS_SECRET_ARN');
-  const values = optionalString(env, 'SIGNING_SECRETS');
+  const secretArn = optionalString(env, ENV.signingSecretsSecretArn);
+  const values = optionalString(env, ENV.signingSecrets);
   if (!secretArn && !values) {
-    throw new ConfigError('SIGNING_SECRETS_SECRET_ARN', 'is not set (or SIGNING_SECRETS for local runs); the ingest function cannot verify deliveries');
+    throw new ConfigError(ENV.signingSecretsSecretArn, `is not set (or ${ENV.signingSecrets} for local runs); the ingest function cannot verify deliveries`);
   }
   // Parsed now so a malformed local value fails the cold start, not every delivery with a 503.
-  if (!secretArn && values) parseSecretList(values, 'SIGNING_SECRETS');
+  if (!secretArn && values) parseSecretList(values, ENV.signingSecrets);
   return {
-    tableName: requiredString(env, 'TABLE_NAME'),
-    queueUrl: requiredString(env, 'QUEUE_URL'),
+    tableName: requiredString(env, ENV.tableName),
+    queueUrl: requiredString(env, ENV.queueUrl),
     signingSecrets: secretArn ? { secretArn } : { values: values ?? '' },
-    toleranceSeconds: integer(env, 'SIGNATURE_TOLERANCE_SECONDS', DEFAULT_TOLERANCE_SECONDS, 1, 3600),
-    retentionSeconds: integer(env, 'DEDUP_RETENTION_DAYS', 3, 1, 365) * 24 * 3600,
-    secretsCacheSeconds: integer(env, 'SECRETS_CACHE_SECONDS', 300, 0, 3600),
+    toleranceSeconds: integer(env, ENV.signatureToleranceSeconds, DEFAULT_SIGNATURE_TOLERANCE_SECONDS, 1, 3600),
+    retentionSeconds: integer(env, ENV.dedupRetentionDays, INGEST_DEFAULTS.dedupRetentionDays, 1, 365) * 24 * 3600,
+    secretsCacheSeconds: integer(env, ENV.secretsCacheSeconds, INGEST_DEFAULTS.secretsCacheSeconds, 0, 3600),
     aws: readAwsEndpoints(env),
   };
 }

@@ -1,6 +1,6 @@
 /** Translation between API Gateway HTTP API (payload format 2.0) events and the ingest request. */
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import type { IngestRequest, IngestResponse } from './ingest';
+import type { IngestRequest, IngestResponse } from '../../shared/ingest';
 
 export function ingestRequestFromHttpApi(event: APIGatewayProxyEventV2): IngestRequest {
   const stage = event.requestContext.stage;

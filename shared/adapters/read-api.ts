@@ -6,12 +6,13 @@
  * margin): the per-call timeout is min(timeoutMs, deadline - now), and a call with no time left
  * throws `ReadApiDeadlineError` before any request is made.
  *
- * Errors (all extend `ReadApiFailure`, which carries `path`, the route path without query, key or
- * base URL):
+ * Errors (each one of the domain's vocabulary in ../errors, and each carries `path`, the route path
+ * without query, key or base URL):
  * - `RateLimitedError`: 429 whose Retry-After wait would not end before the deadline (or would be
  *   longer than `maxRateLimitWaitMs`, or 429 came back more than `maxRateLimitRetries` times).
  *   Carries `retryAfterSeconds`. 429 is the only status retried (spec §7), always with the same request.
- * - `ReadApiError`: any other non-2xx, with `status` and the service's error `code` when the body has one.
+ * - `ReadApiError`: any other non-2xx, with `status` and the service's error `code` when the body has one:
+ *   `ReadApiRefusedError` (4xx, NeedsOperatorFix) or `ReadApiServerError` (5xx, Unavailable).
  *   Redirects are not followed (a 3xx is a `ReadApiError`), so the key never goes to another host.
  * - `ReadApiUnavailableError`: network failure or timeout (`cause` set). `ReadApiDeadlineError` is
  *   the no-time-left case of it.
@@ -34,6 +35,10 @@
  * - Reasons: missing impact/category/detail become ''; entries that aren't objects or have none of
  *   the three are skipped.
  */
+import { DIGEST_DEFAULTS, ENV } from '../contracts';
+import { NeedsOperatorFix, RateLimited, UnexpectedResponse, Unavailable } from '../errors';
+import type { GapsResult, ReadApi } from '../ports';
+import { isRecord, sleep as defaultSleep } from '../util';
 import type {
   Gap,
   GenericRow,
@@ -44,10 +49,10 @@ import type {
   ReasoningCard,
   Scalar,
   VisibilityOverview,
-} from './read-api-types';
+} from '../read-api-types';
 
-export const DEFAULT_RANGE = '7d';
-export const DEFAULT_GAPS_PAGE_SIZE = 50;
+export const DEFAULT_RANGE = DIGEST_DEFAULTS.visibilityRange;
+export const DEFAULT_GAPS_PAGE_SIZE = DIGEST_DEFAULTS.gapsPageSize;
 export const DEFAULT_TIMEOUT_MS = 30_000;
 export const DEFAULT_MAX_RATE_LIMIT_RETRIES = 5;
 export const DEFAULT_MAX_RATE_LIMIT_WAIT_MS = 60_000;
@@ -55,53 +60,82 @@ export const DEFAULT_MAX_RATE_LIMIT_WAIT_MS = 60_000;
 export const DEFAULT_RETRY_AFTER_SECONDS = 1;
 
 // ---------------------------------------------------------------------------------------------
-// Errors
+// Errors: each is one of the domain's (../errors), with the route `path` (no base URL, query or key)
 // ---------------------------------------------------------------------------------------------
 
-/** Base of every error the client throws. `path` is the route path (no base URL, query or key). */
-export class ReadApiFailure extends Error {
-  override name = 'ReadApiFailure';
-  constructor(
-    message: string,
-    readonly path: string,
-    options?: { cause?: unknown },
-  ) {
-    super(message, options);
-  }
-}
-
-/** A non-2xx answer other than a 429 that is retried. */
-export class ReadApiError extends ReadApiFailure {
+/** 4xx other than a retried 429: the key, base URL or project id needs fixing. */
+export class ReadApiRefusedError extends NeedsOperatorFix {
   override name = 'ReadApiError';
   constructor(
     message: string,
-    path: string,
+    readonly path: string,
     readonly status: number,
     /** The service's error code when the body carried one (`code`, `error.code` or `error`), else null. */
     readonly code: string | null,
   ) {
-    super(message, path);
+    super(message, refusalFix(path, status, code));
   }
 }
 
+/** 5xx: the service failed; the message is retried. */
+export class ReadApiServerError extends Unavailable {
+  override name = 'ReadApiError';
+  constructor(
+    message: string,
+    readonly path: string,
+    readonly status: number,
+    readonly code: string | null,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * Any non-2xx answer other than a retried 429: a refusal (4xx, needs a fix) or a server error (5xx,
+ * retried). `instanceof ReadApiError` matches both.
+ */
+export type ReadApiError = ReadApiRefusedError | ReadApiServerError;
+export const ReadApiError = {
+  [Symbol.hasInstance](value: unknown): value is ReadApiError {
+    return value instanceof ReadApiRefusedError || value instanceof ReadApiServerError;
+  },
+};
+
+function readApiError(message: string, path: string, status: number, code: string | null): ReadApiError {
+  return status >= 500 ? new ReadApiServerError(message, path, status, code) : new ReadApiRefusedError(message, path, status, code);
+}
+
+function refusalFix(path: string, status: number, code: string | null): string {
+  if (status === 401 || status === 403) {
+    return 'the read-API key is wrong or lacks access to this project: put a valid key in the read-API key secret, then replay the DLQ';
+  }
+  return `the read API refused ${path} (${status}${code ? ` ${code}` : ''}); check ${ENV.readApiBaseUrl} and the project id`;
+}
+
 /** 429 that can't be waited out within the deadline: hand the work back and retry after `retryAfterSeconds`. */
-export class RateLimitedError extends ReadApiFailure {
+export class RateLimitedError extends RateLimited {
   override name = 'RateLimitedError';
   readonly status = 429;
   constructor(
     message: string,
-    path: string,
-    /** Whole seconds to wait before repeating the request (at least 1). */
-    readonly retryAfterSeconds: number,
+    readonly path: string,
+    retryAfterSeconds: number,
     readonly code: string | null,
   ) {
-    super(message, path);
+    super(message, retryAfterSeconds);
   }
 }
 
 /** The service could not be reached, or did not answer in time. `cause` holds the underlying error. */
-export class ReadApiUnavailableError extends ReadApiFailure {
+export class ReadApiUnavailableError extends Unavailable {
   override name = 'ReadApiUnavailableError';
+  constructor(
+    message: string,
+    readonly path: string,
+    options: { cause?: unknown } = {},
+  ) {
+    super(message, { cause: options.cause });
+  }
 }
 
 /** No time was left before the caller's deadline; no request was made. */
@@ -110,15 +144,14 @@ export class ReadApiDeadlineError extends ReadApiUnavailableError {
 }
 
 /** A 2xx answer whose body is not JSON or lacks what the route returns. */
-export class ReadApiResponseError extends ReadApiFailure {
+export class ReadApiResponseError extends UnexpectedResponse {
   override name = 'ReadApiResponseError';
   constructor(
     message: string,
-    path: string,
-    /** What was missing or wrong, e.g. 'body is not JSON' or 'no "gaps" array'. */
-    readonly problem: string,
+    readonly path: string,
+    problem: string,
   ) {
-    super(message, path);
+    super(message, problem, `the read API answered ${path} with an unexpected shape (${problem})`);
   }
 }
 
@@ -148,26 +181,8 @@ export interface ReadApiClientOptions {
   maxRateLimitWaitMs?: number;
 }
 
-/** Gaps with the count of entries that were skipped because they lacked prompt_id or prompt_text. */
-export interface GapsResult {
-  gaps: Gap[];
-  skipped: number;
-}
-
-/** What the digest needs from the read API; `ReadApiClient` implements it, tests can fake it. */
-export interface ReadApi {
-  listProjects(): Promise<Project[]>;
-  getVisibility(projectId: string): Promise<VisibilityOverview>;
-  getGaps(projectId: string): Promise<Gap[]>;
-  getGapsWithSkipped(projectId: string): Promise<GapsResult>;
-  getResults(projectId: string, promptId: string): Promise<Probe[]>;
-  getReasoning(projectId: string, resultId: string): Promise<ReasoningCard>;
-}
-
 type Json = string | number | boolean | null | Json[] | { [key: string]: Json };
 type JsonObject = { [key: string]: Json };
-
-const defaultSleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 export class ReadApiClient implements ReadApi {
   private readonly base: string;
@@ -187,7 +202,7 @@ export class ReadApiClient implements ReadApi {
     try {
       parsed = new URL(options.baseUrl);
     } catch {
-      throw new Error('Read API base URL is not a valid URL; set READ_API_BASE_URL to e.g. https://api.example.com');
+      throw new Error(`Read API base URL is not a valid URL; set ${ENV.readApiBaseUrl} to e.g. https://api.example.com`);
     }
     if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') {
       throw new Error(`Read API base URL must use http or https, got ${parsed.protocol}`);
@@ -330,7 +345,7 @@ export class ReadApiClient implements ReadApi {
         await this.sleep(waitMs);
         continue;
       }
-      throw new ReadApiError(describeStatus(response.status, path, code, message), path, response.status, code);
+      throw readApiError(describeStatus(response.status, path, code, message), path, response.status, code);
     }
   }
 
@@ -378,21 +393,6 @@ export class ReadApiClient implements ReadApi {
   }
 }
 
-/**
- * The reasoning card behind a question: the results for `promptId`, the first probe whose
- * reasoning_card_id is not null, and that probe's card. Null when no result of the prompt has a card.
- */
-export async function findReasoningCard(
-  client: Pick<ReadApi, 'getResults' | 'getReasoning'>,
-  projectId: string,
-  promptId: string,
-): Promise<ReasoningCard | null> {
-  const probes = await client.getResults(projectId, promptId);
-  const withCard = probes.find((probe) => probe.reasoning_card_id !== null);
-  if (withCard === undefined) return null;
-  return client.getReasoning(projectId, withCard.id);
-}
-
 // ---------------------------------------------------------------------------------------------
 // Helpers
 // ---------------------------------------------------------------------------------------------
@@ -402,7 +402,7 @@ function seg(value: string): string {
 }
 
 function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
+  return isRecord(value);
 }
 
 function nonEmptyString(value: Json | undefined): string | undefined {

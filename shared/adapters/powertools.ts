@@ -4,9 +4,8 @@
  */
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics as PowertoolsMetrics, MetricUnit } from '@aws-lambda-powertools/metrics';
-import type { Log, LogFields, Metrics } from './observability';
-
-export const METRICS_NAMESPACE = 'VisibilitySlackBridge';
+import { DEFAULT_STAGE, METRIC_DIMENSIONS, METRICS_NAMESPACE } from '../contracts';
+import type { Log, LogFields, Metrics } from '../ports';
 
 export interface Observability {
   log: Log;
@@ -18,9 +17,13 @@ export interface Observability {
   resetKeys(): void;
 }
 
-export function createObservability(serviceName: string): Observability {
+/**
+ * Metrics carry the `service` dimension (Powertools adds it from the service name) and `stage`, so
+ * each deployment's alarms read only its own metrics.
+ */
+export function createObservability(serviceName: string, stage: string = DEFAULT_STAGE): Observability {
   const logger = new Logger({ serviceName });
-  const metrics = new PowertoolsMetrics({ namespace: METRICS_NAMESPACE, serviceName });
+  const metrics = new PowertoolsMetrics({ namespace: METRICS_NAMESPACE, serviceName, defaultDimensions: { [METRIC_DIMENSIONS.stage]: stage } });
   const appended = new Set<string>();
   return {
     log: {

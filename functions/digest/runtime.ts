@@ -1,0 +1,149 @@
+/**
+ * Composition root of the digest function: configuration read once at cold start, clients created
+ * once per container, secrets re-read through a cache so a rotated key or token takes effect
+ * without a redeploy.
+ */
+import type { SQSBatchResponse, SQSRecord } from 'aws-lambda';
+import { ConfigError, integer, optionalString, requiredString, stringMap, url, type Env } from '../../shared/config-env';
+import { DIGEST_DEFAULTS, ENV, type EnvName } from '../../shared/contracts';
+import { createDynamoClient, createSqsClient, readAwsEndpoints, type AwsEndpoints } from '../../shared/adapters/aws-clients';
+import { DynamoDigestStore, DIGEST_RETENTION_SECONDS } from '../../shared/adapters/dynamo-digest-store';
+import { SqsMessageVisibility } from '../../shared/adapters/sqs-message-visibility';
+import { createSecretsProvider, secretsManagerSecret } from '../../shared/adapters/secrets-manager';
+import { ReadApiClient } from '../../shared/adapters/read-api';
+import { createSlackPoster } from '../../shared/adapters/slack-poster';
+import { readSecretValue, staticSecret } from '../../shared/secrets';
+import { systemClock, type Clock, type Log, type Metrics, type SecretSource, type SlackPoster } from '../../shared/ports';
+import { handleSqsBatch } from '../../shared/digest/sqs-batch';
+import type { DigestDeps } from '../../shared/digest/process';
+
+export interface DigestConfig {
+  tableName: string;
+  queueUrl: string;
+  readApiBaseUrl: string;
+  readApiKey: { secretArn: string } | { value: string };
+  slackToken: { secretArn: string } | { value: string };
+  slackApiUrl: string | undefined;
+  defaultChannel: string;
+  projectChannels: Record<string, string>;
+  visibilityRange: string;
+  gapsPageSize: number;
+  secretsCacheSeconds: number;
+  leaseSeconds: number;
+  aws: AwsEndpoints;
+}
+
+function secretRef(env: Env, arnName: EnvName, valueName: EnvName): { secretArn: string } | { value: string } {
+  const secretArn = optionalString(env, arnName);
+  if (secretArn) return { secretArn };
+  const value = optionalString(env, valueName);
+  if (value) return { value };
+  throw new ConfigError(arnName, `is not set (or ${valueName} for local runs)`);
+}
+
+/**
+ * A posting lease must outlast one invocation (the stack sets 120 s for its 60 s timeout). The
+ * function can't read its own timeout, so only a floor is enforced; the local stack runs shorter.
+ */
+const MIN_DIGEST_LEASE_SECONDS = 10;
+
+function digestLeaseSeconds(env: Env): number {
+  const name = ENV.digestLeaseSeconds;
+  try {
+    return integer(env, name, DIGEST_DEFAULTS.leaseSeconds, MIN_DIGEST_LEASE_SECONDS, 3600);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    // Say why: a lease that ends while an invocation still runs lets a retry post the digest twice.
+    throw new ConfigError(
+      name,
+      `must be a whole number of seconds from ${MIN_DIGEST_LEASE_SECONDS} to 3600, longer than the digest function's timeout; got "${env[name]?.trim() ?? ''}"`,
+    );
+  }
+}
+
+export function readDigestConfig(env: Env): DigestConfig {
+  return {
+    tableName: requiredString(env, ENV.tableName),
+    queueUrl: requiredString(env, ENV.queueUrl),
+    readApiBaseUrl: url(env, ENV.readApiBaseUrl),
+    readApiKey: secretRef(env, ENV.readApiKeySecretArn, ENV.readApiKey),
+    slackToken: secretRef(env, ENV.slackBotTokenSecretArn, ENV.slackBotToken),
+    slackApiUrl: optionalString(env, ENV.slackApiUrl),
+    defaultChannel: requiredString(env, ENV.slackDefaultChannel),
+    projectChannels: stringMap(env, ENV.slackProjectChannels),
+    visibilityRange: optionalString(env, ENV.visibilityRange) ?? DIGEST_DEFAULTS.visibilityRange,
+    gapsPageSize: integer(env, ENV.gapsPageSize, DIGEST_DEFAULTS.gapsPageSize, 1, 1000),
+    secretsCacheSeconds: integer(env, ENV.secretsCacheSeconds, DIGEST_DEFAULTS.secretsCacheSeconds, 0, 3600),
+    leaseSeconds: digestLeaseSeconds(env),
+    aws: readAwsEndpoints(env),
+  };
+}
+
+/** Time kept back from the Lambda's remaining time so the function returns its batch response. */
+const DEADLINE_MARGIN_MS = 3000;
+
+export interface DigestRuntime {
+  handle(records: readonly SQSRecord[], remainingMs: number): Promise<SQSBatchResponse>;
+}
+
+/** SDK bounds for the digest's DynamoDB and SQS calls (its function timeout is 60 s). */
+const DIGEST_CLIENT_BOUNDS = { requestTimeoutMs: 3000, connectionTimeoutMs: 1000, maxAttempts: 3 } as const;
+
+type SecretRef = { secretArn: string } | { value: string };
+
+function secretSources(config: DigestConfig): { apiKey: SecretSource; slackToken: SecretSource } {
+  const provider = 'secretArn' in config.readApiKey || 'secretArn' in config.slackToken ? createSecretsProvider() : undefined;
+  const source = (ref: SecretRef): SecretSource =>
+    'secretArn' in ref && provider ? secretsManagerSecret(provider, ref.secretArn, config.secretsCacheSeconds) : staticSecret('value' in ref ? ref.value : '');
+  return { apiKey: source(config.readApiKey), slackToken: source(config.slackToken) };
+}
+
+/**
+ * The read-API client and Slack poster for the current secret values, rebuilt only when a value
+ * changes (rotation). Both read the invocation's deadline on every call.
+ */
+function clientsForSecrets(config: DigestConfig, deadline: () => number, clock: Clock) {
+  let readApi: { key: string; client: ReadApiClient } | undefined;
+  let slack: { token: string; poster: SlackPoster } | undefined;
+  const now = () => clock.now();
+  return (apiKey: string, token: string): { readApi: ReadApiClient; slack: SlackPoster } => {
+    if (readApi?.key !== apiKey) {
+      const client = new ReadApiClient({ baseUrl: config.readApiBaseUrl, apiKey, range: config.visibilityRange, gapsPageSize: config.gapsPageSize, deadline, now });
+      readApi = { key: apiKey, client };
+    }
+    if (slack?.token !== token) slack = { token, poster: createSlackPoster({ token, deadline, now, slackApiUrl: config.slackApiUrl }) };
+    return { readApi: readApi.client, slack: slack.poster };
+  };
+}
+
+export function createDigestRuntime(config: DigestConfig, observe: { log: Log; metrics: Metrics }, clock: Clock = systemClock): DigestRuntime {
+  const secrets = secretSources(config);
+  const store = new DynamoDigestStore(createDynamoClient({ ...DIGEST_CLIENT_BOUNDS, ...config.aws.dynamodb }), {
+    tableName: config.tableName,
+    leaseMs: config.leaseSeconds * 1000,
+    retentionSeconds: DIGEST_RETENTION_SECONDS,
+  });
+  const visibility = new SqsMessageVisibility(createSqsClient({ ...DIGEST_CLIENT_BOUNDS, ...config.aws.sqs }), config.queueUrl);
+  // The invocation's deadline; the clients read it on every call.
+  let deadlineMs = Number.POSITIVE_INFINITY;
+  const clients = clientsForSecrets(config, () => deadlineMs, clock);
+
+  const resolveDeps = async (): Promise<DigestDeps> => {
+    const [apiKey, token] = await Promise.all([readSecretValue(secrets.apiKey), readSecretValue(secrets.slackToken)]);
+    return {
+      ...clients(apiKey, token),
+      store,
+      channels: { defaultChannel: config.defaultChannel, byProject: config.projectChannels },
+      clock,
+      log: observe.log,
+      metrics: observe.metrics,
+    };
+  };
+
+  return {
+    handle(records, remainingMs) {
+      deadlineMs = clock.now() + remainingMs - DEADLINE_MARGIN_MS;
+      return handleSqsBatch(records, resolveDeps, visibility, observe.log);
+    },
+  };
+}

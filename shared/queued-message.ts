@@ -1,0 +1,65 @@
+/**
+ * The one parser of a queued message (the body ingest sends to SQS, docs/CONTRACTS.md): parsed once
+ * into what the digest acts on, or into why it never can be. The digest and `bridge dlq` share it.
+ */
+import {
+  isHandledEventType,
+  parseDraftReadyData,
+  parseRunCompletedData,
+  validateWebhookEvent,
+  type DraftReadyData,
+  type RunCompletedData,
+  type WebhookEvent,
+} from './events';
+import { isRecord } from './util';
+
+/** What could be read from a message, usable or not (for logs and `bridge dlq list`). */
+export interface QueuedMessageHints {
+  eventId: string | undefined;
+  type: string | undefined;
+  projectId: string | undefined;
+  /** When ingest accepted the delivery (body `received_at`), when it is a valid timestamp. */
+  receivedAt: string | undefined;
+}
+
+export type QueuedMessage =
+  | { kind: 'run_completed'; event: WebhookEvent; run: RunCompletedData; hints: QueuedMessageHints }
+  | { kind: 'draft_ready'; event: WebhookEvent; draft: DraftReadyData; hints: QueuedMessageHints }
+  | { kind: 'unusable'; reason: string; hints: QueuedMessageHints };
+
+export function parseQueuedMessage(body: string | undefined): QueuedMessage {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body ?? '');
+  } catch {
+    return { kind: 'unusable', reason: 'message body is not JSON', hints: hintsOf(undefined) };
+  }
+  const hints = hintsOf(parsed);
+  const validation = validateWebhookEvent(isRecord(parsed) ? parsed['event'] : undefined);
+  if (!validation.ok) return { kind: 'unusable', reason: `not a queued event: ${validation.reason}`, hints };
+  const event = validation.event;
+  if (!isHandledEventType(event.type)) return { kind: 'unusable', reason: `unhandled event type "${event.type}"`, hints };
+  if (event.type === 'run.completed') {
+    const run = parseRunCompletedData(event.data);
+    return run.ok ? { kind: 'run_completed', event, run: run.data, hints } : { kind: 'unusable', reason: run.reason, hints };
+  }
+  const draft = parseDraftReadyData(event.data);
+  return draft.ok ? { kind: 'draft_ready', event, draft: draft.data, hints } : { kind: 'unusable', reason: draft.reason, hints };
+}
+
+function hintsOf(body: unknown): QueuedMessageHints {
+  const envelope = isRecord(body) ? body : {};
+  const event = isRecord(envelope['event']) ? envelope['event'] : {};
+  const data = isRecord(event['data']) ? event['data'] : {};
+  const receivedAt = envelope['received_at'];
+  return {
+    eventId: nonEmpty(event['id']),
+    type: nonEmpty(event['type']),
+    projectId: nonEmpty(data['project_id']),
+    receivedAt: typeof receivedAt === 'string' && !Number.isNaN(Date.parse(receivedAt)) ? receivedAt : undefined,
+  };
+}
+
+function nonEmpty(value: unknown): string | undefined {
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
