@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ensureBridgeTable, startLocalDynamo, type LocalDynamo } from '../../local/dynamo';
 import { VisibilitySimulator } from '../../local/simulator/server';
-import { ReadApiClient } from '../../shared/read-api';
+import { ReadApiClient } from '../../shared/adapters/read-api';
 import { DynamoSubscriptionStore } from '../../shared/adapters/dynamo-subscription-store';
 import { ResponseUrlResponder } from '../../shared/adapters/slack-response-url';
 import { answerSlashCommand, parseDeferredSlackCommand, runDeferredCommand, type DeferredDeps } from '../../shared/slack-app/service';
