@@ -37,6 +37,7 @@ afterAll(async () => {
 });
 
 beforeEach(async () => {
+  failAfterNextPost = false; // a test that failed before its fault fired must not pass it on
   slackOf(stack).clearFaults();
   await stack.waitForIdle();
   slackOf(stack).reset();
