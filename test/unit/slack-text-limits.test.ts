@@ -5,7 +5,7 @@
  */
 import type { KnownBlock } from '@slack/web-api';
 import { describe, expect, it } from 'vitest';
-import { blocksTextLength, findBlockKitViolations, SLACK_LIMITS, truncateText, unbreakableUnits } from '../../shared/slack-text';
+import { assertWithinBlockKitLimits, blocksTextLength, findBlockKitViolations, SLACK_LIMITS, truncateText, unbreakableUnits } from '../../shared/slack-text';
 
 const plain = (text: string) => ({ type: 'plain_text' as const, text });
 const mrkdwn = (text: string) => ({ type: 'mrkdwn' as const, text });
@@ -42,6 +42,29 @@ describe('findBlockKitViolations at the limits', () => {
     expect(problemsOf([{ type: 'section', fields: [mrkdwn('ok'), mrkdwn(' ')] }])).toEqual(['blocks[0] (section).fields[1]: empty text']);
   });
 
+  it('accepts exactly the maximum of fields, context elements and total block text', () => {
+    const fields = Array.from({ length: SLACK_LIMITS.sectionFields }, (_, i) => plain(`f${i}`));
+    const elements = Array.from({ length: SLACK_LIMITS.contextElements }, (_, i) => mrkdwn(`e${i}`));
+    expect(problemsOf([{ type: 'section', fields }, { type: 'context', elements }])).toEqual([]);
+    const third = Math.floor(SLACK_LIMITS.messageTotalText / 4);
+    const texts = [third, third, third, SLACK_LIMITS.messageTotalText - 3 * third].map((n) => section('x'.repeat(n)));
+    expect(problemsOf(texts)).toEqual([]);
+    expect(problemsOf([...texts, section('y')])).toEqual([`message: ${SLACK_LIMITS.messageTotalText + 1} chars of block text > ${SLACK_LIMITS.messageTotalText}`]);
+  });
+
+  it('accepts plain_text as well as mrkdwn in section text and fields, and checks every context element', () => {
+    expect(problemsOf([{ type: 'section', text: plain('a'), fields: [plain('b'), mrkdwn('c')] }])).toEqual([]);
+    expect(problemsOf([{ type: 'section', text: mrkdwn('a<b') }])).toEqual(['blocks[0] (section).text: unescaped "<" at 1']);
+    expect(problemsOf([{ type: 'context', elements: [mrkdwn('fine'), mrkdwn('x & y')] }])).toEqual(['blocks[0] (context).elements[1]: unescaped "&" at 2']);
+    expect(problemsOf([{ type: 'context', elements: [{ type: 'image_text', text: 'z' }] }])).toEqual(['blocks[0] (context).elements[0]: text type "image_text" not allowed']);
+  });
+
+  it('lists every problem, one per line, when asked to assert the limits', () => {
+    expect(() => assertWithinBlockKitLimits({ text: ' ', blocks: [{ type: 'context', elements: [] }] })).toThrow(
+      'Slack message breaks Block Kit limits:\n- text: empty fallback text\n- blocks[0] (context): no elements',
+    );
+  });
+
   it('reports a section accessory and a context without elements', () => {
     expect(problemsOf([{ type: 'section', text: mrkdwn('a'), accessory: { type: 'image', image_url: 'https://x/y.png', alt_text: 'y' } }])).toEqual([
       'blocks[0] (section): accessories are not checked',
@@ -59,6 +82,7 @@ describe('blocksTextLength', () => {
       { type: 'divider' },
     ] as KnownBlock[];
     expect(blocksTextLength(blocks)).toBe(5 + 3 + 2 + 1 + 4);
+    expect(blocksTextLength([{ type: 'section', fields: [mrkdwn('123')] }])).toBe(3);
   });
 });
 
