@@ -54,6 +54,7 @@ describe('findBlockKitViolations at the limits', () => {
 
   it('accepts plain_text as well as mrkdwn in section text and fields, and checks every context element', () => {
     expect(problemsOf([{ type: 'section', text: plain('a'), fields: [plain('b'), mrkdwn('c')] }])).toEqual([]);
+    expect(problemsOf([{ type: 'context', elements: [plain('p'), mrkdwn('m')] }])).toEqual([]);
     expect(problemsOf([{ type: 'section', text: mrkdwn('a<b') }])).toEqual(['blocks[0] (section).text: unescaped "<" at 1']);
     expect(problemsOf([{ type: 'context', elements: [mrkdwn('fine'), mrkdwn('x & y')] }])).toEqual(['blocks[0] (context).elements[1]: unescaped "&" at 2']);
     expect(problemsOf([{ type: 'context', elements: [{ type: 'image_text', text: 'z' }] }])).toEqual(['blocks[0] (context).elements[0]: text type "image_text" not allowed']);
