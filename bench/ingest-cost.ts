@@ -16,14 +16,15 @@ import { signPayload } from '../shared/signature';
 import { ensureBridgeTable, startLocalDynamo } from '../local/dynamo';
 import { SqsServer } from '../local/sqs-server';
 import { deliveryBody, httpApiEvent } from '../test/support/deliveries';
-import { log, median, percentile, quietObservability, round, runConcurrent, useLocalAwsCredentials, type ResultRow } from './lib';
+import { log, median, percentile, quietObservability, round, runConcurrent, scaled, useLocalAwsCredentials, type ResultRow } from './lib';
 
 const SECRET = 'whsec_bench_ingest';
 const TABLE = 'bench-ingest';
-const WARMUP = 40;
-const SEQUENTIAL = 300;
-const CONCURRENT = 500;
-const PEER_SAMPLES = 100;
+const WARMUP = scaled(40, 2);
+/** Odd counts, so each median is one delivery's figure. */
+const SEQUENTIAL = scaled(301, 3);
+const CONCURRENT = scaled(501, 11);
+const PEER_SAMPLES = scaled(101, 3);
 const CONCURRENCY = 10;
 
 function signedEvent(index: number): APIGatewayProxyEventV2 {

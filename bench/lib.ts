@@ -2,6 +2,7 @@
  * Shared helpers of the benchmarks: statistics, machine description, result rows and the local
  * environment the handlers are configured with. Benchmarks only; tests never time anything.
  */
+import { execFileSync } from 'node:child_process';
 import { cpus, totalmem } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import type { Observability } from '../shared/adapters/powertools';
@@ -21,8 +22,12 @@ export interface ResultRow {
   pass?: boolean;
 }
 
+/** The middle value of an odd count, the mean of the two middle values of an even one; NaN when empty. */
 export function median(values: readonly number[]): number {
-  return percentile(values, 50);
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  const upper = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[upper]! : (sorted[upper - 1]! + sorted[upper]!) / 2;
 }
 
 /** Nearest-rank percentile (p in 0..100) of the values; NaN when there are none. */
@@ -31,6 +36,26 @@ export function percentile(values: readonly number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
   const rank = Math.ceil((p / 100) * sorted.length);
   return sorted[Math.min(sorted.length - 1, Math.max(0, rank - 1))]!;
+}
+
+/** The commit the benchmarks measured, and whether the work tree had changes on top of it. */
+export function measuredCommit(): { commit: string; dirty: boolean } {
+  const git = (args: string[]): string => execFileSync('git', args, { cwd: PROJECT_ROOT, encoding: 'utf8' }).trim();
+  try {
+    return { commit: git(['rev-parse', 'HEAD']), dirty: git(['status', '--porcelain', '--untracked-files=no']) !== '' };
+  } catch {
+    return { commit: 'unknown (not a git work tree)', dirty: false };
+  }
+}
+
+/**
+ * An iteration count scaled by BENCH_SCALE (default 1), never below `min`: `BENCH_SCALE=0.01 npm run
+ * bench` checks that every benchmark runs, in seconds; its figures mean nothing.
+ */
+export function scaled(count: number, min: number): number {
+  const raw = Number(process.env['BENCH_SCALE'] ?? '1');
+  const scale = Number.isFinite(raw) && raw > 0 ? raw : 1;
+  return Math.max(min, Math.round(count * scale));
 }
 
 export function round(value: number, digits = 2): number {

@@ -13,7 +13,7 @@ import { runVerifyCost } from './verify-cost';
 import { runIngestCost } from './ingest-cost';
 import { runDigestCriticalPath } from './digest-critical-path';
 import { runColdStart } from './cold-start';
-import { PROJECT_ROOT, log, machineInfo, round, type ResultRow } from './lib';
+import { PROJECT_ROOT, log, machineInfo, measuredCommit, round, type ResultRow } from './lib';
 
 type BenchResult = { rows: ResultRow[]; details: Record<string, unknown> };
 
@@ -75,6 +75,10 @@ async function main(): Promise<number> {
 
   const output = {
     command: wanted.length === 0 ? 'npm run bench' : `npm run bench -- ${wanted.join(' ')}`,
+    // The code measured: docs/PERFORMANCE.md quotes a run of this commit (dirty = uncommitted changes).
+    ...measuredCommit(),
+    // Anything but 1 is a smoke run (see scaled() in bench/lib.ts): its figures are not to be quoted.
+    benchScale: Number(process.env['BENCH_SCALE'] ?? '1'),
     machine,
     loadAverage: { start: loadStart, end: loadEnd },
     durationS,

@@ -37,6 +37,7 @@ afterAll(async () => {
 });
 
 beforeEach(async () => {
+  breakQueueForNextAttempt = false; // a test that failed before its fault fired must not pass it on
   await stack.waitForIdle();
   slackOf(stack).reset();
 });

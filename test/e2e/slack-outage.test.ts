@@ -4,7 +4,7 @@
  * message move task back to the source queue, as `bridge dlq replay` does) posts each digest once.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ListMessageMoveTasksCommand, StartMessageMoveTaskCommand } from '@aws-sdk/client-sqs';
+import { ListMessageMoveTasksCommand, PurgeQueueCommand, StartMessageMoveTaskCommand } from '@aws-sdk/client-sqs';
 import type { LocalStack } from '../../local/stack';
 import type { FaultKind } from '../../local/slack-server';
 import { simulatorOf, slackOf, startTestStack, threadsFor, topLevelMessages, waitUntil } from './helpers';
@@ -37,9 +37,12 @@ afterAll(async () => {
 });
 
 beforeEach(async () => {
+  failAfterNextPost = false; // a test that failed before its fault fired must not pass it on
   slackOf(stack).clearFaults();
   await stack.waitForIdle();
   slackOf(stack).reset();
+  // A replay moves the whole DLQ: each test starts with it empty, whatever ran before.
+  await stack.sqs.client.send(new PurgeQueueCommand({ QueueUrl: stack.sqs.dlqUrl }));
 });
 
 async function runsInto(kind: FaultKind, projectIds: string[]): Promise<string[]> {
@@ -72,18 +75,19 @@ async function replayDlq(): Promise<void> {
 }
 
 describe('Slack outage', () => {
-  const failedEvents: string[] = [];
-
   it('retries on Slack 5xx, then leaves the message in the DLQ after maxReceiveCount', async () => {
-    failedEvents.push(...(await runsInto('server_error', [stack.projectIds[0]!, stack.projectIds[1]!])));
+    expect(await runsInto('server_error', [stack.projectIds[0]!, stack.projectIds[1]!])).toHaveLength(2);
   });
 
   it('retries on Slack rate limiting, then leaves the message in the DLQ after maxReceiveCount', async () => {
-    failedEvents.push(...(await runsInto('ratelimited', [stack.projectIds[2]!])));
+    expect(await runsInto('ratelimited', [stack.projectIds[2]!])).toHaveLength(1);
   });
 
   it('posts each digest exactly once when the DLQ is replayed after Slack recovers', async () => {
-    expect(failedEvents).toHaveLength(3);
+    const failedEvents = await runsInto('server_error', [stack.projectIds[0]!]);
+    slackOf(stack).clearFaults();
+    failedEvents.push(...(await runsInto('ratelimited', [stack.projectIds[2]!])));
+    slackOf(stack).reset(); // Slack recovers
     await replayDlq();
 
     const depths = await stack.depths();

@@ -135,10 +135,16 @@ describe('read routes', () => {
     expect(card.reasons[0]).toEqual({ impact: anyString, category: anyString, detail: anyString });
     expect(sim.requests().at(-1)!.path).toBe(`/v1/projects/${projectId}/results/${withCard.id}/reasoning`);
 
-    const without = probes.find((p) => p.reasoning_card_id === null);
-    if (without !== undefined) {
-      expect(await catchError(client().api.getReasoning(projectId, without.id))).toMatchObject({ status: 404, code: 'no_reasoning_card' });
-    }
+  });
+
+  it('answers 404 no_reasoning_card for a result without a card', async () => {
+    // Any result of the seeded project without a card; the seed must have one, or this case is untested.
+    const without = sim.data
+      .gaps(projectId)!
+      .gaps.flatMap((g) => sim.data.results(projectId, g.prompt_id)!)
+      .find((p) => p.reasoning_card_id === null);
+    expect(without, 'the seeded data has a result without a reasoning card').toBeDefined();
+    expect(await catchError(client().api.getReasoning(projectId, without!.id))).toMatchObject({ status: 404, code: 'no_reasoning_card' });
   });
 
   it('URL-encodes path segments', async () => {

@@ -1,0 +1,129 @@
+/**
+ * The posting claim's mutual exclusion: while one invocation holds a live lease on an event, no other
+ * may take it over. Checked at the store (DynamoDigestStore on dynalite, fixed clock) and where it
+ * matters: two invocations of one event with Slack's history look-up refused, where nothing else
+ * stops a second top-level post.
+ */
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { DynamoDigestStore } from '../../shared/adapters/dynamo-digest-store';
+import { processBatch, type DigestDeps, type RecordOutcome } from '../../shared/digest/process';
+import { RecordingObserver } from '../../shared/observability';
+import { ReadApiClient } from '../../shared/read-api';
+import { createSlackPoster } from '../../shared/slack-poster';
+import type { QueuedEvent, WebhookEvent } from '../../shared/events';
+import { startDigestPeers, type DigestPeers } from '../support/digest-peers';
+import { waitUntil } from '../e2e/helpers';
+
+const TABLE = 'bridge-claims';
+const TOKEN = 'xoxb-claims';
+const LEASE_MS = 120_000;
+/** A fixed instant: the lease arithmetic below must not depend on the wall clock. */
+const T0 = Date.UTC(2026, 10, 20, 12, 0, 0);
+
+let peers: DigestPeers;
+
+beforeAll(async () => {
+  peers = await startDigestPeers({ tableName: TABLE, queueName: 'claims', visibilityTimeoutSeconds: 30, slackToken: TOKEN });
+});
+
+afterAll(() => peers.close());
+
+beforeEach(() => peers.reset());
+
+function store(): DynamoDigestStore {
+  return new DynamoDigestStore(peers.dynamo.client, { tableName: TABLE, leaseMs: LEASE_MS, retentionSeconds: 86400 });
+}
+
+describe('DynamoDigestStore.claim', () => {
+  it('answers busy, with the rest of the lease as the wait, while another holder\'s lease is live', async () => {
+    const eventId = randomUUID();
+    const first = await store().claim(eventId, T0);
+    expect(first).toMatchObject({ status: 'claimed', attempt: 1 });
+    expect(await store().claim(eventId, T0 + 1_000)).toEqual({ status: 'busy', retryAfterSeconds: 119 });
+    expect(await store().claim(eventId, T0 + LEASE_MS)).toEqual({ status: 'busy', retryAfterSeconds: 1 });
+  });
+
+  it('lets a new holder take over once the lease has ended, keeping the recorded progress', async () => {
+    const eventId = randomUUID();
+    const first = await store().claim(eventId, T0);
+    if (first.status !== 'claimed') throw new Error(`expected a claim, got ${first.status}`);
+    await store().recordProgress(eventId, first.token, { channel: 'C1', mainTs: '1.000100', repliesPosted: 2 });
+    const second = await store().claim(eventId, T0 + LEASE_MS + 1);
+    expect(second).toMatchObject({ status: 'claimed', attempt: 2, firstClaimedMs: T0, progress: { channel: 'C1', mainTs: '1.000100', repliesPosted: 2 } });
+    if (second.status !== 'claimed') return;
+    expect(second.token).not.toBe(first.token);
+    // The overtaken holder can no longer write.
+    await expect(store().recordProgress(eventId, first.token, { repliesPosted: 3 })).rejects.toThrow();
+  });
+
+  it('lets a new holder in at once after a release, and answers done after finish', async () => {
+    const eventId = randomUUID();
+    const first = await store().claim(eventId, T0);
+    if (first.status !== 'claimed') throw new Error(`expected a claim, got ${first.status}`);
+    await store().release(eventId, first.token);
+    const second = await store().claim(eventId, T0 + 1_000);
+    if (second.status !== 'claimed') throw new Error(`expected a claim after release, got ${second.status}`);
+    await store().finish(eventId, second.token, 'posted');
+    expect(await store().claim(eventId, T0 + 2 * LEASE_MS)).toEqual({ status: 'done', outcome: 'posted' });
+  });
+});
+
+describe('two invocations of one event, with the Slack history look-up refused', () => {
+  function deps(observer: RecordingObserver): DigestDeps {
+    return {
+      readApi: new ReadApiClient({ baseUrl: peers.sim.url, apiKey: peers.sim.apiKey, sleep: () => Promise.resolve() }),
+      slack: createSlackPoster({ token: TOKEN, slackApiUrl: peers.slack.apiUrl, sleep: () => Promise.resolve(), maxAttempts: 1, requestTimeoutMs: 30_000 }),
+      store: store(),
+      channels: { defaultChannel: '#digests', byProject: {} },
+      clock: { now: () => Date.now() },
+      log: observer,
+      metrics: observer,
+    };
+  }
+
+  function recordOf(event: WebhookEvent): { messageId: string; body: string } {
+    const queued: QueuedEvent = { event, received_at: event.created_at };
+    return { messageId: randomUUID(), body: JSON.stringify(queued) };
+  }
+
+  function runEvent(): WebhookEvent {
+    const projectId = peers.sim.projectIds()[0]!;
+    const run = peers.sim.advanceRun(projectId);
+    return { id: randomUUID(), type: 'run.completed', created_at: new Date().toISOString(), data: { project_id: projectId, run_id: run.runId, status: 'completed', answers: run.answers } };
+  }
+
+  function topLevelFor(eventId: string) {
+    return peers.slack.messages().filter((m) => !m.thread_ts && JSON.stringify(m.metadata).includes(eventId));
+  }
+
+  it('posts once: the second invocation finds the claim busy and is retried after the lease', async () => {
+    const event = runEvent();
+    // Without channels:history the reconciliation cannot see an earlier post: only the claim prevents a second one.
+    peers.slack.injectFault({ method: 'conversations.history', kind: 'slack_error', error: 'missing_scope' });
+    // The first invocation's top-level post is held, so the second arrives while the first holds the claim.
+    peers.slack.injectFault({ method: 'chat.postMessage', kind: 'delay', latencyMs: 3_000, times: 1 });
+    const first = processBatch([recordOf(event)], deps(new RecordingObserver()));
+    await waitUntil('the first invocation to post', () => peers.slack.calls('chat.postMessage').length > 0);
+
+    const observer = new RecordingObserver();
+    const [second] = await processBatch([recordOf(event)], deps(observer));
+    const [firstOutcome] = await first;
+
+    expect(firstOutcome).toMatchObject({ ok: true, result: 'posted' });
+    // Busy is a failure to retry (not a success to delete): the holder may yet fail and need it.
+    expect(second).toMatchObject<Partial<RecordOutcome>>({ ok: false });
+    expect(second?.ok === false && second.retryAfterSeconds).toBeGreaterThan(60);
+    expect(observer.countOf('EventDuplicate')).toBe(0);
+    expect(topLevelFor(event.id)).toHaveLength(1);
+  });
+
+  it('posts once when the two invocations start together', async () => {
+    const event = runEvent();
+    peers.slack.injectFault({ method: 'conversations.history', kind: 'slack_error', error: 'missing_scope' });
+    const outcomes = (await Promise.all([processBatch([recordOf(event)], deps(new RecordingObserver())), processBatch([recordOf(event)], deps(new RecordingObserver()))])).flat();
+
+    expect(topLevelFor(event.id)).toHaveLength(1);
+    expect(outcomes.filter((o) => o.ok && o.result === 'posted')).toHaveLength(1);
+  });
+});
