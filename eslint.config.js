@@ -3,7 +3,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'cdk.out/', 'coverage/', 'bench/.build/', '.local-data/', 'cli/bridge.mjs'] },
+  { ignores: ['node_modules/', 'cdk.out/', 'coverage/', 'bench/.build/', '.local-data/', 'cli/bridge.mjs', '.stryker-tmp/', 'reports/', '.local/'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
