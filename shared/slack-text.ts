@@ -70,7 +70,7 @@ export function escapeSlackText(s: string): string {
 const INVISIBLE_OR_BIDI = /[\u200B-\u200F\u2060\uFEFF\u202A-\u202E\u2066-\u2069]/g;
 
 /** Characters that render as nothing visible on their own (beyond whitespace): Hangul fillers, braille blank. */
-const BLANK_LOOKING = /[\s\u115F\u1160\u3164\uFFA0\u2800\u00AD\u034F\u180E]/g;
+const BLANK_LOOKING = /[\s\u115F\u1160\u3164\uFFA0\u2800\u00AD\u180E]|\u034F/g;
 
 /** Removes zero-width and direction-changing characters (see `INVISIBLE_OR_BIDI`). */
 export function stripInvisible(s: string): string {
@@ -267,12 +267,15 @@ export function findBlockKitViolations(message: CheckableMessage): string[] {
         if (block.elements.length > SLACK_LIMITS.contextElements) {
           problems.push(`${where}: ${block.elements.length} elements > ${SLACK_LIMITS.contextElements}`);
         }
-        block.elements.forEach((element, j) => checkText(`${where}.elements[${j}]`, element, SLACK_LIMITS.textObject, ['plain_text', 'mrkdwn']));
+        block.elements.forEach((element, j) =>
+          checkText(`${where}.elements[${j}]`, element, SLACK_LIMITS.textObject, ['plain_text', 'mrkdwn']),
+        );
         break;
       case 'divider':
         break;
       case 'actions':
-        if (block.elements.length === 0 || block.elements.length > SLACK_LIMITS.actionsElements) problems.push(`${where}: ${block.elements.length} elements`);
+        if (block.elements.length === 0 || block.elements.length > SLACK_LIMITS.actionsElements)
+          problems.push(`${where}: ${block.elements.length} elements`);
         block.elements.forEach((element, j) => problems.push(...buttonViolations(`${where}.elements[${j}]`, element)));
         break;
       default:
@@ -294,9 +297,11 @@ function buttonViolations(where: string, element: unknown): string[] {
     problems.push(`${where}: button text must be plain_text of 1..${SLACK_LIMITS.buttonText} chars`);
   }
   const url = record['url'];
-  if (typeof url !== 'string' || !url.startsWith('https://') || url.length > SLACK_LIMITS.buttonUrl) problems.push(`${where}: button url must be https and ≤ ${SLACK_LIMITS.buttonUrl} chars`);
+  if (typeof url !== 'string' || !url.startsWith('https://') || url.length > SLACK_LIMITS.buttonUrl)
+    problems.push(`${where}: button url must be https and ≤ ${SLACK_LIMITS.buttonUrl} chars`);
   const actionId = record['action_id'];
-  if (actionId !== undefined && (typeof actionId !== 'string' || actionId.length === 0 || actionId.length > SLACK_LIMITS.actionId)) problems.push(`${where}: bad action_id`);
+  if (actionId !== undefined && (typeof actionId !== 'string' || actionId.length === 0 || actionId.length > SLACK_LIMITS.actionId))
+    problems.push(`${where}: bad action_id`);
   return problems;
 }
 

@@ -36,16 +36,25 @@ export function assertDashboardUrlTemplate(template: string): void {
   if (problem !== null) throw new Error(problem);
 }
 
-/** The template filled in, or null when there is no (valid) template or it needs a value not given. */
+/**
+ * The template filled in, or null when there is no (valid) template. A placeholder without a value cuts
+ * the URL before its path segment or query parameter (a project link from a template that also names
+ * {prompt_id} opens the project's page); null when that would leave only the host.
+ */
 export function fillUrlTemplate(template: string | undefined, values: UrlValues): string | null {
   if (template === undefined || dashboardUrlTemplateProblem(template) !== null) return null;
-  let missing = false;
-  const url = template.replace(/\{([a-z_]+)\}/g, (_, name: UrlPlaceholder) => {
-    const value = values[name];
-    if (value === undefined || value.length === 0) missing = true;
-    return encodeURIComponent(value ?? '');
-  });
-  return missing ? null : url;
+  const missing = /\{([a-z_]+)\}/g;
+  let usable = template;
+  for (const match of template.matchAll(missing)) {
+    const value = values[match[1] as UrlPlaceholder];
+    if (value !== undefined && value.length > 0) continue;
+    const before = template.slice(0, match.index);
+    usable = before.slice(0, Math.max(before.lastIndexOf('/'), before.lastIndexOf('?'), before.lastIndexOf('&')));
+    break;
+  }
+  if (new URL(usable.replace(missing, 'x')).pathname === '/' && usable !== template && !/[/?]/.test(usable.slice(8).replace(/^[^/?]*/, '')))
+    return null;
+  return usable.replace(missing, (_, name: UrlPlaceholder) => encodeURIComponent(values[name] ?? ''));
 }
 
 /** A mrkdwn link to `url` showing `label` (already escaped text), or just the label without a URL. */

@@ -9,7 +9,25 @@ export type MetricDirection = 'higher-is-better' | 'lower-is-better';
 export type MetricDirections = Readonly<Record<string, MetricDirection>>;
 
 /** Label words that mean lower is better (matched as whole words, case-insensitive). */
-export const LOWER_IS_BETTER_WORDS: readonly string[] = ['position', 'rank', 'ranking', 'gap', 'gaps', 'alert', 'alerts', 'error', 'errors', 'issue', 'issues', 'problem', 'problems', 'loss', 'losses', 'lost', 'missing'];
+export const LOWER_IS_BETTER_WORDS: readonly string[] = [
+  'position',
+  'rank',
+  'ranking',
+  'gap',
+  'gaps',
+  'alert',
+  'alerts',
+  'error',
+  'errors',
+  'issue',
+  'issues',
+  'problem',
+  'problems',
+  'loss',
+  'losses',
+  'lost',
+  'missing',
+];
 
 const LOWER_IS_BETTER = new RegExp(`(^|[^a-z])(${LOWER_IS_BETTER_WORDS.join('|')})([^a-z]|$)`, 'i');
 

@@ -23,4 +23,3 @@ export function parseNumericValue(value: Scalar): number | null {
   const parsed = Number(text.replace(/,/g, '').replace('\u2212', '-'));
   return Number.isFinite(parsed) ? parsed : null;
 }
-

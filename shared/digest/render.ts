@@ -60,22 +60,36 @@ function mainParts(model: DigestModel): MainParts {
 }
 
 function changedGapsOverflow(model: DigestModel): string[] {
-  const changed = [...model.diff.newGaps.map((g) => gapLine(model, g, '• _New:_ ')), ...model.diff.worseningGaps.map((g) => gapLine(model, g, '• _Worse:_ '))];
+  const changed = [
+    ...model.diff.newGaps.map((g) => gapLine(model, g, '• _New:_ ')),
+    ...model.diff.worseningGaps.map((g) => gapLine(model, g, '• _Worse:_ ')),
+  ];
   return changed.length > 3 ? changed : [];
 }
 
 function threadReplies(model: DigestModel, overflow: MainParts['overflow']): BlockKitMessage[] {
   const name = model.name;
-  const gone = [...model.diff.resolvedGaps.map((g) => ({ g, tag: 'Resolved' })), ...model.diff.leftTopGaps.map((g) => ({ g, tag: 'Left the top list' }))];
+  const gone = [
+    ...model.diff.resolvedGaps.map((g) => ({ g, tag: 'Resolved' })),
+    ...model.diff.leftTopGaps.map((g) => ({ g, tag: 'Left the top list' })),
+  ];
   const goneLines = gone.map(({ g, tag }) => gapLine(model, { ...g, platforms_losing: [], top_competitor: '', extra: [] }, `• _${tag}:_ `));
   const captions = captionLines(model);
   return [
     ...repliesFor(changedGapsOverflow(model), (a, b) => `*Changed gaps* (${a}–${b})`, `Changed gaps of ${name}`),
     ...repliesFor(goneLines, (a, b) => `*No longer in the list* (${a}–${b})`, `Gaps gone from the list of ${name}`),
-    ...repliesFor(overflow.gaps, (a, b) => `*More gaps* (${a + model.gaps.length - overflow.gaps.length}–${b + model.gaps.length - overflow.gaps.length})`, `More gaps of ${name}`),
+    ...repliesFor(
+      overflow.gaps,
+      (a, b) => `*More gaps* (${a + model.gaps.length - overflow.gaps.length}–${b + model.gaps.length - overflow.gaps.length})`,
+      `More gaps of ${name}`,
+    ),
     ...repliesFor(overflow.alerts, (a, b) => `*More alerts* (${a}–${b}, most severe first)`, `More alerts of ${name}`),
     ...repliesFor(overflow.engines, (a, b) => `*More AI engines* (${a}–${b})`, `More engines of ${name}`),
-    ...repliesFor(overflow.metrics.map((f) => f.replace(/\n/g, ' · ')), (a, b) => `*More metrics* (${a}–${b})`, `More metrics of ${name}`),
+    ...repliesFor(
+      overflow.metrics.map((f) => f.replace(/\n/g, ' · ')),
+      (a, b) => `*More metrics* (${a}–${b})`,
+      `More metrics of ${name}`,
+    ),
     ...repliesFor(captions, () => '*About these figures*', `About the figures of ${name}`),
     ...reasoningReplies(model, count(model.input.options?.reasoningGaps, DEFAULT_REASONING_GAPS)),
   ];

@@ -13,7 +13,9 @@ const TEXT_FIELDS = ['message', 'text', 'title', 'description', 'summary'];
 
 function fieldIndex(row: GenericRow, names: readonly string[]): number {
   for (const name of names) {
-    const i = row.findIndex(([field, value]) => field.trim().toLowerCase() === name && typeof value === 'string' && value.trim().length > 0);
+    const i = row.findIndex(
+      ([field, value]) => field.trim().toLowerCase() === name && typeof value === 'string' && value.trim().length > 0,
+    );
     if (i >= 0) return i;
   }
   return -1;

@@ -190,7 +190,12 @@ export function historyOf(previous: ProjectSnapshot | null): SnapshotPoint[] {
  * Builds the snapshot to store after a digest of `run`. Pure; bounded in size (see module doc).
  * Pass the `previous` snapshot to carry the history on (without it the history starts again here).
  */
-export function buildSnapshot(run: SnapshotRun, overview: VisibilityOverview, gaps: readonly Gap[], previous: ProjectSnapshot | null = null): ProjectSnapshot {
+export function buildSnapshot(
+  run: SnapshotRun,
+  overview: VisibilityOverview,
+  gaps: readonly Gap[],
+  previous: ProjectSnapshot | null = null,
+): ProjectSnapshot {
   const point: SnapshotPoint = { createdAt: run.createdAt, runId: run.runId, metrics: numericMetrics(overview, SNAPSHOT_HISTORY_METRICS) };
   const earlier = historyOf(previous).filter((p) => p.runId !== run.runId);
   return {
@@ -267,7 +272,8 @@ function gapChanges(previous: ProjectSnapshot, gaps: readonly Gap[]): { newGaps:
     seen.add(gap.prompt_id);
     const then = before.get(gap.prompt_id);
     if (then === undefined) newGaps.push(gap);
-    else if (gapTrend(gap) === 'worse' || gap.platforms_losing.length > (then.platforms_losing?.length ?? Number.POSITIVE_INFINITY)) worseningGaps.push(gap);
+    else if (gapTrend(gap) === 'worse' || gap.platforms_losing.length > (then.platforms_losing?.length ?? Number.POSITIVE_INFINITY))
+      worseningGaps.push(gap);
   }
   return { newGaps, worseningGaps };
 }

@@ -42,7 +42,9 @@ export function header(text: string): HeaderBlock {
 export function linkButton(text: string, url: string, actionId: string): ActionsBlock {
   return {
     type: 'actions',
-    elements: [{ type: 'button', text: { type: 'plain_text', text: truncateText(text, SLACK_LIMITS.buttonText) }, url, action_id: actionId }],
+    elements: [
+      { type: 'button', text: { type: 'plain_text', text: truncateText(text, SLACK_LIMITS.buttonText) }, url, action_id: actionId },
+    ],
   };
 }
 
@@ -83,12 +85,15 @@ export function packLines(lines: readonly string[], options: ListOptions): { blo
 export function repliesFor(lines: readonly string[], head: (from: number, to: number) => string, fallback: string): BlockKitMessage[] {
   const replies: BlockKitMessage[] = [];
   const budget = { maxBlocks: SLACK_LIMITS.blocksPerMessage - 1, maxChars: MESSAGE_TEXT_BUDGET - 200 };
-  for (let next = 0; next < lines.length; ) {
+  for (let next = 0; next < lines.length;) {
     const packed = packLines(lines.slice(next), budget);
     const count = Math.max(1, packed.included);
     const title = head(next + 1, next + count);
     const blocks = packed.included > 0 ? packed.blocks : packLines([truncateText(lines[next] ?? '', 2_900)], budget).blocks;
-    replies.push({ text: truncateText(`${fallback} — ${title.replace(/\*/g, '')}`, SLACK_LIMITS.fallbackText), blocks: [section(title), ...blocks] });
+    replies.push({
+      text: truncateText(`${fallback} — ${title.replace(/\*/g, '')}`, SLACK_LIMITS.fallbackText),
+      blocks: [section(title), ...blocks],
+    });
     next += count;
   }
   return replies;

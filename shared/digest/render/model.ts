@@ -110,7 +110,14 @@ export function movedMetrics(model: DigestModel): { label: string; delta: number
  */
 export function isQuietRun(model: DigestModel): boolean {
   const { diff } = model;
-  return !diff.firstDigest && movedMetrics(model).length === 0 && diff.newGaps.length === 0 && diff.worseningGaps.length === 0 && diff.resolvedGaps.length === 0 && model.emptyReason === null;
+  return (
+    !diff.firstDigest &&
+    movedMetrics(model).length === 0 &&
+    diff.newGaps.length === 0 &&
+    diff.worseningGaps.length === 0 &&
+    diff.resolvedGaps.length === 0 &&
+    model.emptyReason === null
+  );
 }
 
 /** "220" or, for a list that filled its page, "50+". */

@@ -11,7 +11,10 @@ function goneLine(model: DigestModel): string | null {
   const { resolvedGaps, leftTopGaps } = model.diff;
   const parts: string[] = [];
   if (resolvedGaps.length > 0) parts.push(`${formatNumber(resolvedGaps.length)} resolved`);
-  if (leftTopGaps.length > 0) parts.push(`${formatNumber(leftTopGaps.length)} left the top ${formatNumber(model.input.pageSize ?? model.gaps.length)} (still open or unknown, not resolved)`);
+  if (leftTopGaps.length > 0)
+    parts.push(
+      `${formatNumber(leftTopGaps.length)} left the top ${formatNumber(model.input.pageSize ?? model.gaps.length)} (still open or unknown, not resolved)`,
+    );
   return parts.length > 0 ? `${parts.join(' · ')} — list in the thread` : null;
 }
 
@@ -25,5 +28,9 @@ export function changesSection(model: DigestModel): SectionBlock[] {
   if (gone !== null) lines.push(gone);
   if (lines.length === 0) lines.push('No new, worsening or resolved gaps.');
   const newHead = model.input.previous?.gapsTruncated === true ? 'new in the top list' : 'new';
-  return [section(`*What changed* (${formatNumber(diff.newGaps.length)} ${newHead} · ${formatNumber(diff.worseningGaps.length)} worse)\n${lines.join('\n')}`)];
+  return [
+    section(
+      `*What changed* (${formatNumber(diff.newGaps.length)} ${newHead} · ${formatNumber(diff.worseningGaps.length)} worse)\n${lines.join('\n')}`,
+    ),
+  ];
 }

@@ -19,7 +19,8 @@ export interface DraftReadyInput {
 /** A value of a type the spec does not fix (draft version): scalars as usual, objects as short JSON. */
 function formatUnknown(value: unknown): string {
   if (value === undefined) return '—';
-  if (value === null || typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') return formatScalar(value, LEN.version);
+  if (value === null || typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean')
+    return formatScalar(value, LEN.version);
   if (typeof value === 'bigint') return value.toString();
   try {
     const json = JSON.stringify(value);

@@ -32,7 +32,9 @@ export function enginesText(engines: readonly string[]): string {
 export function gapLine(model: DigestModel, gap: Gap, prefix: string): string {
   const engines = enginesText(gap.platforms_losing);
   const competitor = inline(gap.top_competitor, LEN.competitor);
-  const losing = [engines.length > 0 ? `on ${engines}` : '', competitor.length > 0 ? `to ${competitor}` : ''].filter((p) => p.length > 0).join(' ');
+  const losing = [engines.length > 0 ? `on ${engines}` : '', competitor.length > 0 ? `to ${competitor}` : '']
+    .filter((p) => p.length > 0)
+    .join(' ');
   const trend = gapTrend(gap);
   return `${prefix}${gapTitle(model, gap)}${losing.length > 0 ? ` — losing ${losing}` : ''}${trend !== null ? ` · ${TREND_MARKS[trend]}` : ''}`;
 }

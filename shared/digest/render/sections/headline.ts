@@ -10,8 +10,13 @@ export type StatusMark = '🔴' | '🟡' | '🟢' | '⚪';
 export function statusMark(model: DigestModel): StatusMark {
   if (model.emptyReason !== null) return '⚪';
   const moved = movedMetrics(model);
-  const engineWorse = [...model.diff.engineDeltas].filter(([, d]) => changeTone('visibility', d) === 'worse' && Math.abs(d) > model.threshold).length;
-  const bad = moved.filter((m) => m.tone === 'worse').length + engineWorse + (model.diff.newGaps.length + model.diff.worseningGaps.length > 0 ? 1 : 0);
+  const engineWorse = [...model.diff.engineDeltas].filter(
+    ([, d]) => changeTone('visibility', d) === 'worse' && Math.abs(d) > model.threshold,
+  ).length;
+  const bad =
+    moved.filter((m) => m.tone === 'worse').length +
+    engineWorse +
+    (model.diff.newGaps.length + model.diff.worseningGaps.length > 0 ? 1 : 0);
   const good = moved.filter((m) => m.tone === 'better').length + (model.diff.resolvedGaps.length > 0 ? 1 : 0);
   if (model.alerts.some((a) => a.severity === 'critical' || a.severity === 'error') || bad > good) return '🔴';
   if (bad > 0 || model.alerts.some((a) => a.severity === 'warning')) return '🟡';
@@ -29,7 +34,10 @@ export function biggestChanges(model: DigestModel, max = 3): string[] {
   }));
   const engines = [...model.diff.engineDeltas]
     .filter(([, delta]) => Math.abs(delta) > model.threshold)
-    .map(([engine, delta]) => ({ size: Math.abs(delta) / Math.max(1, Math.abs(model.input.previous?.engines?.[engine] ?? 1)), text: `${inline(engine, LEN.rowName)} ${formatSigned(delta) ?? ''}` }));
+    .map(([engine, delta]) => ({
+      size: Math.abs(delta) / Math.max(1, Math.abs(model.input.previous?.engines?.[engine] ?? 1)),
+      text: `${inline(engine, LEN.rowName)} ${formatSigned(delta) ?? ''}`,
+    }));
   phrases.push(...[...moves, ...engines].sort((a, b) => b.size - a.size).map((m) => m.text));
   return phrases.slice(0, max);
 }

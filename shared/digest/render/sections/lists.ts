@@ -17,7 +17,10 @@ function mainList(head: string, lines: readonly string[], empty: string, maxLine
   const packed = packLines([head, ...lines.slice(0, maxLines)], { maxBlocks: 2, maxChars });
   const shown = Math.max(0, packed.included - 1);
   const overflow = lines.slice(shown);
-  const tail = overflow.length > 0 ? packLines([`+${plural(overflow.length, `more ${noun}`, `more ${noun}s`)} in the thread`], { maxBlocks: 1, maxChars: 200 }).blocks : [];
+  const tail =
+    overflow.length > 0
+      ? packLines([`+${plural(overflow.length, `more ${noun}`, `more ${noun}s`)} in the thread`], { maxBlocks: 1, maxChars: 200 }).blocks
+      : [];
   return { blocks: [...packed.blocks, ...tail], overflow };
 }
 
@@ -36,6 +39,7 @@ export function worstGapsList(model: DigestModel, topGaps: number): MainList {
   const unreadable = model.unreadable > 0 ? ` · ${plural(model.unreadable, 'gap entry', 'gap entries')} could not be read` : '';
   const head = `*Worst gaps* (${gapCountText(model)}${model.truncated ? `, the service's top ${formatNumber(model.input.pageSize ?? 0)} read` : ''}${unreadable})`;
   const lines = model.gaps.map((gap, i) => gapLine(model, gap, `${i + 1}. `));
-  const empty = model.emptyReason !== null ? 'No gaps to report for this run.' : "No gaps — the project isn't losing any tracked question in this run.";
+  const empty =
+    model.emptyReason !== null ? 'No gaps to report for this run.' : "No gaps — the project isn't losing any tracked question in this run.";
   return mainList(head, lines, empty, topGaps, 2_400, 'gap');
 }

@@ -45,17 +45,21 @@ export function metricFieldsAll(model: DigestModel): { moved: string[]; unchange
   const metrics = firstOfEachLabel(model.input.overview.metrics);
   return {
     moved: metrics.filter((m) => !isUnchanged(model, m)).map((m) => metricField(model, m)),
-    unchanged: metrics.filter((m) => isUnchanged(model, m)).map((m) => `${inline(m.label, LEN.label) || '—'} ${formatScalar(m.value, LEN.value)}`),
+    unchanged: metrics
+      .filter((m) => isUnchanged(model, m))
+      .map((m) => `${inline(m.label, LEN.label) || '—'} ${formatScalar(m.value, LEN.value)}`),
   };
 }
 
 /** The main message's metric blocks; `overflow` fields go to the thread. */
 export function metricsSection(model: DigestModel): { blocks: SectionBlock[]; overflow: string[] } {
   const { moved, unchanged } = metricFieldsAll(model);
-  if (moved.length + unchanged.length === 0) return { blocks: [section('*Headline metrics*\nNo headline metrics in this run.')], overflow: [] };
+  if (moved.length + unchanged.length === 0)
+    return { blocks: [section('*Headline metrics*\nNo headline metrics in this run.')], overflow: [] };
   const blocks: SectionBlock[] = [];
   const shown = moved.slice(0, MAIN_METRIC_FIELDS);
-  for (let i = 0; i < shown.length; i += SLACK_LIMITS.sectionFields) blocks.push(fieldsSection(shown.slice(i, i + SLACK_LIMITS.sectionFields)));
+  for (let i = 0; i < shown.length; i += SLACK_LIMITS.sectionFields)
+    blocks.push(fieldsSection(shown.slice(i, i + SLACK_LIMITS.sectionFields)));
   if (unchanged.length > 0) blocks.push(section(`_Unchanged:_ ${unchanged.join(' · ')}`));
   const overflow = moved.slice(MAIN_METRIC_FIELDS);
   if (overflow.length > 0) blocks.push(section(`+${overflow.length} more metrics in the thread`));

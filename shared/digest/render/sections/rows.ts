@@ -13,7 +13,8 @@ export function engineLine(model: DigestModel, row: GenericRow): string {
   const at = nameFieldIndex(row);
   const nameField = row[at];
   const name = nameField !== undefined ? formatScalar(nameField[1], LEN.rowName) : '(unnamed engine)';
-  const delta = nameField !== undefined && typeof nameField[1] === 'string' ? formatSigned(model.diff.engineDeltas.get(nameField[1])) : null;
+  const delta =
+    nameField !== undefined && typeof nameField[1] === 'string' ? formatSigned(model.diff.engineDeltas.get(nameField[1])) : null;
   const rest = fieldsText(row.filter((_, i) => i !== at));
   return `• *${name}*${delta !== null ? ` (${delta})` : ''}${rest.length > 0 ? ` — ${rest}` : ''}`;
 }
@@ -32,5 +33,8 @@ export function alertLine(alert: AlertView): string {
   const label = severity.length > 0 ? severity[0]!.toUpperCase() + severity.slice(1) : 'Alert';
   const text = alert.text !== null ? inline(alert.text, LEN.alertText) : '';
   const rest = fieldsText(alert.rest);
-  return `${SEVERITY_MARKS[alert.severity]} *${label}*${[text, rest].filter((p) => p.length > 0).map((p) => ` — ${p}`).join('')}`;
+  return `${SEVERITY_MARKS[alert.severity]} *${label}*${[text, rest]
+    .filter((p) => p.length > 0)
+    .map((p) => ` — ${p}`)
+    .join('')}`;
 }
