@@ -50,12 +50,7 @@ export function classifyFailure(error: unknown): FailureVerdict {
     return { ...base, retryAfterSeconds: undefined, needsFix: true, fix: error.fix };
   }
   if (error instanceof SecretNotSetError) {
-    return {
-      ...base,
-      retryAfterSeconds: undefined,
-      needsFix: true,
-      fix: 'put the secret value (stack outputs list the commands), then replay the DLQ with `bridge dlq replay`',
-    };
+    return { ...base, retryAfterSeconds: undefined, needsFix: true, fix: 'put the secret value (stack outputs list the commands), then replay the DLQ with `bridge dlq replay`' };
   }
   if (error instanceof ReadApiError) {
     const auth = error.status === 401 || error.status === 403;
@@ -71,12 +66,7 @@ export function classifyFailure(error: unknown): FailureVerdict {
     };
   }
   if (error instanceof ReadApiResponseError) {
-    return {
-      ...base,
-      retryAfterSeconds: undefined,
-      needsFix: false,
-      fix: `the read API answered ${error.path} with an unexpected shape (${error.problem})`,
-    };
+    return { ...base, retryAfterSeconds: undefined, needsFix: false, fix: `the read API answered ${error.path} with an unexpected shape (${error.problem})` };
   }
   if (error instanceof ReadApiUnavailableError) {
     return { ...base, retryAfterSeconds: undefined, needsFix: false, fix: undefined };
