@@ -41,6 +41,8 @@ export interface Gap {
 export interface Probe {
   id: string;
   reasoning_card_id: string | null;
+  /** The engine the result was taken on, when the result names one (engine/platform/model field). */
+  engine?: string | null | undefined;
 }
 
 export interface Reason {
@@ -51,4 +53,6 @@ export interface Reason {
 
 export interface ReasoningCard {
   reasons: Reason[];
+  /** The engine of the result the card belongs to, when known (shown as "on <engine>"). */
+  engine?: string | null | undefined;
 }

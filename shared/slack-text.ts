@@ -38,6 +38,14 @@ export const SLACK_LIMITS = {
   fallbackText: 3000,
   /** `block_id`, when set. */
   blockId: 255,
+  /** `actions` block: at most 25 elements. */
+  actionsElements: 25,
+  /** Button text (plain_text). */
+  buttonText: 75,
+  /** Button `url`. */
+  buttonUrl: 3000,
+  /** `action_id`. */
+  actionId: 255,
 } as const;
 
 /** Suffix used when a text is cut. */
@@ -50,6 +58,57 @@ export const ELLIPSIS = '…';
  */
 export function escapeSlackText(s: string): string {
   return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+// ---------------------------------------------------------------------------------------------
+// Service text: nothing hidden, nothing restyled
+
+/**
+ * Zero-width characters (U+200B–U+200F, U+2060, U+FEFF) and bidirectional controls (U+202A–U+202E,
+ * U+2066–U+2069): they could hide text, or make text read in another order than it is sent.
+ */
+const INVISIBLE_OR_BIDI = /[\u200B-\u200F\u2060\uFEFF\u202A-\u202E\u2066-\u2069]/g;
+
+/** Characters that render as nothing visible on their own (beyond whitespace): Hangul fillers, braille blank. */
+const BLANK_LOOKING = /[\s\u115F\u1160\u3164\uFFA0\u2800\u00AD\u180E]|\u034F/g;
+
+/** Removes zero-width and direction-changing characters (see `INVISIBLE_OR_BIDI`). */
+export function stripInvisible(s: string): string {
+  return s.replace(INVISIBLE_OR_BIDI, '');
+}
+
+/** True when `s` shows nothing once invisible, bidi, blank-looking and whitespace characters are gone. */
+export function isVisuallyEmpty(s: string): boolean {
+  return stripInvisible(s).replace(BLANK_LOOKING, '').length === 0;
+}
+
+/**
+ * Slack mrkdwn has no escape for its style markers (`*bold*`, `_italic_`, `~strike~`, `` `code` ``): a
+ * backslash is shown as is, and a zero-width character next to a marker is unreliable (and removed by
+ * `stripInvisible` anyway). So each marker in service text is replaced by a look-alike that Slack does
+ * not parse: `*` → `∗` (U+2217), `_` → `ˍ` (U+02CD), `~` → `∼` (U+223C), `` ` `` → `ˋ` (U+02CB).
+ * The text reads the same and can never open or close a style that spans the renderer's own text.
+ */
+export const FORMATTING_LOOKALIKES: Readonly<Record<string, string>> = { '*': '\u2217', _: '\u02CD', '~': '\u223C', '`': '\u02CB' };
+
+/** Replaces Slack's style markers with look-alikes (see `FORMATTING_LOOKALIKES`). */
+export function neutraliseFormatting(s: string): string {
+  return s.replace(/[*_~`]/g, (marker) => FORMATTING_LOOKALIKES[marker] ?? marker);
+}
+
+/**
+ * Service text made safe for one mrkdwn line: invisible and bidi characters removed, whitespace runs
+ * collapsed, style markers neutralised, `&`, `<`, `>` escaped, cut to `maxChars` (escaped length).
+ */
+export function serviceText(s: string, maxChars: number): string {
+  const plain = neutraliseFormatting(stripInvisible(s).replace(/\s+/g, ' ').trim());
+  return escapeAndTruncate(plain, maxChars);
+}
+
+/** `serviceText` of a name, or of `id` when the name shows nothing (e.g. only zero-width characters). */
+export function serviceName(name: string | null | undefined, id: string, maxChars: number): string {
+  if (name !== null && name !== undefined && !isVisuallyEmpty(name)) return serviceText(name, maxChars);
+  return serviceText(id, maxChars);
 }
 
 /** The entities `escapeSlackText` produces; truncation treats each as one indivisible unit. */
@@ -126,13 +185,17 @@ export interface CheckableMessage {
  * not start `&amp;`, `&lt;` or `&gt;`. The digest renderer never emits Slack markup that needs `<…>`
  * (links, mentions, dates), so any such character means API text slipped through unescaped.
  */
-export function findUnescapedMarkup(text: string): string | null {
+export function findUnescapedMarkup(text: string, options: { allowLinks?: boolean } = {}): string | null {
+  if (options.allowLinks === true) text = text.replace(RENDERED_LINK, 'link');
   const angle = /[<>]/.exec(text);
   if (angle) return `unescaped "${angle[0]}" at ${angle.index}`;
   const amp = /&(?!amp;|lt;|gt;)/.exec(text);
   if (amp) return `unescaped "&" at ${amp.index}`;
   return null;
 }
+
+/** A link the renderer itself writes (`<https://…|label>`): https only, no whitespace or markup in the URL. */
+const RENDERED_LINK = /<https:\/\/[^\s<>|]+\|[^<>|]+>/g;
 
 interface TextLike {
   type: string;
@@ -162,7 +225,7 @@ export function findBlockKitViolations(message: CheckableMessage): string[] {
     if (!allowedTypes.includes(obj.type)) problems.push(`${where}: text type "${obj.type}" not allowed`);
     if (obj.text.trim().length === 0) problems.push(`${where}: empty text`);
     if (obj.text.length > max) problems.push(`${where}: ${obj.text.length} chars > ${max}`);
-    const markup = findUnescapedMarkup(obj.text);
+    const markup = findUnescapedMarkup(obj.text, { allowLinks: obj.type === 'mrkdwn' });
     if (markup !== null) problems.push(`${where}: ${markup}`);
     total += obj.text.length;
   };
@@ -204,9 +267,16 @@ export function findBlockKitViolations(message: CheckableMessage): string[] {
         if (block.elements.length > SLACK_LIMITS.contextElements) {
           problems.push(`${where}: ${block.elements.length} elements > ${SLACK_LIMITS.contextElements}`);
         }
-        block.elements.forEach((element, j) => checkText(`${where}.elements[${j}]`, element, SLACK_LIMITS.textObject, ['plain_text', 'mrkdwn']));
+        block.elements.forEach((element, j) =>
+          checkText(`${where}.elements[${j}]`, element, SLACK_LIMITS.textObject, ['plain_text', 'mrkdwn']),
+        );
         break;
       case 'divider':
+        break;
+      case 'actions':
+        if (block.elements.length === 0 || block.elements.length > SLACK_LIMITS.actionsElements)
+          problems.push(`${where}: ${block.elements.length} elements`);
+        block.elements.forEach((element, j) => problems.push(...buttonViolations(`${where}.elements[${j}]`, element)));
         break;
       default:
         problems.push(`${where}: block type not supported by this check`);
@@ -214,6 +284,24 @@ export function findBlockKitViolations(message: CheckableMessage): string[] {
   });
 
   if (total > SLACK_LIMITS.messageTotalText) problems.push(`message: ${total} chars of block text > ${SLACK_LIMITS.messageTotalText}`);
+  return problems;
+}
+
+/** Problems of one `actions` element; only link buttons (https `url`) are rendered by the bridge. */
+function buttonViolations(where: string, element: unknown): string[] {
+  const record = (typeof element === 'object' && element !== null ? element : {}) as Record<string, unknown>;
+  if (record['type'] !== 'button') return [`${where}: only buttons are checked`];
+  const problems: string[] = [];
+  const text = record['text'];
+  if (!isTextLike(text) || text.type !== 'plain_text' || text.text.trim().length === 0 || text.text.length > SLACK_LIMITS.buttonText) {
+    problems.push(`${where}: button text must be plain_text of 1..${SLACK_LIMITS.buttonText} chars`);
+  }
+  const url = record['url'];
+  if (typeof url !== 'string' || !url.startsWith('https://') || url.length > SLACK_LIMITS.buttonUrl)
+    problems.push(`${where}: button url must be https and ≤ ${SLACK_LIMITS.buttonUrl} chars`);
+  const actionId = record['action_id'];
+  if (actionId !== undefined && (typeof actionId !== 'string' || actionId.length === 0 || actionId.length > SLACK_LIMITS.actionId))
+    problems.push(`${where}: bad action_id`);
   return problems;
 }
 

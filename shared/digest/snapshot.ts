@@ -1,20 +1,45 @@
 /**
- * The per-project snapshot kept between digests (`snapshot#<project id>`), and pure diffs against it.
+ * The per-project snapshot kept between digests (`snapshot#<project id>`), and pure comparisons with it.
  *
  * The snapshot stays small (DynamoDB items are capped at 400 KB): numeric metric values only, at most
- * `SNAPSHOT_MAX_METRICS` metrics and `SNAPSHOT_MAX_GAPS` gaps, texts cut to `SNAPSHOT_MAX_TEXT` characters.
+ * `SNAPSHOT_MAX_METRICS` metrics and `SNAPSHOT_MAX_GAPS` gaps, texts cut to `SNAPSHOT_MAX_TEXT` characters,
+ * and a history of the last `SNAPSHOT_HISTORY_RUNS` runs' first `SNAPSHOT_HISTORY_METRICS` metrics.
  */
 import type { Gap, Scalar, VisibilityOverview } from '../read-api-types';
+import { gapTrend } from './gap-trend';
+import { parseNumericValue } from './numeric';
+import { rowName, rowPrimaryValue } from './rows';
+
+export { parseNumericValue } from './numeric';
 
 export const SNAPSHOT_MAX_GAPS = 500;
 export const SNAPSHOT_MAX_METRICS = 100;
 /** Stored texts (prompt text, string prompt_ref, metric labels) are cut to this many UTF-16 code units. */
 export const SNAPSHOT_MAX_TEXT = 300;
+/** Runs kept in `history` (the newest included): enough for a sparkline and a week of daily runs. */
+export const SNAPSHOT_HISTORY_RUNS = 12;
+/** Metrics per history point: the headline ones (first in API order). */
+export const SNAPSHOT_HISTORY_METRICS = 10;
+/** Engines kept per stored gap. */
+const SNAPSHOT_MAX_GAP_ENGINES = 10;
+
+/** "vs last week" uses the history point closest to 7 days before the run, if it is 5 to 9 days old. */
+const WEEK_MS = 7 * 24 * 3600 * 1000;
+const WEEK_TOLERANCE_MS = 2 * 24 * 3600 * 1000;
 
 export interface SnapshotGap {
   prompt_id: string;
   prompt_ref: Scalar;
   prompt_text: string;
+  /** Engines it was lost on (absent in snapshots written before digest v2). */
+  platforms_losing?: string[] | undefined;
+}
+
+/** One past run's numeric headline values. */
+export interface SnapshotPoint {
+  createdAt: string;
+  runId: string;
+  metrics: Record<string, number>;
 }
 
 export interface ProjectSnapshot {
@@ -26,6 +51,14 @@ export interface ProjectSnapshot {
   metrics: Record<string, number>;
   /** Gaps in API order (worst first), de-duplicated by prompt_id. */
   gaps: SnapshotGap[];
+  /** True when the gaps list filled the page it was read with: gaps beyond it exist or may exist. */
+  gapsTruncated?: boolean | undefined;
+  /** The page size the gaps were read with. */
+  pageSize?: number | undefined;
+  /** The last runs, oldest first, this one included; at most `SNAPSHOT_HISTORY_RUNS`. */
+  history?: SnapshotPoint[] | undefined;
+  /** Each engine's main figure (see `rowPrimaryValue`) by engine name; at most `SNAPSHOT_MAX_METRICS`. */
+  engines?: Record<string, number> | undefined;
 }
 
 /** The run a snapshot is taken from (from the run.completed event). */
@@ -34,6 +67,10 @@ export interface SnapshotRun {
   runId: string;
   /** The event's `created_at`. */
   createdAt: string;
+  /** page_size of the gaps read (with `rawGapCount`, tells whether the list was truncated). */
+  pageSize?: number | undefined;
+  /** Gap entries on the page, unreadable ones and duplicates included; default: `gaps.length`. */
+  rawGapCount?: number | undefined;
 }
 
 export interface SnapshotDiff {
@@ -47,31 +84,34 @@ export interface SnapshotDiff {
   metricDeltas: Map<string, number | null>;
   /** Current gaps whose prompt_id was not in the previous snapshot, in API order. Empty on the first digest. */
   newGaps: Gap[];
-  /** Previous gaps whose prompt_id is no longer in the current list, in previous order. Empty on the first digest. */
+  /** Gaps in both lists that got worse: the service says so (trend), or more engines lose them now. */
+  worseningGaps: Gap[];
+  /** Previous gaps absent from a complete current list: really resolved. */
   resolvedGaps: SnapshotGap[];
+  /** Previous gaps absent from a truncated current list: they left the top N, they are not resolved. */
+  leftTopGaps: SnapshotGap[];
+  /** The history point used for "vs last week", or null when none is 5 to 9 days older than the run. */
+  weekAgo: SnapshotPoint | null;
+  /** Change of each metric since `weekAgo` (null where unknown), keyed like `metricDeltas`. */
+  weekDeltas: Map<string, number | null>;
+  /** Values of each numeric metric over the stored runs plus this one, oldest first. */
+  series: Map<string, number[]>;
+  /** Change of each engine's main figure by engine name (only engines known both times). */
+  engineDeltas: Map<string, number>;
 }
 
-const NUMERIC = /^[+\-\u2212]?(?:\d{1,3}(?:,\d{3})+|\d+)?(?:\.\d+)?$/;
+export interface DiffCurrent {
+  overview: VisibilityOverview;
+  gaps: readonly Gap[];
+  /** The run's created_at (for "vs last week"); without it there is no week comparison. */
+  createdAt?: string | undefined;
+  /** True when the current gaps list filled its page (see `isTruncated`). */
+  truncated?: boolean | undefined;
+}
 
-/**
- * The numeric value of a metric, or null. What counts as numeric:
- * - a finite JSON number;
- * - a string that, after trimming, is a plain decimal number: optional sign (`+`, `-` or `−`), digits
- *   with optional comma thousands separators in groups of three (`1,234,567`), optional decimal part
- *   (`.5`, `42.25`), and optionally a trailing percent sign (`42%`, `42 %`), which is dropped so that
- *   "42%" counts as 42 and deltas are in percentage points.
- * Everything else is not numeric: booleans, null, empty strings, other units or currencies (`42 ms`,
- * `$5`), exponents (`1e3`), suffixes (`1.2k`), bad grouping (`1,23`), European decimals (`1.234,5`),
- * `NaN`, `Infinity`, hex.
- */
-export function parseNumericValue(value: Scalar): number | null {
-  if (typeof value === 'number') return Number.isFinite(value) ? value : null;
-  if (typeof value !== 'string') return null;
-  let text = value.trim();
-  if (text.endsWith('%')) text = text.slice(0, -1).trimEnd();
-  if (text.length === 0 || !NUMERIC.test(text) || !/\d/.test(text)) return null;
-  const parsed = Number(text.replace(/,/g, '').replace('\u2212', '-'));
-  return Number.isFinite(parsed) ? parsed : null;
+/** A page that came back full may have more behind it: treat it as truncated. */
+export function isTruncated(rawCount: number, pageSize: number | undefined): boolean {
+  return pageSize !== undefined && pageSize > 0 && rawCount >= pageSize;
 }
 
 function cut(text: string): string {
@@ -83,39 +123,91 @@ function cut(text: string): string {
   return text.slice(0, end);
 }
 
-/** Builds the snapshot to store after a digest of `run`. Pure; bounded in size (see module doc). */
-export function buildSnapshot(run: SnapshotRun, overview: VisibilityOverview, gaps: readonly Gap[]): ProjectSnapshot {
+/** Numeric values by stored label, first occurrence wins, at most `max` labels. */
+function numericMetrics(overview: VisibilityOverview, max: number): Record<string, number> {
   const metrics: [string, number][] = [];
   const seenLabels = new Set<string>();
   for (const metric of overview.metrics) {
-    if (metrics.length >= SNAPSHOT_MAX_METRICS) break;
+    if (metrics.length >= max) break;
     const label = cut(metric.label);
     if (seenLabels.has(label)) continue;
     seenLabels.add(label);
     const value = parseNumericValue(metric.value);
     if (value !== null) metrics.push([label, value]);
   }
+  // fromEntries defines own properties, so a label like "__proto__" is stored as data.
+  return Object.fromEntries(metrics);
+}
 
-  const storedGaps: SnapshotGap[] = [];
+function storedGaps(gaps: readonly Gap[]): SnapshotGap[] {
+  const stored: SnapshotGap[] = [];
   const seenIds = new Set<string>();
   for (const gap of gaps) {
-    if (storedGaps.length >= SNAPSHOT_MAX_GAPS) break;
+    if (stored.length >= SNAPSHOT_MAX_GAPS) break;
     if (seenIds.has(gap.prompt_id)) continue;
     seenIds.add(gap.prompt_id);
-    storedGaps.push({
+    stored.push({
       prompt_id: gap.prompt_id,
       prompt_ref: typeof gap.prompt_ref === 'string' ? cut(gap.prompt_ref) : gap.prompt_ref,
       prompt_text: cut(gap.prompt_text),
+      platforms_losing: gap.platforms_losing.slice(0, SNAPSHOT_MAX_GAP_ENGINES).map(cut),
     });
   }
+  return stored;
+}
 
+/** Each engine's main figure by name (first row of a name wins). */
+export function engineFigures(engines: VisibilityOverview['engines']): Record<string, number> {
+  const figures = new Map<string, number>();
+  for (const row of engines) {
+    const name = rowName(row);
+    const primary = rowPrimaryValue(row);
+    if (name === null || primary === null || figures.has(cut(name)) || figures.size >= SNAPSHOT_MAX_METRICS) continue;
+    figures.set(cut(name), primary.value);
+  }
+  return Object.fromEntries(figures);
+}
+
+function engineChanges(previous: ProjectSnapshot | null, engines: VisibilityOverview['engines']): Map<string, number> {
+  const deltas = new Map<string, number>();
+  const before = previous?.engines;
+  if (before === undefined) return deltas;
+  for (const [name, now] of Object.entries(engineFigures(engines))) {
+    const then = Object.hasOwn(before, name) ? before[name] : undefined;
+    if (typeof then === 'number' && Number.isFinite(then)) deltas.set(name, roundDelta(now - then));
+  }
+  return deltas;
+}
+
+/** The stored history of `previous` (a pre-v2 snapshot counts as one point), oldest first. */
+export function historyOf(previous: ProjectSnapshot | null): SnapshotPoint[] {
+  if (previous === null) return [];
+  if (previous.history !== undefined) return previous.history;
+  return [{ createdAt: previous.lastCreatedAt, runId: previous.lastRunId, metrics: previous.metrics }];
+}
+
+/**
+ * Builds the snapshot to store after a digest of `run`. Pure; bounded in size (see module doc).
+ * Pass the `previous` snapshot to carry the history on (without it the history starts again here).
+ */
+export function buildSnapshot(
+  run: SnapshotRun,
+  overview: VisibilityOverview,
+  gaps: readonly Gap[],
+  previous: ProjectSnapshot | null = null,
+): ProjectSnapshot {
+  const point: SnapshotPoint = { createdAt: run.createdAt, runId: run.runId, metrics: numericMetrics(overview, SNAPSHOT_HISTORY_METRICS) };
+  const earlier = historyOf(previous).filter((p) => p.runId !== run.runId);
   return {
     projectId: run.projectId,
     lastCreatedAt: run.createdAt,
     lastRunId: run.runId,
-    // fromEntries defines own properties, so a label like "__proto__" is stored as data.
-    metrics: Object.fromEntries(metrics),
-    gaps: storedGaps,
+    metrics: numericMetrics(overview, SNAPSHOT_MAX_METRICS),
+    gaps: storedGaps(gaps),
+    gapsTruncated: isTruncated(run.rawGapCount ?? gaps.length, run.pageSize),
+    ...(run.pageSize !== undefined ? { pageSize: run.pageSize } : {}),
+    history: [...earlier, point].slice(-SNAPSHOT_HISTORY_RUNS),
+    engines: engineFigures(overview.engines),
   };
 }
 
@@ -124,42 +216,96 @@ function roundDelta(delta: number): number {
   return Object.is(rounded, -0) ? 0 : rounded;
 }
 
+/** Change of each current metric since `before` (null where either side is not numeric). */
+function deltasSince(overview: VisibilityOverview, before: Record<string, number> | null): Map<string, number | null> {
+  const deltas = new Map<string, number | null>();
+  for (const metric of overview.metrics) {
+    if (deltas.has(metric.label)) continue;
+    let delta: number | null = null;
+    if (before !== null) {
+      const key = cut(metric.label);
+      const then = Object.hasOwn(before, key) ? before[key] : undefined;
+      const now = parseNumericValue(metric.value);
+      if (typeof then === 'number' && Number.isFinite(then) && now !== null) delta = roundDelta(now - then);
+    }
+    deltas.set(metric.label, delta);
+  }
+  return deltas;
+}
+
+/** The history point closest to 7 days before `createdAt`, if one is 5 to 9 days older. */
+export function pointAWeekBefore(history: readonly SnapshotPoint[], createdAt: string | undefined): SnapshotPoint | null {
+  const now = createdAt === undefined ? Number.NaN : Date.parse(createdAt);
+  if (!Number.isFinite(now)) return null;
+  let best: SnapshotPoint | null = null;
+  let bestDistance = Number.POSITIVE_INFINITY;
+  for (const point of history) {
+    const distance = Math.abs(now - Date.parse(point.createdAt) - WEEK_MS);
+    if (distance <= WEEK_TOLERANCE_MS && distance < bestDistance) {
+      best = point;
+      bestDistance = distance;
+    }
+  }
+  return best;
+}
+
+function seriesOf(history: readonly SnapshotPoint[], overview: VisibilityOverview): Map<string, number[]> {
+  const series = new Map<string, number[]>();
+  for (const metric of overview.metrics) {
+    const now = parseNumericValue(metric.value);
+    if (series.has(metric.label) || now === null) continue;
+    const key = cut(metric.label);
+    const past = history.flatMap((p) => (Object.hasOwn(p.metrics, key) && typeof p.metrics[key] === 'number' ? [p.metrics[key]] : []));
+    series.set(metric.label, [...past, now]);
+  }
+  return series;
+}
+
+/** Current gaps (first of each prompt_id) not in `previous`, and those in both that got worse. */
+function gapChanges(previous: ProjectSnapshot, gaps: readonly Gap[]): { newGaps: Gap[]; worseningGaps: Gap[] } {
+  const before = new Map(previous.gaps.map((g) => [g.prompt_id, g]));
+  const seen = new Set<string>();
+  const newGaps: Gap[] = [];
+  const worseningGaps: Gap[] = [];
+  for (const gap of gaps) {
+    if (seen.has(gap.prompt_id)) continue;
+    seen.add(gap.prompt_id);
+    const then = before.get(gap.prompt_id);
+    if (then === undefined) newGaps.push(gap);
+    else if (gapTrend(gap) === 'worse' || gap.platforms_losing.length > (then.platforms_losing?.length ?? Number.POSITIVE_INFINITY))
+      worseningGaps.push(gap);
+  }
+  return { newGaps, worseningGaps };
+}
+
 /**
  * Compares the current overview and gaps with the previous snapshot (null on a project's first digest).
  * Labels and prompt ids are compared as stored: labels longer than `SNAPSHOT_MAX_TEXT` match on their
  * first `SNAPSHOT_MAX_TEXT` characters.
  *
- * "Resolved" means "not in the current gaps list": the list is the first page of the API's gaps
- * (page_size), so a gap that merely dropped off that page also counts as resolved.
+ * A previous gap missing from the current list is "resolved" only when the current list is complete;
+ * when it filled its page (`current.truncated`), the gap merely "left the top N".
  */
-export function diffSnapshots(
-  previous: ProjectSnapshot | null,
-  current: { overview: VisibilityOverview; gaps: readonly Gap[] },
-): SnapshotDiff {
-  const metricDeltas = new Map<string, number | null>();
-  for (const metric of current.overview.metrics) {
-    if (metricDeltas.has(metric.label)) continue;
-    let delta: number | null = null;
-    if (previous !== null) {
-      const key = cut(metric.label);
-      const before = Object.hasOwn(previous.metrics, key) ? previous.metrics[key] : undefined;
-      const now = parseNumericValue(metric.value);
-      if (typeof before === 'number' && Number.isFinite(before) && now !== null) delta = roundDelta(now - before);
-    }
-    metricDeltas.set(metric.label, delta);
-  }
+export function diffSnapshots(previous: ProjectSnapshot | null, current: DiffCurrent): SnapshotDiff {
+  const history = historyOf(previous);
+  const weekAgo = pointAWeekBefore(history, current.createdAt);
+  const common = {
+    metricDeltas: deltasSince(current.overview, previous?.metrics ?? null),
+    weekAgo,
+    weekDeltas: deltasSince(current.overview, weekAgo?.metrics ?? null),
+    series: seriesOf(history, current.overview),
+    engineDeltas: engineChanges(previous, current.overview.engines),
+  };
+  if (previous === null) return { firstDigest: true, ...common, newGaps: [], worseningGaps: [], resolvedGaps: [], leftTopGaps: [] };
 
-  if (previous === null) return { firstDigest: true, metricDeltas, newGaps: [], resolvedGaps: [] };
-
-  const previousIds = new Set(previous.gaps.map((g) => g.prompt_id));
   const currentIds = new Set(current.gaps.map((g) => g.prompt_id));
-  const newGaps: Gap[] = [];
-  const seenNew = new Set<string>();
-  for (const gap of current.gaps) {
-    if (previousIds.has(gap.prompt_id) || seenNew.has(gap.prompt_id)) continue;
-    seenNew.add(gap.prompt_id);
-    newGaps.push(gap);
-  }
-  const resolvedGaps = previous.gaps.filter((g) => !currentIds.has(g.prompt_id));
-  return { firstDigest: false, metricDeltas, newGaps, resolvedGaps };
+  const gone = previous.gaps.filter((g) => !currentIds.has(g.prompt_id));
+  const truncated = current.truncated === true;
+  return {
+    firstDigest: false,
+    ...common,
+    ...gapChanges(previous, current.gaps),
+    resolvedGaps: truncated ? [] : gone,
+    leftTopGaps: truncated ? gone : [],
+  };
 }

@@ -83,10 +83,16 @@ describe('buildSnapshot', () => {
   it('keeps numeric metric values only, first label wins', () => {
     const snapshot = buildSnapshot(
       run,
-      overview([metric('Visibility', '42%'), metric('Mentions', 118), metric('Status', 'improving'), metric('Share', null), metric('Visibility', 1)]),
+      overview([
+        metric('Visibility', '42%'),
+        metric('Mentions', 118),
+        metric('Status', 'improving'),
+        metric('Share', null),
+        metric('Visibility', 1),
+      ]),
       [],
     );
-    expect(snapshot).toEqual({
+    expect(snapshot).toMatchObject({
       projectId: 'proj-1',
       lastCreatedAt: '2026-11-08T10:00:00Z',
       lastRunId: 'run-2',
@@ -105,7 +111,7 @@ describe('buildSnapshot', () => {
 
   it('keeps gap id, ref and text in API order, de-duplicated', () => {
     const snapshot = buildSnapshot(run, overview([]), [gap('a'), gap('b', { prompt_ref: 7 }), gap('a', { prompt_text: 'dup' })]);
-    expect(snapshot.gaps).toEqual([
+    expect(snapshot.gaps).toMatchObject([
       { prompt_id: 'a', prompt_ref: 'A', prompt_text: 'Question a' },
       { prompt_id: 'b', prompt_ref: 7, prompt_text: 'Question b' },
     ]);

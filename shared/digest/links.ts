@@ -1,0 +1,65 @@
+/**
+ * Dashboard links from a URL template, e.g.
+ * `https://app.example.com/projects/{project_id}/runs/{run_id}?prompt={prompt_id}`.
+ * Placeholders: {project_id}, {run_id}, {prompt_id}, {asset_id}; values are URL-encoded. https only.
+ * A link that needs a placeholder the context lacks is not made (null), so nothing points somewhere wrong.
+ */
+export const URL_PLACEHOLDERS = ['project_id', 'run_id', 'prompt_id', 'asset_id'] as const;
+export type UrlPlaceholder = (typeof URL_PLACEHOLDERS)[number];
+export type UrlValues = Partial<Record<UrlPlaceholder, string>>;
+
+const MAX_TEMPLATE = 1000;
+
+/** The problem with a dashboard URL template, or null when it is usable. Config code calls this at start-up. */
+export function dashboardUrlTemplateProblem(template: string): string | null {
+  if (template.length > MAX_TEMPLATE) return `the dashboard URL template is longer than ${MAX_TEMPLATE} characters`;
+  if (!template.startsWith('https://')) return 'the dashboard URL template must start with https://';
+  if (/[\s<>|"]/.test(template)) return 'the dashboard URL template must not contain spaces or the characters < > | "';
+  for (const match of template.matchAll(/\{([^{}]*)\}/g)) {
+    if (!(URL_PLACEHOLDERS as readonly string[]).includes(match[1] ?? '')) {
+      return `unknown placeholder {${match[1] ?? ''}} in the dashboard URL template; use ${URL_PLACEHOLDERS.map((p) => `{${p}}`).join(', ')}`;
+    }
+  }
+  if (/[{}]/.test(template.replace(/\{[a-z_]+\}/g, ''))) return 'unbalanced { or } in the dashboard URL template';
+  try {
+    const url = new URL(template.replace(/\{[a-z_]+\}/g, 'x'));
+    if (url.protocol !== 'https:' || url.hostname.length === 0) return 'the dashboard URL template must be an https URL with a host';
+  } catch {
+    return 'the dashboard URL template is not a valid URL';
+  }
+  return null;
+}
+
+/** Throws an Error saying what to fix when the template is not usable (see `dashboardUrlTemplateProblem`). */
+export function assertDashboardUrlTemplate(template: string): void {
+  const problem = dashboardUrlTemplateProblem(template);
+  if (problem !== null) throw new Error(problem);
+}
+
+/**
+ * The template filled in, or null when there is no (valid) template. A placeholder without a value cuts
+ * the URL before its path segment or query parameter (a project link from a template that also names
+ * {prompt_id} opens the project's page); null when that would leave only the host.
+ */
+export function fillUrlTemplate(template: string | undefined, values: UrlValues): string | null {
+  if (template === undefined || dashboardUrlTemplateProblem(template) !== null) return null;
+  const missing = /\{([a-z_]+)\}/g;
+  let usable = template;
+  for (const match of template.matchAll(missing)) {
+    const value = values[match[1] as UrlPlaceholder];
+    if (value !== undefined && value.length > 0) continue;
+    const before = template.slice(0, match.index);
+    usable = before.slice(0, Math.max(before.lastIndexOf('/'), before.lastIndexOf('?'), before.lastIndexOf('&')));
+    break;
+  }
+  if (new URL(usable.replace(missing, 'x')).pathname === '/' && usable !== template && !/[/?]/.test(usable.slice(8).replace(/^[^/?]*/, '')))
+    return null;
+  return usable.replace(missing, (_, name: UrlPlaceholder) => encodeURIComponent(values[name] ?? ''));
+}
+
+/** A mrkdwn link to `url` showing `label` (already escaped text), or just the label without a URL. */
+export function mrkdwnLink(url: string | null, label: string): string {
+  if (url === null || label.length === 0) return label;
+  // Inside <…|…> Slack reads `|` and `>` as syntax: the label never has them (escaped or replaced).
+  return `<${url.replace(/&/g, '&amp;')}|${label.replace(/\|/g, '¦')}>`;
+}

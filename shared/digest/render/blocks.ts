@@ -1,0 +1,100 @@
+/** Block Kit building blocks and the packing of long lists into blocks within Slack's limits. */
+import type { ActionsBlock, ContextBlock, DividerBlock, HeaderBlock, KnownBlock, MrkdwnElement, SectionBlock } from '@slack/web-api';
+import type { SlackMessage } from '../../ports';
+import { SLACK_LIMITS, truncateText } from '../../slack-text';
+
+/**
+ * The poster's `SlackMessage` (fallback text plus blocks) with its blocks typed as Block Kit blocks,
+ * so callers and tests can inspect them. Assignable to `SlackMessage`.
+ */
+export interface BlockKitMessage extends SlackMessage {
+  blocks: KnownBlock[];
+}
+
+/** Block text per message, kept below `SLACK_LIMITS.messageTotalText` for headroom. */
+export const MESSAGE_TEXT_BUDGET = 9_000;
+
+export function mrkdwn(text: string): MrkdwnElement {
+  return { type: 'mrkdwn', text, verbatim: true };
+}
+
+export function section(text: string): SectionBlock {
+  return { type: 'section', text: mrkdwn(truncateText(text, SLACK_LIMITS.sectionText)) };
+}
+
+export function fieldsSection(fields: readonly string[]): SectionBlock {
+  return { type: 'section', fields: fields.map((f) => mrkdwn(truncateText(f, SLACK_LIMITS.sectionFieldText))) };
+}
+
+export function divider(): DividerBlock {
+  return { type: 'divider' };
+}
+
+export function context(text: string): ContextBlock {
+  return { type: 'context', elements: [mrkdwn(truncateText(text, SLACK_LIMITS.textObject))] };
+}
+
+export function header(text: string): HeaderBlock {
+  return { type: 'header', text: { type: 'plain_text', text: truncateText(text, SLACK_LIMITS.headerText) } };
+}
+
+/** One link button in an actions block. `text` is plain text (not escaped). */
+export function linkButton(text: string, url: string, actionId: string): ActionsBlock {
+  return {
+    type: 'actions',
+    elements: [
+      { type: 'button', text: { type: 'plain_text', text: truncateText(text, SLACK_LIMITS.buttonText) }, url, action_id: actionId },
+    ],
+  };
+}
+
+export interface ListOptions {
+  maxBlocks: number;
+  maxChars: number;
+}
+
+/**
+ * Lines packed into as few section blocks as possible (each ≤ the section text limit), at most
+ * `maxBlocks` blocks and `maxChars` characters. Returns the blocks and how many lines fit; the caller
+ * sends the rest elsewhere (nothing is dropped silently).
+ */
+export function packLines(lines: readonly string[], options: ListOptions): { blocks: SectionBlock[]; included: number } {
+  const chunks: string[] = [];
+  let total = 0;
+  let included = 0;
+  for (const raw of lines) {
+    const line = truncateText(raw, SLACK_LIMITS.sectionText);
+    const last = chunks.at(-1);
+    const appended = last === undefined ? null : `${last}\n${line}`;
+    if (appended !== null && appended.length <= SLACK_LIMITS.sectionText && total + line.length + 1 <= options.maxChars) {
+      chunks[chunks.length - 1] = appended;
+      total += line.length + 1;
+    } else if (chunks.length < options.maxBlocks && total + line.length <= options.maxChars) {
+      chunks.push(line);
+      total += line.length;
+    } else break;
+    included += 1;
+  }
+  return { blocks: chunks.map(section), included };
+}
+
+/**
+ * Thread replies holding every line: `head(from, to)` titles each reply (1-based, inclusive), lines are
+ * packed within one message's limits. Nothing is left out.
+ */
+export function repliesFor(lines: readonly string[], head: (from: number, to: number) => string, fallback: string): BlockKitMessage[] {
+  const replies: BlockKitMessage[] = [];
+  const budget = { maxBlocks: SLACK_LIMITS.blocksPerMessage - 1, maxChars: MESSAGE_TEXT_BUDGET - 200 };
+  for (let next = 0; next < lines.length;) {
+    const packed = packLines(lines.slice(next), budget);
+    const count = Math.max(1, packed.included);
+    const title = head(next + 1, next + count);
+    const blocks = packed.included > 0 ? packed.blocks : packLines([truncateText(lines[next] ?? '', 2_900)], budget).blocks;
+    replies.push({
+      text: truncateText(`${fallback} — ${title.replace(/\*/g, '')}`, SLACK_LIMITS.fallbackText),
+      blocks: [section(title), ...blocks],
+    });
+    next += count;
+  }
+  return replies;
+}
