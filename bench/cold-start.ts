@@ -236,6 +236,7 @@ function coldStartEnv(peers: ColdStartPeers): Record<string, string> {
   return {
     TABLE_NAME: TABLE,
     QUEUE_URL: peers.queueUrl,
+    DLQ_URL: peers.queueUrl,
     SIGNING_SECRETS: JSON.stringify([SECRET]),
     READ_API_BASE_URL: peers.sim.url,
     READ_API_KEY: peers.sim.apiKey,

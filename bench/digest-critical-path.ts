@@ -69,6 +69,7 @@ export async function runDigestCriticalPath(): Promise<{ rows: ResultRow[]; deta
     const env: Record<string, string> = {
       TABLE_NAME: TABLE,
       QUEUE_URL: queueUrl,
+      DLQ_URL: queueUrl,
       READ_API_BASE_URL: readApiProxy.url,
       READ_API_KEY: sim.apiKey,
       SLACK_BOT_TOKEN: TOKEN,

@@ -4,6 +4,7 @@
  * exactly the committed values (no `-c` flag to forget). Every problem fails the synth with a
  * ConfigError naming the key and the file.
  */
+import { dashboardUrlTemplateProblem } from '../shared/digest/links';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -35,6 +36,10 @@ export interface BridgeConfig {
   readonly projectChannels: Readonly<Record<string, string>>;
   readonly visibilityRange: string;
   readonly gapsPageSize: number;
+  /** https template with {project_id}, {run_id}, {prompt_id}, {asset_id}: links in digests (none when unset). */
+  readonly dashboardUrlTemplate: string | undefined;
+  /** 'changes': a quiet run posts one compact line and no thread. */
+  readonly digestMode: 'full' | 'changes';
   readonly digestBatchSize: number;
   readonly digestBatchWindowSeconds: number;
   readonly digestMaxConcurrency: number;
@@ -76,6 +81,7 @@ export const CONFIG_DEFAULTS = {
   projectChannels: {},
   visibilityRange: '7d',
   gapsPageSize: 50,
+  digestMode: 'full',
   digestBatchSize: 10,
   digestBatchWindowSeconds: 5,
   digestMaxConcurrency: 2,
@@ -99,7 +105,7 @@ export const CONFIG_DEFAULTS = {
   clientRateLimitPerFiveMinutes: 300,
 } as const;
 
-const OPTIONAL_WITHOUT_DEFAULT = ['alarmEmail', 'alarmTopicArn', 'readApiKeySecretArn', 'slackTokenSecretArn', 'signingSecretsSecretArn'];
+const OPTIONAL_WITHOUT_DEFAULT = ['dashboardUrlTemplate', 'alarmEmail', 'alarmTopicArn', 'readApiKeySecretArn', 'slackTokenSecretArn', 'signingSecretsSecretArn'];
 
 /** Every key a stage file may hold. */
 export const CONFIG_KEYS = ['readApiBaseUrl', 'slackDefaultChannel', ...OPTIONAL_WITHOUT_DEFAULT, ...Object.keys(CONFIG_DEFAULTS)] as const;
@@ -175,6 +181,8 @@ export function parseStageConfig(stage: string, values: Readonly<Record<string, 
     projectChannels: projectChannels(f),
     visibilityRange: f.matching('visibilityRange', /^[A-Za-z0-9_-]{1,16}$/, 'must be a short range token such as 7d'),
     gapsPageSize: f.integer('gapsPageSize', 1, 1000),
+    dashboardUrlTemplate: dashboardUrlTemplate(f),
+    digestMode: f.oneOf<'full' | 'changes'>('digestMode', ['full', 'changes']),
     ...digestSettings(f),
     ...alarmDestination(f, development),
     ...alarmSettings(f),
@@ -192,6 +200,13 @@ export function parseStageConfig(stage: string, values: Readonly<Record<string, 
     // WAF's rate-based rule accepts 10 to 2 billion requests per evaluation window.
     clientRateLimitPerFiveMinutes: f.integer('clientRateLimitPerFiveMinutes', 10, 2_000_000_000),
   };
+}
+
+function dashboardUrlTemplate(f: ConfigFields): string | undefined {
+  const template = f.optionalString('dashboardUrlTemplate', /^\S+$/, 'must be an https URL template without spaces');
+  const problem = template === undefined ? null : dashboardUrlTemplateProblem(template);
+  if (problem !== null) throw f.fail('dashboardUrlTemplate', problem);
+  return template;
 }
 
 function readApiBaseUrl(f: ConfigFields): string {

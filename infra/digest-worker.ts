@@ -81,6 +81,8 @@ export class DigestWorker extends Construct {
         [ENV.slackProjectChannels]: JSON.stringify(config.projectChannels),
         [ENV.visibilityRange]: config.visibilityRange,
         [ENV.gapsPageSize]: String(config.gapsPageSize),
+        [ENV.digestMode]: config.digestMode,
+        ...(config.dashboardUrlTemplate === undefined ? {} : { [ENV.dashboardUrlTemplate]: config.dashboardUrlTemplate }),
         [ENV.secretsCacheSeconds]: String(SECRETS_CACHE_SECONDS),
         [ENV.digestLeaseSeconds]: String(this.budget.leaseSeconds),
       },

@@ -271,6 +271,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     const env: Record<string, string> = {
       TABLE_NAME: LOCAL_DEFAULTS.tableName,
       QUEUE_URL: sqs.queueUrl,
+      DLQ_URL: sqs.dlqUrl,
       SIGNING_SECRETS: JSON.stringify(secrets),
       READ_API_BASE_URL: readApiBaseUrl,
       READ_API_KEY: apiKey,

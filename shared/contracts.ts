@@ -32,6 +32,10 @@ export const ENV = {
   visibilityRange: 'VISIBILITY_RANGE',
   gapsPageSize: 'GAPS_PAGE_SIZE',
   digestLeaseSeconds: 'DIGEST_LEASE_SECONDS',
+  /** Optional https template with {project_id}, {run_id}, {prompt_id}, {asset_id}: links in digests. */
+  dashboardUrlTemplate: 'DASHBOARD_URL_TEMPLATE',
+  /** 'full' (default) or 'changes': quiet runs post one compact line. */
+  digestMode: 'DIGEST_MODE',
   stage: 'BRIDGE_STAGE',
   powertoolsServiceName: 'POWERTOOLS_SERVICE_NAME',
   powertoolsMetricsNamespace: 'POWERTOOLS_METRICS_NAMESPACE',
@@ -127,6 +131,7 @@ export const DEFAULT_SIGNATURE_TOLERANCE_SECONDS = 300;
 
 /** Defaults of the digest configuration, shared by the stack's config and the function's env reader. */
 export const DIGEST_DEFAULTS = {
+  mode: 'full',
   visibilityRange: '7d',
   gapsPageSize: 50,
   leaseSeconds: 120,
@@ -158,6 +163,10 @@ export const TABLE = {
   },
   /** On `delivery#` records once enqueued; `bridge doctor` reads the newest. */
   acceptedAtAttribute: 'accepted_at',
+  /** On `digest#` claims: the last failure of the event (`bridge dlq peek` shows it). */
+  lastFailureAttribute: 'last_failure',
+  /** On `digest#` claims: how many times the event was claimed (attempts). */
+  attemptsAttribute: 'attempts',
 } as const;
 
 /** Defaults of the Slack app: the slash command and the per-channel posting pace (Slack: about 1 message/s/channel). */

@@ -151,7 +151,7 @@ export interface DigestStore {
   recordProgress(eventId: string, token: string, progress: PostingProgress): Promise<void>;
   finish(eventId: string, token: string, outcome: 'posted' | 'skipped'): Promise<void>;
   /** Ends the lease early (after a failure) but keeps the progress for the retry. */
-  release(eventId: string, token: string): Promise<void>;
+  release(eventId: string, token: string, failure?: string): Promise<void>;
   /**
    * Records `createdAtMs` as the newest run of the project taken up for a digest, unless a newer
    * one already was: false means this run is superseded. Checked before any read or post, so two
@@ -166,4 +166,14 @@ export interface DigestStore {
 /** Changes when a received message becomes visible again. */
 export interface MessageVisibility {
   delay(receiptHandle: string, seconds: number): Promise<void>;
+}
+
+// --- Dead letters -------------------------------------------------------------------------------
+
+/**
+ * Where a message nothing can process is kept, with its reason, instead of being deleted: an operator
+ * reads the reason (`bridge dlq peek`) and replays it after an upgrade (`bridge dlq replay`).
+ */
+export interface DeadLetters {
+  quarantine(body: string, reason: string, attributes: Readonly<Record<string, string>>): Promise<void>;
 }

@@ -9,6 +9,7 @@ import { DIGEST_DEFAULTS, ENV, type EnvName } from '../../shared/contracts';
 import { createDynamoClient, createSqsClient, readAwsEndpoints, type AwsEndpoints } from '../../shared/adapters/aws-clients';
 import { DynamoDigestStore, DIGEST_RETENTION_SECONDS } from '../../shared/adapters/dynamo-digest-store';
 import { SqsMessageVisibility } from '../../shared/adapters/sqs-message-visibility';
+import { SqsDeadLetters } from '../../shared/adapters/sqs-dead-letters';
 import { createSecretsProvider, secretsManagerSecret } from '../../shared/adapters/secrets-manager';
 import { ReadApiClient } from '../../shared/adapters/read-api';
 import { createSlackPoster } from '../../shared/adapters/slack-poster';
@@ -16,10 +17,13 @@ import { readSecretValue, staticSecret } from '../../shared/secrets';
 import { systemClock, type Clock, type Log, type Metrics, type SecretSource, type SlackPoster } from '../../shared/ports';
 import { handleSqsBatch } from '../../shared/digest/sqs-batch';
 import type { DigestDeps } from '../../shared/digest/process';
+import { dashboardUrlTemplateProblem } from '../../shared/digest/links';
+import type { DigestMode } from '../../shared/digest/render';
 
 export interface DigestConfig {
   tableName: string;
   queueUrl: string;
+  dlqUrl: string;
   readApiBaseUrl: string;
   readApiKey: { secretArn: string } | { value: string };
   slackToken: { secretArn: string } | { value: string };
@@ -30,6 +34,8 @@ export interface DigestConfig {
   gapsPageSize: number;
   secretsCacheSeconds: number;
   leaseSeconds: number;
+  dashboardUrlTemplate: string | undefined;
+  digestMode: DigestMode;
   aws: AwsEndpoints;
 }
 
@@ -65,6 +71,7 @@ export function readDigestConfig(env: Env): DigestConfig {
   return {
     tableName: requiredString(env, ENV.tableName),
     queueUrl: requiredString(env, ENV.queueUrl),
+    dlqUrl: requiredString(env, ENV.dlqUrl),
     readApiBaseUrl: url(env, ENV.readApiBaseUrl),
     readApiKey: secretRef(env, ENV.readApiKeySecretArn, ENV.readApiKey),
     slackToken: secretRef(env, ENV.slackBotTokenSecretArn, ENV.slackBotToken),
@@ -75,8 +82,23 @@ export function readDigestConfig(env: Env): DigestConfig {
     gapsPageSize: integer(env, ENV.gapsPageSize, DIGEST_DEFAULTS.gapsPageSize, 1, 1000),
     secretsCacheSeconds: integer(env, ENV.secretsCacheSeconds, DIGEST_DEFAULTS.secretsCacheSeconds, 0, 3600),
     leaseSeconds: digestLeaseSeconds(env),
+    dashboardUrlTemplate: dashboardUrlTemplate(env),
+    digestMode: digestMode(env),
     aws: readAwsEndpoints(env),
   };
+}
+
+function dashboardUrlTemplate(env: Env): string | undefined {
+  const template = optionalString(env, ENV.dashboardUrlTemplate);
+  const problem = template === undefined ? null : dashboardUrlTemplateProblem(template);
+  if (problem !== null) throw new ConfigError(ENV.dashboardUrlTemplate, `is not usable: ${problem} (set dashboardUrlTemplate in the stage config, or --dashboard-url locally)`);
+  return template;
+}
+
+function digestMode(env: Env): DigestMode {
+  const mode = optionalString(env, ENV.digestMode) ?? DIGEST_DEFAULTS.mode;
+  if (mode !== 'full' && mode !== 'changes') throw new ConfigError(ENV.digestMode, `must be "full" or "changes", got "${mode}"`);
+  return mode;
 }
 
 /** Time kept back from the Lambda's remaining time so the function returns its batch response. */
@@ -123,7 +145,9 @@ export function createDigestRuntime(config: DigestConfig, observe: { log: Log; m
     leaseMs: config.leaseSeconds * 1000,
     retentionSeconds: DIGEST_RETENTION_SECONDS,
   });
-  const visibility = new SqsMessageVisibility(createSqsClient({ ...DIGEST_CLIENT_BOUNDS, ...config.aws.sqs }), config.queueUrl);
+  const sqs = createSqsClient({ ...DIGEST_CLIENT_BOUNDS, ...config.aws.sqs });
+  const visibility = new SqsMessageVisibility(sqs, config.queueUrl);
+  const deadLetters = new SqsDeadLetters(sqs, config.dlqUrl);
   // The invocation's deadline; the clients read it on every call.
   let deadlineMs = Number.POSITIVE_INFINITY;
   const clients = clientsForSecrets(config, () => deadlineMs, clock);
@@ -133,7 +157,9 @@ export function createDigestRuntime(config: DigestConfig, observe: { log: Log; m
     return {
       ...clients(apiKey, token),
       store,
+      deadLetters,
       channels: { defaultChannel: config.defaultChannel, byProject: config.projectChannels },
+      options: { gapsPageSize: config.gapsPageSize, dashboardUrlTemplate: config.dashboardUrlTemplate, mode: config.digestMode },
       clock,
       log: observe.log,
       metrics: observe.metrics,

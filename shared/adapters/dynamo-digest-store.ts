@@ -17,6 +17,9 @@ import { TABLE } from '../contracts';
 import type { DigestClaim, DigestStore, PostingProgress } from '../ports';
 import type { ProjectSnapshot } from '../digest/snapshot';
 
+/** A failure text longer than this is cut: it is for a person reading `bridge dlq peek`. */
+const MAX_FAILURE_CHARS = 500;
+
 export interface DynamoDigestStoreOptions {
   tableName: string;
   /** Longer than the digest function's timeout, so a live invocation is never overtaken. */
@@ -118,16 +121,23 @@ export class DynamoDigestStore implements DigestStore {
     );
   }
 
-  async release(eventId: string, token: string): Promise<void> {
+  async release(eventId: string, token: string, failure?: string): Promise<void> {
+    // The failure is kept on the claim so `bridge dlq peek` can say why the message failed.
+    const failureUpdate = failure === undefined ? '' : `, ${TABLE.lastFailureAttribute} = :failure`;
     try {
       await this.client.send(
         new UpdateItemCommand({
           TableName: this.options.tableName,
           Key: this.claimKey(eventId),
-          UpdateExpression: 'SET lease_until = :zero',
+          UpdateExpression: `SET lease_until = :zero${failureUpdate}`,
           ConditionExpression: '#owner = :token AND #state = :in_progress',
           ExpressionAttributeNames: { '#owner': 'owner', '#state': 'state' },
-          ExpressionAttributeValues: { ':zero': { N: '0' }, ':token': { S: token }, ':in_progress': { S: 'in_progress' } },
+          ExpressionAttributeValues: {
+            ':zero': { N: '0' },
+            ':token': { S: token },
+            ':in_progress': { S: 'in_progress' },
+            ...(failure === undefined ? {} : { ':failure': { S: failure.slice(0, MAX_FAILURE_CHARS) } }),
+          },
         }),
       );
     } catch (error) {

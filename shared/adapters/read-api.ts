@@ -290,12 +290,13 @@ export class ReadApiClient implements ReadApi {
       if (!isObject(item)) continue;
       const id = idString(item['id']);
       if (id === undefined) continue;
-      probes.push({ id, reasoning_card_id: idString(item['reasoning_card_id']) ?? null });
+      probes.push({ id, reasoning_card_id: idString(item['reasoning_card_id']) ?? null, engine: engineOf(item) });
     }
     return probes;
   }
 
   async getReasoning(projectId: string, resultId: string): Promise<ReasoningCard> {
+    // `engine` is filled by the caller from the result it chose (the card itself names none).
     const path = `/v1/projects/${seg(projectId)}/results/${seg(resultId)}/reasoning`;
     const body = await this.get(path, {});
     let card: Json = body;
@@ -608,4 +609,13 @@ function unavailable(error: unknown, path: string, timeoutMs: number | undefined
   return new ReadApiUnavailableError(`Read API unreachable for GET ${path} (${message}${cause})`, path, {
     cause: error,
   });
+}
+
+/** The engine a result names, if any: the spec shows none, so any of the usual field names counts. */
+function engineOf(item: Record<string, Json>): string | null {
+  for (const key of ['engine', 'platform', 'model', 'engine_name']) {
+    const value = item[key];
+    if (typeof value === 'string' && value.trim() !== '') return value.trim();
+  }
+  return null;
 }

@@ -12,6 +12,7 @@ import { RateLimited } from '../errors';
 import { describeError } from '../observability';
 import type {
   Clock,
+  DeadLetters,
   DigestClaim,
   DigestStore,
   Log,
@@ -24,7 +25,7 @@ import type {
 } from '../ports';
 import { parseQueuedMessage } from '../queued-message';
 import type { Gap, Project, ReasoningCard } from '../read-api-types';
-import { renderDigest, renderDraftReady } from './render';
+import { renderDigest, renderDraftReady, type DigestMode } from './render';
 import { buildSnapshot } from './snapshot';
 import { ClaimBusyError, classifyFailure } from './failures';
 import { findReasoningCard } from './reasoning-card';
@@ -37,12 +38,20 @@ export interface ChannelRouting {
 export interface DigestOptions {
   topGaps: number;
   reasoningGaps: number;
+  /** page_size the gaps are read with: a list that fills it is truncated, not complete. */
+  gapsPageSize: number | undefined;
+  /** Dashboard URL template (validated at cold start): links on the project, gaps and drafts. */
+  dashboardUrlTemplate: string | undefined;
+  /** 'changes': a run with nothing new or moved posts one compact line and no thread. */
+  mode: DigestMode;
 }
 
 export interface DigestDeps {
   readApi: ReadApi;
   slack: SlackPoster;
   store: DigestStore;
+  /** Where an unusable message goes, with its reason, instead of being deleted. */
+  deadLetters: DeadLetters;
   channels: ChannelRouting;
   clock: Clock;
   log: Log;
@@ -55,13 +64,13 @@ export interface QueueRecord {
   body: string;
 }
 
-export type RecordResult = 'posted' | 'duplicate' | 'superseded' | 'dropped';
+export type RecordResult = 'posted' | 'duplicate' | 'superseded' | 'quarantined';
 
 export type RecordOutcome =
   | { messageId: string; ok: true; result: RecordResult }
   | { messageId: string; ok: false; retryAfterSeconds: number | undefined };
 
-const DEFAULTS: DigestOptions = { topGaps: 5, reasoningGaps: 3 };
+const DEFAULTS: DigestOptions = { topGaps: 5, reasoningGaps: 3, gapsPageSize: undefined, dashboardUrlTemplate: undefined, mode: 'full' };
 /** Different projects of one batch are digested side by side, a few at a time (read-API rate limit). */
 const PROJECT_CONCURRENCY = 3;
 
@@ -73,32 +82,33 @@ type Outcomes = Map<string, RecordOutcome>;
 type Claimed = Extract<DigestClaim, { status: 'claimed' }>;
 type RunItem = { record: QueueRecord; event: WebhookEvent; run: RunCompletedData };
 type DraftItem = { record: QueueRecord; event: WebhookEvent; draft: DraftReadyData };
+type UnusableItem = { record: QueueRecord; reason: string; eventId: string | undefined; type: string | undefined };
 
-/** A batch sorted by what each message is: runs grouped by project, drafts, and the unusable (already settled). */
+/** A batch sorted by what each message is. */
 interface SortedBatch {
   runsByProject: Map<string, RunItem[]>;
   drafts: DraftItem[];
+  unusable: UnusableItem[];
 }
 
 export async function processBatch(records: readonly QueueRecord[], deps: DigestDeps): Promise<RecordOutcome[]> {
   const outcomes: Outcomes = new Map();
-  const batch = sortBatch(records, deps, outcomes);
+  const batch = sortBatch(records, deps);
   const jobs: (() => Promise<void>)[] = [];
+  for (const item of batch.unusable) jobs.push(() => quarantine(item, deps, outcomes));
   for (const group of batch.runsByProject.values()) jobs.push(() => digestProjectRuns(group, deps, outcomes));
   for (const item of batch.drafts) jobs.push(() => settle(item, () => noticeDraft(item.event, item.draft, deps), deps, outcomes));
   await runLimited(jobs, PROJECT_CONCURRENCY);
   return records.map((record) => outcomes.get(record.messageId) ?? { messageId: record.messageId, ok: false, retryAfterSeconds: undefined });
 }
 
-/** Parses each message once; one that can never be processed is dropped here with a log line. */
-function sortBatch(records: readonly QueueRecord[], deps: DigestDeps, outcomes: Outcomes): SortedBatch {
-  const batch: SortedBatch = { runsByProject: new Map(), drafts: [] };
+/** Parses each message once, into runs grouped by project, drafts, and the unusable. */
+function sortBatch(records: readonly QueueRecord[], deps: DigestDeps): SortedBatch {
+  const batch: SortedBatch = { runsByProject: new Map(), drafts: [], unusable: [] };
   for (const record of records) {
     const message = parseQueuedMessage(record.body);
     if (message.kind === 'unusable') {
-      deps.log.error('message dropped: it can never be processed', { messageId: record.messageId, problem: message.reason });
-      deps.metrics.count(DIGEST_METRICS.messageDropped);
-      outcomes.set(record.messageId, { messageId: record.messageId, ok: true, result: 'dropped' });
+      batch.unusable.push({ record, reason: message.reason, eventId: message.hints.eventId, type: message.hints.type });
       continue;
     }
     deps.log.debug('message parsed', { messageId: record.messageId, eventId: message.event.id });
@@ -111,6 +121,26 @@ function sortBatch(records: readonly QueueRecord[], deps: DigestDeps, outcomes: 
     batch.runsByProject.set(message.run.project_id, group);
   }
   return batch;
+}
+
+/**
+ * A message this version can never process goes to the DLQ with its reason (never deleted), so a
+ * later version can take it with `bridge dlq replay`. If the DLQ can't be reached, the message is
+ * handed back and reaches the DLQ by the queue's own redrive.
+ */
+async function quarantine(item: UnusableItem, deps: DigestDeps, outcomes: Outcomes): Promise<void> {
+  const { messageId } = item.record;
+  const fields = { messageId, eventId: item.eventId, type: item.type, reason: item.reason };
+  try {
+    const attributes = { source: 'digest', quarantined_at: new Date(deps.clock.now()).toISOString(), event_id: item.eventId ?? '', type: item.type ?? '' };
+    await deps.deadLetters.quarantine(item.record.body, item.reason, attributes);
+    deps.log.error('message quarantined in the DLQ: this version cannot process it', fields);
+    deps.metrics.count(DIGEST_METRICS.messageQuarantined);
+    outcomes.set(messageId, { messageId, ok: true, result: 'quarantined' });
+  } catch (error) {
+    deps.log.error('could not quarantine an unusable message; it is handed back', { ...fields, ...describeError(error) });
+    outcomes.set(messageId, { messageId, ok: false, retryAfterSeconds: undefined });
+  }
 }
 
 /**
@@ -166,7 +196,8 @@ async function underClaim<T>(event: WebhookEvent, token: string, deps: DigestDep
     return await work();
   } catch (error) {
     try {
-      await deps.store.release(event.id, token);
+      const { errorName, errorMessage } = describeError(error);
+      await deps.store.release(event.id, token, `${errorName}: ${errorMessage}`);
     } catch (releaseError) {
       deps.log.warn('could not release the posting claim; it expires with its lease', { eventId: event.id, ...describeError(releaseError) });
     }
@@ -202,37 +233,42 @@ async function skipSuperseded(event: WebhookEvent, run: RunCompletedData, claim:
 /** Everything a digest is rendered from, read side by side. */
 async function readDigestInputs(event: WebhookEvent, projectId: string, options: DigestOptions, deps: DigestDeps) {
   // The reasoning look-ups start as soon as the gaps arrive.
-  const gapsAndReasoning = deps.readApi.getGaps(projectId).then(async (gaps) => ({
+  const gapsAndReasoning = deps.readApi.getGapsWithSkipped(projectId).then(async ({ gaps, skipped }) => ({
     gaps,
+    skipped,
     reasoning: await reasoningFor(projectId, gaps.slice(0, options.reasoningGaps), deps),
   }));
-  const [previous, project, overview, { gaps, reasoning }] = await Promise.all([
+  const [previous, project, overview, { gaps, skipped, reasoning }] = await Promise.all([
     deps.store.getSnapshot(projectId),
     projectOrId(projectId, event, deps),
     deps.readApi.getVisibility(projectId),
     gapsAndReasoning,
   ]);
-  return { previous, project, overview, gaps, reasoning };
+  return { previous, project, overview, gaps, skipped, reasoning };
 }
 
 async function postDigest(event: WebhookEvent, run: RunCompletedData, claim: Claimed, deps: DigestDeps): Promise<RecordResult> {
   const projectId = run.project_id;
   const options = { ...DEFAULTS, ...deps.options };
-  const { previous, project, overview, gaps, reasoning } = await readDigestInputs(event, projectId, options, deps);
+  const { previous, project, overview, gaps, skipped, reasoning } = await readDigestInputs(event, projectId, options, deps);
   const rendered = renderDigest({
     project,
-    run: { eventId: event.id, runId: run.run_id, answers: run.answers, createdAt: event.created_at },
+    run: { eventId: event.id, runId: run.run_id, answers: run.answers, createdAt: event.created_at, status: run.status },
     overview,
     gaps,
+    pageSize: options.gapsPageSize,
+    unreadableGaps: skipped,
     previous,
     reasoning,
-    options: { topGaps: options.topGaps, reasoningGaps: options.reasoningGaps },
+    options: { topGaps: options.topGaps, reasoningGaps: options.reasoningGaps, dashboardUrlTemplate: options.dashboardUrlTemplate, mode: options.mode },
   });
   const metadata = { event_type: 'visibility_digest', event_payload: { event_id: event.id, project_id: projectId, run_id: run.run_id } };
-  await postWithProgress(event, claim, channelFor(deps.channels, projectId), rendered.main, rendered.thread, metadata, deps);
+  const posted = await postWithProgress(event, claim, channelFor(deps.channels, projectId), rendered.main, rendered.thread, metadata, deps);
   // Snapshot first: if it fails, the claim is still open and the retry (posting nothing, progress is
   // complete) stores it; marking the event posted first could leave the next digest's deltas stale.
-  await deps.store.putSnapshot(buildSnapshot({ projectId, runId: run.run_id, createdAt: event.created_at }, overview, gaps));
+  const snapshotRun = { projectId, runId: run.run_id, createdAt: event.created_at, pageSize: options.gapsPageSize, rawGapCount: gaps.length + skipped };
+  const snapshot = buildSnapshot(snapshotRun, overview, gaps, previous);
+  await deps.store.putSnapshot({ ...snapshot, digestThreads: { ...previous?.digestThreads, [posted.channel]: posted.ts } });
   await deps.store.finish(event.id, claim.token, 'posted');
   deps.log.info('digest posted', { eventId: event.id, projectId, runId: run.run_id, replies: rendered.thread.length });
   deps.metrics.count(DIGEST_METRICS.digestPosted);
@@ -244,7 +280,7 @@ async function reasoningFor(projectId: string, gaps: readonly Gap[], deps: Diges
   const cards = await Promise.all(
     gaps.map(async (gap) => {
       try {
-        return [gap.prompt_id, await findReasoningCard(deps.readApi, projectId, gap.prompt_id)] as const;
+        return [gap.prompt_id, await findReasoningCard(deps.readApi, projectId, gap)] as const;
       } catch (error) {
         // A rate limit retries the whole digest; any other failure only loses this card.
         if (error instanceof RateLimited) throw error;
@@ -282,13 +318,14 @@ async function postWithProgress(
   thread: readonly SlackMessage[],
   metadata: SlackMessageMetadata,
   deps: DigestDeps,
-): Promise<void> {
+  threadTs?: string,
+): Promise<{ channel: string; ts: string }> {
   const progress = { ...claim.progress };
   // A retry posts where the first attempt did, even if the routing changed in between.
   const channel = progress.channel ?? routedChannel;
   if (claim.attempt > 1) await reconcileWithSlack(event, claim, channel, progress, deps);
   if (!progress.mainTs) {
-    const posted = await deps.slack.post(channel, main, { metadata });
+    const posted = await deps.slack.post(channel, main, { metadata, threadTs });
     progress.channel = posted.channel;
     progress.mainTs = posted.ts;
     progress.repliesPosted = 0;
@@ -302,6 +339,7 @@ async function postWithProgress(
     progress.repliesPosted = i + 1;
     await deps.store.recordProgress(event.id, claim.token, progress);
   }
+  return { channel: progress.channel ?? channel, ts: progress.mainTs };
 }
 
 /**
@@ -339,10 +377,14 @@ async function noticeDraft(event: WebhookEvent, draft: DraftReadyData, deps: Dig
   const claim = await claimFor(event, deps);
   if (!claim) return 'duplicate';
   return underClaim<RecordResult>(event, claim.token, deps, async () => {
-    const project = await projectOrId(draft.project_id, event, deps);
-    const message = renderDraftReady({ project, projectId: draft.project_id, assetId: draft.asset_id, version: draft.version, createdAt: event.created_at });
+    const [project, snapshot] = await Promise.all([projectOrId(draft.project_id, event, deps), deps.store.getSnapshot(draft.project_id)]);
+    const { dashboardUrlTemplate } = { ...DEFAULTS, ...deps.options };
+    const message = renderDraftReady({ project, projectId: draft.project_id, assetId: draft.asset_id, version: draft.version, createdAt: event.created_at, dashboardUrlTemplate });
     const metadata = { event_type: 'visibility_draft_ready', event_payload: { event_id: event.id, project_id: draft.project_id, asset_id: draft.asset_id } };
-    await postWithProgress(event, claim, channelFor(deps.channels, draft.project_id), message, [], metadata, deps);
+    const channel = channelFor(deps.channels, draft.project_id);
+    // Into the thread of the project's latest digest in that channel, when there is one.
+    const latestDigestTs = snapshot?.digestThreads?.[channel];
+    await postWithProgress(event, claim, channel, message, [], metadata, deps, latestDigestTs);
     await deps.store.finish(event.id, claim.token, 'posted');
     deps.log.info('draft notice posted', { eventId: event.id, projectId: draft.project_id, assetId: draft.asset_id });
     deps.metrics.count(DIGEST_METRICS.draftNoticePosted);

@@ -1,17 +1,20 @@
 import type { ReadApi } from '../ports';
-import type { ReasoningCard } from '../read-api-types';
+import type { Gap, ReasoningCard } from '../read-api-types';
+import { chooseReasoningResult } from './reasoning-choice';
 
 /**
- * The reasoning card behind a question: the results for `promptId`, the first probe whose
- * reasoning_card_id is not null, and that probe's card. Null when no result of the prompt has a card.
+ * The reasoning card behind a gap: the results of its prompt, the one that explains it best (a result
+ * with a card on an engine where the gap is lost, else the first with a card), and that result's card,
+ * carrying the engine it was taken on. Null when no result of the prompt has a card.
  */
 export async function findReasoningCard(
   client: Pick<ReadApi, 'getResults' | 'getReasoning'>,
   projectId: string,
-  promptId: string,
+  gap: Pick<Gap, 'prompt_id' | 'platforms_losing'>,
 ): Promise<ReasoningCard | null> {
-  const probes = await client.getResults(projectId, promptId);
-  const withCard = probes.find((probe) => probe.reasoning_card_id !== null);
-  if (withCard === undefined) return null;
-  return client.getReasoning(projectId, withCard.id);
+  const probes = await client.getResults(projectId, gap.prompt_id);
+  const chosen = chooseReasoningResult(probes, gap);
+  if (chosen === null) return null;
+  const card = await client.getReasoning(projectId, chosen.id);
+  return { ...card, engine: chosen.engine ?? card.engine ?? null };
 }

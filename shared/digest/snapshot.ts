@@ -59,6 +59,8 @@ export interface ProjectSnapshot {
   history?: SnapshotPoint[] | undefined;
   /** Each engine's main figure (see `rowPrimaryValue`) by engine name; at most `SNAPSHOT_MAX_METRICS`. */
   engines?: Record<string, number> | undefined;
+  /** Top-level ts of the latest digest by channel: a draft notice is posted into that thread. */
+  digestThreads?: Record<string, string> | undefined;
 }
 
 /** The run a snapshot is taken from (from the run.completed event). */

@@ -236,6 +236,7 @@ describe('digest function', () => {
       SLACK_PROJECT_CHANNELS: '{}',
       VISIBILITY_RANGE: '7d',
       GAPS_PAGE_SIZE: '50',
+      DIGEST_MODE: 'full',
       SECRETS_CACHE_SECONDS: '300',
       DIGEST_LEASE_SECONDS: String(budget.leaseSeconds),
       BRIDGE_STAGE: 'dev',

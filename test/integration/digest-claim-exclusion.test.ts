@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DynamoDigestStore } from '../../shared/adapters/dynamo-digest-store';
+import { SqsDeadLetters } from '../../shared/adapters/sqs-dead-letters';
 import { processBatch, type DigestDeps, type RecordOutcome } from '../../shared/digest/process';
 import { RecordingObserver } from '../support/recording-observer';
 import { ReadApiClient } from '../../shared/adapters/read-api';
@@ -75,6 +76,7 @@ describe('two invocations of one event, with the Slack history look-up refused',
       readApi: new ReadApiClient({ baseUrl: peers.sim.url, apiKey: peers.sim.apiKey, sleep: () => Promise.resolve() }),
       slack: createSlackPoster({ token: TOKEN, slackApiUrl: peers.slack.apiUrl, sleep: () => Promise.resolve(), maxAttempts: 1, requestTimeoutMs: 30_000 }),
       store: store(),
+      deadLetters: new SqsDeadLetters(peers.sqs, peers.dlqUrl),
       channels: { defaultChannel: '#digests', byProject: {} },
       clock: { now: () => Date.now() },
       log: observer,

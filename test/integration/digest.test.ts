@@ -4,9 +4,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { DeleteMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { DeleteMessageCommand, ReceiveMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDigestStore } from '../../shared/adapters/dynamo-digest-store';
 import { SqsMessageVisibility } from '../../shared/adapters/sqs-message-visibility';
+import { SqsDeadLetters } from '../../shared/adapters/sqs-dead-letters';
 import { handleSqsBatch } from '../../shared/digest/sqs-batch';
 import type { DigestDeps } from '../../shared/digest/process';
 import { RecordingObserver } from '../support/recording-observer';
@@ -36,6 +37,7 @@ function deps(slackRequestTimeoutMs = 10_000): DigestDeps {
     readApi: new ReadApiClient({ baseUrl: sim.url, apiKey: sim.apiKey, sleep: () => Promise.resolve() }),
     slack: createSlackPoster({ token: TOKEN, slackApiUrl: slack.apiUrl, sleep: () => Promise.resolve(), maxAttempts: 2, requestTimeoutMs: slackRequestTimeoutMs }),
     store: new DynamoDigestStore(dynamo.client, { tableName: TABLE, leaseMs: 120_000, retentionSeconds: 86400 }),
+    deadLetters: new SqsDeadLetters(sqs, peers.dlqUrl),
     channels: { defaultChannel: '#digests', byProject: { [projectB]: '#project-b' } },
     clock: { now: () => Date.now() },
     log: observer,
@@ -181,11 +183,14 @@ describe('draft.ready', () => {
 });
 
 describe('failures', () => {
-  it('drops a poison message without failing its neighbours', async () => {
+  it('quarantines a poison message in the DLQ with its reason, without failing its neighbours', async () => {
     const result = await deliver('{"not":"an event"}', runEvent(projectA), 'not json at all');
     expect(result.failed.size).toBe(0);
     expect(topLevel()).toHaveLength(1);
-    expect(observer.countOf('MessageDropped')).toBe(2);
+    expect(observer.countOf('MessageQuarantined')).toBe(2);
+    const kept = await receiveAll(peers.dlqUrl);
+    expect(kept.map((m) => m.body).sort()).toEqual(['not json at all', '{"not":"an event"}']);
+    for (const message of kept) expect(message.reason).toMatch(/\S/);
   });
 
   it('fails only the message whose channel is wrong, with a log line that says how to fix it', async () => {
@@ -298,3 +303,9 @@ describe('posts whose outcome was unknown', () => {
     expect(slack.messages().filter((m) => m.thread_ts === olderTs).length).toBeGreaterThan(0);
   });
 });
+
+/** Every message of a queue with its `reason` attribute (empty when absent). */
+async function receiveAll(url: string): Promise<{ body: string; reason: string }[]> {
+  const out = await sqs.send(new ReceiveMessageCommand({ QueueUrl: url, MaxNumberOfMessages: 10, MessageAttributeNames: ['All'] }));
+  return (out.Messages ?? []).map((m) => ({ body: m.Body ?? '', reason: m.MessageAttributes?.['reason']?.StringValue ?? '' }));
+}

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DeleteMessageCommand, GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDigestStore } from '../../shared/adapters/dynamo-digest-store';
 import { SqsMessageVisibility } from '../../shared/adapters/sqs-message-visibility';
+import { SqsDeadLetters } from '../../shared/adapters/sqs-dead-letters';
 import { handleSqsBatch } from '../../shared/digest/sqs-batch';
 import type { DigestDeps } from '../../shared/digest/process';
 import { RecordingObserver } from '../support/recording-observer';
@@ -38,6 +39,7 @@ function deps(): DigestDeps {
     readApi: new ReadApiClient({ baseUrl: sim.url, apiKey: sim.apiKey, timeoutMs: 1000, deadline: () => Date.now() + 5000 }),
     slack: createSlackPoster({ token: TOKEN, slackApiUrl: slack.apiUrl, deadline: () => Date.now() + 5000, maxAttempts: 3, sleep: () => Promise.resolve() }),
     store: new DynamoDigestStore(dynamo.client, { tableName: 'faults', leaseMs: 120_000, retentionSeconds: 86400 }),
+    deadLetters: new SqsDeadLetters(sqs, peers.dlqUrl),
     channels: { defaultChannel: '#digests', byProject: {} },
     clock: { now: () => Date.now() },
     log: observer,
@@ -171,11 +173,20 @@ describe('digest fault matrix', () => {
     expect(topLevelPosts()).toBe(0);
   });
 
-  it('a poison message is dropped and never blocks the batch', async () => {
+  it('a poison message is quarantined in the DLQ and never blocks the batch', async () => {
     await enqueue(sqs, queueUrl, '{"event":{"id":"x"}}');
     await enqueue(sqs, queueUrl, runEvent());
     expect(await invoke()).toEqual({ received: 2, failed: 0 });
     expect(topLevelPosts()).toBe(1);
-    expect(observer.countOf('MessageDropped')).toBe(1);
+    expect(observer.countOf('MessageQuarantined')).toBe(1);
+  });
+
+  it('a poison message is handed back (never deleted) when the DLQ cannot be reached', async () => {
+    await enqueue(sqs, queueUrl, '{"event":{"id":"y"}}');
+    const unreachable = { ...deps(), deadLetters: new SqsDeadLetters(sqs, `${peers.dlqUrl}-missing`) };
+    const records = await receiveRecords(sqs, queueUrl);
+    const response = await handleSqsBatch(records, () => Promise.resolve(unreachable), new SqsMessageVisibility(sqs, queueUrl), observer);
+    expect(response.batchItemFailures.map((f) => f.itemIdentifier)).toEqual(records.map((r) => r.messageId));
+    expect(observer.countOf('MessageQuarantined')).toBe(0);
   });
 });

@@ -156,21 +156,22 @@ describe('read routes', () => {
 });
 
 describe('findReasoningCard', () => {
-  it('returns the card of the first result that has one, or null', async () => {
+  it('returns the card of a result on an engine where the gap is lost (else the first with a card), or null', async () => {
     const { api } = client();
     const gaps = await api.getGaps(projectId);
     let found = 0;
     let missing = 0;
     for (const gap of gaps) {
-      const expected = sim.data.results(projectId, gap.prompt_id)!.find((p) => p.reasoning_card_id !== null);
-      const card = await findReasoningCard(api, projectId, gap.prompt_id);
+      const withCard = sim.data.results(projectId, gap.prompt_id)!.filter((p) => p.reasoning_card_id !== null);
+      const expected = withCard.find((p) => gap.platforms_losing.includes(String(p['engine']))) ?? withCard[0];
+      const card = await findReasoningCard(api, projectId, gap);
       if (expected === undefined) {
         expect(card).toBeNull();
         missing += 1;
       } else {
         const served = sim.data.reasoning(projectId, expected.id);
         expect(served.ok).toBe(true);
-        if (served.ok) expect(card).toEqual({ reasons: served.card.reasons });
+        if (served.ok) expect(card).toEqual({ reasons: served.card.reasons, engine: expected['engine'] });
         found += 1;
       }
     }
@@ -180,7 +181,7 @@ describe('findReasoningCard', () => {
 
   it('makes no reasoning call when no probe has a card', async () => {
     sim.injectFault({ route: 'results', status: 200, body: JSON.stringify({ probes: [{ id: 'r1', reasoning_card_id: null }, { id: 'r2' }] }) });
-    expect(await findReasoningCard(client().api, projectId, 'q')).toBeNull();
+    expect(await findReasoningCard(client().api, projectId, { prompt_id: 'q', platforms_losing: [] })).toBeNull();
     expect(sim.requests().map((r) => r.route)).toEqual(['results']);
   });
 });
@@ -458,9 +459,9 @@ describe('tolerant parsing', () => {
       body: JSON.stringify({ probes: [{ id: 'r1', reasoning_card_id: 'c1', engine: 'X' }, { id: 'r2', reasoning_card_id: 7 }, { id: 'r3' }, { reasoning_card_id: 'c9' }] }),
     });
     expect(await client().api.getResults(projectId, 'q')).toEqual([
-      { id: 'r1', reasoning_card_id: 'c1' },
-      { id: 'r2', reasoning_card_id: '7' },
-      { id: 'r3', reasoning_card_id: null },
+      { id: 'r1', reasoning_card_id: 'c1', engine: 'X' },
+      { id: 'r2', reasoning_card_id: '7', engine: null },
+      { id: 'r3', reasoning_card_id: null, engine: null },
     ]);
     sim.injectFault({
       route: 'reasoning',

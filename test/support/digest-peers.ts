@@ -13,6 +13,8 @@ export interface DigestPeers {
   tableName: string;
   sqs: SQSClient;
   queueUrl: string;
+  /** The queue's DLQ (where unusable messages are quarantined). */
+  dlqUrl: string;
   sim: VisibilitySimulator;
   slack: LocalSlackServer;
   /** Clears recorded Slack calls, every injected fault, and the queue. */
@@ -27,6 +29,8 @@ export async function startDigestPeers(options: { tableName: string; queueName: 
   const sqs = createSqsClient(sqsServer.url);
   const created = await sqs.send(new CreateQueueCommand({ QueueName: options.queueName, Attributes: { VisibilityTimeout: String(options.visibilityTimeoutSeconds) } }));
   const queueUrl = created.QueueUrl ?? '';
+  const dlq = await sqs.send(new CreateQueueCommand({ QueueName: `${options.queueName}-dlq` }));
+  const dlqUrl = dlq.QueueUrl ?? '';
   const sim = await VisibilitySimulator.start();
   const slack = await LocalSlackServer.start({ tokens: [options.slackToken] });
   return {
@@ -34,6 +38,7 @@ export async function startDigestPeers(options: { tableName: string; queueName: 
     tableName: options.tableName,
     sqs,
     queueUrl,
+    dlqUrl,
     sim,
     slack,
     async reset() {
@@ -41,6 +46,7 @@ export async function startDigestPeers(options: { tableName: string; queueName: 
       slack.clearFaults();
       sim.clearFaults();
       await sqs.send(new PurgeQueueCommand({ QueueUrl: queueUrl }));
+      await sqs.send(new PurgeQueueCommand({ QueueUrl: dlqUrl }));
     },
     async close() {
       sqs.destroy();
