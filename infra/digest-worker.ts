@@ -85,6 +85,7 @@ export class DigestWorker extends Construct {
         ...(config.dashboardUrlTemplate === undefined ? {} : { [ENV.dashboardUrlTemplate]: config.dashboardUrlTemplate }),
         [ENV.secretsCacheSeconds]: String(SECRETS_CACHE_SECONDS),
         [ENV.digestLeaseSeconds]: String(this.budget.leaseSeconds),
+        [ENV.digestRecordBudgetSeconds]: String(this.budget.perRecordSeconds),
       },
     });
   }

@@ -32,6 +32,8 @@ export const ENV = {
   visibilityRange: 'VISIBILITY_RANGE',
   gapsPageSize: 'GAPS_PAGE_SIZE',
   digestLeaseSeconds: 'DIGEST_LEASE_SECONDS',
+  /** Seconds one record may need: a record is handed back, not started, when less time is left. */
+  digestRecordBudgetSeconds: 'DIGEST_RECORD_BUDGET_SECONDS',
   /** Optional https template with {project_id}, {run_id}, {prompt_id}, {asset_id}: links in digests. */
   dashboardUrlTemplate: 'DASHBOARD_URL_TEMPLATE',
   /** 'full' (default) or 'changes': quiet runs post one compact line. */
@@ -135,6 +137,7 @@ export const DIGEST_DEFAULTS = {
   visibilityRange: '7d',
   gapsPageSize: 50,
   leaseSeconds: 120,
+  recordBudgetSeconds: 32,
   secretsCacheSeconds: 300,
 } as const;
 

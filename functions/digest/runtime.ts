@@ -34,6 +34,7 @@ export interface DigestConfig {
   gapsPageSize: number;
   secretsCacheSeconds: number;
   leaseSeconds: number;
+  recordBudgetSeconds: number;
   dashboardUrlTemplate: string | undefined;
   digestMode: DigestMode;
   aws: AwsEndpoints;
@@ -82,6 +83,7 @@ export function readDigestConfig(env: Env): DigestConfig {
     gapsPageSize: integer(env, ENV.gapsPageSize, DIGEST_DEFAULTS.gapsPageSize, 1, 1000),
     secretsCacheSeconds: integer(env, ENV.secretsCacheSeconds, DIGEST_DEFAULTS.secretsCacheSeconds, 0, 3600),
     leaseSeconds: digestLeaseSeconds(env),
+    recordBudgetSeconds: integer(env, ENV.digestRecordBudgetSeconds, DIGEST_DEFAULTS.recordBudgetSeconds, 0, 900),
     dashboardUrlTemplate: dashboardUrlTemplate(env),
     digestMode: digestMode(env),
     aws: readAwsEndpoints(env),
@@ -140,16 +142,18 @@ function clientsForSecrets(config: DigestConfig, deadline: () => number, clock: 
 
 export function createDigestRuntime(config: DigestConfig, observe: { log: Log; metrics: Metrics }, clock: Clock = systemClock): DigestRuntime {
   const secrets = secretSources(config);
+  // The invocation's deadline; the clients and the store read it on every call.
+  let deadlineMs = Number.POSITIVE_INFINITY;
   const store = new DynamoDigestStore(createDynamoClient({ ...DIGEST_CLIENT_BOUNDS, ...config.aws.dynamodb }), {
     tableName: config.tableName,
     leaseMs: config.leaseSeconds * 1000,
     retentionSeconds: DIGEST_RETENTION_SECONDS,
+    deadline: () => deadlineMs,
+    now: () => clock.now(),
   });
   const sqs = createSqsClient({ ...DIGEST_CLIENT_BOUNDS, ...config.aws.sqs });
   const visibility = new SqsMessageVisibility(sqs, config.queueUrl);
   const deadLetters = new SqsDeadLetters(sqs, config.dlqUrl);
-  // The invocation's deadline; the clients read it on every call.
-  let deadlineMs = Number.POSITIVE_INFINITY;
   const clients = clientsForSecrets(config, () => deadlineMs, clock);
 
   const resolveDeps = async (): Promise<DigestDeps> => {
@@ -159,7 +163,13 @@ export function createDigestRuntime(config: DigestConfig, observe: { log: Log; m
       store,
       deadLetters,
       channels: { defaultChannel: config.defaultChannel, byProject: config.projectChannels },
-      options: { gapsPageSize: config.gapsPageSize, dashboardUrlTemplate: config.dashboardUrlTemplate, mode: config.digestMode },
+      options: {
+        gapsPageSize: config.gapsPageSize,
+        dashboardUrlTemplate: config.dashboardUrlTemplate,
+        mode: config.digestMode,
+        recordBudgetMs: config.recordBudgetSeconds * 1000,
+      },
+      deadline: () => deadlineMs,
       clock,
       log: observe.log,
       metrics: observe.metrics,

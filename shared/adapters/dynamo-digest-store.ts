@@ -25,6 +25,9 @@ export interface DynamoDigestStoreOptions {
   /** Longer than the digest function's timeout, so a live invocation is never overtaken. */
   leaseMs: number;
   retentionSeconds: number;
+  /** The invocation's deadline (epoch ms): no call outlives it, so the batch response is always sent. */
+  deadline?: (() => number) | undefined;
+  now?: (() => number) | undefined;
 }
 
 /** DLQ retention is 14 days; claims outlive it so a replayed message still finds its record. */
@@ -35,6 +38,14 @@ export class DynamoDigestStore implements DigestStore {
     private readonly client: DynamoDBClient,
     private readonly options: DynamoDigestStoreOptions,
   ) {}
+
+  /** Bounds a call by the invocation's deadline (besides the client's own request timeout). */
+  private bounded(): { abortSignal?: AbortSignal } {
+    const deadline = this.options.deadline?.() ?? Number.POSITIVE_INFINITY;
+    if (!Number.isFinite(deadline)) return {};
+    const now = this.options.now?.() ?? Date.now();
+    return { abortSignal: AbortSignal.timeout(Math.max(1, deadline - now)) };
+  }
 
   private claimKey(eventId: string): Record<string, AttributeValue> {
     return { [TABLE.partitionKey]: { S: `${TABLE.prefixes.digest}${eventId}` } };
@@ -52,8 +63,7 @@ export class DynamoDigestStore implements DigestStore {
         new UpdateItemCommand({
           TableName: this.options.tableName,
           Key: this.claimKey(eventId),
-          UpdateExpression:
-            `SET #state = :in_progress, #owner = :token, lease_until = :lease, ${TABLE.ttlAttribute} = if_not_exists(${TABLE.ttlAttribute}, :expires), first_claimed_ms = if_not_exists(first_claimed_ms, :now) ADD attempts :one`,
+          UpdateExpression: `SET #state = :in_progress, #owner = :token, lease_until = :lease, ${TABLE.ttlAttribute} = if_not_exists(${TABLE.ttlAttribute}, :expires), first_claimed_ms = if_not_exists(first_claimed_ms, :now) ADD attempts :one`,
           ConditionExpression: `attribute_not_exists(${TABLE.partitionKey}) OR (#state = :in_progress AND lease_until < :now)`,
           ExpressionAttributeNames: { '#state': 'state', '#owner': 'owner' },
           ExpressionAttributeValues: {
@@ -66,17 +76,25 @@ export class DynamoDigestStore implements DigestStore {
           },
           ReturnValues: 'ALL_NEW',
         }),
+        this.bounded(),
       );
       const item = result.Attributes ?? {};
       const progress: PostingProgress = { repliesPosted: Number(item['replies_posted']?.N ?? 0) };
       if (item['channel']?.S) progress.channel = item['channel'].S;
       if (item['main_ts']?.S) progress.mainTs = item['main_ts'].S;
-      return { status: 'claimed', token, progress, attempt: Number(item['attempts']?.N ?? 1), firstClaimedMs: Number(item['first_claimed_ms']?.N ?? nowMs) };
+      return {
+        status: 'claimed',
+        token,
+        progress,
+        attempt: Number(item['attempts']?.N ?? 1),
+        firstClaimedMs: Number(item['first_claimed_ms']?.N ?? nowMs),
+      };
     } catch (error) {
       if (!(error instanceof ConditionalCheckFailedException)) throw error;
     }
     const existing = await this.client.send(
       new GetItemCommand({ TableName: this.options.tableName, Key: this.claimKey(eventId), ConsistentRead: true }),
+      this.bounded(),
     );
     const state = existing.Item?.['state']?.S;
     if (state === 'posted' || state === 'skipped') return { status: 'done', outcome: state };
@@ -105,6 +123,7 @@ export class DynamoDigestStore implements DigestStore {
         ExpressionAttributeNames: names,
         ExpressionAttributeValues: values,
       }),
+      this.bounded(),
     );
   }
 
@@ -118,6 +137,7 @@ export class DynamoDigestStore implements DigestStore {
         ExpressionAttributeNames: { '#state': 'state', '#owner': 'owner' },
         ExpressionAttributeValues: { ':outcome': { S: outcome }, ':token': { S: token } },
       }),
+      this.bounded(),
     );
   }
 
@@ -139,6 +159,7 @@ export class DynamoDigestStore implements DigestStore {
             ...(failure === undefined ? {} : { ':failure': { S: failure.slice(0, MAX_FAILURE_CHARS) } }),
           },
         }),
+        this.bounded(),
       );
     } catch (error) {
       if (!(error instanceof ConditionalCheckFailedException)) throw error;
@@ -148,6 +169,7 @@ export class DynamoDigestStore implements DigestStore {
   async getSnapshot(projectId: string): Promise<ProjectSnapshot | null> {
     const result = await this.client.send(
       new GetItemCommand({ TableName: this.options.tableName, Key: this.snapshotKey(projectId), ConsistentRead: true }),
+      this.bounded(),
     );
     const json = result.Item?.['snapshot']?.S;
     if (!json) return null;
@@ -163,9 +185,11 @@ export class DynamoDigestStore implements DigestStore {
           // Equal times: only the event that holds the mark keeps it (its own retry), so two runs with
           // the same created_at produce one digest.
           UpdateExpression: 'SET newest_run_ms = :ms, newest_run_event = :event',
-          ConditionExpression: 'attribute_not_exists(newest_run_ms) OR newest_run_ms < :ms OR (newest_run_ms = :ms AND newest_run_event = :event)',
+          ConditionExpression:
+            'attribute_not_exists(newest_run_ms) OR newest_run_ms < :ms OR (newest_run_ms = :ms AND newest_run_event = :event)',
           ExpressionAttributeValues: { ':ms': { N: String(createdAtMs) }, ':event': { S: eventId } },
         }),
+        this.bounded(),
       );
       return true;
     } catch (error) {
@@ -188,6 +212,7 @@ export class DynamoDigestStore implements DigestStore {
           ExpressionAttributeNames: { '#snapshot': 'snapshot' },
           ExpressionAttributeValues: { ':created': { N: createdMs }, ':snapshot': { S: JSON.stringify(snapshot) } },
         }),
+        this.bounded(),
       );
     } catch (error) {
       // A newer digest of the project stored its snapshot first; keep the newer one.

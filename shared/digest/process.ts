@@ -44,6 +44,8 @@ export interface DigestOptions {
   dashboardUrlTemplate: string | undefined;
   /** 'changes': a run with nothing new or moved posts one compact line and no thread. */
   mode: DigestMode;
+  /** Time one record may need: with less left before the deadline it is handed back, not started. */
+  recordBudgetMs: number;
 }
 
 export interface DigestDeps {
@@ -57,6 +59,8 @@ export interface DigestDeps {
   log: Log;
   metrics: Metrics;
   options?: Partial<DigestOptions>;
+  /** The invocation's deadline (epoch ms); none means unbounded (tests, local tools). */
+  deadline?: (() => number) | undefined;
 }
 
 export interface QueueRecord {
@@ -70,7 +74,7 @@ export type RecordOutcome =
   | { messageId: string; ok: true; result: RecordResult }
   | { messageId: string; ok: false; retryAfterSeconds: number | undefined };
 
-const DEFAULTS: DigestOptions = { topGaps: 5, reasoningGaps: 3, gapsPageSize: undefined, dashboardUrlTemplate: undefined, mode: 'full' };
+const DEFAULTS: DigestOptions = { topGaps: 5, reasoningGaps: 3, gapsPageSize: undefined, dashboardUrlTemplate: undefined, mode: 'full', recordBudgetMs: 0 };
 /** Different projects of one batch are digested side by side, a few at a time (read-API rate limit). */
 const PROJECT_CONCURRENCY = 3;
 
@@ -155,6 +159,12 @@ async function digestProjectRuns(group: readonly RunItem[], deps: DigestDeps, ou
 
 async function settle(item: { record: QueueRecord; event: WebhookEvent }, work: () => Promise<RecordResult>, deps: DigestDeps, outcomes: Outcomes): Promise<void> {
   const { messageId } = item.record;
+  if (!timeLeftFor(deps)) {
+    // Started now, it could be cut off half-posted; the retry starts it with a whole budget.
+    deps.log.warn('record handed back: not enough time left in this invocation', { messageId, eventId: item.event.id });
+    outcomes.set(messageId, { messageId, ok: false, retryAfterSeconds: undefined });
+    return;
+  }
   try {
     outcomes.set(messageId, { messageId, ok: true, result: await work() });
   } catch (error) {
@@ -165,6 +175,13 @@ async function settle(item: { record: QueueRecord; event: WebhookEvent }, work: 
     deps.metrics.count(DIGEST_METRICS.digestFailed);
     outcomes.set(messageId, { messageId, ok: false, retryAfterSeconds: verdict.retryAfterSeconds });
   }
+}
+
+function timeLeftFor(deps: DigestDeps): boolean {
+  const deadline = deps.deadline?.();
+  if (deadline === undefined) return true;
+  const { recordBudgetMs } = { ...DEFAULTS, ...deps.options };
+  return deadline - deps.clock.now() >= recordBudgetMs;
 }
 
 async function runLimited(jobs: readonly (() => Promise<void>)[], limit: number): Promise<void> {

@@ -239,6 +239,7 @@ describe('digest function', () => {
       DIGEST_MODE: 'full',
       SECRETS_CACHE_SECONDS: '300',
       DIGEST_LEASE_SECONDS: String(budget.leaseSeconds),
+      DIGEST_RECORD_BUDGET_SECONDS: String(budget.perRecordSeconds),
       BRIDGE_STAGE: 'dev',
       POWERTOOLS_SERVICE_NAME: 'digest',
       POWERTOOLS_METRICS_NAMESPACE: 'VisibilitySlackBridge',
