@@ -181,6 +181,12 @@ export class WebhookFront extends Construct {
       httpVersion: HttpVersion.HTTP2_AND_3,
     });
     acknowledgeDistributionFindings(this.distribution);
+    Validations.of(stack).acknowledge({
+      id: 'Annotation::@aws-cdk/core:crossStackReferencesDefaultStrong',
+      reason:
+        'The only cross-stack reference (the web ACL ARN) is weak by choice, set on the reference itself: Fn::GetStackOutput ' +
+        'needs no SSM export writer (a custom-resource Lambda) in the us-east-1 stack.',
+    });
   }
 
   /** The URL to register with the service. */
