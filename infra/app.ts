@@ -9,11 +9,14 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BridgeStack, stackNameFor } from './bridge-stack';
-import { CONFIG_DIR, ConfigError, loadStageConfig } from './config';
+import { ClientRateLimitStack, requireStageRegion } from './client-rate-limit';
+import { CONFIG_DIR, ConfigError, loadStageConfig, type BridgeConfig } from './config';
 
 export interface BuiltApp {
   readonly app: App;
   readonly stack: BridgeStack;
+  /** The us-east-1 web ACL stack, when clientRateLimitEnabled. */
+  readonly edge: ClientRateLimitStack | undefined;
 }
 
 export interface BuildOptions {
@@ -34,9 +37,17 @@ export function buildApp(props: AppProps = {}, options: BuildOptions = {}): Buil
   const app = new App(props);
   const config = loadStageConfig(app.node.tryGetContext('stage'), options.configDir ?? CONFIG_DIR);
   const env = options.env ?? defaultEnv();
-  const stack = new BridgeStack(app, stackNameFor(config.stage), { config, ...(env ? { env } : {}) });
+  const edge = edgeStack(app, config, env);
+  const stack = new BridgeStack(app, stackNameFor(config.stage), { config, clientRateLimit: edge, ...(env ? { env } : {}) });
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
-  return { app, stack };
+  return { app, stack, edge };
+}
+
+/** With clientRateLimitEnabled: the web ACL stack in us-east-1 (same account as the stage). */
+function edgeStack(app: App, config: BridgeConfig, env: Environment | undefined): ClientRateLimitStack | undefined {
+  if (!config.clientRateLimitEnabled) return undefined;
+  const stageRegion = requireStageRegion(config, env);
+  return new ClientRateLimitStack(app, { config, stageRegion, account: env?.account });
 }
 
 function main(): void {

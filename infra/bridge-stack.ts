@@ -4,8 +4,10 @@
  * with one job; this class only wires them together and writes the outputs `bridge` reads.
  */
 import { CfnOutput, Stack, Tags, type StackProps } from 'aws-cdk-lib';
+import { GraphWidget } from 'aws-cdk-lib/aws-cloudwatch';
 import type { Construct } from 'constructs';
 import { STACK_OUTPUTS, stackNameFor } from '../shared/contracts';
+import { blockedRequestsMetric, WebhookFront, type ClientRateLimitStack } from './client-rate-limit';
 import type { BridgeConfig } from './config';
 import { DigestWorker } from './digest-worker';
 import { keepLogicalId, STABLE_LOGICAL_IDS as IDS } from './logical-ids';
@@ -18,6 +20,8 @@ export { stackNameFor };
 
 export interface BridgeStackProps extends StackProps {
   readonly config: BridgeConfig;
+  /** With clientRateLimitEnabled: the us-east-1 stack holding the web ACL the CloudFront front uses. */
+  readonly clientRateLimit?: ClientRateLimitStack | undefined;
 }
 
 export class BridgeStack extends Stack {
@@ -27,13 +31,15 @@ export class BridgeStack extends Stack {
   readonly worker: DigestWorker;
   readonly webhook: Webhook;
   readonly monitoring: Monitoring;
+  /** CloudFront + WAF in front of the webhook (clientRateLimitEnabled), else undefined. */
+  readonly front: WebhookFront | undefined;
 
   constructor(scope: Construct, id: string, props: BridgeStackProps) {
-    const { config } = props;
+    const { config, clientRateLimit, ...stackProps } = props;
     super(scope, id, {
       description: `Webhook-to-Slack bridge for the AI-visibility monitoring service (${config.stage})`,
       terminationProtection: !config.development,
-      ...props,
+      ...stackProps,
     });
     this.config = config;
     Tags.of(this).add('project', 'visibility-slack-bridge');
@@ -51,8 +57,22 @@ export class BridgeStack extends Stack {
     this.webhook = new Webhook(this, 'Webhook', { config, table, queue, dlq, signingSecrets: this.secrets.signingSecrets.secret });
     const [api, ingestFunction, digestFunction] = [this.webhook.api, this.webhook.function.fn, this.worker.function.fn];
     this.monitoring = new Monitoring(this, 'Monitoring', { config, api, ingestFunction, digestFunction, queue, dlq });
+    this.front = clientRateLimit === undefined ? undefined : this.addFront(clientRateLimit);
     this.pinStatefulIds();
     this.addOutputs();
+  }
+
+  /** The CloudFront front with the us-east-1 web ACL; its blocked requests go on the dashboard (the alarm lives in us-east-1). */
+  private addFront(edge: ClientRateLimitStack): WebhookFront {
+    const front = new WebhookFront(this, 'ClientRateLimit', { config: this.config, api: this.webhook.api, webAcl: edge.webAcl });
+    this.monitoring.dashboard.addWidgets(
+      new GraphWidget({
+        title: `Refused by the per-client rate limit (WAF, ${edge.region})`,
+        left: [blockedRequestsMetric(edge.webAclName).with({ label: 'Blocked (403)' })],
+        width: 24,
+      }),
+    );
+    return front;
   }
 
   private pinStatefulIds(): void {
@@ -78,7 +98,11 @@ export class BridgeStack extends Stack {
     const output = (key: string, value: string, description: string): void => {
       new CfnOutput(this, key, { value, description });
     };
-    output(STACK_OUTPUTS.webhookUrl, webhook.publicUrl, 'URL to register as the webhook endpoint (events run.completed and draft.ready)');
+    output(
+      STACK_OUTPUTS.webhookUrl,
+      this.front?.webhookUrl ?? webhook.publicUrl,
+      'URL to register as the webhook endpoint (events run.completed and draft.ready)',
+    );
     output(STACK_OUTPUTS.queueUrl, worker.queue.queueUrl, 'Digest queue');
     output(STACK_OUTPUTS.dlqUrl, worker.dlq.queueUrl, 'Dead-letter queue of the digest queue');
     output(STACK_OUTPUTS.tableName, this.store.table.tableName, 'DynamoDB table (dedup records, digest claims, snapshots)');

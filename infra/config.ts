@@ -196,7 +196,7 @@ export function parseStageConfig(stage: string, values: Readonly<Record<string, 
     logLevel: f.oneOf<LogLevel>('logLevel', ['DEBUG', 'INFO', 'WARN', 'ERROR']),
     apiThrottleRateLimit: f.number('apiThrottleRateLimit', 1, 10_000),
     apiThrottleBurstLimit: f.integer('apiThrottleBurstLimit', 1, 5_000),
-    clientRateLimitEnabled: clientRateLimitEnabled(f),
+    clientRateLimitEnabled: f.boolean('clientRateLimitEnabled'),
     // WAF's rate-based rule accepts 10 to 2 billion requests per evaluation window.
     clientRateLimitPerFiveMinutes: f.integer('clientRateLimitPerFiveMinutes', 10, 2_000_000_000),
   };
@@ -300,12 +300,4 @@ function logRetentionDays(f: ConfigFields): BridgeConfig['logRetentionDays'] {
   if (match === undefined)
     throw f.fail('logRetentionDays', `must be one of ${LOG_RETENTION_DAYS.join(', ')} (CloudWatch Logs values), got ${days}`);
   return match;
-}
-
-/** Refused rather than ignored until the CloudFront + WAF front (docs/DEPLOY.md) is built. */
-function clientRateLimitEnabled(f: ConfigFields): boolean {
-  const enabled = f.boolean('clientRateLimitEnabled');
-  if (enabled)
-    throw f.fail('clientRateLimitEnabled', 'cannot be true yet: the per-client rate limit (CloudFront + WAF) is not built in this version');
-  return enabled;
 }

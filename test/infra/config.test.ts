@@ -132,7 +132,7 @@ describe('errors name the key and the file', () => {
     ['logRetentionDays', { ...PROD_BASE, logRetentionDays: 31 }, 'CloudWatch Logs values'],
     ['logLevel', { ...PROD_BASE, logLevel: 'verbose' }, '"DEBUG"'],
     ['undeliveredDigestHours', { ...PROD_BASE, undeliveredDigestHours: 100 }, 'between 1 and 84'],
-    ['clientRateLimitEnabled', { ...PROD_BASE, clientRateLimitEnabled: true }, 'not built in this version'],
+    ['clientRateLimitEnabled', { ...PROD_BASE, clientRateLimitEnabled: 'yes' }, 'true or false'],
     ['clientRateLimitPerFiveMinutes', { ...PROD_BASE, clientRateLimitPerFiveMinutes: 5 }, 'between 10 and'],
     [
       'signingSecretsSecretArn',
