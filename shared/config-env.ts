@@ -71,29 +71,27 @@ export function stringMap(env: Env, name: string): Record<string, string> {
   return out;
 }
 
+const SECRET_LIST_EXAMPLE = '["whsec_current"] (or ["whsec_new", "whsec_old"] while rotating)';
+
 /**
- * Parses a list of webhook signing secrets. Accepts a JSON array of strings, or one secret per line
- * (or comma-separated). Whitespace around each secret is dropped: a trailing newline pasted into a
- * secret store must not make every signature fail.
+ * Parses the webhook signing secrets: a JSON array of strings, nothing else (a secret may hold a
+ * comma, so a comma- or line-separated list would split it). Whitespace around each secret is
+ * dropped: a trailing newline pasted into a secret store must not make every signature fail.
  */
 export function parseSecretList(raw: string, name: string): string[] {
-  const text = raw.trim();
-  let items: unknown[];
-  if (text.startsWith('[')) {
-    try {
-      const parsed: unknown = JSON.parse(text);
-      if (!Array.isArray(parsed)) throw new Error('not an array');
-      items = parsed;
-    } catch {
-      throw new ConfigError(name, 'looks like JSON but is not an array of strings');
-    }
-  } else {
-    items = text.split(/[\n,]/);
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw.trim());
+  } catch {
+    throw new ConfigError(name, `must be a JSON array of strings such as ${SECRET_LIST_EXAMPLE}; its value is not JSON`);
   }
-  const secrets = items.map((item) => {
-    if (typeof item !== 'string') throw new ConfigError(name, 'must hold only strings');
-    return item.trim();
-  }).filter((item) => item.length > 0);
+  if (!Array.isArray(parsed)) throw new ConfigError(name, `must be a JSON array of strings such as ${SECRET_LIST_EXAMPLE}`);
+  const secrets = parsed
+    .map((item: unknown) => {
+      if (typeof item !== 'string') throw new ConfigError(name, `must hold only strings, such as ${SECRET_LIST_EXAMPLE}`);
+      return item.trim();
+    })
+    .filter((item) => item.length > 0);
   if (secrets.length === 0) throw new ConfigError(name, 'holds no signing secret; put at least one');
   return secrets;
 }

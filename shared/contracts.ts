@@ -75,6 +75,10 @@ export const INGEST_METRICS = {
   ingestUnavailable: 'IngestUnavailable',
   /** Signed but not processable (unknown schema, unstorable id): kept in the DLQ with its reason, answered 2xx. */
   deliveryQuarantined: 'DeliveryQuarantined',
+  /** The signing secrets secret holds a value that does not parse: the last good verifier stays in use. */
+  signingSecretsInvalid: 'SigningSecretsInvalid',
+  /** The signing secrets could not be read (placeholder, deleted, AccessDenied, outage): the last good verifier stays in use for a bounded time. */
+  signingSecretsUnreadable: 'SigningSecretsUnreadable',
 } as const;
 export type IngestMetricName = (typeof INGEST_METRICS)[keyof typeof INGEST_METRICS];
 
@@ -126,6 +130,8 @@ export const HTTP_PATHS = { webhook: '/webhook', slackCommands: '/slack/commands
 export const QUEUE_MESSAGE_KINDS = {
   /** A slash command that needs the read API, answered by the digest worker via response_url. */
   slackCommand: 'slack_command',
+  /** A signed delivery ingest could not process, kept in the DLQ with its raw bytes (shared/quarantine.ts). */
+  quarantinedDelivery: 'quarantined_delivery',
 } as const;
 
 /** Signature timestamps further than this from now are refused (the service's documented window). */
@@ -145,6 +151,8 @@ export const DIGEST_DEFAULTS = {
 export const INGEST_DEFAULTS = {
   dedupRetentionDays: 3,
   secretsCacheSeconds: 300,
+  /** How long the last good signing verifier stays in use while the secret cannot be read. */
+  secretsMaxStaleSeconds: 3600,
 } as const;
 
 /** The one DynamoDB table: partition key, TTL attribute, key prefixes and attributes read across modules. */

@@ -63,7 +63,8 @@ export function hasSqsInvalidCharacter(text: string): boolean {
 /**
  * Structural check of a parsed delivery body: `id`, `type`, `created_at` and `data` must be present,
  * and what goes into DynamoDB keys and SQS attributes must be storable there: a signed body that can
- * never be stored must get a 4xx, not a 503 the sender retries.
+ * never be stored is quarantined (answered 2xx), never a 503 the sender retries. Ingest's stricter
+ * admission rules are in `parseSignedDelivery`.
  */
 export function validateWebhookEvent(body: unknown): EventValidation {
   if (!isRecord(body)) return { ok: false, reason: 'body is not a JSON object' };
@@ -80,6 +81,40 @@ export function validateWebhookEvent(body: unknown): EventValidation {
   return { ok: true, event: { id, type, created_at, data } };
 }
 
+/** Whether `id` can be a DynamoDB key part and an SQS attribute (printable ASCII, 1..MAX_EVENT_ID_LENGTH). */
+export function isStorableEventId(id: unknown): id is string {
+  return typeof id === 'string' && id.length > 0 && id.length <= MAX_EVENT_ID_LENGTH && EVENT_ID.test(id);
+}
+
+const STRICT_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?Z$/;
+
+/** ISO 8601 in UTC exactly as `YYYY-MM-DDTHH:MM:SS(.fraction)Z`, and a real date (no Feb 30, no 24:00). */
+export function isStrictUtcTimestamp(value: string): boolean {
+  if (!STRICT_UTC.test(value)) return false;
+  const ms = Date.parse(value);
+  return !Number.isNaN(ms) && new Date(ms).toISOString().slice(0, 19) === value.slice(0, 19);
+}
+
+/** Ids in `data` (project, run, asset) end up in DynamoDB keys and Slack text: bounded and printable. */
+export const MAX_DATA_ID_LENGTH = 256;
+
+/** C0 and C1 control characters, DEL included. */
+function hasControlCharacter(text: string): boolean {
+  for (const char of text) {
+    const code = char.codePointAt(0) ?? 0;
+    if (code < 0x20 || (code >= 0x7f && code <= 0x9f)) return true;
+  }
+  return false;
+}
+
+/** Why a `data` id can't be stored, or undefined when it can (a non-empty string, bounded, printable). */
+function dataIdProblem(value: unknown, name: string): string | undefined {
+  if (typeof value !== 'string' || value.length === 0) return `without data.${name}`;
+  if ([...value].length > MAX_DATA_ID_LENGTH) return `data.${name} longer than ${MAX_DATA_ID_LENGTH} characters`;
+  if (hasControlCharacter(value) || hasSqsInvalidCharacter(value)) return `data.${name} has control or unstorable characters`;
+  return undefined;
+}
+
 export function isHandledEventType(type: string): type is HandledEventType {
   return (HANDLED_EVENT_TYPES as readonly string[]).includes(type);
 }
@@ -94,8 +129,8 @@ export type DataValidation<T> = { ok: true; data: T } | { ok: false; reason: str
 
 export function parseRunCompletedData(data: Record<string, unknown>): DataValidation<RunCompletedData> {
   const { project_id, run_id, status, answers } = data;
-  if (typeof project_id !== 'string' || project_id.length === 0) return { ok: false, reason: 'run.completed without data.project_id' };
-  if (typeof run_id !== 'string' || run_id.length === 0) return { ok: false, reason: 'run.completed without data.run_id' };
+  const problem = dataIdProblem(project_id, 'project_id') ?? dataIdProblem(run_id, 'run_id');
+  if (problem !== undefined || typeof project_id !== 'string' || typeof run_id !== 'string') return { ok: false, reason: `run.completed ${problem ?? ''}`.trim() };
   return {
     ok: true,
     data: {
@@ -109,7 +144,69 @@ export function parseRunCompletedData(data: Record<string, unknown>): DataValida
 
 export function parseDraftReadyData(data: Record<string, unknown>): DataValidation<DraftReadyData> {
   const { project_id, asset_id, version } = data;
-  if (typeof project_id !== 'string' || project_id.length === 0) return { ok: false, reason: 'draft.ready without data.project_id' };
-  if (typeof asset_id !== 'string' || asset_id.length === 0) return { ok: false, reason: 'draft.ready without data.asset_id' };
+  const problem = dataIdProblem(project_id, 'project_id') ?? dataIdProblem(asset_id, 'asset_id');
+  if (problem !== undefined || typeof project_id !== 'string' || typeof asset_id !== 'string') return { ok: false, reason: `draft.ready ${problem ?? ''}`.trim() };
   return { ok: true, data: { project_id, asset_id, version } };
+}
+
+/** Deeper than any real delivery (body → data → value); bounds recursion in JSON.stringify and later readers. */
+export const MAX_JSON_DEPTH = 32;
+
+/** Whether a parsed JSON value nests objects/arrays deeper than `max` (iterative: no stack to overflow). */
+export function exceedsJsonDepth(value: unknown, max: number): boolean {
+  const pending: [unknown, number][] = [[value, 1]];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const [item, depth] = next;
+    if (typeof item !== 'object' || item === null) continue;
+    if (depth > max) return true;
+    for (const child of Object.values(item)) pending.push([child, depth + 1]);
+  }
+  return false;
+}
+
+export type SignedDeliveryParse =
+  | { ok: true; event: WebhookEvent }
+  /** `bodyId`: the body's `id` when it is a string (compared with the delivery header), storable or not. */
+  | { ok: false; reason: string; bodyId: string | undefined };
+
+const UTF8_BOM = Buffer.from([0xef, 0xbb, 0xbf]);
+
+/**
+ * Ingest's admission rules for a body whose signature checked out (the signature covers the raw
+ * bytes, a leading UTF-8 BOM included; the BOM is skipped only for parsing). The same rules apply
+ * when a quarantined delivery is replayed (shared/quarantine.ts), so an upgrade that widens them
+ * lets the replay through. `signedAtSeconds` is the signature's `t`.
+ */
+export function parseSignedDelivery(raw: Buffer, signedAtSeconds: number, toleranceSeconds: number): SignedDeliveryParse {
+  const bytes = raw.subarray(0, 3).equals(UTF8_BOM) ? raw.subarray(3) : raw;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(bytes.toString('utf8'));
+  } catch {
+    return { ok: false, reason: 'body is not JSON', bodyId: undefined };
+  }
+  const bodyId = isRecord(parsed) && typeof parsed['id'] === 'string' ? parsed['id'] : undefined;
+  if (exceedsJsonDepth(parsed, MAX_JSON_DEPTH)) return { ok: false, reason: `JSON nested deeper than ${MAX_JSON_DEPTH} levels`, bodyId };
+  const validation = validateWebhookEvent(parsed);
+  if (!validation.ok) return { ok: false, reason: validation.reason, bodyId };
+  const problem = admissionProblem(validation.event, signedAtSeconds, toleranceSeconds);
+  return problem === undefined ? validation : { ok: false, reason: problem, bodyId };
+}
+
+/** Why a structurally valid event can't be admitted, or undefined when it can. */
+function admissionProblem(event: WebhookEvent, signedAtSeconds: number, toleranceSeconds: number): string | undefined {
+  if (!isStrictUtcTimestamp(event.created_at)) return '"created_at" is not ISO 8601 UTC (YYYY-MM-DDTHH:MM:SS[.sss]Z)';
+  // The queued body is JSON.stringify of the event: it escapes control characters and lone
+  // surrogates but leaves U+FFFE/U+FFFF, which SQS refuses on every retry.
+  if (hasSqsInvalidCharacter(JSON.stringify(event))) return 'characters SQS refuses';
+  // The service signs at send time, after creating the event (retries re-sign later), so a genuine
+  // created_at is never after t. A far-future one would supersede every later run of its project.
+  if (Date.parse(event.created_at) > (signedAtSeconds + toleranceSeconds) * 1000) return '"created_at" is after the signature timestamp';
+  if (event.type === 'run.completed') return problemOf(parseRunCompletedData(event.data));
+  if (event.type === 'draft.ready') return problemOf(parseDraftReadyData(event.data));
+  return undefined;
+}
+
+function problemOf(validation: DataValidation<unknown>): string | undefined {
+  return validation.ok ? undefined : validation.reason;
 }

@@ -1,9 +1,13 @@
 /**
  * Ingest: one webhook delivery in, one HTTP answer out. The status codes follow the sender's retry
  * rules (spec §6): 2xx ends the delivery, 5xx/429 are retried with the same id, any other status is
- * a permanent failure. So we answer 503 only when a retry can succeed, and 4xx when it never will.
+ * a failure, and 15 failures in a row switch the webhook off. So: 503 only when a retry can
+ * succeed (a dependency outage); 401/413 for what the service never sends (unsigned, stale,
+ * oversized); and a signed delivery the bridge can't process is quarantined in the DLQ and answered
+ * 202, so a change on the service's side can't switch the webhook off.
  */
-import { validateWebhookEvent, hasSqsInvalidCharacter, isHandledEventType, projectIdOf, type WebhookEvent } from './events';
+import { isHandledEventType, parseSignedDelivery, projectIdOf, type WebhookEvent } from './events';
+import { quarantinedDelivery, type QuarantinedDelivery } from './quarantine';
 import { DEFAULT_SIGNATURE_TOLERANCE_SECONDS, HTTP_PATHS, INGEST_METRICS, METRIC_DIMENSIONS, type IngestMetricName } from './contracts';
 import { type SignatureFailure, type SignatureVerifier } from './signature';
 import type { Clock, DeliveryStore, EventQueue, Log, LogFields, Metrics } from './ports';
@@ -14,6 +18,14 @@ export const WEBHOOK_PATH = HTTP_PATHS.webhook;
 export const MAX_BODY_BYTES = 64 * 1024;
 /** The sender's first retry comes after 30 s; asking for it explicitly documents the intent. */
 export const RETRY_AFTER_SECONDS = 30;
+/** Unauthenticated header values are logged at most this long (a 10 KB header must not be a 10 KB log line). */
+export const MAX_LOGGED_HEADER_CHARS = 200;
+
+/** An unauthenticated header value as it may be logged: bounded, with a mark when cut. */
+export function boundedHeader(value: string | undefined): string | undefined {
+  if (value === undefined || value.length <= MAX_LOGGED_HEADER_CHARS) return value;
+  return `${value.slice(0, MAX_LOGGED_HEADER_CHARS)}…(${value.length} chars)`;
+}
 
 export interface IngestRequest {
   method: string;
@@ -48,13 +60,12 @@ export type Rejection =
   | { kind: 'method_not_allowed' }
   | { kind: 'payload_too_large' }
   | { kind: 'signature'; reason: SignatureFailure }
-  | { kind: 'invalid_json' }
-  | { kind: 'invalid_event'; detail: string }
   | { kind: 'delivery_id_mismatch' }
   | { kind: 'in_progress'; retryAfterSeconds: number }
   | { kind: 'store_unavailable' }
   | { kind: 'queue_unavailable' }
-  | { kind: 'secrets_unavailable' };
+  | { kind: 'secrets_unavailable' }
+  | { kind: 'quarantine_unavailable' };
 
 export type Acceptance = 'accepted' | 'duplicate' | 'ignored';
 
@@ -64,11 +75,18 @@ const ACCEPTANCE_METRIC: Record<Acceptance, IngestMetricName> = {
   ignored: INGEST_METRICS.deliveryIgnored,
 };
 
-export type IngestOutcome = { ok: true; result: Acceptance } | { ok: false; rejection: Rejection };
+export type IngestOutcome =
+  | { ok: true; result: Acceptance }
+  /** Signed but not processable: kept in the DLQ with `reason`. */
+  | { ok: true; result: 'quarantined'; reason: string }
+  | { ok: false; rejection: Rejection };
 
 /** The one place that maps outcomes to HTTP answers. Bodies carry a code, never internals. */
 export function toResponse(outcome: IngestOutcome): IngestResponse {
   const headers: Record<string, string> = { 'content-type': 'application/json' };
+  if (outcome.ok && outcome.result === 'quarantined') {
+    return { statusCode: 202, headers, body: JSON.stringify({ ok: true, result: 'quarantined', reason: outcome.reason }) };
+  }
   if (outcome.ok) return { statusCode: 200, headers, body: JSON.stringify({ ok: true, result: outcome.result }) };
   const r = outcome.rejection;
   const reply = (statusCode: number, error: string): IngestResponse => ({
@@ -85,10 +103,6 @@ export function toResponse(outcome: IngestOutcome): IngestResponse {
       return reply(413, 'payload_too_large');
     case 'signature':
       return reply(401, `signature_${r.reason}`);
-    case 'invalid_json':
-      return reply(400, 'invalid_json');
-    case 'invalid_event':
-      return reply(400, 'invalid_event');
     case 'delivery_id_mismatch':
       return reply(400, 'delivery_id_mismatch');
     case 'in_progress':
@@ -96,6 +110,7 @@ export function toResponse(outcome: IngestOutcome): IngestResponse {
     case 'store_unavailable':
     case 'queue_unavailable':
     case 'secrets_unavailable':
+    case 'quarantine_unavailable':
       return withRetryAfter(reply(503, r.kind), RETRY_AFTER_SECONDS);
   }
 }
@@ -113,17 +128,18 @@ function bodyByteLength(body: string, isBase64Encoded: boolean): number {
 
 export async function handleDelivery(request: IngestRequest, deps: IngestDeps): Promise<IngestResponse> {
   const outcome = await ingestDelivery(request, deps);
-  const deliveryId = request.headers['x-service-delivery'];
-  if (outcome.ok) {
+  const deliveryId = boundedHeader(request.headers['x-service-delivery']);
+  if (outcome.ok && outcome.result === 'quarantined') {
+    deps.metrics.count(INGEST_METRICS.deliveryQuarantined);
+    deps.log.warn('signed delivery quarantined in the DLQ', { deliveryId, reason: outcome.reason });
+  } else if (outcome.ok) {
     deps.metrics.count(ACCEPTANCE_METRIC[outcome.result]);
   } else {
     const reason = outcome.rejection.kind === 'signature' ? `signature_${outcome.rejection.reason}` : outcome.rejection.kind;
     deps.metrics.count(INGEST_METRICS.deliveryRejected, 1, { [METRIC_DIMENSIONS.reason]: reason });
     if (outcome.rejection.kind === 'signature') deps.metrics.count(INGEST_METRICS.signatureRejected);
     if (reason.endsWith('_unavailable')) deps.metrics.count(INGEST_METRICS.ingestUnavailable);
-    // The detail says which check refused a signed body (fixed texts, never body content).
-    const detail = outcome.rejection.kind === 'invalid_event' ? { detail: outcome.rejection.detail } : {};
-    deps.log.warn('delivery rejected', { deliveryId, reason, ...detail });
+    deps.log.warn('delivery rejected', { deliveryId, reason });
   }
   return toResponse(outcome);
 }
@@ -148,11 +164,19 @@ export async function ingestDelivery(request: IngestRequest, deps: IngestDeps): 
   const check = verify(request.headers['x-service-signature'], rawBody, Math.floor(nowMs / 1000));
   if (!check.ok) return reject({ kind: 'signature', reason: check.reason });
 
-  const accepted = signedEventOf(rawBody, check.timestamp, request.headers['x-service-delivery'], deps);
-  if (!accepted.ok) return reject(accepted.rejection);
-  const event = accepted.event;
+  const parsed = parseSignedDelivery(rawBody, check.timestamp, deps.toleranceSeconds ?? DEFAULT_SIGNATURE_TOLERANCE_SECONDS);
+  // The delivery header is not signed; the body id is. A captured body replayed under another
+  // delivery id (never the service: it sends the two equal) must not slip past de-duplication.
+  const headerId = request.headers['x-service-delivery']?.trim();
+  const bodyId = parsed.ok ? parsed.event.id : parsed.bodyId;
+  if (headerId !== undefined && headerId !== '' && bodyId !== undefined && headerId !== bodyId) return reject({ kind: 'delivery_id_mismatch' });
+  if (!parsed.ok) {
+    const delivery = quarantinedDelivery({ raw: rawBody, reason: parsed.reason, receivedAt: new Date(nowMs).toISOString(), signedAt: check.timestamp, bodyId });
+    return quarantine(delivery, deps);
+  }
+  const event = parsed.event;
   if (!isHandledEventType(event.type)) {
-    deps.log.info('signed event of an unhandled type acknowledged', { deliveryId: event.id, type: event.type });
+    deps.log.info('signed event of an unhandled type acknowledged', { deliveryId: event.id, type: boundedHeader(event.type) });
     return { ok: true, result: 'ignored' };
   }
   return enqueueOnce(event, nowMs, deps);
@@ -162,35 +186,15 @@ function reject(rejection: Rejection): IngestOutcome {
   return { ok: false, rejection };
 }
 
-/** The event of a body whose signature checked out, if it is one the bridge can store and trust. */
-function signedEventOf(
-  rawBody: Buffer,
-  signedAtSeconds: number,
-  deliveryHeader: string | undefined,
-  deps: IngestDeps,
-): { ok: true; event: WebhookEvent } | { ok: false; rejection: Rejection } {
-  let parsed: unknown;
+/** Keeps the delivery in the DLQ; if that fails the sender must retry (503), never a silent drop. */
+async function quarantine(delivery: QuarantinedDelivery, deps: IngestDeps): Promise<IngestOutcome> {
   try {
-    parsed = JSON.parse(rawBody.toString('utf8'));
-  } catch {
-    return { ok: false, rejection: { kind: 'invalid_json' } };
+    await deps.queue.quarantine(delivery);
+  } catch (error) {
+    deps.log.error('quarantine send to the DLQ failed; the sender will retry', { reason: delivery.reason, ...describeError(error) });
+    return reject({ kind: 'quarantine_unavailable' });
   }
-  const invalid = (detail: string) => ({ ok: false as const, rejection: { kind: 'invalid_event' as const, detail } });
-  const validation = validateWebhookEvent(parsed);
-  if (!validation.ok) return invalid(validation.reason);
-  const event = validation.event;
-  // The queued body is JSON.stringify of the event: it escapes control characters and lone
-  // surrogates but leaves U+FFFE/U+FFFF, which SQS refuses on every retry.
-  if (hasSqsInvalidCharacter(JSON.stringify(event))) return invalid('characters SQS refuses');
-  // The service signs at send time, after creating the event (retries re-sign later), so a genuine
-  // created_at is never after t. A far-future one would supersede every later run of its project.
-  const toleranceSeconds = deps.toleranceSeconds ?? DEFAULT_SIGNATURE_TOLERANCE_SECONDS;
-  if (Date.parse(event.created_at) > (signedAtSeconds + toleranceSeconds) * 1000) return invalid('"created_at" is after the signature timestamp');
-  // The delivery header is not signed; the body id is. A captured body replayed under another
-  // delivery id must not slip past de-duplication, so the two must agree.
-  const headerId = deliveryHeader?.trim();
-  if (headerId !== undefined && headerId !== '' && headerId !== event.id) return { ok: false, rejection: { kind: 'delivery_id_mismatch' } };
-  return { ok: true, event };
+  return { ok: true, result: 'quarantined', reason: delivery.reason };
 }
 
 async function enqueueOnce(event: WebhookEvent, nowMs: number, deps: IngestDeps): Promise<IngestOutcome> {

@@ -6,6 +6,7 @@
  */
 import type { MetricName } from './contracts';
 import type { QueuedEvent } from './events';
+import type { QuarantinedDelivery } from './quarantine';
 import type { Gap, Project, Probe, ReasoningCard, VisibilityOverview } from './read-api-types';
 import type { ProjectSnapshot } from './digest/snapshot';
 
@@ -51,9 +52,11 @@ export interface DeliveryStore {
   release(eventId: string, token: string): Promise<void>;
 }
 
-/** The queue between ingest and digest. */
+/** The queue between ingest and digest, and the dead-letter queue that keeps what ingest can't process. */
 export interface EventQueue {
   send(message: QueuedEvent): Promise<void>;
+  /** Keeps a signed delivery ingest could not process in the DLQ, with its reason as an attribute. */
+  quarantine(delivery: QuarantinedDelivery): Promise<void>;
 }
 
 // --- Secrets -----------------------------------------------------------------------------------

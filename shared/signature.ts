@@ -30,13 +30,20 @@ const CANONICAL_HEADER = /^t=(\d{1,15}),v1=([0-9a-fA-F]{64})$/;
 const SHA256_HEX = /^[0-9a-fA-F]{64}$/;
 const DIGEST_BYTES = 32;
 
-/** Parses the header into groups, or null when it is malformed (no usable `t`, or a `t` that isn't all digits). */
+/** More groups or `v1` entries than this make the header malformed: each costs hashing, and the service sends one of each. */
+export const MAX_SIGNATURE_GROUPS = 8;
+export const MAX_SIGNATURE_ENTRIES = 16;
+
+/**
+ * Parses the header into groups, or null when it is malformed: no usable `t`, a `t` that isn't all
+ * digits, or more than MAX_SIGNATURE_GROUPS groups / MAX_SIGNATURE_ENTRIES `v1` entries.
+ */
 export function parseSignatureHeader(header: string): SignatureGroup[] | null {
   const groups: { t: string | undefined; v1: string[] }[] = [];
   let current: { t: string | undefined; v1: string[] } | undefined;
+  let entries = 0;
   for (const part of header.split(',')) {
     const item = part.trim();
-    if (item === '') continue;
     const eq = item.indexOf('=');
     if (eq <= 0) continue;
     const key = item.slice(0, eq).trim();
@@ -54,8 +61,10 @@ export function parseSignatureHeader(header: string): SignatureGroup[] | null {
         groups.push(current);
       }
       current.v1.push(value);
+      entries += 1;
     }
     // Other schemes (v0, v2, ...) are ignored, as the scheme allows.
+    if (groups.length > MAX_SIGNATURE_GROUPS || entries > MAX_SIGNATURE_ENTRIES) return null;
   }
   if (groups.length === 0) return null;
   const parsed: SignatureGroup[] = [];
@@ -73,17 +82,25 @@ export function parseSignatureHeader(header: string): SignatureGroup[] | null {
 export interface SignatureVerifierOptions {
   secrets: readonly string[];
   toleranceSeconds?: number;
+  /** Called once per HMAC computed (tests count the work a header costs). */
+  onHmac?: (() => void) | undefined;
 }
 
 export type SignatureVerifier = (header: string | undefined, rawBody: Buffer, nowSeconds: number) => SignatureCheck;
 
 /**
  * Builds a verifier for a fixed set of secrets (several are live while a webhook is being rotated).
- * Keys are prepared once so each delivery costs one HMAC per secret.
+ * Keys are prepared once. Groups outside the tolerance are never hashed, and each distinct `t` is
+ * hashed once per secret, so a delivery costs at most MAX_SIGNATURE_GROUPS HMACs per secret (one
+ * for the service's own header form).
  */
 export function createSignatureVerifier(options: SignatureVerifierOptions): SignatureVerifier {
   const tolerance = options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS;
   const keys: KeyObject[] = options.secrets.map((secret) => createSecretKey(Buffer.from(secret, 'utf8')));
+  const hmac = (key: KeyObject, timestamp: number, rawBody: Buffer): Buffer => {
+    options.onHmac?.();
+    return createHmac('sha256', key).update(`${timestamp}.`).update(rawBody).digest();
+  };
   return (header, rawBody, nowSeconds) => {
     if (header === undefined || header.trim() === '') return { ok: false, reason: 'missing_header' };
     const canonical = CANONICAL_HEADER.exec(header);
@@ -92,28 +109,38 @@ export function createSignatureVerifier(options: SignatureVerifierOptions): Sign
         ? [{ timestamp: Number(canonical[1]), signatures: [Buffer.from(canonical[2] ?? '', 'hex')] }]
         : parseSignatureHeader(header);
     if (groups === null) return { ok: false, reason: 'malformed_header' };
-    let staleness: 'too_old' | 'too_new' | undefined;
-    for (const group of groups) {
-      if (group.signatures.length === 0) continue;
-      if (!groupMatches(group, keys, rawBody)) continue;
-      const skew = nowSeconds - group.timestamp;
-      if (skew > tolerance) staleness = 'too_old';
-      else if (skew < -tolerance) staleness = 'too_new';
-      else return { ok: true, timestamp: group.timestamp };
+    const { fresh, staleness } = signaturesByFreshTimestamp(groups, nowSeconds, tolerance);
+    for (const [timestamp, signatures] of fresh) {
+      for (const key of keys) {
+        const expected = hmac(key, timestamp, rawBody);
+        if (signatures.some((candidate) => candidate.length === DIGEST_BYTES && timingSafeEqual(candidate, expected))) {
+          return { ok: true, timestamp };
+        }
+      }
     }
-    return { ok: false, reason: staleness ?? 'no_matching_signature' };
+    return { ok: false, reason: fresh.size > 0 ? 'no_matching_signature' : (staleness ?? 'no_matching_signature') };
   };
 }
 
-function groupMatches(group: SignatureGroup, keys: readonly KeyObject[], rawBody: Buffer): boolean {
-  const prefix = `${group.timestamp}.`;
-  for (const key of keys) {
-    const expected = createHmac('sha256', key).update(prefix).update(rawBody).digest();
-    for (const candidate of group.signatures) {
-      if (candidate.length === DIGEST_BYTES && timingSafeEqual(candidate, expected)) return true;
-    }
+/**
+ * The candidate signatures of each distinct `t` within the tolerance (the others are never hashed),
+ * and, when none is, whether the signed groups were too old or too new.
+ */
+function signaturesByFreshTimestamp(
+  groups: readonly SignatureGroup[],
+  nowSeconds: number,
+  tolerance: number,
+): { fresh: Map<number, Buffer[]>; staleness: 'too_old' | 'too_new' | undefined } {
+  const fresh = new Map<number, Buffer[]>();
+  let staleness: 'too_old' | 'too_new' | undefined;
+  for (const group of groups) {
+    if (group.signatures.length === 0) continue;
+    const skew = nowSeconds - group.timestamp;
+    if (skew > tolerance) staleness ??= 'too_old';
+    else if (skew < -tolerance) staleness ??= 'too_new';
+    else fresh.set(group.timestamp, [...(fresh.get(group.timestamp) ?? []), ...group.signatures]);
   }
-  return false;
+  return { fresh, staleness };
 }
 
 /** One-shot form of the verifier, for callers that don't keep one. */

@@ -4,7 +4,7 @@
  * environment without the Lambda module's cold-start configuration.
  */
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { handleDelivery } from '../../shared/ingest';
+import { boundedHeader, handleDelivery } from '../../shared/ingest';
 import { createIngestDeps, readIngestConfig } from './runtime';
 import { createObservability, type Observability } from '../../shared/adapters/powertools';
 import { httpApiResultFrom, ingestRequestFromHttpApi } from './http-api-event';
@@ -17,7 +17,7 @@ export function createIngestHandler(env: Env, observability: Observability = obs
   const deps = createIngestDeps(readIngestConfig(env), observability);
   return async (event) => {
     const request = ingestRequestFromHttpApi(event);
-    observability.appendKeys({ deliveryId: request.headers['x-service-delivery'] });
+    observability.appendKeys({ deliveryId: boundedHeader(request.headers['x-service-delivery']) });
     try {
       return httpApiResultFrom(await handleDelivery(request, deps));
     } finally {

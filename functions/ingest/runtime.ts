@@ -15,6 +15,8 @@ import type { IngestDeps } from '../../shared/ingest';
 export interface IngestConfig {
   tableName: string;
   queueUrl: string;
+  /** The DLQ, where signed deliveries ingest can't process are quarantined. */
+  dlqUrl: string;
   signingSecrets: { secretArn: string } | { values: string };
   toleranceSeconds: number;
   retentionSeconds: number;
@@ -33,6 +35,7 @@ export function readIngestConfig(env: Env): IngestConfig {
   return {
     tableName: requiredString(env, ENV.tableName),
     queueUrl: requiredString(env, ENV.queueUrl),
+    dlqUrl: requiredString(env, ENV.dlqUrl),
     signingSecrets: secretArn ? { secretArn } : { values: values ?? '' },
     toleranceSeconds: integer(env, ENV.signatureToleranceSeconds, DEFAULT_SIGNATURE_TOLERANCE_SECONDS, 1, 3600),
     retentionSeconds: integer(env, ENV.dedupRetentionDays, INGEST_DEFAULTS.dedupRetentionDays, 1, 365) * 24 * 3600,
@@ -53,14 +56,20 @@ export function createIngestDeps(config: IngestConfig, observe: { log: Log; metr
       ? secretsManagerSecret(createSecretsProvider(), config.signingSecrets.secretArn, config.secretsCacheSeconds)
       : staticSecret(config.signingSecrets.values);
   return {
-    verifier: signingVerifierFrom(source, config.toleranceSeconds),
+    verifier: signingVerifierFrom(source, {
+      toleranceSeconds: config.toleranceSeconds,
+      clock: systemClock,
+      log: observe.log,
+      metrics: observe.metrics,
+      maxBackoffMs: config.secretsCacheSeconds * 1000,
+    }),
     toleranceSeconds: config.toleranceSeconds,
     store: new DynamoDeliveryStore(createDynamoClient({ ...INGEST_CLIENT_BOUNDS, ...config.aws.dynamodb }), {
       tableName: config.tableName,
       leaseMs: DEFAULT_LEASE_MS,
       retentionSeconds: config.retentionSeconds,
     }),
-    queue: new SqsEventQueue(createSqsClient({ ...INGEST_CLIENT_BOUNDS, ...config.aws.sqs }), config.queueUrl),
+    queue: new SqsEventQueue(createSqsClient({ ...INGEST_CLIENT_BOUNDS, ...config.aws.sqs }), config.queueUrl, config.dlqUrl),
     clock: systemClock,
     log: observe.log,
     metrics: observe.metrics,

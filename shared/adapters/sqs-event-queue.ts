@@ -8,6 +8,7 @@ import {
   type QueuedEvent,
 } from '../events';
 import type { EventQueue } from '../ports';
+import { QUARANTINE_ATTRIBUTES, type QuarantinedDelivery } from '../quarantine';
 
 export function messageAttributesFor(message: QueuedEvent): Record<string, MessageAttributeValue> {
   const attributes: Record<string, MessageAttributeValue> = {
@@ -23,6 +24,8 @@ export class SqsEventQueue implements EventQueue {
   constructor(
     private readonly client: SQSClient,
     private readonly queueUrl: string,
+    /** Where quarantined deliveries go: the DLQ that `bridge dlq replay` moves back to queueUrl. */
+    private readonly dlqUrl: string,
   ) {}
 
   async send(message: QueuedEvent): Promise<void> {
@@ -34,4 +37,24 @@ export class SqsEventQueue implements EventQueue {
       }),
     );
   }
+
+  async quarantine(delivery: QuarantinedDelivery): Promise<void> {
+    await this.client.send(
+      new SendMessageCommand({
+        QueueUrl: this.dlqUrl,
+        MessageBody: JSON.stringify(delivery),
+        MessageAttributes: quarantineAttributesFor(delivery),
+      }),
+    );
+  }
+}
+
+export function quarantineAttributesFor(delivery: QuarantinedDelivery): Record<string, MessageAttributeValue> {
+  const attribute = (value: string): MessageAttributeValue => ({ DataType: 'String', StringValue: value });
+  return {
+    [QUARANTINE_ATTRIBUTES.kind]: attribute(delivery.kind),
+    [QUARANTINE_ATTRIBUTES.reason]: attribute(delivery.reason),
+    [QUARANTINE_ATTRIBUTES.quarantinedAt]: attribute(delivery.received_at),
+    ...(delivery.event_id === undefined ? {} : { [QUARANTINE_ATTRIBUTES.eventId]: attribute(delivery.event_id) }),
+  };
 }

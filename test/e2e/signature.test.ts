@@ -125,18 +125,23 @@ describe('the local HTTP API in front of the ingest function', () => {
   it('passes bytes that are not UTF-8 base64-encoded, so the signature is checked on the exact bytes', async () => {
     const bytes = Buffer.from([0x7b, 0xff, 0xfe, 0x00, 0x7d]);
     const signed = await rawPost('/webhook', { 'content-type': 'application/json', 'x-service-signature': signPayload(secret, nowSeconds(), bytes) }, bytes);
-    // The signature matched the raw bytes; only then does JSON parsing fail.
-    expect(signed).toEqual({ status: 400, text: JSON.stringify({ ok: false, error: 'invalid_json' }) });
+    // The signature matched the raw bytes; only then does JSON parsing fail: kept in the DLQ, answered 202 (was 400, issue 11).
+    expect(signed).toEqual({ status: 202, text: JSON.stringify({ ok: true, result: 'quarantined', reason: 'body is not JSON' }) });
     const forged = await rawPost('/webhook', { 'content-type': 'application/json', 'x-service-signature': signPayload('whsec_forged', nowSeconds(), bytes) }, bytes);
     expect(forged.status).toBe(401);
-    await expectNothingPosted();
+    // Only the signed one is kept, in the DLQ; nothing posted, nothing on the main queue.
+    await stack.waitForIdle();
+    expect(slackOf(stack).messages()).toHaveLength(0);
+    const depths = await stack.depths();
+    expect(depths.queue).toEqual({ visible: 0, inFlight: 0, delayed: 0 });
+    expect(depths.dlq.visible).toBe(1);
   });
 
   it('keeps a UTF-8 byte-order mark, which the signature covers', async () => {
     const event = runCompletedBody(projectId);
     const bytes = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(event.body)]);
     const answer = await rawPost('/webhook', { 'content-type': 'application/json', 'x-service-signature': signPayload(secret, nowSeconds(), bytes) }, bytes);
-    // Verified over the exact bytes (BOM included); the BOM then makes the body invalid JSON.
-    expect(answer).toEqual({ status: 400, text: JSON.stringify({ ok: false, error: 'invalid_json' }) });
+    // Verified over the exact bytes (BOM included); the BOM is skipped for parsing only (was 400 invalid_json, issue 11).
+    expect(answer).toEqual({ status: 200, text: JSON.stringify({ ok: true, result: 'accepted' }) });
   });
 });

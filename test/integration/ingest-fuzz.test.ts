@@ -1,9 +1,11 @@
 /**
  * Fuzzing the ingest domain (`handleDelivery`) with fast-check (fixed seed, printed): random,
- * malformed, mis-signed and validly signed deliveries, alone and replayed. The ports never fail
- * here, so every answer must be one of 200/400/401/404/405/413 with a `{"ok": ...}` JSON body that
- * carries a code and nothing internal, and nothing may be accepted or enqueued unless an independent
- * check finds a valid signature over the exact body bytes. A reference model predicts each answer.
+ * malformed, mis-signed, deeply nested and validly signed deliveries, alone and replayed. The ports
+ * never fail here, so every answer must be one of 200/202/400/401/404/405/413 (never a 5xx) with a
+ * `{"ok": ...}` JSON body that carries a code and nothing internal, and nothing may be accepted,
+ * enqueued or quarantined unless an independent check finds a valid signature over the exact body
+ * bytes. A signed body the bridge can't process is quarantined (202, kept in the DLQ with its exact
+ * bytes). A reference model predicts each answer.
  *
  * Over 10,000 deliveries go through in-memory fakes of the DeliveryStore and EventQueue ports
  * (pure logic); a smaller run goes through the real adapters on dynalite and the local SQS server.
@@ -15,6 +17,7 @@ import { CreateQueueCommand, ReceiveMessageCommand, type SQSClient } from '@aws-
 import { handleDelivery, MAX_BODY_BYTES, type IngestDeps, type IngestRequest, type IngestResponse } from '../../shared/ingest';
 import type { DeliveryClaim, DeliveryStore, EventQueue } from '../../shared/ports';
 import type { QueuedEvent } from '../../shared/events';
+import type { QuarantinedDelivery } from '../../shared/quarantine';
 import { createSignatureVerifier, signPayload } from '../../shared/signature';
 import { RecordingObserver } from '../support/recording-observer';
 import { createSqsClient, LOCAL_CREDENTIALS } from '../../shared/adapters/aws-clients';
@@ -34,9 +37,9 @@ const TOLERANCE = 300;
 const SECRETS = ['whsec_fuzz_current_Q7', 'whsec_fuzz_previous_K2'] as const;
 const UNCONFIGURED = 'whsec_fuzz_other_M5';
 const HANDLED = new Set(['run.completed', 'draft.ready']);
-const STATUSES = new Set([200, 400, 401, 404, 405, 413]);
+const STATUSES = new Set([200, 202, 400, 401, 404, 405, 413]);
 const SIGNATURE_ERRORS = new Set(['missing_header', 'malformed_header', 'no_matching_signature', 'too_old', 'too_new'].map((r) => `signature_${r}`));
-const ERRORS = new Set(['not_found', 'method_not_allowed', 'payload_too_large', 'invalid_json', 'invalid_event', 'delivery_id_mismatch', ...SIGNATURE_ERRORS]);
+const ERRORS = new Set(['not_found', 'method_not_allowed', 'payload_too_large', 'delivery_id_mismatch', ...SIGNATURE_ERRORS]);
 const RESULTS = new Set(['accepted', 'duplicate', 'ignored']);
 /** A few fixed event ids, so that deliveries of one run (and of earlier runs) collide. */
 const ID_POOL = ['0d4c4f7e-1f0a-4c33-9a55-0c2b1d7e9a01', '5b1e9f3a-7c2d-4e8f-a1b0-3c4d5e6f7a02', 'a7e3c1d9-2b4f-4a6e-8c0d-1e2f3a4b5c03'];
@@ -76,8 +79,13 @@ class MemoryDeliveryStore implements DeliveryStore {
 
 class MemoryEventQueue implements EventQueue {
   readonly sent: QueuedEvent[] = [];
+  readonly quarantined: QuarantinedDelivery[] = [];
   send(message: QueuedEvent): Promise<void> {
     this.sent.push(structuredClone(message));
+    return Promise.resolve();
+  }
+  quarantine(delivery: QuarantinedDelivery): Promise<void> {
+    this.quarantined.push(structuredClone(delivery));
     return Promise.resolve();
   }
 }
@@ -85,6 +93,14 @@ class MemoryEventQueue implements EventQueue {
 // ---------------------------------------------------------------------------------------------
 // Generated deliveries
 // ---------------------------------------------------------------------------------------------
+
+/**
+ * JSON text of a generated body; a `data.__deep` count becomes an array nested that deep, written
+ * as text (a nested value that deep would overflow JSON.stringify here too).
+ */
+function serialise(value: Record<string, unknown>, space: string | number | undefined): string {
+  return JSON.stringify(value, null, space).replace(/"__deep":\s*(\d+)/, (_all, n: string) => `"deep":${'['.repeat(Number(n))}${']'.repeat(Number(n))}`);
+}
 
 interface Payload {
   bytes: Buffer;
@@ -103,23 +119,28 @@ const eventPayload: fc.Arbitrary<Payload> = fc
       { arbitrary: fc.string({ maxLength: 20 }), weight: 1 },
     ),
     created_at: fc.oneof(
-      { arbitrary: fc.constantFrom('2026-11-20T10:00:00Z', '2026-11-20T10:00:00.123+02:00'), weight: 6 },
-      { arbitrary: fc.constantFrom<unknown>('yesterday', '', 0, null, undefined, '2026-13-45T99:00:00Z'), weight: 1 },
+      { arbitrary: fc.constantFrom('2026-11-20T10:00:00Z', '2026-11-20T09:59:59.123Z'), weight: 6 },
+      { arbitrary: fc.constantFrom<unknown>('yesterday', '', 0, null, undefined, '2026-13-45T99:00:00Z', '2026-11-20T10:00:00.123+02:00', '1', 'Fri, 20 Nov 2026 10:00:00 GMT'), weight: 1 },
     ),
     data: fc.oneof(
       {
-        arbitrary: fc.record({ project_id: fc.uuid(), run_id: fc.uuid(), status: fc.constant('completed'), answers: fc.nat(1000), note: fc.string({ unit: 'grapheme', maxLength: 30 }) }),
+        arbitrary: fc.record({ project_id: fc.uuid(), run_id: fc.uuid(), asset_id: fc.uuid(), status: fc.constant('completed'), answers: fc.nat(1000), note: fc.string({ unit: 'grapheme', maxLength: 30 }) }),
         weight: 6,
       },
+      // A renamed field, an id too long to store, or nesting far deeper than any JSON.stringify can take.
+      { arbitrary: fc.record({ projectId: fc.uuid(), run_id: fc.uuid() }), weight: 1 },
+      { arbitrary: fc.record({ project_id: fc.constant('p'.repeat(300)), run_id: fc.uuid(), asset_id: fc.uuid() }), weight: 1 },
+      { arbitrary: fc.integer({ min: 1, max: 6_000 }).map((depth) => ({ project_id: 'p', run_id: 'r', asset_id: 'a', __deep: depth })), weight: 1 },
       { arbitrary: fc.jsonValue({ maxDepth: 2 }), weight: 1 },
     ),
     space: fc.constantFrom<undefined | number | string>(undefined, undefined, 2, '\t'),
     trailer: fc.constantFrom('', '', '\n', '\r\n', ' '),
+    bom: fc.constantFrom('', '', '', '\ufeff'),
   })
   .map((e) => {
     const body: Record<string, unknown> = {};
     for (const key of ['id', 'type', 'created_at', 'data'] as const) if (e[key] !== undefined) body[key] = e[key];
-    const text = JSON.stringify(body, null, e.space) + e.trailer;
+    const text = e.bom + serialise(body, e.space) + e.trailer;
     return { bytes: Buffer.from(text, 'utf8'), id: typeof e.id === 'string' ? e.id : undefined };
   });
 
@@ -283,6 +304,51 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/** Depth of nesting of a parsed JSON value (iterative). */
+function depthOf(value: unknown): number {
+  let max = 0;
+  const pending: [unknown, number][] = [[value, 1]];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const [item, depth] = next;
+    if (typeof item !== 'object' || item === null) continue;
+    max = Math.max(max, depth);
+    for (const child of Object.values(item)) pending.push([child, depth + 1]);
+  }
+  return max;
+}
+
+const STRICT_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?Z$/;
+const storableId = (v: unknown) => typeof v === 'string' && v.length > 0 && v.length <= 256 && /^[\x20-\x7e]+$/.test(v);
+const dataId = (v: unknown) => typeof v === 'string' && v.length > 0 && [...v].length <= 256 && [...v].every((c) => c >= ' ' && (c < '\u007f' || c > '\u009f'));
+
+/** Whether a parsed body is an event the bridge can process (all generated times are before the signature's t). */
+function processable(parsed: unknown): parsed is { id: string; type: string; created_at: string; data: Record<string, unknown> } {
+  if (!isRecord(parsed) || depthOf(parsed) > 32) return false;
+  const { id, type, created_at, data } = parsed;
+  if (!storableId(id) || typeof type !== 'string' || type === '' || !isRecord(data)) return false;
+  if (typeof created_at !== 'string' || !STRICT_UTC.test(created_at) || Number.isNaN(Date.parse(created_at))) return false;
+  if (type === 'run.completed') return dataId(data['project_id']) && dataId(data['run_id']);
+  if (type === 'draft.ready') return dataId(data['project_id']) && dataId(data['asset_id']);
+  return true;
+}
+
+/** The answer to a validly signed body: mismatch 400, else quarantined 202, else 200. */
+function admit(bytes: Buffer, headerId: string | undefined, acceptedIds: ReadonlySet<string>): { outcome: string; event: Prediction['event'] } {
+  const bom = bytes.subarray(0, 3).equals(Buffer.from([0xef, 0xbb, 0xbf]));
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse((bom ? bytes.subarray(3) : bytes).toString('utf8'));
+  } catch {
+    return { outcome: '202:quarantined', event: undefined };
+  }
+  const bodyId = isRecord(parsed) && typeof parsed['id'] === 'string' ? parsed['id'] : undefined;
+  if (headerId !== undefined && headerId !== '' && bodyId !== undefined && headerId !== bodyId) return { outcome: '400:delivery_id_mismatch', event: undefined };
+  if (!processable(parsed)) return { outcome: '202:quarantined', event: undefined };
+  const event = { id: parsed.id, type: parsed.type, created_at: parsed.created_at, data: parsed.data };
+  if (!HANDLED.has(event.type)) return { outcome: '200:ignored', event };
+  return { outcome: acceptedIds.has(event.id) ? '200:duplicate' : '200:accepted', event };
+}
+
 interface Prediction {
   /** Outcomes allowed, as "<status>:<result or error>"; "401:signature" stands for any signature error. */
   allowed: Set<string>;
@@ -299,32 +365,7 @@ function predict(request: IngestRequest, acceptedIds: ReadonlySet<string>): Pred
   const header = request.headers['x-service-signature'];
   if (!validlySigned(header, bytes)) return none('401:signature');
 
-  let outcome: string;
-  let event: Prediction['event'];
-  let parsed: unknown;
-  let json = true;
-  try {
-    parsed = JSON.parse(bytes.toString('utf8'));
-  } catch {
-    json = false;
-  }
-  if (!json) {
-    outcome = '400:invalid_json';
-  } else if (
-    !isRecord(parsed) ||
-    typeof parsed['id'] !== 'string' || parsed['id'] === '' ||
-    typeof parsed['type'] !== 'string' || parsed['type'] === '' ||
-    typeof parsed['created_at'] !== 'string' || parsed['created_at'] === '' || Number.isNaN(Date.parse(parsed['created_at'])) ||
-    !isRecord(parsed['data'])
-  ) {
-    outcome = '400:invalid_event';
-  } else {
-    event = { id: parsed['id'], type: parsed['type'], created_at: parsed['created_at'], data: parsed['data'] };
-    const headerId = request.headers['x-service-delivery']?.trim();
-    if (headerId !== undefined && headerId !== '' && headerId !== event.id) outcome = '400:delivery_id_mismatch';
-    else if (!HANDLED.has(event.type)) outcome = '200:ignored';
-    else outcome = acceptedIds.has(event.id) ? '200:duplicate' : '200:accepted';
-  }
+  const { outcome, event } = admit(bytes, request.headers['x-service-delivery']?.trim(), acceptedIds);
   // The service's own header form must give exactly this; other forms may also be refused (401).
   const canonical = header !== undefined && /^t=\d{1,15},v1=[0-9a-f]{64}$/.test(header);
   return { allowed: new Set(canonical ? [outcome] : [outcome, '401:signature']), signed: true, event };
@@ -336,10 +377,15 @@ function checkResponse(response: IngestResponse): string {
   expect(response.headers['content-type']).toBe('application/json');
   expect(response.headers['retry-after']).toBeUndefined();
   if (response.statusCode === 405) expect(response.headers['allow']).toBe('POST');
-  expect(response.body.length).toBeLessThan(100);
+  expect(response.body.length).toBeLessThan(response.statusCode === 202 ? 200 : 100);
   const body = JSON.parse(response.body) as unknown;
   expect(isRecord(body)).toBe(true);
   const answer = body as Record<string, unknown>;
+  if (response.statusCode === 202) {
+    expect(Object.keys(answer).sort()).toEqual(['ok', 'reason', 'result']);
+    expect(answer).toMatchObject({ ok: true, result: 'quarantined' });
+    return '202:quarantined';
+  }
   if (response.statusCode === 200) {
     expect(Object.keys(answer).sort()).toEqual(['ok', 'result']);
     expect(answer['ok']).toBe(true);
@@ -371,7 +417,7 @@ async function deliverAndCheck(request: IngestRequest, deps: IngestDeps, accepte
     throw new Error(`answered ${outcome}, expected one of ${[...prediction.allowed].join(' | ')} for ${JSON.stringify({ ...request, body: request.body?.slice(0, 200) })}`);
   }
   // Nothing is acknowledged unless it was validly signed.
-  if (outcome.startsWith('200:') || outcome.startsWith('400:')) expect(prediction.signed).toBe(true);
+  if (outcome.startsWith('200:') || outcome.startsWith('202:') || outcome.startsWith('400:')) expect(prediction.signed).toBe(true);
   if (outcome === '200:accepted') {
     acceptedIds.add(prediction.event!.id);
     return { outcome, acceptedId: prediction.event!.id };
@@ -402,9 +448,13 @@ describe('ingest fuzz: pure logic with in-memory ports', () => {
         const enqueued: string[] = [];
         for (const request of requests) {
           const before = queue.sent.length;
+          const quarantinedBefore = queue.quarantined.length;
           const { outcome, acceptedId } = await deliverAndCheck(request, deps, acceptedIds);
           count += 1;
           outcomes.set(outcome, (outcomes.get(outcome) ?? 0) + 1);
+          // Quarantined: exactly one DLQ message holding the exact signed bytes; otherwise none.
+          expect(queue.quarantined.length).toBe(quarantinedBefore + (outcome === '202:quarantined' ? 1 : 0));
+          if (outcome === '202:quarantined') expect(Buffer.from(queue.quarantined[quarantinedBefore]!.raw_base64, 'base64').equals(rawBytes(request))).toBe(true);
           if (acceptedId === undefined) {
             expect(queue.sent.length).toBe(before);
           } else {
@@ -424,7 +474,7 @@ describe('ingest fuzz: pure logic with in-memory ports', () => {
     console.log(`ingest fuzz (in-memory ports): ${count} deliveries; outcomes ${JSON.stringify(Object.fromEntries([...outcomes].sort()))}`);
     expect(count).toBeGreaterThanOrEqual(MIN_MEMORY_DELIVERIES);
     // The generator reaches every branch.
-    for (const outcome of ['200:accepted', '200:duplicate', '200:ignored', '400:invalid_json', '400:invalid_event', '400:delivery_id_mismatch', '401:signature', '404:not_found', '405:method_not_allowed', '413:payload_too_large']) {
+    for (const outcome of ['200:accepted', '200:duplicate', '200:ignored', '202:quarantined', '400:delivery_id_mismatch', '401:signature', '404:not_found', '405:method_not_allowed', '413:payload_too_large']) {
       expect(outcomes.get(outcome) ?? 0, outcome).toBeGreaterThan(0);
     }
   });
@@ -436,6 +486,7 @@ describe('ingest fuzz: real adapters on dynalite and the local SQS server', () =
   let sqsServer: SqsServer;
   let sqs: SQSClient;
   let queueUrl: string;
+  let dlqUrl: string;
 
   beforeAll(async () => {
     dynamo = await startLocalDynamo();
@@ -443,6 +494,7 @@ describe('ingest fuzz: real adapters on dynalite and the local SQS server', () =
     sqsServer = await SqsServer.start();
     sqs = createSqsClient({ endpoint: sqsServer.url, region: 'us-east-1', credentials: LOCAL_CREDENTIALS, requestTimeoutMs: 5000, connectionTimeoutMs: 1000, maxAttempts: 1 });
     queueUrl = (await sqs.send(new CreateQueueCommand({ QueueName: 'fuzz-events', Attributes: { VisibilityTimeout: '300' } }))).QueueUrl!;
+    dlqUrl = (await sqs.send(new CreateQueueCommand({ QueueName: 'fuzz-dlq', Attributes: { VisibilityTimeout: '300' } }))).QueueUrl!;
   });
 
   afterAll(async () => {
@@ -453,7 +505,7 @@ describe('ingest fuzz: real adapters on dynalite and the local SQS server', () =
 
   it(`answers as the model predicts and enqueues each accepted event once (${MIN_ADAPTER_DELIVERIES}+ deliveries)`, async () => {
     const store = new DynamoDeliveryStore(dynamo.client, { tableName: TABLE, leaseMs: 10_000, retentionSeconds: 3 * 86400 });
-    const queue = new SqsEventQueue(sqs, queueUrl);
+    const queue = new SqsEventQueue(sqs, queueUrl, dlqUrl);
     const observer = new RecordingObserver();
     const deps = depsWith(store, queue, observer);
     // The table outlives each run, so the model's memory of accepted ids does too.

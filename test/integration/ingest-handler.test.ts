@@ -18,6 +18,7 @@ let dynamo: LocalDynamo;
 let sqsServer: SqsServer;
 let sqs: SQSClient;
 let queueUrl: string;
+let dlqUrl: string;
 type IngestHandler = (typeof IngestModule)['handler'];
 let handler: IngestHandler;
 
@@ -27,9 +28,11 @@ beforeAll(async () => {
   sqsServer = await SqsServer.start();
   sqs = createSqsClient({ endpoint: sqsServer.url, region: 'us-east-1', credentials: LOCAL_CREDENTIALS, requestTimeoutMs: 5000, connectionTimeoutMs: 1000, maxAttempts: 1 });
   queueUrl = (await sqs.send(new CreateQueueCommand({ QueueName: 'handler-events' }))).QueueUrl!;
+  dlqUrl = (await sqs.send(new CreateQueueCommand({ QueueName: 'handler-dlq' }))).QueueUrl!;
   Object.assign(process.env, {
     TABLE_NAME: 'bridge-handler',
     QUEUE_URL: queueUrl,
+    DLQ_URL: dlqUrl,
     SIGNING_SECRETS: `["${SECRET}"]`,
     AWS_REGION: 'us-east-1',
     AWS_ACCESS_KEY_ID: 'local',
@@ -48,8 +51,8 @@ afterAll(async () => {
   await dynamo.close();
 });
 
-async function queueDepth(): Promise<number> {
-  const attributes = await sqs.send(new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['ApproximateNumberOfMessages'] }));
+async function queueDepth(url = queueUrl): Promise<number> {
+  const attributes = await sqs.send(new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['ApproximateNumberOfMessages'] }));
   return Number(attributes.Attributes?.['ApproximateNumberOfMessages'] ?? -1);
 }
 
@@ -82,6 +85,15 @@ describe('ingest handler', () => {
     expect(result.statusCode).toBe(200);
   });
 
+  it('quarantines a signed delivery it cannot process in DLQ_URL and answers 202', async () => {
+    const { id, body } = deliveryBody({ createdAt: 'Fri, 20 Nov 2026 10:00:00 GMT' });
+    const before = await queueDepth(dlqUrl);
+    const result = await handler(httpApiEvent({ headers: { 'x-service-signature': signPayload(SECRET, Math.floor(Date.now() / 1000), body), 'x-service-delivery': id }, body }));
+    expect(result.statusCode).toBe(202);
+    expect(JSON.parse(result.body ?? '')).toMatchObject({ ok: true, result: 'quarantined' });
+    expect(await queueDepth(dlqUrl)).toBe(before + 1);
+  });
+
   it('answers 401 with a code and no internals for a forged delivery', async () => {
     const { id, body } = deliveryBody();
     const result = await handler(httpApiEvent({ headers: { 'x-service-signature': signPayload('forged', Math.floor(Date.now() / 1000), body), 'x-service-delivery': id }, body }));
@@ -92,18 +104,21 @@ describe('ingest handler', () => {
 
 describe('ingest configuration', () => {
   it('names the missing variable', () => {
-    expect(() => readIngestConfig({ QUEUE_URL: 'q', SIGNING_SECRETS: 'x' })).toThrow(/TABLE_NAME/);
-    expect(() => readIngestConfig({ TABLE_NAME: 't', QUEUE_URL: 'q' })).toThrow(/SIGNING_SECRETS_SECRET_ARN/);
-    expect(() => readIngestConfig({ TABLE_NAME: 't', QUEUE_URL: 'q', SIGNING_SECRETS: 'x', SIGNATURE_TOLERANCE_SECONDS: '5m' })).toThrow(/SIGNATURE_TOLERANCE_SECONDS/);
+    expect(() => readIngestConfig({ QUEUE_URL: 'q', DLQ_URL: 'd', SIGNING_SECRETS: '["x"]' })).toThrow(/TABLE_NAME/);
+    expect(() => readIngestConfig({ TABLE_NAME: 't', QUEUE_URL: 'q', SIGNING_SECRETS: '["x"]' })).toThrow(/DLQ_URL/);
+    expect(() => readIngestConfig({ TABLE_NAME: 't', QUEUE_URL: 'q', DLQ_URL: 'd' })).toThrow(/SIGNING_SECRETS_SECRET_ARN/);
+    expect(() => readIngestConfig({ TABLE_NAME: 't', QUEUE_URL: 'q', DLQ_URL: 'd', SIGNING_SECRETS: '["x"]', SIGNATURE_TOLERANCE_SECONDS: '5m' })).toThrow(/SIGNATURE_TOLERANCE_SECONDS/);
   });
 
   it('parses a local SIGNING_SECRETS at cold start, naming it when malformed', () => {
-    const base = { TABLE_NAME: 't', QUEUE_URL: 'q' };
-    for (const bad of ['["unterminated"', '[1, 2]', ',\n,', '[]']) {
+    const base = { TABLE_NAME: 't', QUEUE_URL: 'q', DLQ_URL: 'd' };
+    for (const bad of ['["unterminated"', '[1, 2]', ',\n,', '[]', 'a,b', 'a\nb', '{"a": "b"}']) {
       expect(() => readIngestConfig({ ...base, SIGNING_SECRETS: bad }), bad).toThrow(/Configuration error: SIGNING_SECRETS /);
     }
+    // A secret may hold a comma: only a JSON array says where one ends.
+    expect(() => readIngestConfig({ ...base, SIGNING_SECRETS: 'a,b' })).toThrow(/must be a JSON array of strings such as \["whsec_current"\]/);
     // The runtime keeps the value as given (it parses it again when building the verifier).
-    expect(readIngestConfig({ ...base, SIGNING_SECRETS: 'a\nb' }).signingSecrets).toEqual({ values: 'a\nb' });
+    expect(readIngestConfig({ ...base, SIGNING_SECRETS: '["a,b", "c"]' }).signingSecrets).toEqual({ values: '["a,b", "c"]' });
     // With the ARN set, Secrets Manager is read at run time and the local value is not used.
     expect(readIngestConfig({ ...base, SIGNING_SECRETS_SECRET_ARN: 'arn:x', SIGNING_SECRETS: '[1]' }).signingSecrets).toEqual({ secretArn: 'arn:x' });
   });

@@ -17,6 +17,7 @@ import { startLocalDynamo, ensureBridgeTable, type LocalDynamo } from '../../loc
 import { SqsServer } from '../../local/sqs-server';
 import { deliveryBody, signedRequest } from '../support/deliveries';
 import { signPayload } from '../../shared/signature';
+import type { QuarantinedDelivery } from '../../shared/quarantine';
 
 const SECRET = 'whsec_new';
 const OLD_SECRET = 'whsec_old';
@@ -27,6 +28,7 @@ let dynamo: LocalDynamo;
 let sqsServer: SqsServer;
 let sqs: SQSClient;
 let queueUrl: string;
+let dlqUrl: string;
 let clockMs = START;
 
 function makeDeps(overrides: Partial<IngestDeps> = {}, observer = new RecordingObserver()): IngestDeps {
@@ -34,7 +36,7 @@ function makeDeps(overrides: Partial<IngestDeps> = {}, observer = new RecordingO
   return {
     verifier: () => Promise.resolve(verifier),
     store: new DynamoDeliveryStore(dynamo.client, { tableName: TABLE, leaseMs: 10_000, retentionSeconds: 3 * 86400 }),
-    queue: new SqsEventQueue(sqs, queueUrl),
+    queue: new SqsEventQueue(sqs, queueUrl, dlqUrl),
     clock: { now: () => clockMs },
     log: observer,
     metrics: observer,
@@ -46,11 +48,11 @@ function request(overrides: { id?: string; type?: string; createdAt?: string; se
   return signedRequest({ secret: overrides.secret ?? SECRET, timestampSeconds: Math.floor(clockMs / 1000), ...overrides });
 }
 
-async function drainQueue(): Promise<{ body: unknown; attributes: Record<string, string | undefined> }[]> {
+async function drainQueue(url = queueUrl): Promise<{ body: unknown; attributes: Record<string, string | undefined> }[]> {
   const out: { body: unknown; attributes: Record<string, string | undefined> }[] = [];
   for (;;) {
     const received = await sqs.send(
-      new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, MessageAttributeNames: ['All'], WaitTimeSeconds: 0 }),
+      new ReceiveMessageCommand({ QueueUrl: url, MaxNumberOfMessages: 10, MessageAttributeNames: ['All'], WaitTimeSeconds: 0 }),
     );
     const messages = received.Messages ?? [];
     if (messages.length === 0) return out;
@@ -62,8 +64,21 @@ async function drainQueue(): Promise<{ body: unknown; attributes: Record<string,
   }
 }
 
-function parse(body: string): { ok: boolean; error?: string; result?: string } {
-  return JSON.parse(body) as { ok: boolean; error?: string; result?: string };
+function parse(body: string): { ok: boolean; error?: string; result?: string; reason?: string } {
+  return JSON.parse(body) as { ok: boolean; error?: string; result?: string; reason?: string };
+}
+
+/** The quarantined deliveries in the DLQ (drained). */
+async function drainDlq(): Promise<{ body: QuarantinedDelivery; attributes: Record<string, string | undefined> }[]> {
+  return (await drainQueue(dlqUrl)) as { body: QuarantinedDelivery; attributes: Record<string, string | undefined> }[];
+}
+
+/** Answered 202 quarantined, with the reason. */
+function expectQuarantined(response: { statusCode: number; body: string }, label?: string): string {
+  expect(response.statusCode, label).toBe(202);
+  const answer = parse(response.body);
+  expect(answer.result, label).toBe('quarantined');
+  return answer.reason ?? '';
 }
 
 beforeAll(async () => {
@@ -72,6 +87,7 @@ beforeAll(async () => {
   sqsServer = await SqsServer.start();
   sqs = createSqsClient({ endpoint: sqsServer.url, region: 'us-east-1', credentials: LOCAL_CREDENTIALS, requestTimeoutMs: 5000, connectionTimeoutMs: 1000, maxAttempts: 1 });
   queueUrl = (await sqs.send(new CreateQueueCommand({ QueueName: 'events', Attributes: { VisibilityTimeout: '60' } }))).QueueUrl!;
+  dlqUrl = (await sqs.send(new CreateQueueCommand({ QueueName: 'events-dlq', Attributes: { VisibilityTimeout: '60' } }))).QueueUrl!;
 });
 
 afterAll(async () => {
@@ -83,6 +99,7 @@ afterAll(async () => {
 beforeEach(async () => {
   clockMs = START;
   await sqs.send(new PurgeQueueCommand({ QueueUrl: queueUrl }));
+  await sqs.send(new PurgeQueueCommand({ QueueUrl: dlqUrl }));
 });
 
 describe('ingest: accepted deliveries', () => {
@@ -156,18 +173,34 @@ describe('ingest: refusals', () => {
     expect(await drainQueue()).toHaveLength(1);
   });
 
-  it('answers 400 for a signed body that is not JSON or lacks fields', async () => {
+  // Was 400 invalid_json / invalid_event: a 4xx counts toward the sender's switch-off (issue 11).
+  it('quarantines a signed body that is not JSON or lacks fields: 202, kept in the DLQ with its bytes and reason', async () => {
     const t = Math.floor(clockMs / 1000);
-    for (const [body, error] of [
-      ['{not json', 'invalid_json'],
-      ['{"id":"x","type":"run.completed","data":{}}', 'invalid_event'],
-      ['[]', 'invalid_event'],
-    ] as const) {
+    const observer = new RecordingObserver();
+    const cases = [
+      ['{not json', 'body is not JSON'],
+      ['{"id":"x","type":"run.completed","data":{}}', 'missing or unparseable "created_at"'],
+      ['[]', 'body is not a JSON object'],
+    ] as const;
+    for (const [body, reason] of cases) {
       const req: IngestRequest = { method: 'POST', path: '/webhook', headers: { 'x-service-signature': signPayload(SECRET, t, body) }, body, isBase64Encoded: false };
-      const response = await handleDelivery(req, makeDeps());
-      expect(response.statusCode).toBe(400);
-      expect(parse(response.body).error).toBe(error);
+      expect(expectQuarantined(await handleDelivery(req, makeDeps({}, observer)))).toBe(reason);
     }
+    expect(observer.countOf('DeliveryQuarantined')).toBe(3);
+    expect(observer.countOf('DeliveryRejected')).toBe(0);
+    const kept = await drainDlq();
+    expect(kept.map((m) => Buffer.from(m.body.raw_base64, 'base64').toString('utf8')).sort()).toEqual(cases.map(([body]) => body).sort());
+    const withId = kept.find((m) => m.body.event_id === 'x')!;
+    expect(withId.body).toEqual({
+      kind: 'quarantined_delivery',
+      raw_base64: Buffer.from(cases[1][0]).toString('base64'),
+      reason: cases[1][1],
+      received_at: new Date(START).toISOString(),
+      signed_at: t,
+      event_id: 'x',
+    });
+    expect(withId.attributes).toEqual({ kind: 'quarantined_delivery', reason: cases[1][1], quarantined_at: new Date(START).toISOString(), event_id: 'x' });
+    expect(await drainQueue()).toHaveLength(0);
   });
 
   /** A delivery of exactly these body bytes, signed now, with the body id as the delivery header. */
@@ -179,18 +212,19 @@ describe('ingest: refusals', () => {
 
   // Each of these is signed but can never be stored: DynamoDB or SQS would refuse it on every retry,
   // so a 503 would only burn the sender's retries and count toward switching the webhook off.
-  it('answers 400 for an id that is too long or not printable ASCII, without claiming it', async () => {
+  it('quarantines an id that is too long or not printable ASCII, without claiming it or naming it in attributes', async () => {
     for (const id of ['x'.repeat(257), 'e1\u0001', 'ünïcode-id', 'e1\ud800']) {
       const observer = new RecordingObserver();
       const response = await handleDelivery(request({ id }), makeDeps({}, observer));
-      expect(response.statusCode, JSON.stringify(id)).toBe(400);
-      expect(parse(response.body).error).toBe('invalid_event');
-      expect(observer.entries.find((e) => e.message === 'delivery rejected')?.fields['detail']).toMatch(/"id"/);
+      expect(expectQuarantined(response, JSON.stringify(id))).toMatch(/"id"/);
     }
     expect(await drainQueue()).toHaveLength(0);
+    const kept = await drainDlq();
+    expect(kept).toHaveLength(4);
+    expect(kept.every((m) => m.body.event_id === undefined && m.attributes['event_id'] === undefined)).toBe(true);
   });
 
-  it('answers 400 for a type or project id holding characters SQS refuses in an attribute', async () => {
+  it('quarantines a type or project id holding characters SQS refuses in an attribute', async () => {
     const cases: { type?: string; data?: Record<string, unknown> }[] = [
       { type: 'run.completed\u0000' },
       { data: { project_id: 'p-\u001b', run_id: 'r-1' } },
@@ -198,24 +232,22 @@ describe('ingest: refusals', () => {
       { data: { project_id: 'p-\uffff', run_id: 'r-1' } },
     ];
     for (const overrides of cases) {
-      const response = await handleDelivery(request(overrides), makeDeps());
-      expect(response.statusCode, JSON.stringify(overrides)).toBe(400);
-      expect(parse(response.body).error).toBe('invalid_event');
+      expectQuarantined(await handleDelivery(request(overrides), makeDeps()), JSON.stringify(overrides));
     }
     expect(await drainQueue()).toHaveLength(0);
+    expect(await drainDlq()).toHaveLength(cases.length);
   });
 
-  it('answers 400 when the queued body would hold U+FFFE/U+FFFF, raw or JSON-escaped in the delivery', async () => {
+  it('quarantines a body whose queued form would hold U+FFFE/U+FFFF, raw or JSON-escaped (base64 in the DLQ)', async () => {
     const id = '6f1d2c3b-4a5e-4f60-8a7b-9c0d1e2f3a4b';
     const raw = `{"id":"${id}","type":"run.completed","created_at":"2026-11-20T10:00:00Z","data":{"project_id":"p-1","run_id":"r-1","note":"\uffff"}}`;
     const escaped = raw.replace('\uffff', '\\ufffe');
     expect(escaped).toContain('"note":"\\ufffe"');
     for (const body of [raw, escaped]) {
-      const response = await handleDelivery(signedBody(body, id), makeDeps());
-      expect(response.statusCode).toBe(400);
-      expect(parse(response.body).error).toBe('invalid_event');
+      expect(expectQuarantined(await handleDelivery(signedBody(body, id), makeDeps()))).toBe('characters SQS refuses');
     }
     expect(await drainQueue()).toHaveLength(0);
+    expect((await drainDlq()).map((m) => Buffer.from(m.body.raw_base64, 'base64').toString('utf8')).sort()).toEqual([raw, escaped].sort());
     // Nothing was claimed: the same id, sent clean, is accepted.
     const clean = await handleDelivery(signedBody(raw.replace('\uffff', 'ok'), id), makeDeps());
     expect(parse(clean.body).result).toBe('accepted');
@@ -231,16 +263,14 @@ describe('ingest: refusals', () => {
     expect((messages[0]!.body as { event: { data: unknown } }).event.data).toEqual(data);
   });
 
-  it('answers 400 for a created_at after the signature timestamp plus the tolerance', async () => {
+  it('quarantines a created_at after the signature timestamp plus the tolerance', async () => {
     const t = Math.floor(clockMs / 1000);
     const observer = new RecordingObserver();
     // A far-future created_at would make every later run of the project look superseded.
     for (const createdAt of ['2099-01-01T00:00:00Z', new Date((t + 301) * 1000).toISOString()]) {
-      const response = await handleDelivery(request({ createdAt }), makeDeps({}, observer));
-      expect(response.statusCode, createdAt).toBe(400);
-      expect(parse(response.body).error).toBe('invalid_event');
+      expectQuarantined(await handleDelivery(request({ createdAt }), makeDeps({}, observer)), createdAt);
     }
-    expect(observer.entries.filter((e) => e.message === 'delivery rejected').map((e) => e.fields['detail'])).toEqual([
+    expect(observer.entries.filter((e) => e.message === 'signed delivery quarantined in the DLQ').map((e) => e.fields['reason'])).toEqual([
       '"created_at" is after the signature timestamp',
       '"created_at" is after the signature timestamp',
     ]);
@@ -249,7 +279,7 @@ describe('ingest: refusals', () => {
     expect(parse((await handleDelivery(request({ createdAt: new Date((t + 300) * 1000).toISOString() }), makeDeps())).body).result).toBe('accepted');
     // The bound follows the configured tolerance.
     const strict = await handleDelivery(request({ createdAt: new Date((t + 61) * 1000).toISOString() }), makeDeps({ toleranceSeconds: 60 }));
-    expect(parse(strict.body).error).toBe('invalid_event');
+    expectQuarantined(strict);
   });
 
   it('accepts a retry re-signed long after the event was created', async () => {
@@ -326,7 +356,7 @@ describe('ingest: de-duplication', () => {
 
   it('releases the record when the queue send fails, answers 503, and a retry enqueues', async () => {
     const req = request();
-    const brokenQueue = new SqsEventQueue(sqs, `${sqsServer.url}/000000000000/no-such-queue`);
+    const brokenQueue = new SqsEventQueue(sqs, `${sqsServer.url}/000000000000/no-such-queue`, dlqUrl);
     const failed = await handleDelivery(req, makeDeps({ queue: brokenQueue }));
     expect(failed.statusCode).toBe(503);
     expect(parse(failed.body).error).toBe('queue_unavailable');
@@ -342,7 +372,7 @@ describe('ingest: de-duplication', () => {
     const { SQSClient } = await import('@aws-sdk/client-sqs');
     const unreachable = new SQSClient({ endpoint: 'http://127.0.0.1:9', region: 'us-east-1', credentials: LOCAL_CREDENTIALS, maxAttempts: 1 });
     const req = request();
-    const failed = await handleDelivery(req, makeDeps({ queue: new SqsEventQueue(unreachable, queueUrl) }));
+    const failed = await handleDelivery(req, makeDeps({ queue: new SqsEventQueue(unreachable, queueUrl, dlqUrl) }));
     expect(failed.statusCode).toBe(503);
     expect(parse(failed.body).error).toBe('queue_unavailable');
     unreachable.destroy();
@@ -378,5 +408,85 @@ describe('ingest: de-duplication', () => {
     expect(parse(response.body).error).toBe('store_unavailable');
     expect(await drainQueue()).toHaveLength(0);
     unreachable.destroy();
+  });
+});
+
+describe('ingest: quarantine and hardening (issue 11)', () => {
+  function signedBytes(bytes: Buffer, t = Math.floor(clockMs / 1000)): IngestRequest {
+    return { method: 'POST', path: '/webhook', headers: { 'x-service-signature': signPayload(SECRET, t, bytes) }, body: bytes.toString('base64'), isBase64Encoded: true };
+  }
+
+  it('answers 202 and keeps a body nested 5,000 levels deep (JSON.stringify would overflow): no 5xx', async () => {
+    const deep = `{"id":"deep-1","type":"run.completed","created_at":"2026-11-20T10:00:00Z","data":{"project_id":"p","run_id":"r","x":${'['.repeat(5000)}${']'.repeat(5000)}}}`;
+    const reason = expectQuarantined(await handleDelivery(signedBytes(Buffer.from(deep)), makeDeps()));
+    expect(reason).toBe('JSON nested deeper than 32 levels');
+    const [kept] = await drainDlq();
+    expect(Buffer.from(kept!.body.raw_base64, 'base64').toString('utf8')).toBe(deep);
+    expect(kept!.body.event_id).toBe('deep-1');
+  });
+
+  it('quarantines a created_at that is not strict ISO 8601 UTC ("1", RFC 2822, offsets, impossible dates)', async () => {
+    for (const createdAt of ['1', 'Fri, 20 Nov 2026 10:00:00 GMT', '2026-11-20T10:00:00+00:00', '2026-11-20 10:00:00Z', '2026-02-30T00:00:00Z', '2026-11-20T24:00:00Z']) {
+      expect(expectQuarantined(await handleDelivery(request({ createdAt }), makeDeps()), createdAt)).toMatch(/ISO 8601 UTC/);
+    }
+    for (const createdAt of ['2026-11-20T10:00:00Z', '2026-11-20T10:00:00.123Z', '2026-11-20T10:00:00.123456Z']) {
+      expect(parse((await handleDelivery(request({ createdAt }), makeDeps())).body).result, createdAt).toBe('accepted');
+    }
+  });
+
+  it('quarantines run.completed whose project or run id is missing (a renamed field), too long or has control characters', async () => {
+    const cases: Record<string, unknown>[] = [
+      { projectId: 'p-1', run_id: 'r-1' },
+      { project_id: 'p'.repeat(257), run_id: 'r-1' },
+      { project_id: 'p-1', run_id: 'r\u0007' },
+      { project_id: 'p-1', run_id: 'r'.repeat(257) },
+    ];
+    for (const data of cases) {
+      expect(expectQuarantined(await handleDelivery(request({ data }), makeDeps()), JSON.stringify(data))).toMatch(/^run\.completed .*data\.(project_id|run_id)/);
+    }
+    expect(parse((await handleDelivery(request({ data: { project_id: 'p'.repeat(256), run_id: 'r-🚀' } }), makeDeps())).body).result).toBe('accepted');
+  });
+
+  it('accepts a body that starts with a UTF-8 BOM, signed over the bytes with the BOM', async () => {
+    const { id, body } = deliveryBody();
+    const bytes = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(body)]);
+    const response = await handleDelivery({ ...signedBytes(bytes), headers: { 'x-service-signature': signPayload(SECRET, Math.floor(clockMs / 1000), bytes), 'x-service-delivery': id } }, makeDeps());
+    expect(parse(response.body).result).toBe('accepted');
+    // Signed without the BOM, the bytes as sent don't match: the signature covers the raw body.
+    const unsigned = { ...signedBytes(bytes), headers: { 'x-service-signature': signPayload(SECRET, Math.floor(clockMs / 1000), body) } };
+    expect((await handleDelivery(unsigned, makeDeps())).statusCode).toBe(401);
+  });
+
+  it('answers 503 (the sender retries) when the DLQ send fails, and nothing is claimed or enqueued', async () => {
+    const brokenDlq = new SqsEventQueue(sqs, queueUrl, `${sqsServer.url}/000000000000/no-such-dlq`);
+    const observer = new RecordingObserver();
+    const req = request({ createdAt: '1' });
+    const failed = await handleDelivery(req, makeDeps({ queue: brokenDlq }, observer));
+    expect(failed.statusCode).toBe(503);
+    expect(parse(failed.body).error).toBe('quarantine_unavailable');
+    expect(failed.headers['retry-after']).toBe('30');
+    expect(observer.countOf('IngestUnavailable')).toBe(1);
+    expect(observer.countOf('DeliveryQuarantined')).toBe(0);
+    expect(await drainQueue()).toHaveLength(0);
+    // The retry, with the DLQ back, is kept.
+    expectQuarantined(await handleDelivery(req, makeDeps()));
+    expect(await drainDlq()).toHaveLength(1);
+  });
+
+  it('still answers 400 to a captured body replayed under another delivery id, even an unprocessable one', async () => {
+    const req = request({ createdAt: '1' });
+    const replay = { ...req, headers: { ...req.headers, 'x-service-delivery': 'other-id' } };
+    expect(parse((await handleDelivery(replay, makeDeps())).body).error).toBe('delivery_id_mismatch');
+    expect(await drainDlq()).toHaveLength(0);
+  });
+
+  it('logs an unauthenticated delivery header bounded to 200 characters', async () => {
+    const observer = new RecordingObserver();
+    const req = request({ secret: 'whsec_neither' });
+    await handleDelivery({ ...req, headers: { ...req.headers, 'x-service-delivery': 'd'.repeat(10_000) } }, makeDeps({}, observer));
+    const logged = observer.entries.find((e) => e.message === 'delivery rejected')!.fields['deliveryId'] as string;
+    expect(logged.startsWith('d'.repeat(200))).toBe(true);
+    expect(logged.length).toBeLessThan(230);
+    expect(logged).toContain('10000 chars');
   });
 });

@@ -1,9 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { createSignatureVerifier, parseSignatureHeader, signPayload, verifySignature } from '../../shared/signature';
+import { createSignatureVerifier, MAX_SIGNATURE_ENTRIES, MAX_SIGNATURE_GROUPS, parseSignatureHeader, signPayload, verifySignature } from '../../shared/signature';
 import { parseSecretList } from '../../shared/config-env';
-import { signingVerifierFrom } from '../../shared/secrets';
-import type { SecretSource } from '../../shared/ports';
 
 const SECRET = 'whsec_current';
 const OLD_SECRET = 'whsec_previous';
@@ -96,8 +94,12 @@ describe('verifySignature', () => {
     expect(check(signPayload(SECRET, NOW - 60, body), body, { tolerance: 60 }).ok).toBe(true);
   });
 
-  it('reports a forged stale signature as no match, not as stale', () => {
-    expect(check(signPayload('wrong', NOW - 1000, body), body)).toEqual({ ok: false, reason: 'no_matching_signature' });
+  // Changed on purpose (issue 11): groups outside the tolerance are no longer hashed, so a forged
+  // stale header is reported as stale (was no_matching_signature). Both are 401.
+  it('reports a stale header as stale without hashing it, forged or not', () => {
+    expect(check(signPayload('wrong', NOW - 1000, body), body)).toEqual({ ok: false, reason: 'too_old' });
+    // With one group inside the tolerance, a forged one is no match.
+    expect(check(`${signPayload('wrong', NOW - 1000, body)},${signPayload('wrong', NOW, body)}`, body)).toEqual({ ok: false, reason: 'no_matching_signature' });
   });
 
   it('accepts the old and the new secret during rotation, and neither other', () => {
@@ -108,7 +110,7 @@ describe('verifySignature', () => {
   });
 
   it('works with a configured secret that had trailing whitespace', () => {
-    const secrets = parseSecretList(`${SECRET}  \n`, 'SIGNING_SECRETS');
+    const secrets = parseSecretList(`["${SECRET}  \\n"]`, 'SIGNING_SECRETS');
     expect(secrets).toEqual([SECRET]);
     expect(check(signPayload(SECRET, NOW, body), body, { secrets }).ok).toBe(true);
   });
@@ -121,10 +123,15 @@ describe('verifySignature', () => {
 });
 
 describe('parseSecretList', () => {
-  it('reads JSON arrays, lines and commas', () => {
+  it('reads a JSON array of strings, keeping commas inside a secret', () => {
     expect(parseSecretList('["a", " b "]', 'X')).toEqual(['a', 'b']);
-    expect(parseSecretList('a\nb\n', 'X')).toEqual(['a', 'b']);
-    expect(parseSecretList('a,b', 'X')).toEqual(['a', 'b']);
+    expect(parseSecretList(' ["a,b"]\n', 'X')).toEqual(['a,b']);
+  });
+
+  it('refuses lines and comma lists (a secret may hold a comma), saying what to put', () => {
+    for (const raw of ['a,b', 'a\nb\n', 'whsec_x', '{"a":"b"}', '"a"']) {
+      expect(() => parseSecretList(raw, 'SIGNING_SECRETS'), raw).toThrow(/SIGNING_SECRETS must be a JSON array of strings such as \["whsec_current"\]/);
+    }
   });
 
   it('names the variable when empty or not strings', () => {
@@ -133,46 +140,52 @@ describe('parseSecretList', () => {
   });
 });
 
-describe('signingVerifierFrom', () => {
-  const body = '{"id":"e1","type":"run.completed"}';
+describe('signature work is bounded', () => {
+  const body = Buffer.from('{"id":"e1","type":"run.completed"}'.padEnd(60_000, ' '));
+  const secrets = [OLD_SECRET, SECRET];
 
-  /** A secret source that answers with the given steps in turn (a value, or an error to throw). */
-  function scriptedSource(steps: (string | Error)[]): SecretSource & { reads: number } {
-    const source = {
-      description: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:signing',
-      reads: 0,
-      get(): Promise<string> {
-        const step = steps[Math.min(source.reads++, steps.length - 1)];
-        return step instanceof Error ? Promise.reject(step) : Promise.resolve(step ?? '');
-      },
-    };
-    return source;
+  function countingVerifier(): { verify: (header: string) => ReturnType<ReturnType<typeof createSignatureVerifier>>; hmacs: () => number } {
+    let hmacs = 0;
+    const verifier = createSignatureVerifier({ secrets, onHmac: () => (hmacs += 1) });
+    return { verify: (header) => verifier(header, body, NOW), hmacs: () => hmacs };
   }
 
-  it('keeps the last good verifier while the secret cannot be read, and picks up a rotation once it can', async () => {
-    const outage = new Error('Secrets Manager timed out');
-    const source = scriptedSource([`["${SECRET}"]`, outage, outage, `["${OLD_SECRET}"]`]);
-    const resolve = signingVerifierFrom(source, 300);
-    const first = await resolve();
-    expect(first(signPayload(SECRET, NOW, body), Buffer.from(body), NOW).ok).toBe(true);
-    // The cache expired and Secrets Manager is down: deliveries are still verified, not answered 503.
-    for (let i = 0; i < 2; i++) {
-      const during = await resolve();
-      expect(during).toBe(first);
-      expect(during(signPayload(SECRET, NOW, body), Buffer.from(body), NOW).ok).toBe(true);
-    }
-    const rotated = await resolve();
-    expect(rotated(signPayload(OLD_SECRET, NOW, body), Buffer.from(body), NOW).ok).toBe(true);
-    expect(rotated(signPayload(SECRET, NOW, body), Buffer.from(body), NOW)).toEqual({ ok: false, reason: 'no_matching_signature' });
-    expect(source.reads).toBe(4);
+  const forged = (t: number, n = 1) => [`t=${t}`, ...Array.from({ length: n }, (_, i) => `v1=${hmacHex('forged', t + i, 'x')}`)].join(',');
+
+  it('costs one HMAC per secret for the header the service sends', () => {
+    const { verify, hmacs } = countingVerifier();
+    expect(verify(signPayload(OLD_SECRET, NOW, body)).ok).toBe(true);
+    expect(hmacs()).toBe(1);
+    expect(verify(forged(NOW)).ok).toBe(false);
+    expect(hmacs()).toBe(1 + secrets.length);
   });
 
-  it('rethrows when no verifier was ever built', async () => {
-    const outage = new Error('Secrets Manager timed out');
-    const resolve = signingVerifierFrom(scriptedSource([outage, `["${SECRET}"]`]), 300);
-    await expect(resolve()).rejects.toBe(outage);
-    // Once the secret can be read, the verifier is built as usual.
-    const verifier = await resolve();
-    expect(verifier(signPayload(SECRET, NOW, body), Buffer.from(body), NOW).ok).toBe(true);
+  it('hashes no group outside the tolerance', () => {
+    const { verify, hmacs } = countingVerifier();
+    const stale = Array.from({ length: MAX_SIGNATURE_GROUPS }, (_, i) => forged(NOW - 301 - i, 2)).join(',');
+    expect(verify(stale)).toEqual({ ok: false, reason: 'too_old' });
+    expect(hmacs()).toBe(0);
+  });
+
+  it('hashes each distinct t once per secret, however many groups repeat it', () => {
+    const { verify, hmacs } = countingVerifier();
+    const repeated = [forged(NOW, 2), forged(NOW, 2), forged(NOW + 1, 2), forged(NOW, 2)].join(',');
+    expect(verify(repeated)).toEqual({ ok: false, reason: 'no_matching_signature' });
+    expect(hmacs()).toBe(2 * secrets.length);
+  });
+
+  it(`refuses more than ${MAX_SIGNATURE_GROUPS} groups or ${MAX_SIGNATURE_ENTRIES} v1 entries as malformed, before any hashing`, () => {
+    const { verify, hmacs } = countingVerifier();
+    const groups = Array.from({ length: MAX_SIGNATURE_GROUPS + 1 }, (_, i) => forged(NOW - i)).join(',');
+    expect(verify(groups)).toEqual({ ok: false, reason: 'malformed_header' });
+    expect(verify(forged(NOW, MAX_SIGNATURE_ENTRIES + 1))).toEqual({ ok: false, reason: 'malformed_header' });
+    // 142 groups (the flood that cost 27 forged requests' work) is refused the same way.
+    expect(verify(Array.from({ length: 142 }, (_, i) => forged(NOW - (i % 300))).join(','))).toEqual({ ok: false, reason: 'malformed_header' });
+    expect(hmacs()).toBe(0);
+    // At the caps, a genuine signature among forged ones still verifies.
+    const atCaps = [...Array.from({ length: MAX_SIGNATURE_GROUPS - 1 }, (_, i) => forged(NOW - i, 2)), signPayload(SECRET, NOW, body)].join(',');
+    expect(parseSignatureHeader(atCaps)).not.toBeNull();
+    expect(verify(atCaps)).toEqual({ ok: true, timestamp: NOW });
+    expect(hmacs()).toBeLessThanOrEqual(MAX_SIGNATURE_GROUPS * secrets.length);
   });
 });
