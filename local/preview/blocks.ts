@@ -36,7 +36,8 @@ function buttonHtml(element: Obj): string {
   const style = element.style === 'primary' || element.style === 'danger' ? ` ${element.style}` : '';
   const label = plainToHtml(isObj(element.text) ? str(element.text.text) : '');
   const url = str(element.url);
-  if (SAFE_URL.test(url)) return `<a class="button${style}" href="${escapeHtml(url)}" target="_blank" rel="noopener noreferrer">${label}</a>`;
+  if (SAFE_URL.test(url))
+    return `<a class="button${style}" href="${escapeHtml(url)}" target="_blank" rel="noopener noreferrer">${label}</a>`;
   return `<button type="button" class="button${style}" title="${escapeHtml(str(element.action_id))}">${label}</button>`;
 }
 
@@ -59,7 +60,8 @@ function elementHtml(element: unknown): string {
 function sectionHtml(block: Obj): string {
   const text = block.text === undefined ? '' : `<div class="text">${textObjectHtml(block.text)}</div>`;
   const fields = list(block.fields);
-  const grid = fields.length === 0 ? '' : `<div class="fields">${fields.map((f) => `<div class="field">${textObjectHtml(f)}</div>`).join('')}</div>`;
+  const grid =
+    fields.length === 0 ? '' : `<div class="fields">${fields.map((f) => `<div class="field">${textObjectHtml(f)}</div>`).join('')}</div>`;
   const accessory = block.accessory === undefined ? '' : `<div class="accessory">${elementHtml(block.accessory)}</div>`;
   return `<div class="block section"><div class="section-body">${text}${grid}</div>${accessory}</div>`;
 }
@@ -72,7 +74,8 @@ function richInlineHtml(elements: unknown[]): string {
       const style = isObj(el.style) ? el.style : {};
       let html = '';
       if (el.type === 'text') html = plainToHtml(str(el.text));
-      else if (el.type === 'link') html = renderInline(`<${escapeSlack(str(el.url))}${str(el.text) ? `|${escapeSlack(str(el.text))}` : ''}>`);
+      else if (el.type === 'link')
+        html = renderInline(`<${escapeSlack(str(el.url))}${str(el.text) ? `|${escapeSlack(str(el.text))}` : ''}>`);
       else if (el.type === 'user') html = `<span class="mention">@${escapeHtml(str(el.user_id))}</span>`;
       else if (el.type === 'channel') html = `<span class="mention">#${escapeHtml(str(el.channel_id))}</span>`;
       else if (el.type === 'emoji') html = escapeHtml(`:${str(el.name)}:`);

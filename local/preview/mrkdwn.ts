@@ -54,7 +54,10 @@ function renderReference(inner: string): string {
 /** Bold, italic and strike around escaped text: a marker opens after a non-word char and closes before one. */
 function applyEmphasis(escaped: string): string {
   const wrap = (marker: string, tag: string) => (text: string) =>
-    text.replace(new RegExp(`(^|[^\\w${marker}])\\${marker}(?=\\S)([^${marker}\\n]*?\\S)\\${marker}(?![\\w${marker}])`, 'g'), `$1<${tag}>$2</${tag}>`);
+    text.replace(
+      new RegExp(`(^|[^\\w${marker}])\\${marker}(?=\\S)([^${marker}\\n]*?\\S)\\${marker}(?![\\w${marker}])`, 'g'),
+      `$1<${tag}>$2</${tag}>`,
+    );
   return [wrap('*', 'b'), wrap('_', 'i'), wrap('~', 's')].reduce((text, apply) => apply(text), escaped);
 }
 

@@ -20,7 +20,8 @@ export interface PreviewSource {
 
 /** Scripts and styles only from the gateway itself: even a rendering bug can't run injected script. */
 const SECURITY_HEADERS = {
-  'content-security-policy': "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'",
+  'content-security-policy':
+    "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'",
   'x-content-type-options': 'nosniff',
   'cache-control': 'no-store',
 };
@@ -73,7 +74,11 @@ export class SlackPreview {
   }
 
   private send(res: ServerResponse, type: string, body: string): void {
-    res.writeHead(200, { ...SECURITY_HEADERS, 'content-type': `${type}; charset=utf-8`, 'content-length': String(Buffer.byteLength(body)) });
+    res.writeHead(200, {
+      ...SECURITY_HEADERS,
+      'content-type': `${type}; charset=utf-8`,
+      'content-length': String(Buffer.byteLength(body)),
+    });
     res.end(body);
   }
 

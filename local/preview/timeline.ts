@@ -60,7 +60,10 @@ function sidebarHtml(messages: PreviewMessage[], workspace: string): string {
   for (const m of messages) if (!isReply(m)) counts.set(m.channel, (counts.get(m.channel) ?? 0) + 1);
   const items = [...counts.entries()]
     .sort(([a], [b]) => a.localeCompare(b))
-    .map(([name, n]) => `<li><button type="button" data-channel="${escapeHtml(name)}"># ${escapeHtml(name)}<span class="count">${n}</span></button></li>`)
+    .map(
+      ([name, n]) =>
+        `<li><button type="button" data-channel="${escapeHtml(name)}"># ${escapeHtml(name)}<span class="count">${n}</span></button></li>`,
+    )
     .join('');
   return (
     `<nav class="sidebar"><div class="workspace">${escapeHtml(workspace)}</div><div class="section-title">Channels</div>` +
@@ -72,7 +75,8 @@ function sidebarHtml(messages: PreviewMessage[], workspace: string): string {
 export function workspaceHtml(messages: PreviewMessage[], names: { botName: string; workspace: string }): string {
   const parents = messages.filter((m) => !isReply(m));
   const parentTs = new Set(parents.map((m) => m.ts));
-  const repliesOf = (parent: PreviewMessage): PreviewMessage[] => messages.filter((m) => isReply(m) && m.thread_ts === parent.ts && m.channel === parent.channel);
+  const repliesOf = (parent: PreviewMessage): PreviewMessage[] =>
+    messages.filter((m) => isReply(m) && m.thread_ts === parent.ts && m.channel === parent.channel);
   // A reply whose parent is gone (deleted) still shows, as its own entry.
   const orphans = messages.filter((m) => isReply(m) && !parentTs.has(m.thread_ts ?? ''));
   const list = [...parents, ...orphans].map((m) => messageHtml(m, names.botName, parentTs.has(m.ts) ? repliesOf(m) : []));
