@@ -12,7 +12,7 @@ body{font:15px/1.46668 -apple-system,BlinkMacSystemFont,"Segoe UI",Lato,"Helveti
 .workspace{color:#fff;font-weight:900;font-size:18px;padding:4px 16px 14px;border-bottom:1px solid #522653;margin-bottom:10px}
 .section-title{padding:4px 16px;font-size:13px;opacity:.8}
 .channels{list-style:none;margin:0;padding:0}
-.channels button{all:unset;box-sizing:border-box;display:flex;justify-content:space-between;width:100%;padding:3px 16px;cursor:pointer;font-size:15px}
+.channels button{all:unset;box-sizing:border-box;display:flex;align-items:center;justify-content:space-between;width:100%;padding:3px 16px;cursor:pointer;font-size:15px}
 .channels button:hover{background:#350d36}
 .channels button.selected{background:#1164a3;color:#fff}
 .count{font-size:12px;opacity:.75}
