@@ -8,7 +8,7 @@ import type { Browser, Page } from 'playwright-core';
 import { LOCAL_DEFAULTS, type LocalStack } from '../../local/stack';
 import type { PostedMessage } from '../../local/slack-server';
 import { escapeSlackText } from '../../shared/slack-text';
-import { launchChromium, skipBrowserTests } from './browser';
+import { launchChromium, requireChromiumOnCi, skipBrowserTests } from './browser';
 import { simulatorOf, slackOf, startTestStack, threadsFor } from './helpers';
 
 let stack: LocalStack;
@@ -37,6 +37,8 @@ function firstBoldRun(message: PostedMessage): string {
   }
   throw new Error('the digest has no bold run');
 }
+
+requireChromiumOnCi();
 
 describe.skipIf(skipBrowserTests())('the Slack preview page', () => {
   beforeAll(async () => {
