@@ -16,6 +16,7 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { listen } from './listen';
+import { SlackPreview, type PreviewSource } from './preview/server';
 import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 
 export type HttpApiHandler = (event: APIGatewayProxyEventV2) => Promise<APIGatewayProxyResultV2>;
@@ -57,8 +58,10 @@ export interface HttpGatewayOptions {
   maxBodyBytes?: number;
   apiId?: string;
   accountId?: string;
-  /** Called after each request is answered. */
+  /** Called after each request is answered (not for preview pages). */
   onRequest?: (info: GatewayRequestInfo) => void;
+  /** Serves the Slack preview (`GET /slack`, see local/preview/server.ts) from these messages. */
+  preview?: PreviewSource | undefined;
 }
 
 const DEFAULT_TIMEOUT_MS = 30_000;
@@ -72,13 +75,21 @@ export class HttpGateway {
   private readonly running = new Set<Promise<unknown>>();
   private handlerCount = 0;
   private closed = false;
+  private readonly preview: SlackPreview | undefined;
 
   private constructor(
     private readonly server: Server,
     private readonly options: HttpGatewayOptions,
     readonly url: string,
     readonly port: number,
-  ) {}
+  ) {
+    this.preview = options.preview ? new SlackPreview(options.preview) : undefined;
+  }
+
+  /** The Slack preview page's URL; undefined when the gateway serves none. */
+  get previewUrl(): string | undefined {
+    return this.preview ? `${this.url}/slack` : undefined;
+  }
 
   /** Listens; rejects with the listen error (e.g. EADDRINUSE) when the port can't be had. */
   static async start(options: HttpGatewayOptions): Promise<HttpGateway> {
@@ -108,6 +119,7 @@ export class HttpGateway {
   async close(graceMs = 5000): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.preview?.close();
     const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
     this.server.closeIdleConnections();
     if (this.running.size > 0) {
@@ -133,6 +145,7 @@ export class HttpGateway {
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (!this.closed && this.preview?.handle(req, res)) return;
     const started = performance.now();
     const url = new URL(req.url ?? '/', 'http://gateway.local');
     const method = (req.method ?? 'GET').toUpperCase();

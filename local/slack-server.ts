@@ -150,6 +150,7 @@ export class LocalSlackServer {
   private latencyMs: number;
   private lastTsMicros = 0;
   private closed = false;
+  private readonly listeners = new Set<() => void>();
 
   private constructor(
     private readonly server: http.Server,
@@ -218,11 +219,28 @@ export class LocalSlackServer {
     return renderConversation(this.messages(channel));
   }
 
+  /** Calls `listener` after every change to `messages()` (post, update, delete, reset); returns the unsubscribe function. */
+  subscribe(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
   /** Forgets recorded calls and messages and clears faults. Tokens and memberships stay. */
   reset(): void {
     this.recorded.length = 0;
     this.posted.length = 0;
     this.faults = [];
+    this.notify();
+  }
+
+  private notify(): void {
+    for (const listener of [...this.listeners]) {
+      try {
+        listener();
+      } catch {
+        // A watcher (the browser preview) must not break the API.
+      }
+    }
   }
 
   // -- configuration -----------------------------------------------------------------------------
@@ -335,6 +353,7 @@ export class LocalSlackServer {
       call.error = `http_${answer.status}`;
     }
     this.writeLog(call);
+    if (call.ok && (call.method === 'chat.postMessage' || call.method === 'chat.update' || call.method === 'chat.delete')) this.notify();
     if (call.ok && call.method === 'chat.postMessage' && this.options.onMessage) {
       const message = this.posted.find((m) => m.ts === call.ts);
       if (message) {

@@ -297,7 +297,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       throw error;
     }
 
-    const gateway = await startGateway(options, host, () => createIngestHandler(env, observability.forService('ingest')), observability, cleanup);
+    const gateway = await startGateway(options, host, () => createIngestHandler(env, observability.forService('ingest')), observability, cleanup, slack);
     const webhookUrl = `${gateway.url}/webhook`;
 
     const poller = new LambdaPoller({
@@ -612,6 +612,7 @@ async function startGateway(
   createHandler: () => IngestHandler,
   observability: LocalObservabilityHub,
   cleanup: (() => Promise<void>)[],
+  preview: LocalSlackServer | undefined,
 ): Promise<HttpGateway> {
   const port = options.port ?? 0;
   let gateway: HttpGateway;
@@ -622,6 +623,7 @@ async function startGateway(
       routes: [{ method: 'POST', path: '/webhook' }],
       createHandler,
       functionTimeoutMs: options.ingestTimeoutMs ?? LOCAL_DEFAULTS.ingestTimeoutMs,
+      preview,
       onRequest: (info) => {
         if (info.error !== undefined) {
           observability.log('ingest', 'error', info.status === 500 && info.result === undefined ? 'ingest function failed or timed out' : 'ingest function failed', describe(info.error));

@@ -1,0 +1,125 @@
+/**
+ * The preview page's stylesheet and script, served from the gateway (no external assets: the
+ * preview works offline). The script only ever inserts HTML the server rendered and escaped.
+ */
+
+export const PREVIEW_CSS = `
+*{box-sizing:border-box}
+html,body{margin:0;height:100%}
+body{font:15px/1.46668 -apple-system,BlinkMacSystemFont,"Segoe UI",Lato,"Helvetica Neue",Helvetica,Arial,sans-serif;color:#1d1c1d;background:#fff}
+#app{display:flex;flex-direction:column;height:100vh}
+.sidebar{width:240px;flex:none;background:#3f0e40;color:#cfc3cf;padding:12px 0;overflow-y:auto}
+.workspace{color:#fff;font-weight:900;font-size:18px;padding:4px 16px 14px;border-bottom:1px solid #522653;margin-bottom:10px}
+.section-title{padding:4px 16px;font-size:13px;opacity:.8}
+.channels{list-style:none;margin:0;padding:0}
+.channels button{all:unset;box-sizing:border-box;display:flex;align-items:center;justify-content:space-between;width:100%;padding:3px 16px;cursor:pointer;font-size:15px}
+.channels button:hover{background:#350d36}
+.channels button.selected{background:#1164a3;color:#fff}
+.count{font-size:12px;opacity:.75}
+.topbar{flex:none;display:flex;align-items:center;gap:12px;padding:8px 20px;background:#350d36;color:#fff;font-weight:900;font-size:16px}
+.topbar-note{font-weight:400;font-size:12px;opacity:.7}
+.status{margin-left:auto;font-weight:400;font-size:12px;color:#e8dfe8}
+.status.live::before{content:"●";color:#2bac76;margin-right:4px}
+.status.down::before{content:"●";color:#e01e5a;margin-right:4px}
+#timeline{flex:1;min-height:0;display:flex}
+.messages{flex:1;padding:8px 0 24px;min-width:0;overflow-y:auto}
+.empty{color:#616061;padding:20px}
+.message{display:flex;gap:8px;padding:8px 20px}
+.message:hover{background:#f8f8f8}
+.avatar{width:36px;height:36px;flex:none;border-radius:4px;background:#2eb67d;color:#fff;font-weight:900;display:flex;align-items:center;justify-content:center}
+.reply .avatar{width:28px;height:28px;font-size:13px}
+.content{min-width:0;flex:1}
+.meta{display:flex;align-items:baseline;gap:6px;flex-wrap:wrap}
+.author{font-weight:900}
+.app-badge{font-size:10px;font-weight:700;color:#616061;background:#e8e8e8;border-radius:2px;padding:0 3px}
+.meta time,.edited{font-size:12px;color:#616061}
+.channel{font-size:12px;color:#1264a3;background:#e8f5fa;border-radius:3px;padding:0 4px}
+.body{overflow-wrap:anywhere}
+.block{margin:4px 0}
+.header{font-size:18px;font-weight:900;line-height:1.33}
+.section{display:flex;gap:12px}
+.section-body{flex:1;min-width:0}
+.fields{display:grid;grid-template-columns:1fr 1fr;gap:8px 16px;margin-top:4px}
+.context{display:flex;flex-wrap:wrap;gap:8px;font-size:12px;color:#616061}
+.divider{border:0;border-top:1px solid #ddd;margin:10px 0}
+.actions{display:flex;flex-wrap:wrap;gap:8px}
+.button{display:inline-block;font:inherit;font-size:14px;font-weight:700;padding:3px 12px;border:1px solid #bbb;border-radius:4px;background:#fff;color:#1d1c1d;text-decoration:none;cursor:pointer}
+.button.primary{background:#007a5a;border-color:#007a5a;color:#fff}
+.button.danger{background:#e01e5a;border-color:#e01e5a;color:#fff}
+.image,.unknown{color:#616061;font-style:italic}
+a{color:#1264a3;text-decoration:none}
+a:hover{text-decoration:underline}
+code{font:12px Monaco,Menlo,Consolas,"Courier New",monospace;color:#e01e5a;background:#f6f6f6;border:1px solid #ddd;border-radius:3px;padding:1px 3px}
+pre{font:12px/1.5 Monaco,Menlo,Consolas,"Courier New",monospace;background:#f8f8f8;border:1px solid #ddd;border-radius:4px;padding:8px;margin:4px 0;white-space:pre-wrap}
+blockquote{margin:4px 0;padding-left:12px;border-left:4px solid #ddd}
+.bullet{display:block;padding-left:1em;text-indent:-1em}
+.mention{color:#1264a3;background:#e8f5fa;border-radius:3px;padding:0 2px}
+.thread{margin-top:4px}
+.thread summary{list-style:none;display:inline-flex;gap:8px;align-items:center;cursor:pointer;padding:3px 6px;margin-left:-6px;border:1px solid transparent;border-radius:6px;font-size:13px}
+.thread summary::-webkit-details-marker{display:none}
+.thread summary:hover{border-color:#ddd;background:#fff}
+.reply-count{color:#1264a3;font-weight:700}
+.last-reply{color:#616061}
+.toggle-hint{color:#616061;display:none}
+.thread summary:hover .toggle-hint{display:inline}
+.thread summary:hover .last-reply{display:none}
+.replies{border-left:2px solid #e8e8e8;margin:4px 0 0 2px}
+.replies .message{padding:6px 12px}
+`;
+
+export const PREVIEW_JS = `
+(() => {
+  'use strict';
+  const timeline = document.getElementById('timeline');
+  const status = document.getElementById('status');
+  const title = document.getElementById('title');
+  let filter = '';
+  let loading = false;
+  let again = false;
+
+  function applyFilter() {
+    for (const message of timeline.querySelectorAll('.messages > .message')) {
+      message.hidden = filter !== '' && message.dataset.channel !== filter;
+    }
+    for (const button of timeline.querySelectorAll('.channels button')) {
+      button.classList.toggle('selected', button.dataset.channel === filter);
+    }
+    title.textContent = filter === '' ? 'All messages' : '# ' + filter;
+  }
+
+  async function refresh() {
+    if (loading) { again = true; return; }
+    loading = true;
+    try {
+      const open = new Set(Array.from(timeline.querySelectorAll('details.thread[open]'), (d) => d.dataset.ts));
+      const list = timeline.querySelector('.messages');
+      const atBottom = !list || list.scrollHeight - list.scrollTop - list.clientHeight < 40;
+      const response = await fetch('/slack/timeline', { cache: 'no-store' });
+      if (!response.ok) throw new Error('HTTP ' + response.status);
+      timeline.innerHTML = await response.text();
+      for (const details of timeline.querySelectorAll('details.thread')) details.open = open.has(details.dataset.ts);
+      applyFilter();
+      const next = timeline.querySelector('.messages');
+      if (next && atBottom) next.scrollTop = next.scrollHeight;
+    } catch (error) {
+      status.textContent = 'update failed: ' + error.message;
+    } finally {
+      loading = false;
+      if (again) { again = false; void refresh(); }
+    }
+  }
+
+  timeline.addEventListener('click', (event) => {
+    const button = event.target.closest('.channels button');
+    if (!button) return;
+    filter = button.dataset.channel;
+    applyFilter();
+  });
+
+  const events = new EventSource('/slack/events');
+  events.addEventListener('open', () => { status.textContent = 'live'; status.className = 'status live'; void refresh(); });
+  events.addEventListener('change', () => void refresh());
+  events.addEventListener('error', () => { status.textContent = 'reconnecting…'; status.className = 'status down'; });
+  applyFilter();
+})();
+`;

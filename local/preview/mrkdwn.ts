@@ -1,0 +1,114 @@
+/**
+ * Slack mrkdwn → HTML, for the browser preview of the local Slack server.
+ *
+ * Safety: every character of the input reaches the output HTML-escaped; the renderer only adds its
+ * own fixed tags around escaped text, and links keep only http(s)/mailto targets. Slack's three
+ * entities (`&amp;`, `&lt;`, `&gt;`) are decoded first (they show as `&`, `<`, `>`), then escaped again.
+ *
+ * Supported: *bold*, _italic_, ~strike~, `code`, ```pre```, `<url>` / `<url|text>` links,
+ * `<#C…>` / `<#C…|name>` channels, `<@U…>` users, `<!here>`-style broadcasts, `>` quote lines.
+ */
+
+/** Escapes text for an HTML text node or a double-quoted attribute. */
+export function escapeHtml(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
+}
+
+/** Slack's escaped control characters as the characters Slack displays. */
+function decodeSlackEntities(text: string): string {
+  return text.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+}
+
+/** Placeholders mark already-rendered HTML inside text still to format; NUL never survives the input. */
+const SLOT = '\u0000';
+
+interface Slots {
+  html: string[];
+}
+
+function stash(slots: Slots, html: string): string {
+  slots.html.push(html);
+  return `${SLOT}${slots.html.length - 1}${SLOT}`;
+}
+
+function unstash(text: string, slots: Slots): string {
+  return text.replace(new RegExp(`${SLOT}(\\d+)${SLOT}`, 'g'), (_m, i: string) => slots.html[Number(i)] ?? '');
+}
+
+const SAFE_URL = /^(?:https?:\/\/|mailto:)/i;
+
+/** One `<…>` reference (link, channel, user, broadcast) as HTML. */
+function renderReference(inner: string): string {
+  const bar = inner.indexOf('|');
+  const target = bar < 0 ? inner : inner.slice(0, bar);
+  const label = bar < 0 ? undefined : decodeSlackEntities(inner.slice(bar + 1));
+  if (target.startsWith('#')) return `<span class="mention">#${escapeHtml(label || target.slice(1))}</span>`;
+  if (target.startsWith('@')) return `<span class="mention">@${escapeHtml(label || target.slice(1))}</span>`;
+  if (target.startsWith('!')) return `<span class="mention">@${escapeHtml(label || target.slice(1).split('^')[0] || '')}</span>`;
+  const url = decodeSlackEntities(target);
+  const text = label || url;
+  if (!SAFE_URL.test(url)) return escapeHtml(text);
+  return `<a href="${escapeHtml(url)}" target="_blank" rel="noopener noreferrer">${escapeHtml(text)}</a>`;
+}
+
+/** Bold, italic and strike around escaped text: a marker opens after a non-word char and closes before one. */
+function applyEmphasis(escaped: string): string {
+  const wrap = (marker: string, tag: string) => (text: string) =>
+    text.replace(
+      new RegExp(`(^|[^\\w${marker}])\\${marker}(?=\\S)([^${marker}\\n]*?\\S)\\${marker}(?![\\w${marker}])`, 'g'),
+      `$1<${tag}>$2</${tag}>`,
+    );
+  return [wrap('*', 'b'), wrap('_', 'i'), wrap('~', 's')].reduce((text, apply) => apply(text), escaped);
+}
+
+/** One line (or a run without pre blocks) of mrkdwn as inline HTML. */
+export function renderInline(mrkdwn: string): string {
+  const slots: Slots = { html: [] };
+  let text = mrkdwn.replace(new RegExp(SLOT, 'g'), '');
+  text = text.replace(/`([^`\n]+)`/g, (_m, code: string) => stash(slots, `<code>${escapeHtml(decodeSlackEntities(code))}</code>`));
+  text = text.replace(/<([^<>\n]+)>/g, (_m, inner: string) => stash(slots, renderReference(inner)));
+  const formatted = applyEmphasis(escapeHtml(decodeSlackEntities(text)));
+  return unstash(formatted, slots);
+}
+
+const QUOTE = /^(?:>|&gt;) ?/;
+const BULLET = /^\s*(?:[•◦▪‣-])\s+/;
+
+/** Lines outside pre blocks: quote runs become <blockquote>, bullet lines get a hanging indent. */
+function renderLines(lines: string[]): string {
+  const out: string[] = [];
+  let quote: string[] = [];
+  const flushQuote = (): void => {
+    if (quote.length > 0) out.push(`<blockquote>${quote.join('<br>')}</blockquote>`);
+    quote = [];
+  };
+  for (const line of lines) {
+    if (QUOTE.test(line)) {
+      quote.push(renderInline(line.replace(QUOTE, '')));
+      continue;
+    }
+    flushQuote();
+    out.push(BULLET.test(line) ? `<span class="bullet">${renderInline(line)}</span>` : `${renderInline(line)}<br>`);
+  }
+  flushQuote();
+  return out.join('').replace(/<br>$/, '');
+}
+
+/** A whole mrkdwn text as HTML: ``` blocks as <pre>, the rest line by line. */
+export function mrkdwnToHtml(mrkdwn: string): string {
+  const parts = mrkdwn.split(/```/);
+  // An odd count of fences leaves the last one literal, as Slack does.
+  if (parts.length % 2 === 0) parts[parts.length - 2] = `${parts[parts.length - 2] ?? ''}\`\`\`${parts.pop() ?? ''}`;
+  return parts
+    .map((part, i) => {
+      const trimmed = part.replace(i > 0 ? /^\n/ : /^$/, '').replace(i < parts.length - 1 ? /\n$/ : /^$/, '');
+      if (i % 2 === 1) return `<pre>${escapeHtml(decodeSlackEntities(trimmed))}</pre>`;
+      return trimmed === '' ? '' : renderLines(trimmed.split('\n'));
+    })
+    .join('');
+}
+
+/** A plain_text object as HTML (only escaped; Slack shows it as written). */
+export function plainToHtml(text: string): string {
+  return escapeHtml(text).replace(/\n/g, '<br>');
+}

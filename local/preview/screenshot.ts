@@ -1,0 +1,33 @@
+/**
+ * Takes docs/preview.png: starts the local stack, sends the demo run, opens the preview with the
+ * digest's thread expanded, and screenshots it. Run with `npx tsx local/preview/screenshot.ts [file]`.
+ */
+import { startLocalStack } from '../stack';
+import { launchChromium } from './chromium';
+
+async function main(file: string): Promise<void> {
+  const stack = await startLocalStack({ port: 0, logLevel: 'silent' });
+  const browser = await launchChromium();
+  try {
+    const simulator = stack.simulator;
+    const project = stack.projectIds[0];
+    if (!simulator || project === undefined) throw new Error('the local stack has no simulator project');
+    await simulator.triggerRun(project).delivered;
+    await stack.waitForIdle();
+    const page = await browser.newPage({ viewport: { width: 1280, height: 1500 }, deviceScaleFactor: 1 });
+    await page.goto(`${stack.gateway.url}/slack`);
+    await page.locator('.status.live').waitFor();
+    await page.locator('.thread summary').first().click();
+    await page.mouse.move(0, 0); // no hover highlight in the picture
+    await page.screenshot({ path: file });
+    console.log(`wrote ${file}`);
+  } finally {
+    await browser.close();
+    await stack.close();
+  }
+}
+
+main(process.argv[2] ?? 'docs/preview.png').catch((error: unknown) => {
+  console.error(error instanceof Error ? error.message : error);
+  process.exitCode = 1;
+});

@@ -1,0 +1,85 @@
+/**
+ * The preview's workspace view as HTML: a channel sidebar and every top-level message, oldest first,
+ * each with its channel, and its thread replies collapsed under it (a `<details>` the reader opens).
+ */
+import { messageBodyHtml } from './blocks';
+import { escapeHtml } from './mrkdwn';
+
+/** What the preview needs of a posted message (the local Slack server's `PostedMessage` fits). */
+export interface PreviewMessage {
+  channel: string;
+  ts: string;
+  thread_ts: string | undefined;
+  text: string | undefined;
+  blocks: unknown[] | undefined;
+  edited: boolean;
+}
+
+function isReply(message: PreviewMessage): boolean {
+  return message.thread_ts !== undefined && message.thread_ts !== message.ts;
+}
+
+/** `HH:MM:SS` (UTC) of a Slack `ts`, and its ISO form for the `datetime` attribute. */
+function timeOf(ts: string): { short: string; iso: string } {
+  const date = new Date(Math.floor(Number(ts) * 1000));
+  if (Number.isNaN(date.getTime())) return { short: ts, iso: '' };
+  return { short: `${date.toISOString().slice(11, 19)} UTC`, iso: date.toISOString() };
+}
+
+function metaHtml(message: PreviewMessage, botName: string, withChannel: boolean): string {
+  const time = timeOf(message.ts);
+  const channel = withChannel ? `<span class="channel">#${escapeHtml(message.channel)}</span>` : '';
+  const edited = message.edited ? '<span class="edited">(edited)</span>' : '';
+  return `<div class="meta"><span class="author">${escapeHtml(botName)}</span><span class="app-badge">APP</span><time datetime="${time.iso}">${escapeHtml(time.short)}</time>${edited}${channel}</div>`;
+}
+
+function messageHtml(message: PreviewMessage, botName: string, replies: PreviewMessage[]): string {
+  const reply = isReply(message);
+  const thread = replies.length === 0 ? '' : threadHtml(message, botName, replies);
+  const initial = escapeHtml(botName.slice(0, 1).toUpperCase() || 'B');
+  return (
+    `<article class="message${reply ? ' reply' : ''}" data-ts="${escapeHtml(message.ts)}" data-channel="${escapeHtml(message.channel)}">` +
+    `<div class="avatar" aria-hidden="true">${initial}</div>` +
+    `<div class="content">${metaHtml(message, botName, !reply)}<div class="body">${messageBodyHtml(message)}</div>${thread}</div>` +
+    `</article>`
+  );
+}
+
+function threadHtml(parent: PreviewMessage, botName: string, replies: PreviewMessage[]): string {
+  const count = `${replies.length} ${replies.length === 1 ? 'reply' : 'replies'}`;
+  const last = timeOf(replies[replies.length - 1]?.ts ?? parent.ts).short;
+  return (
+    `<details class="thread" data-ts="${escapeHtml(parent.ts)}"><summary><span class="reply-count">${count}</span>` +
+    `<span class="last-reply">Last reply ${escapeHtml(last)}</span><span class="toggle-hint">View thread</span></summary>` +
+    `<div class="replies">${replies.map((r) => messageHtml(r, botName, [])).join('')}</div></details>`
+  );
+}
+
+function sidebarHtml(messages: PreviewMessage[], workspace: string): string {
+  const counts = new Map<string, number>();
+  for (const m of messages) if (!isReply(m)) counts.set(m.channel, (counts.get(m.channel) ?? 0) + 1);
+  const items = [...counts.entries()]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(
+      ([name, n]) =>
+        `<li><button type="button" data-channel="${escapeHtml(name)}"># ${escapeHtml(name)}<span class="count">${n}</span></button></li>`,
+    )
+    .join('');
+  return (
+    `<nav class="sidebar"><div class="workspace">${escapeHtml(workspace)}</div><div class="section-title">Channels</div>` +
+    `<ul class="channels"><li><button type="button" data-channel="">All messages<span class="count">${[...counts.values()].reduce((a, b) => a + b, 0)}</span></button></li>${items}</ul></nav>`
+  );
+}
+
+/** The sidebar and the message list for `messages` (as the local Slack server keeps them, oldest first). */
+export function workspaceHtml(messages: PreviewMessage[], names: { botName: string; workspace: string }): string {
+  const parents = messages.filter((m) => !isReply(m));
+  const parentTs = new Set(parents.map((m) => m.ts));
+  const repliesOf = (parent: PreviewMessage): PreviewMessage[] =>
+    messages.filter((m) => isReply(m) && m.thread_ts === parent.ts && m.channel === parent.channel);
+  // A reply whose parent is gone (deleted) still shows, as its own entry.
+  const orphans = messages.filter((m) => isReply(m) && !parentTs.has(m.thread_ts ?? ''));
+  const list = [...parents, ...orphans].map((m) => messageHtml(m, names.botName, parentTs.has(m.ts) ? repliesOf(m) : []));
+  const empty = '<p class="empty">No messages yet: whatever the bridge posts appears here as it arrives.</p>';
+  return `${sidebarHtml(messages, names.workspace)}<section class="messages" aria-live="polite">${list.length === 0 ? empty : list.join('')}</section>`;
+}

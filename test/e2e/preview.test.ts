@@ -1,0 +1,136 @@
+/**
+ * The Slack preview in a real headless Chromium: the local stack runs the demo digest, the page at
+ * /slack on the webhook port shows it as Slack would, and later posts and edits appear without a reload.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WebClient } from '@slack/web-api';
+import type { Browser, Page } from 'playwright-core';
+import { LOCAL_DEFAULTS, type LocalStack } from '../../local/stack';
+import type { PostedMessage } from '../../local/slack-server';
+import { escapeSlackText } from '../../shared/slack-text';
+import { launchChromium, requireChromiumOnCi, skipBrowserTests } from './browser';
+import { simulatorOf, slackOf, startTestStack, threadsFor } from './helpers';
+
+let stack: LocalStack;
+let browser: Browser;
+let page: Page;
+let slack: WebClient;
+let digest: { main: PostedMessage; replies: PostedMessage[] };
+
+type Block = { type?: string; text?: { text?: string }; fields?: { text?: string }[] };
+
+function headerOf(message: PostedMessage): string {
+  const header = (message.blocks as Block[] | undefined)?.find((b) => b.type === 'header');
+  if (!header?.text?.text) throw new Error('the digest has no header block');
+  return header.text.text;
+}
+
+/** The first *bold* run of the message's section text, as Slack would show it (entities decoded). */
+function firstBoldRun(message: PostedMessage): string {
+  const texts = ((message.blocks as Block[] | undefined) ?? []).flatMap((b) => [
+    b.text?.text ?? '',
+    ...(b.fields ?? []).map((f) => f.text ?? ''),
+  ]);
+  for (const text of texts) {
+    const run = /(?:^|[^\w*])\*(\S[^*\n]*?\S|\S)\*(?![\w*])/.exec(text)?.[1];
+    if (run !== undefined) return run.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+  }
+  throw new Error('the digest has no bold run');
+}
+
+requireChromiumOnCi();
+
+describe.skipIf(skipBrowserTests())('the Slack preview page', () => {
+  beforeAll(async () => {
+    browser = await launchChromium();
+    stack = await startTestStack();
+    slack = new WebClient(LOCAL_DEFAULTS.slackToken, { slackApiUrl: slackOf(stack).apiUrl });
+    // The demo run `npm start` sends once ready.
+    const sent = simulatorOf(stack).triggerRun(stack.projectIds[0]!);
+    await sent.delivered;
+    await stack.waitForIdle();
+    const [thread] = threadsFor(stack, sent.event.id);
+    if (!thread) throw new Error('the demo run posted no digest');
+    digest = thread;
+    page = await browser.newPage();
+    await page.goto(`${stack.gateway.url}/slack`);
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await stack?.close();
+  });
+
+  it('shows the demo digest: header, bold text, channel and its collapsed thread', async () => {
+    const message = page.locator(`.messages > .message[data-ts="${digest.main.ts}"]`);
+    await expect(message.locator('.header').first().textContent()).resolves.toBe(headerOf(digest.main));
+    expect(await message.locator('.body b').allTextContents()).toContain(firstBoldRun(digest.main));
+    await expect(message.locator('.meta .channel').textContent()).resolves.toBe(stack.slackChannel);
+
+    const replies = digest.replies.length;
+    expect(replies).toBeGreaterThan(0);
+    await expect(message.locator('.reply-count').textContent()).resolves.toBe(`${replies} ${replies === 1 ? 'reply' : 'replies'}`);
+    const replyList = message.locator('.replies');
+    expect(await replyList.isVisible()).toBe(false);
+    await message.locator('.thread summary').click();
+    await replyList.waitFor({ state: 'visible' });
+    expect(await replyList.locator('.message').count()).toBe(replies);
+  });
+
+  it('shows a new message, its link and button live, without a reload, and renders no markup from its text', async () => {
+    await page.evaluate(() => {
+      (globalThis as { previewMarker?: string }).previewMarker = 'same page';
+    });
+    const injected = '<img src=x onerror="window.pwned=1"><script>window.pwned=2</script>';
+    await slack.chat.postMessage({
+      channel: '#release-notes',
+      text: 'fallback',
+      blocks: [
+        { type: 'header', text: { type: 'plain_text', text: `Live check ${injected}` } },
+        {
+          type: 'section',
+          text: { type: 'mrkdwn', text: `See <https://example.com/runs/1?a=1&amp;b=2|the *run*> &amp; ${escapeSlackText(injected)}` },
+          // Unescaped angle brackets are Slack references: shown as text, never as markup.
+          fields: [{ type: 'mrkdwn', text: `raw ${injected}` }],
+        },
+        {
+          type: 'actions',
+          elements: [
+            { type: 'button', text: { type: 'plain_text', text: 'Open dashboard' }, url: 'https://example.com/dash', style: 'primary' },
+          ],
+        },
+        { type: 'context', elements: [{ type: 'mrkdwn', text: '_sent by the e2e test_' }] },
+      ],
+    });
+
+    const live = page.locator('.messages > .message', { hasText: 'Live check' });
+    await live.waitFor({ state: 'visible' });
+    await expect(live.locator('.header').textContent()).resolves.toBe(`Live check ${injected}`);
+    const link = live.locator('.section a');
+    await expect(link.getAttribute('href')).resolves.toBe('https://example.com/runs/1?a=1&b=2');
+    await expect(link.textContent()).resolves.toBe('the *run*');
+    await expect(live.locator('a.button.primary').getAttribute('href')).resolves.toBe('https://example.com/dash');
+    await expect(live.locator('.meta .channel').textContent()).resolves.toBe('#release-notes');
+    await expect(live.locator('.context i').textContent()).resolves.toBe('sent by the e2e test');
+
+    expect(await page.locator('.messages img, .messages script').count()).toBe(0);
+    expect(await live.locator('.section .text').textContent()).toBe(`See the *run* & ${injected}`);
+    expect(await live.locator('.section .field').textContent()).toContain('onerror="window.pwned=1"');
+    expect(await page.evaluate(() => (globalThis as { pwned?: number }).pwned)).toBeUndefined();
+    expect(await page.evaluate(() => (globalThis as { previewMarker?: string }).previewMarker)).toBe('same page');
+  });
+
+  it('reflects a chat.update and a new thread reply live', async () => {
+    const posted = await slack.chat.postMessage({ channel: '#release-notes', text: 'Before the *edit*' });
+    const message = page.locator(`.messages > .message[data-ts="${posted.ts}"]`);
+    await message.locator('b', { hasText: 'edit' }).waitFor();
+
+    await slack.chat.update({ channel: '#release-notes', ts: posted.ts!, text: 'After the ~edit~' });
+    await message.locator('s', { hasText: 'edit' }).waitFor();
+    await expect(message.locator('.meta .edited').textContent()).resolves.toBe('(edited)');
+
+    await slack.chat.postMessage({ channel: '#release-notes', thread_ts: posted.ts!, text: 'a reply' });
+    await message.locator('.reply-count', { hasText: '1 reply' }).waitFor();
+    expect(await page.evaluate(() => (globalThis as { previewMarker?: string }).previewMarker)).toBe('same page');
+  });
+});

@@ -1,0 +1,129 @@
+/** The Slack preview's renderers: mrkdwn and Block Kit as HTML, with every service string escaped. */
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { blockHtml, messageBodyHtml } from '../../local/preview/blocks';
+import { mrkdwnToHtml } from '../../local/preview/mrkdwn';
+import { workspaceHtml, type PreviewMessage } from '../../local/preview/timeline';
+
+describe('mrkdwnToHtml', () => {
+  it.each([
+    ['*bold* text', '<b>bold</b> text'],
+    ['an _italic_ word', 'an <i>italic</i> word'],
+    ['~gone~', '<s>gone</s>'],
+    ['*_both_*', '<b><i>both</i></b>'],
+    ['snake_case_name and 2*3*4', 'snake_case_name and 2*3*4'],
+    ['* not bold *', '* not bold *'],
+    ['`*code* &amp; <x>`', '<code>*code* &amp; &lt;x&gt;</code>'],
+    ['```\nline *1*\n<b>\n```', '<pre>line *1*\n&lt;b&gt;</pre>'],
+    [
+      '<https://a.example/x?y=1&amp;z=2|the *site*>',
+      '<a href="https://a.example/x?y=1&amp;z=2" target="_blank" rel="noopener noreferrer">the *site*</a>',
+    ],
+    ['<https://a.example>', '<a href="https://a.example" target="_blank" rel="noopener noreferrer">https://a.example</a>'],
+    ['<#C0123|digests> and <#C0456>', '<span class="mention">#digests</span> and <span class="mention">#C0456</span>'],
+    ['<@U0BOT> <!here>', '<span class="mention">@U0BOT</span> <span class="mention">@here</span>'],
+    ['a &amp; b &lt;c&gt;', 'a &amp; b &lt;c&gt;'],
+    ['&gt; quoted\n> also\nafter', '<blockquote>quoted<br>also</blockquote>after'],
+    ['• one\n• two', '<span class="bullet">• one</span><span class="bullet">• two</span>'],
+    ['line 1\nline 2', 'line 1<br>line 2'],
+  ])('%j → %j', (input, html) => {
+    expect(mrkdwnToHtml(input)).toBe(html);
+  });
+
+  it('never links a javascript: target and shows its text escaped', () => {
+    expect(mrkdwnToHtml('<javascript:alert(1)|"click">')).toBe('&quot;click&quot;');
+  });
+
+  it('produces no markup of its own from any text (only its fixed tags survive)', () => {
+    const ownTags =
+      /<\/?(?:b|i|s|code|pre|br|blockquote|span class="(?:bullet|mention)"|a href="[^"<>]*" target="_blank" rel="noopener noreferrer")>/g;
+    fc.assert(
+      fc.property(
+        fc.string({ unit: fc.constantFrom('<', '>', '&', '"', "'", '*', '_', '~', '`', '|', '\n', 'a', ' ', 'h', ':', '/', '#', '@') }),
+        (text) => {
+          const rest = mrkdwnToHtml(text).replace(ownTags, '');
+          expect(rest).not.toMatch(/[<>"']/);
+        },
+      ),
+    );
+  });
+});
+
+describe('blockHtml', () => {
+  it('renders a header as escaped plain text', () => {
+    expect(blockHtml({ type: 'header', text: { type: 'plain_text', text: '<b>*Hi*</b>' } })).toBe(
+      '<div class="block header">&lt;b&gt;*Hi*&lt;/b&gt;</div>',
+    );
+  });
+
+  it('renders section text, fields and a button accessory', () => {
+    const html = blockHtml({
+      type: 'section',
+      text: { type: 'mrkdwn', text: '*Score*' },
+      fields: [
+        { type: 'mrkdwn', text: '_a_' },
+        { type: 'plain_text', text: '*b*' },
+      ],
+      accessory: { type: 'button', text: { type: 'plain_text', text: 'Open' }, url: 'https://x.example', style: 'danger' },
+    });
+    expect(html).toContain('<div class="text"><b>Score</b></div>');
+    expect(html).toContain('<div class="field"><i>a</i></div><div class="field">*b*</div>');
+    expect(html).toContain('<a class="button danger" href="https://x.example"');
+  });
+
+  it('renders context, divider and actions; a button without a safe url is not a link', () => {
+    expect(blockHtml({ type: 'context', elements: [{ type: 'mrkdwn', text: '_ctx_' }] })).toBe(
+      '<div class="block context"><span class="element"><i>ctx</i></span></div>',
+    );
+    expect(blockHtml({ type: 'divider' })).toBe('<hr class="block divider">');
+    expect(
+      blockHtml({
+        type: 'actions',
+        elements: [{ type: 'button', text: { type: 'plain_text', text: 'Go' }, url: 'javascript:x', action_id: 'go' }],
+      }),
+    ).toBe('<div class="block actions"><button type="button" class="button" title="go">Go</button></div>');
+  });
+
+  it('names an unknown block instead of dropping it', () => {
+    expect(blockHtml({ type: '<video>' })).toBe('<div class="block unknown">[&lt;video&gt; block]</div>');
+  });
+
+  it('falls back to the text when a message has no blocks', () => {
+    expect(messageBodyHtml({ text: 'just *text*' })).toBe('<div class="block section">just <b>text</b></div>');
+  });
+});
+
+describe('workspaceHtml', () => {
+  const message = (ts: string, extra: Partial<PreviewMessage> = {}): PreviewMessage => ({
+    channel: 'digests',
+    ts,
+    thread_ts: undefined,
+    text: `message ${ts}`,
+    blocks: undefined,
+    edited: false,
+    ...extra,
+  });
+
+  it('collapses replies under their parent with a count, and lists channels', () => {
+    const html = workspaceHtml(
+      [
+        message('1.000001'),
+        message('1.000002', { thread_ts: '1.000001' }),
+        message('1.000003', { thread_ts: '1.000001', edited: true }),
+        message('2.000001', { channel: 'other' }),
+      ],
+      { botName: 'bridge', workspace: 'Local' },
+    );
+    expect(html).toContain('<details class="thread" data-ts="1.000001"><summary><span class="reply-count">2 replies</span>');
+    expect(html.match(/<article class="message" /g)).toHaveLength(2);
+    expect(html.match(/<article class="message reply" /g)).toHaveLength(2);
+    expect(html).toContain('<span class="edited">(edited)</span>');
+    expect(html).toContain('<button type="button" data-channel="digests"># digests<span class="count">1</span></button>');
+    expect(html).toContain('<span class="channel">#other</span>');
+  });
+
+  it('escapes channel names and the bot name', () => {
+    const html = workspaceHtml([message('1.5', { channel: '"><script>' })], { botName: '<i>bot</i>', workspace: '<w>' });
+    expect(html).not.toMatch(/<script>|<i>bot|<w>/);
+  });
+});
