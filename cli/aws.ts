@@ -12,13 +12,14 @@ import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { LOCAL_CREDENTIALS } from '../shared/adapters/aws-clients';
 import { aws, CliError, UsageError } from './errors';
+import { ENV } from '../shared/contracts';
 
 export type AwsService = 'sqs' | 'dynamodb' | 'secretsmanager' | 'cloudformation';
 
 /** The SDK's service-specific endpoint variables (AWS_ENDPOINT_URL_<SERVICE>). */
 const ENDPOINT_ENV: Record<AwsService, string> = {
-  sqs: 'AWS_ENDPOINT_URL_SQS',
-  dynamodb: 'AWS_ENDPOINT_URL_DYNAMODB',
+  sqs: ENV.awsEndpointSqs,
+  dynamodb: ENV.awsEndpointDynamodb,
   secretsmanager: 'AWS_ENDPOINT_URL_SECRETS_MANAGER',
   cloudformation: 'AWS_ENDPOINT_URL_CLOUDFORMATION',
 };
@@ -45,7 +46,7 @@ export function endpointFor(settings: AwsSettings, service: AwsService): string 
 
 /** The region named by --region or the environment; undefined leaves it to the SDK (profile config). */
 export function regionOf(settings: AwsSettings): string | undefined {
-  const value = settings.region ?? settings.env['AWS_REGION'] ?? settings.env['AWS_DEFAULT_REGION'];
+  const value = settings.region ?? settings.env[ENV.awsRegion] ?? settings.env['AWS_DEFAULT_REGION'];
   const trimmed = value?.trim();
   return trimmed === undefined || trimmed === '' ? undefined : trimmed;
 }

@@ -32,6 +32,10 @@ import { readIngestConfig } from '../shared/ingest-runtime';
 import { readDigestConfig } from '../shared/digest-runtime';
 import { createIngestHandler, type IngestHandler } from '../functions/ingest/create-handler';
 import { createDigestHandler } from '../functions/digest/create-handler';
+import { DIGEST_DEFAULTS, ENV, HTTP_PATHS, METRICS_NAMESPACE } from '../shared/contracts';
+
+/** The stage name of the local stack (BRIDGE_STAGE). */
+export const LOCAL_STAGE = 'local';
 
 // ---------------------------------------------------------------------------------------------------
 // Options and result
@@ -269,21 +273,22 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     const slackChannel = options.realSlack?.channel ?? options.slackChannel ?? LOCAL_DEFAULTS.slackChannel;
     const leaseSeconds = Math.ceil(functionTimeoutMs / 1000) + 60;
     const env: Record<string, string> = {
-      TABLE_NAME: LOCAL_DEFAULTS.tableName,
-      QUEUE_URL: sqs.queueUrl,
-      SIGNING_SECRETS: JSON.stringify(secrets),
-      READ_API_BASE_URL: readApiBaseUrl,
-      READ_API_KEY: apiKey,
-      SLACK_BOT_TOKEN: options.realSlack?.token ?? LOCAL_DEFAULTS.slackToken,
-      ...(slack ? { SLACK_API_URL: slack.apiUrl } : {}),
-      SLACK_DEFAULT_CHANNEL: slackChannel,
-      ...(options.projectChannels ? { SLACK_PROJECT_CHANNELS: JSON.stringify(options.projectChannels) } : {}),
+      [ENV.tableName]: LOCAL_DEFAULTS.tableName,
+      [ENV.queueUrl]: sqs.queueUrl,
+      [ENV.signingSecrets]: JSON.stringify(secrets),
+      [ENV.readApiBaseUrl]: readApiBaseUrl,
+      [ENV.readApiKey]: apiKey,
+      [ENV.slackBotToken]: options.realSlack?.token ?? LOCAL_DEFAULTS.slackToken,
+      ...(slack ? { [ENV.slackApiUrl]: slack.apiUrl } : {}),
+      [ENV.slackDefaultChannel]: slackChannel,
+      ...(options.projectChannels ? { [ENV.slackProjectChannels]: JSON.stringify(options.projectChannels) } : {}),
       // The posting lease must outlast one invocation (the default 120 s does for the default 60 s).
-      ...(leaseSeconds > 120 ? { DIGEST_LEASE_SECONDS: String(Math.min(3600, leaseSeconds)) } : {}),
-      AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
-      AWS_ENDPOINT_URL_SQS: sqs.server.url,
-      AWS_REGION: region,
-      POWERTOOLS_METRICS_NAMESPACE: 'VisibilitySlackBridge',
+      ...(leaseSeconds > DIGEST_DEFAULTS.leaseSeconds ? { [ENV.digestLeaseSeconds]: String(Math.min(3600, leaseSeconds)) } : {}),
+      [ENV.awsEndpointDynamodb]: dynamo.endpoint,
+      [ENV.awsEndpointSqs]: sqs.server.url,
+      [ENV.awsRegion]: region,
+      [ENV.powertoolsMetricsNamespace]: METRICS_NAMESPACE,
+      [ENV.stage]: LOCAL_STAGE,
       ...options.env,
     };
 
@@ -297,7 +302,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     }
 
     const gateway = await startGateway(options, host, () => createIngestHandler(env, observability.forService('ingest')), observability, cleanup);
-    const webhookUrl = `${gateway.url}/webhook`;
+    const webhookUrl = `${gateway.url}${HTTP_PATHS.webhook}`;
 
     const poller = new LambdaPoller({
       client: sqs.pollerClient,
@@ -618,7 +623,7 @@ async function startGateway(
     gateway = await HttpGateway.start({
       port,
       host,
-      routes: [{ method: 'POST', path: '/webhook' }],
+      routes: [{ method: 'POST', path: HTTP_PATHS.webhook }],
       createHandler,
       functionTimeoutMs: options.ingestTimeoutMs ?? LOCAL_DEFAULTS.ingestTimeoutMs,
       onRequest: (info) => {

@@ -4,6 +4,7 @@
  */
 import { renameSync, rmSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { HTTP_PATHS } from '../shared/contracts';
 import { LocalStackError, generateSecret, startLocalStack, type DeliverySummary, type LocalStack, type LocalStackOptions } from './stack';
 
 const DEFAULT_PORT = 8787;
@@ -150,7 +151,7 @@ function out(line = ''): void {
 
 function printDelivery(d: DeliverySummary): void {
   const id = d.deliveryId === undefined ? '' : ` ${d.deliveryId.slice(0, 8)}`;
-  const what = d.path === '/webhook' && d.method === 'POST' ? `${d.eventType ?? 'delivery'}${id}` : `${d.method} ${d.path}`;
+  const what = d.path === HTTP_PATHS.webhook && d.method === 'POST' ? `${d.eventType ?? 'delivery'}${id}` : `${d.method} ${d.path}`;
   const status = d.status < 300 ? green(String(d.status)) : d.status >= 500 ? red(String(d.status)) : yellow(String(d.status));
   out(`${dim('webhook')} ← ${what}  ${status} ${d.outcome} ${dim(`(${Math.round(d.durationMs)} ms)`)}`);
 }

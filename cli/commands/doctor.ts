@@ -17,11 +17,12 @@ import { SECRET_PLACEHOLDER } from '../../shared/secrets';
 import { checkSlackAuth, fixForSlackError, isBotInChannel } from '../../shared/slack-poster';
 import { buildContext, formatAge, parse, positiveNumber, str, AWS_OPTIONS, type CommandContext, type OptionSpec } from '../args';
 import { dynamoClient, endpointFor, secretsClient, sqsClient, STACK_OUTPUTS } from '../aws';
+import { TABLE } from '../../shared/contracts';
 import { aws, explainError, UsageError } from '../errors';
 import type { CliIo } from '../io';
 import { LOCAL_SLACK_TOKEN } from '../ready-file';
 import type { CommandResult } from '../result';
-import { queueDepth } from './dlq';
+import { queueDepth } from './dlq/queue';
 import { readSecret } from './secrets';
 
 export type CheckStatus = 'ok' | 'fail' | 'warn' | 'skip';
@@ -36,7 +37,6 @@ export interface Check {
 
 export const DEFAULT_SILENCE_HOURS = 26;
 const HTTP_TIMEOUT_MS = 10_000;
-const DELIVERY_PREFIX = 'delivery#';
 const MAX_SCAN_PAGES = 1_000;
 
 const MARK: Record<CheckStatus, string> = { ok: '✓', fail: '✗', warn: '!', skip: '-' };
@@ -165,14 +165,15 @@ export async function lastAcceptedAt(dynamo: DynamoDBClient, tableName: string, 
     const result = await dynamo.send(
       new ScanCommand({
         TableName: tableName,
-        FilterExpression: 'begins_with(pk, :prefix) AND attribute_exists(accepted_at)',
-        ExpressionAttributeValues: { ':prefix': { S: DELIVERY_PREFIX } },
-        ProjectionExpression: 'pk, accepted_at',
+        FilterExpression: 'begins_with(#pk, :prefix) AND attribute_exists(#accepted)',
+        ExpressionAttributeNames: { '#pk': TABLE.partitionKey, '#accepted': TABLE.acceptedAtAttribute },
+        ExpressionAttributeValues: { ':prefix': { S: TABLE.prefixes.delivery } },
+        ProjectionExpression: '#pk, #accepted',
         ...(startKey !== undefined ? { ExclusiveStartKey: startKey } : {}),
       }),
     );
     for (const item of result.Items ?? []) {
-      const value = item['accepted_at']?.S;
+      const value = item[TABLE.acceptedAtAttribute]?.S;
       const ms = value === undefined ? Number.NaN : Date.parse(value);
       if (!Number.isNaN(ms) && ms > latestMs) {
         latestMs = ms;
