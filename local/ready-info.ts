@@ -17,9 +17,11 @@ export interface ReadyPorts {
   simulator: number | null;
   sqs: number;
   dynamodb: number;
-  secretsManager: number;
+  /** Null until the local stack runs the Secrets Manager server. */
+  secretsManager: number | null;
   slack: number | null;
-  events: number;
+  /** Null until the local stack serves its event stream. */
+  events: number | null;
 }
 
 export interface ReadyInfo {
@@ -36,10 +38,10 @@ export interface ReadyInfo {
   dynamoEndpoint: string;
   tableName: string;
   /** The local Secrets Manager server, and the secret ids the functions read. */
-  secretsManagerEndpoint: string;
-  signingSecretsSecretId: string;
+  secretsManagerEndpoint: string | null;
+  signingSecretsSecretId: string | null;
   /** The local stack's live event stream (NDJSON, `bridge tail`). */
-  eventsUrl: string;
+  eventsUrl: string | null;
   /** The local Slack server's Web API URL; null when posting to a real Slack. */
   slackApiUrl: string | null;
   slackChannel: string;

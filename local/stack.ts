@@ -25,6 +25,8 @@ import { VisibilitySimulator } from './simulator/server';
 import { FixtureError, loadFixtureFile, type SimulatorFixture } from './simulator/data';
 import { HttpGateway, type GatewayRequestInfo } from './http-gateway';
 import { LambdaPoller, type PollerProblem } from './lambda-poller';
+import type { ReadyInfo } from './ready-info';
+import { LOCAL_SLACK_TOKEN } from './ready-info';
 import { LocalObservabilityHub, type LocalLogLevel } from './local-observability';
 import { ReadApiClient } from '../shared/read-api';
 import { ConfigError } from '../shared/config-env';
@@ -47,7 +49,7 @@ export const LOCAL_DEFAULTS = {
   queueName: 'visibility-bridge-digest',
   dlqName: 'visibility-bridge-digest-dlq',
   slackChannel: '#visibility-digests',
-  slackToken: 'xoxb-local-bridge-token',
+  slackToken: LOCAL_SLACK_TOKEN,
   maxReceiveCount: 3,
   visibilityTimeoutSeconds: 30,
   functionTimeoutMs: 60_000,
@@ -71,8 +73,10 @@ export interface LocalStackOptions {
   seed?: number;
   /** Latency the simulator adds to every read-API request. */
   apiLatencyMs?: number;
-  /** Port tried first for the simulator (e.g. 8788, the `npm run simulator` default); a free one if taken. Default 0. */
+  /** Port of the simulator (0 = any free port). Default 0. */
   simulatorPort?: number;
+  /** When the simulator port is taken, take any free one instead of failing (npm start's default 8788). */
+  simulatorPortFallback?: boolean;
   /** Multiplies the simulator's webhook retry delays (30 s … 8 min); default 1, tests use e.g. 0.001. */
   retryScale?: number;
   /** The simulator's webhook sender uses this fetch (tests wrap deliveries with it). */
@@ -141,26 +145,7 @@ export interface QueueDepths {
   dlq: QueueDepth;
 }
 
-/** What `npm start -- --ready-file FILE` writes, for the CLI and scripts. */
-export interface ReadyInfo {
-  webhookUrl: string;
-  secrets: string[];
-  /** Base URL of the read API in use: the simulator's, or the real service's. */
-  simulatorUrl: string;
-  apiKey: string;
-  projectIds: string[];
-  webhookId: string | null;
-  sqsEndpoint: string;
-  queueUrl: string;
-  dlqUrl: string;
-  dynamoEndpoint: string;
-  tableName: string;
-  /** The local Slack server's Web API URL; null when posting to a real Slack. */
-  slackApiUrl: string | null;
-  slackChannel: string;
-  region: string;
-  pid: number;
-}
+export type { ReadyInfo } from './ready-info';
 
 export interface LocalStack {
   webhookUrl: string;
@@ -388,6 +373,18 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
         slackChannel,
         region,
         pid: process.pid,
+        secretsManagerEndpoint: null,
+        signingSecretsSecretId: null,
+        eventsUrl: null,
+        ports: {
+          webhook: portOf(gateway.url),
+          simulator: simulator ? portOf(simulator.url) : null,
+          sqs: portOf(sqs.server.url),
+          dynamodb: portOf(dynamo.endpoint),
+          secretsManager: null,
+          slack: slack ? portOf(slack.apiUrl) : null,
+          events: null,
+        },
       }),
       depths,
       waitForIdle: (waitOptions = {}) => waitForIdle({ simulator, gateway, poller, depths }, waitOptions),
@@ -589,6 +586,9 @@ async function startSimulator(
       simulator = await start(options.simulatorPort ?? 0);
     } catch (error) {
       if (!isAddressInUse(error) || !options.simulatorPort) throw error;
+      if (options.simulatorPortFallback === false) {
+        throw new LocalStackError(`port ${options.simulatorPort} is already in use; pick another with --simulator-port N (0 = any free port)`);
+      }
       simulator = await start(0);
     }
   } catch (error) {
@@ -743,6 +743,11 @@ async function waitForIdle(
     if (Date.now() >= deadline) throw new Error(`the local stack is not idle after ${timeoutMs} ms: ${state}`);
     await sleep(quietChecks > 0 ? 20 : 25);
   }
+}
+
+/** The port of a listener's URL. */
+function portOf(url: string): number {
+  return Number(new URL(url).port);
 }
 
 function sleep(ms: number): Promise<void> {

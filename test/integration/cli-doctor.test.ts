@@ -261,7 +261,7 @@ describe('bridge doctor', () => {
     const s = await setup();
     await accepted(s.tableName, 60_000);
     const ready = join(tmp, `ready-${counter}.json`);
-    // The shape `npm start -- --ready-file FILE` writes (local/stack.ts).
+    // The shape `npm start` writes (local/ready-info.ts).
     const info: ReadyInfo = {
       webhookUrl: 'http://127.0.0.1:9/webhook',
       secrets: ['whsec_local'],
@@ -278,6 +278,10 @@ describe('bridge doctor', () => {
       slackChannel: '#bridge',
       region: 'us-east-1',
       pid: process.pid,
+      secretsManagerEndpoint: null,
+      signingSecretsSecretId: null,
+      eventsUrl: null,
+      ports: { webhook: 9, simulator: null, sqs: 0, dynamodb: 0, secretsManager: null, slack: null, events: null },
     };
     writeFileSync(ready, JSON.stringify(info));
     // No describeStack given: --local must not touch CloudFormation or Secrets Manager. The local
