@@ -4,6 +4,8 @@ const STACK_FLAGS = `Where:
   --stack NAME          stack to read outputs from (default VisibilitySlackBridge-prod)
   --region REGION       AWS region (default: AWS_REGION / your profile)
   --local READY_FILE    use the local stack (\`npm start\`) described by its ready file
+                        (default: .local/ready.json or BRIDGE_READY_FILE when that stack runs
+                        and no --stack is given)
   --endpoint-sqs URL, --endpoint-dynamodb URL, --endpoint-secretsmanager URL, --endpoint-cloudformation URL
                         endpoint overrides (also read from AWS_ENDPOINT_URL_<SERVICE>)
   --json                print one JSON document on stdout instead of text`;
@@ -12,23 +14,42 @@ export const HELP: Record<string, string> = {
   main: `bridge — operate the visibility webhook → Slack bridge
 
 Usage:
-  bridge dlq stats|peek|replay [options]     look at / move back dead-lettered digest events
-  bridge send run.completed|draft.ready ...  send a signed test delivery to the webhook
-  bridge doctor [options]                    check the deployment end to end
+  bridge dlq stats|peek|replay|cancel [options]  look at / move back dead-lettered digest events
+  bridge trigger run.completed|draft.ready ...   send a signed event from a fixture, with overrides
+  bridge send run.completed|draft.ready ...      send a signed test delivery built from flags
+  bridge tail [options]                          stream deliveries, digests and failures live
+  bridge doctor [options]                        check the deployment end to end
   bridge secrets set read-api-key|slack-token ...
-  bridge secrets signing add|remove|list ...  manage the webhook signing secrets
-  bridge help [command]                      this help, or a command's
+  bridge secrets signing add|remove|list ...     manage the webhook signing secrets
+  bridge completion bash|zsh                     shell completion: eval "$(npx bridge completion bash)"
+  bridge help [command]                          this help, or a command's
+  bridge --version                               the bridge's version
 
-Every command takes --json (one JSON document on stdout) and --help.
-Exit codes: 0 ok, 1 a check or operation failed, 2 usage error.`,
+Every command takes --json (one JSON document on stdout) and --help. Next to a running
+\`npm start\` every command uses the local stack by itself; --stack NAME picks a deployed one.
+Colour only on a terminal, never with NO_COLOR set.
+Exit codes: 0 ok, 1 a check or operation failed (or a selector matched nothing), 2 usage error.`,
 
   dlq: `Usage:
   bridge dlq stats   [--queue-url URL] [--dlq-url URL] [--endpoint URL]
   bridge dlq peek    [--max N]
   bridge dlq replay  [--rate N] [--dry-run]
   bridge dlq replay  (--event-id ID ... | --type T | --project P | --older-than DURATION) [--dry-run]
+  bridge dlq cancel
 
-Run \`bridge dlq <stats|peek|replay> --help\` for details.`,
+Run \`bridge dlq <stats|peek|replay|cancel> --help\` for details.`,
+
+  'dlq cancel': `Usage: bridge dlq cancel [options]
+
+Stops the DLQ's running message move task (started by \`bridge dlq replay\` without a selector).
+Messages already moved stay moved; the rest stay in the DLQ. Exit 1 when no task is running.
+${STACK_FLAGS}`,
+
+  completion: `Usage: bridge completion bash|zsh
+
+Prints a completion script for the commands and their flags. Load it in the current shell with
+  eval "$(npx bridge completion bash)"      (zsh: eval "$(npx bridge completion zsh)")
+or add that line to ~/.bashrc / ~/.zshrc.`,
 
   'dlq stats': `Usage: bridge dlq stats [options]
 
@@ -106,12 +127,14 @@ ${STACK_FLAGS}`,
   bridge secrets signing remove (--value S | --index N) [--secret-id ID]
   bridge secrets signing list [--secret-id ID]
 
-Values are trimmed and never printed (only a fingerprint: first 4 characters and the length).
+Values are trimmed and never printed: only a fingerprint, the first 8 hex digits of the value's
+SHA-256 (sha256:3f9a1c2b), which tells secrets apart without revealing them.
 Prefer --value-stdin so the secret stays out of your shell history.
 Secret ids come from the stack outputs (ReadApiKeySecretArn, SlackTokenSecretArn,
-SigningSecretsSecretArn) unless --secret-id is given.
+SigningSecretsSecretArn), or, on the local stack, from its ready file (\`npm start\` runs a local
+Secrets Manager; the local functions re-read it every 2 s), unless --secret-id is given.
 
-Rotating the signing secret (spec §5.5): create a new webhook with the service, \`signing add\` its
+Rotating the signing secret: create a new webhook with the service, \`signing add\` its
 secret, delete the old webhook, then \`signing remove\` the old secret. The last secret is never removed.
 ${STACK_FLAGS}`,
 };

@@ -41,6 +41,8 @@ export interface LocalReady {
   region: string | undefined;
   secretsManagerEndpoint: string | undefined;
   signingSecretsSecretId: string | undefined;
+  readApiKeySecretId: string | undefined;
+  slackTokenSecretId: string | undefined;
   eventsUrl: string | undefined;
   /** The process of `npm start` that wrote it. */
   pid: number | undefined;
@@ -115,6 +117,8 @@ export function parseReadyFile(raw: unknown, path: string): LocalReady {
     region: str(raw[field('region')]),
     secretsManagerEndpoint: str(raw[field('secretsManagerEndpoint')]),
     signingSecretsSecretId: str(raw[field('signingSecretsSecretId')]),
+    readApiKeySecretId: str(raw[field('readApiKeySecretId')]),
+    slackTokenSecretId: str(raw[field('slackTokenSecretId')]),
     eventsUrl: str(raw[field('eventsUrl')]),
     pid: numberOrUndefined(raw[field('pid')]),
   };

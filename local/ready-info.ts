@@ -40,6 +40,8 @@ export interface ReadyInfo {
   /** The local Secrets Manager server, and the secret ids the functions read. */
   secretsManagerEndpoint: string | null;
   signingSecretsSecretId: string | null;
+  readApiKeySecretId: string | null;
+  slackTokenSecretId: string | null;
   /** The local stack's live event stream (NDJSON, `bridge tail`). */
   eventsUrl: string | null;
   /** The local Slack server's Web API URL; null when posting to a real Slack. */

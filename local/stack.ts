@@ -375,6 +375,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
         pid: process.pid,
         secretsManagerEndpoint: null,
         signingSecretsSecretId: null,
+        readApiKeySecretId: null,
+        slackTokenSecretId: null,
         eventsUrl: null,
         ports: {
           webhook: portOf(gateway.url),

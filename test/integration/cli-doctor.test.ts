@@ -166,7 +166,7 @@ describe('bridge doctor', () => {
     expect(code).toBe(1);
     expect(status(checks)).toMatchObject({ 'secret.slack-token': 'fail', 'slack.auth': 'skip', 'read-api': 'ok' });
     expect(text).toContain('✗ Slack token: not set (still PLACEHOLDER)');
-    expect(text).toContain('fix: bridge secrets set slack-token --value-stdin');
+    expect(text).toContain('fix: npx bridge secrets set slack-token --value-stdin');
     expect(text).toMatch(/1 check\(s\) failed/);
   });
 
@@ -183,7 +183,7 @@ describe('bridge doctor', () => {
     expect(code).toBe(1);
     expect(status(checks)['read-api']).toBe('fail');
     expect(text).toContain('✗ read-API key works: the key is rejected (HTTP 401 unauthorized)');
-    expect(text).toContain('bridge secrets set read-api-key');
+    expect(text).toContain('npx bridge secrets set read-api-key --value-stdin');
     expect(text).not.toContain('wrong-key');
   });
 
@@ -280,6 +280,8 @@ describe('bridge doctor', () => {
       pid: process.pid,
       secretsManagerEndpoint: null,
       signingSecretsSecretId: null,
+      readApiKeySecretId: null,
+      slackTokenSecretId: null,
       eventsUrl: null,
       ports: { webhook: 9, simulator: null, sqs: 0, dynamodb: 0, secretsManager: null, slack: null, events: null },
     };
