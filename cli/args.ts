@@ -212,8 +212,14 @@ async function localReady(parsed: Parsed, io: CliIo): Promise<{ ready: LocalRead
   if (localPath !== undefined) return { ready: await readReadyFile(localPath), explicit: true };
   if (str(parsed, 'stack') !== undefined || io.defaultReadyFile === undefined) return { ready: undefined, explicit: false };
   const ready = await findDefaultReadyFile(io.defaultReadyFile);
-  if (ready !== undefined) io.stderr.write(`using the local stack of \`npm start\` (${relative(process.cwd(), ready.path) || ready.path}); pass --stack NAME for a deployed one\n`);
+  if (ready !== undefined) io.stderr.write(`using the local stack of \`npm start\` (${displayPath(ready.path)}); pass --stack NAME for a deployed one\n`);
   return { ready, explicit: false };
+}
+
+/** A path relative to the working directory when it is below it, else as given. */
+function displayPath(path: string): string {
+  const rel = relative(process.cwd(), path);
+  return rel === '' || rel.startsWith('..') ? path : rel;
 }
 
 /** `npx bridge <words>` with the flags that pick the same stack this command ran against. */

@@ -28,6 +28,7 @@ import { LambdaPoller, type PollerProblem } from './lambda-poller';
 import type { ReadyInfo } from './ready-info';
 import { LOCAL_SLACK_TOKEN } from './ready-info';
 import { LocalObservabilityHub, type LocalLogLevel } from './local-observability';
+import { SecretsEndpointTakenError, startLocalSecrets, type LocalSecrets } from './local-secrets';
 import { ReadApiClient } from '../shared/read-api';
 import { ConfigError } from '../shared/config-env';
 import { readIngestConfig } from '../shared/ingest-runtime';
@@ -73,6 +74,13 @@ export interface LocalStackOptions {
   seed?: number;
   /** Latency the simulator adds to every read-API request. */
   apiLatencyMs?: number;
+  /**
+   * Run the local Secrets Manager server on this port (0 = any free one): the functions then read
+   * their secrets from it by ARN, re-reading every 2 s, and `bridge secrets …` changes them. One
+   * such stack per process (the SDK takes the endpoint from process.env). Default: no server, the
+   * secrets are plain environment values.
+   */
+  secretsManagerPort?: number;
   /** Port of the simulator (0 = any free port). Default 0. */
   simulatorPort?: number;
   /** When the simulator port is taken, take any free one instead of failing (npm start's default 8788). */
@@ -176,6 +184,8 @@ export interface LocalStack {
   projectIds: string[];
   /** The handlers' environment. */
   env: Readonly<Record<string, string>>;
+  /** The local Secrets Manager server and the secrets' ids, when started with `secretsManagerPort`. */
+  secretsManager?: LocalSecrets;
   /** Every handler log line and metric (`countOf('DigestPosted')`). */
   observability: LocalObservabilityHub;
   gateway: HttpGateway;
@@ -257,13 +267,17 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     const apiKey = options.realReadApi?.apiKey ?? simulator?.apiKey ?? '';
     const slackChannel = options.realSlack?.channel ?? options.slackChannel ?? LOCAL_DEFAULTS.slackChannel;
     const leaseSeconds = Math.ceil(functionTimeoutMs / 1000) + 60;
+    const slackToken = options.realSlack?.token ?? LOCAL_DEFAULTS.slackToken;
+    const localSecrets =
+      options.secretsManagerPort === undefined
+        ? undefined
+        : await startLocalSecrets({ host, port: options.secretsManagerPort, region, values: { signing: secrets, readApiKey: apiKey, slackToken } });
+    if (localSecrets) cleanup.push(() => localSecrets.close());
     const env: Record<string, string> = {
       [ENV.tableName]: LOCAL_DEFAULTS.tableName,
       [ENV.queueUrl]: sqs.queueUrl,
-      [ENV.signingSecrets]: JSON.stringify(secrets),
       [ENV.readApiBaseUrl]: readApiBaseUrl,
-      [ENV.readApiKey]: apiKey,
-      [ENV.slackBotToken]: options.realSlack?.token ?? LOCAL_DEFAULTS.slackToken,
+      ...(localSecrets ? localSecrets.env : { [ENV.signingSecrets]: JSON.stringify(secrets), [ENV.readApiKey]: apiKey, [ENV.slackBotToken]: slackToken }),
       ...(slack ? { [ENV.slackApiUrl]: slack.apiUrl } : {}),
       [ENV.slackDefaultChannel]: slackChannel,
       ...(options.projectChannels ? { [ENV.slackProjectChannels]: JSON.stringify(options.projectChannels) } : {}),
@@ -319,7 +333,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
         simulator?.webhooks.stop();
         await gateway.close(2000).catch(() => undefined);
         await poller.close(Math.min(functionTimeoutMs, 10_000)).catch(() => undefined);
-        await Promise.allSettled([simulator?.close(), slack?.close()]);
+        await Promise.allSettled([simulator?.close(), slack?.close(), localSecrets?.close()]);
         sqs.client.destroy();
         sqs.pollerClient.destroy();
         await Promise.allSettled([sqs.server.close(), dynamo.close()]);
@@ -340,6 +354,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       apiKey,
       ...(webhookId !== undefined ? { webhookId } : {}),
       ...(slack ? { slack } : {}),
+      ...(localSecrets ? { secretsManager: localSecrets } : {}),
       slackChannel,
       sqs: {
         endpoint: sqs.server.url,
@@ -373,17 +388,17 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
         slackChannel,
         region,
         pid: process.pid,
-        secretsManagerEndpoint: null,
-        signingSecretsSecretId: null,
-        readApiKeySecretId: null,
-        slackTokenSecretId: null,
+        secretsManagerEndpoint: localSecrets?.server.url ?? null,
+        signingSecretsSecretId: localSecrets?.signingSecretsSecretId ?? null,
+        readApiKeySecretId: localSecrets?.readApiKeySecretId ?? null,
+        slackTokenSecretId: localSecrets?.slackTokenSecretId ?? null,
         eventsUrl: null,
         ports: {
           webhook: portOf(gateway.url),
           simulator: simulator ? portOf(simulator.url) : null,
           sqs: portOf(sqs.server.url),
           dynamodb: portOf(dynamo.endpoint),
-          secretsManager: null,
+          secretsManager: localSecrets ? portOf(localSecrets.server.url) : null,
           slack: slack ? portOf(slack.apiUrl) : null,
           events: null,
         },
@@ -771,6 +786,7 @@ function isAddressInUse(error: unknown): boolean {
 
 function toStackError(error: unknown, options: LocalStackOptions): Error {
   if (error instanceof LocalStackError) return error;
+  if (error instanceof SecretsEndpointTakenError) return new LocalStackError(error.message);
   if (error instanceof FixtureError) return new LocalStackError(fixtureProblem(error, typeof options.fixture === 'string' ? options.fixture : undefined));
   if (isAddressInUse(error)) return new LocalStackError(`a local server could not listen: ${error instanceof Error ? error.message : String(error)}`);
   return error instanceof Error ? error : new Error(String(error));

@@ -32,6 +32,10 @@ Options:
   --data-dir DIR      keep DynamoDB data in DIR across restarts (default: in memory)
   --simulator-port N  port of the simulator (default ${SIMULATOR_PORT}, or any free one if taken;
                       0 = any free port)
+  --secrets-manager-port N
+                      port of the local Secrets Manager holding the signing secrets, read-API key
+                      and Slack token (default 0 = any free port; \`npx bridge secrets …\` changes
+                      them, the functions re-read them every 2 s)
   --ready-file FILE   where to write the endpoints, ports, secrets and project ids as JSON once
                       ready (default .local/ready.json, which \`npx bridge\` reads by itself;
                       removed again on shutdown)
@@ -52,6 +56,7 @@ interface Args {
   port: number;
   /** Undefined: try ${SIMULATOR_PORT}, else any free port. */
   simulatorPort: number | undefined;
+  secretsManagerPort: number;
   secrets: string[];
   demo: boolean;
   slackLog: string | undefined;
@@ -71,6 +76,7 @@ function parse(argv: string[]): Args {
       options: {
         port: { type: 'string' },
         'simulator-port': { type: 'string' },
+        'secrets-manager-port': { type: 'string' },
         secret: { type: 'string', multiple: true },
         'no-demo': { type: 'boolean' },
         'slack-log': { type: 'string' },
@@ -90,6 +96,7 @@ function parse(argv: string[]): Args {
   return {
     port: wholeNumber('--port', values.port, DEFAULT_PORT, 0, 65_535),
     simulatorPort: values['simulator-port'] === undefined ? undefined : wholeNumber('--simulator-port', values['simulator-port'], 0, 0, 65_535),
+    secretsManagerPort: wholeNumber('--secrets-manager-port', values['secrets-manager-port'], 0, 0, 65_535),
     secrets: values.secret ?? [],
     demo: values['no-demo'] !== true,
     slackLog: nonEmpty('--slack-log', values['slack-log']),
@@ -184,6 +191,7 @@ function printBanner(stack: LocalStack, readyMs: number, args: Args, generatedSe
     ['DynamoDB', `${stack.dynamo.endpoint}  ${dim('table')} ${stack.dynamo.tableName}${args.dataDir !== undefined ? `  ${dim('data in')} ${args.dataDir}` : ''}`],
     ['SQS', `${stack.sqs.queueUrl}  ${dim('DLQ')} ${stack.sqs.dlqUrl}`],
   ];
+  if (stack.secretsManager) rows.push(['Secrets Manager', `${stack.secretsManager.server.url}  ${dim('(signing secrets, read-API key, Slack token; re-read every 2 s)')}`]);
   if (args.slackLog !== undefined && stack.slack) rows.push(['Slack log', args.slackLog]);
   rows.push(['Ready file', relative(process.cwd(), args.readyFile) || args.readyFile]);
   out(`${bold('visibility-slack-bridge')} — local stack ready in ${(readyMs / 1000).toFixed(1)} s`);
@@ -212,6 +220,7 @@ function printTryIt(stack: LocalStack, args: Args): void {
   out(`    npx bridge dlq stats${local}`);
   out(`    npx bridge dlq peek${local}`);
   out(`    npx bridge doctor${local}`);
+  out(`    npx bridge secrets signing list${local}`);
 }
 
 /** Another running `npm start` owns this ready file: refuse rather than overwrite it. */
@@ -292,6 +301,7 @@ async function main(argv: string[]): Promise<void> {
     port: args.port,
     secrets,
     simulatorPort: args.simulatorPort ?? SIMULATOR_PORT,
+    secretsManagerPort: args.secretsManagerPort,
     simulatorPortFallback: args.simulatorPort === undefined,
     retryScale: 1,
     logLevel: args.verbose ? 'info' : 'warn',

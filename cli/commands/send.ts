@@ -8,10 +8,12 @@ import { randomUUID } from 'node:crypto';
 import { HANDLED_EVENT_TYPES, type HandledEventType, type WebhookEvent } from '../../shared/events';
 import { signPayload } from '../../shared/signature';
 import { DEFAULT_SIGNATURE_TOLERANCE_SECONDS } from '../../shared/contracts';
-import { buildContext, int, parse, str, suggest, type OptionSpec, type Parsed } from '../args';
+import { buildContext, int, parse, str, suggest, type CommandContext, type OptionSpec, type Parsed } from '../args';
+import { secretsClient } from '../aws';
+import { parseSigningSecrets, readSecret } from './secrets';
 import { networkCode, UsageError } from '../errors';
 import type { CliIo } from '../io';
-import { needLocal } from '../ready-file';
+import { needLocal, type LocalReady } from '../ready-file';
 import type { CommandResult } from '../result';
 
 export const USER_AGENT = 'Service-Webhooks/1';
@@ -112,6 +114,23 @@ export const SEND_OPTIONS: OptionSpec = {
   'delivery-id': { type: 'string' },
 };
 
+/**
+ * The signing secret of the local stack: the first one its Secrets Manager holds now (so a rotation
+ * with `bridge secrets signing …` is followed), else the one in the ready file.
+ */
+export async function liveLocalSecret(ctx: CommandContext, local: LocalReady): Promise<string> {
+  if (local.secretsManagerEndpoint !== undefined && local.signingSecretsSecretId !== undefined) {
+    const sm = secretsClient(ctx.settings);
+    try {
+      const live = parseSigningSecrets(await readSecret(sm, { id: local.signingSecretsSecretId, endpoint: local.secretsManagerEndpoint }));
+      if (live[0] !== undefined) return live[0];
+    } finally {
+      sm.destroy();
+    }
+  }
+  return needLocal(local, local.signingSecrets[0], 'secrets (signing secret)');
+}
+
 /** `--version` is the draft's version number: a whole number from 1, like `--answers`. */
 function versionOption(parsed: Parsed): string | undefined {
   const version = int(parsed, 'version', 1, Number.MAX_SAFE_INTEGER);
@@ -144,7 +163,7 @@ export async function sendCommand(argv: readonly string[], io: CliIo): Promise<C
   const ctx = await buildContext(parsed, io);
   const local = ctx.local;
   const url = str(parsed, 'url') ?? (local !== undefined ? needLocal(local, local.webhookUrl, 'webhookUrl') : undefined);
-  const secret = str(parsed, 'secret') ?? (local !== undefined ? needLocal(local, local.signingSecrets[0], 'secrets (signing secret)') : undefined);
+  const secret = str(parsed, 'secret') ?? (local !== undefined ? await liveLocalSecret(ctx, local) : undefined);
   const projectId = str(parsed, 'project') ?? local?.projectIds[0];
   if (url === undefined) throw new UsageError('--url is required (or --local READY_FILE)', 'send');
   if (secret === undefined) throw new UsageError('--secret is required (or --local READY_FILE)', 'send');
