@@ -6,6 +6,7 @@
  * (a local peer: the SQS server, dynalite, the Secrets Manager server) gets dummy credentials and
  * region us-east-1 unless the environment sets them, so `--local` needs no AWS account.
  */
+import { CloudWatchLogsClient } from '@aws-sdk/client-cloudwatch-logs';
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
@@ -14,7 +15,7 @@ import { LOCAL_CREDENTIALS } from '../shared/adapters/aws-clients';
 import { aws, CliError, UsageError } from './errors';
 import { ENV } from '../shared/contracts';
 
-export type AwsService = 'sqs' | 'dynamodb' | 'secretsmanager' | 'cloudformation';
+export type AwsService = 'sqs' | 'dynamodb' | 'secretsmanager' | 'cloudformation' | 'logs';
 
 /** The SDK's service-specific endpoint variables (AWS_ENDPOINT_URL_<SERVICE>). */
 const ENDPOINT_ENV: Record<AwsService, string> = {
@@ -22,6 +23,7 @@ const ENDPOINT_ENV: Record<AwsService, string> = {
   dynamodb: ENV.awsEndpointDynamodb,
   secretsmanager: 'AWS_ENDPOINT_URL_SECRETS_MANAGER',
   cloudformation: 'AWS_ENDPOINT_URL_CLOUDFORMATION',
+  logs: 'AWS_ENDPOINT_URL_CLOUDWATCH_LOGS',
 };
 
 export const SERVICE_LABEL: Record<AwsService, string> = {
@@ -29,6 +31,7 @@ export const SERVICE_LABEL: Record<AwsService, string> = {
   dynamodb: 'DynamoDB',
   secretsmanager: 'Secrets Manager',
   cloudformation: 'CloudFormation',
+  logs: 'CloudWatch Logs',
 };
 
 export interface AwsSettings {
@@ -108,6 +111,10 @@ export function dynamoClient(settings: AwsSettings): DynamoDBClient {
 
 export function secretsClient(settings: AwsSettings): SecretsManagerClient {
   return new SecretsManagerClient(clientConfig(settings, 'secretsmanager'));
+}
+
+export function logsClient(settings: AwsSettings): CloudWatchLogsClient {
+  return new CloudWatchLogsClient(clientConfig(settings, 'logs'));
 }
 
 // ---------------------------------------------------------------------------------------------

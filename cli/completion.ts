@@ -9,6 +9,8 @@ const WORDS: Record<string, string> = {
   'secrets signing': 'add remove list',
   'secrets set': 'read-api-key slack-token',
   send: 'run.completed draft.ready',
+  trigger: 'run.completed draft.ready --fixture --override --url --secret',
+  tail: '--all --since',
   completion: 'bash zsh',
 };
 const COMMON = '--json --help --local --stack --region';

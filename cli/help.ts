@@ -108,6 +108,30 @@ POSTs it without following redirects (10 s timeout) and prints each attempt's st
   --json                 one JSON document on stdout
 Exit 1 when any attempt is not answered 2xx.`,
 
+  trigger: `Usage: bridge trigger run.completed|draft.ready [--fixture FILE] [--override path=value ...] [options]
+
+Sends one correctly signed event to the webhook, like \`stripe trigger\`: the body is a built-in
+fixture (or FILE: a whole event {"data": {…}} or only its data), with a fresh id and created_at.
+--override path=value (repeatable) sets a field; a path outside id/created_at/data is under data,
+the value is JSON when it parses (answers=12, data.project_id=p1, created_at=2026-01-01T00:00:00Z).
+The URL and the signing secret come from the local stack's ready file (its live Secrets Manager),
+or the stack outputs WebhookUrl / SigningSecretsSecretArn; --url and --secret override them.
+Exit 1 when the webhook does not answer 2xx.
+${STACK_FLAGS}`,
+
+  tail: `Usage: bridge tail [--all] [--since DURATION] [--json] [options]
+
+Streams deliveries (accepted, rejected, duplicates), digests posted and failures (warnings and
+errors) as they happen, until Ctrl-C. Local stack: the event stream \`npm start\` serves (eventsUrl
+in its ready file). Deployed stack: the ingest and digest functions' CloudWatch log groups, polled
+every 2 s (stack outputs IngestFunctionName / DigestFunctionName).
+
+  --all                 every log line, not only deliveries, digests and failures
+  --since DURATION      AWS: start this far back (default 1m)
+  --json                each raw event as one JSON line (NDJSON)
+  --endpoint-logs URL   CloudWatch Logs endpoint (also AWS_ENDPOINT_URL_CLOUDWATCH_LOGS)
+${STACK_FLAGS}`,
+
   doctor: `Usage: bridge doctor [options]
 
 Checks, each with its fix when it fails:

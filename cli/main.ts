@@ -13,6 +13,8 @@ import { dlqCommand } from './commands/dlq';
 import { doctorCommand } from './commands/doctor';
 import { secretsCommand } from './commands/secrets';
 import { sendCommand } from './commands/send';
+import { tailCommand } from './commands/tail';
+import { triggerCommand } from './commands/trigger';
 import { suggest } from './args';
 import { colours } from './colour';
 import { completionScript } from './completion';
@@ -32,6 +34,8 @@ const COMMANDS: Record<string, (argv: readonly string[], io: CliIo) => Promise<C
   send: sendCommand,
   doctor: doctorCommand,
   secrets: secretsCommand,
+  trigger: triggerCommand,
+  tail: tailCommand,
 };
 
 /** The leading words of a command line (before the first option), e.g. ['dlq', 'replay']. */
@@ -79,7 +83,7 @@ export async function run(argv: readonly string[], io: CliIo = processIo()): Pro
     const command = COMMANDS[name];
     if (command === undefined) throw new UsageError(`unknown command "${name}"${suggest(name, [...Object.keys(COMMANDS), 'help', 'completion'])}`);
     const result = await command(argv.slice(1), io);
-    if (json) io.stdout.write(`${JSON.stringify(result.json, null, 2)}\n`);
+    if (json && result.json !== undefined) io.stdout.write(`${JSON.stringify(result.json, null, 2)}\n`);
     return result.exitCode;
   } catch (err) {
     if (err instanceof UsageError) return usageFailure(err, io, json);

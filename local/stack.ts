@@ -28,6 +28,7 @@ import { LambdaPoller, type PollerProblem } from './lambda-poller';
 import type { ReadyInfo } from './ready-info';
 import { LOCAL_SLACK_TOKEN } from './ready-info';
 import { LocalObservabilityHub, type LocalLogLevel } from './local-observability';
+import { EventsServer } from './events-server';
 import { SecretsEndpointTakenError, startLocalSecrets, type LocalSecrets } from './local-secrets';
 import { ReadApiClient } from '../shared/read-api';
 import { ConfigError } from '../shared/config-env';
@@ -81,6 +82,8 @@ export interface LocalStackOptions {
    * secrets are plain environment values.
    */
   secretsManagerPort?: number;
+  /** Serve the live event stream (`GET /events`, NDJSON; `bridge tail`) on this port (0 = any free one). Default: not served. */
+  eventsPort?: number;
   /** Port of the simulator (0 = any free port). Default 0. */
   simulatorPort?: number;
   /** When the simulator port is taken, take any free one instead of failing (npm start's default 8788). */
@@ -186,6 +189,8 @@ export interface LocalStack {
   env: Readonly<Record<string, string>>;
   /** The local Secrets Manager server and the secrets' ids, when started with `secretsManagerPort`. */
   secretsManager?: LocalSecrets;
+  /** The live event stream, when started with `eventsPort`. */
+  events?: EventsServer;
   /** Every handler log line and metric (`countOf('DigestPosted')`). */
   observability: LocalObservabilityHub;
   gateway: HttpGateway;
@@ -273,6 +278,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
         ? undefined
         : await startLocalSecrets({ host, port: options.secretsManagerPort, region, values: { signing: secrets, readApiKey: apiKey, slackToken } });
     if (localSecrets) cleanup.push(() => localSecrets.close());
+    const events = options.eventsPort === undefined ? undefined : await EventsServer.start(observability, { host, port: options.eventsPort });
+    if (events) cleanup.push(() => events.close());
     const env: Record<string, string> = {
       [ENV.tableName]: LOCAL_DEFAULTS.tableName,
       [ENV.queueUrl]: sqs.queueUrl,
@@ -333,7 +340,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
         simulator?.webhooks.stop();
         await gateway.close(2000).catch(() => undefined);
         await poller.close(Math.min(functionTimeoutMs, 10_000)).catch(() => undefined);
-        await Promise.allSettled([simulator?.close(), slack?.close(), localSecrets?.close()]);
+        await Promise.allSettled([simulator?.close(), slack?.close(), localSecrets?.close(), events?.close()]);
         sqs.client.destroy();
         sqs.pollerClient.destroy();
         await Promise.allSettled([sqs.server.close(), dynamo.close()]);
@@ -355,6 +362,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       ...(webhookId !== undefined ? { webhookId } : {}),
       ...(slack ? { slack } : {}),
       ...(localSecrets ? { secretsManager: localSecrets } : {}),
+      ...(events ? { events } : {}),
       slackChannel,
       sqs: {
         endpoint: sqs.server.url,
@@ -392,7 +400,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
         signingSecretsSecretId: localSecrets?.signingSecretsSecretId ?? null,
         readApiKeySecretId: localSecrets?.readApiKeySecretId ?? null,
         slackTokenSecretId: localSecrets?.slackTokenSecretId ?? null,
-        eventsUrl: null,
+        eventsUrl: events?.eventsUrl ?? null,
         ports: {
           webhook: portOf(gateway.url),
           simulator: simulator ? portOf(simulator.url) : null,
@@ -400,7 +408,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
           dynamodb: portOf(dynamo.endpoint),
           secretsManager: localSecrets ? portOf(localSecrets.server.url) : null,
           slack: slack ? portOf(slack.apiUrl) : null,
-          events: null,
+          events: events ? portOf(events.url) : null,
         },
       }),
       depths,

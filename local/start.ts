@@ -36,6 +36,7 @@ Options:
                       port of the local Secrets Manager holding the signing secrets, read-API key
                       and Slack token (default 0 = any free port; \`npx bridge secrets …\` changes
                       them, the functions re-read them every 2 s)
+  --events-port N     port of the live event stream \`npx bridge tail\` reads (default 0 = any free port)
   --ready-file FILE   where to write the endpoints, ports, secrets and project ids as JSON once
                       ready (default .local/ready.json, which \`npx bridge\` reads by itself;
                       removed again on shutdown)
@@ -57,6 +58,7 @@ interface Args {
   /** Undefined: try ${SIMULATOR_PORT}, else any free port. */
   simulatorPort: number | undefined;
   secretsManagerPort: number;
+  eventsPort: number;
   secrets: string[];
   demo: boolean;
   slackLog: string | undefined;
@@ -77,6 +79,7 @@ function parse(argv: string[]): Args {
         port: { type: 'string' },
         'simulator-port': { type: 'string' },
         'secrets-manager-port': { type: 'string' },
+        'events-port': { type: 'string' },
         secret: { type: 'string', multiple: true },
         'no-demo': { type: 'boolean' },
         'slack-log': { type: 'string' },
@@ -97,6 +100,7 @@ function parse(argv: string[]): Args {
     port: wholeNumber('--port', values.port, DEFAULT_PORT, 0, 65_535),
     simulatorPort: values['simulator-port'] === undefined ? undefined : wholeNumber('--simulator-port', values['simulator-port'], 0, 0, 65_535),
     secretsManagerPort: wholeNumber('--secrets-manager-port', values['secrets-manager-port'], 0, 0, 65_535),
+    eventsPort: wholeNumber('--events-port', values['events-port'], 0, 0, 65_535),
     secrets: values.secret ?? [],
     demo: values['no-demo'] !== true,
     slackLog: nonEmpty('--slack-log', values['slack-log']),
@@ -191,6 +195,7 @@ function printBanner(stack: LocalStack, readyMs: number, args: Args, generatedSe
     ['DynamoDB', `${stack.dynamo.endpoint}  ${dim('table')} ${stack.dynamo.tableName}${args.dataDir !== undefined ? `  ${dim('data in')} ${args.dataDir}` : ''}`],
     ['SQS', `${stack.sqs.queueUrl}  ${dim('DLQ')} ${stack.sqs.dlqUrl}`],
   ];
+  if (stack.events) rows.push(['Events', `${stack.events.eventsUrl}  ${dim('(NDJSON; npx bridge tail)')}`]);
   if (stack.secretsManager) rows.push(['Secrets Manager', `${stack.secretsManager.server.url}  ${dim('(signing secrets, read-API key, Slack token; re-read every 2 s)')}`]);
   if (args.slackLog !== undefined && stack.slack) rows.push(['Slack log', args.slackLog]);
   rows.push(['Ready file', relative(process.cwd(), args.readyFile) || args.readyFile]);
@@ -216,9 +221,10 @@ function printTryIt(stack: LocalStack, args: Args): void {
   const project = stack.projectIds[0];
   out();
   out(bold('  Try it') + dim(' (in another terminal, in this directory):'));
-  out(`    npx bridge send run.completed${local}${project !== undefined ? ` --project ${project}` : ''}`);
+  out(`    npx bridge trigger run.completed${local}${project !== undefined ? ` --override project_id=${project}` : ''}`);
   out(`    npx bridge dlq stats${local}`);
   out(`    npx bridge dlq peek${local}`);
+  out(`    npx bridge tail${local}`);
   out(`    npx bridge doctor${local}`);
   out(`    npx bridge secrets signing list${local}`);
 }
@@ -302,6 +308,7 @@ async function main(argv: string[]): Promise<void> {
     secrets,
     simulatorPort: args.simulatorPort ?? SIMULATOR_PORT,
     secretsManagerPort: args.secretsManagerPort,
+    eventsPort: args.eventsPort,
     simulatorPortFallback: args.simulatorPort === undefined,
     retryScale: 1,
     logLevel: args.verbose ? 'info' : 'warn',
