@@ -1,12 +1,14 @@
 /**
- * Argument parsing on node:util parseArgs (strict: unknown options are usage errors), plus the
+ * Argument parsing on commander (strict: unknown options are usage errors, with "did you mean"), plus the
  * value parsers the commands share (durations, counts) and the per-run command context.
  */
-import { parseArgs, type ParseArgsConfig } from 'node:util';
+import type { ParseArgsConfig } from 'node:util';
+import { Command, CommanderError, Option } from 'commander';
 import { DEFAULT_STACK, describeStackWithSdk, StackOutputs, type AwsService, type AwsSettings } from './aws';
 import { UsageError } from './errors';
 import { defaultSleep, Output, type CliIo } from './io';
-import { readReadyFile, type LocalReady } from './ready-file';
+import { findDefaultReadyFile, readReadyFile, type LocalReady } from './ready-file';
+import { relative } from 'node:path';
 
 export type OptionSpec = NonNullable<ParseArgsConfig['options']>;
 type Value = string | boolean | (string | boolean)[] | undefined;
@@ -33,7 +35,7 @@ export const AWS_OPTIONS: OptionSpec = {
 };
 
 /**
- * parseArgs refuses `--age -30` (a value that starts with a dash); join such pairs into
+ * The parser may take `--age -30` for two options (a value that starts with a dash); join such pairs into
  * `--age=-30` for string options when the value is a negative number.
  */
 function joinNegativeValues(argv: readonly string[], options: OptionSpec): string[] {
@@ -51,24 +53,69 @@ function joinNegativeValues(argv: readonly string[], options: OptionSpec): strin
   return out;
 }
 
+function commanderOption(name: string, spec: OptionSpec[string]): Option {
+  const flags = `${spec.short !== undefined ? `-${spec.short}, ` : ''}--${name}${spec.type === 'string' ? ' <value>' : ''}`;
+  const option = new Option(flags);
+  if (spec.multiple === true) option.argParser((value: string, previous: unknown) => [...(Array.isArray(previous) ? (previous as string[]) : []), value]);
+  return option;
+}
+
+/** A throwaway commander program that reports problems by throwing instead of exiting. */
+function quietProgram(name: string): { program: Command; errors: () => string } {
+  let errors = '';
+  const program = new Command(name)
+    .exitOverride()
+    .showSuggestionAfterError(true)
+    .helpOption(false)
+    .configureOutput({ writeErr: (text) => (errors += text), writeOut: () => undefined, outputError: (text) => (errors += text) });
+  return { program, errors: () => errors };
+}
+
+/** commander's "error: unknown option '--x'\n(Did you mean --y?)" as one line that says what to fix. */
+function usageMessage(text: string): string {
+  const [first = 'bad arguments', ...rest] = text.trim().split('\n');
+  const hint = rest.join(' ').replace(/^\(Did you mean (.*)\?\)$/, 'did you mean $1?');
+  const message = first
+    .replace(/^error: /, '')
+    .replace(/^unknown option '([^']+)'$/, 'unknown option $1')
+    .replace(/^option '(?:-\w, )?(--[\w-]+)(?: <value>)?' argument missing$/, '$1 needs a value (write $1=VALUE for a value starting with "-")')
+    .replace(/^unknown command '([^']+)'$/, 'unknown command "$1"');
+  return hint === '' ? message : `${message} (${hint})`;
+}
+
+/** Parses a command's flags with commander: strict (unknown options are usage errors, with a suggestion). */
 export function parse(command: string, argv: readonly string[], options: OptionSpec): Parsed {
+  const spec: OptionSpec = { ...OUTPUT_OPTIONS, ...options };
+  const { program, errors } = quietProgram(`bridge ${command}`);
+  const names = new Map<string, string>();
+  for (const [name, optionSpec] of Object.entries(spec)) {
+    const option = commanderOption(name, optionSpec);
+    names.set(option.attributeName(), name);
+    program.addOption(option);
+  }
+  program.argument('[args...]').allowExcessArguments(true);
   try {
-    const { values, positionals } = parseArgs({
-      args: joinNegativeValues(argv, options),
-      options: { ...OUTPUT_OPTIONS, ...options },
-      allowPositionals: true,
-      strict: true,
-    });
-    return { command, values, positionals };
+    program.parse(joinNegativeValues(argv, spec), { from: 'user' });
   } catch (err) {
-    const code = (err as { code?: unknown }).code;
-    if (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS')) {
-      // Node's message goes on about positionals after '--'; the first sentence is the useful part.
-      const first = ((err as Error).message.split('\n')[0] ?? 'bad arguments').replace(/\. To specify a positional argument.*$/, '.');
-      throw new UsageError(first, command);
-    }
+    if (err instanceof CommanderError) throw new UsageError(usageMessage(errors() || err.message), command);
     throw err;
   }
+  const values: Record<string, Value> = {};
+  for (const [key, value] of Object.entries(program.opts<Record<string, Value>>())) values[names.get(key) ?? key] = value;
+  return { command, values, positionals: [...program.args] };
+}
+
+/** Names a similar one from `candidates` (commander's suggestion), as " (did you mean X?)" or "". */
+export function suggest(word: string, candidates: readonly string[]): string {
+  const { program, errors } = quietProgram('bridge');
+  for (const candidate of candidates) program.command(candidate);
+  try {
+    program.parse([word], { from: 'user' });
+  } catch {
+    // The unknown command is the point: its message carries the suggestion.
+  }
+  const match = /Did you mean (.*)\?/.exec(errors());
+  return match === null ? '' : ` (did you mean ${match[1] ?? ''}?)`;
 }
 
 export function str(parsed: Parsed, name: string): string | undefined {
@@ -155,6 +202,40 @@ export interface CommandContext {
   /** The local stack's ready file when --local was given. */
   local: LocalReady | undefined;
   stack: StackOutputs;
+  /** A copy-pasteable command line for `words` (e.g. 'dlq peek') against the same stack. */
+  hint: (words: string) => string;
+}
+
+/** The ready file a command uses: --local's, else the default one when no stack was named and `npm start` runs. */
+async function localReady(parsed: Parsed, io: CliIo): Promise<{ ready: LocalReady | undefined; explicit: boolean }> {
+  const localPath = str(parsed, 'local');
+  if (localPath !== undefined) return { ready: await readReadyFile(localPath), explicit: true };
+  if (str(parsed, 'stack') !== undefined || io.defaultReadyFile === undefined) return { ready: undefined, explicit: false };
+  const ready = await findDefaultReadyFile(io.defaultReadyFile);
+  if (ready !== undefined) io.stderr.write(`using the local stack of \`npm start\` (${displayPath(ready.path)}); pass --stack NAME for a deployed one\n`);
+  return { ready, explicit: false };
+}
+
+/** A path relative to the working directory when it is below it, else as given. */
+function displayPath(path: string): string {
+  const rel = relative(process.cwd(), path);
+  return rel === '' || rel.startsWith('..') ? path : rel;
+}
+
+/** `npx bridge <words>` with the flags that pick the same stack this command ran against. */
+function hintFor(parsed: Parsed, explicitLocal: boolean): (words: string) => string {
+  const flags: string[] = [];
+  const local = str(parsed, 'local');
+  if (explicitLocal && local !== undefined) flags.push(`--local ${shellQuote(local)}`);
+  for (const name of ['stack', 'region']) {
+    const value = str(parsed, name);
+    if (value !== undefined) flags.push(`--${name} ${shellQuote(value)}`);
+  }
+  return (words) => ['npx bridge', words, ...flags].join(' ');
+}
+
+function shellQuote(value: string): string {
+  return /^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replace(/'/g, "'\\''")}'`;
 }
 
 export async function buildContext(parsed: Parsed, io: CliIo, extraEndpoints: Partial<Record<AwsService, string>> = {}): Promise<CommandContext> {
@@ -170,11 +251,14 @@ export async function buildContext(parsed: Parsed, io: CliIo, extraEndpoints: Pa
     const value = str(parsed, flag);
     if (value !== undefined) endpoints[service] = value;
   }
-  const localPath = str(parsed, 'local');
-  const local = localPath === undefined ? undefined : await readReadyFile(localPath);
+  const { ready: local, explicit } = await localReady(parsed, io);
   if (local !== undefined) {
-    if (endpoints.sqs === undefined && local.sqsEndpoint !== undefined) endpoints.sqs = local.sqsEndpoint;
-    if (endpoints.dynamodb === undefined && local.dynamoEndpoint !== undefined) endpoints.dynamodb = local.dynamoEndpoint;
+    const fromReady: [AwsService, string | undefined][] = [
+      ['sqs', local.sqsEndpoint],
+      ['dynamodb', local.dynamoEndpoint],
+      ['secretsmanager', local.secretsManagerEndpoint],
+    ];
+    for (const [service, value] of fromReady) if (endpoints[service] === undefined && value !== undefined) endpoints[service] = value;
   }
   const settings: AwsSettings = { region: str(parsed, 'region') ?? local?.region, endpoints, env };
   return {
@@ -187,5 +271,6 @@ export async function buildContext(parsed: Parsed, io: CliIo, extraEndpoints: Pa
     settings,
     local,
     stack: new StackOutputs(str(parsed, 'stack') ?? DEFAULT_STACK, settings, io.describeStack ?? describeStackWithSdk),
+    hint: hintFor(parsed, explicit),
   };
 }

@@ -6,21 +6,24 @@
  * (a local peer: the SQS server, dynalite, the Secrets Manager server) gets dummy credentials and
  * region us-east-1 unless the environment sets them, so `--local` needs no AWS account.
  */
+import { CloudWatchLogsClient } from '@aws-sdk/client-cloudwatch-logs';
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { LOCAL_CREDENTIALS } from '../shared/adapters/aws-clients';
 import { aws, CliError, UsageError } from './errors';
+import { ENV } from '../shared/contracts';
 
-export type AwsService = 'sqs' | 'dynamodb' | 'secretsmanager' | 'cloudformation';
+export type AwsService = 'sqs' | 'dynamodb' | 'secretsmanager' | 'cloudformation' | 'logs';
 
 /** The SDK's service-specific endpoint variables (AWS_ENDPOINT_URL_<SERVICE>). */
 const ENDPOINT_ENV: Record<AwsService, string> = {
-  sqs: 'AWS_ENDPOINT_URL_SQS',
-  dynamodb: 'AWS_ENDPOINT_URL_DYNAMODB',
+  sqs: ENV.awsEndpointSqs,
+  dynamodb: ENV.awsEndpointDynamodb,
   secretsmanager: 'AWS_ENDPOINT_URL_SECRETS_MANAGER',
   cloudformation: 'AWS_ENDPOINT_URL_CLOUDFORMATION',
+  logs: 'AWS_ENDPOINT_URL_CLOUDWATCH_LOGS',
 };
 
 export const SERVICE_LABEL: Record<AwsService, string> = {
@@ -28,6 +31,7 @@ export const SERVICE_LABEL: Record<AwsService, string> = {
   dynamodb: 'DynamoDB',
   secretsmanager: 'Secrets Manager',
   cloudformation: 'CloudFormation',
+  logs: 'CloudWatch Logs',
 };
 
 export interface AwsSettings {
@@ -45,7 +49,7 @@ export function endpointFor(settings: AwsSettings, service: AwsService): string 
 
 /** The region named by --region or the environment; undefined leaves it to the SDK (profile config). */
 export function regionOf(settings: AwsSettings): string | undefined {
-  const value = settings.region ?? settings.env['AWS_REGION'] ?? settings.env['AWS_DEFAULT_REGION'];
+  const value = settings.region ?? settings.env[ENV.awsRegion] ?? settings.env['AWS_DEFAULT_REGION'];
   const trimmed = value?.trim();
   return trimmed === undefined || trimmed === '' ? undefined : trimmed;
 }
@@ -107,6 +111,10 @@ export function dynamoClient(settings: AwsSettings): DynamoDBClient {
 
 export function secretsClient(settings: AwsSettings): SecretsManagerClient {
   return new SecretsManagerClient(clientConfig(settings, 'secretsmanager'));
+}
+
+export function logsClient(settings: AwsSettings): CloudWatchLogsClient {
+  return new CloudWatchLogsClient(clientConfig(settings, 'logs'));
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -4,6 +4,8 @@ const STACK_FLAGS = `Where:
   --stack NAME          stack to read outputs from (default VisibilitySlackBridge-prod)
   --region REGION       AWS region (default: AWS_REGION / your profile)
   --local READY_FILE    use the local stack (\`npm start\`) described by its ready file
+                        (default: .local/ready.json or BRIDGE_READY_FILE when that stack runs
+                        and no --stack is given)
   --endpoint-sqs URL, --endpoint-dynamodb URL, --endpoint-secretsmanager URL, --endpoint-cloudformation URL
                         endpoint overrides (also read from AWS_ENDPOINT_URL_<SERVICE>)
   --json                print one JSON document on stdout instead of text`;
@@ -12,23 +14,42 @@ export const HELP: Record<string, string> = {
   main: `bridge — operate the visibility webhook → Slack bridge
 
 Usage:
-  bridge dlq stats|peek|replay [options]     look at / move back dead-lettered digest events
-  bridge send run.completed|draft.ready ...  send a signed test delivery to the webhook
-  bridge doctor [options]                    check the deployment end to end
+  bridge dlq stats|peek|replay|cancel [options]  look at / move back dead-lettered digest events
+  bridge trigger run.completed|draft.ready ...   send a signed event from a fixture, with overrides
+  bridge send run.completed|draft.ready ...      send a signed test delivery built from flags
+  bridge tail [options]                          stream deliveries, digests and failures live
+  bridge doctor [options]                        check the deployment end to end
   bridge secrets set read-api-key|slack-token ...
-  bridge secrets signing add|remove|list ...  manage the webhook signing secrets
-  bridge help [command]                      this help, or a command's
+  bridge secrets signing add|remove|list ...     manage the webhook signing secrets
+  bridge completion bash|zsh                     shell completion: eval "$(npx bridge completion bash)"
+  bridge help [command]                          this help, or a command's
+  bridge --version                               the bridge's version
 
-Every command takes --json (one JSON document on stdout) and --help.
-Exit codes: 0 ok, 1 a check or operation failed, 2 usage error.`,
+Every command takes --json (one JSON document on stdout) and --help. Next to a running
+\`npm start\` every command uses the local stack by itself; --stack NAME picks a deployed one.
+Colour only on a terminal, never with NO_COLOR set.
+Exit codes: 0 ok, 1 a check or operation failed (or a selector matched nothing), 2 usage error.`,
 
   dlq: `Usage:
   bridge dlq stats   [--queue-url URL] [--dlq-url URL] [--endpoint URL]
   bridge dlq peek    [--max N]
   bridge dlq replay  [--rate N] [--dry-run]
   bridge dlq replay  (--event-id ID ... | --type T | --project P | --older-than DURATION) [--dry-run]
+  bridge dlq cancel
 
-Run \`bridge dlq <stats|peek|replay> --help\` for details.`,
+Run \`bridge dlq <stats|peek|replay|cancel> --help\` for details.`,
+
+  'dlq cancel': `Usage: bridge dlq cancel [options]
+
+Stops the DLQ's running message move task (started by \`bridge dlq replay\` without a selector).
+Messages already moved stay moved; the rest stay in the DLQ. Exit 1 when no task is running.
+${STACK_FLAGS}`,
+
+  completion: `Usage: bridge completion bash|zsh
+
+Prints a completion script for the commands and their flags. Load it in the current shell with
+  eval "$(npx bridge completion bash)"      (zsh: eval "$(npx bridge completion zsh)")
+or add that line to ~/.bashrc / ~/.zshrc.`,
 
   'dlq stats': `Usage: bridge dlq stats [options]
 
@@ -87,6 +108,30 @@ POSTs it without following redirects (10 s timeout) and prints each attempt's st
   --json                 one JSON document on stdout
 Exit 1 when any attempt is not answered 2xx.`,
 
+  trigger: `Usage: bridge trigger run.completed|draft.ready [--fixture FILE] [--override path=value ...] [options]
+
+Sends one correctly signed event to the webhook, like \`stripe trigger\`: the body is a built-in
+fixture (or FILE: a whole event {"data": {…}} or only its data), with a fresh id and created_at.
+--override path=value (repeatable) sets a field; a path outside id/created_at/data is under data,
+the value is JSON when it parses (answers=12, data.project_id=p1, created_at=2026-01-01T00:00:00Z).
+The URL and the signing secret come from the local stack's ready file (its live Secrets Manager),
+or the stack outputs WebhookUrl / SigningSecretsSecretArn; --url and --secret override them.
+Exit 1 when the webhook does not answer 2xx.
+${STACK_FLAGS}`,
+
+  tail: `Usage: bridge tail [--all] [--since DURATION] [--json] [options]
+
+Streams deliveries (accepted, rejected, duplicates), digests posted and failures (warnings and
+errors) as they happen, until Ctrl-C. Local stack: the event stream \`npm start\` serves (eventsUrl
+in its ready file). Deployed stack: the ingest and digest functions' CloudWatch log groups, polled
+every 2 s (stack outputs IngestFunctionName / DigestFunctionName).
+
+  --all                 every log line, not only deliveries, digests and failures
+  --since DURATION      AWS: start this far back (default 1m)
+  --json                each raw event as one JSON line (NDJSON)
+  --endpoint-logs URL   CloudWatch Logs endpoint (also AWS_ENDPOINT_URL_CLOUDWATCH_LOGS)
+${STACK_FLAGS}`,
+
   doctor: `Usage: bridge doctor [options]
 
 Checks, each with its fix when it fails:
@@ -106,12 +151,14 @@ ${STACK_FLAGS}`,
   bridge secrets signing remove (--value S | --index N) [--secret-id ID]
   bridge secrets signing list [--secret-id ID]
 
-Values are trimmed and never printed (only a fingerprint: first 4 characters and the length).
+Values are trimmed and never printed: only a fingerprint, the first 8 hex digits of the value's
+SHA-256 (sha256:3f9a1c2b), which tells secrets apart without revealing them.
 Prefer --value-stdin so the secret stays out of your shell history.
 Secret ids come from the stack outputs (ReadApiKeySecretArn, SlackTokenSecretArn,
-SigningSecretsSecretArn) unless --secret-id is given.
+SigningSecretsSecretArn), or, on the local stack, from its ready file (\`npm start\` runs a local
+Secrets Manager; the local functions re-read it every 2 s), unless --secret-id is given.
 
-Rotating the signing secret (spec §5.5): create a new webhook with the service, \`signing add\` its
+Rotating the signing secret: create a new webhook with the service, \`signing add\` its
 secret, delete the old webhook, then \`signing remove\` the old secret. The last secret is never removed.
 ${STACK_FLAGS}`,
 };

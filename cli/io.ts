@@ -3,6 +3,7 @@
  * `run(argv, io)` takes one of these, so commands run in-process in tests with captured output.
  */
 import type { DescribeStackFn } from './aws';
+import { DEFAULT_READY_FILE } from '../local/ready-info';
 
 export interface OutputStream {
   write(chunk: string): unknown;
@@ -24,6 +25,13 @@ export interface CliIo {
   sleep?: (ms: number) => Promise<void>;
   /** Replaces CloudFormation DescribeStacks (there is no local CloudFormation peer). */
   describeStack?: DescribeStackFn;
+  /** Calls `handler` on Ctrl-C (SIGINT) until the returned function is called. */
+  onInterrupt?: (handler: () => void) => () => void;
+  /**
+   * The ready file `npm start` writes by default: used when a command is given neither --local nor
+   * --stack. Set by `processIo()` only, so in-process runs never pick up a running stack by accident.
+   */
+  defaultReadyFile?: string;
   /** How often `dlq replay` polls ListMessageMoveTasks (default 1000 ms). */
   pollIntervalMs?: number;
 }
@@ -37,6 +45,11 @@ export function processIo(): CliIo {
     stderr: process.stderr,
     stdin: process.stdin,
     env: process.env,
+    defaultReadyFile: process.env['BRIDGE_READY_FILE'] ?? DEFAULT_READY_FILE,
+    onInterrupt: (handler) => {
+      process.once('SIGINT', handler);
+      return () => process.off('SIGINT', handler);
+    },
   };
 }
 

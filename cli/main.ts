@@ -7,17 +7,26 @@
  * never a stack trace; with --json the one document on stdout is `{ ok: false, error }`.
  */
 import { realpathSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { dlqCommand } from './commands/dlq';
 import { doctorCommand } from './commands/doctor';
 import { secretsCommand } from './commands/secrets';
 import { sendCommand } from './commands/send';
+import { tailCommand } from './commands/tail';
+import { triggerCommand } from './commands/trigger';
+import { suggest } from './args';
+import { colours } from './colour';
+import { completionScript } from './completion';
 import { CliError, explainError, UsageError } from './errors';
 import { helpFor } from './help';
 import { processIo, type CliIo } from './io';
 import type { CommandResult } from './result';
 
 export type { CliIo } from './io';
+
+/** The package version, for `bridge --version`. */
+const VERSION = (createRequire(import.meta.url)('../package.json') as { version: string }).version;
 export { bufferIo } from './io';
 
 const COMMANDS: Record<string, (argv: readonly string[], io: CliIo) => Promise<CommandResult>> = {
@@ -25,6 +34,8 @@ const COMMANDS: Record<string, (argv: readonly string[], io: CliIo) => Promise<C
   send: sendCommand,
   doctor: doctorCommand,
   secrets: secretsCommand,
+  trigger: triggerCommand,
+  tail: tailCommand,
 };
 
 /** The leading words of a command line (before the first option), e.g. ['dlq', 'replay']. */
@@ -50,6 +61,18 @@ export async function run(argv: readonly string[], io: CliIo = processIo()): Pro
     io.stdout.write(`${helpFor(words.slice(1).concat(argv.slice(words.length)))}\n`);
     return 0;
   }
+  if (words.length === 0 && (options.includes('--version') || options.includes('-V'))) {
+    io.stdout.write(`${VERSION}\n`);
+    return 0;
+  }
+  if (words[0] === 'completion') {
+    try {
+      io.stdout.write(completionScript(words[1]));
+      return 0;
+    } catch (err) {
+      return usageFailure(err as UsageError, io, json);
+    }
+  }
   if (options.includes('--help') || options.includes('-h')) {
     io.stdout.write(`${helpFor(words)}\n`);
     return 0;
@@ -58,25 +81,29 @@ export async function run(argv: readonly string[], io: CliIo = processIo()): Pro
   try {
     const name = argv[0] ?? '';
     const command = COMMANDS[name];
-    if (command === undefined) throw new UsageError(`unknown command "${name}"`);
+    if (command === undefined) throw new UsageError(`unknown command "${name}"${suggest(name, [...Object.keys(COMMANDS), 'help', 'completion'])}`);
     const result = await command(argv.slice(1), io);
-    if (json) io.stdout.write(`${JSON.stringify(result.json, null, 2)}\n`);
+    if (json && result.json !== undefined) io.stdout.write(`${JSON.stringify(result.json, null, 2)}\n`);
     return result.exitCode;
   } catch (err) {
-    if (err instanceof UsageError) {
-      io.stderr.write(`error: ${err.message}\n`);
-      io.stderr.write(`run \`bridge ${err.command ?? ''}${err.command !== undefined ? ' ' : ''}--help\` for usage\n`);
-      if (json) io.stdout.write(`${JSON.stringify({ ok: false, error: { code: 'usage', message: err.message } }, null, 2)}\n`);
-      return 2;
-    }
+    if (err instanceof UsageError) return usageFailure(err, io, json);
     const cli = err instanceof CliError ? err : explainError(err);
-    io.stderr.write(`error: ${cli.message}\n`);
-    if (cli.fix !== undefined) io.stderr.write(`  fix: ${cli.fix}\n`);
+    const paint = colours(io);
+    io.stderr.write(`${paint.red('error:')} ${cli.message}\n`);
+    if (cli.fix !== undefined) io.stderr.write(`  ${paint.yellow('fix:')} ${cli.fix}\n`);
     if (json) {
       io.stdout.write(`${JSON.stringify({ ok: false, error: { code: cli.code, message: cli.message, ...(cli.fix !== undefined ? { fix: cli.fix } : {}) } }, null, 2)}\n`);
     }
     return 1;
   }
+}
+
+function usageFailure(err: UsageError, io: CliIo, json: boolean): number {
+  const paint = colours(io);
+  io.stderr.write(`${paint.red('error:')} ${err.message}\n`);
+  io.stderr.write(`run \`bridge ${err.command ?? ''}${err.command !== undefined ? ' ' : ''}--help\` for usage\n`);
+  if (json) io.stdout.write(`${JSON.stringify({ ok: false, error: { code: 'usage', message: err.message } }, null, 2)}\n`);
+  return 2;
 }
 
 /** Runs the CLI on the process's arguments and sets the exit code. */

@@ -2,16 +2,22 @@
  * The local stack's ready file (`npm start` writes it once everything listens): where each local
  * peer is and which secrets it uses, so `bridge --local READY_FILE …` works without AWS.
  *
- * The shape is local/stack.ts `ReadyInfo` (`secrets` is the signing secrets, `slackApiUrl` null when
+ * The shape is `ReadyInfo` in local/ready-info.ts (`secrets` is the signing secrets, `slackApiUrl` null when
  * a real Slack is used). Read tolerantly: only the fields a command needs must be present. `secrets` may be a JSON array
  * of signing secrets, a string (one per line), or an object with `signing` / `signingSecrets`,
  * `readApiKey` and `slackToken`.
  */
 import { readFile } from 'node:fs/promises';
 import { CliError } from './errors';
+import type { ReadyInfo } from '../local/ready-info';
 
-/** The bot token the local stack's Slack server accepts (LOCAL_DEFAULTS.slackToken in local/stack.ts). */
-export const LOCAL_SLACK_TOKEN = 'xoxb-local-bridge-token';
+const DEFAULT_READY_FILE_HINT = '.local/ready.json';
+
+/** The fields the CLI reads, by their names in the file (a rename in ReadyInfo fails here). */
+type ReadyField = keyof ReadyInfo;
+const field = (name: ReadyField): ReadyField => name;
+
+export { LOCAL_SLACK_TOKEN, DEFAULT_READY_FILE } from '../local/ready-info';
 
 export interface LocalReady {
   path: string;
@@ -33,6 +39,13 @@ export interface LocalReady {
   slackDefaultChannel: string | undefined;
   slackProjectChannels: Record<string, string>;
   region: string | undefined;
+  secretsManagerEndpoint: string | undefined;
+  signingSecretsSecretId: string | undefined;
+  readApiKeySecretId: string | undefined;
+  slackTokenSecretId: string | undefined;
+  eventsUrl: string | undefined;
+  /** The process of `npm start` that wrote it. */
+  pid: number | undefined;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -67,6 +80,10 @@ function stringMap(value: unknown): Record<string, string> {
   return out;
 }
 
+function numberOrUndefined(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isInteger(value) ? value : undefined;
+}
+
 export function parseReadyFile(raw: unknown, path: string): LocalReady {
   if (!isRecord(raw)) throw new CliError(`ready file ${path} is not a JSON object`, 'start the local stack with `npm start` and pass the file it writes');
   const secrets = raw['secrets'];
@@ -83,21 +100,27 @@ export function parseReadyFile(raw: unknown, path: string): LocalReady {
   if (signing.length === 0) signing = strings(raw['signingSecrets']);
   return {
     path,
-    webhookUrl: str(raw['webhookUrl']),
+    webhookUrl: str(raw[field('webhookUrl')]),
     signingSecrets: signing,
-    simulatorUrl: str(raw['simulatorUrl']),
-    apiKey: str(raw['apiKey']) ?? readApiKey,
-    projectIds: strings(raw['projectIds']),
-    sqsEndpoint: str(raw['sqsEndpoint']),
-    queueUrl: str(raw['queueUrl']),
-    dlqUrl: str(raw['dlqUrl']),
-    dynamoEndpoint: str(raw['dynamoEndpoint']),
-    tableName: str(raw['tableName']),
-    slackApiUrl: str(raw['slackApiUrl']),
+    simulatorUrl: str(raw[field('simulatorUrl')]),
+    apiKey: str(raw[field('apiKey')]) ?? readApiKey,
+    projectIds: strings(raw[field('projectIds')]),
+    sqsEndpoint: str(raw[field('sqsEndpoint')]),
+    queueUrl: str(raw[field('queueUrl')]),
+    dlqUrl: str(raw[field('dlqUrl')]),
+    dynamoEndpoint: str(raw[field('dynamoEndpoint')]),
+    tableName: str(raw[field('tableName')]),
+    slackApiUrl: str(raw[field('slackApiUrl')]),
     slackToken: str(raw['slackToken']) ?? slackToken,
-    slackDefaultChannel: str(raw['slackDefaultChannel']) ?? str(raw['slackChannel']),
+    slackDefaultChannel: str(raw['slackDefaultChannel']) ?? str(raw[field('slackChannel')]),
     slackProjectChannels: stringMap(raw['slackProjectChannels']),
-    region: str(raw['region']),
+    region: str(raw[field('region')]),
+    secretsManagerEndpoint: str(raw[field('secretsManagerEndpoint')]),
+    signingSecretsSecretId: str(raw[field('signingSecretsSecretId')]),
+    readApiKeySecretId: str(raw[field('readApiKeySecretId')]),
+    slackTokenSecretId: str(raw[field('slackTokenSecretId')]),
+    eventsUrl: str(raw[field('eventsUrl')]),
+    pid: numberOrUndefined(raw[field('pid')]),
   };
 }
 
@@ -109,7 +132,7 @@ export async function readReadyFile(path: string): Promise<LocalReady> {
     const code = (err as { code?: unknown }).code;
     throw new CliError(
       `cannot read the ready file ${path}${typeof code === 'string' ? ` (${code})` : ''}`,
-      'start the local stack with `npm start` (it writes the ready file once it is up) and pass that path to --local',
+      `start the local stack with \`npm start\` (it writes ${DEFAULT_READY_FILE_HINT} once it is up; \`npm start -- --ready-file FILE\` writes FILE) and pass that path to --local`,
       'no_ready_file',
     );
   }
@@ -128,4 +151,25 @@ export function needLocal<T>(ready: LocalReady, value: T | undefined, field: str
     throw new CliError(`ready file ${ready.path} has no ${field}`, 'restart the local stack (`npm start`) so it writes a complete ready file', 'bad_ready_file');
   }
   return value;
+}
+
+/** Whether the process that wrote the ready file still runs (a ready file left by a crash is stale). */
+export function isLive(ready: LocalReady): boolean {
+  if (ready.pid === undefined) return true;
+  try {
+    process.kill(ready.pid, 0);
+    return true;
+  } catch (err) {
+    return (err as { code?: unknown }).code === 'EPERM';
+  }
+}
+
+/** The default ready file when it exists and its stack still runs, else undefined. */
+export async function findDefaultReadyFile(path: string): Promise<LocalReady | undefined> {
+  try {
+    const ready = await readReadyFile(path);
+    return isLive(ready) ? ready : undefined;
+  } catch {
+    return undefined;
+  }
 }

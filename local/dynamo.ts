@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import dynalite from 'dynalite';
 import { CreateTableCommand, DescribeTableCommand, ResourceInUseException, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { createDynamoClient, LOCAL_CREDENTIALS } from '../shared/adapters/aws-clients';
+import { TABLE } from '../shared/contracts';
 
 export interface LocalDynamo {
   endpoint: string;
@@ -51,8 +52,8 @@ export async function ensureBridgeTable(client: DynamoDBClient, tableName: strin
     await client.send(
       new CreateTableCommand({
         TableName: tableName,
-        AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }],
-        KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }],
+        AttributeDefinitions: [{ AttributeName: TABLE.partitionKey, AttributeType: 'S' }],
+        KeySchema: [{ AttributeName: TABLE.partitionKey, KeyType: 'HASH' }],
         BillingMode: 'PAY_PER_REQUEST',
       }),
     );

@@ -42,6 +42,7 @@ export class LocalObservabilityHub {
   private readonly write: (line: string) => void;
   private readonly highlight: ReadonlySet<string>;
   private readonly keep: number;
+  private readonly listeners = new Set<(entry: LocalLogEntry) => void>();
 
   constructor(options: LocalObservabilityOptions = {}) {
     this.threshold = ORDER[options.level ?? 'warn'];
@@ -77,6 +78,12 @@ export class LocalObservabilityHub {
     this.record({ at: Date.now(), service, level, message, fields });
   }
 
+  /** Calls `listener` with every entry from now on, whatever the level, until the returned function is called. */
+  subscribe(listener: (entry: LocalLogEntry) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
   /** Entries kept so far, oldest first (copies), optionally of one service and/or level and above. */
   entries(filter: { service?: string; level?: LocalLogEntry['level'] } = {}): LocalLogEntry[] {
     const min = filter.level === undefined ? 0 : ORDER[filter.level];
@@ -106,6 +113,13 @@ export class LocalObservabilityHub {
   }
 
   private record(entry: LocalLogEntry): void {
+    for (const listener of this.listeners) {
+      try {
+        listener(entry);
+      } catch {
+        // A slow or broken subscriber must not break a handler.
+      }
+    }
     if (this.keep > 0) {
       this.kept.push(entry);
       if (this.kept.length > this.keep) this.kept.splice(0, this.kept.length - this.keep);

@@ -25,13 +25,21 @@ import { VisibilitySimulator } from './simulator/server';
 import { FixtureError, loadFixtureFile, type SimulatorFixture } from './simulator/data';
 import { HttpGateway, type GatewayRequestInfo } from './http-gateway';
 import { LambdaPoller, type PollerProblem } from './lambda-poller';
+import type { ReadyInfo } from './ready-info';
+import { LOCAL_SLACK_TOKEN } from './ready-info';
 import { LocalObservabilityHub, type LocalLogLevel } from './local-observability';
+import { EventsServer } from './events-server';
+import { SecretsEndpointTakenError, startLocalSecrets, type LocalSecrets } from './local-secrets';
 import { ReadApiClient } from '../shared/adapters/read-api';
 import { ConfigError } from '../shared/config-env';
 import { readIngestConfig } from '../functions/ingest/runtime';
 import { readDigestConfig } from '../functions/digest/runtime';
 import { createIngestHandler, type IngestHandler } from '../functions/ingest/create-handler';
 import { createDigestHandler } from '../functions/digest/create-handler';
+import { DIGEST_DEFAULTS, ENV, HTTP_PATHS, METRICS_NAMESPACE } from '../shared/contracts';
+
+/** The stage name of the local stack (BRIDGE_STAGE). */
+export const LOCAL_STAGE = 'local';
 
 // ---------------------------------------------------------------------------------------------------
 // Options and result
@@ -43,7 +51,7 @@ export const LOCAL_DEFAULTS = {
   queueName: 'visibility-bridge-digest',
   dlqName: 'visibility-bridge-digest-dlq',
   slackChannel: '#visibility-digests',
-  slackToken: 'xoxb-local-bridge-token',
+  slackToken: LOCAL_SLACK_TOKEN,
   maxReceiveCount: 3,
   visibilityTimeoutSeconds: 30,
   functionTimeoutMs: 60_000,
@@ -67,8 +75,19 @@ export interface LocalStackOptions {
   seed?: number;
   /** Latency the simulator adds to every read-API request. */
   apiLatencyMs?: number;
-  /** Port tried first for the simulator (e.g. 8788, the `npm run simulator` default); a free one if taken. Default 0. */
+  /**
+   * Run the local Secrets Manager server on this port (0 = any free one): the functions then read
+   * their secrets from it by ARN, re-reading every 2 s, and `bridge secrets …` changes them. One
+   * such stack per process (the SDK takes the endpoint from process.env). Default: no server, the
+   * secrets are plain environment values.
+   */
+  secretsManagerPort?: number;
+  /** Serve the live event stream (`GET /events`, NDJSON; `bridge tail`) on this port (0 = any free one). Default: not served. */
+  eventsPort?: number;
+  /** Port of the simulator (0 = any free port). Default 0. */
   simulatorPort?: number;
+  /** When the simulator port is taken, take any free one instead of failing (npm start's default 8788). */
+  simulatorPortFallback?: boolean;
   /** Multiplies the simulator's webhook retry delays (30 s … 8 min); default 1, tests use e.g. 0.001. */
   retryScale?: number;
   /** The simulator's webhook sender uses this fetch (tests wrap deliveries with it). */
@@ -137,26 +156,7 @@ export interface QueueDepths {
   dlq: QueueDepth;
 }
 
-/** What `npm start -- --ready-file FILE` writes, for the CLI and scripts. */
-export interface ReadyInfo {
-  webhookUrl: string;
-  secrets: string[];
-  /** Base URL of the read API in use: the simulator's, or the real service's. */
-  simulatorUrl: string;
-  apiKey: string;
-  projectIds: string[];
-  webhookId: string | null;
-  sqsEndpoint: string;
-  queueUrl: string;
-  dlqUrl: string;
-  dynamoEndpoint: string;
-  tableName: string;
-  /** The local Slack server's Web API URL; null when posting to a real Slack. */
-  slackApiUrl: string | null;
-  slackChannel: string;
-  region: string;
-  pid: number;
-}
+export type { ReadyInfo } from './ready-info';
 
 export interface LocalStack {
   webhookUrl: string;
@@ -187,6 +187,10 @@ export interface LocalStack {
   projectIds: string[];
   /** The handlers' environment. */
   env: Readonly<Record<string, string>>;
+  /** The local Secrets Manager server and the secrets' ids, when started with `secretsManagerPort`. */
+  secretsManager?: LocalSecrets;
+  /** The live event stream, when started with `eventsPort`. */
+  events?: EventsServer;
   /** Every handler log line and metric (`countOf('DigestPosted')`). */
   observability: LocalObservabilityHub;
   gateway: HttpGateway;
@@ -268,23 +272,30 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     const apiKey = options.realReadApi?.apiKey ?? simulator?.apiKey ?? '';
     const slackChannel = options.realSlack?.channel ?? options.slackChannel ?? LOCAL_DEFAULTS.slackChannel;
     const leaseSeconds = Math.ceil(functionTimeoutMs / 1000) + 60;
+    const slackToken = options.realSlack?.token ?? LOCAL_DEFAULTS.slackToken;
+    const localSecrets =
+      options.secretsManagerPort === undefined
+        ? undefined
+        : await startLocalSecrets({ host, port: options.secretsManagerPort, region, values: { signing: secrets, readApiKey: apiKey, slackToken } });
+    if (localSecrets) cleanup.push(() => localSecrets.close());
+    const events = options.eventsPort === undefined ? undefined : await EventsServer.start(observability, { host, port: options.eventsPort });
+    if (events) cleanup.push(() => events.close());
     const env: Record<string, string> = {
-      TABLE_NAME: LOCAL_DEFAULTS.tableName,
-      QUEUE_URL: sqs.queueUrl,
-      DLQ_URL: sqs.dlqUrl,
-      SIGNING_SECRETS: JSON.stringify(secrets),
-      READ_API_BASE_URL: readApiBaseUrl,
-      READ_API_KEY: apiKey,
-      SLACK_BOT_TOKEN: options.realSlack?.token ?? LOCAL_DEFAULTS.slackToken,
-      ...(slack ? { SLACK_API_URL: slack.apiUrl } : {}),
-      SLACK_DEFAULT_CHANNEL: slackChannel,
-      ...(options.projectChannels ? { SLACK_PROJECT_CHANNELS: JSON.stringify(options.projectChannels) } : {}),
+      [ENV.tableName]: LOCAL_DEFAULTS.tableName,
+      [ENV.queueUrl]: sqs.queueUrl,
+      [ENV.dlqUrl]: sqs.dlqUrl,
+      [ENV.readApiBaseUrl]: readApiBaseUrl,
+      ...(localSecrets ? localSecrets.env : { [ENV.signingSecrets]: JSON.stringify(secrets), [ENV.readApiKey]: apiKey, [ENV.slackBotToken]: slackToken }),
+      ...(slack ? { [ENV.slackApiUrl]: slack.apiUrl } : {}),
+      [ENV.slackDefaultChannel]: slackChannel,
+      ...(options.projectChannels ? { [ENV.slackProjectChannels]: JSON.stringify(options.projectChannels) } : {}),
       // The posting lease must outlast one invocation (the default 120 s does for the default 60 s).
-      ...(leaseSeconds > 120 ? { DIGEST_LEASE_SECONDS: String(Math.min(3600, leaseSeconds)) } : {}),
-      AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
-      AWS_ENDPOINT_URL_SQS: sqs.server.url,
-      AWS_REGION: region,
-      POWERTOOLS_METRICS_NAMESPACE: 'VisibilitySlackBridge',
+      ...(leaseSeconds > DIGEST_DEFAULTS.leaseSeconds ? { [ENV.digestLeaseSeconds]: String(Math.min(3600, leaseSeconds)) } : {}),
+      [ENV.awsEndpointDynamodb]: dynamo.endpoint,
+      [ENV.awsEndpointSqs]: sqs.server.url,
+      [ENV.awsRegion]: region,
+      [ENV.powertoolsMetricsNamespace]: METRICS_NAMESPACE,
+      [ENV.stage]: LOCAL_STAGE,
       ...options.env,
     };
 
@@ -298,7 +309,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     }
 
     const gateway = await startGateway(options, host, () => createIngestHandler(env, observability.forService('ingest')), observability, cleanup, slack);
-    const webhookUrl = `${gateway.url}/webhook`;
+    const webhookUrl = `${gateway.url}${HTTP_PATHS.webhook}`;
 
     const poller = new LambdaPoller({
       client: sqs.pollerClient,
@@ -330,7 +341,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
         simulator?.webhooks.stop();
         await gateway.close(2000).catch(() => undefined);
         await poller.close(Math.min(functionTimeoutMs, 10_000)).catch(() => undefined);
-        await Promise.allSettled([simulator?.close(), slack?.close()]);
+        await Promise.allSettled([simulator?.close(), slack?.close(), localSecrets?.close(), events?.close()]);
         sqs.client.destroy();
         sqs.pollerClient.destroy();
         await Promise.allSettled([sqs.server.close(), dynamo.close()]);
@@ -351,6 +362,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       apiKey,
       ...(webhookId !== undefined ? { webhookId } : {}),
       ...(slack ? { slack } : {}),
+      ...(localSecrets ? { secretsManager: localSecrets } : {}),
+      ...(events ? { events } : {}),
       slackChannel,
       sqs: {
         endpoint: sqs.server.url,
@@ -384,6 +397,20 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
         slackChannel,
         region,
         pid: process.pid,
+        secretsManagerEndpoint: localSecrets?.server.url ?? null,
+        signingSecretsSecretId: localSecrets?.signingSecretsSecretId ?? null,
+        readApiKeySecretId: localSecrets?.readApiKeySecretId ?? null,
+        slackTokenSecretId: localSecrets?.slackTokenSecretId ?? null,
+        eventsUrl: events?.eventsUrl ?? null,
+        ports: {
+          webhook: portOf(gateway.url),
+          simulator: simulator ? portOf(simulator.url) : null,
+          sqs: portOf(sqs.server.url),
+          dynamodb: portOf(dynamo.endpoint),
+          secretsManager: localSecrets ? portOf(localSecrets.server.url) : null,
+          slack: slack ? portOf(slack.apiUrl) : null,
+          events: events ? portOf(events.url) : null,
+        },
       }),
       depths,
       waitForIdle: (waitOptions = {}) => waitForIdle({ simulator, gateway, poller, depths }, waitOptions),
@@ -585,6 +612,9 @@ async function startSimulator(
       simulator = await start(options.simulatorPort ?? 0);
     } catch (error) {
       if (!isAddressInUse(error) || !options.simulatorPort) throw error;
+      if (options.simulatorPortFallback === false) {
+        throw new LocalStackError(`port ${options.simulatorPort} is already in use; pick another with --simulator-port N (0 = any free port)`);
+      }
       simulator = await start(0);
     }
   } catch (error) {
@@ -620,7 +650,7 @@ async function startGateway(
     gateway = await HttpGateway.start({
       port,
       host,
-      routes: [{ method: 'POST', path: '/webhook' }],
+      routes: [{ method: 'POST', path: HTTP_PATHS.webhook }],
       createHandler,
       functionTimeoutMs: options.ingestTimeoutMs ?? LOCAL_DEFAULTS.ingestTimeoutMs,
       preview,
@@ -743,6 +773,11 @@ async function waitForIdle(
   }
 }
 
+/** The port of a listener's URL. */
+function portOf(url: string): number {
+  return Number(new URL(url).port);
+}
+
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
@@ -762,6 +797,7 @@ function isAddressInUse(error: unknown): boolean {
 
 function toStackError(error: unknown, options: LocalStackOptions): Error {
   if (error instanceof LocalStackError) return error;
+  if (error instanceof SecretsEndpointTakenError) return new LocalStackError(error.message);
   if (error instanceof FixtureError) return new LocalStackError(fixtureProblem(error, typeof options.fixture === 'string' ? options.fixture : undefined));
   if (isAddressInUse(error)) return new LocalStackError(`a local server could not listen: ${error instanceof Error ? error.message : String(error)}`);
   return error instanceof Error ? error : new Error(String(error));

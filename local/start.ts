@@ -2,8 +2,11 @@
  * `npm start` — the whole bridge on this machine against the visibility-service simulator.
  * See `npm start -- --help`.
  */
-import { renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, relative, resolve } from 'node:path';
+import { DEFAULT_READY_FILE } from './ready-info';
 import { parseArgs } from 'node:util';
+import { HTTP_PATHS } from '../shared/contracts';
 import { LocalStackError, generateSecret, startLocalStack, type DeliverySummary, type LocalStack, type LocalStackOptions } from './stack';
 
 const DEFAULT_PORT = 8787;
@@ -27,8 +30,16 @@ Options:
                       local/simulator/data.ts) instead of generated projects
   --api-latency MS    latency the simulator adds to every read-API request (default 0)
   --data-dir DIR      keep DynamoDB data in DIR across restarts (default: in memory)
-  --ready-file FILE   once ready, write the endpoints, secrets and project ids there as JSON
-                      (removed again on shutdown)
+  --simulator-port N  port of the simulator (default ${SIMULATOR_PORT}, or any free one if taken;
+                      0 = any free port)
+  --secrets-manager-port N
+                      port of the local Secrets Manager holding the signing secrets, read-API key
+                      and Slack token (default 0 = any free port; \`npx bridge secrets …\` changes
+                      them, the functions re-read them every 2 s)
+  --events-port N     port of the live event stream \`npx bridge tail\` reads (default 0 = any free port)
+  --ready-file FILE   where to write the endpoints, ports, secrets and project ids as JSON once
+                      ready (default .local/ready.json, which \`npx bridge\` reads by itself;
+                      removed again on shutdown)
   --verbose           show the functions' info log lines too (default: warnings and errors only)
   -h, --help          show this help
 
@@ -44,13 +55,17 @@ class UsageError extends Error {}
 
 interface Args {
   port: number;
+  /** Undefined: try ${SIMULATOR_PORT}, else any free port. */
+  simulatorPort: number | undefined;
+  secretsManagerPort: number;
+  eventsPort: number;
   secrets: string[];
   demo: boolean;
   slackLog: string | undefined;
   fixture: string | undefined;
   apiLatencyMs: number | undefined;
   dataDir: string | undefined;
-  readyFile: string | undefined;
+  readyFile: string;
   verbose: boolean;
   help: boolean;
 }
@@ -62,6 +77,9 @@ function parse(argv: string[]): Args {
       args: argv,
       options: {
         port: { type: 'string' },
+        'simulator-port': { type: 'string' },
+        'secrets-manager-port': { type: 'string' },
+        'events-port': { type: 'string' },
         secret: { type: 'string', multiple: true },
         'no-demo': { type: 'boolean' },
         'slack-log': { type: 'string' },
@@ -80,13 +98,16 @@ function parse(argv: string[]): Args {
   }
   return {
     port: wholeNumber('--port', values.port, DEFAULT_PORT, 0, 65_535),
+    simulatorPort: values['simulator-port'] === undefined ? undefined : wholeNumber('--simulator-port', values['simulator-port'], 0, 0, 65_535),
+    secretsManagerPort: wholeNumber('--secrets-manager-port', values['secrets-manager-port'], 0, 0, 65_535),
+    eventsPort: wholeNumber('--events-port', values['events-port'], 0, 0, 65_535),
     secrets: values.secret ?? [],
     demo: values['no-demo'] !== true,
     slackLog: nonEmpty('--slack-log', values['slack-log']),
     fixture: nonEmpty('--fixture', values.fixture),
     apiLatencyMs: values['api-latency'] === undefined ? undefined : wholeNumber('--api-latency', values['api-latency'], 0, 0, 600_000),
     dataDir: nonEmpty('--data-dir', values['data-dir']),
-    readyFile: nonEmpty('--ready-file', values['ready-file']),
+    readyFile: nonEmpty('--ready-file', values['ready-file']) ?? DEFAULT_READY_FILE,
     verbose: values.verbose === true,
     help: values.help === true,
   };
@@ -150,7 +171,7 @@ function out(line = ''): void {
 
 function printDelivery(d: DeliverySummary): void {
   const id = d.deliveryId === undefined ? '' : ` ${d.deliveryId.slice(0, 8)}`;
-  const what = d.path === '/webhook' && d.method === 'POST' ? `${d.eventType ?? 'delivery'}${id}` : `${d.method} ${d.path}`;
+  const what = d.path === HTTP_PATHS.webhook && d.method === 'POST' ? `${d.eventType ?? 'delivery'}${id}` : `${d.method} ${d.path}`;
   const status = d.status < 300 ? green(String(d.status)) : d.status >= 500 ? red(String(d.status)) : yellow(String(d.status));
   out(`${dim('webhook')} ← ${what}  ${status} ${d.outcome} ${dim(`(${Math.round(d.durationMs)} ms)`)}`);
 }
@@ -174,8 +195,10 @@ function printBanner(stack: LocalStack, readyMs: number, args: Args, generatedSe
     ['DynamoDB', `${stack.dynamo.endpoint}  ${dim('table')} ${stack.dynamo.tableName}${args.dataDir !== undefined ? `  ${dim('data in')} ${args.dataDir}` : ''}`],
     ['SQS', `${stack.sqs.queueUrl}  ${dim('DLQ')} ${stack.sqs.dlqUrl}`],
   ];
+  if (stack.events) rows.push(['Events', `${stack.events.eventsUrl}  ${dim('(NDJSON; npx bridge tail)')}`]);
+  if (stack.secretsManager) rows.push(['Secrets Manager', `${stack.secretsManager.server.url}  ${dim('(signing secrets, read-API key, Slack token; re-read every 2 s)')}`]);
   if (args.slackLog !== undefined && stack.slack) rows.push(['Slack log', args.slackLog]);
-  if (args.readyFile !== undefined) rows.push(['Ready file', args.readyFile]);
+  rows.push(['Ready file', relative(process.cwd(), args.readyFile) || args.readyFile]);
   out(`${bold('visibility-slack-bridge')} — local stack ready in ${(readyMs / 1000).toFixed(1)} s`);
   out();
   for (const [label, value] of rows) out(`  ${label.padEnd(15)} ${value}`);
@@ -188,10 +211,43 @@ function printBanner(stack: LocalStack, readyMs: number, args: Args, generatedSe
     out(`  Trigger a run:  npm run simulator -- trigger-run --url ${stack.simulatorUrl}${keyFlag} --project ${first}`);
     out(dim(`                  (or: curl -X POST ${stack.simulatorUrl}/_sim/runs -H 'Authorization: Bearer ${stack.apiKey}' -d '{"project_id":"${first}"}')`));
   }
+  printTryIt(stack, args);
   out(dim('  Ctrl-C stops everything.'));
 }
 
+/** Exact commands to paste into another terminal; --local only when the ready file is not the default. */
+function printTryIt(stack: LocalStack, args: Args): void {
+  const local = resolve(args.readyFile) === DEFAULT_READY_FILE ? '' : ` --local ${args.readyFile}`;
+  const project = stack.projectIds[0];
+  out();
+  out(bold('  Try it') + dim(' (in another terminal, in this directory):'));
+  out(`    npx bridge trigger run.completed${local}${project !== undefined ? ` --override project_id=${project}` : ''}`);
+  out(`    npx bridge dlq stats${local}`);
+  out(`    npx bridge dlq peek${local}`);
+  out(`    npx bridge tail${local}`);
+  out(`    npx bridge doctor${local}`);
+  out(`    npx bridge secrets signing list${local}`);
+}
+
+/** Another running `npm start` owns this ready file: refuse rather than overwrite it. */
+function checkReadyFileFree(file: string): void {
+  let pid: unknown;
+  try {
+    pid = (JSON.parse(readFileSync(file, 'utf8')) as { pid?: unknown }).pid;
+  } catch {
+    return; // absent or unreadable: ours to write
+  }
+  if (typeof pid !== 'number' || pid === process.pid) return;
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return; // left by a stack that is gone
+  }
+  throw new UsageError(`${file} belongs to another running local stack (pid ${pid}); for a second one pass --ready-file FILE and --port 0 --simulator-port 0`);
+}
+
 function writeReadyFile(file: string, stack: LocalStack): void {
+  mkdirSync(dirname(file), { recursive: true });
   const temporary = `${file}.${process.pid}.tmp`;
   try {
     writeFileSync(temporary, `${JSON.stringify(stack.readyInfo(), null, 2)}\n`, { mode: 0o600 });
@@ -217,6 +273,7 @@ async function main(argv: string[]): Promise<void> {
   if (apiEnv && !/^https?:\/\/[^/]/.test(apiEnv[0])) {
     throw new UsageError(`VISIBILITY_API_BASE_URL must be an absolute http(s) URL such as https://api.example.com, got "${apiEnv[0]}"`);
   }
+  checkReadyFileFree(args.readyFile);
   const generatedSecret = args.secrets.length === 0;
   const secrets = generatedSecret ? [generateSecret()] : args.secrets;
 
@@ -238,7 +295,7 @@ async function main(argv: string[]): Promise<void> {
     }, SHUTDOWN_TIMEOUT_MS);
     force.unref();
     void stack.close().finally(() => {
-      if (readyFileWritten && args.readyFile !== undefined) rmSync(args.readyFile, { force: true });
+      if (readyFileWritten) rmSync(args.readyFile, { force: true });
       out(dim('Stopped.'));
       process.exit(0);
     });
@@ -249,7 +306,10 @@ async function main(argv: string[]): Promise<void> {
   const options: LocalStackOptions = {
     port: args.port,
     secrets,
-    simulatorPort: SIMULATOR_PORT,
+    simulatorPort: args.simulatorPort ?? SIMULATOR_PORT,
+    secretsManagerPort: args.secretsManagerPort,
+    eventsPort: args.eventsPort,
+    simulatorPortFallback: args.simulatorPort === undefined,
     retryScale: 1,
     logLevel: args.verbose ? 'info' : 'warn',
     logWrite: (line) => process.stderr.write(`${dim(line)}\n`),
@@ -270,14 +330,12 @@ async function main(argv: string[]): Promise<void> {
     shutdown();
     return;
   }
-  if (args.readyFile !== undefined) {
-    try {
-      writeReadyFile(args.readyFile, stack);
-      readyFileWritten = true;
-    } catch (error) {
-      await stack.close();
-      throw error;
-    }
+  try {
+    writeReadyFile(args.readyFile, stack);
+    readyFileWritten = true;
+  } catch (error) {
+    await stack.close();
+    throw error;
   }
   printBanner(stack, readyMs, args, generatedSecret);
   if (args.slackLog !== undefined && !stack.slack) process.stderr.write(`${yellow('note:')} --slack-log only records calls to the local Slack server; it is not used with a real Slack.\n`);

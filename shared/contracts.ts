@@ -44,6 +44,8 @@ export const ENV = {
   powertoolsLogLevel: 'POWERTOOLS_LOG_LEVEL',
   awsEndpointDynamodb: 'AWS_ENDPOINT_URL_DYNAMODB',
   awsEndpointSqs: 'AWS_ENDPOINT_URL_SQS',
+  /** The SDK's own service-specific endpoint variable (read from process.env by every Secrets Manager client). */
+  awsEndpointSecretsManager: 'AWS_ENDPOINT_URL_SECRETS_MANAGER',
   awsRegion: 'AWS_REGION',
   /** Secrets Manager ARN of the Slack app's signing secret (verifies /slack/commands and /slack/interactions). */
   slackSigningSecretSecretArn: 'SLACK_SIGNING_SECRET_SECRET_ARN',

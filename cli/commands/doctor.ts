@@ -17,14 +17,19 @@ import { SECRET_PLACEHOLDER } from '../../shared/secrets';
 import { checkSlackAuth, fixForSlackError, isBotInChannel } from '../slack-checks';
 import { buildContext, formatAge, parse, positiveNumber, str, AWS_OPTIONS, type CommandContext, type OptionSpec } from '../args';
 import { dynamoClient, endpointFor, secretsClient, sqsClient, STACK_OUTPUTS } from '../aws';
+import { TABLE } from '../../shared/contracts';
 import { aws, explainError, UsageError } from '../errors';
 import type { CliIo } from '../io';
 import { LOCAL_SLACK_TOKEN } from '../ready-file';
 import type { CommandResult } from '../result';
-import { queueDepth } from './dlq';
+import { queueDepth } from './dlq/queue';
 import { readSecret } from './secrets';
 
 export type CheckStatus = 'ok' | 'fail' | 'warn' | 'skip';
+
+/** A copy-pasteable command line for the given words (CommandContext.hint: same stack flags). */
+export type Hint = (words: string) => string;
+const plainHint: Hint = (words) => `npx bridge ${words}`;
 
 export interface Check {
   id: string;
@@ -36,7 +41,6 @@ export interface Check {
 
 export const DEFAULT_SILENCE_HOURS = 26;
 const HTTP_TIMEOUT_MS = 10_000;
-const DELIVERY_PREFIX = 'delivery#';
 const MAX_SCAN_PAGES = 1_000;
 
 const MARK: Record<CheckStatus, string> = { ok: '✓', fail: '✗', warn: '!', skip: '-' };
@@ -78,10 +82,10 @@ export function checkSingleSecret(id: string, title: string, text: string | unde
 }
 
 /** Signing secrets must be a JSON array of non-empty strings. */
-export function checkSigningSecret(text: string | undefined): { check: Check; value: string[] | undefined } {
+export function checkSigningSecret(text: string | undefined, hint: Hint = plainHint): { check: Check; value: string[] | undefined } {
   const id = 'secret.signing';
   const title = 'signing secrets';
-  const setCommand = 'bridge secrets signing add --value-stdin   (the secret the service showed when the webhook was created)';
+  const setCommand = `${hint('secrets signing add --value-stdin')}   (the secret the service showed when the webhook was created)`;
   const trimmed = text?.trim() ?? '';
   if (trimmed === '') return { check: fail(id, title, 'not set (no value)', setCommand), value: undefined };
   if (trimmed === SECRET_PLACEHOLDER) return { check: fail(id, title, `not set (still ${SECRET_PLACEHOLDER})`, setCommand), value: undefined };
@@ -92,17 +96,17 @@ export function checkSigningSecret(text: string | undefined): { check: Check; va
     parsed = undefined;
   }
   if (!Array.isArray(parsed)) {
-    return { check: fail(id, title, 'not a JSON array of strings', 'put e.g. ["whsec_…"] in it (`bridge secrets signing add` writes the right format)'), value: undefined };
+    return { check: fail(id, title, 'not a JSON array of strings', `put e.g. ["whsec_…"] in it (\`${hint('secrets signing add --value-stdin')}\` writes the right format)`), value: undefined };
   }
   if (parsed.length === 0) return { check: fail(id, title, 'empty list', setCommand), value: undefined };
   if (parsed.some((item) => typeof item !== 'string' || item.trim() === '')) {
-    return { check: fail(id, title, 'holds an empty or non-string entry', 'rewrite it as a JSON array of non-empty strings (`bridge secrets signing list` / `remove`)'), value: undefined };
+    return { check: fail(id, title, 'holds an empty or non-string entry', `rewrite it as a JSON array of non-empty strings (\`${hint('secrets signing list')}\`, then \`${hint('secrets signing remove --index N')}\`)`), value: undefined };
   }
   const secrets = (parsed as string[]).map((item) => item.trim());
   return { check: ok(id, title, `${secrets.length} secret(s) set`), value: secrets };
 }
 
-export async function checkReadApi(baseUrl: string, apiKey: string, fetchFn: typeof fetch): Promise<Check> {
+export async function checkReadApi(baseUrl: string, apiKey: string, fetchFn: typeof fetch, hint: Hint = plainHint): Promise<Check> {
   const id = 'read-api';
   const title = 'read-API key works';
   try {
@@ -110,7 +114,7 @@ export async function checkReadApi(baseUrl: string, apiKey: string, fetchFn: typ
     const projects = await client.listProjects();
     return ok(id, title, `GET /v1/projects answered ${projects.length} project(s)`);
   } catch (err) {
-    const fixKey = 'create a read key on the service\'s Developers page (plan Grow or above) and run `bridge secrets set read-api-key --value-stdin`';
+    const fixKey = `create a read key on the service's Developers page (plan Grow or above) and run \`${hint('secrets set read-api-key --value-stdin')}\``;
     if (err instanceof ReadApiError && (err.status === 401 || err.status === 403)) {
       return fail(id, title, `the key is rejected (HTTP ${err.status}${err.code !== null ? ` ${err.code}` : ''})`, fixKey);
     }
@@ -142,14 +146,14 @@ export async function checkSlack(token: string, slackApiUrl: string | undefined,
   return checks;
 }
 
-export async function checkDlq(sqs: SQSClient, dlqUrl: string, endpoint: string | undefined): Promise<Check> {
+export async function checkDlq(sqs: SQSClient, dlqUrl: string, endpoint: string | undefined, hint: Hint = plainHint): Promise<Check> {
   const id = 'dlq';
   const title = 'DLQ empty';
   try {
     const depth = await queueDepth(sqs, { url: dlqUrl, endpoint });
     const total = depth.visible + depth.inFlight + depth.delayed;
     if (total === 0) return ok(id, title, 'no message');
-    return fail(id, title, `${total} message(s) waiting (${depth.visible} visible, ${depth.inFlight} in flight)`, 'look with `bridge dlq peek`, fix the cause (see the digest logs), then `bridge dlq replay`');
+    return fail(id, title, `${total} message(s) waiting (${depth.visible} visible, ${depth.inFlight} in flight)`, `look with \`${hint('dlq peek')}\`, fix the cause (see the digest logs), then \`${hint('dlq replay')}\``);
   } catch (err) {
     const { detail, fix } = errorText(err);
     return fail(id, title, detail, fix);
@@ -165,14 +169,15 @@ export async function lastAcceptedAt(dynamo: DynamoDBClient, tableName: string, 
     const result = await dynamo.send(
       new ScanCommand({
         TableName: tableName,
-        FilterExpression: 'begins_with(pk, :prefix) AND attribute_exists(accepted_at)',
-        ExpressionAttributeValues: { ':prefix': { S: DELIVERY_PREFIX } },
-        ProjectionExpression: 'pk, accepted_at',
+        FilterExpression: 'begins_with(#pk, :prefix) AND attribute_exists(#accepted)',
+        ExpressionAttributeNames: { '#pk': TABLE.partitionKey, '#accepted': TABLE.acceptedAtAttribute },
+        ExpressionAttributeValues: { ':prefix': { S: TABLE.prefixes.delivery } },
+        ProjectionExpression: '#pk, #accepted',
         ...(startKey !== undefined ? { ExclusiveStartKey: startKey } : {}),
       }),
     );
     for (const item of result.Items ?? []) {
-      const value = item['accepted_at']?.S;
+      const value = item[TABLE.acceptedAtAttribute]?.S;
       const ms = value === undefined ? Number.NaN : Date.parse(value);
       if (!Number.isNaN(ms) && ms > latestMs) {
         latestMs = ms;
@@ -193,13 +198,14 @@ export async function checkLastDelivery(
   now: number,
   endpoint: string | undefined,
   onPage?: (pages: number) => void,
+  hint: Hint = plainHint,
 ): Promise<Check> {
   const id = 'last-delivery';
   const title = 'recent delivery';
   try {
     const latest = await aws({ service: 'DynamoDB', resource: tableName, ...(endpoint !== undefined ? { endpoint } : {}) }, () => lastAcceptedAt(dynamo, tableName, onPage));
     if (latest === undefined) {
-      return warn(id, title, 'no accepted delivery on record (records expire after DEDUP_RETENTION_DAYS, default 3)', 'check the webhook is registered with the service and active; send one with `bridge send run.completed`');
+      return warn(id, title, 'no accepted delivery on record (records expire after DEDUP_RETENTION_DAYS, default 3)', `check the webhook is registered with the service and active; send one with \`${hint('trigger run.completed')}\``);
     }
     const ageMs = now - Date.parse(latest);
     const detail = `last accepted ${formatAge(ageMs)} ago (${latest})`;
@@ -312,8 +318,8 @@ async function planStack(ctx: CommandContext): Promise<Plan | { ready: false; ch
       }
     };
     const singles: [keyof SecretValues, string, string, string, string][] = [
-      ['readApiKey', 'secret.read-api-key', 'read-API key', STACK_OUTPUTS.readApiKeySecretArn, 'bridge secrets set read-api-key --value-stdin'],
-      ['slackToken', 'secret.slack-token', 'Slack token', STACK_OUTPUTS.slackTokenSecretArn, 'bridge secrets set slack-token --value-stdin   (the bot token, xoxb-…)'],
+      ['readApiKey', 'secret.read-api-key', 'read-API key', STACK_OUTPUTS.readApiKeySecretArn, ctx.hint('secrets set read-api-key --value-stdin')],
+      ['slackToken', 'secret.slack-token', 'Slack token', STACK_OUTPUTS.slackTokenSecretArn, `${ctx.hint('secrets set slack-token --value-stdin')}   (the bot token, xoxb-…)`],
     ];
     for (const [key, id, title, output, setCommand] of singles) {
       const got = await read(output);
@@ -329,7 +335,7 @@ async function planStack(ctx: CommandContext): Promise<Plan | { ready: false; ch
     const signing = await read(STACK_OUTPUTS.signingSecretsSecretArn);
     if ('status' in signing) checks.push({ ...signing, id: 'secret.signing', title: 'signing secrets' });
     else {
-      const { check, value } = checkSigningSecret(signing.text);
+      const { check, value } = checkSigningSecret(signing.text, ctx.hint);
       checks.push(check);
       secrets.signingSecrets = value;
     }
@@ -382,7 +388,7 @@ export async function doctorCommand(argv: readonly string[], io: CliIo): Promise
     progress.update('checking the read API…');
     if (plan.secrets.readApiKey === undefined) add(skip('read-api', 'read-API key works', 'needs the read-API key'));
     else if (readApiBaseUrl === undefined) add(fail('read-api', 'read-API key works', `no read-API base URL (stack output ${STACK_OUTPUTS.readApiBaseUrl}, or simulatorUrl in the ready file)`, 'pass --read-api-url or redeploy the stack with the output'));
-    else add(await checkReadApi(readApiBaseUrl, plan.secrets.readApiKey, ctx.fetch));
+    else add(await checkReadApi(readApiBaseUrl, plan.secrets.readApiKey, ctx.fetch, ctx.hint));
 
     progress.update('checking Slack…');
     if (plan.secrets.slackToken === undefined) {
@@ -401,7 +407,7 @@ export async function doctorCommand(argv: readonly string[], io: CliIo): Promise
     else {
       const sqs = sqsClient(ctx.settings);
       try {
-        add(await checkDlq(sqs, plan.dlqUrl, endpointFor(ctx.settings, 'sqs')));
+        add(await checkDlq(sqs, plan.dlqUrl, endpointFor(ctx.settings, 'sqs'), ctx.hint));
       } finally {
         sqs.destroy();
       }
@@ -415,6 +421,7 @@ export async function doctorCommand(argv: readonly string[], io: CliIo): Promise
         add(
           await checkLastDelivery(dynamo, plan.tableName, silenceHours, ctx.now(), endpointFor(ctx.settings, 'dynamodb'), (pages) =>
             progress.update(`scanning delivery records… page ${pages}`),
+            ctx.hint,
           ),
         );
       } finally {

@@ -9,21 +9,30 @@ import {
   ResourceNotFoundException,
   type SecretsManagerClient,
 } from '@aws-sdk/client-secrets-manager';
+import { createHash } from 'node:crypto';
 import { SECRET_PLACEHOLDER } from '../../shared/secrets';
 import { bool, buildContext, int, parse, str, AWS_OPTIONS, type OptionSpec } from '../args';
 import { endpointFor, secretsClient, STACK_OUTPUTS } from '../aws';
 import { aws, CliError, explainError, UsageError, type ErrorContext } from '../errors';
 import type { CliIo, Output } from '../io';
+import { needLocal, type LocalReady } from '../ready-file';
 import type { CommandResult } from '../result';
 
-export const ROTATION_NOTE =
-  'the service signs each webhook with the secret it showed when the webhook was created: to rotate, create a new webhook with the service, ' +
-  '`bridge secrets signing add` its secret, delete the old webhook, then `bridge secrets signing remove` the old secret (spec §5.5). ' +
-  'The ingest function picks the change up within its secrets cache time (SECRETS_CACHE_SECONDS, default 5 min).';
+/** How rotation works, with commands for the same stack. */
+export function rotationNote(hint: (words: string) => string): string {
+  return (
+    'the service signs each webhook with the secret it showed when the webhook was created: to rotate, create a new webhook with the service, ' +
+    `\`${hint('secrets signing add --value-stdin')}\` its secret, delete the old webhook, then \`${hint('secrets signing remove --index N')}\` the old secret. ` +
+    'The ingest function picks the change up within its secrets cache time (SECRETS_CACHE_SECONDS: 5 min deployed, 2 s on the local stack).'
+  );
+}
 
-/** "abcd… (32 chars)": enough to tell secrets apart, never enough to use one. */
+/**
+ * "sha256:3f9a1c2b": the first 8 hex digits of the secret's SHA-256. Tells secrets apart even when
+ * they share a prefix (every signing secret starts with whsec_), and reveals nothing usable.
+ */
 export function fingerprint(secret: string): string {
-  return `${secret.slice(0, 4)}… (${secret.length} chars)`;
+  return `sha256:${createHash('sha256').update(secret, 'utf8').digest('hex').slice(0, 8)}`;
 }
 
 export interface SecretRef {
@@ -103,6 +112,15 @@ const SINGLE_SECRETS = {
   'slack-token': { output: STACK_OUTPUTS.slackTokenSecretArn, what: 'Slack bot token' },
 } as const;
 
+/** The id of the secret in the local stack's Secrets Manager server, from its ready file. */
+function localSecretId(local: LocalReady, name: keyof typeof SINGLE_SECRETS | undefined): string {
+  if (local.secretsManagerEndpoint === undefined) {
+    throw new CliError(`the local stack of ${local.path} runs without a Secrets Manager server`, 'restart it with the current `npm start` (it serves one), or pass --secret-id and --endpoint-secretsmanager', 'bad_ready_file');
+  }
+  const id = name === 'read-api-key' ? local.readApiKeySecretId : name === 'slack-token' ? local.slackTokenSecretId : local.signingSecretsSecretId;
+  return needLocal(local, id, name === undefined ? 'signingSecretsSecretId' : name === 'read-api-key' ? 'readApiKeySecretId' : 'slackTokenSecretId');
+}
+
 function printSigning(out: Output, secrets: readonly string[]): void {
   if (secrets.length === 0) out.say('no signing secret set');
   secrets.forEach((secret, i) => out.say(`[${i + 1}] ${fingerprint(secret)}`));
@@ -124,9 +142,6 @@ export async function secretsCommand(argv: readonly string[], io: CliIo): Promis
     throw new UsageError(first === undefined ? 'secrets needs a subcommand: set or signing' : `unknown secrets subcommand "${first}"`, 'secrets');
   }
   const parsed = parse(command, rest, SECRETS_OPTIONS);
-  if (parsed.values['local'] !== undefined) {
-    throw new UsageError('the local stack takes its secrets from its ready file and environment, not Secrets Manager; --local does not apply', command);
-  }
 
   const valueFlag = str(parsed, 'value');
   const fromStdin = bool(parsed, 'value-stdin') || valueFlag === '-';
@@ -160,7 +175,7 @@ export async function secretsCommand(argv: readonly string[], io: CliIo): Promis
   const out = ctx.out;
   const output = name !== undefined ? SINGLE_SECRETS[name].output : STACK_OUTPUTS.signingSecretsSecretArn;
   const ref: SecretRef = {
-    id: str(parsed, 'secret-id') ?? (await ctx.stack.require(output, '--secret-id')),
+    id: str(parsed, 'secret-id') ?? (ctx.local !== undefined ? localSecretId(ctx.local, name) : await ctx.stack.require(output, '--secret-id')),
     endpoint: endpointFor(ctx.settings, 'secretsmanager'),
   };
   const sm = secretsClient(ctx.settings);
@@ -194,23 +209,23 @@ export async function secretsCommand(argv: readonly string[], io: CliIo): Promis
       const versionId = await writeSecret(sm, ref, JSON.stringify(next));
       out.say(`✓ added ${fingerprint(secret)}; ${next.length} signing secret(s) live:`);
       printSigning(out, next);
-      out.warn(ROTATION_NOTE);
+      out.warn(rotationNote(ctx.hint));
       return { exitCode: 0, json: { secretId: ref.id, changed: true, versionId: versionId ?? null, added: fingerprint(secret), secrets: list(next) } };
     }
 
     // remove
     let position: number;
     if (index !== undefined) {
-      if (index > current.length) throw new CliError(`there is no signing secret [${index}]; ${current.length} are set`, 'see `bridge secrets signing list`', 'not_found');
+      if (index > current.length) throw new CliError(`there is no signing secret [${index}]; ${current.length} are set`, `see \`${ctx.hint('secrets signing list')}\``, 'not_found');
       position = index - 1;
     } else {
       position = current.indexOf((value ?? '').trim());
-      if (position < 0) throw new CliError('that signing secret is not in the list', 'see `bridge secrets signing list` for fingerprints, or use --index N', 'not_found');
+      if (position < 0) throw new CliError('that signing secret is not in the list', `see \`${ctx.hint('secrets signing list')}\` for fingerprints, or use --index N`, 'not_found');
     }
     if (current.length <= 1) {
       throw new CliError(
         'refusing to remove the last signing secret: every delivery would then be rejected',
-        'add the new webhook\'s secret first (`bridge secrets signing add`), then remove the old one',
+        `add the new webhook's secret first (\`${ctx.hint('secrets signing add --value-stdin')}\`), then remove the old one`,
         'last_secret',
       );
     }
@@ -219,7 +234,7 @@ export async function secretsCommand(argv: readonly string[], io: CliIo): Promis
     const versionId = await writeSecret(sm, ref, JSON.stringify(next));
     out.say(`✓ removed ${fingerprint(removed)}; ${next.length} signing secret(s) live:`);
     printSigning(out, next);
-    out.warn(ROTATION_NOTE);
+    out.warn(rotationNote(ctx.hint));
     return { exitCode: 0, json: { secretId: ref.id, changed: true, versionId: versionId ?? null, removed: fingerprint(removed), secrets: list(next) } };
   } finally {
     sm.destroy();

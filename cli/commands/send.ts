@@ -7,10 +7,13 @@
 import { randomUUID } from 'node:crypto';
 import { HANDLED_EVENT_TYPES, type HandledEventType, type WebhookEvent } from '../../shared/events';
 import { signPayload } from '../../shared/signature';
-import { buildContext, int, parse, str, type OptionSpec } from '../args';
+import { DEFAULT_SIGNATURE_TOLERANCE_SECONDS } from '../../shared/contracts';
+import { buildContext, int, parse, str, suggest, type CommandContext, type OptionSpec, type Parsed } from '../args';
+import { secretsClient } from '../aws';
+import { parseSigningSecrets, readSecret } from './secrets';
 import { networkCode, UsageError } from '../errors';
 import type { CliIo } from '../io';
-import { needLocal } from '../ready-file';
+import { needLocal, type LocalReady } from '../ready-file';
 import type { CommandResult } from '../result';
 
 export const USER_AGENT = 'Service-Webhooks/1';
@@ -111,11 +114,42 @@ export const SEND_OPTIONS: OptionSpec = {
   'delivery-id': { type: 'string' },
 };
 
+/**
+ * The signing secret of the local stack: the first one its Secrets Manager holds now (so a rotation
+ * with `bridge secrets signing …` is followed), else the one in the ready file.
+ */
+export async function liveLocalSecret(ctx: CommandContext, local: LocalReady): Promise<string> {
+  if (local.secretsManagerEndpoint !== undefined && local.signingSecretsSecretId !== undefined) {
+    const sm = secretsClient(ctx.settings);
+    try {
+      const live = parseSigningSecrets(await readSecret(sm, { id: local.signingSecretsSecretId, endpoint: local.secretsManagerEndpoint }));
+      if (live[0] !== undefined) return live[0];
+    } finally {
+      sm.destroy();
+    }
+  }
+  return needLocal(local, local.signingSecrets[0], 'secrets (signing secret)');
+}
+
+/** `--version` is the draft's version number: a whole number from 1, like `--answers`. */
+function versionOption(parsed: Parsed): string | undefined {
+  const version = int(parsed, 'version', 1, Number.MAX_SAFE_INTEGER);
+  return version === undefined ? undefined : String(version);
+}
+
+/** "signed 400 s in the future", plus whether the default tolerance refuses it. */
+function ageNote(ageSeconds: number): string {
+  if (ageSeconds === 0) return '';
+  const when = ageSeconds > 0 ? 'ago' : 'in the future';
+  const outside = Math.abs(ageSeconds) > DEFAULT_SIGNATURE_TOLERANCE_SECONDS ? ` (outside the default ${DEFAULT_SIGNATURE_TOLERANCE_SECONDS} s tolerance: expect 401)` : '';
+  return `  signed ${Math.abs(ageSeconds)} s ${when}${outside}`;
+}
+
 export async function sendCommand(argv: readonly string[], io: CliIo): Promise<CommandResult> {
   const parsed = parse('send', argv, SEND_OPTIONS);
   const [type, ...extra] = parsed.positionals;
   if (type === undefined) throw new UsageError('send needs an event type: run.completed or draft.ready', 'send');
-  if (!(HANDLED_EVENT_TYPES as readonly string[]).includes(type)) throw new UsageError(`unknown event type "${type}": use run.completed or draft.ready`, 'send');
+  if (!(HANDLED_EVENT_TYPES as readonly string[]).includes(type)) throw new UsageError(`unknown event type "${type}": use one of ${HANDLED_EVENT_TYPES.join(', ')}${suggest(type, HANDLED_EVENT_TYPES)}`, 'send');
   if (extra.length > 0) throw new UsageError(`unexpected argument "${extra[0] ?? ''}"`, 'send');
   const eventType = type as HandledEventType;
   if (eventType === 'run.completed' && (parsed.values['asset'] !== undefined || parsed.values['version'] !== undefined)) {
@@ -125,10 +159,11 @@ export async function sendCommand(argv: readonly string[], io: CliIo): Promise<C
     throw new UsageError('--run and --answers apply to run.completed', 'send');
   }
 
+  const version = versionOption(parsed);
   const ctx = await buildContext(parsed, io);
   const local = ctx.local;
   const url = str(parsed, 'url') ?? (local !== undefined ? needLocal(local, local.webhookUrl, 'webhookUrl') : undefined);
-  const secret = str(parsed, 'secret') ?? (local !== undefined ? needLocal(local, local.signingSecrets[0], 'secrets (signing secret)') : undefined);
+  const secret = str(parsed, 'secret') ?? (local !== undefined ? await liveLocalSecret(ctx, local) : undefined);
   const projectId = str(parsed, 'project') ?? local?.projectIds[0];
   if (url === undefined) throw new UsageError('--url is required (or --local READY_FILE)', 'send');
   if (secret === undefined) throw new UsageError('--secret is required (or --local READY_FILE)', 'send');
@@ -149,14 +184,14 @@ export async function sendCommand(argv: readonly string[], io: CliIo): Promise<C
     projectId,
     runId: str(parsed, 'run'),
     assetId: str(parsed, 'asset'),
-    version: str(parsed, 'version'),
+    version,
     answers,
     deliveryId: str(parsed, 'delivery-id'),
     createdAt: new Date(signedAtFor() * 1000),
   });
 
   const out = ctx.out;
-  out.say(`POST ${url}  ${delivery.event.type}  delivery ${delivery.event.id}${ageSeconds !== 0 ? `  signed ${ageSeconds} s ${ageSeconds > 0 ? 'in the past' : 'in the future'}` : ''}`);
+  out.say(`POST ${url}  ${delivery.event.type}  delivery ${delivery.event.id}${ageNote(ageSeconds)}`);
   const attempts: Attempt[] = [];
   for (let i = 0; i <= duplicates; i++) {
     const signedAt = signedAtFor();

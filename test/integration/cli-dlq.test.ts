@@ -333,9 +333,9 @@ describe('bridge dlq replay with selectors (receive → send → delete)', () =>
     expect(await depth(pair.queueUrl)).toEqual({ visible: 0, inFlight: 0 });
   });
 
-  it('no match moves nothing and ends', async () => {
+  it('no match moves nothing and exits 1', async () => {
     const { moved, left, exit } = await replayWith(['--event-id', 'nope']);
-    expect(exit).toBe(0);
+    expect(exit).toBe(1);
     expect(moved).toEqual([]);
     expect(left).toBe(5);
   });

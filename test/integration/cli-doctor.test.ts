@@ -166,7 +166,7 @@ describe('bridge doctor', () => {
     expect(code).toBe(1);
     expect(status(checks)).toMatchObject({ 'secret.slack-token': 'fail', 'slack.auth': 'skip', 'read-api': 'ok' });
     expect(text).toContain('✗ Slack token: not set (still PLACEHOLDER)');
-    expect(text).toContain('fix: bridge secrets set slack-token --value-stdin');
+    expect(text).toContain('fix: npx bridge secrets set slack-token --value-stdin');
     expect(text).toMatch(/1 check\(s\) failed/);
   });
 
@@ -183,7 +183,7 @@ describe('bridge doctor', () => {
     expect(code).toBe(1);
     expect(status(checks)['read-api']).toBe('fail');
     expect(text).toContain('✗ read-API key works: the key is rejected (HTTP 401 unauthorized)');
-    expect(text).toContain('bridge secrets set read-api-key');
+    expect(text).toContain('npx bridge secrets set read-api-key --value-stdin');
     expect(text).not.toContain('wrong-key');
   });
 
@@ -261,7 +261,7 @@ describe('bridge doctor', () => {
     const s = await setup();
     await accepted(s.tableName, 60_000);
     const ready = join(tmp, `ready-${counter}.json`);
-    // The shape `npm start -- --ready-file FILE` writes (local/stack.ts).
+    // The shape `npm start` writes (local/ready-info.ts).
     const info: ReadyInfo = {
       webhookUrl: 'http://127.0.0.1:9/webhook',
       secrets: ['whsec_local'],
@@ -278,6 +278,12 @@ describe('bridge doctor', () => {
       slackChannel: '#bridge',
       region: 'us-east-1',
       pid: process.pid,
+      secretsManagerEndpoint: null,
+      signingSecretsSecretId: null,
+      readApiKeySecretId: null,
+      slackTokenSecretId: null,
+      eventsUrl: null,
+      ports: { webhook: 9, simulator: null, sqs: 0, dynamodb: 0, secretsManager: null, slack: null, events: null },
     };
     writeFileSync(ready, JSON.stringify(info));
     // No describeStack given: --local must not touch CloudFormation or Secrets Manager. The local

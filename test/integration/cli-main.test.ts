@@ -46,13 +46,41 @@ describe('help and usage', () => {
     expect(io.stderr.text()).toContain('error: unknown command "frobnicate"');
     const opt = bufferIo();
     expect(await run(['doctor', '--colour'], opt)).toBe(2);
-    expect(opt.stderr.text()).toBe("error: Unknown option '--colour'.\nrun `bridge doctor --help` for usage\n");
+    expect(opt.stderr.text()).toBe('error: unknown option --colour\nrun `bridge doctor --help` for usage\n');
+  });
+
+  it('suggests the nearest command, sub-command, option and event type', async () => {
+    const cases: [string[], string][] = [
+      [['dlqq'], 'unknown command "dlqq" (did you mean dlq?)'],
+      [['dlq', 'peeek'], 'unknown dlq subcommand "peeek" (did you mean peek?)'],
+      [['dlq', 'peek', '--maxx', '3'], 'unknown option --maxx (did you mean --max?)'],
+      [['dlq', 'replay', '--type', 'run.finished'], '--type must be one of run.completed, draft.ready, got "run.finished"'],
+      [['send', 'run.complete'], 'unknown event type "run.complete": use one of run.completed, draft.ready (did you mean run.completed?)'],
+      [['send', 'draft.ready', '--version', 'abc'], '--version must be a whole number, got "abc"'],
+    ];
+    for (const [argv, message] of cases) {
+      const io = bufferIo();
+      expect(await run(argv, io)).toBe(2);
+      expect(io.stderr.text()).toContain(`error: ${message}\n`);
+    }
+  });
+
+  it('--version prints the package version; completion prints a script', async () => {
+    const io = bufferIo();
+    expect(await run(['--version'], io)).toBe(0);
+    expect(io.stdout.text()).toMatch(/^\d+\.\d+\.\d+\n$/);
+    const bash = bufferIo();
+    expect(await run(['completion', 'bash'], bash)).toBe(0);
+    expect(bash.stdout.text()).toContain('complete -F _bridge bridge');
+    const bad = bufferIo();
+    expect(await run(['completion', 'fish'], bad)).toBe(2);
+    expect(bad.stderr.text()).toContain('completion needs a shell: bash or zsh, got "fish"');
   });
 
   it('--json usage errors are one JSON document on stdout', async () => {
     const io = bufferIo();
     expect(await run(['send', 'nope', '--json'], io)).toBe(2);
-    expect(JSON.parse(io.stdout.text())).toEqual({ ok: false, error: { code: 'usage', message: 'unknown event type "nope": use run.completed or draft.ready' } });
+    expect(JSON.parse(io.stdout.text())).toEqual({ ok: false, error: { code: 'usage', message: 'unknown event type "nope": use one of run.completed, draft.ready' } });
   });
 
   it('durations', () => {

@@ -73,7 +73,7 @@ describe('bridge secrets set', () => {
     expect(await run(['secrets', 'set', 'read-api-key', '--value', '  rk_live_abcdef123456  ', ...sm_(id)], out)).toBe(0);
     expect(server.currentValue(id)).toBe('rk_live_abcdef123456');
     expect(out.stdout.text()).toContain('✓ read-API key set');
-    expect(out.stdout.text()).toContain('rk_l… (20 chars)');
+    expect(out.stdout.text()).toContain('sha256:'+'64d950e8');
     expect(out.stdout.text() + out.stderr.text()).not.toContain('rk_live_abcdef123456');
   });
 
@@ -87,7 +87,7 @@ describe('bridge secrets set', () => {
     expect(server.currentValue(id)).toBe('xoxp-user-token');
     expect(out.stderr.text()).toContain('xoxb-');
     const doc = JSON.parse(out.stdout.text()) as { secret: string; secretId: string; fingerprint: string };
-    expect(doc).toMatchObject({ secret: 'slack-token', secretId: id, fingerprint: 'xoxp… (15 chars)' });
+    expect(doc).toMatchObject({ secret: 'slack-token', secretId: id, fingerprint: 'sha256:12746170' });
   });
 
   it('takes the secret ARN from the stack outputs', async () => {
@@ -104,7 +104,6 @@ describe('bridge secrets set', () => {
       ['secrets', 'set', 'read-api-key', '--value', 'PLACEHOLDER', ...sm_(id)],
       ['secrets', 'set', 'read-api-key', ...sm_(id)],
       ['secrets', 'set', 'other', '--value', 'x', ...sm_(id)],
-      ['secrets', 'set', 'read-api-key', '--value', 'x', '--local', 'ready.json'],
       ['secrets', 'bogus'],
       ['secrets', 'signing', 'rotate'],
       ['secrets', 'signing', 'remove', ...sm_(id)],
@@ -150,13 +149,13 @@ describe('bridge secrets signing', () => {
 
     const listed = io();
     expect(await run(['secrets', 'signing', 'list', ...sm_(id)], listed)).toBe(0);
-    expect(listed.stdout.text()).toBe('[1] whse… (24 chars)\n[2] whse… (32 chars)\n');
+    expect(listed.stdout.text()).toBe('[1] sha256:ac2e9c6f\n[2] sha256:0be8d748\n');
     const listedJson = io();
     expect(await run(['secrets', 'signing', 'list', ...sm_(id), '--json'], listedJson)).toBe(0);
     const doc = JSON.parse(listedJson.stdout.text()) as { secrets: { index: number; fingerprint: string; length: number }[] };
     expect(doc.secrets).toEqual([
-      { index: 1, fingerprint: 'whse… (24 chars)', length: 24 },
-      { index: 2, fingerprint: 'whse… (32 chars)', length: 32 },
+      { index: 1, fingerprint: 'sha256:ac2e9c6f', length: 24 },
+      { index: 2, fingerprint: 'sha256:0be8d748', length: 32 },
     ]);
     for (const out of [added, again, listed, listedJson]) {
       expect(out.stdout.text() + out.stderr.text()).not.toContain(first);

@@ -1,0 +1,81 @@
+/** What every `bridge dlq` sub-command needs: its options, the queues it works on, a table printer. */
+import type { SQSClient } from '@aws-sdk/client-sqs';
+import { buildContext, formatAge, parse, str, AWS_OPTIONS, type CommandContext, type OptionSpec, type Parsed } from '../../args';
+import { endpointFor, sqsClient, STACK_OUTPUTS } from '../../aws';
+import { UsageError } from '../../errors';
+import type { CliIo, Output } from '../../io';
+import { needLocal } from '../../ready-file';
+import type { DlqMessage, QueueRef } from './queue';
+
+/** Options every dlq sub-command takes: where the queues are. */
+export const QUEUE_OPTIONS: OptionSpec = {
+  ...AWS_OPTIONS,
+  endpoint: { type: 'string' },
+  'queue-url': { type: 'string' },
+  'dlq-url': { type: 'string' },
+};
+
+export interface DlqSession {
+  parsed: Parsed;
+  ctx: CommandContext;
+  sqs: SQSClient;
+  dlq: () => Promise<QueueRef>;
+  source: () => Promise<QueueRef>;
+}
+
+/** Parses a sub-command's flags (no positionals) into a parse result. */
+export function parseSub(sub: string, argv: readonly string[], options: OptionSpec): Parsed {
+  const command = `dlq ${sub}`;
+  const parsed = parse(command, argv, { ...QUEUE_OPTIONS, ...options });
+  if (parsed.positionals.length > 0) throw new UsageError(`unexpected argument "${parsed.positionals[0] ?? ''}"`, command);
+  return parsed;
+}
+
+/** Opens the SQS client and the queue lookups of a sub-command; call `sqs.destroy()` when done. */
+export async function openSession(parsed: Parsed, io: CliIo): Promise<DlqSession> {
+  const endpoint = str(parsed, 'endpoint');
+  const ctx = await buildContext(parsed, io, endpoint !== undefined ? { sqs: endpoint } : {});
+  const sqs = sqsClient(ctx.settings);
+  const sqsEndpoint = endpointFor(ctx.settings, 'sqs');
+  const resolve = async (flag: string, local: 'queueUrl' | 'dlqUrl', output: string): Promise<QueueRef> => {
+    const given = str(parsed, flag);
+    if (given !== undefined) return { url: given, endpoint: sqsEndpoint };
+    if (ctx.local !== undefined) return { url: needLocal(ctx.local, ctx.local[local], local), endpoint: sqsEndpoint };
+    return { url: await ctx.stack.require(output, `--${flag}`), endpoint: sqsEndpoint };
+  };
+  return {
+    parsed,
+    ctx,
+    sqs,
+    dlq: () => resolve('dlq-url', 'dlqUrl', STACK_OUTPUTS.dlqUrl),
+    source: () => resolve('queue-url', 'queueUrl', STACK_OUTPUTS.queueUrl),
+  };
+}
+
+/** Runs a sub-command body with a session, always closing the SQS client. */
+export async function withSession<T>(parsed: Parsed, io: CliIo, body: (session: DlqSession) => Promise<T>): Promise<T> {
+  const session = await openSession(parsed, io);
+  try {
+    return await body(session);
+  } finally {
+    session.sqs.destroy();
+  }
+}
+
+function row(cells: string[], widths: number[]): string {
+  return cells.map((cell, i) => (i === cells.length - 1 ? cell : cell.padEnd(widths[i] ?? 0))).join('  ').trimEnd();
+}
+
+export function printMessages(out: Output, messages: DlqMessage[]): void {
+  const header = ['EVENT ID', 'TYPE', 'PROJECT', 'AGE', 'RECEIVES'];
+  const rows = messages.map((m) => [
+    m.eventId ?? '?',
+    m.type ?? '?',
+    m.projectId ?? '-',
+    m.ageMs === undefined ? '?' : formatAge(m.ageMs),
+    m.receiveCount === undefined ? '?' : String(m.receiveCount),
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  out.say(row(header, widths));
+  for (const r of rows) out.say(row(r, widths));
+}

@@ -1,0 +1,186 @@
+/**
+ * `bridge tail`: deliveries, digests and failures as they happen. Local stack: the NDJSON stream
+ * `npm start` serves (eventsUrl in the ready file). Deployed stack: the two functions' CloudWatch
+ * log groups, polled with FilterLogEvents. `--json` prints each raw event as one JSON line.
+ * Runs until Ctrl-C (exit 0) or the stream ends.
+ */
+import { FilterLogEventsCommand, type CloudWatchLogsClient } from '@aws-sdk/client-cloudwatch-logs';
+import { AWS_OPTIONS, bool, buildContext, duration, parse, type CommandContext, type OptionSpec } from '../args';
+import { logsClient, STACK_OUTPUTS } from '../aws';
+import { colours } from '../colour';
+import { aws, CliError, UsageError } from '../errors';
+import type { CliIo } from '../io';
+import type { CommandResult } from '../result';
+
+export const TAIL_OPTIONS: OptionSpec = {
+  ...AWS_OPTIONS,
+  all: { type: 'boolean' },
+  since: { type: 'string' },
+  'endpoint-logs': { type: 'string' },
+};
+
+/** One log entry of either function, whatever its source. */
+export interface TailEvent {
+  at: number;
+  service: string;
+  level: string;
+  message: string;
+  fields: Record<string, unknown>;
+}
+
+export type TailKind = 'delivery' | 'digest' | 'failure' | 'other';
+
+const DELIVERY_MESSAGES = new Set(['delivery accepted', 'delivery rejected', 'duplicate delivery acknowledged', 'signed event of an unhandled type acknowledged']);
+const DIGEST_MESSAGES = new Set(['digest posted', 'draft notice posted']);
+
+export function classify(event: TailEvent): TailKind {
+  if (DELIVERY_MESSAGES.has(event.message)) return 'delivery';
+  if (DIGEST_MESSAGES.has(event.message)) return 'digest';
+  if (/^(warn|warning|error|critical)$/i.test(event.level)) return 'failure';
+  return 'other';
+}
+
+const SHOWN_FIELDS = ['deliveryId', 'eventId', 'type', 'projectId', 'reason', 'errorMessage', 'fix', 'replies'];
+
+export function formatEvent(event: TailEvent, paint: ReturnType<typeof colours>): string {
+  const kind = classify(event);
+  const time = new Date(event.at).toISOString().slice(11, 19);
+  const label = kind === 'digest' ? paint.green(kind.padEnd(8)) : kind === 'failure' ? paint.red(kind.padEnd(8)) : kind.padEnd(8);
+  const fields = SHOWN_FIELDS.filter((key) => event.fields[key] !== undefined && event.fields[key] !== null)
+    .map((key) => `${key}=${String(event.fields[key] as string | number)}`)
+    .join(' ');
+  return `${time} ${label} ${event.service.padEnd(6)} ${event.message}${fields === '' ? '' : `  ${fields}`}`;
+}
+
+function toTailEvent(raw: unknown, fallbackService: string, fallbackAt: number): TailEvent | undefined {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return undefined;
+  const { at, timestamp, service, level, message, fields, ...rest } = raw as Record<string, unknown>;
+  if (typeof message !== 'string') return undefined;
+  const when = typeof at === 'string' || typeof at === 'number' ? Date.parse(String(at)) : typeof timestamp === 'string' ? Date.parse(timestamp) : fallbackAt;
+  return {
+    at: Number.isNaN(when) ? fallbackAt : when,
+    service: typeof service === 'string' ? service : fallbackService,
+    level: typeof level === 'string' ? level.toLowerCase() : 'info',
+    message,
+    fields: typeof fields === 'object' && fields !== null ? (fields as Record<string, unknown>) : rest,
+  };
+}
+
+interface Printer {
+  print(event: TailEvent, raw: unknown): void;
+}
+
+function printer(ctx: CommandContext, all: boolean, json: boolean): Printer {
+  const paint = colours(ctx.io);
+  return {
+    print(event, raw) {
+      if (!all && classify(event) === 'other') return;
+      ctx.io.stdout.write(`${json ? JSON.stringify(raw) : formatEvent(event, paint)}\n`);
+    },
+  };
+}
+
+async function tailLocal(eventsUrl: string, out: Printer, signal: AbortSignal, ctx: CommandContext): Promise<void> {
+  let response: Response;
+  try {
+    response = await ctx.fetch(eventsUrl, { signal });
+  } catch (err) {
+    if (signal.aborted) return;
+    throw new CliError(`cannot reach the local stack's event stream ${eventsUrl}: ${err instanceof Error ? err.message : String(err)}`, 'is `npm start` still running? start it again', 'unreachable');
+  }
+  if (!response.ok || response.body === null) throw new CliError(`the event stream ${eventsUrl} answered HTTP ${response.status}`, 'restart `npm start`', 'unreachable');
+  ctx.io.stderr.write(`tailing the local stack (${eventsUrl}); Ctrl-C stops\n`);
+  const decoder = new TextDecoder();
+  let buffered = '';
+  try {
+    for await (const chunk of response.body) {
+      buffered += decoder.decode(chunk as Uint8Array, { stream: true });
+      const lines = buffered.split('\n');
+      buffered = lines.pop() ?? '';
+      for (const line of lines.filter((l) => l.trim() !== '')) {
+        const raw: unknown = JSON.parse(line);
+        const event = toTailEvent(raw, 'stack', ctx.now());
+        if (event !== undefined) out.print(event, raw);
+      }
+    }
+  } catch (err) {
+    if (!signal.aborted) throw err;
+  }
+}
+
+const POLL_MS = 2_000;
+
+async function tailAws(ctx: CommandContext, out: Printer, signal: AbortSignal, sinceMs: number): Promise<void> {
+  const outputs: [string, string][] = [
+    ['ingest', STACK_OUTPUTS.ingestFunctionName],
+    ['digest', STACK_OUTPUTS.digestFunctionName],
+  ];
+  const groups = await Promise.all(outputs.map(async ([service, key]) => ({ service, group: `/aws/lambda/${await ctx.stack.require(key)}` })));
+  const client = logsClient(ctx.settings);
+  const seen = new Set<string>();
+  const starts = new Map(groups.map(({ group }) => [group, ctx.now() - sinceMs]));
+  ctx.io.stderr.write(`tailing ${groups.map((g) => g.group).join(' and ')} (polling every ${POLL_MS / 1000} s); Ctrl-C stops\n`);
+  try {
+    while (!signal.aborted) {
+      for (const { group, service } of groups) {
+        const start = starts.get(group) ?? ctx.now() - sinceMs;
+        starts.set(group, Math.max(start, await pollGroup(client, { group, service }, start, seen, out, ctx, signal)));
+      }
+      await ctx.sleep(POLL_MS);
+    }
+  } finally {
+    client.destroy();
+  }
+}
+
+/** One FilterLogEvents sweep of a group from `start`; returns the newest timestamp seen minus a margin for late events. */
+async function pollGroup(client: CloudWatchLogsClient, { group, service }: { group: string; service: string }, start: number, seen: Set<string>, out: Printer, ctx: CommandContext, signal: AbortSignal): Promise<number> {
+  let nextToken: string | undefined;
+  let newest = start;
+  do {
+    const page = await aws({ service: 'CloudWatch Logs', resource: group }, () =>
+      client.send(new FilterLogEventsCommand({ logGroupName: group, startTime: start, ...(nextToken !== undefined ? { nextToken } : {}) }), { abortSignal: signal }),
+    );
+    for (const item of page.events ?? []) {
+      if (item.eventId === undefined || seen.has(item.eventId)) continue;
+      seen.add(item.eventId);
+      newest = Math.max(newest, item.timestamp ?? newest);
+      let raw: unknown;
+      try {
+        raw = JSON.parse(item.message ?? '');
+      } catch {
+        raw = { message: (item.message ?? '').trim(), level: 'info', service };
+      }
+      const event = toTailEvent(raw, service, item.timestamp ?? ctx.now());
+      if (event !== undefined) out.print(event, raw);
+    }
+    nextToken = page.nextToken;
+  } while (nextToken !== undefined && !signal.aborted);
+  // Events can arrive a little out of order: look back a few seconds, the ids keep them unique.
+  return newest - 5_000;
+}
+
+export async function tailCommand(argv: readonly string[], io: CliIo): Promise<CommandResult> {
+  const parsed = parse('tail', argv, TAIL_OPTIONS);
+  if (parsed.positionals.length > 0) throw new UsageError(`unexpected argument "${parsed.positionals[0] ?? ''}"`, 'tail');
+  const sinceMs = duration(parsed, 'since') ?? 60_000;
+  const endpointLogs = parsed.values['endpoint-logs'];
+  const ctx = await buildContext(parsed, io, typeof endpointLogs === 'string' ? { logs: endpointLogs } : {});
+  const out = printer(ctx, bool(parsed, 'all'), bool(parsed, 'json'));
+  const controller = new AbortController();
+  const release = io.onInterrupt?.(() => controller.abort()) ?? (() => undefined);
+  try {
+    if (ctx.local !== undefined) {
+      const eventsUrl = ctx.local.eventsUrl;
+      if (eventsUrl === undefined) throw new CliError(`the local stack of ${ctx.local.path} serves no event stream`, 'restart it with the current `npm start`', 'bad_ready_file');
+      await tailLocal(eventsUrl, out, controller.signal, ctx);
+    } else {
+      await tailAws(ctx, out, controller.signal, sinceMs);
+    }
+  } finally {
+    release();
+  }
+  if (controller.signal.aborted) io.stderr.write('stopped\n');
+  // Events went to stdout as they came; no closing document.
+  return { exitCode: 0, json: undefined };
+}

@@ -1,0 +1,130 @@
+/**
+ * `bridge trigger run.completed|draft.ready`: sends one correctly signed event to the webhook, like
+ * `stripe trigger`: the body comes from a built-in fixture (or `--fixture FILE`), `--override
+ * path=value` changes fields, and a fresh id and created_at are used unless overridden. Against the
+ * local stack (ready file) or a deployed one (stack outputs WebhookUrl and SigningSecretsSecretArn).
+ */
+import { randomUUID } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { HANDLED_EVENT_TYPES, type HandledEventType, type WebhookEvent } from '../../shared/events';
+import { AWS_OPTIONS, buildContext, parse, str, strs, suggest, type CommandContext, type OptionSpec, type Parsed } from '../args';
+import { endpointFor, secretsClient, STACK_OUTPUTS } from '../aws';
+import { CliError, UsageError } from '../errors';
+import type { CliIo } from '../io';
+import { needLocal } from '../ready-file';
+import type { CommandResult } from '../result';
+import { parseSigningSecrets, readSecret } from './secrets';
+import { deliveryHeaders, liveLocalSecret, postDelivery } from './send';
+
+export const TRIGGER_OPTIONS: OptionSpec = {
+  ...AWS_OPTIONS,
+  fixture: { type: 'string' },
+  override: { type: 'string', multiple: true },
+  url: { type: 'string' },
+  secret: { type: 'string' },
+};
+
+const EVENT_KEYS = new Set(['id', 'type', 'created_at', 'data']);
+
+/** The built-in fixture of each type: what the service sends, with fresh ids. */
+export function defaultFixture(type: HandledEventType, projectId: string | undefined): WebhookEvent {
+  const data: Record<string, unknown> =
+    type === 'run.completed'
+      ? { project_id: projectId ?? 'proj_example', run_id: randomUUID(), status: 'completed', answers: 120 }
+      : { project_id: projectId ?? 'proj_example', asset_id: randomUUID(), version: 1 };
+  return { id: randomUUID(), type, created_at: new Date().toISOString(), data };
+}
+
+/** A fixture file: a whole event ({id, type, created_at, data}) or only its `data`. */
+async function readFixture(path: string, type: HandledEventType, projectId: string | undefined): Promise<WebhookEvent> {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(await readFile(path, 'utf8'));
+  } catch (err) {
+    throw new CliError(`cannot read the fixture ${path}: ${err instanceof Error ? err.message : String(err)}`, 'pass a JSON file: a whole event {"type", "data": {…}} or only the data object', 'bad_fixture');
+  }
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new CliError(`the fixture ${path} is not a JSON object`, 'pass {"data": {…}} or the data object itself', 'bad_fixture');
+  const record = raw as Record<string, unknown>;
+  const base = defaultFixture(type, projectId);
+  if (!('data' in record)) return { ...base, data: record };
+  if (record['type'] !== undefined && record['type'] !== type) throw new UsageError(`the fixture is a ${JSON.stringify(record['type'])} event, not ${type}`, 'trigger');
+  // A fixed id would be a duplicate on the second run: fresh id and time unless the fixture pins them.
+  return { ...base, ...record, type };
+}
+
+/** "data.answers=12" → the path and the value (JSON when it parses, else the text). A path not under the event's own keys is under data. */
+export function parseOverride(text: string): { path: string[]; value: unknown } {
+  const at = text.indexOf('=');
+  if (at <= 0) throw new UsageError(`--override must be path=value (e.g. answers=12 or data.project_id=p1), got "${text}"`, 'trigger');
+  const path = text.slice(0, at).split('.').filter((part) => part !== '');
+  if (path.length === 0) throw new UsageError(`--override has an empty path: "${text}"`, 'trigger');
+  if (!EVENT_KEYS.has(path[0] ?? '')) path.unshift('data');
+  const rawValue = text.slice(at + 1);
+  let value: unknown = rawValue;
+  try {
+    value = JSON.parse(rawValue);
+  } catch {
+    // Plain text.
+  }
+  return { path, value };
+}
+
+export function applyOverride(event: WebhookEvent, override: { path: string[]; value: unknown }): WebhookEvent {
+  if (override.path[0] === 'type') throw new UsageError('the event type is the command argument; --override type=… does not apply', 'trigger');
+  const copy = JSON.parse(JSON.stringify(event)) as Record<string, unknown>;
+  let node: Record<string, unknown> = copy;
+  override.path.slice(0, -1).forEach((key) => {
+    const next = node[key];
+    if (typeof next !== 'object' || next === null || Array.isArray(next)) node[key] = {};
+    node = node[key] as Record<string, unknown>;
+  });
+  node[override.path[override.path.length - 1] ?? ''] = override.value;
+  return copy as unknown as WebhookEvent;
+}
+
+/** The deployed stack's webhook URL and its first live signing secret. */
+async function stackTarget(ctx: CommandContext, parsed: Parsed): Promise<{ url: string; secret: string }> {
+  const url = str(parsed, 'url') ?? (await ctx.stack.require(STACK_OUTPUTS.webhookUrl, '--url'));
+  const given = str(parsed, 'secret');
+  if (given !== undefined) return { url, secret: given };
+  const id = await ctx.stack.require(STACK_OUTPUTS.signingSecretsSecretArn, '--secret');
+  const sm = secretsClient(ctx.settings);
+  try {
+    const secret = parseSigningSecrets(await readSecret(sm, { id, endpoint: endpointFor(ctx.settings, 'secretsmanager') }))[0];
+    if (secret === undefined) throw new CliError(`the signing secrets secret ${id} is empty`, `add one: \`${ctx.hint('secrets signing add --value-stdin')}\``, 'no_secret');
+    return { url, secret };
+  } finally {
+    sm.destroy();
+  }
+}
+
+async function target(ctx: CommandContext, parsed: Parsed): Promise<{ url: string; secret: string }> {
+  const local = ctx.local;
+  if (local === undefined) return stackTarget(ctx, parsed);
+  return { url: str(parsed, 'url') ?? needLocal(local, local.webhookUrl, 'webhookUrl'), secret: str(parsed, 'secret') ?? (await liveLocalSecret(ctx, local)) };
+}
+
+export async function triggerCommand(argv: readonly string[], io: CliIo): Promise<CommandResult> {
+  const parsed = parse('trigger', argv, TRIGGER_OPTIONS);
+  const [type, ...extra] = parsed.positionals;
+  if (type === undefined) throw new UsageError(`trigger needs an event type: ${HANDLED_EVENT_TYPES.join(' or ')}`, 'trigger');
+  if (!(HANDLED_EVENT_TYPES as readonly string[]).includes(type)) throw new UsageError(`unknown event type "${type}": use one of ${HANDLED_EVENT_TYPES.join(', ')}${suggest(type, HANDLED_EVENT_TYPES)}`, 'trigger');
+  if (extra.length > 0) throw new UsageError(`unexpected argument "${extra[0] ?? ''}"`, 'trigger');
+  const overrides = strs(parsed, 'override').map(parseOverride);
+  const ctx = await buildContext(parsed, io);
+  const eventType = type as HandledEventType;
+  const fixturePath = str(parsed, 'fixture');
+  const projectId = ctx.local?.projectIds[0];
+  let event = fixturePath !== undefined ? await readFixture(fixturePath, eventType, projectId) : defaultFixture(eventType, projectId);
+  for (const override of overrides) event = applyOverride(event, override);
+  const { url, secret } = await target(ctx, parsed);
+
+  const body = JSON.stringify(event);
+  const signedAt = Math.floor(ctx.now() / 1000);
+  const result = await postDelivery(ctx.fetch, url, body, deliveryHeaders(event, body, secret, signedAt), ctx.now);
+  const status = result.status === null ? 'ERR' : String(result.status);
+  ctx.out.say(`POST ${url}  ${event.type}  delivery ${event.id}`);
+  ctx.out.say(`${status}  ${result.latencyMs} ms  ${result.error ?? ''}${(result.body ?? '').replace(/\s+/g, ' ').trim()}`);
+  if (result.ok) ctx.out.say(`follow it: \`${ctx.hint('tail')}\``);
+  return { exitCode: result.ok ? 0 : 1, json: { url, event, status: result.status, body: result.body, latencyMs: result.latencyMs, error: result.error, ok: result.ok } };
+}

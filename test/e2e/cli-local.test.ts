@@ -1,0 +1,162 @@
+// The `bridge` CLI as a user runs it: `npm start` (local/start.ts) as a subprocess on free ports
+// with its own ready file, and each CLI command as a subprocess that finds the stack by itself
+// (BRIDGE_READY_FILE, as `npx bridge` next to `npm start` finds .local/ready.json).
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ReadyInfo } from '../../local/ready-info';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const dir = mkdtempSync(join(tmpdir(), 'bridge-cli-e2e-'));
+const stacks: ChildProcess[] = [];
+
+interface Ran {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function tsx(script: string, args: readonly string[], env: Record<string, string> = {}): ChildProcess {
+  return spawn(process.execPath, ['--import', 'tsx', script, ...args], {
+    cwd: ROOT,
+    env: { ...process.env, NO_COLOR: '1', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+}
+
+function collect(child: ChildProcess): { out: () => string; err: () => string; done: Promise<number | null> } {
+  let out = '';
+  let err = '';
+  child.stdout?.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
+  child.stderr?.on('data', (chunk: Buffer) => (err += chunk.toString('utf8')));
+  const done = new Promise<number | null>((resolveDone) => child.on('close', (code) => resolveDone(code)));
+  return { out: () => out, err: () => err, done };
+}
+
+/** `npm start` on free ports writing `readyFile`; resolves with the ready file once it exists. */
+async function startStack(readyFile: string): Promise<ReadyInfo> {
+  const child = tsx('local/start.ts', ['--port', '0', '--simulator-port', '0', '--no-demo', '--ready-file', readyFile]);
+  stacks.push(child);
+  const output = collect(child);
+  for (let i = 0; i < 600 && !existsSync(readyFile); i++) {
+    if (child.exitCode !== null) throw new Error(`npm start exited: ${output.err()}`);
+    await sleep(100);
+  }
+  return JSON.parse(readFileSync(readyFile, 'utf8')) as ReadyInfo;
+}
+
+function bridge(args: readonly string[], readyFile: string): Promise<Ran> {
+  const run = collect(tsx('cli/main.ts', args, { BRIDGE_READY_FILE: readyFile }));
+  return run.done.then((code) => ({ code, stdout: run.out(), stderr: run.err() }));
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}
+
+async function until<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, tries = 100): Promise<T> {
+  for (let i = 0; i < tries; i++) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    await sleep(200);
+  }
+  throw new Error(`gave up waiting for ${what}`);
+}
+
+const readyA = join(dir, 'a.json');
+const readyB = join(dir, 'b.json');
+let infoA: ReadyInfo;
+
+beforeAll(async () => {
+  infoA = await startStack(readyA);
+}, 90_000);
+
+afterAll(async () => {
+  await Promise.all(
+    stacks.map((child) => {
+      const closed = new Promise((r) => child.on('close', r));
+      if (child.exitCode === null) child.kill('SIGTERM');
+      return closed;
+    }),
+  );
+  rmSync(dir, { recursive: true, force: true });
+});
+
+// Each CLI run is a fresh Node process (a few seconds on a loaded machine).
+describe('bridge against npm start', { timeout: 120_000 }, () => {
+  it('the ready file names every port taken, the Secrets Manager and the event stream', () => {
+    expect(infoA.ports.secretsManager).toBeGreaterThan(0);
+    expect(infoA.ports.events).toBeGreaterThan(0);
+    expect(infoA.secretsManagerEndpoint).toBe(`http://127.0.0.1:${infoA.ports.secretsManager}`);
+    expect(infoA.eventsUrl).toBe(`http://127.0.0.1:${infoA.ports.events}/events`);
+    expect(infoA.signingSecretsSecretId).toMatch(/^arn:aws:secretsmanager:/);
+  });
+
+  it('dlq stats finds the stack by its ready file and says so', async () => {
+    const ran = await bridge(['dlq', 'stats', '--json'], readyA);
+    expect(ran.stderr).toContain('using the local stack of `npm start`');
+    expect(ran.code).toBe(0);
+    expect(ran.stdout).toContain(infoA.dlqUrl);
+  });
+
+  it('trigger run.completed is accepted, and tail shows the delivery and the digest; Ctrl-C stops tail with exit 0', async () => {
+    const tail = tsx('cli/main.ts', ['tail'], { BRIDGE_READY_FILE: readyA });
+    const tailed = collect(tail);
+    await until('tail to subscribe', () => (tailed.err().includes('tailing the local stack') ? true : undefined));
+
+    const triggered = await bridge(['trigger', 'run.completed', '--override', 'answers=12'], readyA);
+    expect(triggered.code).toBe(0);
+    expect(triggered.stdout).toContain('{"ok":true,"result":"accepted"}');
+    const deliveryId = /delivery ([0-9a-f-]{36})/.exec(triggered.stdout)?.[1] ?? '';
+
+    await until('the digest in tail', () => (tailed.out().includes('digest posted') ? true : undefined));
+    expect(tailed.out()).toMatch(new RegExp(`delivery +ingest delivery accepted +deliveryId=${deliveryId}`));
+    expect(tailed.out()).toMatch(new RegExp(`digest +digest digest posted +eventId=${deliveryId}`));
+
+    tail.kill('SIGINT');
+    expect(await tailed.done).toBe(0);
+    expect(tailed.err()).toContain('stopped');
+  });
+
+  it('a signing secret added with bridge secrets is accepted by the local ingest within its cache time', async () => {
+    const secret = 'whsec_e2e_rotation_secret_0123456789';
+    const rejected = await bridge(['trigger', 'draft.ready', '--secret', secret], readyA);
+    expect(rejected.code).toBe(1);
+    expect(rejected.stdout).toContain('401');
+
+    const added = await bridge(['secrets', 'signing', 'add', '--value', secret], readyA);
+    expect(added.code).toBe(0);
+    expect(added.stdout).toMatch(/added sha256:[0-9a-f]{8}/);
+    expect(added.stdout + added.stderr).not.toContain(secret);
+
+    // The local functions re-read the secret every 2 s: retried until accepted.
+    await until('the new secret to be accepted', async () => ((await bridge(['trigger', 'draft.ready', '--secret', secret], readyA)).code === 0 ? true : undefined), 10);
+
+    const listed = await bridge(['secrets', 'signing', 'list'], readyA);
+    expect(listed.stdout.trim().split('\n')).toHaveLength(2);
+  });
+
+  it('dlq cancel with no move task, and a selector that matches nothing, exit 1 with a hint', async () => {
+    const cancel = await bridge(['dlq', 'cancel'], readyA);
+    expect(cancel.code).toBe(1);
+    expect(cancel.stderr).toContain('no message move task is running');
+    expect(cancel.stderr).toContain('npx bridge dlq stats');
+
+    const none = await bridge(['dlq', 'replay', '--event-id', 'nope'], readyA);
+    expect(none.code).toBe(1);
+  });
+
+  it('a second npm start runs beside the first on other ports, and --local picks it', async () => {
+    const infoB = await startStack(readyB);
+    const portsA = Object.values(infoA.ports).filter((p): p is number => p !== null);
+    const portsB = Object.values(infoB.ports).filter((p): p is number => p !== null);
+    expect(portsB.filter((p) => portsA.includes(p))).toEqual([]);
+
+    const ran = await bridge(['dlq', 'stats', '--local', readyB, '--json'], readyA);
+    expect(ran.code).toBe(0);
+    expect(ran.stdout).toContain(infoB.dlqUrl);
+    expect(ran.stdout).not.toContain(infoA.dlqUrl);
+  });
+});
