@@ -12,6 +12,8 @@ import { dlqCommand } from './commands/dlq';
 import { doctorCommand } from './commands/doctor';
 import { secretsCommand } from './commands/secrets';
 import { sendCommand } from './commands/send';
+import { slackCommand } from './commands/slack';
+import { subscriptionsCommand } from './commands/subscriptions';
 import { CliError, explainError, UsageError } from './errors';
 import { helpFor } from './help';
 import { processIo, type CliIo } from './io';
@@ -25,6 +27,8 @@ const COMMANDS: Record<string, (argv: readonly string[], io: CliIo) => Promise<C
   send: sendCommand,
   doctor: doctorCommand,
   secrets: secretsCommand,
+  slack: slackCommand,
+  subscriptions: subscriptionsCommand,
 };
 
 /** The leading words of a command line (before the first option), e.g. ['dlq', 'replay']. */
