@@ -3,7 +3,7 @@ import { UsageError } from './errors';
 
 /** Command words → the flags each takes (kept beside the parsers' option lists in help). */
 const WORDS: Record<string, string> = {
-  '': 'dlq send trigger tail doctor secrets completion help --version --help',
+  '': 'dlq send trigger tail doctor secrets slack subscriptions completion help --version --help',
   dlq: 'stats peek replay cancel',
   secrets: 'set signing',
   'secrets signing': 'add remove list',
@@ -11,6 +11,8 @@ const WORDS: Record<string, string> = {
   send: 'run.completed draft.ready',
   trigger: 'run.completed draft.ready --fixture --override --url --secret',
   tail: '--all --since',
+  slack: 'manifest command',
+  subscriptions: 'list add remove',
   completion: 'bash zsh',
 };
 const COMMON = '--json --help --local --stack --region';

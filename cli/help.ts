@@ -1,4 +1,6 @@
 /** Usage text of every command (`bridge <command> --help`). */
+import { SLACK_HELP } from './commands/slack';
+import { SUBSCRIPTIONS_HELP } from './commands/subscriptions';
 
 const STACK_FLAGS = `Where:
   --stack NAME          stack to read outputs from (default VisibilitySlackBridge-prod)
@@ -21,6 +23,8 @@ Usage:
   bridge doctor [options]                        check the deployment end to end
   bridge secrets set read-api-key|slack-token ...
   bridge secrets signing add|remove|list ...     manage the webhook signing secrets
+  bridge slack manifest|command ...              the Slack app: its manifest, a signed test command
+  bridge subscriptions list|add|remove ...       the Slack app's project ↔ channel subscriptions
   bridge completion bash|zsh                     shell completion: eval "$(npx bridge completion bash)"
   bridge help [command]                          this help, or a command's
   bridge --version                               the bridge's version
@@ -177,3 +181,5 @@ export function helpFor(words: readonly string[]): string {
   }
   return HELP['main'] ?? '';
 }
+
+Object.assign(HELP, SLACK_HELP, SUBSCRIPTIONS_HELP);

@@ -18,6 +18,8 @@ import { triggerCommand } from './commands/trigger';
 import { suggest } from './args';
 import { colours } from './colour';
 import { completionScript } from './completion';
+import { slackCommand } from './commands/slack';
+import { subscriptionsCommand } from './commands/subscriptions';
 import { CliError, explainError, UsageError } from './errors';
 import { helpFor } from './help';
 import { processIo, type CliIo } from './io';
@@ -36,6 +38,8 @@ const COMMANDS: Record<string, (argv: readonly string[], io: CliIo) => Promise<C
   secrets: secretsCommand,
   trigger: triggerCommand,
   tail: tailCommand,
+  slack: slackCommand,
+  subscriptions: subscriptionsCommand,
 };
 
 /** The leading words of a command line (before the first option), e.g. ['dlq', 'replay']. */

@@ -20,6 +20,8 @@ export interface AlarmSources {
   readonly digestFunction: IFunction;
   readonly queue: IQueue;
   readonly dlq: IQueue;
+  /** Alarms of further parts (the Slack app), raised and routed like the others. */
+  readonly extraAlarms?: readonly AlarmSpec[] | undefined;
 }
 
 export interface AlarmSpec {
@@ -157,7 +159,7 @@ function apiAlarms({ config, api }: AlarmSources): AlarmSpec[] {
 }
 
 export function alarmSpecs(sources: AlarmSources): AlarmSpec[] {
-  return [...queueAlarms(sources), ...apiAlarms(sources), ...ingestAlarms(sources), ...digestAlarms(sources)];
+  return [...queueAlarms(sources), ...apiAlarms(sources), ...ingestAlarms(sources), ...digestAlarms(sources), ...(sources.extraAlarms ?? [])];
 }
 
 export function alarmName(scope: Construct, id: string): string {

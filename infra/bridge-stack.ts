@@ -12,6 +12,7 @@ import type { BridgeConfig } from './config';
 import { DigestWorker } from './digest-worker';
 import { keepLogicalId, STABLE_LOGICAL_IDS as IDS } from './logical-ids';
 import { Monitoring } from './monitoring';
+import { SlackApp } from './slack-app';
 import { BridgeSecrets, type BridgeSecret } from './secrets';
 import { Store } from './store';
 import { Webhook } from './webhook';
@@ -30,6 +31,7 @@ export class BridgeStack extends Stack {
   readonly secrets: BridgeSecrets;
   readonly worker: DigestWorker;
   readonly webhook: Webhook;
+  readonly slackApp: SlackApp;
   readonly monitoring: Monitoring;
   /** CloudFront + WAF in front of the webhook (clientRateLimitEnabled), else undefined. */
   readonly front: WebhookFront | undefined;
@@ -56,7 +58,9 @@ export class BridgeStack extends Stack {
     const { queue, dlq } = this.worker;
     this.webhook = new Webhook(this, 'Webhook', { config, table, queue, dlq, signingSecrets: this.secrets.signingSecrets.secret });
     const [api, ingestFunction, digestFunction] = [this.webhook.api, this.webhook.function.fn, this.worker.function.fn];
-    this.monitoring = new Monitoring(this, 'Monitoring', { config, api, ingestFunction, digestFunction, queue, dlq });
+    this.slackApp = new SlackApp(this, 'SlackApp', { config, api, table, queue, digestFunction: this.worker.function });
+    const extraAlarms = this.slackApp.alarmSpecs();
+    this.monitoring = new Monitoring(this, 'Monitoring', { config, api, ingestFunction, digestFunction, queue, dlq, extraAlarms });
     this.front = clientRateLimit === undefined ? undefined : this.addFront(clientRateLimit);
     this.pinStatefulIds();
     this.addOutputs();
@@ -128,5 +132,6 @@ export class BridgeStack extends Stack {
     output(STACK_OUTPUTS.readApiBaseUrl, config.readApiBaseUrl, 'Read API base URL');
     output(STACK_OUTPUTS.slackDefaultChannel, config.slackDefaultChannel, 'Default Slack channel');
     output(STACK_OUTPUTS.slackProjectChannels, JSON.stringify(config.projectChannels), 'Project id → Slack channel (JSON)');
+    for (const [key, value, description] of this.slackApp.outputs()) output(key, value, description);
   }
 }

@@ -65,6 +65,8 @@ export interface BridgeConfig {
   readonly readApiKeySecretArn: string | undefined;
   readonly slackTokenSecretArn: string | undefined;
   readonly signingSecretsSecretArn: string | undefined;
+  /** The Slack app's signing secret (verifies /slack/commands and /slack/interactions). */
+  readonly slackSigningSecretArn: string | undefined;
   readonly logRetentionDays: (typeof LOG_RETENTION_DAYS)[number];
   readonly logLevel: LogLevel;
   readonly apiThrottleRateLimit: number;
@@ -105,7 +107,15 @@ export const CONFIG_DEFAULTS = {
   clientRateLimitPerFiveMinutes: 300,
 } as const;
 
-const OPTIONAL_WITHOUT_DEFAULT = ['dashboardUrlTemplate', 'alarmEmail', 'alarmTopicArn', 'readApiKeySecretArn', 'slackTokenSecretArn', 'signingSecretsSecretArn'];
+const OPTIONAL_WITHOUT_DEFAULT = [
+  'dashboardUrlTemplate',
+  'alarmEmail',
+  'alarmTopicArn',
+  'readApiKeySecretArn',
+  'slackTokenSecretArn',
+  'signingSecretsSecretArn',
+  'slackSigningSecretArn',
+];
 
 /** Every key a stage file may hold. */
 export const CONFIG_KEYS = ['readApiBaseUrl', 'slackDefaultChannel', ...OPTIONAL_WITHOUT_DEFAULT, ...Object.keys(CONFIG_DEFAULTS)] as const;
@@ -192,6 +202,7 @@ export function parseStageConfig(stage: string, values: Readonly<Record<string, 
     readApiKeySecretArn: f.optionalString('readApiKeySecretArn', SECRET_ARN, SECRET_ARN_HINT),
     slackTokenSecretArn: f.optionalString('slackTokenSecretArn', SECRET_ARN, SECRET_ARN_HINT),
     signingSecretsSecretArn: f.optionalString('signingSecretsSecretArn', SECRET_ARN, SECRET_ARN_HINT),
+    slackSigningSecretArn: f.optionalString('slackSigningSecretArn', SECRET_ARN, SECRET_ARN_HINT),
     logRetentionDays: logRetentionDays(f),
     logLevel: f.oneOf<LogLevel>('logLevel', ['DEBUG', 'INFO', 'WARN', 'ERROR']),
     apiThrottleRateLimit: f.number('apiThrottleRateLimit', 1, 10_000),

@@ -56,8 +56,8 @@ export const ENV = {
 } as const;
 export type EnvName = (typeof ENV)[keyof typeof ENV];
 
-/** The two functions, as the `service` metric dimension and Powertools service name. */
-export const SERVICES = { ingest: 'ingest', digest: 'digest' } as const;
+/** The functions, as the `service` metric dimension and Powertools service name. */
+export const SERVICES = { ingest: 'ingest', digest: 'digest', slack: 'slack' } as const;
 export type ServiceName = (typeof SERVICES)[keyof typeof SERVICES];
 
 /** CloudWatch namespace of the custom metrics (Powertools EMF). */
@@ -99,7 +99,6 @@ export const DIGEST_METRICS = {
 } as const;
 export type DigestMetricName = (typeof DIGEST_METRICS)[keyof typeof DIGEST_METRICS];
 
-export type MetricName = IngestMetricName | DigestMetricName;
 
 /**
  * Metrics of the webhook API that the stack derives from its access log (metric filters), with
@@ -124,6 +123,8 @@ export const SLACK_APP_METRICS = {
   digestMutedSkip: 'DigestMutedSkip',
 } as const;
 export type SlackAppMetricName = (typeof SLACK_APP_METRICS)[keyof typeof SLACK_APP_METRICS];
+
+export type MetricName = IngestMetricName | DigestMetricName | SlackAppMetricName;
 
 /** HTTP paths of the API (API Gateway routes and the local gateway). */
 export const HTTP_PATHS = { webhook: '/webhook', slackCommands: '/slack/commands', slackInteractions: '/slack/interactions' } as const;
@@ -223,6 +224,11 @@ export const STACK_OUTPUTS = {
   putSlackSigningSecretCommand: 'PutSlackSigningSecretCommand',
   /** Base URL of the API, for `bridge slack manifest` (request URLs are this plus HTTP_PATHS). */
   apiBaseUrl: 'ApiBaseUrl',
+  /** Request URL of the `/visibility` slash command (the API base URL plus HTTP_PATHS.slackCommands). */
+  slackCommandsUrl: 'SlackCommandsUrl',
+  /** Request URL of the Slack app's interactivity (buttons). */
+  slackInteractionsUrl: 'SlackInteractionsUrl',
+  slackFunctionName: 'SlackFunctionName',
 } as const;
 export type StackOutputKey = (typeof STACK_OUTPUTS)[keyof typeof STACK_OUTPUTS];
 

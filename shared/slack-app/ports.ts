@@ -4,6 +4,7 @@
  * a response_url poster.
  */
 import type { Project, VisibilityOverview } from '../read-api-types';
+import type { DeferredSlackCommand } from './service';
 
 /** The digest modes of the digest issue: `changes` posts one compact line when nothing moved. */
 export type DigestMode = 'full' | 'changes';
@@ -105,4 +106,9 @@ export class SlackAppStoreError extends Error {
   constructor(operation: string, options: { cause: unknown }) {
     super(`${operation} failed: ${options.cause instanceof Error ? options.cause.name : 'unknown error'}`, options);
   }
+}
+
+/** The digest queue as the Slack endpoints see it: deferred commands go there, answered by the digest worker. */
+export interface DeferredCommandQueue {
+  send(message: DeferredSlackCommand): Promise<void>;
 }

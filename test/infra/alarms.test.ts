@@ -59,7 +59,7 @@ const metricNames = (props: AlarmProps): string[] =>
   (props.Metrics ?? []).flatMap((m) => (m.MetricStat ? [m.MetricStat.Metric.MetricName] : []));
 
 describe('alarms', () => {
-  it('are the fourteen named ones, each notifying the topic on alarm and on recovery', () => {
+  it('are the sixteen named ones, each notifying the topic on alarm and on recovery', () => {
     expect(
       all()
         .map((props) => props.AlarmName.replace('VisibilitySlackBridge-prod-', ''))
@@ -78,6 +78,8 @@ describe('alarms', () => {
         'QueueOldestMessageAge',
         'SignatureRejectedSpike',
         'Silence',
+        'SlackErrors',
+        'SlackRequestRejectedSpike',
         'UndeliveredDigests',
         'WebhookThrottled',
       ].sort(),

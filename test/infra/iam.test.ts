@@ -105,14 +105,14 @@ describe('ingest role', () => {
 });
 
 describe('digest role', () => {
-  it('has exactly five statements: logs, table, DLQ, two secrets, queue consumption', () => {
-    expect(digest).toHaveLength(5);
+  it('has exactly seven statements: logs, table, Slack app items, DLQ, two secrets, queue consumption', () => {
+    expect(digest).toHaveLength(7);
     expect(
       digest
         .map((statement) => statement.Sid)
         .filter(Boolean)
         .sort(),
-    ).toEqual(['DigestClaimsAndSnapshots', 'QuarantineUnusableMessages', 'ReadApiKeyAndSlackToken', 'WriteOwnLogs']);
+    ).toEqual(['DigestClaimsAndSnapshots', 'QuarantineUnusableMessages', 'ReadApiKeyAndSlackToken', 'SlackPacingAndChannelPosts', 'SlackSubscriptions', 'WriteOwnLogs']);
   });
 
   it('may send to the DLQ only, to quarantine an unusable record with its reason', () => {
@@ -159,8 +159,8 @@ describe('digest role', () => {
 });
 
 describe('other principals', () => {
-  it('the only IAM policies in the stack belong to the two function roles', () => {
-    template.resourceCountIs('AWS::IAM::Role', 2);
-    template.resourceCountIs('AWS::IAM::Policy', 2);
+  it('the only IAM policies in the stack belong to the three function roles', () => {
+    template.resourceCountIs('AWS::IAM::Role', 3);
+    template.resourceCountIs('AWS::IAM::Policy', 3);
   });
 });

@@ -54,10 +54,13 @@ describe('cdk-nag AwsSolutions', () => {
   it('acknowledges exactly the expected findings, each with a specific reason', () => {
     const acks = acknowledgements(app);
     expect(acks.map(({ path, id }) => `${id} @ ${path}`).sort()).toEqual([
+      'AwsSolutions-APIG4 @ VisibilitySlackBridge-dev/Webhook/Api/POST--slack--commands',
+      'AwsSolutions-APIG4 @ VisibilitySlackBridge-dev/Webhook/Api/POST--slack--interactions',
       'AwsSolutions-APIG4 @ VisibilitySlackBridge-dev/Webhook/Api/POST--webhook',
       'AwsSolutions-SMG4 @ VisibilitySlackBridge-dev/Secrets/ReadApiKey/Secret',
       'AwsSolutions-SMG4 @ VisibilitySlackBridge-dev/Secrets/SigningSecrets/Secret',
       'AwsSolutions-SMG4 @ VisibilitySlackBridge-dev/Secrets/SlackToken/Secret',
+      'AwsSolutions-SMG4 @ VisibilitySlackBridge-dev/SlackApp/SigningSecret/Secret',
     ]);
     for (const { reason } of acks) expect(reason.length).toBeGreaterThan(80);
   });
@@ -67,10 +70,11 @@ describe('cdk-nag AwsSolutions', () => {
       readApiKeySecretArn: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:a-AbC123',
       slackTokenSecretArn: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:b-AbC123',
       signingSecretsSecretArn: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:c-AbC123',
+      slackSigningSecretArn: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:d-AbC123',
       alarmTopicArn: 'arn:aws:sns:eu-west-1:123456789012:alarms',
     }).app;
     expect(new AwsSolutionsChecks().validateScope(imported).violations).toEqual([]);
-    expect(acknowledgements(imported).map((ack) => ack.id)).toEqual(['AwsSolutions-APIG4']);
+    expect(acknowledgements(imported).map((ack) => ack.id)).toEqual(['AwsSolutions-APIG4', 'AwsSolutions-APIG4', 'AwsSolutions-APIG4']);
   });
 
   it('is wired into the synth: an unacknowledged finding fails it', () => {

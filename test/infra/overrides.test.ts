@@ -11,6 +11,7 @@ const ARN = {
   readApiKey: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:bridge/read-api-key-AbC123',
   slackToken: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:bridge/slack-token-XyZ789',
   signing: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:bridge/signing-secrets-Qwe456',
+  slackSigning: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:bridge/slack-signing-Rty012',
   topic: 'arn:aws:sns:eu-west-1:123456789012:ops-alarms',
 };
 
@@ -20,6 +21,7 @@ const { stack, template } = synthApp(
     readApiKeySecretArn: ARN.readApiKey,
     slackTokenSecretArn: ARN.slackToken,
     signingSecretsSecretArn: ARN.signing,
+    slackSigningSecretArn: ARN.slackSigning,
     alarmTopicArn: ARN.topic,
     tableRemovalPolicy: 'destroy',
     tableDeletionProtection: false,
@@ -87,7 +89,7 @@ describe('imported alarm topic', () => {
     template.resourceCountIs('AWS::SNS::Topic', 0);
     template.resourceCountIs('AWS::KMS::Key', 0);
     const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm')) as { Properties: { AlarmActions: unknown[] } }[];
-    expect(alarms).toHaveLength(14);
+    expect(alarms).toHaveLength(16);
     for (const alarm of alarms) expect(alarm.Properties.AlarmActions).toEqual([ARN.topic]);
   });
 });

@@ -54,9 +54,9 @@ describe('HTTP API', () => {
     template.resourceCountIs('AWS::ApiGateway::RestApi', 0);
   });
 
-  it('has only the POST /webhook route', () => {
+  it('has only the POST /webhook route and the two Slack app routes', () => {
     const routes = Object.values(template.findResources('AWS::ApiGatewayV2::Route')) as { Properties: { RouteKey: string } }[];
-    expect(routes.map((route) => route.Properties.RouteKey)).toEqual(['POST /webhook']);
+    expect(routes.map((route) => route.Properties.RouteKey).sort()).toEqual(['POST /slack/commands', 'POST /slack/interactions', 'POST /webhook']);
   });
 
   it('proxies the route to the ingest function with payload format 2.0', () => {
@@ -265,7 +265,7 @@ describe('log groups', () => {
 
   it('every log group has a retention', () => {
     const groups = Object.values(template.findResources('AWS::Logs::LogGroup')) as { Properties: { RetentionInDays?: number } }[];
-    expect(groups).toHaveLength(3);
+    expect(groups).toHaveLength(4);
     for (const group of groups) expect(group.Properties.RetentionInDays).toBe(14);
   });
 });
@@ -290,11 +290,11 @@ describe('SQS event source', () => {
 });
 
 describe('secrets', () => {
-  it('creates the three secrets holding only the placeholder', () => {
+  it('creates the four secrets holding only the placeholder', () => {
     const secrets = Object.values(template.findResources('AWS::SecretsManager::Secret')) as {
       Properties: { SecretString?: string; GenerateSecretString?: unknown };
     }[];
-    expect(secrets).toHaveLength(3);
+    expect(secrets).toHaveLength(4);
     for (const secret of secrets) {
       expect(secret.Properties.SecretString).toBe(SECRET_PLACEHOLDER);
       expect(secret.Properties.GenerateSecretString).toBeUndefined();

@@ -1,0 +1,187 @@
+/**
+ * `bridge slack manifest`: the Slack app manifest with this bridge's request URLs, to paste at
+ * api.slack.com/apps → Create New App → From an app manifest.
+ * `bridge slack command "/visibility …" --channel C`: a slash command signed as Slack signs it,
+ * POSTed to the bridge's /slack/commands, and the reply printed (the local stack by default).
+ */
+import { randomUUID } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { HTTP_PATHS, SLACK_APP_DEFAULTS } from '../../shared/contracts';
+import { buildSlackAppManifest } from '../../shared/slack-app/manifest';
+import { signSlackRequest } from '../../shared/slack-request-signature';
+import { bool, buildContext, parse, str, AWS_OPTIONS, type CommandContext, type OptionSpec, type Parsed } from '../args';
+import { STACK_OUTPUTS } from '../aws';
+import { CliError, UsageError } from '../errors';
+import type { CliIo } from '../io';
+import type { LocalReady } from '../ready-file';
+import type { CommandResult } from '../result';
+
+export const SLACK_HELP: Record<string, string> = {
+  slack: `Usage:
+  bridge slack manifest [--base-url URL | --local READY_FILE | --stack NAME] [--app-name N] [--private-channels]
+  bridge slack command "/visibility <text>" --channel C [--local READY_FILE | --url URL --secret S] [--user U]
+
+manifest   prints the Slack app manifest (JSON; Slack accepts it as is) with the request URLs of
+           the stack (output ApiBaseUrl), of the local stack, or of --base-url.
+command    signs a slash command with the Slack app's signing secret (the ready file's
+           slackSigningSecret, or --secret), POSTs it to /slack/commands and prints the reply.
+           Deferred commands (subscribe, status, projects) answer later via response_url.
+
+  --base-url URL         the bridge's API base URL (request URLs are this plus /slack/…)
+  --url URL              the commands URL (stack output SlackCommandsUrl) instead of the ready file's
+  --secret S             the Slack app signing secret instead of the ready file's
+  --user U               the Slack user id sending the command (default U0LOCAL)
+  --response-url URL     where deferred answers go (default: the local Slack server's)
+  --stack NAME, --region REGION, --local READY_FILE, --json`,
+};
+
+const OPTIONS: OptionSpec = {
+  ...AWS_OPTIONS,
+  'base-url': { type: 'string' },
+  'app-name': { type: 'string' },
+  'private-channels': { type: 'boolean' },
+  url: { type: 'string' },
+  secret: { type: 'string' },
+  channel: { type: 'string' },
+  user: { type: 'string' },
+  'response-url': { type: 'string' },
+};
+
+export async function slackCommand(argv: readonly string[], io: CliIo): Promise<CommandResult> {
+  const [sub] = argv;
+  if (sub !== 'manifest' && sub !== 'command') {
+    throw new UsageError(sub === undefined ? 'slack needs manifest or command' : `unknown slack subcommand "${sub}"`, 'slack');
+  }
+  const parsed = parse(`slack ${sub}`, argv.slice(1), OPTIONS);
+  const ctx = await buildContext(parsed, io);
+  return sub === 'manifest' ? manifest(parsed, ctx) : command(parsed, ctx);
+}
+
+// --- manifest ----------------------------------------------------------------------------------
+
+async function manifest(parsed: Parsed, ctx: CommandContext): Promise<CommandResult> {
+  if (parsed.positionals.length > 0) throw new UsageError(`unexpected argument "${parsed.positionals[0] ?? ''}"`, parsed.command);
+  const baseUrl = await apiBaseUrl(parsed, ctx);
+  let built;
+  try {
+    built = buildSlackAppManifest({ baseUrl, appName: str(parsed, 'app-name'), privateChannels: bool(parsed, 'private-channels') });
+  } catch (error) {
+    throw new CliError((error as Error).message, 'pass the API base URL with --base-url', 'bad_url');
+  }
+  ctx.out.say(JSON.stringify(built, null, 2));
+  return { exitCode: 0, json: built };
+}
+
+/** --base-url, else the local stack's gateway, else the stack output ApiBaseUrl. */
+async function apiBaseUrl(parsed: Parsed, ctx: CommandContext): Promise<string> {
+  const flag = str(parsed, 'base-url');
+  if (flag !== undefined) return flag;
+  if (ctx.local !== undefined) return (await localSlackFields(ctx.local)).baseUrl;
+  return ctx.stack.require(STACK_OUTPUTS.apiBaseUrl, '--base-url');
+}
+
+interface LocalSlackFields {
+  baseUrl: string;
+  signingSecret: string | undefined;
+}
+
+/**
+ * The Slack app's fields of the ready file: `slackSigningSecret`, and the base URL (`apiBaseUrl`,
+ * else the webhook URL without its path). Read here so the shared ready-file reader stays as it is.
+ */
+export async function localSlackFields(ready: LocalReady): Promise<LocalSlackFields> {
+  const raw = JSON.parse(await readFile(ready.path, 'utf8')) as Record<string, unknown>;
+  const text = (value: unknown) => (typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined);
+  const base = text(raw['apiBaseUrl']) ?? baseOfWebhook(ready.webhookUrl);
+  if (base === undefined) {
+    throw new CliError(`ready file ${ready.path} has no apiBaseUrl or webhookUrl`, 'restart the local stack (`npm start`) so it writes a complete ready file', 'bad_ready_file');
+  }
+  return { baseUrl: base, signingSecret: text(raw['slackSigningSecret']) };
+}
+
+function baseOfWebhook(webhookUrl: string | undefined): string | undefined {
+  if (webhookUrl === undefined) return undefined;
+  return webhookUrl.endsWith(HTTP_PATHS.webhook) ? webhookUrl.slice(0, -HTTP_PATHS.webhook.length) : new URL(webhookUrl).origin;
+}
+
+// --- command -----------------------------------------------------------------------------------
+
+interface Target {
+  url: string;
+  secret: string;
+  responseUrl: string;
+}
+
+async function command(parsed: Parsed, ctx: CommandContext): Promise<CommandResult> {
+  const [line, ...extra] = parsed.positionals;
+  if (line === undefined) throw new UsageError('give the command line, e.g. "/visibility subscribe Northwind"', parsed.command);
+  if (extra.length > 0) throw new UsageError('quote the whole command line as one argument', parsed.command);
+  const channel = str(parsed, 'channel');
+  if (channel === undefined) throw new UsageError('--channel is required (the Slack channel id the command is sent from)', parsed.command);
+  const { slash, text } = splitCommandLine(line);
+  const target = await commandTarget(parsed, ctx);
+  const form = new URLSearchParams({
+    command: slash,
+    text,
+    channel_id: channel,
+    user_id: str(parsed, 'user') ?? 'U0LOCAL',
+    user_name: 'bridge-cli',
+    response_url: target.responseUrl,
+    trigger_id: randomUUID(),
+    team_id: 'T0LOCAL',
+  }).toString();
+  return post(target, form, ctx);
+}
+
+/** "/visibility subscribe X" → the slash and the text; a line without a slash is the text of /visibility. */
+export function splitCommandLine(line: string): { slash: string; text: string } {
+  const trimmed = line.trim();
+  if (!trimmed.startsWith('/')) return { slash: SLACK_APP_DEFAULTS.command, text: trimmed };
+  const space = trimmed.search(/\s/);
+  return space < 0 ? { slash: trimmed, text: '' } : { slash: trimmed.slice(0, space), text: trimmed.slice(space + 1).trim() };
+}
+
+async function commandTarget(parsed: Parsed, ctx: CommandContext): Promise<Target> {
+  const local = ctx.local === undefined ? undefined : await localSlackFields(ctx.local);
+  const url = str(parsed, 'url') ?? (local !== undefined ? `${local.baseUrl}${HTTP_PATHS.slackCommands}` : undefined);
+  if (url === undefined) throw new UsageError('give --local READY_FILE, or --url (stack output SlackCommandsUrl) and --secret', parsed.command);
+  const secret = str(parsed, 'secret') ?? local?.signingSecret;
+  if (secret === undefined) {
+    throw new CliError(
+      'no Slack signing secret to sign with',
+      ctx.local !== undefined ? `restart the local stack so its ready file ${ctx.local.path} has slackSigningSecret, or pass --secret` : 'pass --secret',
+      'bad_ready_file',
+    );
+  }
+  return { url, secret, responseUrl: str(parsed, 'response-url') ?? defaultResponseUrl(ctx.local) };
+}
+
+/** Deferred answers go to the local Slack server's response_url path; without one, to a Slack hooks URL that ends nowhere. */
+function defaultResponseUrl(local: LocalReady | undefined): string {
+  const id = randomUUID();
+  if (local?.slackApiUrl !== undefined) return `${new URL(local.slackApiUrl).origin}/response_url/${id}`;
+  return `https://hooks.slack.com/commands/bridge-cli/${id}`;
+}
+
+async function post(target: Target, form: string, ctx: CommandContext): Promise<CommandResult> {
+  const headers = { 'content-type': 'application/x-www-form-urlencoded', ...signSlackRequest(target.secret, Math.floor(ctx.now() / 1000), form) };
+  let response: Response;
+  try {
+    response = await ctx.fetch(target.url, { method: 'POST', headers, body: form, redirect: 'manual', signal: AbortSignal.timeout(10_000) });
+  } catch (error) {
+    throw new CliError(`${target.url} did not answer (${(error as Error).message})`, 'is the local stack running (`npm start`)? is the URL right?', 'network');
+  }
+  const body = await response.text();
+  const reply = parseReply(body);
+  ctx.out.say(`${response.status} ${reply?.text ?? body}`);
+  return { exitCode: response.ok ? 0 : 1, json: { status: response.status, reply: reply ?? body } };
+}
+
+function parseReply(body: string): { text?: string } | undefined {
+  try {
+    const parsed: unknown = JSON.parse(body);
+    return typeof parsed === 'object' && parsed !== null ? (parsed) : undefined;
+  } catch {
+    return undefined;
+  }
+}

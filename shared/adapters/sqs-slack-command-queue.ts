@@ -1,0 +1,22 @@
+/** DeferredCommandQueue on SQS: the digest queue, with the `type` attribute the DLQ tools read. */
+import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { MESSAGE_ATTRIBUTE_TYPE } from '../events';
+import type { DeferredCommandQueue } from '../slack-app/ports';
+import type { DeferredSlackCommand } from '../slack-app/service';
+
+export class SqsDeferredCommandQueue implements DeferredCommandQueue {
+  constructor(
+    private readonly client: SQSClient,
+    private readonly queueUrl: string,
+  ) {}
+
+  async send(message: DeferredSlackCommand): Promise<void> {
+    await this.client.send(
+      new SendMessageCommand({
+        QueueUrl: this.queueUrl,
+        MessageBody: JSON.stringify(message),
+        MessageAttributes: { [MESSAGE_ATTRIBUTE_TYPE]: { DataType: 'String', StringValue: message.kind } },
+      }),
+    );
+  }
+}

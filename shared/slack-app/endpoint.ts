@@ -1,0 +1,185 @@
+/**
+ * The Slack endpoints: `POST /slack/commands` and `POST /slack/interactions`. The signature is
+ * checked first, over the raw bytes; nothing is read or written before it passes. Then, within
+ * Slack's 3 s: inline commands are answered in the HTTP body, deferred ones are put on the digest
+ * queue and acknowledged ephemerally, button clicks change the store and update the message via
+ * response_url. Never throws: every failure is an outcome, mapped to HTTP in one place.
+ */
+import { HTTP_PATHS, METRIC_DIMENSIONS, SLACK_APP_METRICS } from '../contracts';
+import { describeError } from '../observability';
+import type { Clock, Log, Metrics } from '../ports';
+import { SLACK_SIGNATURE_HEADER, SLACK_TIMESTAMP_HEADER, type SlackRequestVerifier, type SlackSignatureFailure } from '../slack-request-signature';
+import { handleButtonAction } from './actions';
+import { parseSlashCommandForm } from './commands';
+import { parseInteractionForm } from './interactions';
+import { SlackAppStoreError, type DeferredCommandQueue, type Responder, type SlackReply, type SubscriptionStore } from './ports';
+import * as reply from './replies';
+import { answerSlashCommand, type CommandAck } from './service';
+
+/** Interaction payloads carry the message's blocks (up to 50); 1 MiB is far above any real one and bounds the HMAC work. */
+export const MAX_SLACK_BODY_BYTES = 1024 * 1024;
+
+export interface SlackHttpRequest {
+  method: string;
+  /** Without the API stage prefix. */
+  path: string;
+  /** Header names in lower case. */
+  headers: Readonly<Record<string, string | undefined>>;
+  rawBody: Buffer;
+}
+
+export interface SlackHttpResponse {
+  statusCode: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+export interface SlackEndpointDeps {
+  /** Resolves the verifier for the current signing secret (it may be regenerated while a container lives). */
+  verifier: () => Promise<SlackRequestVerifier>;
+  store: SubscriptionStore;
+  queue: DeferredCommandQueue;
+  responder: Responder;
+  clock: Clock;
+  log: Log;
+  metrics: Metrics;
+}
+
+export type SlackRejection =
+  | { kind: 'not_found' }
+  | { kind: 'method_not_allowed' }
+  | { kind: 'payload_too_large' }
+  | { kind: 'signature'; reason: SlackSignatureFailure }
+  | { kind: 'secrets_unavailable' }
+  | { kind: 'bad_request'; problem: string }
+  | { kind: 'store_unavailable' };
+
+export type SlackOutcome = { kind: 'reply'; reply: SlackReply } | { kind: 'acknowledged' } | { kind: 'rejected'; rejection: SlackRejection };
+
+/** The one place that maps outcomes to HTTP answers. Slack shows a non-2xx as an error, so 2xx carries the user-facing text. */
+export function toSlackHttpResponse(outcome: SlackOutcome): SlackHttpResponse {
+  const json = (statusCode: number, body: unknown): SlackHttpResponse => ({
+    statusCode,
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  if (outcome.kind === 'reply') return json(200, outcome.reply);
+  if (outcome.kind === 'acknowledged') return { statusCode: 200, headers: {}, body: '' };
+  const r = outcome.rejection;
+  switch (r.kind) {
+    case 'not_found':
+      return json(404, { ok: false, error: 'not_found' });
+    case 'method_not_allowed':
+      return { ...json(405, { ok: false, error: 'method_not_allowed' }), headers: { 'content-type': 'application/json', allow: 'POST' } };
+    case 'payload_too_large':
+      return json(413, { ok: false, error: 'payload_too_large' });
+    case 'signature':
+      return json(401, { ok: false, error: `signature_${r.reason}` });
+    case 'bad_request':
+      return json(400, { ok: false, error: 'bad_request' });
+    case 'secrets_unavailable':
+    case 'store_unavailable':
+      return json(503, { ok: false, error: r.kind });
+  }
+}
+
+export async function handleSlackRequest(request: SlackHttpRequest, deps: SlackEndpointDeps): Promise<SlackHttpResponse> {
+  const outcome = await slackOutcome(request, deps);
+  if (outcome.kind === 'rejected') logRejection(outcome.rejection, request.path, deps);
+  return toSlackHttpResponse(outcome);
+}
+
+async function slackOutcome(request: SlackHttpRequest, deps: SlackEndpointDeps): Promise<SlackOutcome> {
+  const route = routeOf(request.path);
+  if (route === undefined) return rejected({ kind: 'not_found' });
+  if (request.method.toUpperCase() !== 'POST') return rejected({ kind: 'method_not_allowed' });
+  if (request.rawBody.length > MAX_SLACK_BODY_BYTES) return rejected({ kind: 'payload_too_large' });
+  const verified = await verify(request, deps);
+  if (verified !== null) return rejected(verified);
+  const form = request.rawBody.toString('utf8');
+  return route === 'commands' ? command(form, deps) : interaction(form, deps);
+}
+
+function routeOf(path: string): 'commands' | 'interactions' | undefined {
+  if (path === HTTP_PATHS.slackCommands) return 'commands';
+  if (path === HTTP_PATHS.slackInteractions) return 'interactions';
+  return undefined;
+}
+
+function rejected(rejection: SlackRejection): SlackOutcome {
+  return { kind: 'rejected', rejection };
+}
+
+/** null when the request is Slack's; otherwise why not. */
+async function verify(request: SlackHttpRequest, deps: SlackEndpointDeps): Promise<SlackRejection | null> {
+  let check: SlackRequestVerifier;
+  try {
+    check = await deps.verifier();
+  } catch (error) {
+    deps.log.error('Slack signing secret could not be read', describeError(error));
+    return { kind: 'secrets_unavailable' };
+  }
+  const result = check({
+    signature: request.headers[SLACK_SIGNATURE_HEADER],
+    timestamp: request.headers[SLACK_TIMESTAMP_HEADER],
+    rawBody: request.rawBody,
+    nowSeconds: Math.floor(deps.clock.now() / 1000),
+  });
+  return result.ok ? null : { kind: 'signature', reason: result.reason };
+}
+
+async function command(form: string, deps: SlackEndpointDeps): Promise<SlackOutcome> {
+  const parsed = parseSlashCommandForm(form);
+  if (!parsed.ok) return rejected({ kind: 'bad_request', problem: parsed.problem });
+  const ack = await answerSlashCommand(parsed.request, deps);
+  if (ack.failure !== undefined) deps.log.error('subscription table failed on an inline command', describeError(ack.failure));
+  if (ack.deferred === undefined) {
+    deps.metrics.count(SLACK_APP_METRICS.slackCommandAnswered);
+    return { kind: 'reply', reply: ack.reply };
+  }
+  return { kind: 'reply', reply: await enqueue(ack, deps) };
+}
+
+/** Hands the deferred work to the queue; the acknowledgement says so, or that nothing was done. */
+async function enqueue(ack: CommandAck, deps: SlackEndpointDeps): Promise<SlackReply> {
+  if (ack.deferred === undefined) return ack.reply;
+  try {
+    await deps.queue.send(ack.deferred);
+  } catch (error) {
+    deps.log.error('deferred Slack command could not be queued', { command: ack.deferred.command.kind, ...describeError(error) });
+    return reply.unavailableReply("The bridge's queue");
+  }
+  deps.metrics.count(SLACK_APP_METRICS.slackCommandDeferred);
+  deps.log.info('Slack command deferred', { command: ack.deferred.command.kind, channel: ack.deferred.context.channel });
+  return ack.reply;
+}
+
+async function interaction(form: string, deps: SlackEndpointDeps): Promise<SlackOutcome> {
+  const parsed = parseInteractionForm(form);
+  if (!parsed.ok) return rejected({ kind: 'bad_request', problem: parsed.problem });
+  const { action } = parsed.interaction;
+  try {
+    await handleButtonAction(parsed.interaction, deps);
+  } catch (error) {
+    // A store failure changed nothing: a non-2xx shows the user the click failed, so they click again.
+    if (error instanceof SlackAppStoreError) {
+      deps.log.error('subscription table failed on a button', { action: action.kind, ...describeError(error) });
+      return rejected({ kind: 'store_unavailable' });
+    }
+    // The change is stored; only the message update failed. The click itself succeeded.
+    deps.metrics.count(SLACK_APP_METRICS.slackResponseFailed);
+    deps.log.warn('button handled but the message could not be updated', { action: action.kind, ...describeError(error) });
+  }
+  deps.metrics.count(SLACK_APP_METRICS.slackActionHandled);
+  return { kind: 'acknowledged' };
+}
+
+function logRejection(rejection: SlackRejection, path: string, deps: SlackEndpointDeps): void {
+  if (rejection.kind === 'signature') {
+    deps.metrics.count(SLACK_APP_METRICS.slackRequestRejected, 1, { [METRIC_DIMENSIONS.reason]: `signature_${rejection.reason}` });
+    deps.log.warn('Slack request refused', { path, reason: `signature_${rejection.reason}` });
+    return;
+  }
+  const detail = rejection.kind === 'bad_request' ? { problem: rejection.problem } : {};
+  deps.log.warn('Slack request refused', { path, reason: rejection.kind, ...detail });
+}

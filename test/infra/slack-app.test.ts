@@ -1,0 +1,140 @@
+/** The Slack app's resources: function, routes, signing secret, least-privilege statements, alarms, outputs. */
+import { describe, expect, it } from 'vitest';
+import { Match } from 'aws-cdk-lib/assertions';
+import { ENV, HTTP_PATHS, SERVICES, SLACK_APP_METRICS, STACK_OUTPUTS as OUTPUTS, TABLE } from '../../shared/contracts';
+import { SLACK_TIMEOUT_SECONDS } from '../../infra/slack-app';
+import { actionsOf, arnOf, logicalId, ref, resourcesOf, roleStatements, statementBySid, synthApp } from './helpers';
+
+const { template, stack } = synthApp();
+
+const tableId = logicalId(template, 'AWS::DynamoDB::Table', 'Table');
+const queueId = logicalId(template, 'AWS::SQS::Queue', 'DigestQueue');
+const secretId = logicalId(template, 'AWS::SecretsManager::Secret', 'SlackAppSigningSecret');
+const slackLogsId = logicalId(template, 'AWS::Logs::LogGroup', 'SlackAppSlackLogs');
+const functionId = logicalId(template, 'AWS::Lambda::Function', 'SlackAppSlackFunction');
+const slack = roleStatements(template, 'SlackAppSlackRole');
+const digest = roleStatements(template, 'DigestWorkerDigestRole');
+const subscriptionKeys = { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${TABLE.prefixes.subscriptionsOfProject}*`, `${TABLE.prefixes.subscriptionsOfChannel}*`] } };
+
+describe('Slack function', () => {
+  it('runs the slack entry with the table, queue and signing secret ARN, within Slack’s 3 s', () => {
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Timeout: SLACK_TIMEOUT_SECONDS,
+      Environment: {
+        Variables: Match.objectLike({
+          [ENV.tableName]: ref(tableId),
+          [ENV.queueUrl]: ref(queueId),
+          [ENV.slackSigningSecretSecretArn]: ref(secretId),
+          [ENV.powertoolsServiceName]: SERVICES.slack,
+        }),
+      },
+    });
+    const variables = (template.toJSON() as { Resources: Record<string, { Properties: { Environment: { Variables: Record<string, unknown> } } }> })
+      .Resources[functionId]!.Properties.Environment.Variables;
+    expect(variables[ENV.slackSigningSecret]).toBeUndefined();
+  });
+
+  it('is routed from POST /slack/commands and POST /slack/interactions on the webhook API, payload 2.0', () => {
+    for (const path of [HTTP_PATHS.slackCommands, HTTP_PATHS.slackInteractions]) {
+      template.hasResourceProperties('AWS::ApiGatewayV2::Route', { RouteKey: `POST ${path}` });
+    }
+    template.hasResourceProperties('AWS::ApiGatewayV2::Integration', {
+      PayloadFormatVersion: '2.0',
+      IntegrationUri: { 'Fn::GetAtt': [functionId, 'Arn'] },
+    });
+  });
+
+  it('creates its signing secret holding the placeholder', () => {
+    template.hasResourceProperties('AWS::SecretsManager::Secret', {
+      Description: Match.stringLikeRegexp('Slack app'),
+      SecretString: 'PLACEHOLDER',
+    });
+  });
+
+  it('imports the signing secret from slackSigningSecretArn instead', () => {
+    const arn = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:slack-signing-AbC123';
+    const imported = synthApp({ slackSigningSecretArn: arn }).template;
+    expect(Object.keys(imported.findResources('AWS::SecretsManager::Secret')).filter((id) => id.startsWith('SlackApp'))).toEqual([]);
+    imported.hasOutput(OUTPUTS.slackSigningSecretSecretArn, { Value: arn });
+  });
+});
+
+describe('Slack role', () => {
+  it('has exactly its logs, subscription items, queue and secret statements', () => {
+    expect(slack.map((s) => s.Sid).sort()).toEqual([
+      'EnqueueDeferredCommands',
+      'ReadSlackSigningSecret',
+      'SubscriptionsOfProjectsAndChannels',
+      'WriteOwnLogs',
+    ]);
+    expect(resourcesOf(statementBySid(slack, 'WriteOwnLogs'))).toEqual([arnOf(slackLogsId)]);
+  });
+
+  it('may Get/Update/BatchGet sub# and chan# items only', () => {
+    const statement = statementBySid(slack, 'SubscriptionsOfProjectsAndChannels');
+    expect(actionsOf(statement)).toEqual(['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:UpdateItem']);
+    expect(resourcesOf(statement)).toEqual([arnOf(tableId)]);
+    expect(statement.Condition).toEqual(subscriptionKeys);
+  });
+
+  it('may send to the digest queue and read its own secret only', () => {
+    expect(actionsOf(statementBySid(slack, 'EnqueueDeferredCommands'))).toEqual(['sqs:SendMessage']);
+    expect(resourcesOf(statementBySid(slack, 'EnqueueDeferredCommands'))).toEqual([arnOf(queueId)]);
+    expect(actionsOf(statementBySid(slack, 'ReadSlackSigningSecret'))).toEqual(['secretsmanager:GetSecretValue']);
+    expect(resourcesOf(statementBySid(slack, 'ReadSlackSigningSecret'))).toEqual([ref(secretId)]);
+  });
+
+  it('uses no wildcards and cannot consume the queue', () => {
+    for (const statement of slack) {
+      for (const action of actionsOf(statement)) expect(action).not.toContain('*');
+      for (const resource of resourcesOf(statement)) expect(JSON.stringify(resource)).not.toContain('*');
+    }
+    expect(slack.flatMap(actionsOf).filter((a) => a.startsWith('sqs:'))).toEqual(['sqs:SendMessage']);
+  });
+});
+
+describe('digest role, Slack app share', () => {
+  it('reads and writes subscriptions (deferred subscribe, routing) by sub#/chan# keys', () => {
+    const statement = statementBySid(digest, 'SlackSubscriptions');
+    expect(actionsOf(statement)).toEqual(['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:UpdateItem']);
+    expect(statement.Condition).toEqual(subscriptionKeys);
+  });
+
+  it('paces and claims per-channel posts by pace#/post# keys', () => {
+    const statement = statementBySid(digest, 'SlackPacingAndChannelPosts');
+    expect(actionsOf(statement)).toEqual(['dynamodb:GetItem', 'dynamodb:UpdateItem']);
+    expect(resourcesOf(statement)).toEqual([arnOf(tableId)]);
+    expect(statement.Condition).toEqual({
+      'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${TABLE.prefixes.pace}*`, `${TABLE.prefixes.channelPost}*`] },
+    });
+  });
+});
+
+describe('Slack alarms', () => {
+  it('alarm on a spike of rejected Slack signatures and on function errors, to the alarm topic', () => {
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      AlarmName: `${stack.stackName}-SlackRequestRejectedSpike`,
+      MetricName: SLACK_APP_METRICS.slackRequestRejected,
+      Dimensions: Match.arrayWith([{ Name: 'service', Value: SERVICES.slack }]),
+      AlarmActions: Match.anyValue(),
+    });
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      AlarmName: `${stack.stackName}-SlackErrors`,
+      MetricName: 'Errors',
+      Dimensions: [{ Name: 'FunctionName', Value: ref(functionId) }],
+      AlarmActions: Match.anyValue(),
+    });
+  });
+});
+
+describe('Slack outputs', () => {
+  it('give the request URLs, the API base URL, the secret and its put command', () => {
+    const base = template.toJSON() as { Outputs: Record<string, { Value: unknown }> };
+    expect(JSON.stringify(base.Outputs[OUTPUTS.slackCommandsUrl]?.Value)).toContain(HTTP_PATHS.slackCommands);
+    expect(JSON.stringify(base.Outputs[OUTPUTS.slackInteractionsUrl]?.Value)).toContain(HTTP_PATHS.slackInteractions);
+    expect(base.Outputs[OUTPUTS.apiBaseUrl]).toBeDefined();
+    template.hasOutput(OUTPUTS.slackSigningSecretSecretArn, { Value: ref(secretId) });
+    expect(JSON.stringify(base.Outputs[OUTPUTS.putSlackSigningSecretCommand]?.Value)).toContain('put-secret-value');
+    template.hasOutput(OUTPUTS.slackFunctionName, { Value: ref(functionId) });
+  });
+});
