@@ -43,18 +43,28 @@ export function assertDashboardUrlTemplate(template: string): void {
  */
 export function fillUrlTemplate(template: string | undefined, values: UrlValues): string | null {
   if (template === undefined || dashboardUrlTemplateProblem(template) !== null) return null;
-  const missing = /\{([a-z_]+)\}/g;
-  let usable = template;
-  for (const match of template.matchAll(missing)) {
+  const usable = cutAtFirstMissing(template, values);
+  if (usable !== template && isBareHost(usable)) return null;
+  return usable.replace(PLACEHOLDER, (_, name: UrlPlaceholder) => encodeURIComponent(values[name] ?? ''));
+}
+
+const PLACEHOLDER = /\{([a-z_]+)\}/g;
+
+/** The template up to the path segment or query parameter of its first placeholder without a value. */
+function cutAtFirstMissing(template: string, values: UrlValues): string {
+  for (const match of template.matchAll(PLACEHOLDER)) {
     const value = values[match[1] as UrlPlaceholder];
     if (value !== undefined && value.length > 0) continue;
     const before = template.slice(0, match.index);
-    usable = before.slice(0, Math.max(before.lastIndexOf('/'), before.lastIndexOf('?'), before.lastIndexOf('&')));
-    break;
+    return before.slice(0, Math.max(before.lastIndexOf('/'), before.lastIndexOf('?'), before.lastIndexOf('&')));
   }
-  if (new URL(usable.replace(missing, 'x')).pathname === '/' && usable !== template && !/[/?]/.test(usable.slice(8).replace(/^[^/?]*/, '')))
-    return null;
-  return usable.replace(missing, (_, name: UrlPlaceholder) => encodeURIComponent(values[name] ?? ''));
+  return template;
+}
+
+/** True for a URL that is only the host: no path beyond "/", no query. */
+function isBareHost(url: string): boolean {
+  const parsed = new URL(url.replace(PLACEHOLDER, 'x'));
+  return parsed.pathname === '/' && parsed.search === '';
 }
 
 /** A mrkdwn link to `url` showing `label` (already escaped text), or just the label without a URL. */
