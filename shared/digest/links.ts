@@ -9,6 +9,8 @@ export type UrlPlaceholder = (typeof URL_PLACEHOLDERS)[number];
 export type UrlValues = Partial<Record<UrlPlaceholder, string>>;
 
 const MAX_TEMPLATE = 1000;
+/** Longest link made: a longer one (very long encoded ids) could be cut with its text, breaking the `<…|…>`. */
+export const MAX_LINK_URL = 1000;
 
 /** The problem with a dashboard URL template, or null when it is usable. Config code calls this at start-up. */
 export function dashboardUrlTemplateProblem(template: string): string | null {
@@ -39,16 +41,25 @@ export function assertDashboardUrlTemplate(template: string): void {
 /**
  * The template filled in, or null when there is no (valid) template. A placeholder without a value cuts
  * the URL before its path segment or query parameter (a project link from a template that also names
- * {prompt_id} opens the project's page); null when that would leave only the host.
+ * {prompt_id} opens the project's page); null when that would leave only the host, or when the link would
+ * be longer than `MAX_LINK_URL`.
  */
 export function fillUrlTemplate(template: string | undefined, values: UrlValues): string | null {
   if (template === undefined || dashboardUrlTemplateProblem(template) !== null) return null;
   const usable = cutAtFirstMissing(template, values);
   if (usable !== template && isBareHost(usable)) return null;
-  return usable.replace(PLACEHOLDER, (_, name: UrlPlaceholder) => encodeURIComponent(values[name] ?? ''));
+  const url = usable.replace(PLACEHOLDER, (_, name: UrlPlaceholder) => encodeValue(values[name] ?? ''));
+  return url.length <= MAX_LINK_URL ? url : null;
 }
 
 const PLACEHOLDER = /\{([a-z_]+)\}/g;
+
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+/** URL-encoded; a lone surrogate (which `encodeURIComponent` throws on) becomes U+FFFD. */
+function encodeValue(value: string): string {
+  return encodeURIComponent(value.replace(LONE_SURROGATE, '\ufffd'));
+}
 
 /** The template up to the path segment or query parameter of its first placeholder without a value. */
 function cutAtFirstMissing(template: string, values: UrlValues): string {

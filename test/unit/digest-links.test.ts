@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { assertDashboardUrlTemplate, dashboardUrlTemplateProblem, fillUrlTemplate, mrkdwnLink } from '../../shared/digest/links';
+import {
+  assertDashboardUrlTemplate,
+  dashboardUrlTemplateProblem,
+  fillUrlTemplate,
+  MAX_LINK_URL,
+  mrkdwnLink,
+} from '../../shared/digest/links';
 
 const TEMPLATE = 'https://app.example.com/p/{project_id}/runs/{run_id}?prompt={prompt_id}';
 const ALL = { project_id: 'P1', run_id: 'R1', prompt_id: 'Q1', asset_id: 'A1' };
@@ -13,6 +19,11 @@ describe('fillUrlTemplate', () => {
   it('encodes values so they cannot change the path, the query or the mrkdwn link around them', () => {
     const url = fillUrlTemplate(TEMPLATE, { project_id: 'a b/../c', run_id: 'r?x=1&y', prompt_id: 'q|>#' });
     expect(url).toBe('https://app.example.com/p/a%20b%2F..%2Fc/runs/r%3Fx%3D1%26y?prompt=q%7C%3E%23');
+  });
+
+  it('encodes a lone surrogate as U+FFFD instead of throwing', () => {
+    expect(fillUrlTemplate(TEMPLATE, { ...ALL, prompt_id: 'a\ud83db' })).toBe('https://app.example.com/p/P1/runs/R1?prompt=a%EF%BF%BDb');
+    expect(fillUrlTemplate(TEMPLATE, { ...ALL, prompt_id: '👩' })).toBe('https://app.example.com/p/P1/runs/R1?prompt=%F0%9F%91%A9');
   });
 
   it('makes no link without a template or with a template that is not https', () => {
@@ -34,6 +45,14 @@ describe('fillUrlTemplate', () => {
   it('makes no link when a missing value would leave only the host', () => {
     expect(fillUrlTemplate('https://app.example.com/{prompt_id}', { project_id: 'P1' })).toBeNull();
     expect(fillUrlTemplate('https://app.example.com/?p={project_id}', {})).toBeNull();
+  });
+
+  it('makes no link longer than MAX_LINK_URL (a cut link would break the text around it)', () => {
+    const id = '\u200b'.repeat(120); // 9 characters each once encoded
+    expect(fillUrlTemplate(TEMPLATE, { ...ALL, project_id: id })).toBeNull();
+    const fits = 'x'.repeat(MAX_LINK_URL - 'https://app.example.com/p//runs/R1?prompt=Q1'.length);
+    expect(fillUrlTemplate(TEMPLATE, { ...ALL, project_id: fits })).toHaveLength(MAX_LINK_URL);
+    expect(fillUrlTemplate(TEMPLATE, { ...ALL, project_id: `${fits}x` })).toBeNull();
   });
 
   it('a template without placeholders links as it is', () => {
