@@ -29,7 +29,8 @@
  *       "gaps": [{ "prompt_id": "…", "prompt_ref": 12, "prompt_text": "…",
  *                  "platforms_losing": ["Gemini"], "top_competitor": "Rival", "trend": "worse" }],
  *       "probes": [{ "id": "…", "prompt_id": "…", "reasoning_card_id": "card-1" }],   // optional
- *       "reasoning": { "card-1": { "reasons": [{ "impact": "high", "category": "content", "detail": "…" }] } }  // optional
+ *       "reasoning": { "card-1": { "reasons": [{ "impact": "high", "category": "content", "detail": "…" }] } }, // optional
+ *       "runs": [{ "visibility": {…}, "gaps": […], "answers": 0 }]   // optional: scripted runs, see FixtureProject.runs
  *     }]
  *   }
  *
@@ -80,6 +81,18 @@ export type FixtureProject = {
   gaps: FixtureGap[];
   probes?: FixtureProbe[];
   reasoning?: Record<string, FixtureReasoningCard>;
+  /**
+   * Scripted runs: the Nth `advanceRun` (N = 1, 2, …) applies `runs[N-1]` instead of random drift: its
+   * `visibility` and `gaps` replace the project's (what it omits stays), `answers` is the count
+   * run.completed carries. Past the last scripted run the project drifts as usual.
+   */
+  runs?: FixtureRun[];
+};
+
+export type FixtureRun = {
+  visibility?: FixtureVisibility;
+  gaps?: FixtureGap[];
+  answers?: number;
 };
 
 export type SimulatorFixture = {
@@ -183,10 +196,65 @@ function isNonEmptyString(value: unknown): value is string {
   return typeof value === 'string' && value.trim() !== '';
 }
 
+type Need = (ok: boolean, path: string, problem: string) => boolean;
+
+function visibilityIssues(visibility: unknown, at: string, need: Need): void {
+  if (!need(isRecord(visibility), at, 'must be an object with a "metrics" array')) return;
+  const metrics = (visibility as Record<string, unknown>)['metrics'];
+  if (!need(Array.isArray(metrics), `${at}.metrics`, 'must be an array')) return;
+  (metrics as unknown[]).forEach((metric, mi) => {
+    const mat = `${at}.metrics[${mi}]`;
+    if (!need(isRecord(metric), mat, 'must be an object')) return;
+    const m = metric as Record<string, unknown>;
+    need(isNonEmptyString(m['label']), `${mat}.label`, 'must be a non-empty string');
+    need('value' in m && isScalar(m['value']), `${mat}.value`, 'must be a string, number, boolean or null');
+    if (m['caption'] !== undefined) need(typeof m['caption'] === 'string', `${mat}.caption`, 'must be a string when present');
+  });
+}
+
+function gapIssues(gap: unknown, gat: string, promptIds: Set<string>, need: Need): void {
+  if (!need(isRecord(gap), gat, 'must be an object')) return;
+  const g = gap as Record<string, unknown>;
+  if (need(isNonEmptyString(g['prompt_id']), `${gat}.prompt_id`, 'must be a non-empty string')) {
+    const id = g['prompt_id'] as string;
+    need(!promptIds.has(id), `${gat}.prompt_id`, `duplicates the prompt_id "${id}" of an earlier gap`);
+    promptIds.add(id);
+  }
+  need(
+    isNonEmptyString(g['prompt_ref']) || (typeof g['prompt_ref'] === 'number' && Number.isFinite(g['prompt_ref'])),
+    `${gat}.prompt_ref`,
+    'must be a number or a non-empty string',
+  );
+  need(isNonEmptyString(g['prompt_text']), `${gat}.prompt_text`, 'must be a non-empty string');
+  const platforms = g['platforms_losing'];
+  need(Array.isArray(platforms) && platforms.every((x) => typeof x === 'string'), `${gat}.platforms_losing`, 'must be an array of strings');
+  need(typeof g['top_competitor'] === 'string', `${gat}.top_competitor`, 'must be a string');
+}
+
+function gapsIssues(gaps: unknown, at: string, need: Need): void {
+  if (!need(Array.isArray(gaps), at, 'must be an array')) return;
+  const promptIds = new Set<string>();
+  (gaps as unknown[]).forEach((gap, gi) => gapIssues(gap, `${at}[${gi}]`, promptIds, need));
+}
+
+/** Scripted runs: each replaces the visibility and/or gaps it names; `answers` a whole number. */
+function runsIssues(runs: unknown, at: string, need: Need): void {
+  if (runs === undefined || !need(Array.isArray(runs), at, 'must be an array of scripted runs when present')) return;
+  (runs as unknown[]).forEach((run, ri) => {
+    const rat = `${at}[${ri}]`;
+    if (!need(isRecord(run), rat, 'must be an object with "visibility", "gaps" and/or "answers"')) return;
+    const r = run as Record<string, unknown>;
+    if (r['visibility'] !== undefined) visibilityIssues(r['visibility'], `${rat}.visibility`, need);
+    if (r['gaps'] !== undefined) gapsIssues(r['gaps'], `${rat}.gaps`, need);
+    const answers = r['answers'];
+    if (answers !== undefined) need(typeof answers === 'number' && Number.isInteger(answers) && answers >= 0, `${rat}.answers`, 'must be a whole number >= 0 when present');
+  });
+}
+
 /** Every problem of a would-be fixture, each as "<path>: <problem>"; empty when it is valid. */
 export function fixtureIssues(value: unknown): string[] {
   const issues: string[] = [];
-  const need = (ok: boolean, path: string, problem: string): boolean => {
+  const need: Need = (ok, path, problem) => {
     if (!ok) issues.push(`${path}: ${problem}`);
     return ok;
   };
@@ -210,48 +278,9 @@ export function fixtureIssues(value: unknown): string[] {
     need(isNonEmptyString(p['name']), `${at}.name`, 'must be a non-empty string');
     need(typeof p['industry'] === 'string', `${at}.industry`, 'must be a string');
 
-    const visibility = p['visibility'];
-    if (need(isRecord(visibility), `${at}.visibility`, 'must be an object with a "metrics" array')) {
-      const metrics = (visibility as Record<string, unknown>)['metrics'];
-      if (need(Array.isArray(metrics), `${at}.visibility.metrics`, 'must be an array')) {
-        (metrics as unknown[]).forEach((metric, mi) => {
-          const mat = `${at}.visibility.metrics[${mi}]`;
-          if (!need(isRecord(metric), mat, 'must be an object')) return;
-          const m = metric as Record<string, unknown>;
-          need(isNonEmptyString(m['label']), `${mat}.label`, 'must be a non-empty string');
-          need('value' in m && isScalar(m['value']), `${mat}.value`, 'must be a string, number, boolean or null');
-          if (m['caption'] !== undefined) need(typeof m['caption'] === 'string', `${mat}.caption`, 'must be a string when present');
-        });
-      }
-    }
-
-    const gaps = p['gaps'];
-    if (need(Array.isArray(gaps), `${at}.gaps`, 'must be an array')) {
-      const promptIds = new Set<string>();
-      (gaps as unknown[]).forEach((gap, gi) => {
-        const gat = `${at}.gaps[${gi}]`;
-        if (!need(isRecord(gap), gat, 'must be an object')) return;
-        const g = gap as Record<string, unknown>;
-        if (need(isNonEmptyString(g['prompt_id']), `${gat}.prompt_id`, 'must be a non-empty string')) {
-          const id = g['prompt_id'] as string;
-          need(!promptIds.has(id), `${gat}.prompt_id`, `duplicates the prompt_id "${id}" of an earlier gap`);
-          promptIds.add(id);
-        }
-        need(
-          isNonEmptyString(g['prompt_ref']) || (typeof g['prompt_ref'] === 'number' && Number.isFinite(g['prompt_ref'])),
-          `${gat}.prompt_ref`,
-          'must be a number or a non-empty string',
-        );
-        need(isNonEmptyString(g['prompt_text']), `${gat}.prompt_text`, 'must be a non-empty string');
-        const platforms = g['platforms_losing'];
-        need(
-          Array.isArray(platforms) && platforms.every((x) => typeof x === 'string'),
-          `${gat}.platforms_losing`,
-          'must be an array of strings',
-        );
-        need(typeof g['top_competitor'] === 'string', `${gat}.top_competitor`, 'must be a string');
-      });
-    }
+    visibilityIssues(p['visibility'], `${at}.visibility`, need);
+    gapsIssues(p['gaps'], `${at}.gaps`, need);
+    runsIssues(p['runs'], `${at}.runs`, need);
 
     const reasoning = p['reasoning'];
     const cardIds = new Set<string>();
@@ -680,6 +709,8 @@ export class SimulatorData {
     const { project } = state;
     state.run += 1;
     state.runId = deterministicUuid(this.seed, projectId, 'run', state.run);
+    const scripted = project.runs?.[state.run - 1];
+    if (scripted !== undefined) return this.applyScriptedRun(state, scripted);
     const rng = rngFor(this.seed, projectId, 'run', state.run);
 
     // Resolve 2-4 gaps, improving ones first, and return their prompts to the pool.
@@ -749,6 +780,23 @@ export class SimulatorData {
         probes: structuredClone(state.probes),
         reasoning: structuredClone(state.reasoning),
       })),
+    };
+  }
+
+  /** The project as a fixture's scripted run says (no drift, no recomputed figures). */
+  private applyScriptedRun(state: ProjectState, scripted: FixtureRun): RunInfo {
+    const { project } = state;
+    const before = new Set(project.gaps.map((gap) => gap.prompt_id));
+    if (scripted.visibility !== undefined) project.visibility = structuredClone(scripted.visibility);
+    if (scripted.gaps !== undefined) project.gaps = structuredClone(scripted.gaps);
+    const after = new Set(project.gaps.map((gap) => gap.prompt_id));
+    return {
+      projectId: project.id,
+      run: state.run,
+      runId: state.runId,
+      answers: scripted.answers ?? (state.probes.length > 0 ? state.probes.length : project.gaps.length * ENGINES.length),
+      resolvedGaps: [...before].filter((id) => !after.has(id)),
+      newGaps: [...after].filter((id) => !before.has(id)),
     };
   }
 

@@ -9,6 +9,8 @@ export type UrlPlaceholder = (typeof URL_PLACEHOLDERS)[number];
 export type UrlValues = Partial<Record<UrlPlaceholder, string>>;
 
 const MAX_TEMPLATE = 1000;
+/** Longest link made: a longer one (very long encoded ids) could be cut with its text, breaking the `<…|…>`. */
+export const MAX_LINK_URL = 1000;
 
 /** The problem with a dashboard URL template, or null when it is usable. Config code calls this at start-up. */
 export function dashboardUrlTemplateProblem(template: string): string | null {
@@ -39,22 +41,41 @@ export function assertDashboardUrlTemplate(template: string): void {
 /**
  * The template filled in, or null when there is no (valid) template. A placeholder without a value cuts
  * the URL before its path segment or query parameter (a project link from a template that also names
- * {prompt_id} opens the project's page); null when that would leave only the host.
+ * {prompt_id} opens the project's page); null when that would leave only the host, or when the link would
+ * be longer than `MAX_LINK_URL`.
  */
 export function fillUrlTemplate(template: string | undefined, values: UrlValues): string | null {
   if (template === undefined || dashboardUrlTemplateProblem(template) !== null) return null;
-  const missing = /\{([a-z_]+)\}/g;
-  let usable = template;
-  for (const match of template.matchAll(missing)) {
+  const usable = cutAtFirstMissing(template, values);
+  if (usable !== template && isBareHost(usable)) return null;
+  const url = usable.replace(PLACEHOLDER, (_, name: UrlPlaceholder) => encodeValue(values[name] ?? ''));
+  return url.length <= MAX_LINK_URL ? url : null;
+}
+
+const PLACEHOLDER = /\{([a-z_]+)\}/g;
+
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+/** URL-encoded; a lone surrogate (which `encodeURIComponent` throws on) becomes U+FFFD. */
+function encodeValue(value: string): string {
+  return encodeURIComponent(value.replace(LONE_SURROGATE, '\ufffd'));
+}
+
+/** The template up to the path segment or query parameter of its first placeholder without a value. */
+function cutAtFirstMissing(template: string, values: UrlValues): string {
+  for (const match of template.matchAll(PLACEHOLDER)) {
     const value = values[match[1] as UrlPlaceholder];
     if (value !== undefined && value.length > 0) continue;
     const before = template.slice(0, match.index);
-    usable = before.slice(0, Math.max(before.lastIndexOf('/'), before.lastIndexOf('?'), before.lastIndexOf('&')));
-    break;
+    return before.slice(0, Math.max(before.lastIndexOf('/'), before.lastIndexOf('?'), before.lastIndexOf('&')));
   }
-  if (new URL(usable.replace(missing, 'x')).pathname === '/' && usable !== template && !/[/?]/.test(usable.slice(8).replace(/^[^/?]*/, '')))
-    return null;
-  return usable.replace(missing, (_, name: UrlPlaceholder) => encodeURIComponent(values[name] ?? ''));
+  return template;
+}
+
+/** True for a URL that is only the host: no path beyond "/", no query. */
+function isBareHost(url: string): boolean {
+  const parsed = new URL(url.replace(PLACEHOLDER, 'x'));
+  return parsed.pathname === '/' && parsed.search === '';
 }
 
 /** A mrkdwn link to `url` showing `label` (already escaped text), or just the label without a URL. */
