@@ -24,6 +24,8 @@ export type HttpApiHandler = (event: APIGatewayProxyEventV2) => Promise<APIGatew
 export interface GatewayRoute {
   method: string;
   path: string;
+  /** The function behind this route, when not the gateway's default `createHandler` (one API, several functions). */
+  createHandler?: (() => HttpApiHandler) | undefined;
 }
 
 export interface GatewayRequestInfo {
@@ -71,7 +73,8 @@ const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', '
 class BodyTooLargeError extends Error {}
 
 export class HttpGateway {
-  private readonly idleHandlers: HttpApiHandler[] = [];
+  /** Idle instances per route's function (each function keeps its own warm instances, as Lambda does). */
+  private readonly idleHandlers = new Map<(() => HttpApiHandler) | undefined, HttpApiHandler[]>();
   private readonly running = new Set<Promise<unknown>>();
   private handlerCount = 0;
   private closed = false;
@@ -197,7 +200,7 @@ export class HttpGateway {
     let outcome: Outcome<APIGatewayProxyResultV2>;
     try {
       // Building an instance can fail like a Lambda init error: a function error for this request.
-      const instance = this.idleHandlers.pop() ?? this.newHandler();
+      const instance = this.idleFor(route).pop() ?? this.newHandler(route);
       handler = instance;
       outcome = await withTimeout((async () => instance(event))(), Math.min(integrationMs, functionMs));
     } catch (error) {
@@ -205,7 +208,7 @@ export class HttpGateway {
     }
     // A timed-out instance may still be running: like Lambda, never hand it another request.
     const reusable = outcome.ok || !outcome.timedOut;
-    if (handler && reusable && !this.closed) this.idleHandlers.push(handler);
+    if (handler && reusable && !this.closed) this.idleFor(route).push(handler);
 
     if (!outcome.ok) {
       info.error = outcome.error;
@@ -220,9 +223,15 @@ export class HttpGateway {
     finish(status, headers, responseBody);
   }
 
-  private newHandler(): HttpApiHandler {
+  private idleFor(route: GatewayRoute): HttpApiHandler[] {
+    const idle = this.idleHandlers.get(route.createHandler) ?? [];
+    this.idleHandlers.set(route.createHandler, idle);
+    return idle;
+  }
+
+  private newHandler(route: GatewayRoute): HttpApiHandler {
     this.handlerCount += 1;
-    return this.options.createHandler();
+    return (route.createHandler ?? this.options.createHandler)();
   }
 }
 

@@ -47,6 +47,12 @@ export interface ReadyInfo {
   /** The local Slack server's Web API URL; null when posting to a real Slack. */
   slackApiUrl: string | null;
   slackChannel: string;
+  /** The Slack app's signing secret the local Slack endpoints verify with (`bridge slack command` signs with it). */
+  slackSigningSecret: string;
+  /** The local API's base URL (webhook and Slack endpoints). */
+  apiBaseUrl: string;
+  /** The browser preview of what was posted to the local Slack server; null with a real Slack. */
+  previewUrl: string | null;
   region: string;
   pid: number;
   ports: ReadyPorts;

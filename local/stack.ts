@@ -23,7 +23,7 @@ import { SqsServer, createSqsClient } from './sqs-server';
 import { LocalSlackServer, type RecordedCall } from './slack-server';
 import { VisibilitySimulator } from './simulator/server';
 import { FixtureError, loadFixtureFile, type SimulatorFixture } from './simulator/data';
-import { HttpGateway, type GatewayRequestInfo } from './http-gateway';
+import { HttpGateway, type GatewayRequestInfo, type GatewayRoute } from './http-gateway';
 import { LambdaPoller, type PollerProblem } from './lambda-poller';
 import type { ReadyInfo } from './ready-info';
 import { LOCAL_SLACK_TOKEN } from './ready-info';
@@ -36,7 +36,8 @@ import { readIngestConfig } from '../functions/ingest/runtime';
 import { readDigestConfig } from '../functions/digest/runtime';
 import { createIngestHandler, type IngestHandler } from '../functions/ingest/create-handler';
 import { createDigestHandler } from '../functions/digest/create-handler';
-import { DIGEST_DEFAULTS, ENV, HTTP_PATHS, METRICS_NAMESPACE } from '../shared/contracts';
+import { createSlackHandler } from '../functions/slack/create-handler';
+import { DIGEST_DEFAULTS, ENV, HTTP_PATHS, METRICS_NAMESPACE, SERVICES } from '../shared/contracts';
 
 /** The stage name of the local stack (BRIDGE_STAGE). */
 export const LOCAL_STAGE = 'local';
@@ -171,6 +172,8 @@ export interface LocalStack {
   /** Absent when posting to a real Slack. */
   slack?: LocalSlackServer;
   slackChannel: string;
+  /** The Slack app's signing secret of the local Slack endpoints (generated per start). */
+  slackSigningSecret: string;
   sqs: {
     endpoint: string;
     region: string;
@@ -291,6 +294,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       ...(options.projectChannels ? { [ENV.slackProjectChannels]: JSON.stringify(options.projectChannels) } : {}),
       // The posting lease must outlast one invocation (the default 120 s does for the default 60 s).
       ...(leaseSeconds > DIGEST_DEFAULTS.leaseSeconds ? { [ENV.digestLeaseSeconds]: String(Math.min(3600, leaseSeconds)) } : {}),
+      // A record's budget scales with the (often short) local function timeout, as the stack derives it.
+      [ENV.digestRecordBudgetSeconds]: String(Math.floor(functionTimeoutMs / 4000)),
       [ENV.awsEndpointDynamodb]: dynamo.endpoint,
       [ENV.awsEndpointSqs]: sqs.server.url,
       [ENV.awsRegion]: region,
@@ -308,7 +313,15 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       throw error;
     }
 
-    const gateway = await startGateway(options, host, () => createIngestHandler(env, observability.forService('ingest')), observability, cleanup, slack);
+    // The Slack endpoints run as their own function beside ingest, on the same API (as in the stack).
+    const slackSigningSecret = `local-slack-signing-${randomBytes(16).toString('hex')}`;
+    const slackEnv = { ...env, [ENV.slackSigningSecret]: JSON.stringify([slackSigningSecret]), [ENV.powertoolsServiceName]: SERVICES.slack };
+    const slackRoutes = [HTTP_PATHS.slackCommands, HTTP_PATHS.slackInteractions].map((path) => ({
+      method: 'POST',
+      path,
+      createHandler: () => createSlackHandler(slackEnv, { observability: observability.forService(SERVICES.slack) }),
+    }));
+    const gateway = await startGateway(options, host, () => createIngestHandler(env, observability.forService('ingest')), observability, cleanup, slack, slackRoutes);
     const webhookUrl = `${gateway.url}${HTTP_PATHS.webhook}`;
 
     const poller = new LambdaPoller({
@@ -365,6 +378,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       ...(localSecrets ? { secretsManager: localSecrets } : {}),
       ...(events ? { events } : {}),
       slackChannel,
+      slackSigningSecret,
       sqs: {
         endpoint: sqs.server.url,
         region,
@@ -395,6 +409,9 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
         tableName: LOCAL_DEFAULTS.tableName,
         slackApiUrl: slack?.apiUrl ?? null,
         slackChannel,
+        slackSigningSecret,
+        apiBaseUrl: gateway.url,
+        previewUrl: gateway.previewUrl ?? null,
         region,
         pid: process.pid,
         secretsManagerEndpoint: localSecrets?.server.url ?? null,
@@ -643,6 +660,7 @@ async function startGateway(
   observability: LocalObservabilityHub,
   cleanup: (() => Promise<void>)[],
   preview: LocalSlackServer | undefined,
+  extraRoutes: readonly GatewayRoute[],
 ): Promise<HttpGateway> {
   const port = options.port ?? 0;
   let gateway: HttpGateway;
@@ -650,7 +668,7 @@ async function startGateway(
     gateway = await HttpGateway.start({
       port,
       host,
-      routes: [{ method: 'POST', path: HTTP_PATHS.webhook }],
+      routes: [{ method: 'POST', path: HTTP_PATHS.webhook }, ...extraRoutes],
       createHandler,
       functionTimeoutMs: options.ingestTimeoutMs ?? LOCAL_DEFAULTS.ingestTimeoutMs,
       preview,

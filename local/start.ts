@@ -6,7 +6,8 @@ import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node
 import { dirname, relative, resolve } from 'node:path';
 import { DEFAULT_READY_FILE } from './ready-info';
 import { parseArgs } from 'node:util';
-import { HTTP_PATHS } from '../shared/contracts';
+import { ENV, HTTP_PATHS } from '../shared/contracts';
+import { dashboardUrlTemplateProblem } from '../shared/digest/links';
 import { LocalStackError, generateSecret, startLocalStack, type DeliverySummary, type LocalStack, type LocalStackOptions } from './stack';
 
 const DEFAULT_PORT = 8787;
@@ -29,6 +30,9 @@ Options:
   --fixture FILE      simulator data from a JSON fixture (format: SimulatorFixture in
                       local/simulator/data.ts) instead of generated projects
   --api-latency MS    latency the simulator adds to every read-API request (default 0)
+  --dashboard-url T   dashboard URL template for links in digests (https; placeholders {project_id},
+                      {run_id}, {prompt_id}, {asset_id}); default: no links
+  --digest-mode M     full (default) or changes: a run where nothing moved posts one compact line
   --data-dir DIR      keep DynamoDB data in DIR across restarts (default: in memory)
   --simulator-port N  port of the simulator (default ${SIMULATOR_PORT}, or any free one if taken;
                       0 = any free port)
@@ -64,6 +68,8 @@ interface Args {
   slackLog: string | undefined;
   fixture: string | undefined;
   apiLatencyMs: number | undefined;
+  dashboardUrl: string | undefined;
+  digestMode: 'full' | 'changes';
   dataDir: string | undefined;
   readyFile: string;
   verbose: boolean;
@@ -85,6 +91,8 @@ function parse(argv: string[]): Args {
         'slack-log': { type: 'string' },
         fixture: { type: 'string' },
         'api-latency': { type: 'string' },
+        'dashboard-url': { type: 'string' },
+        'digest-mode': { type: 'string' },
         'data-dir': { type: 'string' },
         'ready-file': { type: 'string' },
         verbose: { type: 'boolean' },
@@ -106,11 +114,25 @@ function parse(argv: string[]): Args {
     slackLog: nonEmpty('--slack-log', values['slack-log']),
     fixture: nonEmpty('--fixture', values.fixture),
     apiLatencyMs: values['api-latency'] === undefined ? undefined : wholeNumber('--api-latency', values['api-latency'], 0, 0, 600_000),
+    dashboardUrl: dashboardUrl(values['dashboard-url']),
+    digestMode: digestMode(values['digest-mode']),
     dataDir: nonEmpty('--data-dir', values['data-dir']),
     readyFile: nonEmpty('--ready-file', values['ready-file']) ?? DEFAULT_READY_FILE,
     verbose: values.verbose === true,
     help: values.help === true,
   };
+}
+
+function dashboardUrl(value: string | undefined): string | undefined {
+  const template = nonEmpty('--dashboard-url', value);
+  const problem = template === undefined ? null : dashboardUrlTemplateProblem(template);
+  if (problem !== null) throw new UsageError(`--dashboard-url: ${problem}, e.g. https://app.example.com/projects/{project_id}/prompts/{prompt_id}`);
+  return template;
+}
+
+function digestMode(value: string | undefined): 'full' | 'changes' {
+  if (value === undefined || value === 'full' || value === 'changes') return value ?? 'full';
+  throw new UsageError(`--digest-mode must be "full" or "changes", got "${value}"`);
 }
 
 /** parseArgs' messages, reworded to name the flag and point at --help. */
@@ -195,6 +217,8 @@ function printBanner(stack: LocalStack, readyMs: number, args: Args, generatedSe
     ['DynamoDB', `${stack.dynamo.endpoint}  ${dim('table')} ${stack.dynamo.tableName}${args.dataDir !== undefined ? `  ${dim('data in')} ${args.dataDir}` : ''}`],
     ['SQS', `${stack.sqs.queueUrl}  ${dim('DLQ')} ${stack.sqs.dlqUrl}`],
   ];
+  if (stack.gateway.previewUrl !== undefined) rows.push(['Slack preview', `${stack.gateway.previewUrl}  ${dim('(open in a browser: every message as Slack shows it, live)')}`]);
+  rows.push(['Slack app', `${stack.webhookUrl.replace(HTTP_PATHS.webhook, HTTP_PATHS.slackCommands)}  ${dim('(/visibility commands; npx bridge slack command)')}`]);
   if (stack.events) rows.push(['Events', `${stack.events.eventsUrl}  ${dim('(NDJSON; npx bridge tail)')}`]);
   if (stack.secretsManager) rows.push(['Secrets Manager', `${stack.secretsManager.server.url}  ${dim('(signing secrets, read-API key, Slack token; re-read every 2 s)')}`]);
   if (args.slackLog !== undefined && stack.slack) rows.push(['Slack log', args.slackLog]);
@@ -227,6 +251,7 @@ function printTryIt(stack: LocalStack, args: Args): void {
   out(`    npx bridge tail${local}`);
   out(`    npx bridge doctor${local}`);
   out(`    npx bridge secrets signing list${local}`);
+  out(`    npx bridge slack command "/visibility help" --channel C0LOCAL${local}`);
 }
 
 /** Another running `npm start` owns this ready file: refuse rather than overwrite it. */
@@ -317,6 +342,7 @@ async function main(argv: string[]): Promise<void> {
     onSlackMessage: (rendered, call) => printSlackMessage(rendered, call.thread_ts !== undefined),
     ...(args.fixture !== undefined ? { fixture: args.fixture } : {}),
     ...(args.apiLatencyMs !== undefined ? { apiLatencyMs: args.apiLatencyMs } : {}),
+    env: { [ENV.digestMode]: args.digestMode, ...(args.dashboardUrl !== undefined ? { [ENV.dashboardUrlTemplate]: args.dashboardUrl } : {}) },
     ...(args.dataDir !== undefined ? { dataDir: args.dataDir } : {}),
     ...(args.slackLog !== undefined ? { slackLogFile: args.slackLog } : {}),
     ...(slackEnv ? { realSlack: { token: slackEnv[0], channel: slackEnv[1] }, logHighlight: ['digest posted', 'draft notice posted'] } : {}),

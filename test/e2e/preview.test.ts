@@ -19,10 +19,16 @@ let digest: { main: PostedMessage; replies: PostedMessage[] };
 
 type Block = { type?: string; text?: { text?: string }; fields?: { text?: string }[] };
 
-function headerOf(message: PostedMessage): string {
-  const header = (message.blocks as Block[] | undefined)?.find((b) => b.type === 'header');
-  if (!header?.text?.text) throw new Error('the digest has no header block');
-  return header.text.text;
+/** The digest's headline (its first section) as the page should show it: mrkdwn markers gone, links as their label. */
+function headlineOf(message: PostedMessage): string {
+  const first = (message.blocks as Block[] | undefined)?.find((b) => b.type === 'section');
+  if (!first?.text?.text) throw new Error('the digest has no headline section');
+  return first.text.text
+    .replace(/<[^|>]+\|([^>]+)>/g, '$1')
+    .replace(/(^|[^\w])[*_~]|[*_~](?=[^\w]|$)/g, '$1')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&');
 }
 
 /** The first *bold* run of the message's section text, as Slack would show it (entities decoded). */
@@ -61,9 +67,9 @@ describe.skipIf(skipBrowserTests())('the Slack preview page', () => {
     await stack?.close();
   });
 
-  it('shows the demo digest: header, bold text, channel and its collapsed thread', async () => {
+  it('shows the demo digest: headline, bold text, channel and its collapsed thread', async () => {
     const message = page.locator(`.messages > .message[data-ts="${digest.main.ts}"]`);
-    await expect(message.locator('.header').first().textContent()).resolves.toBe(headerOf(digest.main));
+    await expect(message.locator('.body .section').first().textContent()).resolves.toBe(headlineOf(digest.main));
     expect(await message.locator('.body b').allTextContents()).toContain(firstBoldRun(digest.main));
     await expect(message.locator('.meta .channel').textContent()).resolves.toBe(stack.slackChannel);
 

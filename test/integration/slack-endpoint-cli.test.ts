@@ -64,7 +64,7 @@ beforeAll(async () => {
   gateway = await startGateway({
     [ENV.tableName]: TABLE,
     [ENV.queueUrl]: queueUrl,
-    [ENV.slackSigningSecret]: SECRET,
+    [ENV.slackSigningSecret]: JSON.stringify([SECRET]),
     [ENV.slackApiUrl]: 'http://127.0.0.1:9/api/',
     [ENV.awsRegion]: 'us-east-1',
     [ENV.awsEndpointDynamodb]: dynamo.endpoint,

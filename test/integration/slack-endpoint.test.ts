@@ -66,7 +66,7 @@ beforeEach(async () => {
   const env = {
     [ENV.tableName]: TABLE,
     [ENV.queueUrl]: queueUrl,
-    [ENV.slackSigningSecret]: SECRET,
+    [ENV.slackSigningSecret]: JSON.stringify([SECRET]),
     // The response_url peer stands where the local Slack server would be.
     [ENV.slackApiUrl]: `${hooks.url}/api`,
     [ENV.awsRegion]: 'us-east-1',
