@@ -1,8 +1,9 @@
 /**
  * Benchmark 3: cold start, the whole first-request cost of a new container. Each function is bundled
  * with esbuild as the stack bundles it (settings read from the `bundling:` block in infra/*.ts when
- * there is one), next to a baseline bundle that holds only the AWS SDK clients the function uses,
- * each constructed, whose handler makes one DynamoDB and one SQS call. In fresh Node processes the
+ * there is one), next to a baseline bundle that holds only the AWS SDK clients the function's bundle
+ * holds, each constructed, whose handler replays the very requests a warm-up first invocation of the
+ * real bundle made (recorded by proxies in front of every peer; see ./replay-floor). In fresh Node processes the
  * bundle is loaded and its handler invoked once against local peers (dynalite, the local SQS server,
  * the simulator, the local Slack server, all without added latency): what was deferred from load to
  * first use (ICU, SDK credential and endpoint resolution, the first connections) is counted.
@@ -24,6 +25,8 @@ import { LocalSlackServer } from '../local/slack-server';
 import { deliveryBody, httpApiEvent } from '../test/support/deliveries';
 import { enqueue, receiveRecords } from '../test/support/sqs-records';
 import { BUILD_DIR, PROJECT_ROOT, log, median, percentile, round, scaled, type ResultRow } from './lib';
+import { LatencyProxy } from './latency-proxy';
+import { countDifferences, countKinds, replayBaselineSource, replayPlan, sdkClientsIn, writeKeyIds, type ReplayPlan } from './replay-floor';
 
 /** Odd, so each median is one cycle's figure. */
 const SPAWNS = scaled(15, 1);
@@ -33,14 +36,24 @@ const TABLE = 'bench-cold-start';
 const SECRET = 'whsec_bench_cold_start';
 const TOKEN = 'xoxb-bench-cold-start';
 
+/** Latency the recording proxies add, so requests sent together overlap visibly (see replayPlan). */
+const RECORD_LATENCY_MS = 10;
+
+/** A fresh event for one first invocation. */
+interface FirstEvent {
+  event: unknown;
+}
+
 interface ColdStartPeers {
   dynamoEndpoint: string;
   sqsEndpoint: string;
   queueUrl: string;
   sim: VisibilitySimulator;
   slack: LocalSlackServer;
-  /** A fresh event for one first invocation of the bundle's function. */
-  eventFor(bundle: string): Promise<unknown>;
+  /** Proxies in front of every peer that record the requests of a recording spawn. */
+  recorders: { dynamodb: LatencyProxy; sqs: LatencyProxy; readApi: LatencyProxy; slack: LatencyProxy };
+  /** A fresh event for one first invocation of a function ('ingest' or 'digest'). */
+  eventFor(fn: string): Promise<FirstEvent>;
   close(): Promise<void>;
 }
 
@@ -50,32 +63,41 @@ async function startPeers(): Promise<ColdStartPeers> {
   const sqsServer = await SqsServer.start();
   const sqs = createSqsClient({ endpoint: sqsServer.url, region: 'us-east-1', credentials: LOCAL_CREDENTIALS, requestTimeoutMs: 5000, connectionTimeoutMs: 1000, maxAttempts: 1 });
   const queueUrl = (await sqs.send(new CreateQueueCommand({ QueueName: 'bench-cold-start', Attributes: { VisibilityTimeout: '60' } }))).QueueUrl!;
+  // The digest's events come from their own queue: the ingest's sends must not reach the digest.
+  const digestQueueUrl = (await sqs.send(new CreateQueueCommand({ QueueName: 'bench-cold-start-digest', Attributes: { VisibilityTimeout: '60' } }))).QueueUrl!;
   const sim = await VisibilitySimulator.start();
   const slack = await LocalSlackServer.start({ tokens: [TOKEN] });
   const projectId = sim.projectIds()[0]!;
+  const run = sim.advanceRun(projectId);
+  const recorders = {
+    dynamodb: await LatencyProxy.start('dynamodb', dynamo.endpoint, RECORD_LATENCY_MS),
+    sqs: await LatencyProxy.start('sqs', sqsServer.url, RECORD_LATENCY_MS),
+    readApi: await LatencyProxy.start('read-api', sim.url, RECORD_LATENCY_MS),
+    slack: await LatencyProxy.start('slack', new URL(slack.apiUrl).origin, RECORD_LATENCY_MS),
+  };
   return {
     dynamoEndpoint: dynamo.endpoint,
     sqsEndpoint: sqsServer.url,
     queueUrl,
     sim,
     slack,
-    async eventFor(bundle) {
-      if (bundle === 'ingest') return signedDelivery(projectId);
-      if (bundle !== 'digest') return {};
-      // One queued run.completed, as the event source hands it to a new container.
-      const run = sim.advanceRun(projectId);
+    recorders,
+    async eventFor(fn) {
+      if (fn === 'ingest') return signedDelivery(projectId);
+      // One queued run.completed, as the event source hands it to a new container. Always the same
+      // run (a new event each time): the read API keeps serving what the baseline replays.
       const data = { project_id: projectId, run_id: run.runId, status: 'completed', answers: run.answers };
-      await enqueue(sqs, queueUrl, { id: randomUUID(), type: 'run.completed', created_at: new Date().toISOString(), data });
-      return { Records: await receiveRecords(sqs, queueUrl, 1) };
+      await enqueue(sqs, digestQueueUrl, { id: randomUUID(), type: 'run.completed', created_at: new Date().toISOString(), data });
+      return { event: { Records: await receiveRecords(sqs, digestQueueUrl, 1) } };
     },
     async close() {
       sqs.destroy();
-      await Promise.all([dynamo.close(), sqsServer.close(), sim.close(), slack.close()]);
+      await Promise.all([...Object.values(recorders).map((r) => r.close()), dynamo.close(), sqsServer.close(), sim.close(), slack.close()]);
     },
   };
 }
 
-function signedDelivery(projectId: string): unknown {
+function signedDelivery(projectId: string): FirstEvent {
   const { id, body } = deliveryBody({ createdAt: new Date().toISOString(), data: { project_id: projectId, run_id: randomUUID(), status: 'completed', answers: 120 } });
   const headers = {
     'content-type': 'application/json',
@@ -83,7 +105,14 @@ function signedDelivery(projectId: string): unknown {
     'x-service-delivery': id,
     'x-service-signature': signPayload(SECRET, Math.floor(Date.now() / 1000), body),
   };
-  return httpApiEvent({ headers, body });
+  return { event: httpApiEvent({ headers, body }) };
+}
+
+/** A random string as long as `id`, so a replayed write body keeps its size. */
+function freshLike(id: string): string {
+  let out = '';
+  while (out.length < id.length) out += randomUUID().replace(/-/g, '');
+  return out.slice(0, id.length);
 }
 
 /** Why a first invocation's answer is not a success (a failing handler can't look fast); undefined when it is. */
@@ -165,40 +194,13 @@ interface Bundle {
   metafile: Metafile;
 }
 
-/**
- * A baseline function: the SDK clients, each constructed, and a first invocation that makes one call
- * to each peer the function uses (the digest's also reads the read API and calls Slack with fetch).
- */
-const HTTP_PEER_CALLS = `
-  const read = await fetch(process.env.READ_API_BASE_URL + '/v1/projects', { headers: { authorization: 'Bearer ' + process.env.READ_API_KEY } });
-  if (!read.ok) throw new Error('read API answered ' + read.status);
-  await read.text();
-  const slack = await (await fetch(process.env.SLACK_API_URL + 'auth.test', { method: 'POST', headers: { authorization: 'Bearer ' + process.env.SLACK_BOT_TOKEN } })).json();
-  if (!slack.ok) throw new Error('Slack answered ' + slack.error);`;
-
-function baselineSource(httpPeers: boolean): string {
-  return `
-import { DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
-import { SQSClient, GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
-import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-export const clients = [new DynamoDBClient({}), new SQSClient({}), new SecretsManagerClient({})];
-export const handler = async () => {
-  await clients[0].send(new GetItemCommand({ TableName: process.env.TABLE_NAME, Key: { pk: { S: 'baseline' } } }));
-  await clients[1].send(new GetQueueAttributesCommand({ QueueUrl: process.env.QUEUE_URL, AttributeNames: ['ApproximateNumberOfMessages'] }));
-  ${httpPeers ? HTTP_PEER_CALLS : ''}
-  return { statusCode: 200, batchItemFailures: [] };
-};
-`;
-}
-
-const BASELINE_CLIENTS = baselineSource(false);
-const DIGEST_BASELINE = baselineSource(true);
-
-/** Diagnostic only: the digest baseline plus the Slack Web API client, to attribute the digest's extra time. */
-const BASELINE_WITH_SLACK = `${DIGEST_BASELINE}
+/** Diagnostic only: the digest baseline plus the Slack Web API client constructed, to attribute the digest's extra time. */
+function withSlackWebClient(baselineSource: string): string {
+  return `${baselineSource}
 import { WebClient } from '@slack/web-api';
 export const slack = new WebClient('xoxb-bench');
 `;
+}
 
 async function bundle(name: string, entry: { file: string } | { contents: string }, settings: BundlingSettings): Promise<Bundle> {
   const dir = join(BUILD_DIR, name);
@@ -231,9 +233,10 @@ async function bundle(name: string, entry: { file: string } | { contents: string
   return { name, file: outfile, bytes: code.length, gzipBytes: gzipSync(code, { level: 9 }).length, mapBytes, metafile: result.metafile };
 }
 
-/** Environment of both functions, pointing at the local peers; credentials are dummies. */
-function coldStartEnv(peers: ColdStartPeers): Record<string, string> {
-  return {
+/** Environment of both functions, pointing at the local peers (or at their recorders); credentials are dummies. */
+function coldStartEnv(peers: ColdStartPeers, recording = false): Record<string, string> {
+  const r = peers.recorders;
+  const env = {
     TABLE_NAME: TABLE,
     QUEUE_URL: peers.queueUrl,
     DLQ_URL: peers.queueUrl,
@@ -254,6 +257,9 @@ function coldStartEnv(peers: ColdStartPeers): Record<string, string> {
     // Lambda runs Node 24, where the SDK prints no "Node 20 support ends" warning.
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
   };
+  if (!recording) return env;
+  const slackPath = new URL(peers.slack.apiUrl).pathname;
+  return { ...env, READ_API_BASE_URL: r.readApi.url, SLACK_API_URL: `${r.slack.url}${slackPath}`, AWS_ENDPOINT_URL_DYNAMODB: r.dynamodb.url, AWS_ENDPOINT_URL_SQS: r.sqs.url };
 }
 
 /**
@@ -287,11 +293,20 @@ interface FirstRequestTime {
   cpu: number;
 }
 
+let profiles = 0;
+
+/** With BENCH_CPU_PROF_DIR set, each spawn writes a CPU profile there, named after its bundle (for attributing time; it slows the spawns). */
+function cpuProfileArgs(file: string): string[] {
+  const dir = process.env['BENCH_CPU_PROF_DIR'];
+  if (!dir) return [];
+  return ['--cpu-prof', `--cpu-prof-dir=${dir}`, `--cpu-prof-name=${relative(BUILD_DIR, file).split('/')[0]}-${++profiles}.cpuprofile`];
+}
+
 function firstRequestMs(file: string, nodeOptions: string | undefined, baseEnv: Record<string, string>, event: unknown): Promise<FirstRequestTime> {
   return new Promise((resolve, reject) => {
     const env: NodeJS.ProcessEnv = { PATH: process.env['PATH'] ?? '', ...baseEnv, BENCH_BUNDLE: file, BENCH_EVENT: JSON.stringify(event) };
     if (nodeOptions) env['NODE_OPTIONS'] = nodeOptions;
-    const child = spawn(process.execPath, ['-e', FIRST_REQUEST_SCRIPT], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...cpuProfileArgs(file), '-e', FIRST_REQUEST_SCRIPT], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
     child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
@@ -361,19 +376,53 @@ function extraOverBaseline(handler: Metafile, baseline: Metafile, count: number)
     .slice(0, count);
 }
 
+/** What a warm-up first invocation of a function did, to be replayed by its baseline. */
+interface Recording {
+  plan: ReplayPlan;
+  /** Requests per peer and kind (DynamoDB/SQS operation, HTTP method and path). */
+  counts: Record<string, number>;
+  /** Ids in the keys of the recorded writes (see writeKeyIds). */
+  ids: string[];
+}
+
+async function recordFirstInvocation(peers: ColdStartPeers, file: string, nodeOptions: string | undefined, event: FirstEvent) {
+  for (const recorder of Object.values(peers.recorders)) recorder.clear();
+  await firstRequestMs(file, nodeOptions, coldStartEnv(peers, true), event.event);
+  const requests = Object.values(peers.recorders).flatMap((recorder) => recorder.requests());
+  return { requests, counts: countKinds(requests) };
+}
+
+/**
+ * Records the real bundle's first invocation twice and keeps the second: by then the project has a
+ * digest before it, as it has in every measured spawn. Differing counts between the two are reported.
+ */
+async function recordFunction(peers: ColdStartPeers, file: string, nodeOptions: string | undefined, fn: 'ingest' | 'digest'): Promise<Recording & { firstDiffers: string[] }> {
+  const first = await recordFirstInvocation(peers, file, nodeOptions, await peers.eventFor(fn));
+  const event = await peers.eventFor(fn);
+  const second = await recordFirstInvocation(peers, file, nodeOptions, event);
+  // Kept for inspection: what the baseline replays.
+  writeFileSync(join(BUILD_DIR, `${fn}-recording.json`), JSON.stringify({ ids: writeKeyIds(second.requests), requests: second.requests }, null, 2));
+  return { plan: replayPlan(second.requests), counts: second.counts, ids: writeKeyIds(second.requests), firstDiffers: countDifferences(first.counts, second.counts) };
+}
+
+/** The baseline's event: the recorded ids, each with a fresh one for its writes. */
+function replayEvent(recording: Recording): FirstEvent {
+  return { event: { replace: recording.ids.map((id) => [id, freshLike(id)]) } };
+}
+
+/** Checks through the recorders that a baseline makes exactly the recorded requests; throws if not. */
+async function verifyReplay(peers: ColdStartPeers, file: string, nodeOptions: string | undefined, recording: Recording): Promise<void> {
+  const replay = await recordFirstInvocation(peers, file, nodeOptions, replayEvent(recording));
+  const differences = countDifferences(recording.counts, replay.counts);
+  if (differences.length > 0) throw new Error(`the baseline ${file} does not replay the function's requests (function vs baseline): ${differences.join('; ')}`);
+}
+
 export async function runColdStart(): Promise<{ rows: ResultRow[]; details: Record<string, unknown> }> {
   const settings = readBundlingSettings();
   log(`cold start: bundling with ${settings.source}: ${settings.format}, ${settings.target}, minify ${settings.minify}, sourcemap ${settings.sourcemap}`);
   mkdirSync(BUILD_DIR, { recursive: true });
-  const bundles = {
-    ingest: await bundle('ingest', { file: join(PROJECT_ROOT, 'functions/ingest/handler.ts') }, settings),
-    'ingest-baseline': await bundle('ingest-baseline', { contents: BASELINE_CLIENTS }, settings),
-    digest: await bundle('digest', { file: join(PROJECT_ROOT, 'functions/digest/handler.ts') }, settings),
-    'digest-baseline': await bundle('digest-baseline', { contents: DIGEST_BASELINE }, settings),
-    'diagnostic: digest-baseline + @slack/web-api': await bundle('digest-baseline-slack', { contents: BASELINE_WITH_SLACK }, settings),
-  };
-  const names = Object.keys(bundles) as (keyof typeof bundles)[];
-
+  const ingest = await bundle('ingest', { file: join(PROJECT_ROOT, 'functions/ingest/handler.ts') }, settings);
+  const digest = await bundle('digest', { file: join(PROJECT_ROOT, 'functions/digest/handler.ts') }, settings);
   // As deployed (the stack's NODE_OPTIONS, e.g. --enable-source-maps), and without NODE_OPTIONS.
   const modes: { label: string; nodeOptions: string | undefined }[] = [{ label: settings.nodeOptions ? `NODE_OPTIONS=${settings.nodeOptions}` : 'no NODE_OPTIONS', nodeOptions: settings.nodeOptions }];
   if (settings.nodeOptions) modes.push({ label: 'no NODE_OPTIONS', nodeOptions: undefined });
@@ -382,8 +431,32 @@ export async function runColdStart(): Promise<{ rows: ResultRow[]; details: Reco
   const loadTimes: Record<string, Record<string, number[]>> = {};
   const cpuTimes: Record<string, Record<string, number[]>> = {};
   const peers = await startPeers();
+  let recordings: Record<'ingest' | 'digest', Recording & { firstDiffers: string[] }>;
+  let bundles: Record<string, Bundle>;
+  let afterwards: Record<string, string[]>;
+  let baselineSources: Record<'ingest' | 'digest', string>;
   try {
+    log(`cold start: recording the requests of a warm-up first invocation of each function`);
+    recordings = {
+      ingest: await recordFunction(peers, ingest.file, settings.nodeOptions, 'ingest'),
+      digest: await recordFunction(peers, digest.file, settings.nodeOptions, 'digest'),
+    };
+    const baseline = (fn: 'ingest' | 'digest', metafile: Metafile): string => replayBaselineSource(recordings[fn].plan, sdkClientsIn(Object.keys(metafile.inputs)));
+    baselineSources = { ingest: baseline('ingest', ingest.metafile), digest: baseline('digest', digest.metafile) };
+    bundles = {
+      ingest,
+      'ingest-baseline': await bundle('ingest-baseline', { contents: baselineSources.ingest }, settings),
+      digest,
+      'digest-baseline': await bundle('digest-baseline', { contents: baselineSources.digest }, settings),
+      'diagnostic: digest-baseline + @slack/web-api': await bundle('digest-baseline-slack', { contents: withSlackWebClient(baselineSources.digest) }, settings),
+    };
+    await verifyReplay(peers, bundles['ingest-baseline']!.file, settings.nodeOptions, recordings.ingest);
+    await verifyReplay(peers, bundles['digest-baseline']!.file, settings.nodeOptions, recordings.digest);
+    const eventFor = async (name: string): Promise<unknown> =>
+      name === 'ingest' || name === 'digest' ? (await peers.eventFor(name)).event : replayEvent(name.startsWith('ingest') ? recordings.ingest : recordings.digest).event;
+
     const env = coldStartEnv(peers);
+    const names = Object.keys(bundles);
     for (const mode of modes) {
       log(`cold start: ${SPAWNS} fresh processes per bundle, load + first invocation, interleaved (${mode.label})`);
       const perBundle: Record<string, number[]> = Object.fromEntries(names.map((n) => [n, []]));
@@ -392,7 +465,7 @@ export async function runColdStart(): Promise<{ rows: ResultRow[]; details: Reco
       for (let i = 0; i < WARMUP_SPAWNS + SPAWNS; i++) {
         for (let k = 0; k < names.length; k++) {
           const name = names[(i + k) % names.length]!;
-          const t = await firstRequestMs(bundles[name].file, mode.nodeOptions, env, await peers.eventFor(name));
+          const t = await firstRequestMs(bundles[name]!.file, mode.nodeOptions, env, await eventFor(name));
           if (i >= WARMUP_SPAWNS) {
             perBundle[name]!.push(t.wall);
             loadPerBundle[name]!.push(t.load);
@@ -404,16 +477,25 @@ export async function runColdStart(): Promise<{ rows: ResultRow[]; details: Reco
       loadTimes[mode.label] = loadPerBundle;
       cpuTimes[mode.label] = cpuPerBundle;
     }
+    // The measured first invocations made the recorded requests too: one more recording after them.
+    afterwards = {
+      ingest: countDifferences(recordings.ingest.counts, (await recordFirstInvocation(peers, ingest.file, settings.nodeOptions, await peers.eventFor('ingest'))).counts),
+      digest: countDifferences(recordings.digest.counts, (await recordFirstInvocation(peers, digest.file, settings.nodeOptions, await peers.eventFor('digest'))).counts),
+    };
+    for (const [fn, differences] of Object.entries(afterwards)) {
+      if (differences.length > 0) log(`cold start: WARNING: ${fn}'s first invocation made other requests after the measured spawns than recorded: ${differences.join('; ')}`);
+    }
   } finally {
     await peers.close();
   }
+  const names = Object.keys(bundles);
 
   const intlCpuMs = Array.from({ length: SPAWNS }, intlInitCpuMs);
 
   const b = 'cold start';
   const rows: ResultRow[] = [];
   for (const name of names) {
-    const x = bundles[name];
+    const x = bundles[name]!;
     rows.push({ benchmark: b, figure: `${name} bundle size`, value: x.bytes, unit: 'bytes' });
     rows.push({ benchmark: b, figure: `${name} bundle size, gzip`, value: x.gzipBytes, unit: 'bytes' });
   }
@@ -477,10 +559,14 @@ export async function runColdStart(): Promise<{ rows: ResultRow[]; details: Reco
       intlInitCpuMs: { median: round(median(intlCpuMs), 1), p25: round(percentile(intlCpuMs, 25), 1), p75: round(percentile(intlCpuMs, 75), 1) },
       buildDir: relative(PROJECT_ROOT, BUILD_DIR),
       spawnsPerBundle: SPAWNS,
-      baselineEntry: { ingest: BASELINE_CLIENTS.trim(), digest: DIGEST_BASELINE.trim() },
+      floor: 'each baseline replays the requests of a recorded warm-up first invocation of its function (same count per peer and kind, same concurrency), checked through the recorders before timing',
+      requestsPerFirstInvocation: { ingest: recordings.ingest.counts, digest: recordings.digest.counts },
+      replayWaves: { ingest: recordings.ingest.plan.length, digest: recordings.digest.plan.length },
+      countsDifferBetweenWarmups: { ingest: recordings.ingest.firstDiffers, digest: recordings.digest.firstDiffers },
+      countsDifferAfterMeasuring: afterwards,
       bundles: Object.fromEntries(
         names.map((name) => {
-          const x = bundles[name];
+          const x = bundles[name]!;
           return [name, { file: relative(PROJECT_ROOT, x.file), bytes: x.bytes, gzipBytes: x.gzipBytes, sourceMapBytes: x.mapBytes, topInputsByBytes: topInputs(x.metafile, 12) }];
         }),
       ),
@@ -502,8 +588,8 @@ export async function runColdStart(): Promise<{ rows: ResultRow[]; details: Reco
         Object.entries(loadTimes).map(([mode, perBundle]) => [mode, Object.fromEntries(Object.entries(perBundle).map(([name, v]) => [name, round(median(v), 1)]))]),
       ),
       extraOverBaselineByBytes: {
-        ingest: extraOverBaseline(bundles.ingest.metafile, bundles['ingest-baseline'].metafile, 12),
-        digest: extraOverBaseline(bundles.digest.metafile, bundles['digest-baseline'].metafile, 12),
+        ingest: extraOverBaseline(ingest.metafile, bundles['ingest-baseline']!.metafile, 12),
+        digest: extraOverBaseline(digest.metafile, bundles['digest-baseline']!.metafile, 12),
       },
     },
   };

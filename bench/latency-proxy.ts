@@ -15,6 +15,12 @@ export interface ProxiedRequest {
   at: number;
   /** Epoch ms when the proxy finished sending the answer. */
   finishedAt: number;
+  /** The AWS JSON protocol's operation (x-amz-target), e.g. DynamoDB_20120810.GetItem; '' for plain HTTP. */
+  target: string;
+  contentType: string;
+  /** The request body as sent (UTF-8), so a benchmark can replay the same request. */
+  body: string;
+  status: number;
 }
 
 export class LatencyProxy {
@@ -81,8 +87,19 @@ export class LatencyProxy {
     const headers = { ...answer.headers, 'content-length': String(answer.body.length) };
     delete headers['transfer-encoding'];
     res.writeHead(answer.status, headers);
+    const header = (name: string): string => String(req.headers[name] ?? '');
     res.end(answer.body, () => {
-      this.recorded.push({ peer, method: req.method ?? '', path: req.url ?? '', at, finishedAt: Date.now() });
+      this.recorded.push({
+        peer,
+        method: req.method ?? '',
+        path: req.url ?? '',
+        at,
+        finishedAt: Date.now(),
+        target: header('x-amz-target'),
+        contentType: header('content-type'),
+        body: Buffer.concat(chunks).toString('utf8'),
+        status: answer.status,
+      });
     });
   }
 }
