@@ -26,7 +26,6 @@ interface SignatureGroup {
 
 const DIGITS = /^\d{1,15}$/;
 /** The exact form the service sends; matched first so the usual delivery skips the general parser. */
-const CANONICAL_HEADER = /^t=(\d{1,15}),v1=([0-9a-fA-F]{64})$/;
 const SHA256_HEX = /^[0-9a-fA-F]{64}$/;
 const DIGEST_BYTES = 32;
 
@@ -101,13 +100,23 @@ export function createSignatureVerifier(options: SignatureVerifierOptions): Sign
     options.onHmac?.();
     return createHmac('sha256', key).update(`${timestamp}.`).update(rawBody).digest();
   };
+  // The service's own header form is checked without a regex or per-call buffers (the hot path).
+  const candidate = Buffer.alloc(DIGEST_BYTES);
+  const verifyCanonical = (timestamp: number, rawBody: Buffer, nowSeconds: number): SignatureCheck => {
+    const skew = nowSeconds - timestamp;
+    if (skew > tolerance) return { ok: false, reason: 'too_old' };
+    if (skew < -tolerance) return { ok: false, reason: 'too_new' };
+    for (const key of keys) if (timingSafeEqual(hmac(key, timestamp, rawBody), candidate)) return { ok: true, timestamp };
+    return { ok: false, reason: 'no_matching_signature' };
+  };
   return (header, rawBody, nowSeconds) => {
     if (header === undefined || header.trim() === '') return { ok: false, reason: 'missing_header' };
-    const canonical = CANONICAL_HEADER.exec(header);
-    const groups =
-      canonical !== null
-        ? [{ timestamp: Number(canonical[1]), signatures: [Buffer.from(canonical[2] ?? '', 'hex')] }]
-        : parseSignatureHeader(header);
+    const timestamp = canonicalTimestamp(header);
+    if (timestamp !== undefined) {
+      candidate.write(header.slice(-64), 'hex');
+      return verifyCanonical(timestamp, rawBody, nowSeconds);
+    }
+    const groups = parseSignatureHeader(header);
     if (groups === null) return { ok: false, reason: 'malformed_header' };
     const { fresh, staleness } = signaturesByFreshTimestamp(groups, nowSeconds, tolerance);
     for (const [timestamp, signatures] of fresh) {
@@ -120,6 +129,25 @@ export function createSignatureVerifier(options: SignatureVerifierOptions): Sign
     }
     return { ok: false, reason: fresh.size > 0 ? 'no_matching_signature' : (staleness ?? 'no_matching_signature') };
   };
+}
+
+/** `t=<1–15 digits>,v1=<64 hex digits>`: its timestamp, or undefined for any other form (the general parser's). */
+function canonicalTimestamp(header: string): number | undefined {
+  const comma = header.indexOf(',v1=');
+  if (comma < 3 || comma > 17 || header.length !== comma + 68 || !header.startsWith('t=')) return undefined;
+  let timestamp = 0;
+  for (let i = 2; i < comma; i++) {
+    const digit = header.charCodeAt(i) - 48;
+    if (digit < 0 || digit > 9) return undefined;
+    timestamp = timestamp * 10 + digit;
+  }
+  // Checked by char code: Buffer's hex decoder would read only the low byte of a non-ASCII character.
+  for (let i = comma + 4; i < header.length; i++) if (!isHexDigit(header.charCodeAt(i))) return undefined;
+  return timestamp;
+}
+
+function isHexDigit(code: number): boolean {
+  return (code >= 48 && code <= 57) || (code >= 97 && code <= 102) || (code >= 65 && code <= 70);
 }
 
 /**
