@@ -98,7 +98,7 @@ function mainText(rendered: RenderedDigest): string {
 describe('gallery.json through the simulator, the read-API client and the renderer', () => {
   it('big drop: 🔴 headline with the biggest changes; new and worsening gaps first, with trend; reasoning on a losing engine', async () => {
     const rendered = await secondDigest('gallery-big-drop');
-    expect(rendered.main.text).toMatch(/^🔴 Northwind Outdoor — 2 new gaps · .*Gemini −3\.5/);
+    expect(rendered.main.text).toMatch(/^🔴 Northwind Outdoor — Visibility score [^·]+ · 2 new gaps · .*Gemini −3\.5/);
     const main = mainText(rendered);
     expect(main).toContain('Which ultralight tent do thru-hikers recommend?');
     expect(main).toMatch(/worse/i);

@@ -91,7 +91,7 @@ function valid(rendered: RenderedDigest): RenderedDigest {
 describe('digest v2', () => {
   it('leads with a headline: status mark, project, biggest changes (direction-aware)', () => {
     const out = valid(renderDigest(input()));
-    expect(out.main.text).toBe('🔴 Northwind Outdoor — 2 new gaps · Gemini −3.5 · Visibility 50.5 (−3.2)');
+    expect(out.main.text).toBe('🔴 Northwind Outdoor — Visibility 50.5 (−3.2) · 2 new gaps · Gemini −3.5');
     expect(out.main).toMatchSnapshot();
     expect(out.thread).toMatchSnapshot();
   });

@@ -23,22 +23,33 @@ export function statusMark(model: DigestModel): StatusMark {
   return '🟢';
 }
 
-/** The biggest changes as short phrases, biggest first: new gaps, then metric and engine moves by relative size. */
+/**
+ * The biggest changes as short phrases: the headline metric (the overview's first) when it moved, new
+ * gaps, then the other metric and engine moves by relative size. A gap-count metric is left out when
+ * new gaps are already named (the same news twice).
+ */
 export function biggestChanges(model: DigestModel, max = 3): string[] {
-  const phrases: string[] = [];
-  if (model.diff.newGaps.length > 0) phrases.push(plural(model.diff.newGaps.length, 'new gap', 'new gaps'));
   const values = new Map(model.input.overview.metrics.map((m) => [m.label, m.value] as const));
-  const moves = movedMetrics(model).map((m) => ({
-    size: Math.abs(m.delta) / Math.max(1, Math.abs(Number(model.input.previous?.metrics[m.label] ?? 1))),
-    text: `${inline(m.label, LEN.label)} ${formatScalar(values.get(m.label) ?? null)} (${formatSigned(m.delta) ?? ''})`,
-  }));
+  const previous = model.input.previous;
+  const moved = movedMetrics(model);
+  const lead = moved.find((m) => m.label === model.input.overview.metrics[0]?.label);
+  const newGaps = model.diff.newGaps.length;
+  const metricText = (m: (typeof moved)[number]): string =>
+    `${inline(m.label, LEN.label)} ${formatScalar(values.get(m.label) ?? null)} (${formatSigned(m.delta) ?? ''})`;
+  const moves = moved
+    .filter((m) => m !== lead && !(newGaps > 0 && /\bgaps?\b/i.test(m.label)))
+    .map((m) => ({ size: Math.abs(m.delta) / Math.max(1, Math.abs(Number(previous?.metrics[m.label] ?? 1))), text: metricText(m) }));
   const engines = [...model.diff.engineDeltas]
     .filter(([, delta]) => Math.abs(delta) > model.threshold)
     .map(([engine, delta]) => ({
-      size: Math.abs(delta) / Math.max(1, Math.abs(model.input.previous?.engines?.[engine] ?? 1)),
+      size: Math.abs(delta) / Math.max(1, Math.abs(previous?.engines?.[engine] ?? 1)),
       text: `${inline(engine, LEN.rowName)} ${formatSigned(delta) ?? ''}`,
     }));
-  phrases.push(...[...moves, ...engines].sort((a, b) => b.size - a.size).map((m) => m.text));
+  const phrases = [
+    ...(lead === undefined ? [] : [metricText(lead)]),
+    ...(newGaps > 0 ? [plural(newGaps, 'new gap', 'new gaps')] : []),
+    ...[...moves, ...engines].sort((a, b) => b.size - a.size).map((m) => m.text),
+  ];
   return phrases.slice(0, max);
 }
 
