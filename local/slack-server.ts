@@ -22,6 +22,9 @@ import { listen } from './listen';
 // Types
 // ---------------------------------------------------------------------------------------------------
 
+/** Path of the fault control endpoint (local testing: `bridge slack outage on|off`). */
+export const FAULTS_PATH = '/_faults';
+
 export type FaultKind =
   /** HTTP 429 with a `Retry-After` header and `{ ok: false, error: 'ratelimited' }`. */
   | 'ratelimited'
@@ -267,10 +270,39 @@ export class LocalSlackServer {
 
   // -- request handling --------------------------------------------------------------------------
 
+  /**
+   * `POST /_faults {kind, method?, channel?, times?, error?}` makes Slack fail from outside the process
+   * (`bridge slack outage on`); `DELETE /_faults` heals it. Local testing only, like the rest of this server.
+   */
+  private controlFaults(method: string, raw: string, res: http.ServerResponse): void {
+    if (method === 'DELETE') {
+      this.clearFaults();
+      send(res, { status: 200, body: { ok: true } });
+      return;
+    }
+    let spec: unknown;
+    try {
+      spec = JSON.parse(raw);
+    } catch {
+      spec = undefined;
+    }
+    const kind = (spec as { kind?: unknown } | undefined)?.kind;
+    if (method !== 'POST' || (kind !== 'ratelimited' && kind !== 'server_error' && kind !== 'slack_error' && kind !== 'delay')) {
+      send(res, { status: 400, body: { ok: false, error: 'POST a JSON fault such as {"kind":"server_error"}, or DELETE to clear' } });
+      return;
+    }
+    this.injectFault(spec as FaultSpec);
+    send(res, { status: 200, body: { ok: true } });
+  }
+
   private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://localhost');
     const match = /^\/api\/([A-Za-z0-9_.]+)$/.exec(url.pathname);
     const raw = await readBody(req);
+    if (url.pathname === FAULTS_PATH) {
+      this.controlFaults(req.method ?? 'GET', raw, res);
+      return;
+    }
     if (!match?.[1]) {
       send(res, { status: 404, body: 'not found' });
       return;

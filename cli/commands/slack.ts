@@ -20,12 +20,15 @@ export const SLACK_HELP: Record<string, string> = {
   slack: `Usage:
   bridge slack manifest [--base-url URL | --local READY_FILE | --stack NAME] [--app-name N] [--private-channels]
   bridge slack command "/visibility <text>" --channel C [--local READY_FILE | --url URL --secret S] [--user U]
+  bridge slack outage on|off [--kind server_error|ratelimited] [--local READY_FILE]
 
 manifest   prints the Slack app manifest (JSON; Slack accepts it as is) with the request URLs of
            the stack (output ApiBaseUrl), of the local stack, or of --base-url.
 command    signs a slash command with the Slack app's signing secret (the ready file's
            slackSigningSecret, or --secret), POSTs it to /slack/commands and prints the reply.
            Deferred commands (subscribe, status, projects) answer later via response_url.
+outage     local stack only: makes its Slack fail every call (on) or heals it (off), to watch a
+           digest be retried, reach the DLQ, and be replayed with \`bridge dlq replay\`.
 
   --base-url URL         the bridge's API base URL (request URLs are this plus /slack/…)
   --url URL              the commands URL (stack output SlackCommandsUrl) instead of the ready file's
@@ -45,15 +48,17 @@ const OPTIONS: OptionSpec = {
   channel: { type: 'string' },
   user: { type: 'string' },
   'response-url': { type: 'string' },
+  kind: { type: 'string' },
 };
 
 export async function slackCommand(argv: readonly string[], io: CliIo): Promise<CommandResult> {
   const [sub] = argv;
-  if (sub !== 'manifest' && sub !== 'command') {
-    throw new UsageError(sub === undefined ? 'slack needs manifest or command' : `unknown slack subcommand "${sub}"`, 'slack');
+  if (sub !== 'manifest' && sub !== 'command' && sub !== 'outage') {
+    throw new UsageError(sub === undefined ? 'slack needs manifest, command or outage' : `unknown slack subcommand "${sub}"`, 'slack');
   }
   const parsed = parse(`slack ${sub}`, argv.slice(1), OPTIONS);
   const ctx = await buildContext(parsed, io);
+  if (sub === 'outage') return outage(parsed, ctx);
   return sub === 'manifest' ? manifest(parsed, ctx) : command(parsed, ctx);
 }
 
@@ -102,6 +107,27 @@ export async function localSlackFields(ready: LocalReady): Promise<LocalSlackFie
 function baseOfWebhook(webhookUrl: string | undefined): string | undefined {
   if (webhookUrl === undefined) return undefined;
   return webhookUrl.endsWith(HTTP_PATHS.webhook) ? webhookUrl.slice(0, -HTTP_PATHS.webhook.length) : new URL(webhookUrl).origin;
+}
+
+// --- outage ------------------------------------------------------------------------------------
+
+const OUTAGE_KINDS = ['server_error', 'ratelimited'] as const;
+
+/** Turns the local Slack server's failure on or off (its `/_faults` control endpoint). */
+async function outage(parsed: Parsed, ctx: CommandContext): Promise<CommandResult> {
+  const [state, ...extra] = parsed.positionals;
+  if ((state !== 'on' && state !== 'off') || extra.length > 0) throw new UsageError('say `on` or `off`, e.g. bridge slack outage on', parsed.command);
+  const kind = str(parsed, 'kind') ?? 'server_error';
+  if (!(OUTAGE_KINDS as readonly string[]).includes(kind)) throw new UsageError(`--kind must be one of ${OUTAGE_KINDS.join(', ')}, got "${kind}"`, parsed.command);
+  const apiUrl = ctx.local?.slackApiUrl;
+  if (apiUrl === undefined) {
+    throw new CliError('an outage can only be simulated on the local stack with its local Slack', `start it with \`npm start\` (without SLACK_BOT_TOKEN), then ${ctx.hint('slack outage on')}`, 'not_local');
+  }
+  const url = `${new URL(apiUrl).origin}/_faults`;
+  const response = await fetch(url, state === 'on' ? { method: 'POST', body: JSON.stringify({ kind, method: 'chat.postMessage' }) } : { method: 'DELETE' });
+  if (!response.ok) throw new CliError(`the local Slack server answered ${response.status} at ${url}`, 'restart the local stack with `npm start`', 'slack_control_failed');
+  ctx.out.say(state === 'on' ? `local Slack now fails every chat.postMessage (${kind}); heal it with ${ctx.hint('slack outage off')}` : 'local Slack is healthy again');
+  return { exitCode: 0, json: { outage: state === 'on', kind } };
 }
 
 // --- command -----------------------------------------------------------------------------------
