@@ -93,7 +93,6 @@ export const DIGEST_METRICS = {
 } as const;
 export type DigestMetricName = (typeof DIGEST_METRICS)[keyof typeof DIGEST_METRICS];
 
-export type MetricName = IngestMetricName | DigestMetricName;
 
 /**
  * Metrics of the webhook API that the stack derives from its access log (metric filters), with
@@ -118,6 +117,8 @@ export const SLACK_APP_METRICS = {
   digestMutedSkip: 'DigestMutedSkip',
 } as const;
 export type SlackAppMetricName = (typeof SLACK_APP_METRICS)[keyof typeof SLACK_APP_METRICS];
+
+export type MetricName = IngestMetricName | DigestMetricName | SlackAppMetricName;
 
 /** HTTP paths of the API (API Gateway routes and the local gateway). */
 export const HTTP_PATHS = { webhook: '/webhook', slackCommands: '/slack/commands', slackInteractions: '/slack/interactions' } as const;
