@@ -145,10 +145,15 @@ export type DigestClaim =
       /** When the event was first claimed (epoch ms): posts of earlier attempts are not older. */
       firstClaimedMs: number;
     }
-  | { status: 'done'; outcome: 'posted' | 'skipped' }
+  /** `mainTs`: the top-level message the finished claim posted, when it posted one. */
+  | { status: 'done'; outcome: 'posted' | 'skipped'; mainTs?: string | undefined }
   | { status: 'busy'; retryAfterSeconds: number };
 
-/** Posting claims (`digest#<event id>`) and per-project snapshots (`snapshot#<project id>`). */
+/**
+ * Posting claims: one per event (`digest#<event id>`: the record's lease, newest-run and snapshot
+ * work) and one per event and channel (`post#<channel>#<event id>`: that channel's posts and
+ * progress, so a retry does only the channels not yet done); and per-project snapshots.
+ */
 export interface DigestStore {
   claim(eventId: string, nowMs: number): Promise<DigestClaim>;
   recordProgress(eventId: string, token: string, progress: PostingProgress): Promise<void>;
@@ -161,6 +166,12 @@ export interface DigestStore {
    * invocations digesting runs of one project side by side cannot both post.
    */
   markNewestRun(projectId: string, createdAtMs: number, eventId: string): Promise<boolean>;
+  /** The claim of one channel of the event's fan-out: same lease semantics as `claim`, its own progress. */
+  claimChannel(eventId: string, channel: string, nowMs: number): Promise<DigestClaim>;
+  recordChannelProgress(eventId: string, channel: string, token: string, progress: PostingProgress): Promise<void>;
+  /** The channel has everything it should get of this event. */
+  finishChannel(eventId: string, channel: string, token: string): Promise<void>;
+  releaseChannel(eventId: string, channel: string, token: string, failure?: string): Promise<void>;
   getSnapshot(projectId: string): Promise<ProjectSnapshot | null>;
   /** Stores the snapshot unless a newer one (by lastCreatedAt) is already there. */
   putSnapshot(snapshot: ProjectSnapshot): Promise<void>;

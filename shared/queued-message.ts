@@ -12,6 +12,8 @@ import {
   type WebhookEvent,
 } from './events';
 import { isRecord } from './util';
+import { QUEUE_MESSAGE_KINDS } from './contracts';
+import { parseDeferredSlackCommand, type DeferredSlackCommand } from './slack-app/service';
 
 /** What could be read from a message, usable or not (for logs and `bridge dlq list`). */
 export interface QueuedMessageHints {
@@ -25,6 +27,8 @@ export interface QueuedMessageHints {
 export type QueuedMessage =
   | { kind: 'run_completed'; event: WebhookEvent; run: RunCompletedData; hints: QueuedMessageHints }
   | { kind: 'draft_ready'; event: WebhookEvent; draft: DraftReadyData; hints: QueuedMessageHints }
+  /** A `/visibility` command the Slack endpoint deferred (it needs the read API). */
+  | { kind: 'slack_command'; command: DeferredSlackCommand; hints: QueuedMessageHints }
   | { kind: 'unusable'; reason: string; hints: QueuedMessageHints };
 
 export function parseQueuedMessage(body: string | undefined): QueuedMessage {
@@ -35,6 +39,7 @@ export function parseQueuedMessage(body: string | undefined): QueuedMessage {
     return { kind: 'unusable', reason: 'message body is not JSON', hints: hintsOf(undefined) };
   }
   const hints = hintsOf(parsed);
+  if (isRecord(parsed) && parsed['kind'] === QUEUE_MESSAGE_KINDS.slackCommand) return slackCommandOf(parsed, hints);
   const validation = validateWebhookEvent(isRecord(parsed) ? parsed['event'] : undefined);
   if (!validation.ok) return { kind: 'unusable', reason: `not a queued event: ${validation.reason}`, hints };
   const event = validation.event;
@@ -45,6 +50,12 @@ export function parseQueuedMessage(body: string | undefined): QueuedMessage {
   }
   const draft = parseDraftReadyData(event.data);
   return draft.ok ? { kind: 'draft_ready', event, draft: draft.data, hints } : { kind: 'unusable', reason: draft.reason, hints };
+}
+
+function slackCommandOf(body: Record<string, unknown>, hints: QueuedMessageHints): QueuedMessage {
+  const command = parseDeferredSlackCommand(body);
+  if (command === null) return { kind: 'unusable', reason: 'slack_command message lacks a deferred command (subscribe, status or projects) with channel, actor and response_url', hints: { ...hints, type: QUEUE_MESSAGE_KINDS.slackCommand } };
+  return { kind: 'slack_command', command, hints: { ...hints, type: QUEUE_MESSAGE_KINDS.slackCommand } };
 }
 
 function hintsOf(body: unknown): QueuedMessageHints {

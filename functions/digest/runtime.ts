@@ -9,6 +9,9 @@ import { DIGEST_DEFAULTS, ENV, type EnvName } from '../../shared/contracts';
 import { createDynamoClient, createSqsClient, readAwsEndpoints, type AwsEndpoints } from '../../shared/adapters/aws-clients';
 import { DynamoDigestStore, DIGEST_RETENTION_SECONDS } from '../../shared/adapters/dynamo-digest-store';
 import { SqsMessageVisibility } from '../../shared/adapters/sqs-message-visibility';
+import { DynamoSubscriptionStore } from '../../shared/adapters/dynamo-subscription-store';
+import { DynamoChannelPacer } from '../../shared/adapters/dynamo-channel-pacer';
+import { ResponseUrlResponder, SLACK_RESPONSE_ORIGINS } from '../../shared/adapters/slack-response-url';
 import { SqsDeadLetters } from '../../shared/adapters/sqs-dead-letters';
 import { createSecretsProvider, secretsManagerSecret } from '../../shared/adapters/secrets-manager';
 import { ReadApiClient } from '../../shared/adapters/read-api';
@@ -103,6 +106,17 @@ function digestMode(env: Env): DigestMode {
   return mode;
 }
 
+/**
+ * Where answers to deferred slash commands may go: Slack's hooks host, plus the local Slack server's
+ * origin when SLACK_API_URL points at one (its response_urls are on that server).
+ */
+export function responseOrigins(slackApiUrl: string | undefined): string[] {
+  const origins: string[] = [...SLACK_RESPONSE_ORIGINS];
+  const local = slackApiUrl !== undefined && URL.canParse(slackApiUrl) ? new URL(slackApiUrl).origin : undefined;
+  if (local !== undefined && !origins.includes(local)) origins.push(local);
+  return origins;
+}
+
 /** Time kept back from the Lambda's remaining time so the function returns its batch response. */
 const DEADLINE_MARGIN_MS = 3000;
 
@@ -144,7 +158,8 @@ export function createDigestRuntime(config: DigestConfig, observe: { log: Log; m
   const secrets = secretSources(config);
   // The invocation's deadline; the clients and the store read it on every call.
   let deadlineMs = Number.POSITIVE_INFINITY;
-  const store = new DynamoDigestStore(createDynamoClient({ ...DIGEST_CLIENT_BOUNDS, ...config.aws.dynamodb }), {
+  const dynamo = createDynamoClient({ ...DIGEST_CLIENT_BOUNDS, ...config.aws.dynamodb });
+  const store = new DynamoDigestStore(dynamo, {
     tableName: config.tableName,
     leaseMs: config.leaseSeconds * 1000,
     retentionSeconds: DIGEST_RETENTION_SECONDS,
@@ -155,6 +170,10 @@ export function createDigestRuntime(config: DigestConfig, observe: { log: Log; m
   const visibility = new SqsMessageVisibility(sqs, config.queueUrl);
   const deadLetters = new SqsDeadLetters(sqs, config.dlqUrl);
   const clients = clientsForSecrets(config, () => deadlineMs, clock);
+  // Subscriptions and channel paces live in the same table as the claims.
+  const subscriptions = new DynamoSubscriptionStore(dynamo, config.tableName);
+  const pacer = new DynamoChannelPacer(dynamo, { tableName: config.tableName });
+  const responder = new ResponseUrlResponder({ allowedOrigins: responseOrigins(config.slackApiUrl) });
 
   const resolveDeps = async (): Promise<DigestDeps> => {
     const [apiKey, token] = await Promise.all([readSecretValue(secrets.apiKey), readSecretValue(secrets.slackToken)]);
@@ -162,6 +181,9 @@ export function createDigestRuntime(config: DigestConfig, observe: { log: Log; m
       ...clients(apiKey, token),
       store,
       deadLetters,
+      subscriptions,
+      pacer,
+      responder,
       channels: { defaultChannel: config.defaultChannel, byProject: config.projectChannels },
       options: {
         gapsPageSize: config.gapsPageSize,

@@ -2,6 +2,8 @@
  * DigestStore on the bridge's DynamoDB table.
  *   digest#<event id>: state in_progress | posted | skipped, owner, lease_until (ms), channel, main_ts,
  *     replies_posted, attempts, first_claimed_ms, expires_at (TTL; longer than the DLQ retention so a replay is still recognised).
+ *   post#<channel>#<event id>: the same fields for one channel of the event's fan-out (its own claim
+ *     and progress, so a failure in one channel never re-posts to another).
  *   snapshot#<project id>: newest_run_ms (high-water mark of runs taken up), last_created_ms and the
  *     snapshot as JSON of the last digest posted.
  */
@@ -13,7 +15,7 @@ import {
   type AttributeValue,
   type DynamoDBClient,
 } from '@aws-sdk/client-dynamodb';
-import { TABLE } from '../contracts';
+import { channelPostKey, TABLE } from '../contracts';
 import type { DigestClaim, DigestStore, PostingProgress } from '../ports';
 import type { ProjectSnapshot } from '../digest/snapshot';
 
@@ -51,18 +53,54 @@ export class DynamoDigestStore implements DigestStore {
     return { [TABLE.partitionKey]: { S: `${TABLE.prefixes.digest}${eventId}` } };
   }
 
+  private channelClaimKey(eventId: string, channel: string): Record<string, AttributeValue> {
+    return { [TABLE.partitionKey]: { S: channelPostKey(channel, eventId) } };
+  }
+
+  claim(eventId: string, nowMs: number): Promise<DigestClaim> {
+    return this.claimAt(this.claimKey(eventId), nowMs);
+  }
+
+  recordProgress(eventId: string, token: string, progress: PostingProgress): Promise<void> {
+    return this.progressAt(this.claimKey(eventId), token, progress);
+  }
+
+  finish(eventId: string, token: string, outcome: 'posted' | 'skipped'): Promise<void> {
+    return this.finishAt(this.claimKey(eventId), token, outcome);
+  }
+
+  release(eventId: string, token: string, failure?: string): Promise<void> {
+    return this.releaseAt(this.claimKey(eventId), token, failure);
+  }
+
+  claimChannel(eventId: string, channel: string, nowMs: number): Promise<DigestClaim> {
+    return this.claimAt(this.channelClaimKey(eventId, channel), nowMs);
+  }
+
+  recordChannelProgress(eventId: string, channel: string, token: string, progress: PostingProgress): Promise<void> {
+    return this.progressAt(this.channelClaimKey(eventId, channel), token, progress);
+  }
+
+  finishChannel(eventId: string, channel: string, token: string): Promise<void> {
+    return this.finishAt(this.channelClaimKey(eventId, channel), token, 'posted');
+  }
+
+  releaseChannel(eventId: string, channel: string, token: string, failure?: string): Promise<void> {
+    return this.releaseAt(this.channelClaimKey(eventId, channel), token, failure);
+  }
+
   private snapshotKey(projectId: string): Record<string, AttributeValue> {
     return { [TABLE.partitionKey]: { S: `${TABLE.prefixes.snapshot}${projectId}` } };
   }
 
-  async claim(eventId: string, nowMs: number): Promise<DigestClaim> {
+  private async claimAt(key: Record<string, AttributeValue>, nowMs: number): Promise<DigestClaim> {
     const token = randomUUID();
     try {
       // Creates the record, or takes over one whose holder's lease ended (keeping its progress).
       const result = await this.client.send(
         new UpdateItemCommand({
           TableName: this.options.tableName,
-          Key: this.claimKey(eventId),
+          Key: key,
           UpdateExpression: `SET #state = :in_progress, #owner = :token, lease_until = :lease, ${TABLE.ttlAttribute} = if_not_exists(${TABLE.ttlAttribute}, :expires), first_claimed_ms = if_not_exists(first_claimed_ms, :now) ADD attempts :one`,
           ConditionExpression: `attribute_not_exists(${TABLE.partitionKey}) OR (#state = :in_progress AND lease_until < :now)`,
           ExpressionAttributeNames: { '#state': 'state', '#owner': 'owner' },
@@ -93,16 +131,16 @@ export class DynamoDigestStore implements DigestStore {
       if (!(error instanceof ConditionalCheckFailedException)) throw error;
     }
     const existing = await this.client.send(
-      new GetItemCommand({ TableName: this.options.tableName, Key: this.claimKey(eventId), ConsistentRead: true }),
+      new GetItemCommand({ TableName: this.options.tableName, Key: key, ConsistentRead: true }),
       this.bounded(),
     );
     const state = existing.Item?.['state']?.S;
-    if (state === 'posted' || state === 'skipped') return { status: 'done', outcome: state };
+    if (state === 'posted' || state === 'skipped') return { status: 'done', outcome: state, mainTs: existing.Item?.['main_ts']?.S };
     const leaseUntil = Number(existing.Item?.['lease_until']?.N ?? nowMs);
     return { status: 'busy', retryAfterSeconds: Math.max(1, Math.ceil((leaseUntil - nowMs) / 1000)) };
   }
 
-  async recordProgress(eventId: string, token: string, progress: PostingProgress): Promise<void> {
+  private async progressAt(key: Record<string, AttributeValue>, token: string, progress: PostingProgress): Promise<void> {
     const names: Record<string, string> = { '#owner': 'owner' };
     const values: Record<string, AttributeValue> = { ':token': { S: token }, ':replies': { N: String(progress.repliesPosted) } };
     const sets = ['replies_posted = :replies'];
@@ -117,7 +155,7 @@ export class DynamoDigestStore implements DigestStore {
     await this.client.send(
       new UpdateItemCommand({
         TableName: this.options.tableName,
-        Key: this.claimKey(eventId),
+        Key: key,
         UpdateExpression: `SET ${sets.join(', ')}`,
         ConditionExpression: '#owner = :token',
         ExpressionAttributeNames: names,
@@ -127,11 +165,11 @@ export class DynamoDigestStore implements DigestStore {
     );
   }
 
-  async finish(eventId: string, token: string, outcome: 'posted' | 'skipped'): Promise<void> {
+  private async finishAt(key: Record<string, AttributeValue>, token: string, outcome: 'posted' | 'skipped'): Promise<void> {
     await this.client.send(
       new UpdateItemCommand({
         TableName: this.options.tableName,
-        Key: this.claimKey(eventId),
+        Key: key,
         UpdateExpression: 'SET #state = :outcome REMOVE lease_until',
         ConditionExpression: '#owner = :token',
         ExpressionAttributeNames: { '#state': 'state', '#owner': 'owner' },
@@ -141,14 +179,14 @@ export class DynamoDigestStore implements DigestStore {
     );
   }
 
-  async release(eventId: string, token: string, failure?: string): Promise<void> {
+  private async releaseAt(key: Record<string, AttributeValue>, token: string, failure?: string): Promise<void> {
     // The failure is kept on the claim so `bridge dlq peek` can say why the message failed.
     const failureUpdate = failure === undefined ? '' : `, ${TABLE.lastFailureAttribute} = :failure`;
     try {
       await this.client.send(
         new UpdateItemCommand({
           TableName: this.options.tableName,
-          Key: this.claimKey(eventId),
+          Key: key,
           UpdateExpression: `SET lease_until = :zero${failureUpdate}`,
           ConditionExpression: '#owner = :token AND #state = :in_progress',
           ExpressionAttributeNames: { '#owner': 'owner', '#state': 'state' },

@@ -2,13 +2,15 @@
  * The digest worker's domain: a batch of queued events in, one outcome per message out.
  *
  * Exactly-once posting, as far as Slack allows: each event is claimed in DynamoDB by its event id
- * (not the SQS message id, which changes on replay); the top-level ts and the number of thread
- * replies are recorded after each post, so a retry continues where the failed attempt stopped.
+ * (not the SQS message id, which changes on replay), and each channel it fans out to by event and
+ * channel (./fan-out); the top-level ts and the number of thread replies are recorded after each
+ * post, so a retry continues where the failed attempt stopped, in the channels not yet done.
  * The only window left is a crash between Slack accepting a post and the progress write.
+ * Deferred `/visibility` commands come through the same queue and are answered via response_url.
  */
-import { DIGEST_METRICS } from '../contracts';
+import { DIGEST_METRICS, SLACK_APP_METRICS } from '../contracts';
 import type { DraftReadyData, RunCompletedData, WebhookEvent } from '../events';
-import { RateLimited } from '../errors';
+import { NeedsOperatorFix, RateLimited, Unavailable } from '../errors';
 import { describeError } from '../observability';
 import type {
   Clock,
@@ -17,17 +19,17 @@ import type {
   DigestStore,
   Log,
   Metrics,
-  PostingProgress,
   ReadApi,
-  SlackMessage,
-  SlackMessageMetadata,
   SlackPoster,
 } from '../ports';
 import { parseQueuedMessage } from '../queued-message';
 import type { Gap, Project, ReasoningCard } from '../read-api-types';
 import { renderDigest, renderDraftReady, type DigestMode } from './render';
 import { buildSnapshot } from './snapshot';
-import { ClaimBusyError, classifyFailure } from './failures';
+import { ChannelPaceDeferred, ClaimBusyError, classifyFailure } from './failures';
+import { channelsFor, failureText, postToChannels, type ChannelTarget } from './fan-out';
+import type { ChannelPacer, Responder, Subscription, SubscriptionStore } from '../slack-app/ports';
+import { runDeferredCommand, type DeferredDeps, type DeferredSlackCommand } from '../slack-app/service';
 import { findReasoningCard } from './reasoning-card';
 
 export interface ChannelRouting {
@@ -61,6 +63,14 @@ export interface DigestDeps {
   options?: Partial<DigestOptions>;
   /** The invocation's deadline (epoch ms); none means unbounded (tests, local tools). */
   deadline?: (() => number) | undefined;
+  /** Channels subscribed to projects (routing) and the store deferred commands change; none = configuration only. */
+  subscriptions?: SubscriptionStore | undefined;
+  /** Slack's per-channel pace; none = posts go out unpaced (tests, local tools). */
+  pacer?: ChannelPacer | undefined;
+  /** Answers deferred slash commands (response_url); required only when such commands arrive. */
+  responder?: Responder | undefined;
+  /** Waits for a pace slot; a test passes one that advances its fixed clock. */
+  sleep?: ((ms: number) => Promise<void>) | undefined;
 }
 
 export interface QueueRecord {
@@ -68,7 +78,7 @@ export interface QueueRecord {
   body: string;
 }
 
-export type RecordResult = 'posted' | 'duplicate' | 'superseded' | 'quarantined';
+export type RecordResult = 'posted' | 'duplicate' | 'superseded' | 'quarantined' | 'muted' | 'answered' | 'expired';
 
 export type RecordOutcome =
   | { messageId: string; ok: true; result: RecordResult }
@@ -78,20 +88,20 @@ const DEFAULTS: DigestOptions = { topGaps: 5, reasoningGaps: 3, gapsPageSize: un
 /** Different projects of one batch are digested side by side, a few at a time (read-API rate limit). */
 const PROJECT_CONCURRENCY = 3;
 
-export function channelFor(routing: ChannelRouting, projectId: string): string {
-  return routing.byProject[projectId] ?? routing.defaultChannel;
-}
-
 type Outcomes = Map<string, RecordOutcome>;
 type Claimed = Extract<DigestClaim, { status: 'claimed' }>;
 type RunItem = { record: QueueRecord; event: WebhookEvent; run: RunCompletedData };
 type DraftItem = { record: QueueRecord; event: WebhookEvent; draft: DraftReadyData };
+type CommandItem = { record: QueueRecord; work: DeferredSlackCommand };
+/** What a record is, for log lines. */
+type Labelled = { record: QueueRecord; event: { id: string; type: string } };
 type UnusableItem = { record: QueueRecord; reason: string; eventId: string | undefined; type: string | undefined };
 
 /** A batch sorted by what each message is. */
 interface SortedBatch {
   runsByProject: Map<string, RunItem[]>;
   drafts: DraftItem[];
+  commands: CommandItem[];
   unusable: UnusableItem[];
 }
 
@@ -102,17 +112,22 @@ export async function processBatch(records: readonly QueueRecord[], deps: Digest
   for (const item of batch.unusable) jobs.push(() => quarantine(item, deps, outcomes));
   for (const group of batch.runsByProject.values()) jobs.push(() => digestProjectRuns(group, deps, outcomes));
   for (const item of batch.drafts) jobs.push(() => settle(item, () => noticeDraft(item.event, item.draft, deps), deps, outcomes));
+  for (const item of batch.commands) jobs.push(() => settle(commandLabel(item), () => answerCommand(item.work, deps), deps, outcomes));
   await runLimited(jobs, PROJECT_CONCURRENCY);
   return records.map((record) => outcomes.get(record.messageId) ?? { messageId: record.messageId, ok: false, retryAfterSeconds: undefined });
 }
 
 /** Parses each message once, into runs grouped by project, drafts, and the unusable. */
 function sortBatch(records: readonly QueueRecord[], deps: DigestDeps): SortedBatch {
-  const batch: SortedBatch = { runsByProject: new Map(), drafts: [], unusable: [] };
+  const batch: SortedBatch = { runsByProject: new Map(), drafts: [], commands: [], unusable: [] };
   for (const record of records) {
     const message = parseQueuedMessage(record.body);
     if (message.kind === 'unusable') {
       batch.unusable.push({ record, reason: message.reason, eventId: message.hints.eventId, type: message.hints.type });
+      continue;
+    }
+    if (message.kind === 'slack_command') {
+      batch.commands.push({ record, work: message.command });
       continue;
     }
     deps.log.debug('message parsed', { messageId: record.messageId, eventId: message.event.id });
@@ -157,7 +172,7 @@ async function digestProjectRuns(group: readonly RunItem[], deps: DigestDeps, ou
   for (const item of newestFirst) await settle(item, () => digestRun(item.event, item.run, deps), deps, outcomes);
 }
 
-async function settle(item: { record: QueueRecord; event: WebhookEvent }, work: () => Promise<RecordResult>, deps: DigestDeps, outcomes: Outcomes): Promise<void> {
+async function settle(item: Labelled, work: () => Promise<RecordResult>, deps: DigestDeps, outcomes: Outcomes): Promise<void> {
   const { messageId } = item.record;
   if (!timeLeftFor(deps)) {
     // Started now, it could be cut off half-posted; the retry starts it with a whole budget.
@@ -168,6 +183,11 @@ async function settle(item: { record: QueueRecord; event: WebhookEvent }, work: 
   try {
     outcomes.set(messageId, { messageId, ok: true, result: await work() });
   } catch (error) {
+    if (error instanceof ChannelPaceDeferred) {
+      deps.log.info("record handed back to keep its channel's pace", { messageId, eventId: item.event.id, channel: error.channel, retryAfterMs: error.retryAfterMs });
+      outcomes.set(messageId, { messageId, ok: false, retryAfterSeconds: error.retryAfterSeconds });
+      return;
+    }
     const verdict = classifyFailure(error);
     const fields = { messageId, eventId: item.event.id, type: item.event.type, errorName: verdict.errorName, errorMessage: verdict.errorMessage, retryAfterSeconds: verdict.retryAfterSeconds };
     if (verdict.needsFix) deps.log.error(`digest failed and needs a fix: ${verdict.fix ?? verdict.errorMessage}`, { ...fields, fix: verdict.fix });
@@ -213,8 +233,7 @@ async function underClaim<T>(event: WebhookEvent, token: string, deps: DigestDep
     return await work();
   } catch (error) {
     try {
-      const { errorName, errorMessage } = describeError(error);
-      await deps.store.release(event.id, token, `${errorName}: ${errorMessage}`);
+      await deps.store.release(event.id, token, failureText(error));
     } catch (releaseError) {
       deps.log.warn('could not release the posting claim; it expires with its lease', { eventId: event.id, ...describeError(releaseError) });
     }
@@ -267,8 +286,10 @@ async function readDigestInputs(event: WebhookEvent, projectId: string, options:
 async function postDigest(event: WebhookEvent, run: RunCompletedData, claim: Claimed, deps: DigestDeps): Promise<RecordResult> {
   const projectId = run.project_id;
   const options = { ...DEFAULTS, ...deps.options };
+  const targets = await channelsFor(projectId, options.mode, deps);
+  if (targets.length === 0) return finishUnrouted(event, claim, deps);
   const { previous, project, overview, gaps, skipped, reasoning } = await readDigestInputs(event, projectId, options, deps);
-  const rendered = renderDigest({
+  const input = {
     project,
     run: { eventId: event.id, runId: run.run_id, answers: run.answers, createdAt: event.created_at, status: run.status },
     overview,
@@ -277,19 +298,39 @@ async function postDigest(event: WebhookEvent, run: RunCompletedData, claim: Cla
     unreadableGaps: skipped,
     previous,
     reasoning,
-    options: { topGaps: options.topGaps, reasoningGaps: options.reasoningGaps, dashboardUrlTemplate: options.dashboardUrlTemplate, mode: options.mode },
-  });
+  };
+  const renderOptions = { topGaps: options.topGaps, reasoningGaps: options.reasoningGaps, dashboardUrlTemplate: options.dashboardUrlTemplate };
+  const messageFor = (target: ChannelTarget) =>
+    renderDigest({ ...input, options: { ...renderOptions, mode: target.mode, channel: channelContext(target, project) } });
   const metadata = { event_type: 'visibility_digest', event_payload: { event_id: event.id, project_id: projectId, run_id: run.run_id } };
-  const posted = await postWithProgress(event, claim, channelFor(deps.channels, projectId), rendered.main, rendered.thread, metadata, deps);
-  // Snapshot first: if it fails, the claim is still open and the retry (posting nothing, progress is
-  // complete) stores it; marking the event posted first could leave the next digest's deltas stale.
+  const posted = await postToChannels(event, claim, targets, messageFor, metadata, deps);
+  // Once per event, after every channel: if it fails, the claim is still open and the retry (posting
+  // nothing, every channel is done) stores it; marking the event posted first could leave deltas stale.
   const snapshotRun = { projectId, runId: run.run_id, createdAt: event.created_at, pageSize: options.gapsPageSize, rawGapCount: gaps.length + skipped };
   const snapshot = buildSnapshot(snapshotRun, overview, gaps, previous);
-  await deps.store.putSnapshot({ ...snapshot, digestThreads: { ...previous?.digestThreads, [posted.channel]: posted.ts } });
+  await deps.store.putSnapshot({ ...snapshot, digestThreads: { ...previous?.digestThreads, ...Object.fromEntries(posted) } });
   await deps.store.finish(event.id, claim.token, 'posted');
-  deps.log.info('digest posted', { eventId: event.id, projectId, runId: run.run_id, replies: rendered.thread.length });
+  deps.log.info('digest posted', { eventId: event.id, projectId, runId: run.run_id, channels: targets.map((t) => t.channel) });
   deps.metrics.count(DIGEST_METRICS.digestPosted);
   return 'posted';
+}
+
+/** The channel-specific part of a digest: its buttons and who last changed the channel's settings. */
+function channelContext(target: ChannelTarget, project: Project) {
+  return { channel: target.channel, projectId: project.id, projectName: project.name, mode: target.mode, change: settingsChange(target.subscription) };
+}
+
+/** Who changed the channel's settings and when; none for a plain subscription or a configured channel. */
+function settingsChange(subscription: Subscription | undefined) {
+  if (!subscription || subscription.lastChange === '' || subscription.lastChange === 'subscribed') return undefined;
+  return { what: subscription.lastChange, by: subscription.changedBy, atMs: subscription.changedAtMs };
+}
+
+/** Every channel of the project muted it (and no configuration names another): nothing to post or read. */
+async function finishUnrouted(event: WebhookEvent, claim: Claimed, deps: DigestDeps): Promise<RecordResult> {
+  await deps.store.finish(event.id, claim.token, 'skipped');
+  deps.log.info('digest posted nowhere: every channel of the project muted it', { eventId: event.id });
+  return 'muted';
 }
 
 /** The reasoning cards of the top gaps, concurrently. A card that can't be read is shown as missing. */
@@ -324,87 +365,49 @@ async function projectOrId(projectId: string, event: WebhookEvent, deps: DigestD
   }
 }
 
-/** Allowance for clock skew between Lambda and Slack when looking for an earlier attempt's post. */
-const LOOKUP_SKEW_SECONDS = 120;
-
-async function postWithProgress(
-  event: WebhookEvent,
-  claim: { token: string; progress: PostingProgress; attempt: number; firstClaimedMs: number },
-  routedChannel: string,
-  main: SlackMessage,
-  thread: readonly SlackMessage[],
-  metadata: SlackMessageMetadata,
-  deps: DigestDeps,
-  threadTs?: string,
-): Promise<{ channel: string; ts: string }> {
-  const progress = { ...claim.progress };
-  // A retry posts where the first attempt did, even if the routing changed in between.
-  const channel = progress.channel ?? routedChannel;
-  if (claim.attempt > 1) await reconcileWithSlack(event, claim, channel, progress, deps);
-  if (!progress.mainTs) {
-    const posted = await deps.slack.post(channel, main, { metadata, threadTs });
-    progress.channel = posted.channel;
-    progress.mainTs = posted.ts;
-    progress.repliesPosted = 0;
-    await deps.store.recordProgress(event.id, claim.token, progress);
-  }
-  for (let i = progress.repliesPosted; i < thread.length; i++) {
-    const reply = thread[i];
-    if (!reply) continue;
-    const replyMetadata = { event_type: `${metadata.event_type}_reply`, event_payload: { event_id: event.id, reply: i + 1 } };
-    await deps.slack.post(progress.channel ?? channel, reply, { threadTs: progress.mainTs, metadata: replyMetadata });
-    progress.repliesPosted = i + 1;
-    await deps.store.recordProgress(event.id, claim.token, progress);
-  }
-  return { channel: progress.channel ?? channel, ts: progress.mainTs };
-}
-
-/**
- * An earlier attempt may have posted without recording it (a timeout whose post went through, or a
- * crash right after a post): look in Slack, by the event id in the messages' metadata, before posting.
- * If Slack can't be asked (e.g. no channels:history scope), post anyway and say so.
- */
-async function reconcileWithSlack(
-  event: WebhookEvent,
-  claim: { firstClaimedMs: number },
-  channel: string,
-  progress: PostingProgress,
-  deps: DigestDeps,
-): Promise<void> {
-  try {
-    if (!progress.mainTs) {
-      const found = await deps.slack.findPosted(channel, event.id, Math.floor(claim.firstClaimedMs / 1000) - LOOKUP_SKEW_SECONDS);
-      if (!found) return;
-      progress.mainTs = found;
-      progress.channel = channel;
-      progress.repliesPosted = 0;
-      deps.log.info('found the top-level message an earlier attempt posted; not posting it again', { eventId: event.id, ts: found });
-    }
-    const replies = await deps.slack.countReplies(progress.channel ?? channel, progress.mainTs, event.id);
-    if (replies > progress.repliesPosted) {
-      deps.log.info('found replies an earlier attempt posted; continuing after them', { eventId: event.id, replies, recorded: progress.repliesPosted });
-      progress.repliesPosted = replies;
-    }
-  } catch (error) {
-    deps.log.warn('could not check Slack for an earlier attempt\'s posts; a message may be posted twice', { eventId: event.id, ...describeError(error) });
-  }
-}
-
 async function noticeDraft(event: WebhookEvent, draft: DraftReadyData, deps: DigestDeps): Promise<RecordResult> {
   const claim = await claimFor(event, deps);
   if (!claim) return 'duplicate';
   return underClaim<RecordResult>(event, claim.token, deps, async () => {
+    const { dashboardUrlTemplate, mode } = { ...DEFAULTS, ...deps.options };
+    const targets = await channelsFor(draft.project_id, mode, deps);
+    if (targets.length === 0) return finishUnrouted(event, claim, deps);
     const [project, snapshot] = await Promise.all([projectOrId(draft.project_id, event, deps), deps.store.getSnapshot(draft.project_id)]);
-    const { dashboardUrlTemplate } = { ...DEFAULTS, ...deps.options };
     const message = renderDraftReady({ project, projectId: draft.project_id, assetId: draft.asset_id, version: draft.version, createdAt: event.created_at, dashboardUrlTemplate });
     const metadata = { event_type: 'visibility_draft_ready', event_payload: { event_id: event.id, project_id: draft.project_id, asset_id: draft.asset_id } };
-    const channel = channelFor(deps.channels, draft.project_id);
-    // Into the thread of the project's latest digest in that channel, when there is one.
-    const latestDigestTs = snapshot?.digestThreads?.[channel];
-    await postWithProgress(event, claim, channel, message, [], metadata, deps, latestDigestTs);
+    // Into the thread of the project's latest digest in each channel, when there is one.
+    const messageFor = (target: ChannelTarget) => ({ main: message, thread: [], threadTs: snapshot?.digestThreads?.[target.channel] });
+    await postToChannels(event, claim, targets, messageFor, metadata, deps);
     await deps.store.finish(event.id, claim.token, 'posted');
-    deps.log.info('draft notice posted', { eventId: event.id, projectId: draft.project_id, assetId: draft.asset_id });
+    deps.log.info('draft notice posted', { eventId: event.id, projectId: draft.project_id, assetId: draft.asset_id, channels: targets.map((t) => t.channel) });
     deps.metrics.count(DIGEST_METRICS.draftNoticePosted);
     return 'posted';
   });
+}
+
+/** Slack accepts answers on a response_url for 30 minutes; past that a retry cannot deliver. */
+const RESPONSE_URL_LIFETIME_MS = 30 * 60_000;
+
+function commandLabel(item: CommandItem): Labelled {
+  return { record: item.record, event: { id: `${item.work.command.kind}@${item.work.context.channel}`, type: 'slack_command' } };
+}
+
+/** A deferred `/visibility` command: answered via its response_url; retried while that URL still works. */
+async function answerCommand(work: DeferredSlackCommand, deps: DigestDeps): Promise<RecordResult> {
+  try {
+    await runDeferredCommand(work, commandDeps(deps));
+  } catch (error) {
+    deps.metrics.count(SLACK_APP_METRICS.slackResponseFailed);
+    if (deps.clock.now() - work.receivedAtMs < RESPONSE_URL_LIFETIME_MS) throw new Unavailable('Slack did not take the answer at response_url', { cause: error });
+    deps.log.error('slash command left unanswered: its response_url expired', { command: work.command.kind, channel: work.context.channel, ...describeError(error) });
+    return 'expired';
+  }
+  deps.metrics.count(SLACK_APP_METRICS.slackCommandAnswered);
+  return 'answered';
+}
+
+function commandDeps(deps: DigestDeps): DeferredDeps {
+  if (!deps.subscriptions || !deps.responder)
+    throw new NeedsOperatorFix('a slash command reached a digest worker without the subscription store', 'deploy the digest function with the Slack app wiring (TABLE_NAME, response_url origins)');
+  return { store: deps.subscriptions, clock: deps.clock, directory: deps.readApi, status: deps.readApi, responder: deps.responder };
 }

@@ -1,5 +1,5 @@
 /** Block Kit building blocks and the packing of long lists into blocks within Slack's limits. */
-import type { ActionsBlock, ContextBlock, DividerBlock, HeaderBlock, KnownBlock, MrkdwnElement, SectionBlock } from '@slack/web-api';
+import type { ActionsBlock, Button, ContextBlock, DividerBlock, HeaderBlock, KnownBlock, MrkdwnElement, SectionBlock } from '@slack/web-api';
 import type { SlackMessage } from '../../ports';
 import { SLACK_LIMITS, truncateText } from '../../slack-text';
 
@@ -46,6 +46,11 @@ export function linkButton(text: string, url: string, actionId: string): Actions
       { type: 'button', text: { type: 'plain_text', text: truncateText(text, SLACK_LIMITS.buttonText) }, url, action_id: actionId },
     ],
   };
+}
+
+/** A button that sends `value` to /slack/interactions. `text` is plain text (not escaped). */
+export function actionButton(text: string, actionId: string, value: string): Button {
+  return { type: 'button', text: { type: 'plain_text', text: truncateText(text, SLACK_LIMITS.buttonText) }, action_id: actionId, value };
 }
 
 export interface ListOptions {

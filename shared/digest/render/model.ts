@@ -23,6 +23,19 @@ export interface DigestOptions {
   quietThreshold?: number | undefined;
   /** Per-label direction overrides (see metric-direction.ts). */
   directions?: MetricDirections | undefined;
+  /** The channel the digest is rendered for: its "Mute 7 days" / "Only changes" buttons; none = no buttons. */
+  channel?: ChannelContext | undefined;
+}
+
+/** The channel a digest goes to, as its buttons and settings note need it. */
+export interface ChannelContext {
+  channel: string;
+  projectId: string;
+  /** The project's name as the service gives it (the button value carries it for the reply). */
+  projectName: string;
+  mode: DigestMode;
+  /** The last change of the channel's settings (e.g. "mode changes" by U123), shown as a small note. */
+  change?: { what: string; by: string; atMs: number } | undefined;
 }
 
 export interface DigestInput {

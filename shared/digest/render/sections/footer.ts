@@ -1,8 +1,9 @@
-/** The run's context line and the "Open dashboard" button. */
-import type { KnownBlock } from '@slack/web-api';
-import { context, linkButton } from '../blocks';
+/** The run's context line, who last changed the channel's settings, and the buttons. */
+import type { ActionsBlock, KnownBlock } from '@slack/web-api';
+import { ACTION_IDS, encodeActionValue } from '../../../slack-app/interactions';
+import { actionButton, context, linkButton } from '../blocks';
 import { formatEventTime, inline, LEN, plural } from '../format';
-import type { DigestModel } from '../model';
+import type { ChannelContext, DigestModel } from '../model';
 
 export function footerBlocks(model: DigestModel): KnownBlock[] {
   const { run } = model.input;
@@ -14,6 +15,35 @@ export function footerBlocks(model: DigestModel): KnownBlock[] {
     parts.push(run.answers === 0 ? 'no answers in this run' : plural(run.answers, 'answer', 'answers'));
   parts.push(formatEventTime(run.createdAt));
   const blocks: KnownBlock[] = [context(parts.join(' · '))];
-  if (model.projectUrl !== null) blocks.push(linkButton('Open dashboard', model.projectUrl, 'open_dashboard'));
+  const channel = model.input.options?.channel;
+  const note = channel?.change ? settingsNote(channel.change) : null;
+  if (note !== null) blocks.push(context(note));
+  const actions = actionsBlock(model, channel);
+  if (actions !== null) blocks.push(actions);
   return blocks;
+}
+
+/** "Open dashboard" when a template is set; "Mute 7 days" and "Only changes" when the channel is known. */
+function actionsBlock(model: DigestModel, channel: ChannelContext | undefined): ActionsBlock | null {
+  const link = model.projectUrl === null ? [] : (linkButton('Open dashboard', model.projectUrl, ACTION_IDS.openDashboard).elements);
+  if (channel === undefined) return link.length > 0 ? { type: 'actions', elements: link } : null;
+  const value = encodeActionValue({ projectId: channel.projectId, projectName: channel.projectName, channel: channel.channel });
+  const elements = [...link, actionButton('Mute 7 days', ACTION_IDS.mute7d, value)];
+  if (channel.mode !== 'changes') elements.push(actionButton('Only changes', ACTION_IDS.onlyChanges, value));
+  return { type: 'actions', elements };
+}
+
+/** The store's change summaries as the note says them. */
+const NOTE_WORDING: Readonly<Record<string, string>> = { 'mode changes': 'Only changes', 'mode full': 'Full digests' };
+
+/** A Slack user id only: anything else would be markup in the note. */
+const USER_ID = /^[UW][A-Z0-9]{2,20}$/;
+
+/** e.g. "Mode changes set by <@U123> on <date>" — small, so everyone sees why the digest looks this way. */
+function settingsNote(change: NonNullable<ChannelContext['change']>): string | null {
+  if (!USER_ID.test(change.by) || !Number.isFinite(change.atMs)) return null;
+  const what = inline(NOTE_WORDING[change.what] ?? change.what, LEN.label);
+  const iso = new Date(change.atMs).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  const when = `<!date^${Math.floor(change.atMs / 1000)}^{date_short_pretty}|${iso}>`;
+  return `${what.charAt(0).toUpperCase()}${what.slice(1)} set by <@${change.by}> on ${when}`;
 }

@@ -1,0 +1,237 @@
+/**
+ * `npm run bench:scale`: the Slack app at scale, on local peers (dynalite, local SQS, the simulator
+ * serving a fixture of N projects, the local Slack server). Every project is subscribed in 3 channels
+ * of a shared pool; bursts ("waves") of one run.completed per project are queued at once and drained
+ * by W concurrent digest invocations (the real handler, `createDigestHandler`, as Lambda's event
+ * source would call it: partial batch responses, successes deleted, failures back on the queue).
+ *
+ * Reported:
+ * - Slack 429s seen by users: 429 answers of the Slack server, plus posts that arrived faster than
+ *   Slack's pace allows (1/s per channel after a burst of 2, 100 ms tolerance) — both must be 0;
+ * - exactly once: every (event, channel) top-level post at most once, and every project's newest run
+ *   in each of its channels exactly once;
+ * - total time vs the pace floor: the busiest channel's posts at 1/s (after its burst) — the ratio.
+ *
+ * Options: --projects 1000 --channels 300 --waves 2 --workers 10 (scale down for a quick check).
+ */
+import { randomUUID } from 'node:crypto';
+import { parseArgs } from 'node:util';
+import { performance } from 'node:perf_hooks';
+import { CreateQueueCommand, DeleteMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { createDigestHandler } from '../functions/digest/create-handler';
+import { createSqsClient, LOCAL_CREDENTIALS } from '../shared/adapters/aws-clients';
+import { DynamoSubscriptionStore } from '../shared/adapters/dynamo-subscription-store';
+import { SLACK_APP_DEFAULTS } from '../shared/contracts';
+import type { WebhookEvent } from '../shared/events';
+import { ensureBridgeTable, startLocalDynamo } from '../local/dynamo';
+import { SqsServer } from '../local/sqs-server';
+import { VisibilitySimulator } from '../local/simulator/server';
+import { LocalSlackServer, type RecordedCall } from '../local/slack-server';
+import { enqueue, receiveRecords } from '../test/support/sqs-records';
+import { log, quietObservability, round, runConcurrent, useLocalAwsCredentials } from './lib';
+
+const TABLE = 'bench-scale';
+const TOKEN = 'xoxb-bench-scale';
+const CHANNELS_PER_PROJECT = 3;
+const PACE_TOLERANCE_MS = 100;
+/** Gives up when nothing is left to do for this long (a stuck message would show as a missing post). */
+const IDLE_LIMIT_MS = 120_000;
+
+interface ScaleOptions {
+  projects: number;
+  channels: number;
+  waves: number;
+  workers: number;
+}
+
+function readOptions(): ScaleOptions {
+  const { values } = parseArgs({
+    options: { projects: { type: 'string' }, channels: { type: 'string' }, waves: { type: 'string' }, workers: { type: 'string' } },
+  });
+  const int = (value: string | undefined, fallback: number) => (value === undefined ? fallback : Math.max(1, Number.parseInt(value, 10) || fallback));
+  const projects = int(values.projects, 1000);
+  return { projects, channels: Math.max(CHANNELS_PER_PROJECT, int(values.channels, 300)), waves: int(values.waves, 2), workers: int(values.workers, 10) };
+}
+
+function fixture(count: number) {
+  return {
+    seed: 11,
+    projects: Array.from({ length: count }, (_, i) => ({
+      id: `proj-${i}`,
+      name: `Project ${i}`,
+      industry: 'Retail',
+      visibility: { metrics: [{ label: 'Visibility score', value: 40 + (i % 20), caption: 'Share of answers' }], engines: [{ engine: 'ChatGPT', visibility: 30 + (i % 30) }], alerts: [] },
+      gaps: [{ prompt_id: `pr-${i}`, prompt_ref: 1, prompt_text: 'Best tent?', platforms_losing: ['Gemini'], top_competitor: 'Rival', trend: 'stable' }],
+    })),
+  };
+}
+
+function channelsOf(project: number, pool: number): string[] {
+  return Array.from({ length: CHANNELS_PER_PROJECT }, (_, k) => `C${String((project + k) % pool).padStart(6, '0')}`);
+}
+
+async function main(): Promise<void> {
+  useLocalAwsCredentials();
+  const options = readOptions();
+  log(`slack-scale: ${options.projects} projects × ${CHANNELS_PER_PROJECT} channels (pool ${options.channels}), ${options.waves} waves, ${options.workers} workers`);
+  const dynamo = await startLocalDynamo();
+  const sqsServer = await SqsServer.start();
+  const sim = await VisibilitySimulator.start({ fixture: fixture(options.projects) });
+  const slack = await LocalSlackServer.start({ tokens: [TOKEN] });
+  const sqs = createSqsClient({ endpoint: sqsServer.url, region: 'us-east-1', credentials: LOCAL_CREDENTIALS, requestTimeoutMs: 5000, connectionTimeoutMs: 1000, maxAttempts: 1 });
+  try {
+    await ensureBridgeTable(dynamo.client, TABLE);
+    const queueUrl = (await sqs.send(new CreateQueueCommand({ QueueName: 'scale', Attributes: { VisibilityTimeout: '60' } }))).QueueUrl!;
+    const dlqUrl = (await sqs.send(new CreateQueueCommand({ QueueName: 'scale-dlq' }))).QueueUrl!;
+    await subscribeAll(new DynamoSubscriptionStore(dynamo.client, TABLE), options);
+    const handler = createDigestHandler(digestEnv({ queueUrl, dlqUrl, readApi: sim.url, apiKey: sim.apiKey, slackApi: slack.apiUrl, dynamo: dynamo.endpoint, sqs: sqsServer.url }), quietObservability());
+
+    const newest = await enqueueWaves(sqs, queueUrl, options);
+    const start = performance.now();
+    await drain(sqs, queueUrl, options.workers, handler, () => allPosted(slack.calls('chat.postMessage'), newest, options.channels));
+    const totalMs = performance.now() - start;
+    report(slack.calls(), newest, options, totalMs);
+  } finally {
+    sqs.destroy();
+    await Promise.all([sqsServer.close(), dynamo.close(), sim.close(), slack.close()]);
+  }
+}
+
+async function subscribeAll(store: DynamoSubscriptionStore, options: ScaleOptions): Promise<void> {
+  const actor = { userId: 'U0BENCH' };
+  await runConcurrent(options.projects, 16, async (i) => {
+    for (const channel of channelsOf(i, options.channels)) await store.subscribe({ projectId: `proj-${i}`, projectName: `Project ${i}`, channel, actor, nowMs: Date.now() });
+  });
+}
+
+function digestEnv(at: { queueUrl: string; dlqUrl: string; readApi: string; apiKey: string; slackApi: string; dynamo: string; sqs: string }): Record<string, string> {
+  return {
+    TABLE_NAME: TABLE,
+    QUEUE_URL: at.queueUrl,
+    DLQ_URL: at.dlqUrl,
+    READ_API_BASE_URL: at.readApi,
+    READ_API_KEY: at.apiKey,
+    SLACK_BOT_TOKEN: TOKEN,
+    SLACK_API_URL: at.slackApi,
+    SLACK_DEFAULT_CHANNEL: '#digests',
+    AWS_REGION: 'us-east-1',
+    AWS_ENDPOINT_URL_DYNAMODB: at.dynamo,
+    AWS_ENDPOINT_URL_SQS: at.sqs,
+    POWERTOOLS_SERVICE_NAME: 'digest',
+    POWERTOOLS_LOG_LEVEL: 'SILENT',
+    POWERTOOLS_METRICS_DISABLED: 'true',
+  };
+}
+
+/** Queues every wave at once (a burst); returns each project's newest event id. */
+async function enqueueWaves(sqs: SQSClient, queueUrl: string, options: ScaleOptions): Promise<Map<number, string>> {
+  const newest = new Map<number, string>();
+  const base = Date.now();
+  for (let wave = 0; wave < options.waves; wave++) {
+    await runConcurrent(options.projects, 16, async (i) => {
+      const event: WebhookEvent = {
+        id: randomUUID(),
+        type: 'run.completed',
+        created_at: new Date(base + wave * 60_000 + i).toISOString(),
+        data: { project_id: `proj-${i}`, run_id: `run-${wave}-${i}`, status: 'completed', answers: 40 },
+      };
+      newest.set(i, event.id);
+      await enqueue(sqs, queueUrl, event);
+    });
+  }
+  return newest;
+}
+
+type Handler = ReturnType<typeof createDigestHandler>;
+
+/** W invocations side by side, as Lambda's event source would run them, until `done` or idle too long. */
+async function drain(sqs: SQSClient, queueUrl: string, workers: number, handler: Handler, done: () => boolean): Promise<void> {
+  let lastWork = performance.now();
+  const worker = async (): Promise<void> => {
+    while (!done() && performance.now() - lastWork < IDLE_LIMIT_MS) {
+      const records = await receiveRecords(sqs, queueUrl, 10);
+      if (records.length === 0) {
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        continue;
+      }
+      lastWork = performance.now();
+      const remaining = 60_000;
+      const response = await handler({ Records: records }, { getRemainingTimeInMillis: () => remaining });
+      const failed = new Set(response.batchItemFailures.map((f) => f.itemIdentifier));
+      for (const record of records) {
+        if (!failed.has(record.messageId)) await sqs.send(new DeleteMessageCommand({ QueueUrl: queueUrl, ReceiptHandle: record.receiptHandle }));
+      }
+      lastWork = performance.now();
+    }
+  };
+  await Promise.all(Array.from({ length: workers }, worker));
+}
+
+function eventOf(call: RecordedCall): string | undefined {
+  const metadata = call.metadata as { event_payload?: { event_id?: unknown } } | undefined;
+  const id = metadata?.event_payload?.event_id;
+  return typeof id === 'string' ? id : undefined;
+}
+
+function topLevelPosts(calls: readonly RecordedCall[]): RecordedCall[] {
+  return calls.filter((c) => c.method === 'chat.postMessage' && c.ok && c.thread_ts === undefined);
+}
+
+function allPosted(calls: readonly RecordedCall[], newest: ReadonlyMap<number, string>, pool: number): boolean {
+  const seen = new Set(topLevelPosts(calls).map((c) => `${c.channel}|${eventOf(c)}`));
+  for (const [project, eventId] of newest) for (const channel of channelsOf(project, pool)) if (!seen.has(`${channel}|${eventId}`)) return false;
+  return true;
+}
+
+/**
+ * Posts in a channel that came faster than GCRA(1 s, burst 2) allows (Slack would have answered 429),
+ * and how early the earliest came: arrival jitter of a loaded machine shows here.
+ */
+function paceViolations(times: readonly number[]): { count: number; maxEarlyMs: number } {
+  const { paceIntervalMs: interval, paceBurst: burst } = SLACK_APP_DEFAULTS;
+  let tat = Number.NEGATIVE_INFINITY;
+  let count = 0;
+  let maxEarlyMs = 0;
+  for (const at of [...times].sort((a, b) => a - b)) {
+    const start = Math.max(tat, at);
+    const early = start - (burst - 1) * interval - at;
+    maxEarlyMs = Math.max(maxEarlyMs, early);
+    if (early > PACE_TOLERANCE_MS) count += 1;
+    tat = start + interval;
+  }
+  return { count, maxEarlyMs };
+}
+
+function report(calls: readonly RecordedCall[], newest: ReadonlyMap<number, string>, options: ScaleOptions, totalMs: number): void {
+  const posts = calls.filter((c) => c.method === 'chat.postMessage' && c.ok);
+  const byChannel = new Map<string, number[]>();
+  for (const post of posts) byChannel.set(post.channel ?? '', [...(byChannel.get(post.channel ?? '') ?? []), post.at]);
+  const slack429 = calls.filter((c) => c.status === 429).length;
+  const paces = [...byChannel.values()].map(paceViolations);
+  const violations = paces.reduce((sum, p) => sum + p.count, 0);
+  const keys = topLevelPosts(calls).map((c) => `${c.channel}|${eventOf(c)}`);
+  const keySet = new Set(keys);
+  const duplicates = keys.length - keySet.size;
+  const expected = newest.size * CHANNELS_PER_PROJECT;
+  const newestPosted = [...newest].reduce((n, [p, id]) => n + channelsOf(p, options.channels).filter((ch) => keySet.has(`${ch}|${id}`)).length, 0);
+  const busiest = Math.max(...[...byChannel.values()].map((t) => t.length));
+  const floorMs = Math.max(0, busiest - SLACK_APP_DEFAULTS.paceBurst) * SLACK_APP_DEFAULTS.paceIntervalMs;
+  const result = {
+    ...options,
+    posts: posts.length,
+    slack429Answers: slack429,
+    postsFasterThanPace: violations,
+    maxEarlyMs: Math.round(Math.max(0, ...paces.map((p) => p.maxEarlyMs))),
+    slack429SeenByUsers: slack429 + violations,
+    topLevelDuplicates: duplicates,
+    newestRunPostedPerChannel: `${newestPosted}/${expected}`,
+    busiestChannelPosts: busiest,
+    totalSeconds: round(totalMs / 1000, 1),
+    paceFloorSeconds: round(floorMs / 1000, 1),
+    ratioToFloor: floorMs > 0 ? round(totalMs / floorMs, 2) : null,
+  };
+  process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+  if (result.slack429SeenByUsers > 0 || duplicates > 0 || newestPosted !== expected) process.exitCode = 1;
+}
+
+await main();

@@ -1,0 +1,196 @@
+/**
+ * One event, every channel its project is routed to (`routeDigest`: subscriptions, then the
+ * configured fallback). Each channel posts under its own claim (`post#<channel>#<event id>`) with its
+ * own progress (top-level ts, replies posted), so a failure in one channel never re-posts to another
+ * and a retry does only the channels not yet done. Every post waits for its channel's pace slot.
+ */
+import { SLACK_APP_METRICS } from '../contracts';
+import type { WebhookEvent } from '../events';
+import { describeError } from '../observability';
+import type { DigestClaim, DigestStore, Log, Metrics, PostingProgress, SlackMessage, SlackMessageMetadata, SlackPoster } from '../ports';
+import { routeDigest } from '../slack-app/routing';
+import type { DigestMode, Subscription, SubscriptionStore } from '../slack-app/ports';
+import { ClaimBusyError } from './failures';
+import { waitForSlot, type PaceDeps } from './pace';
+
+export interface FanOutDeps extends PaceDeps {
+  slack: SlackPoster;
+  store: DigestStore;
+  log: Log;
+  metrics: Metrics;
+  subscriptions?: Pick<SubscriptionStore, 'forProject'> | undefined;
+  channels: { defaultChannel: string; byProject: Readonly<Record<string, string>> };
+}
+
+/** A channel a digest goes to, with its mode and, when subscribed, its subscription (who changed what). */
+export interface ChannelTarget {
+  channel: string;
+  mode: DigestMode;
+  subscription: Subscription | undefined;
+}
+
+export interface ChannelMessage {
+  main: SlackMessage;
+  thread: readonly SlackMessage[];
+  /** Post the main message as a reply in this thread (a draft notice under the latest digest). */
+  threadTs?: string | undefined;
+}
+
+type Claimed = Extract<DigestClaim, { status: 'claimed' }>;
+
+/** The channels of the project's digest; a muted channel is skipped (logged and counted). */
+export async function channelsFor(projectId: string, fallbackMode: DigestMode, deps: FanOutDeps): Promise<ChannelTarget[]> {
+  const subscriptions = deps.subscriptions ? await deps.subscriptions.forProject(projectId) : [];
+  const fallback = { defaultChannel: deps.channels.defaultChannel, projectChannels: deps.channels.byProject };
+  const route = routeDigest(projectId, subscriptions, fallback, deps.clock.now());
+  for (const skipped of route.skipped) {
+    deps.log.info('not posted to a channel that muted the project', { projectId, channel: skipped.channel, mutedUntil: new Date(skipped.mutedUntilMs).toISOString() });
+    deps.metrics.count(SLACK_APP_METRICS.digestMutedSkip);
+  }
+  return route.deliveries.map((delivery) => ({
+    channel: delivery.channel,
+    // Configuration-routed channels keep the deployment's mode; a subscription carries its own.
+    mode: delivery.source === 'subscription' ? delivery.mode : fallbackMode,
+    subscription: subscriptions.find((s) => s.channel === delivery.channel && s.projectId === projectId),
+  }));
+}
+
+/**
+ * Posts to every target side by side; resolves to the top-level ts per channel once all are done.
+ * A failed channel fails the whole record (after the others finished theirs): its retry finds them done.
+ */
+export async function postToChannels(
+  event: WebhookEvent,
+  eventClaim: Claimed,
+  targets: readonly ChannelTarget[],
+  messageFor: (target: ChannelTarget) => ChannelMessage,
+  metadata: SlackMessageMetadata,
+  deps: FanOutDeps,
+): Promise<Map<string, string>> {
+  const results = await Promise.allSettled(targets.map((t) => postToChannel(event, eventClaim, t.channel, messageFor(t), metadata, deps)));
+  const failures = results.flatMap((r, i) => (r.status === 'rejected' ? [{ channel: targets[i]?.channel, error: r.reason as unknown }] : []));
+  const [first, ...others] = failures;
+  if (first) {
+    // The first is thrown (and logged by the batch); the others are logged here.
+    for (const other of others) deps.log.warn('digest not posted to a channel; it is retried', { eventId: event.id, channel: other.channel, ...describeError(other.error) });
+    throw first.error;
+  }
+  const posted = new Map<string, string>();
+  for (const r of results) if (r.status === 'fulfilled' && r.value) posted.set(r.value.channel, r.value.ts);
+  return posted;
+}
+
+async function postToChannel(
+  event: WebhookEvent,
+  eventClaim: Claimed,
+  channel: string,
+  message: ChannelMessage,
+  metadata: SlackMessageMetadata,
+  deps: FanOutDeps,
+): Promise<{ channel: string; ts: string } | undefined> {
+  const claim = await deps.store.claimChannel(event.id, channel, deps.clock.now());
+  if (claim.status === 'busy') throw new ClaimBusyError(claim.retryAfterSeconds);
+  // Done by an earlier attempt: nothing to post; its ts still goes into the snapshot's threads.
+  if (claim.status === 'done') return claim.mainTs === undefined ? undefined : { channel, ts: claim.mainTs };
+  try {
+    const progress = withEarlierProgress(claim.progress, eventClaim.progress, channel);
+    const posted = await postWithProgress(event, { ...claim, progress }, channel, message, metadata, deps, (ts) => markStarted(event, eventClaim, channel, ts, deps));
+    await deps.store.finishChannel(event.id, channel, claim.token);
+    return posted;
+  } catch (error) {
+    await releaseQuietly(() => deps.store.releaseChannel(event.id, channel, claim.token, failureText(error)), event, deps);
+    throw error;
+  }
+}
+
+/**
+ * Progress kept on the event's own claim for this channel (claims written before the fan-out, or the
+ * started mark) counts when the channel's claim has none: its top level is not posted twice.
+ */
+function withEarlierProgress(own: PostingProgress, ofEvent: PostingProgress, channel: string): PostingProgress {
+  if (own.mainTs || !ofEvent.mainTs || ofEvent.channel !== channel) return own;
+  return { channel: ofEvent.channel, mainTs: ofEvent.mainTs, repliesPosted: ofEvent.repliesPosted };
+}
+
+/**
+ * The event's claim records that a top-level message went out somewhere: a retry of a run that was
+ * superseded meanwhile still finishes what it started (the newest-run logic stays per event).
+ */
+async function markStarted(event: WebhookEvent, eventClaim: Claimed, channel: string, ts: string, deps: FanOutDeps): Promise<void> {
+  if (eventClaim.progress.mainTs) return;
+  eventClaim.progress = { channel, mainTs: ts, repliesPosted: 0 };
+  await deps.store.recordProgress(event.id, eventClaim.token, eventClaim.progress);
+}
+
+async function releaseQuietly(release: () => Promise<void>, event: WebhookEvent, deps: FanOutDeps): Promise<void> {
+  try {
+    await release();
+  } catch (error) {
+    deps.log.warn('could not release a posting claim; it expires with its lease', { eventId: event.id, ...describeError(error) });
+  }
+}
+
+export function failureText(error: unknown): string {
+  const { errorName, errorMessage } = describeError(error);
+  return `${errorName}: ${errorMessage}`;
+}
+
+/** Allowance for clock skew between Lambda and Slack when looking for an earlier attempt's post. */
+const LOOKUP_SKEW_SECONDS = 120;
+
+async function postWithProgress(
+  event: WebhookEvent,
+  claim: Claimed,
+  channel: string,
+  message: ChannelMessage,
+  metadata: SlackMessageMetadata,
+  deps: FanOutDeps,
+  onMainPosted: (ts: string) => Promise<void>,
+): Promise<{ channel: string; ts: string }> {
+  const progress = { ...claim.progress };
+  if (claim.attempt > 1) await reconcileWithSlack(event, claim, channel, progress, deps);
+  if (!progress.mainTs) {
+    await waitForSlot(channel, deps);
+    const posted = await deps.slack.post(channel, message.main, { metadata, threadTs: message.threadTs });
+    progress.channel = posted.channel;
+    progress.mainTs = posted.ts;
+    progress.repliesPosted = 0;
+    await deps.store.recordChannelProgress(event.id, channel, claim.token, progress);
+    await onMainPosted(posted.ts);
+  }
+  for (let i = progress.repliesPosted; i < message.thread.length; i++) {
+    const reply = message.thread[i];
+    if (!reply) continue;
+    const replyMetadata = { event_type: `${metadata.event_type}_reply`, event_payload: { event_id: event.id, reply: i + 1 } };
+    await waitForSlot(channel, deps);
+    await deps.slack.post(progress.channel ?? channel, reply, { threadTs: progress.mainTs, metadata: replyMetadata });
+    progress.repliesPosted = i + 1;
+    await deps.store.recordChannelProgress(event.id, channel, claim.token, progress);
+  }
+  return { channel, ts: progress.mainTs };
+}
+
+/**
+ * An earlier attempt may have posted without recording it (a timeout whose post went through, or a
+ * crash right after a post): look in Slack, by the event id in the messages' metadata, before posting.
+ * If Slack can't be asked (e.g. no channels:history scope), post anyway and say so.
+ */
+async function reconcileWithSlack(event: WebhookEvent, claim: Claimed, channel: string, progress: PostingProgress, deps: FanOutDeps): Promise<void> {
+  try {
+    if (!progress.mainTs) {
+      const found = await deps.slack.findPosted(channel, event.id, Math.floor(claim.firstClaimedMs / 1000) - LOOKUP_SKEW_SECONDS);
+      if (!found) return;
+      progress.channel = channel;
+      progress.mainTs = found;
+      progress.repliesPosted = 0;
+      deps.log.info('found the top-level message an earlier attempt posted; not posting it again', { eventId: event.id, channel, ts: found });
+    }
+    const replies = await deps.slack.countReplies(progress.channel ?? channel, progress.mainTs, event.id);
+    if (replies > progress.repliesPosted) {
+      deps.log.info('found replies an earlier attempt posted; continuing after them', { eventId: event.id, channel, replies, recorded: progress.repliesPosted });
+      progress.repliesPosted = replies;
+    }
+  } catch (error) {
+    deps.log.warn("could not check Slack for an earlier attempt's posts; a message may be posted twice", { eventId: event.id, channel, ...describeError(error) });
+  }
+}

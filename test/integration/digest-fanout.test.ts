@@ -1,0 +1,320 @@
+/**
+ * The digest's fan-out to subscribed channels, its per-channel pace and deferred slash commands,
+ * against real peers: dynalite (claims, subscriptions, paces), the local SQS server, the service
+ * simulator and the local Slack server; answers to response_url land on a small local HTTP receiver.
+ */
+import { randomUUID } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { DeleteMessageCommand } from '@aws-sdk/client-sqs';
+import { DynamoDigestStore } from '../../shared/adapters/dynamo-digest-store';
+import { DynamoSubscriptionStore } from '../../shared/adapters/dynamo-subscription-store';
+import { DynamoChannelPacer } from '../../shared/adapters/dynamo-channel-pacer';
+import { ResponseUrlResponder } from '../../shared/adapters/slack-response-url';
+import { SqsMessageVisibility } from '../../shared/adapters/sqs-message-visibility';
+import { SqsDeadLetters } from '../../shared/adapters/sqs-dead-letters';
+import { ReadApiClient } from '../../shared/adapters/read-api';
+import { createSlackPoster } from '../../shared/adapters/slack-poster';
+import { handleSqsBatch } from '../../shared/digest/sqs-batch';
+import type { DigestDeps } from '../../shared/digest/process';
+import type { WebhookEvent } from '../../shared/events';
+import type { ChannelPacer, PaceDecision, SlackReply } from '../../shared/slack-app/ports';
+import { QUEUE_MESSAGE_KINDS } from '../../shared/contracts';
+import { RecordingObserver } from '../support/recording-observer';
+import { startDigestPeers, type DigestPeers } from '../support/digest-peers';
+import { VisibilitySimulator } from '../../local/simulator/server';
+import { enqueue, receiveRecords } from '../support/sqs-records';
+
+const TABLE = 'bridge-fanout';
+const TOKEN = 'xoxb-fanout';
+const T0 = Date.UTC(2026, 10, 20, 9, 0);
+const ANA = { userId: 'U0ANA' };
+
+let peers: DigestPeers;
+let projectA: string;
+let projectB: string;
+let observer: RecordingObserver;
+let subscriptions: DynamoSubscriptionStore;
+/** A fixed clock that only moves when the digest sleeps for a pace slot. */
+let now: number;
+let receiver: ReplyReceiver;
+
+/** The real pacer, with each reserved slot (reservation time + wait) noted per channel. */
+class RecordingPacer implements ChannelPacer {
+  readonly slots: { channel: string; atMs: number }[] = [];
+  constructor(private readonly pacer: ChannelPacer) {}
+  async reserve(channel: string, nowMs: number, maxWaitMs: number): Promise<PaceDecision> {
+    const decision = await this.pacer.reserve(channel, nowMs, maxWaitMs);
+    if (decision.status === 'reserved') this.slots.push({ channel, atMs: nowMs + decision.waitMs });
+    return decision;
+  }
+}
+
+function deps(overrides: Partial<DigestDeps> = {}): DigestDeps {
+  return {
+    readApi: new ReadApiClient({ baseUrl: peers.sim.url, apiKey: peers.sim.apiKey, sleep: () => Promise.resolve() }),
+    slack: createSlackPoster({ token: TOKEN, slackApiUrl: peers.slack.apiUrl, sleep: () => Promise.resolve(), maxAttempts: 2 }),
+    store: new DynamoDigestStore(peers.dynamo.client, { tableName: TABLE, leaseMs: 600_000, retentionSeconds: 86400 }),
+    deadLetters: new SqsDeadLetters(peers.sqs, peers.dlqUrl),
+    channels: { defaultChannel: '#digests', byProject: { [projectB]: '#project-b' } },
+    subscriptions,
+    // A generous burst: these tests are about where digests go; the pace test sets Slack's own.
+    pacer: new DynamoChannelPacer(peers.dynamo.client, { tableName: TABLE, params: { intervalMs: 1000, burst: 1000 } }),
+    responder: new ResponseUrlResponder({ allowedOrigins: [receiver.origin] }),
+    clock: { now: () => now },
+    sleep: (ms) => {
+      now += ms;
+      return Promise.resolve();
+    },
+    log: observer,
+    metrics: observer,
+    ...overrides,
+  };
+}
+
+let minute = 0;
+function runEvent(projectId: string, advance = true): WebhookEvent {
+  const run = advance ? peers.sim.advanceRun(projectId) : lastRun.get(projectId);
+  if (!run) throw new Error('no earlier run of the project');
+  lastRun.set(projectId, run);
+  minute += 1;
+  return {
+    id: randomUUID(),
+    type: 'run.completed',
+    created_at: new Date(Date.UTC(2026, 10, 20, 10, minute)).toISOString(),
+    data: { project_id: projectId, run_id: run.runId, status: 'completed', answers: run.answers },
+  };
+}
+const lastRun = new Map<string, { runId: string; answers: number }>();
+
+async function deliver(options: Partial<DigestDeps> = {}, ...bodies: (WebhookEvent | string)[]) {
+  for (const body of bodies) await enqueue(peers.sqs, peers.queueUrl, body);
+  const records = await receiveRecords(peers.sqs, peers.queueUrl);
+  const response = await handleSqsBatch(records, () => Promise.resolve(deps(options)), new SqsMessageVisibility(peers.sqs, peers.queueUrl), observer);
+  const failed = new Set(response.batchItemFailures.map((f) => f.itemIdentifier));
+  for (const record of records) {
+    if (!failed.has(record.messageId)) await peers.sqs.send(new DeleteMessageCommand({ QueueUrl: peers.queueUrl, ReceiptHandle: record.receiptHandle }));
+  }
+  return { records, failed };
+}
+
+function topLevel(channel: string) {
+  return peers.slack.messages(channel).filter((m) => !m.thread_ts);
+}
+
+function postsTo(channel: string): number {
+  return peers.slack.calls().filter((c) => c.method === 'chat.postMessage' && c.channel === channel).length;
+}
+
+async function subscribe(projectId: string, channel: string): Promise<void> {
+  await subscriptions.subscribe({ projectId, projectName: projectId, channel, actor: ANA, nowMs: now });
+}
+
+beforeAll(async () => {
+  peers = await startDigestPeers({ tableName: TABLE, queueName: 'fanout', visibilityTimeoutSeconds: 1, slackToken: TOKEN });
+  [projectA, projectB] = peers.sim.projectIds() as [string, string];
+  subscriptions = new DynamoSubscriptionStore(peers.dynamo.client, TABLE);
+  receiver = await startReplyReceiver();
+});
+
+afterAll(async () => {
+  await receiver.close();
+  await peers.close();
+});
+
+beforeEach(async () => {
+  observer = new RecordingObserver();
+  now = T0 + minute * 3_600_000; // a fresh pace for every test's channels
+  await peers.reset();
+  receiver.replies.length = 0;
+  for (const s of await subscriptions.listAll()) await subscriptions.unsubscribe(s.projectId, s.channel);
+});
+
+describe('fan-out to subscribed channels', () => {
+  it('posts one digest to each of two subscribed channels and to the configured channel, once', async () => {
+    await subscribe(projectB, 'C0ALPHA');
+    await subscribe(projectB, 'C0BETA');
+    const event = runEvent(projectB);
+    const first = await deliver({}, event);
+    expect(first.failed.size).toBe(0);
+    for (const channel of ['C0ALPHA', 'C0BETA', '#project-b']) expect(topLevel(channel)).toHaveLength(1);
+    expect(topLevel('#digests')).toHaveLength(0);
+
+    const posts = peers.slack.messages().length;
+    expect((await deliver({}, event)).failed.size).toBe(0); // redelivery
+    expect(peers.slack.messages().length).toBe(posts);
+  });
+
+  it('without subscriptions posts to the configured channel only, as before', async () => {
+    expect((await deliver({}, runEvent(projectA))).failed.size).toBe(0);
+    expect(topLevel('#digests')).toHaveLength(1);
+    expect(peers.slack.messages('#digests')).toHaveLength(peers.slack.messages().length);
+  });
+
+  it('retries only the channel whose post failed', async () => {
+    await subscribe(projectA, 'C0ALPHA');
+    await subscribe(projectA, 'C0BETA');
+    peers.slack.injectFault({ kind: 'server_error', method: 'chat.postMessage', channel: 'C0BETA', times: 1 });
+    const first = await deliver({}, runEvent(projectA));
+    expect(first.failed.size).toBe(1);
+    expect(topLevel('C0ALPHA')).toHaveLength(1);
+    expect(topLevel('C0BETA')).toHaveLength(0);
+    const alphaPosts = postsTo('C0ALPHA');
+
+    await new Promise((resolve) => setTimeout(resolve, 1100)); // the queue's visibility timeout
+    const retry = await deliver();
+    expect(retry.records).toHaveLength(1);
+    expect(retry.failed.size).toBe(0);
+    expect(postsTo('C0ALPHA')).toBe(alphaPosts);
+    expect(topLevel('C0ALPHA')).toHaveLength(1);
+    expect(topLevel('C0BETA')).toHaveLength(1);
+  });
+
+  it('skips a channel that muted the project and counts it', async () => {
+    await subscribe(projectA, 'C0ALPHA');
+    await subscribe(projectA, 'C0BETA');
+    await subscriptions.change(projectA, 'C0BETA', { kind: 'mute', untilMs: now + 3_600_000, label: '1h' }, ANA, now);
+    expect((await deliver({}, runEvent(projectA))).failed.size).toBe(0);
+    expect(topLevel('C0ALPHA')).toHaveLength(1);
+    expect(postsTo('C0BETA')).toBe(0);
+    expect(observer.countOf('DigestMutedSkip')).toBe(1);
+  });
+
+  it("gives a 'changes' channel the compact line on a quiet run, and the full digest elsewhere", async () => {
+    // The generated projects always have worsening gaps; this one stands still.
+    const steady = await VisibilitySimulator.start({ fixture: STEADY_FIXTURE });
+    try {
+      const readApi = new ReadApiClient({ baseUrl: steady.url, apiKey: steady.apiKey, sleep: () => Promise.resolve() });
+      await subscribe(STEADY, 'C0ALPHA');
+      await subscribe(STEADY, 'C0QUIET');
+      await subscriptions.change(STEADY, 'C0QUIET', { kind: 'mode', mode: 'changes' }, { userId: 'U0BO' }, now);
+      await deliver({ readApi }, steadyRun(1));
+      peers.slack.reset();
+      expect((await deliver({ readApi }, steadyRun(2))).failed.size).toBe(0); // the same figures again
+
+      const quiet = peers.slack.messages('C0QUIET');
+      expect(quiet).toHaveLength(1);
+      expect(JSON.stringify(quiet[0]!.blocks)).toContain('no changes beyond');
+      const full = topLevel('C0ALPHA');
+      expect(full).toHaveLength(1);
+      expect(JSON.stringify(full[0]!.blocks)).not.toContain('no changes beyond');
+    } finally {
+      await steady.close();
+    }
+  });
+
+  it('puts Mute 7 days and Only changes buttons for its own channel on each digest, and who changed the settings', async () => {
+    await subscribe(projectA, 'C0ALPHA');
+    await subscriptions.change(projectA, 'C0ALPHA', { kind: 'mode', mode: 'changes' }, { userId: 'U0BO' }, now);
+    await deliver({}, runEvent(projectA)); // the figures moved: the whole digest
+    const [main] = topLevel('C0ALPHA');
+    const blocks = main!.blocks as { type: string; elements?: { action_id?: string; value?: string; text?: string }[] }[];
+    const buttons = blocks.filter((b) => b.type === 'actions').flatMap((b) => b.elements ?? []);
+    expect(buttons.map((b) => b.action_id)).toEqual(['mute_7d']); // already 'changes': no "Only changes"
+    expect(JSON.parse(buttons[0]!.value!)).toMatchObject({ p: projectA, c: 'C0ALPHA' });
+    const notes = blocks.filter((b) => b.type === 'context').map((b) => JSON.stringify(b));
+    expect(notes.some((n) => n.includes('Only changes set by <@U0BO>'))).toBe(true);
+  });
+});
+
+describe('paced posting', () => {
+  it("reserves one slot per second in a channel for a burst of five runs (Slack's pace, burst 2)", async () => {
+    await subscribe(projectA, 'C0BURST');
+    const start = now;
+    const pacer = new RecordingPacer(new DynamoChannelPacer(peers.dynamo.client, { tableName: TABLE }));
+    for (let i = 0; i < 5; i++) expect((await deliver({ pacer }, runEvent(projectA))).failed.size).toBe(0);
+
+    const slots = pacer.slots.filter((s) => s.channel === 'C0BURST').map((s) => s.atMs - start);
+    expect(slots).toHaveLength(postsTo('C0BURST'));
+    expect(topLevel('C0BURST')).toHaveLength(5);
+    // Two back to back (the burst), then exactly one second apart.
+    expect(slots).toEqual(slots.map((_, i) => Math.max(0, i - 1) * 1000));
+  });
+
+  it('hands the record back with the wait as its delay when the wait does not fit the invocation', async () => {
+    await subscribe(projectA, 'C0BUSY');
+    const pacer = new DynamoChannelPacer(peers.dynamo.client, { tableName: TABLE });
+    for (let i = 0; i < 3; i++) await pacer.reserve('C0BUSY', now, Number.POSITIVE_INFINITY); // another worker's posts
+    const result = await deliver({ pacer, deadline: () => now + 5_500 }, runEvent(projectA));
+    expect(result.failed.size).toBe(1);
+    expect(postsTo('C0BUSY')).toBe(0);
+    expect(observer.countOf('DigestFailed')).toBe(0);
+    expect(observer.countOf('SlackPostPaced')).toBe(1);
+    // The queue's own timeout is 1 s; the message stays hidden for the pace's wait (2 s).
+    await new Promise((resolve) => setTimeout(resolve, 1200));
+    expect(await receiveRecords(peers.sqs, peers.queueUrl)).toHaveLength(0);
+  });
+});
+
+describe('deferred slash commands', () => {
+  it('answers `subscribe` via response_url, and the next run is posted in that channel', async () => {
+    const projects = await new ReadApiClient({ baseUrl: peers.sim.url, apiKey: peers.sim.apiKey }).listProjects();
+    const name = projects.find((p) => p.id === projectA)!.name;
+    const command = {
+      kind: QUEUE_MESSAGE_KINDS.slackCommand,
+      command: { kind: 'subscribe', project: name },
+      context: { channel: 'C0NEW', actor: { userId: 'U0CY' }, responseUrl: `${receiver.origin}/commands/1` },
+      receivedAtMs: now,
+    };
+    expect((await deliver({}, JSON.stringify(command))).failed.size).toBe(0);
+    expect(receiver.replies).toHaveLength(1);
+    expect(receiver.replies[0]).toMatchObject({ path: '/commands/1', reply: { response_type: 'in_channel' } });
+    expect(receiver.replies[0]!.reply.text).toContain('<@U0CY> subscribed this channel');
+    expect((await subscriptions.forChannel('C0NEW')).map((s) => s.projectId)).toEqual([projectA]);
+
+    await deliver({}, runEvent(projectA));
+    expect(topLevel('C0NEW')).toHaveLength(1);
+  });
+
+  it('quarantines a slack_command message without a usable command', async () => {
+    const broken = { kind: QUEUE_MESSAGE_KINDS.slackCommand, command: { kind: 'mute' }, context: { channel: 'C0X' } };
+    expect((await deliver({}, JSON.stringify(broken))).failed.size).toBe(0);
+    expect(observer.countOf('MessageQuarantined')).toBe(1);
+    expect(receiver.replies).toHaveLength(0);
+  });
+});
+
+const STEADY = 'steady-project';
+const STEADY_FIXTURE = {
+  seed: 7,
+  projects: [
+    {
+      id: STEADY,
+      name: 'Steady Co',
+      industry: 'Retail',
+      visibility: { metrics: [{ label: 'Visibility score', value: 41.2, caption: 'Share of answers' }], engines: [{ engine: 'ChatGPT', visibility: 40.1 }], alerts: [] },
+      gaps: [{ prompt_id: 'pr-1', prompt_ref: 1, prompt_text: 'Best tent?', platforms_losing: ['Gemini'], top_competitor: 'Rival', trend: 'stable' }],
+    },
+  ],
+};
+
+function steadyRun(n: number): WebhookEvent {
+  return { id: randomUUID(), type: 'run.completed', created_at: new Date(Date.UTC(2026, 11, 1, 10, n)).toISOString(), data: { project_id: STEADY, run_id: `steady-${n}`, status: 'completed', answers: 40 } };
+}
+
+interface ReplyReceiver {
+  origin: string;
+  replies: { path: string; reply: SlackReply }[];
+  close(): Promise<void>;
+}
+
+/** Stands in for Slack's hooks host: records what is POSTed to a response_url. */
+async function startReplyReceiver(): Promise<ReplyReceiver> {
+  const replies: ReplyReceiver['replies'] = [];
+  const server: Server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      replies.push({ path: request.url ?? '', reply: JSON.parse(Buffer.concat(chunks).toString('utf8')) as SlackReply });
+      response.writeHead(200).end('ok');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    origin: `http://127.0.0.1:${port}`,
+    replies,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}

@@ -1,0 +1,64 @@
+/** The channel part of a rendered digest: its buttons and the note of who changed the channel's settings. */
+import { describe, expect, it } from 'vitest';
+import type { ActionsBlock, ContextBlock, KnownBlock } from '@slack/web-api';
+import { renderDigest, type DigestInput } from '../../shared/digest/render';
+import { decodeActionValue } from '../../shared/slack-app/interactions';
+import { findBlockKitViolations } from '../../shared/slack-text';
+
+const TEMPLATE = 'https://app.example.com/p/{project_id}/runs/{run_id}';
+const CHANGED_AT = Date.UTC(2026, 10, 18, 9, 30);
+
+function input(options: DigestInput['options']): DigestInput {
+  return {
+    project: { id: 'proj-1', name: 'Northwind', industry: null },
+    run: { eventId: 'evt-1', runId: 'run-1', answers: 40, createdAt: '2026-11-20T10:00:00Z' },
+    overview: { metrics: [{ label: 'Visibility', value: 41, caption: null }], engines: [], alerts: [] },
+    gaps: [],
+    previous: null,
+    reasoning: new Map(),
+    options,
+  };
+}
+
+const CHANNEL = { channel: 'C0ALPHA', projectId: 'proj-1', projectName: 'Northwind', mode: 'full' as const };
+
+function actions(blocks: KnownBlock[]): ActionsBlock['elements'] {
+  return blocks.filter((b): b is ActionsBlock => b.type === 'actions').flatMap((b) => b.elements);
+}
+
+function contextTexts(blocks: KnownBlock[]): string[] {
+  return blocks.filter((b): b is ContextBlock => b.type === 'context').flatMap((b) => b.elements.map((e) => ('text' in e ? e.text : '')));
+}
+
+describe('digest buttons', () => {
+  it('puts Open dashboard, Mute 7 days and Only changes in one actions block, naming project and channel', () => {
+    const { main } = renderDigest(input({ dashboardUrlTemplate: TEMPLATE, channel: CHANNEL }));
+    const elements = actions(main.blocks);
+    expect(elements.map((e) => ('action_id' in e ? e.action_id : ''))).toEqual(['open_dashboard', 'mute_7d', 'only_changes']);
+    for (const button of elements.slice(1)) {
+      expect(decodeActionValue('value' in button ? button.value : undefined)).toEqual({ projectId: 'proj-1', projectName: 'Northwind', channel: 'C0ALPHA' });
+    }
+    // findBlockKitViolations checks link buttons only; a value button's limit is 2,000 characters.
+    for (const button of elements.slice(1)) expect('value' in button && button.value.length).toBeLessThanOrEqual(2000);
+    expect(findBlockKitViolations({ ...main, blocks: main.blocks.filter((b) => b.type !== 'actions') })).toEqual([]);
+    expect(main.blocks.slice(-2)).toMatchSnapshot();
+  });
+
+  it('leaves out Only changes in a channel already in that mode, and shows who set it', () => {
+    const change = { what: 'mode changes', by: 'U0BO', atMs: CHANGED_AT };
+    const { main } = renderDigest(input({ channel: { ...CHANNEL, mode: 'changes', change } }));
+    expect(actions(main.blocks).map((e) => ('action_id' in e ? e.action_id : ''))).toEqual(['mute_7d']);
+    expect(contextTexts(main.blocks)).toContain('Only changes set by <@U0BO> on <!date^1794994200^{date_short_pretty}|2026-11-18T09:30:00Z>');
+  });
+
+  it('shows no note for a value that is not a Slack user id', () => {
+    const change = { what: 'muted for 7d', by: '<!channel>', atMs: CHANGED_AT };
+    const { main } = renderDigest(input({ channel: { ...CHANNEL, change } }));
+    expect(contextTexts(main.blocks).join(' ')).not.toContain('set by');
+  });
+
+  it('renders only the dashboard link when the channel is not known, as before', () => {
+    const { main } = renderDigest(input({ dashboardUrlTemplate: TEMPLATE }));
+    expect(actions(main.blocks).map((e) => ('action_id' in e ? e.action_id : ''))).toEqual(['open_dashboard']);
+  });
+});
