@@ -186,9 +186,10 @@ export const TABLE = {
 /** Defaults of the Slack app: the slash command and the per-channel posting pace (Slack: about 1 message/s/channel). */
 export const SLACK_APP_DEFAULTS = {
   command: '/visibility',
-  paceIntervalMs: 1000,
-  /** Posts a channel may take back to back before the pace applies; small, so a burst never meets a 429. */
-  paceBurst: 2,
+  /** 10 % above Slack's 1 s: a Lambda's clock and network jitter never make two posts land closer than Slack allows. */
+  paceIntervalMs: 1100,
+  /** Posts a channel may take back to back before the pace applies: one, so a burst never meets a 429. */
+  paceBurst: 1,
   /** Mute granted by the digest's "Mute 7 days" button. */
   buttonMuteDays: 7,
 } as const;

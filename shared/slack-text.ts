@@ -43,6 +43,8 @@ export const SLACK_LIMITS = {
   /** Button text (plain_text). */
   buttonText: 75,
   /** Button `url`. */
+  /** An action button's value (Block Kit: 2,000 characters). */
+  buttonValue: 2000,
   buttonUrl: 3000,
   /** `action_id`. */
   actionId: 255,
@@ -296,9 +298,14 @@ function buttonViolations(where: string, element: unknown): string[] {
   if (!isTextLike(text) || text.type !== 'plain_text' || text.text.trim().length === 0 || text.text.length > SLACK_LIMITS.buttonText) {
     problems.push(`${where}: button text must be plain_text of 1..${SLACK_LIMITS.buttonText} chars`);
   }
+  // A link button carries a url; an action button (handled by /slack/interactions) a value instead.
   const url = record['url'];
-  if (typeof url !== 'string' || !url.startsWith('https://') || url.length > SLACK_LIMITS.buttonUrl)
+  const value = record['value'];
+  if (url === undefined && typeof value === 'string') {
+    if (value.length === 0 || value.length > SLACK_LIMITS.buttonValue) problems.push(`${where}: button value must be 1..${SLACK_LIMITS.buttonValue} chars`);
+  } else if (typeof url !== 'string' || !url.startsWith('https://') || url.length > SLACK_LIMITS.buttonUrl) {
     problems.push(`${where}: button url must be https and ≤ ${SLACK_LIMITS.buttonUrl} chars`);
+  }
   const actionId = record['action_id'];
   if (actionId !== undefined && (typeof actionId !== 'string' || actionId.length === 0 || actionId.length > SLACK_LIMITS.actionId))
     problems.push(`${where}: bad action_id`);

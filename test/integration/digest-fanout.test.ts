@@ -4,6 +4,7 @@
  * simulator and the local Slack server; answers to response_url land on a small local HTTP receiver.
  */
 import { randomUUID } from 'node:crypto';
+import { SLACK_APP_DEFAULTS } from '../../shared/contracts';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -219,7 +220,7 @@ describe('fan-out to subscribed channels', () => {
 });
 
 describe('paced posting', () => {
-  it("reserves one slot per second in a channel for a burst of five runs (Slack's pace, burst 2)", async () => {
+  it("reserves one slot per pace interval in a channel for a burst of five runs (Slack's pace with a margin)", async () => {
     await subscribe(projectA, 'C0BURST');
     const start = now;
     const pacer = new RecordingPacer(new DynamoChannelPacer(peers.dynamo.client, { tableName: TABLE }));
@@ -228,8 +229,9 @@ describe('paced posting', () => {
     const slots = pacer.slots.filter((s) => s.channel === 'C0BURST').map((s) => s.atMs - start);
     expect(slots).toHaveLength(postsTo('C0BURST'));
     expect(topLevel('C0BURST')).toHaveLength(5);
-    // Two back to back (the burst), then exactly one second apart.
-    expect(slots).toEqual(slots.map((_, i) => Math.max(0, i - 1) * 1000));
+    // The burst at once, then exactly one interval apart.
+    const { paceIntervalMs, paceBurst } = SLACK_APP_DEFAULTS;
+    expect(slots).toEqual(slots.map((_, i) => Math.max(0, i - (paceBurst - 1)) * paceIntervalMs));
   });
 
   it('hands the record back with the wait as its delay when the wait does not fit the invocation', async () => {
