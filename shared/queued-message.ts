@@ -14,6 +14,7 @@ import {
 import { isRecord } from './util';
 import { QUEUE_MESSAGE_KINDS } from './contracts';
 import { parseDeferredSlackCommand, type DeferredSlackCommand } from './slack-app/service';
+import { parseQuarantinedDelivery, readmitQuarantined, type QuarantinedDelivery } from './quarantine';
 
 /** What could be read from a message, usable or not (for logs and `bridge dlq list`). */
 export interface QueuedMessageHints {
@@ -29,6 +30,8 @@ export type QueuedMessage =
   | { kind: 'draft_ready'; event: WebhookEvent; draft: DraftReadyData; hints: QueuedMessageHints }
   /** A `/visibility` command the Slack endpoint deferred (it needs the read API). */
   | { kind: 'slack_command'; command: DeferredSlackCommand; hints: QueuedMessageHints }
+  /** A replayed quarantined delivery of a type the bridge does not act on: acknowledged, as ingest would. */
+  | { kind: 'ignored'; reason: string; hints: QueuedMessageHints }
   | { kind: 'unusable'; reason: string; hints: QueuedMessageHints };
 
 export function parseQueuedMessage(body: string | undefined): QueuedMessage {
@@ -40,6 +43,24 @@ export function parseQueuedMessage(body: string | undefined): QueuedMessage {
   }
   const hints = hintsOf(parsed);
   if (isRecord(parsed) && parsed['kind'] === QUEUE_MESSAGE_KINDS.slackCommand) return slackCommandOf(parsed, hints);
+  const quarantined = parseQuarantinedDelivery(parsed);
+  if (quarantined !== undefined) return readmitted(quarantined);
+  return queuedEventOf(parsed, hints);
+}
+
+/**
+ * A delivery ingest quarantined, replayed from the DLQ (`bridge dlq replay`) after an upgrade: the
+ * current admission rules decide again. Still unprocessable, it goes back to the DLQ with its reason.
+ */
+function readmitted(delivery: QuarantinedDelivery): QueuedMessage {
+  const hints: QueuedMessageHints = { eventId: delivery.event_id, type: QUEUE_MESSAGE_KINDS.quarantinedDelivery, projectId: undefined, receivedAt: delivery.received_at };
+  const readmission = readmitQuarantined(delivery);
+  if (readmission.kind === 'still_unprocessable') return { kind: 'unusable', reason: `quarantined delivery still not processable: ${readmission.reason}`, hints };
+  if (readmission.kind === 'ignored') return { kind: 'ignored', reason: `unhandled event type "${readmission.event.type}"`, hints };
+  return queuedEventOf(readmission.queued, hintsOf(readmission.queued));
+}
+
+function queuedEventOf(parsed: unknown, hints: QueuedMessageHints): QueuedMessage {
   const validation = validateWebhookEvent(isRecord(parsed) ? parsed['event'] : undefined);
   if (!validation.ok) return { kind: 'unusable', reason: `not a queued event: ${validation.reason}`, hints };
   const event = validation.event;

@@ -78,7 +78,7 @@ export interface QueueRecord {
   body: string;
 }
 
-export type RecordResult = 'posted' | 'duplicate' | 'superseded' | 'quarantined' | 'muted' | 'answered' | 'expired';
+export type RecordResult = 'posted' | 'duplicate' | 'superseded' | 'quarantined' | 'ignored' | 'muted' | 'answered' | 'expired';
 
 export type RecordOutcome =
   | { messageId: string; ok: true; result: RecordResult }
@@ -103,11 +103,13 @@ interface SortedBatch {
   drafts: DraftItem[];
   commands: CommandItem[];
   unusable: UnusableItem[];
+  ignored: QueueRecord[];
 }
 
 export async function processBatch(records: readonly QueueRecord[], deps: DigestDeps): Promise<RecordOutcome[]> {
   const outcomes: Outcomes = new Map();
   const batch = sortBatch(records, deps);
+  for (const record of batch.ignored) outcomes.set(record.messageId, { messageId: record.messageId, ok: true, result: 'ignored' });
   const jobs: (() => Promise<void>)[] = [];
   for (const item of batch.unusable) jobs.push(() => quarantine(item, deps, outcomes));
   for (const group of batch.runsByProject.values()) jobs.push(() => digestProjectRuns(group, deps, outcomes));
@@ -119,11 +121,16 @@ export async function processBatch(records: readonly QueueRecord[], deps: Digest
 
 /** Parses each message once, into runs grouped by project, drafts, and the unusable. */
 function sortBatch(records: readonly QueueRecord[], deps: DigestDeps): SortedBatch {
-  const batch: SortedBatch = { runsByProject: new Map(), drafts: [], commands: [], unusable: [] };
+  const batch: SortedBatch = { runsByProject: new Map(), drafts: [], commands: [], unusable: [], ignored: [] };
   for (const record of records) {
     const message = parseQueuedMessage(record.body);
     if (message.kind === 'unusable') {
       batch.unusable.push({ record, reason: message.reason, eventId: message.hints.eventId, type: message.hints.type });
+      continue;
+    }
+    if (message.kind === 'ignored') {
+      deps.log.info('replayed delivery ignored', { messageId: record.messageId, reason: message.reason });
+      batch.ignored.push(record);
       continue;
     }
     if (message.kind === 'slack_command') {

@@ -20,6 +20,7 @@ import type { VisibilitySimulator } from '../../local/simulator/server';
 import type { LocalSlackServer } from '../../local/slack-server';
 import { startDigestPeers, type DigestPeers } from '../support/digest-peers';
 import { enqueue, receiveRecords } from '../support/sqs-records';
+import { quarantinedDelivery } from '../../shared/quarantine';
 
 const TABLE = 'bridge-digest';
 const TOKEN = 'xoxb-test-token';
@@ -191,6 +192,19 @@ describe('failures', () => {
     const kept = await receiveAll(peers.dlqUrl);
     expect(kept.map((m) => m.body).sort()).toEqual(['not json at all', '{"not":"an event"}']);
     for (const message of kept) expect(message.reason).toMatch(/\S/);
+  });
+
+  it('digests a quarantined delivery replayed after it became processable, and sends one still unprocessable back with its reason', async () => {
+    const event = runEvent(projectA);
+    const signedAt = Math.floor(Date.parse(event.created_at) / 1000) + 1;
+    const envelope = (raw: string, bodyId: string) =>
+      JSON.stringify(quarantinedDelivery({ raw: Buffer.from(raw), reason: 'an older version could not read it', receivedAt: event.created_at, signedAt, bodyId }));
+    const result = await deliver(envelope(JSON.stringify(event), event.id), envelope('{"id":"e-9","type":"run.completed"}', 'e-9'));
+    expect(result.failed.size).toBe(0);
+    expect(topLevel()).toHaveLength(1);
+    const kept = await receiveAll(peers.dlqUrl);
+    expect(kept).toHaveLength(1);
+    expect(kept[0]!.reason).toMatch(/still not processable/);
   });
 
   it('fails only the message whose channel is wrong, with a log line that says how to fix it', async () => {
