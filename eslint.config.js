@@ -3,7 +3,19 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'cdk.out/', 'coverage/', 'bench/.build/', '.local-data/', 'cli/bridge.mjs', '.stryker-tmp/', 'reports/', '.local/'] },
+  {
+    ignores: [
+      'node_modules/',
+      'cdk.out/',
+      'coverage/',
+      'bench/.build/',
+      '.local-data/',
+      'cli/bridge.mjs',
+      '.stryker-tmp/',
+      'reports/',
+      '.local/',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
@@ -29,7 +41,10 @@ export default tseslint.config(
         {
           patterns: [
             { group: ['**/adapters', '**/adapters/**'], message: 'domain code depends on ports (shared/ports.ts), not adapters' },
-            { group: ['**/local/**', '**/cli/**', '**/infra/**', '**/functions/**'], message: 'domain code must not import local/, cli/, infra/ or functions/' },
+            {
+              group: ['**/local/**', '**/cli/**', '**/infra/**', '**/functions/**'],
+              message: 'domain code must not import local/, cli/, infra/ or functions/',
+            },
           ],
         },
       ],
@@ -52,7 +67,10 @@ export default tseslint.config(
       'no-restricted-syntax': [
         'error',
         { selector: "CallExpression[callee.property.name='equals']", message: 'compare MACs with crypto.timingSafeEqual' },
-        { selector: "CallExpression[callee.object.name='Buffer'][callee.property.name='compare']", message: 'compare MACs with crypto.timingSafeEqual' },
+        {
+          selector: "CallExpression[callee.object.name='Buffer'][callee.property.name='compare']",
+          message: 'compare MACs with crypto.timingSafeEqual',
+        },
       ],
     },
   },

@@ -61,10 +61,20 @@ async function startPeers(): Promise<ColdStartPeers> {
   const dynamo = await startLocalDynamo();
   await ensureBridgeTable(dynamo.client, TABLE);
   const sqsServer = await SqsServer.start();
-  const sqs = createSqsClient({ endpoint: sqsServer.url, region: 'us-east-1', credentials: LOCAL_CREDENTIALS, requestTimeoutMs: 5000, connectionTimeoutMs: 1000, maxAttempts: 1 });
-  const queueUrl = (await sqs.send(new CreateQueueCommand({ QueueName: 'bench-cold-start', Attributes: { VisibilityTimeout: '60' } }))).QueueUrl!;
+  const sqs = createSqsClient({
+    endpoint: sqsServer.url,
+    region: 'us-east-1',
+    credentials: LOCAL_CREDENTIALS,
+    requestTimeoutMs: 5000,
+    connectionTimeoutMs: 1000,
+    maxAttempts: 1,
+  });
+  const queueUrl = (await sqs.send(new CreateQueueCommand({ QueueName: 'bench-cold-start', Attributes: { VisibilityTimeout: '60' } })))
+    .QueueUrl!;
   // The digest's events come from their own queue: the ingest's sends must not reach the digest.
-  const digestQueueUrl = (await sqs.send(new CreateQueueCommand({ QueueName: 'bench-cold-start-digest', Attributes: { VisibilityTimeout: '60' } }))).QueueUrl!;
+  const digestQueueUrl = (
+    await sqs.send(new CreateQueueCommand({ QueueName: 'bench-cold-start-digest', Attributes: { VisibilityTimeout: '60' } }))
+  ).QueueUrl!;
   const sim = await VisibilitySimulator.start();
   const slack = await LocalSlackServer.start({ tokens: [TOKEN] });
   const projectId = sim.projectIds()[0]!;
@@ -98,7 +108,10 @@ async function startPeers(): Promise<ColdStartPeers> {
 }
 
 function signedDelivery(projectId: string): FirstEvent {
-  const { id, body } = deliveryBody({ createdAt: new Date().toISOString(), data: { project_id: projectId, run_id: randomUUID(), status: 'completed', answers: 120 } });
+  const { id, body } = deliveryBody({
+    createdAt: new Date().toISOString(),
+    data: { project_id: projectId, run_id: randomUUID(), status: 'completed', answers: 120 },
+  });
   const headers = {
     'content-type': 'application/json',
     'x-service-event': 'run.completed',
@@ -117,8 +130,13 @@ function freshLike(id: string): string {
 
 /** Why a first invocation's answer is not a success (a failing handler can't look fast); undefined when it is. */
 function answerProblem(result: unknown): string | undefined {
-  const answer = (typeof result === 'object' && result !== null ? result : {}) as { statusCode?: unknown; body?: unknown; batchItemFailures?: unknown };
-  if (Array.isArray(answer.batchItemFailures)) return answer.batchItemFailures.length === 0 ? undefined : `batch failures: ${JSON.stringify(answer.batchItemFailures)}`;
+  const answer = (typeof result === 'object' && result !== null ? result : {}) as {
+    statusCode?: unknown;
+    body?: unknown;
+    batchItemFailures?: unknown;
+  };
+  if (Array.isArray(answer.batchItemFailures))
+    return answer.batchItemFailures.length === 0 ? undefined : `batch failures: ${JSON.stringify(answer.batchItemFailures)}`;
   if (answer.statusCode === 200 && typeof answer.body === 'string' && answer.body.includes('"accepted"')) return undefined;
   return `answered ${JSON.stringify(result).slice(0, 300)}`;
 }
@@ -168,9 +186,8 @@ export function readBundlingSettings(): BundlingSettings {
     const target = /\btarget:\s*['"]([^'"]+)['"]/.exec(block)?.[1];
     const externalList = /\bexternalModules:\s*\[([^\]]*)\]/.exec(block)?.[1];
     const bundleAwsSdk = bool('bundleAwsSDK', false);
-    const externals = externalList !== undefined
-      ? [...externalList.matchAll(/['"]([^'"]+)['"]/g)].map((m) => m[1]!)
-      : bundleAwsSdk ? [] : ['@aws-sdk/*'];
+    const externals =
+      externalList !== undefined ? [...externalList.matchAll(/['"]([^'"]+)['"]/g)].map((m) => m[1]!) : bundleAwsSdk ? [] : ['@aws-sdk/*'];
     return {
       format: format === 'ESM' ? 'esm' : 'cjs',
       target: target ?? DEFAULTS.target,
@@ -207,7 +224,9 @@ async function bundle(name: string, entry: { file: string } | { contents: string
   mkdirSync(dir, { recursive: true });
   const outfile = join(dir, settings.format === 'esm' ? 'index.mjs' : 'index.js');
   const result = await build({
-    ...('file' in entry ? { entryPoints: [entry.file] } : { stdin: { contents: entry.contents, resolveDir: PROJECT_ROOT, loader: 'ts', sourcefile: `${name}.ts` } }),
+    ...('file' in entry
+      ? { entryPoints: [entry.file] }
+      : { stdin: { contents: entry.contents, resolveDir: PROJECT_ROOT, loader: 'ts', sourcefile: `${name}.ts` } }),
     bundle: true,
     platform: 'node',
     format: settings.format,
@@ -259,7 +278,13 @@ function coldStartEnv(peers: ColdStartPeers, recording = false): Record<string, 
   };
   if (!recording) return env;
   const slackPath = new URL(peers.slack.apiUrl).pathname;
-  return { ...env, READ_API_BASE_URL: r.readApi.url, SLACK_API_URL: `${r.slack.url}${slackPath}`, AWS_ENDPOINT_URL_DYNAMODB: r.dynamodb.url, AWS_ENDPOINT_URL_SQS: r.sqs.url };
+  return {
+    ...env,
+    READ_API_BASE_URL: r.readApi.url,
+    SLACK_API_URL: `${r.slack.url}${slackPath}`,
+    AWS_ENDPOINT_URL_DYNAMODB: r.dynamodb.url,
+    AWS_ENDPOINT_URL_SQS: r.sqs.url,
+  };
 }
 
 /**
@@ -302,11 +327,19 @@ function cpuProfileArgs(file: string): string[] {
   return ['--cpu-prof', `--cpu-prof-dir=${dir}`, `--cpu-prof-name=${relative(BUILD_DIR, file).split('/')[0]}-${++profiles}.cpuprofile`];
 }
 
-function firstRequestMs(file: string, nodeOptions: string | undefined, baseEnv: Record<string, string>, event: unknown): Promise<FirstRequestTime> {
+function firstRequestMs(
+  file: string,
+  nodeOptions: string | undefined,
+  baseEnv: Record<string, string>,
+  event: unknown,
+): Promise<FirstRequestTime> {
   return new Promise((resolve, reject) => {
     const env: NodeJS.ProcessEnv = { PATH: process.env['PATH'] ?? '', ...baseEnv, BENCH_BUNDLE: file, BENCH_EVENT: JSON.stringify(event) };
     if (nodeOptions) env['NODE_OPTIONS'] = nodeOptions;
-    const child = spawn(process.execPath, [...cpuProfileArgs(file), '-e', FIRST_REQUEST_SCRIPT], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...cpuProfileArgs(file), '-e', FIRST_REQUEST_SCRIPT], {
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     let err = '';
     child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
@@ -320,7 +353,10 @@ function firstRequestMs(file: string, nodeOptions: string | undefined, baseEnv: 
         parsed = {};
       }
       const { wall, load, cpu, result } = parsed;
-      const problem = code !== 0 || typeof wall !== 'number' || typeof load !== 'number' || typeof cpu !== 'number' ? `exit ${code}: ${err.slice(0, 500)}` : answerProblem(result);
+      const problem =
+        code !== 0 || typeof wall !== 'number' || typeof load !== 'number' || typeof cpu !== 'number'
+          ? `exit ${code}: ${err.slice(0, 500)}`
+          : answerProblem(result);
       if (problem !== undefined) reject(new Error(`first request of ${file} failed (${problem})`));
       else resolve({ wall: wall!, load: load!, cpu: cpu! });
     });
@@ -363,7 +399,10 @@ function bytesByGroup(metafile: Metafile): Map<string, number> {
 
 /** The largest inputs of a bundle, by bytes in the output. */
 function topInputs(metafile: Metafile, count: number): { input: string; bytes: number }[] {
-  return [...bytesByGroup(metafile).entries()].map(([input, bytes]) => ({ input, bytes })).sort((a, b) => b.bytes - a.bytes).slice(0, count);
+  return [...bytesByGroup(metafile).entries()]
+    .map(([input, bytes]) => ({ input, bytes }))
+    .sort((a, b) => b.bytes - a.bytes)
+    .slice(0, count);
 }
 
 /** What a handler bundle holds beyond its baseline, by package, largest first. */
@@ -396,13 +435,26 @@ async function recordFirstInvocation(peers: ColdStartPeers, file: string, nodeOp
  * Records the real bundle's first invocation twice and keeps the second: by then the project has a
  * digest before it, as it has in every measured spawn. Differing counts between the two are reported.
  */
-async function recordFunction(peers: ColdStartPeers, file: string, nodeOptions: string | undefined, fn: 'ingest' | 'digest'): Promise<Recording & { firstDiffers: string[] }> {
+async function recordFunction(
+  peers: ColdStartPeers,
+  file: string,
+  nodeOptions: string | undefined,
+  fn: 'ingest' | 'digest',
+): Promise<Recording & { firstDiffers: string[] }> {
   const first = await recordFirstInvocation(peers, file, nodeOptions, await peers.eventFor(fn));
   const event = await peers.eventFor(fn);
   const second = await recordFirstInvocation(peers, file, nodeOptions, event);
   // Kept for inspection: what the baseline replays.
-  writeFileSync(join(BUILD_DIR, `${fn}-recording.json`), JSON.stringify({ ids: writeKeyIds(second.requests), requests: second.requests }, null, 2));
-  return { plan: replayPlan(second.requests), counts: second.counts, ids: writeKeyIds(second.requests), firstDiffers: countDifferences(first.counts, second.counts) };
+  writeFileSync(
+    join(BUILD_DIR, `${fn}-recording.json`),
+    JSON.stringify({ ids: writeKeyIds(second.requests), requests: second.requests }, null, 2),
+  );
+  return {
+    plan: replayPlan(second.requests),
+    counts: second.counts,
+    ids: writeKeyIds(second.requests),
+    firstDiffers: countDifferences(first.counts, second.counts),
+  };
 }
 
 /** The baseline's event: the recorded ids, each with a fresh one for its writes. */
@@ -414,17 +466,22 @@ function replayEvent(recording: Recording): FirstEvent {
 async function verifyReplay(peers: ColdStartPeers, file: string, nodeOptions: string | undefined, recording: Recording): Promise<void> {
   const replay = await recordFirstInvocation(peers, file, nodeOptions, replayEvent(recording));
   const differences = countDifferences(recording.counts, replay.counts);
-  if (differences.length > 0) throw new Error(`the baseline ${file} does not replay the function's requests (function vs baseline): ${differences.join('; ')}`);
+  if (differences.length > 0)
+    throw new Error(`the baseline ${file} does not replay the function's requests (function vs baseline): ${differences.join('; ')}`);
 }
 
 export async function runColdStart(): Promise<{ rows: ResultRow[]; details: Record<string, unknown> }> {
   const settings = readBundlingSettings();
-  log(`cold start: bundling with ${settings.source}: ${settings.format}, ${settings.target}, minify ${settings.minify}, sourcemap ${settings.sourcemap}`);
+  log(
+    `cold start: bundling with ${settings.source}: ${settings.format}, ${settings.target}, minify ${settings.minify}, sourcemap ${settings.sourcemap}`,
+  );
   mkdirSync(BUILD_DIR, { recursive: true });
   const ingest = await bundle('ingest', { file: join(PROJECT_ROOT, 'functions/ingest/handler.ts') }, settings);
   const digest = await bundle('digest', { file: join(PROJECT_ROOT, 'functions/digest/handler.ts') }, settings);
   // As deployed (the stack's NODE_OPTIONS, e.g. --enable-source-maps), and without NODE_OPTIONS.
-  const modes: { label: string; nodeOptions: string | undefined }[] = [{ label: settings.nodeOptions ? `NODE_OPTIONS=${settings.nodeOptions}` : 'no NODE_OPTIONS', nodeOptions: settings.nodeOptions }];
+  const modes: { label: string; nodeOptions: string | undefined }[] = [
+    { label: settings.nodeOptions ? `NODE_OPTIONS=${settings.nodeOptions}` : 'no NODE_OPTIONS', nodeOptions: settings.nodeOptions },
+  ];
   if (settings.nodeOptions) modes.push({ label: 'no NODE_OPTIONS', nodeOptions: undefined });
 
   const times: Record<string, Record<string, number[]>> = {};
@@ -441,19 +498,26 @@ export async function runColdStart(): Promise<{ rows: ResultRow[]; details: Reco
       ingest: await recordFunction(peers, ingest.file, settings.nodeOptions, 'ingest'),
       digest: await recordFunction(peers, digest.file, settings.nodeOptions, 'digest'),
     };
-    const baseline = (fn: 'ingest' | 'digest', metafile: Metafile): string => replayBaselineSource(recordings[fn].plan, sdkClientsIn(Object.keys(metafile.inputs)));
+    const baseline = (fn: 'ingest' | 'digest', metafile: Metafile): string =>
+      replayBaselineSource(recordings[fn].plan, sdkClientsIn(Object.keys(metafile.inputs)));
     baselineSources = { ingest: baseline('ingest', ingest.metafile), digest: baseline('digest', digest.metafile) };
     bundles = {
       ingest,
       'ingest-baseline': await bundle('ingest-baseline', { contents: baselineSources.ingest }, settings),
       digest,
       'digest-baseline': await bundle('digest-baseline', { contents: baselineSources.digest }, settings),
-      'diagnostic: digest-baseline + @slack/web-api': await bundle('digest-baseline-slack', { contents: withSlackWebClient(baselineSources.digest) }, settings),
+      'diagnostic: digest-baseline + @slack/web-api': await bundle(
+        'digest-baseline-slack',
+        { contents: withSlackWebClient(baselineSources.digest) },
+        settings,
+      ),
     };
     await verifyReplay(peers, bundles['ingest-baseline']!.file, settings.nodeOptions, recordings.ingest);
     await verifyReplay(peers, bundles['digest-baseline']!.file, settings.nodeOptions, recordings.digest);
     const eventFor = async (name: string): Promise<unknown> =>
-      name === 'ingest' || name === 'digest' ? (await peers.eventFor(name)).event : replayEvent(name.startsWith('ingest') ? recordings.ingest : recordings.digest).event;
+      name === 'ingest' || name === 'digest'
+        ? (await peers.eventFor(name)).event
+        : replayEvent(name.startsWith('ingest') ? recordings.ingest : recordings.digest).event;
 
     const env = coldStartEnv(peers);
     const names = Object.keys(bundles);
@@ -479,11 +543,20 @@ export async function runColdStart(): Promise<{ rows: ResultRow[]; details: Reco
     }
     // The measured first invocations made the recorded requests too: one more recording after them.
     afterwards = {
-      ingest: countDifferences(recordings.ingest.counts, (await recordFirstInvocation(peers, ingest.file, settings.nodeOptions, await peers.eventFor('ingest'))).counts),
-      digest: countDifferences(recordings.digest.counts, (await recordFirstInvocation(peers, digest.file, settings.nodeOptions, await peers.eventFor('digest'))).counts),
+      ingest: countDifferences(
+        recordings.ingest.counts,
+        (await recordFirstInvocation(peers, ingest.file, settings.nodeOptions, await peers.eventFor('ingest'))).counts,
+      ),
+      digest: countDifferences(
+        recordings.digest.counts,
+        (await recordFirstInvocation(peers, digest.file, settings.nodeOptions, await peers.eventFor('digest'))).counts,
+      ),
     };
     for (const [fn, differences] of Object.entries(afterwards)) {
-      if (differences.length > 0) log(`cold start: WARNING: ${fn}'s first invocation made other requests after the measured spawns than recorded: ${differences.join('; ')}`);
+      if (differences.length > 0)
+        log(
+          `cold start: WARNING: ${fn}'s first invocation made other requests after the measured spawns than recorded: ${differences.join('; ')}`,
+        );
     }
   } finally {
     await peers.close();
@@ -511,8 +584,18 @@ export async function runColdStart(): Promise<{ rows: ResultRow[]; details: Reco
       const ratio = median(handlerTimes.map((ms, i) => ms / baselineTimes[i]!));
       ratios[mode.label]![fn] = ratio;
       const primary = index === 0;
-      rows.push({ benchmark: b, figure: `${fn} load + first invocation, median (${mode.label})`, value: round(median(handlerTimes), 1), unit: 'ms' });
-      rows.push({ benchmark: b, figure: `${fn}-baseline load + first invocation, median (${mode.label})`, value: round(median(baselineTimes), 1), unit: 'ms' });
+      rows.push({
+        benchmark: b,
+        figure: `${fn} load + first invocation, median (${mode.label})`,
+        value: round(median(handlerTimes), 1),
+        unit: 'ms',
+      });
+      rows.push({
+        benchmark: b,
+        figure: `${fn}-baseline load + first invocation, median (${mode.label})`,
+        value: round(median(baselineTimes), 1),
+        unit: 'ms',
+      });
       rows.push({
         benchmark: b,
         figure: `${fn} / baseline (${mode.label})`,
@@ -550,16 +633,26 @@ export async function runColdStart(): Promise<{ rows: ResultRow[]; details: Reco
     value: round(median(primaryCpu['digest']!.map((ms, i) => ms - primaryCpu['digest-baseline']![i]!)), 1),
     unit: 'ms',
   });
-  rows.push({ benchmark: b, figure: 'diagnostic: ICU start-up (Intl objects, created on first use: inside the first invocation), CPU time', value: round(median(intlCpuMs), 1), unit: 'ms' });
+  rows.push({
+    benchmark: b,
+    figure: 'diagnostic: ICU start-up (Intl objects, created on first use: inside the first invocation), CPU time',
+    value: round(median(intlCpuMs), 1),
+    unit: 'ms',
+  });
 
   return {
     rows,
     details: {
       bundling: settings,
-      intlInitCpuMs: { median: round(median(intlCpuMs), 1), p25: round(percentile(intlCpuMs, 25), 1), p75: round(percentile(intlCpuMs, 75), 1) },
+      intlInitCpuMs: {
+        median: round(median(intlCpuMs), 1),
+        p25: round(percentile(intlCpuMs, 25), 1),
+        p75: round(percentile(intlCpuMs, 75), 1),
+      },
       buildDir: relative(PROJECT_ROOT, BUILD_DIR),
       spawnsPerBundle: SPAWNS,
-      floor: 'each baseline replays the requests of a recorded warm-up first invocation of its function (same count per peer and kind, same concurrency), checked through the recorders before timing',
+      floor:
+        'each baseline replays the requests of a recorded warm-up first invocation of its function (same count per peer and kind, same concurrency), checked through the recorders before timing',
       requestsPerFirstInvocation: { ingest: recordings.ingest.counts, digest: recordings.digest.counts },
       replayWaves: { ingest: recordings.ingest.plan.length, digest: recordings.digest.plan.length },
       countsDifferBetweenWarmups: { ingest: recordings.ingest.firstDiffers, digest: recordings.digest.firstDiffers },
@@ -567,25 +660,48 @@ export async function runColdStart(): Promise<{ rows: ResultRow[]; details: Reco
       bundles: Object.fromEntries(
         names.map((name) => {
           const x = bundles[name]!;
-          return [name, { file: relative(PROJECT_ROOT, x.file), bytes: x.bytes, gzipBytes: x.gzipBytes, sourceMapBytes: x.mapBytes, topInputsByBytes: topInputs(x.metafile, 12) }];
+          return [
+            name,
+            {
+              file: relative(PROJECT_ROOT, x.file),
+              bytes: x.bytes,
+              gzipBytes: x.gzipBytes,
+              sourceMapBytes: x.mapBytes,
+              topInputsByBytes: topInputs(x.metafile, 12),
+            },
+          ];
         }),
       ),
       firstRequestCpuMs: Object.fromEntries(
         Object.entries(cpuTimes).map(([mode, perBundle]) => [
           mode,
-          Object.fromEntries(Object.entries(perBundle).map(([name, v]) => [name, { median: round(median(v), 1), p25: round(percentile(v, 25), 1), p75: round(percentile(v, 75), 1) }])),
+          Object.fromEntries(
+            Object.entries(perBundle).map(([name, v]) => [
+              name,
+              { median: round(median(v), 1), p25: round(percentile(v, 25), 1), p75: round(percentile(v, 75), 1) },
+            ]),
+          ),
         ]),
       ),
       firstRequestMs: Object.fromEntries(
         Object.entries(times).map(([mode, perBundle]) => [
           mode,
-          Object.fromEntries(Object.entries(perBundle).map(([name, v]) => [name, { median: round(median(v), 1), p25: round(percentile(v, 25), 1), p75: round(percentile(v, 75), 1) }])),
+          Object.fromEntries(
+            Object.entries(perBundle).map(([name, v]) => [
+              name,
+              { median: round(median(v), 1), p25: round(percentile(v, 25), 1), p75: round(percentile(v, 75), 1) },
+            ]),
+          ),
         ]),
       ),
       ratios,
-      ratio: 'median of paired per-cycle ratios (handler spawn / baseline spawn of the same cycle); each spawn = load + first invocation on local peers',
+      ratio:
+        'median of paired per-cycle ratios (handler spawn / baseline spawn of the same cycle); each spawn = load + first invocation on local peers',
       loadMs: Object.fromEntries(
-        Object.entries(loadTimes).map(([mode, perBundle]) => [mode, Object.fromEntries(Object.entries(perBundle).map(([name, v]) => [name, round(median(v), 1)]))]),
+        Object.entries(loadTimes).map(([mode, perBundle]) => [
+          mode,
+          Object.fromEntries(Object.entries(perBundle).map(([name, v]) => [name, round(median(v), 1)])),
+        ]),
       ),
       extraOverBaselineByBytes: {
         ingest: extraOverBaseline(ingest.metafile, bundles['ingest-baseline']!.metafile, 12),

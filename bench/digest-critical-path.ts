@@ -62,10 +62,18 @@ export async function runDigestCriticalPath(): Promise<{ rows: ResultRow[]; deta
     await LatencyProxy.start('slack', new URL(slack.apiUrl).origin, LATENCY_MS),
   ] as const;
   const [dynamoProxy, readApiProxy, slackProxy] = proxies;
-  const sqs = createSqsClient({ endpoint: sqsServer.url, region: 'us-east-1', credentials: LOCAL_CREDENTIALS, requestTimeoutMs: 5000, connectionTimeoutMs: 1000, maxAttempts: 1 });
+  const sqs = createSqsClient({
+    endpoint: sqsServer.url,
+    region: 'us-east-1',
+    credentials: LOCAL_CREDENTIALS,
+    requestTimeoutMs: 5000,
+    connectionTimeoutMs: 1000,
+    maxAttempts: 1,
+  });
   try {
     await ensureBridgeTable(dynamo.client, TABLE);
-    const queueUrl = (await sqs.send(new CreateQueueCommand({ QueueName: 'bench-digest', Attributes: { VisibilityTimeout: '60' } }))).QueueUrl!;
+    const queueUrl = (await sqs.send(new CreateQueueCommand({ QueueName: 'bench-digest', Attributes: { VisibilityTimeout: '60' } })))
+      .QueueUrl!;
     const env: Record<string, string> = {
       TABLE_NAME: TABLE,
       QUEUE_URL: queueUrl,
@@ -130,8 +138,20 @@ export async function runDigestCriticalPath(): Promise<{ rows: ResultRow[]; deta
     const chain = median(runs.map((r) => r.chain));
     const rows: ResultRow[] = [
       { benchmark: b, figure: 'wall time, median', value: round(median(runs.map((r) => r.wallMs)), 0), unit: 'ms' },
-      { benchmark: b, figure: `critical path (${chain} chained requests, median) × ${LATENCY_MS} ms`, value: median(runs.map((r) => r.criticalPathMs)), unit: 'ms' },
-      { benchmark: b, figure: 'wall / critical path, median', value: round(ratio, 3), unit: '×', target: `≤ ${TARGET_RATIO}×`, pass: ratio <= TARGET_RATIO },
+      {
+        benchmark: b,
+        figure: `critical path (${chain} chained requests, median) × ${LATENCY_MS} ms`,
+        value: median(runs.map((r) => r.criticalPathMs)),
+        unit: 'ms',
+      },
+      {
+        benchmark: b,
+        figure: 'wall / critical path, median',
+        value: round(ratio, 3),
+        unit: '×',
+        target: `≤ ${TARGET_RATIO}×`,
+        pass: ratio <= TARGET_RATIO,
+      },
     ];
     return {
       rows,
@@ -139,7 +159,8 @@ export async function runDigestCriticalPath(): Promise<{ rows: ResultRow[]; deta
         latencyMs: LATENCY_MS,
         warmupRuns: WARMUP_RUNS,
         runs: runs.map((r) => ({ ...r, wallMs: round(r.wallMs, 1), ratio: round(r.ratio, 3), overheadMs: round(r.overheadMs, 1) })),
-        counting: 'critical path = longest chain of recorded requests (each started after the previous was answered) across DynamoDB, read API and Slack, × latency',
+        counting:
+          'critical path = longest chain of recorded requests (each started after the previous was answered) across DynamoDB, read API and Slack, × latency',
       },
     };
   } finally {

@@ -51,7 +51,14 @@ export async function runIngestCost(): Promise<{ rows: ResultRow[]; details: Rec
   useLocalAwsCredentials();
   const dynamo = await startLocalDynamo();
   const sqsServer = await SqsServer.start();
-  const sqs = createSqsClient({ endpoint: sqsServer.url, region: 'us-east-1', credentials: LOCAL_CREDENTIALS, requestTimeoutMs: 5000, connectionTimeoutMs: 1000, maxAttempts: 1 });
+  const sqs = createSqsClient({
+    endpoint: sqsServer.url,
+    region: 'us-east-1',
+    credentials: LOCAL_CREDENTIALS,
+    requestTimeoutMs: 5000,
+    connectionTimeoutMs: 1000,
+    maxAttempts: 1,
+  });
   try {
     await ensureBridgeTable(dynamo.client, TABLE);
     const queueUrl = (await sqs.send(new CreateQueueCommand({ QueueName: 'bench-events' }))).QueueUrl!;
@@ -110,18 +117,39 @@ export async function runIngestCost(): Promise<{ rows: ResultRow[]; details: Rec
       { benchmark: b, figure: `${label}: median latency`, value: round(median(p.latenciesMs), 2), unit: 'ms' },
       { benchmark: b, figure: `${label}: p99 latency`, value: round(percentile(p.latenciesMs, 99), 2), unit: 'ms' },
       { benchmark: b, figure: `${label}: throughput`, value: round((count / p.wallMs) * 1000, 0), unit: 'deliveries/s' },
-      { benchmark: b, figure: `${label}: deliveries not answered 200 accepted`, value: p.failures, unit: 'count', target: '= 0', pass: p.failures === 0 },
+      {
+        benchmark: b,
+        figure: `${label}: deliveries not answered 200 accepted`,
+        value: p.failures,
+        unit: 'count',
+        target: '= 0',
+        pass: p.failures === 0,
+      },
     ];
     return {
       rows: [
         ...rowsOf('sequential', sequential, SEQUENTIAL),
         ...rowsOf(`concurrency ${CONCURRENCY}`, concurrent, CONCURRENT),
-        { benchmark: b, figure: 'peer cost: 2 × PutItem + 1 × SendMessage (medians)', value: round(2 * median(putMs) + median(sendMs), 2), unit: 'ms' },
+        {
+          benchmark: b,
+          figure: 'peer cost: 2 × PutItem + 1 × SendMessage (medians)',
+          value: round(2 * median(putMs) + median(sendMs), 2),
+          unit: 'ms',
+        },
       ],
       details: {
         warmup: WARMUP,
-        sequential: { deliveries: SEQUENTIAL, wallMs: round(sequential.wallMs, 0), p90Ms: round(percentile(sequential.latenciesMs, 90), 2) },
-        concurrent: { deliveries: CONCURRENT, concurrency: CONCURRENCY, wallMs: round(concurrent.wallMs, 0), p90Ms: round(percentile(concurrent.latenciesMs, 90), 2) },
+        sequential: {
+          deliveries: SEQUENTIAL,
+          wallMs: round(sequential.wallMs, 0),
+          p90Ms: round(percentile(sequential.latenciesMs, 90), 2),
+        },
+        concurrent: {
+          deliveries: CONCURRENT,
+          concurrency: CONCURRENCY,
+          wallMs: round(concurrent.wallMs, 0),
+          p90Ms: round(percentile(concurrent.latenciesMs, 90), 2),
+        },
         peerMedianMs: { putItem: round(median(putMs), 2), sendMessage: round(median(sendMs), 2) },
         peers: 'dynalite (in-process, in memory) and local/sqs-server.ts, same process as the handler',
         observability: 'quiet (no log lines, no metrics)',

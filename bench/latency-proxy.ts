@@ -66,18 +66,33 @@ export class LatencyProxy {
     });
   }
 
-  private async forward(peer: string, upstream: URL, latencyMs: number, req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+  private async forward(
+    peer: string,
+    upstream: URL,
+    latencyMs: number,
+    req: http.IncomingMessage,
+    res: http.ServerResponse,
+  ): Promise<void> {
     const at = Date.now();
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     await sleep(latencyMs);
     const answer = await new Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Buffer }>((resolve, reject) => {
       const out = http.request(
-        { host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: { ...req.headers, host: upstream.host }, agent: this.agent },
+        {
+          host: upstream.hostname,
+          port: upstream.port,
+          method: req.method,
+          path: req.url,
+          headers: { ...req.headers, host: upstream.host },
+          agent: this.agent,
+        },
         (upstreamRes) => {
           const parts: Buffer[] = [];
           upstreamRes.on('data', (part: Buffer) => parts.push(part));
-          upstreamRes.on('end', () => resolve({ status: upstreamRes.statusCode ?? 502, headers: upstreamRes.headers, body: Buffer.concat(parts) }));
+          upstreamRes.on('end', () =>
+            resolve({ status: upstreamRes.statusCode ?? 502, headers: upstreamRes.headers, body: Buffer.concat(parts) }),
+          );
           upstreamRes.on('error', reject);
         },
       );

@@ -159,7 +159,9 @@ async function main(): Promise<void> {
       .map((e) => String(e.fields['eventId'])),
   );
   const unaccounted = events.filter((e) => !postsByEvent.has(e.id) && !supersededIds.has(e.id));
-  const newestPerProject = projects.map((p) => events.filter((e) => e.projectId === p).reduce((a, b) => (b.createdAt > a.createdAt ? b : a)));
+  const newestPerProject = projects.map((p) =>
+    events.filter((e) => e.projectId === p).reduce((a, b) => (b.createdAt > a.createdAt ? b : a)),
+  );
   const newestMissing = newestPerProject.filter((e) => !postsByEvent.has(e.id));
   const depths = await stack.depths();
   const fiveHundreds: Record<string, number> = {};
@@ -181,7 +183,11 @@ async function main(): Promise<void> {
     ingestSeconds: Number(ingestSeconds.toFixed(2)),
     firstPassSeconds: Number(firstPassSeconds.toFixed(2)),
     throughputPerSecond: Number((order.length / firstPassSeconds).toFixed(1)),
-    latencyMs: { p50: Number(percentile(sorted, 50).toFixed(1)), p99: Number(percentile(sorted, 99).toFixed(1)), max: Number(slowest.toFixed(1)) },
+    latencyMs: {
+      p50: Number(percentile(sorted, 50).toFixed(1)),
+      p99: Number(percentile(sorted, 99).toFixed(1)),
+      max: Number(slowest.toFixed(1)),
+    },
     drainedSeconds: Number(totalSeconds.toFixed(2)),
     digestsPosted: topLevel.length,
     superseded: supersededIds.size,
@@ -201,14 +207,31 @@ async function main(): Promise<void> {
   await stack.close();
 
   const c = results.checks;
-  const ok = c.lost === 0 && c.doublePosted === 0 && c.acceptedTwice === 0 && c.newestRunOfEachProjectPosted && c.everyResponseUnder10s && c.queueEmpty && c.dlqEmpty;
-  console.log(`deliveries        ${results.deliveries} (${results.uniqueEvents} unique, ${results.projects} projects, concurrency ${CONCURRENCY})`);
-  const why = Object.entries(fiveHundreds).map(([k, v]) => `${v} × ${k}`).join(', ');
+  const ok =
+    c.lost === 0 &&
+    c.doublePosted === 0 &&
+    c.acceptedTwice === 0 &&
+    c.newestRunOfEachProjectPosted &&
+    c.everyResponseUnder10s &&
+    c.queueEmpty &&
+    c.dlqEmpty;
+  console.log(
+    `deliveries        ${results.deliveries} (${results.uniqueEvents} unique, ${results.projects} projects, concurrency ${CONCURRENCY})`,
+  );
+  const why = Object.entries(fiveHundreds)
+    .map(([k, v]) => `${v} × ${k}`)
+    .join(', ');
   console.log(`http requests     ${results.httpRequests} (${retries} sender retries after 5xx${why ? `: ${why}` : ''})`);
-  console.log(`throughput        ${results.throughputPerSecond} deliveries/s (first attempts answered in ${results.firstPassSeconds} s; with sender retries ${results.ingestSeconds} s)`);
+  console.log(
+    `throughput        ${results.throughputPerSecond} deliveries/s (first attempts answered in ${results.firstPassSeconds} s; with sender retries ${results.ingestSeconds} s)`,
+  );
   console.log(`latency           p50 ${results.latencyMs.p50} ms · p99 ${results.latencyMs.p99} ms · max ${results.latencyMs.max} ms`);
-  console.log(`digests           ${results.digestsPosted} posted, ${results.superseded} superseded; drained after ${results.drainedSeconds} s`);
-  console.log(`lost              ${c.lost}  (never accepted: ${c.neverAccepted}, accepted but neither posted nor superseded: ${c.acceptedButNotDigested})`);
+  console.log(
+    `digests           ${results.digestsPosted} posted, ${results.superseded} superseded; drained after ${results.drainedSeconds} s`,
+  );
+  console.log(
+    `lost              ${c.lost}  (never accepted: ${c.neverAccepted}, accepted but neither posted nor superseded: ${c.acceptedButNotDigested})`,
+  );
   console.log(`double-posted     ${c.doublePosted}  (accepted twice: ${c.acceptedTwice})`);
   console.log(`queue / DLQ empty ${c.queueEmpty} / ${c.dlqEmpty}`);
   console.log(ok ? 'PASS' : 'FAIL');

@@ -33,8 +33,18 @@ const AWS_WRITES = new Set(['PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteIt
 function replayRequest(r: ProxiedRequest): ReplayRequest {
   const peer = r.peer as ReplayPeer;
   const operation = r.target === '' ? '' : r.target.slice(r.target.lastIndexOf('.') + 1);
-  if ((peer === 'dynamodb' || peer === 'sqs') && operation === '') throw new Error(`cannot replay a ${peer} request without x-amz-target (query protocol?): ${r.method} ${r.path}`);
-  return { peer, operation, method: r.method, path: r.path, contentType: r.contentType, body: r.body, status: r.status, write: AWS_WRITES.has(operation) };
+  if ((peer === 'dynamodb' || peer === 'sqs') && operation === '')
+    throw new Error(`cannot replay a ${peer} request without x-amz-target (query protocol?): ${r.method} ${r.path}`);
+  return {
+    peer,
+    operation,
+    method: r.method,
+    path: r.path,
+    contentType: r.contentType,
+    body: r.body,
+    status: r.status,
+    write: AWS_WRITES.has(operation),
+  };
 }
 
 /**
@@ -130,7 +140,8 @@ export function replayBaselineSource(plan: ReplayPlan, clients: BaselineClients)
   const ops = (peer: ReplayPeer): string[] => [...new Set(requests.filter((r) => r.peer === peer).map((r) => r.operation))].sort();
   const dynamoOps = ops('dynamodb');
   const sqsOps = ops('sqs');
-  if (dynamoOps.length > 0 && !clients.dynamodb) throw new Error('the recording has DynamoDB calls but the bundle holds no DynamoDB client');
+  if (dynamoOps.length > 0 && !clients.dynamodb)
+    throw new Error('the recording has DynamoDB calls but the bundle holds no DynamoDB client');
   if (sqsOps.length > 0 && !clients.sqs) throw new Error('the recording has SQS calls but the bundle holds no SQS client');
   const lines: string[] = [];
   if (clients.dynamodb) {

@@ -34,9 +34,19 @@ function formatValue(row: ResultRow): string {
 
 export function formatTable(rows: readonly ResultRow[]): string {
   const header = ['benchmark', 'figure', 'value', 'target', 'result'];
-  const lines = rows.map((r) => [r.benchmark, r.figure, formatValue(r), r.target ?? '', r.pass === undefined ? '' : r.pass ? 'PASS' : 'FAIL']);
+  const lines = rows.map((r) => [
+    r.benchmark,
+    r.figure,
+    formatValue(r),
+    r.target ?? '',
+    r.pass === undefined ? '' : r.pass ? 'PASS' : 'FAIL',
+  ]);
   const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i]!.length)));
-  const fmt = (cells: string[]): string => cells.map((c, i) => (i === 2 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join(' | ').trimEnd();
+  const fmt = (cells: string[]): string =>
+    cells
+      .map((c, i) => (i === 2 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!)))
+      .join(' | ')
+      .trimEnd();
   return [fmt(header), widths.map((w) => '-'.repeat(w)).join('-|-'), ...lines.map(fmt)].join('\n');
 }
 
@@ -67,7 +77,14 @@ async function main(): Promise<number> {
       const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
       process.stderr.write(`benchmark ${bench.name} failed: ${message}\n`);
       results[bench.name] = { error: error instanceof Error ? error.message : String(error) };
-      rows.push({ benchmark: bench.name, figure: 'benchmark failed (see stderr)', value: Number.NaN, unit: '', target: 'runs', pass: false });
+      rows.push({
+        benchmark: bench.name,
+        figure: 'benchmark failed (see stderr)',
+        value: Number.NaN,
+        unit: '',
+        target: 'runs',
+        pass: false,
+      });
     }
   }
   const durationS = round((performance.now() - started) / 1000, 1);
@@ -88,7 +105,9 @@ async function main(): Promise<number> {
   writeFileSync(RESULTS_FILE, `${JSON.stringify(output, null, 2)}\n`);
 
   process.stdout.write(`\n${formatTable(rows)}\n\n`);
-  process.stdout.write(`Machine: ${machine.cpuModel}, ${machine.cores} cores, ${machine.memoryGiB} GiB, Node ${machine.node} (${machine.platform}/${machine.arch}), ${machine.date}\n`);
+  process.stdout.write(
+    `Machine: ${machine.cpuModel}, ${machine.cores} cores, ${machine.memoryGiB} GiB, Node ${machine.node} (${machine.platform}/${machine.arch}), ${machine.date}\n`,
+  );
   process.stdout.write(`Load average (1/5/15 min): ${loadStart.join(' ')} at start, ${loadEnd.join(' ')} at end. Took ${durationS} s.\n`);
   process.stdout.write(`Results: ${relative(process.cwd(), RESULTS_FILE) || RESULTS_FILE}\n`);
   const missed = rows.filter((r) => r.pass === false);

@@ -48,9 +48,15 @@ function readOptions(): ScaleOptions {
   const { values } = parseArgs({
     options: { projects: { type: 'string' }, channels: { type: 'string' }, waves: { type: 'string' }, workers: { type: 'string' } },
   });
-  const int = (value: string | undefined, fallback: number) => (value === undefined ? fallback : Math.max(1, Number.parseInt(value, 10) || fallback));
+  const int = (value: string | undefined, fallback: number) =>
+    value === undefined ? fallback : Math.max(1, Number.parseInt(value, 10) || fallback);
   const projects = int(values.projects, 1000);
-  return { projects, channels: Math.max(CHANNELS_PER_PROJECT, int(values.channels, 300)), waves: int(values.waves, 2), workers: int(values.workers, 10) };
+  return {
+    projects,
+    channels: Math.max(CHANNELS_PER_PROJECT, int(values.channels, 300)),
+    waves: int(values.waves, 2),
+    workers: int(values.workers, 10),
+  };
 }
 
 function fixture(count: number) {
@@ -60,8 +66,21 @@ function fixture(count: number) {
       id: `proj-${i}`,
       name: `Project ${i}`,
       industry: 'Retail',
-      visibility: { metrics: [{ label: 'Visibility score', value: 40 + (i % 20), caption: 'Share of answers' }], engines: [{ engine: 'ChatGPT', visibility: 30 + (i % 30) }], alerts: [] },
-      gaps: [{ prompt_id: `pr-${i}`, prompt_ref: 1, prompt_text: 'Best tent?', platforms_losing: ['Gemini'], top_competitor: 'Rival', trend: 'stable' }],
+      visibility: {
+        metrics: [{ label: 'Visibility score', value: 40 + (i % 20), caption: 'Share of answers' }],
+        engines: [{ engine: 'ChatGPT', visibility: 30 + (i % 30) }],
+        alerts: [],
+      },
+      gaps: [
+        {
+          prompt_id: `pr-${i}`,
+          prompt_ref: 1,
+          prompt_text: 'Best tent?',
+          platforms_losing: ['Gemini'],
+          top_competitor: 'Rival',
+          trend: 'stable',
+        },
+      ],
     })),
   };
 }
@@ -73,18 +92,38 @@ function channelsOf(project: number, pool: number): string[] {
 async function main(): Promise<void> {
   useLocalAwsCredentials();
   const options = readOptions();
-  log(`slack-scale: ${options.projects} projects × ${CHANNELS_PER_PROJECT} channels (pool ${options.channels}), ${options.waves} waves, ${options.workers} workers`);
+  log(
+    `slack-scale: ${options.projects} projects × ${CHANNELS_PER_PROJECT} channels (pool ${options.channels}), ${options.waves} waves, ${options.workers} workers`,
+  );
   const dynamo = await startLocalDynamo();
   const sqsServer = await SqsServer.start();
   const sim = await VisibilitySimulator.start({ fixture: fixture(options.projects) });
   const slack = await LocalSlackServer.start({ tokens: [TOKEN] });
-  const sqs = createSqsClient({ endpoint: sqsServer.url, region: 'us-east-1', credentials: LOCAL_CREDENTIALS, requestTimeoutMs: 5000, connectionTimeoutMs: 1000, maxAttempts: 1 });
+  const sqs = createSqsClient({
+    endpoint: sqsServer.url,
+    region: 'us-east-1',
+    credentials: LOCAL_CREDENTIALS,
+    requestTimeoutMs: 5000,
+    connectionTimeoutMs: 1000,
+    maxAttempts: 1,
+  });
   try {
     await ensureBridgeTable(dynamo.client, TABLE);
     const queueUrl = (await sqs.send(new CreateQueueCommand({ QueueName: 'scale', Attributes: { VisibilityTimeout: '60' } }))).QueueUrl!;
     const dlqUrl = (await sqs.send(new CreateQueueCommand({ QueueName: 'scale-dlq' }))).QueueUrl!;
     await subscribeAll(new DynamoSubscriptionStore(dynamo.client, TABLE), options);
-    const handler = createDigestHandler(digestEnv({ queueUrl, dlqUrl, readApi: sim.url, apiKey: sim.apiKey, slackApi: slack.apiUrl, dynamo: dynamo.endpoint, sqs: sqsServer.url }), quietObservability());
+    const handler = createDigestHandler(
+      digestEnv({
+        queueUrl,
+        dlqUrl,
+        readApi: sim.url,
+        apiKey: sim.apiKey,
+        slackApi: slack.apiUrl,
+        dynamo: dynamo.endpoint,
+        sqs: sqsServer.url,
+      }),
+      quietObservability(),
+    );
 
     const newest = await enqueueWaves(sqs, queueUrl, options);
     const start = performance.now();
@@ -100,11 +139,20 @@ async function main(): Promise<void> {
 async function subscribeAll(store: DynamoSubscriptionStore, options: ScaleOptions): Promise<void> {
   const actor = { userId: 'U0BENCH' };
   await runConcurrent(options.projects, 16, async (i) => {
-    for (const channel of channelsOf(i, options.channels)) await store.subscribe({ projectId: `proj-${i}`, projectName: `Project ${i}`, channel, actor, nowMs: Date.now() });
+    for (const channel of channelsOf(i, options.channels))
+      await store.subscribe({ projectId: `proj-${i}`, projectName: `Project ${i}`, channel, actor, nowMs: Date.now() });
   });
 }
 
-function digestEnv(at: { queueUrl: string; dlqUrl: string; readApi: string; apiKey: string; slackApi: string; dynamo: string; sqs: string }): Record<string, string> {
+function digestEnv(at: {
+  queueUrl: string;
+  dlqUrl: string;
+  readApi: string;
+  apiKey: string;
+  slackApi: string;
+  dynamo: string;
+  sqs: string;
+}): Record<string, string> {
   return {
     TABLE_NAME: TABLE,
     QUEUE_URL: at.queueUrl,
@@ -159,7 +207,8 @@ async function drain(sqs: SQSClient, queueUrl: string, workers: number, handler:
       const response = await handler({ Records: records }, { getRemainingTimeInMillis: () => remaining });
       const failed = new Set(response.batchItemFailures.map((f) => f.itemIdentifier));
       for (const record of records) {
-        if (!failed.has(record.messageId)) await sqs.send(new DeleteMessageCommand({ QueueUrl: queueUrl, ReceiptHandle: record.receiptHandle }));
+        if (!failed.has(record.messageId))
+          await sqs.send(new DeleteMessageCommand({ QueueUrl: queueUrl, ReceiptHandle: record.receiptHandle }));
       }
       lastWork = performance.now();
     }
@@ -179,7 +228,8 @@ function topLevelPosts(calls: readonly RecordedCall[]): RecordedCall[] {
 
 function allPosted(calls: readonly RecordedCall[], newest: ReadonlyMap<number, string>, pool: number): boolean {
   const seen = new Set(topLevelPosts(calls).map((c) => `${c.channel}|${eventOf(c)}`));
-  for (const [project, eventId] of newest) for (const channel of channelsOf(project, pool)) if (!seen.has(`${channel}|${eventId}`)) return false;
+  for (const [project, eventId] of newest)
+    for (const channel of channelsOf(project, pool)) if (!seen.has(`${channel}|${eventId}`)) return false;
   return true;
 }
 
@@ -213,7 +263,10 @@ function report(calls: readonly RecordedCall[], newest: ReadonlyMap<number, stri
   const keySet = new Set(keys);
   const duplicates = keys.length - keySet.size;
   const expected = newest.size * CHANNELS_PER_PROJECT;
-  const newestPosted = [...newest].reduce((n, [p, id]) => n + channelsOf(p, options.channels).filter((ch) => keySet.has(`${ch}|${id}`)).length, 0);
+  const newestPosted = [...newest].reduce(
+    (n, [p, id]) => n + channelsOf(p, options.channels).filter((ch) => keySet.has(`${ch}|${id}`)).length,
+    0,
+  );
   const busiest = Math.max(...[...byChannel.values()].map((t) => t.length));
   const floorMs = Math.max(0, busiest - SLACK_APP_DEFAULTS.paceBurst) * SLACK_APP_DEFAULTS.paceIntervalMs;
   const result = {

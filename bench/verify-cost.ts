@@ -59,7 +59,12 @@ interface VerifyFigures {
  * Runs each named variant `blocks` times for `iterations` each, rotating which goes first, and
  * returns the ns/op of every block per variant (index i of every list comes from the same cycle).
  */
-function measureInterleaved<N extends string>(names: readonly N[], run: (name: N, iterations: number) => number, blocks: number, iterations: number): Record<N, number[]> {
+function measureInterleaved<N extends string>(
+  names: readonly N[],
+  run: (name: N, iterations: number) => number,
+  blocks: number,
+  iterations: number,
+): Record<N, number[]> {
   const out = Object.fromEntries(names.map((name) => [name, [] as number[]])) as Record<N, number[]>;
   for (let cycle = 0; cycle < blocks; cycle++) {
     for (let k = 0; k < names.length; k++) {
@@ -160,7 +165,12 @@ export async function runVerifyCost(): Promise<{ rows: ResultRow[]; details: Rec
   const names = Object.keys(loops) as (keyof typeof loops)[];
   const samples = measureInterleaved(names, (name, n) => timeLoop(loops[name], n, sink), BLOCKS, BLOCK_ITERATIONS);
   const diagnosticNames = Object.keys(diagnosticLoops);
-  const diagnosticSamples = measureInterleaved(diagnosticNames, (name, n) => timeLoop(diagnosticLoops[name]!, n, sink), DIAGNOSTIC_BLOCKS, BLOCK_ITERATIONS);
+  const diagnosticSamples = measureInterleaved(
+    diagnosticNames,
+    (name, n) => timeLoop(diagnosticLoops[name]!, n, sink),
+    DIAGNOSTIC_BLOCKS,
+    BLOCK_ITERATIONS,
+  );
   if (sink.value === 0) throw new Error('bench sink is empty');
   await Promise.resolve();
 
@@ -180,7 +190,12 @@ export async function runVerifyCost(): Promise<{ rows: ResultRow[]; details: Rec
     { benchmark: b, figure: 'createSignatureVerifier + JSON.parse', value: round(figures.verifyNs, 0), unit: 'ns/op' },
     { benchmark: b, figure: 'createSignatureVerifier + JSON.parse', value: round(1e9 / figures.verifyNs, 0), unit: 'ops/s' },
     { benchmark: b, figure: 'floor: HMAC (prepared key) + timingSafeEqual + JSON.parse', value: round(figures.floorNs, 0), unit: 'ns/op' },
-    { benchmark: b, figure: 'floor: HMAC (prepared key) + timingSafeEqual + JSON.parse', value: round(1e9 / figures.floorNs, 0), unit: 'ops/s' },
+    {
+      benchmark: b,
+      figure: 'floor: HMAC (prepared key) + timingSafeEqual + JSON.parse',
+      value: round(1e9 / figures.floorNs, 0),
+      unit: 'ops/s',
+    },
     { benchmark: b, figure: 'stripe constructEvent', value: round(figures.stripeNs, 0), unit: 'ns/op' },
     { benchmark: b, figure: 'stripe constructEvent', value: round(1e9 / figures.stripeNs, 0), unit: 'ops/s' },
     { benchmark: b, figure: 'verify / floor', value: round(vsFloor, 3), unit: '×', target: '≤ 1.25×', pass: vsFloor <= 1.25 },
@@ -193,7 +208,10 @@ export async function runVerifyCost(): Promise<{ rows: ResultRow[]; details: Rec
       blocks: BLOCKS,
       iterationsPerBlock: BLOCK_ITERATIONS,
       nsPerOpQuartiles: Object.fromEntries(
-        Object.entries(samples).map(([k, v]) => [k, { p25: round(percentile(v, 25), 0), p50: round(median(v), 0), p75: round(percentile(v, 75), 0) }]),
+        Object.entries(samples).map(([k, v]) => [
+          k,
+          { p25: round(percentile(v, 25), 0), p50: round(median(v), 0), p75: round(percentile(v, 75), 0) },
+        ]),
       ),
       ratio: 'median of paired per-block ratios',
       diagnosticsNsPerOp: figures.diagnostics,

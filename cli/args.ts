@@ -56,7 +56,8 @@ function joinNegativeValues(argv: readonly string[], options: OptionSpec): strin
 function commanderOption(name: string, spec: OptionSpec[string]): Option {
   const flags = `${spec.short !== undefined ? `-${spec.short}, ` : ''}--${name}${spec.type === 'string' ? ' <value>' : ''}`;
   const option = new Option(flags);
-  if (spec.multiple === true) option.argParser((value: string, previous: unknown) => [...(Array.isArray(previous) ? (previous as string[]) : []), value]);
+  if (spec.multiple === true)
+    option.argParser((value: string, previous: unknown) => [...(Array.isArray(previous) ? (previous as string[]) : []), value]);
   return option;
 }
 
@@ -78,7 +79,10 @@ function usageMessage(text: string): string {
   const message = first
     .replace(/^error: /, '')
     .replace(/^unknown option '([^']+)'$/, 'unknown option $1')
-    .replace(/^option '(?:-\w, )?(--[\w-]+)(?: <value>)?' argument missing$/, '$1 needs a value (write $1=VALUE for a value starting with "-")')
+    .replace(
+      /^option '(?:-\w, )?(--[\w-]+)(?: <value>)?' argument missing$/,
+      '$1 needs a value (write $1=VALUE for a value starting with "-")',
+    )
     .replace(/^unknown command '([^']+)'$/, 'unknown command "$1"');
   return hint === '' ? message : `${message} (${hint})`;
 }
@@ -129,7 +133,10 @@ export function str(parsed: Parsed, name: string): string | undefined {
 export function strs(parsed: Parsed, name: string): string[] {
   const value = parsed.values[name];
   const list = Array.isArray(value) ? value : value === undefined ? [] : [value];
-  return list.filter((item): item is string => typeof item === 'string').map((item) => item.trim()).filter((item) => item !== '');
+  return list
+    .filter((item): item is string => typeof item === 'string')
+    .map((item) => item.trim())
+    .filter((item) => item !== '');
 }
 
 export function bool(parsed: Parsed, name: string): boolean {
@@ -212,7 +219,8 @@ async function localReady(parsed: Parsed, io: CliIo): Promise<{ ready: LocalRead
   if (localPath !== undefined) return { ready: await readReadyFile(localPath), explicit: true };
   if (str(parsed, 'stack') !== undefined || io.defaultReadyFile === undefined) return { ready: undefined, explicit: false };
   const ready = await findDefaultReadyFile(io.defaultReadyFile);
-  if (ready !== undefined) io.stderr.write(`using the local stack of \`npm start\` (${displayPath(ready.path)}); pass --stack NAME for a deployed one\n`);
+  if (ready !== undefined)
+    io.stderr.write(`using the local stack of \`npm start\` (${displayPath(ready.path)}); pass --stack NAME for a deployed one\n`);
   return { ready, explicit: false };
 }
 
@@ -238,7 +246,11 @@ function shellQuote(value: string): string {
   return /^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replace(/'/g, "'\\''")}'`;
 }
 
-export async function buildContext(parsed: Parsed, io: CliIo, extraEndpoints: Partial<Record<AwsService, string>> = {}): Promise<CommandContext> {
+export async function buildContext(
+  parsed: Parsed,
+  io: CliIo,
+  extraEndpoints: Partial<Record<AwsService, string>> = {},
+): Promise<CommandContext> {
   const env = io.env ?? process.env;
   const endpoints: Partial<Record<AwsService, string>> = { ...extraEndpoints };
   const pairs: [AwsService, string][] = [

@@ -93,7 +93,11 @@ export function clientConfig(settings: AwsSettings, service: AwsService): Client
     const secretAccessKey = settings.env['AWS_SECRET_ACCESS_KEY'];
     config.credentials =
       accessKeyId && secretAccessKey
-        ? { accessKeyId, secretAccessKey, ...(settings.env['AWS_SESSION_TOKEN'] ? { sessionToken: settings.env['AWS_SESSION_TOKEN'] } : {}) }
+        ? {
+            accessKeyId,
+            secretAccessKey,
+            ...(settings.env['AWS_SESSION_TOKEN'] ? { sessionToken: settings.env['AWS_SESSION_TOKEN'] } : {}),
+          }
         : LOCAL_CREDENTIALS;
   }
   if (region !== undefined) config.region = region;

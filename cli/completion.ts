@@ -40,6 +40,7 @@ complete -F _bridge bridge
 export function completionScript(shell: string | undefined): string {
   if (shell === 'bash') return bashScript();
   // zsh runs bash completions through bashcompinit.
-  if (shell === 'zsh') return `# bridge completion (zsh): eval "$(npx bridge completion zsh)"\nautoload -U +X bashcompinit && bashcompinit\n${bashScript()}`;
+  if (shell === 'zsh')
+    return `# bridge completion (zsh): eval "$(npx bridge completion zsh)"\nautoload -U +X bashcompinit && bashcompinit\n${bashScript()}`;
   throw new UsageError(`completion needs a shell: bash or zsh${shell === undefined ? '' : `, got "${shell}"`}`, 'completion');
 }

@@ -114,7 +114,11 @@ export function explainError(err: unknown, ctx: ErrorContext = {}): CliError {
       'stack_not_found',
     );
   }
-  if (name === 'QueueDoesNotExist' || name === 'AWS.SimpleQueueService.NonExistentQueue' || /NonExistentQueue|specified queue does not exist/i.test(text)) {
+  if (
+    name === 'QueueDoesNotExist' ||
+    name === 'AWS.SimpleQueueService.NonExistentQueue' ||
+    /NonExistentQueue|specified queue does not exist/i.test(text)
+  ) {
     const queue = ctx.resource ?? 'the queue';
     return new CliError(
       `queue does not exist: ${queue}${ctx.endpoint !== undefined ? ` (SQS at ${ctx.endpoint})` : ''}`,
@@ -147,7 +151,11 @@ export function explainError(err: unknown, ctx: ErrorContext = {}): CliError {
     );
   }
   if (name === 'AccessDenied' || name === 'AccessDeniedException' || /not authorized to perform/i.test(text)) {
-    return new CliError(`${where(ctx)} denied access: ${text}`, 'use a role allowed to operate the stack (see the IAM policy in the README)', 'access_denied');
+    return new CliError(
+      `${where(ctx)} denied access: ${text}`,
+      'use a role allowed to operate the stack (see the IAM policy in the README)',
+      'access_denied',
+    );
   }
   const network = networkCode(err);
   if (network !== undefined) {

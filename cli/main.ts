@@ -85,7 +85,8 @@ export async function run(argv: readonly string[], io: CliIo = processIo()): Pro
   try {
     const name = argv[0] ?? '';
     const command = COMMANDS[name];
-    if (command === undefined) throw new UsageError(`unknown command "${name}"${suggest(name, [...Object.keys(COMMANDS), 'help', 'completion'])}`);
+    if (command === undefined)
+      throw new UsageError(`unknown command "${name}"${suggest(name, [...Object.keys(COMMANDS), 'help', 'completion'])}`);
     const result = await command(argv.slice(1), io);
     if (json && result.json !== undefined) io.stdout.write(`${JSON.stringify(result.json, null, 2)}\n`);
     return result.exitCode;
@@ -96,7 +97,9 @@ export async function run(argv: readonly string[], io: CliIo = processIo()): Pro
     io.stderr.write(`${paint.red('error:')} ${cli.message}\n`);
     if (cli.fix !== undefined) io.stderr.write(`  ${paint.yellow('fix:')} ${cli.fix}\n`);
     if (json) {
-      io.stdout.write(`${JSON.stringify({ ok: false, error: { code: cli.code, message: cli.message, ...(cli.fix !== undefined ? { fix: cli.fix } : {}) } }, null, 2)}\n`);
+      io.stdout.write(
+        `${JSON.stringify({ ok: false, error: { code: cli.code, message: cli.message, ...(cli.fix !== undefined ? { fix: cli.fix } : {}) } }, null, 2)}\n`,
+      );
     }
     return 1;
   }

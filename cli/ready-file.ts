@@ -57,9 +57,16 @@ function str(value: unknown): string | undefined {
 }
 
 function strings(value: unknown): string[] {
-  if (typeof value === 'string') return value.split(/[\n,]/).map((item) => item.trim()).filter((item) => item !== '');
+  if (typeof value === 'string')
+    return value
+      .split(/[\n,]/)
+      .map((item) => item.trim())
+      .filter((item) => item !== '');
   if (!Array.isArray(value)) return [];
-  return value.filter((item): item is string => typeof item === 'string').map((item) => item.trim()).filter((item) => item !== '');
+  return value
+    .filter((item): item is string => typeof item === 'string')
+    .map((item) => item.trim())
+    .filter((item) => item !== '');
 }
 
 function stringMap(value: unknown): Record<string, string> {
@@ -85,7 +92,8 @@ function numberOrUndefined(value: unknown): number | undefined {
 }
 
 export function parseReadyFile(raw: unknown, path: string): LocalReady {
-  if (!isRecord(raw)) throw new CliError(`ready file ${path} is not a JSON object`, 'start the local stack with `npm start` and pass the file it writes');
+  if (!isRecord(raw))
+    throw new CliError(`ready file ${path} is not a JSON object`, 'start the local stack with `npm start` and pass the file it writes');
   const secrets = raw['secrets'];
   let signing: string[];
   let readApiKey: string | undefined;
@@ -148,7 +156,11 @@ export async function readReadyFile(path: string): Promise<LocalReady> {
 /** A field of the ready file a command needs, or a CliError naming it. */
 export function needLocal<T>(ready: LocalReady, value: T | undefined, field: string): T {
   if (value === undefined) {
-    throw new CliError(`ready file ${ready.path} has no ${field}`, 'restart the local stack (`npm start`) so it writes a complete ready file', 'bad_ready_file');
+    throw new CliError(
+      `ready file ${ready.path} has no ${field}`,
+      'restart the local stack (`npm start`) so it writes a complete ready file',
+      'bad_ready_file',
+    );
   }
   return value;
 }

@@ -7,12 +7,10 @@ import { classifySlackError, fixForSlackError } from '../shared/adapters/slack-e
 
 export { fixForSlackError };
 
-
 export type SlackCheckFailure = { ok: false; error: string; fix: string };
 
 export type SlackAuthCheck =
-  | { ok: true; team: string; teamId: string; user: string; userId: string; botId: string | undefined; url: string }
-  | SlackCheckFailure;
+  { ok: true; team: string; teamId: string; user: string; userId: string; botId: string | undefined; url: string } | SlackCheckFailure;
 
 export type SlackMembershipCheck = { ok: true; isMember: boolean; channelId: string; name: string | undefined } | SlackCheckFailure;
 
@@ -62,7 +60,11 @@ export async function isBotInChannel(
 function checkFailure(err: unknown, token: string, method: string, channel: string | undefined): SlackCheckFailure {
   const verdict = classifySlackError(err);
   if (verdict.kind === 'permanent') {
-    return { ok: false, error: verdict.code, fix: fixForSlackError(verdict.code, { method, ...(channel !== undefined ? { channel } : {}) }) };
+    return {
+      ok: false,
+      error: verdict.code,
+      fix: fixForSlackError(verdict.code, { method, ...(channel !== undefined ? { channel } : {}) }),
+    };
   }
   return {
     ok: false,

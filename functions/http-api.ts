@@ -34,6 +34,10 @@ export function rawBodyOf(event: APIGatewayProxyEventV2): Buffer {
   return event.isBase64Encoded ? Buffer.from(text, 'base64') : Buffer.from(text, 'utf8');
 }
 
-export function httpApiResult(response: { statusCode: number; headers: Record<string, string>; body: string }): APIGatewayProxyStructuredResultV2 {
+export function httpApiResult(response: {
+  statusCode: number;
+  headers: Record<string, string>;
+  body: string;
+}): APIGatewayProxyStructuredResultV2 {
   return { statusCode: response.statusCode, headers: response.headers, body: response.body };
 }

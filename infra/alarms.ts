@@ -159,7 +159,13 @@ function apiAlarms({ config, api }: AlarmSources): AlarmSpec[] {
 }
 
 export function alarmSpecs(sources: AlarmSources): AlarmSpec[] {
-  return [...queueAlarms(sources), ...apiAlarms(sources), ...ingestAlarms(sources), ...digestAlarms(sources), ...(sources.extraAlarms ?? [])];
+  return [
+    ...queueAlarms(sources),
+    ...apiAlarms(sources),
+    ...ingestAlarms(sources),
+    ...digestAlarms(sources),
+    ...(sources.extraAlarms ?? []),
+  ];
 }
 
 export function alarmName(scope: Construct, id: string): string {

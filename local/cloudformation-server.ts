@@ -79,7 +79,10 @@ export class LocalCloudFormationServer {
     const action = params.get('Action') ?? undefined;
     const stackName = params.get('StackName') ?? undefined;
     this.recorded.push({ action, stackName, signed: typeof req.headers.authorization === 'string' });
-    const answer = action === 'DescribeStacks' ? this.describeStacks(stackName) : errorXml(400, 'InvalidAction', `Could not find operation ${action ?? '(none)'}`);
+    const answer =
+      action === 'DescribeStacks'
+        ? this.describeStacks(stackName)
+        : errorXml(400, 'InvalidAction', `Could not find operation ${action ?? '(none)'}`);
     res.writeHead(answer.status, { 'content-type': 'text/xml', 'x-amzn-requestid': answer.requestId });
     res.end(answer.body);
   }
@@ -87,7 +90,8 @@ export class LocalCloudFormationServer {
   private describeStacks(stackName: string | undefined): XmlAnswer {
     // Without a name CloudFormation lists every stack; the CLI always names one.
     const wanted = stackName === undefined ? [...this.stacks.values()] : [this.stacks.get(stackName)].filter((s) => s !== undefined);
-    if (stackName !== undefined && wanted.length === 0) return errorXml(400, 'ValidationError', `Stack with id ${stackName} does not exist`);
+    if (stackName !== undefined && wanted.length === 0)
+      return errorXml(400, 'ValidationError', `Stack with id ${stackName} does not exist`);
     const requestId = randomUUID();
     const members = wanted.map(stackXml).join('');
     const body = `<DescribeStacksResponse xmlns="${XMLNS}"><DescribeStacksResult><Stacks>${members}</Stacks></DescribeStacksResult><ResponseMetadata><RequestId>${requestId}</RequestId></ResponseMetadata></DescribeStacksResponse>`;

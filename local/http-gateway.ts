@@ -179,7 +179,9 @@ export class HttpGateway {
       else res.destroy();
       return;
     }
-    const route = (this.options.routes ?? [{ method: 'POST', path: '/webhook' }]).find((r) => r.method.toUpperCase() === method && r.path === path);
+    const route = (this.options.routes ?? [{ method: 'POST', path: '/webhook' }]).find(
+      (r) => r.method.toUpperCase() === method && r.path === path,
+    );
     if (!route || this.closed) {
       message(this.closed ? 503 : 404, this.closed ? 'Service Unavailable' : 'Not Found');
       return;
@@ -248,7 +250,10 @@ export function toHttpApiEvent(
   for (const [name, values] of Object.entries(req.headersDistinct)) {
     if (values === undefined) continue;
     if (name === 'cookie') {
-      cookies = values.flatMap((v) => v.split(';')).map((c) => c.trim()).filter((c) => c !== '');
+      cookies = values
+        .flatMap((v) => v.split(';'))
+        .map((c) => c.trim())
+        .filter((c) => c !== '');
       continue;
     }
     headers[name] = values.join(',');
@@ -311,7 +316,11 @@ function toStructuredResult(result: APIGatewayProxyResultV2): APIGatewayProxyStr
   return { statusCode: 200, headers: { 'content-type': 'application/json' }, body };
 }
 
-function fromStructuredResult(result: APIGatewayProxyStructuredResultV2): { status: number; headers: Record<string, string | string[]>; body: Buffer } {
+function fromStructuredResult(result: APIGatewayProxyStructuredResultV2): {
+  status: number;
+  headers: Record<string, string | string[]>;
+  body: Buffer;
+} {
   const headers: Record<string, string | string[]> = {};
   for (const [name, value] of Object.entries(result.headers ?? {})) headers[name.toLowerCase()] = String(value);
   if (result.cookies && result.cookies.length > 0) headers['set-cookie'] = result.cookies;

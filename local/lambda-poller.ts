@@ -213,13 +213,20 @@ export class LambdaPoller {
     }
     const failures = batchFailures(result.value, messageIds);
     if (failures === 'invalid') {
-      this.report({ kind: 'invalid_response', detail: 'batchItemFailures names an empty or unknown itemIdentifier: the whole batch fails', messageIds });
+      this.report({
+        kind: 'invalid_response',
+        detail: 'batchItemFailures names an empty or unknown itemIdentifier: the whole batch fails',
+        messageIds,
+      });
       outcome([], messageIds);
       return true;
     }
     const toDelete = records.filter((r) => !failures.has(r.messageId));
     const deleted = await this.deleteRecords(toDelete);
-    outcome(deleted, messageIds.filter((id) => failures.has(id)));
+    outcome(
+      deleted,
+      messageIds.filter((id) => failures.has(id)),
+    );
     return true;
   }
 
@@ -238,7 +245,13 @@ export class LambdaPoller {
         chunk.forEach((r, j) => {
           if (!failed.has(String(i + j))) deleted.push(r.messageId);
         });
-        if (failed.size > 0) this.report({ kind: 'delete', error: new Error(`DeleteMessageBatch failed for ${failed.size} message(s): ${(answer.Failed ?? []).map((f) => f.Code).join(', ')}`) });
+        if (failed.size > 0)
+          this.report({
+            kind: 'delete',
+            error: new Error(
+              `DeleteMessageBatch failed for ${failed.size} message(s): ${(answer.Failed ?? []).map((f) => f.Code).join(', ')}`,
+            ),
+          });
       } catch (error) {
         this.report({ kind: 'delete', error });
       }
@@ -292,7 +305,13 @@ export function toSqsRecord(message: Message, queueArn: string, region: string):
     SenderId: system.SenderId ?? '',
     ApproximateFirstReceiveTimestamp: system.ApproximateFirstReceiveTimestamp ?? String(Date.now()),
   };
-  for (const name of ['AWSTraceHeader', 'SequenceNumber', 'MessageGroupId', 'MessageDeduplicationId', 'DeadLetterQueueSourceArn'] as const) {
+  for (const name of [
+    'AWSTraceHeader',
+    'SequenceNumber',
+    'MessageGroupId',
+    'MessageDeduplicationId',
+    'DeadLetterQueueSourceArn',
+  ] as const) {
     const value = system[name];
     if (value !== undefined) attributes[name] = value;
   }

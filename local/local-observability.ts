@@ -54,9 +54,11 @@ export class LocalObservabilityHub {
   /** A fresh `Observability` for one handler instance ("container") of `service`. */
   forService(service: string): Observability {
     const keys: LogFields = {};
-    const log = (level: LocalLogEntry['level']) => (message: string, fields: LogFields = {}) => {
-      this.record({ at: Date.now(), service, level, message, fields: { ...keys, ...fields } });
-    };
+    const log =
+      (level: LocalLogEntry['level']) =>
+      (message: string, fields: LogFields = {}) => {
+        this.record({ at: Date.now(), service, level, message, fields: { ...keys, ...fields } });
+      };
     return {
       log: { debug: log('debug'), info: log('info'), warn: log('warn'), error: log('error') },
       metrics: {
@@ -124,7 +126,9 @@ export class LocalObservabilityHub {
       this.kept.push(entry);
       if (this.kept.length > this.keep) this.kept.splice(0, this.kept.length - this.keep);
     }
-    const shown = ORDER[entry.level] >= this.threshold || (this.threshold < ORDER.silent && entry.level === 'info' && this.highlight.has(entry.message));
+    const shown =
+      ORDER[entry.level] >= this.threshold ||
+      (this.threshold < ORDER.silent && entry.level === 'info' && this.highlight.has(entry.message));
     if (!shown) return;
     try {
       this.write(formatLogLine(entry));

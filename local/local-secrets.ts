@@ -38,7 +38,12 @@ export class SecretsEndpointTakenError extends Error {
   override readonly name = 'SecretsEndpointTakenError';
 }
 
-export async function startLocalSecrets(options: { host: string; port: number; region: string; values: LocalSecretValues }): Promise<LocalSecrets> {
+export async function startLocalSecrets(options: {
+  host: string;
+  port: number;
+  region: string;
+  values: LocalSecretValues;
+}): Promise<LocalSecrets> {
   const taken = process.env[ENV.awsEndpointSecretsManager];
   if (taken !== undefined && taken !== '') {
     throw new SecretsEndpointTakenError(

@@ -158,7 +158,8 @@ export class LocalSecretsManagerServer {
       this.log.push({ operation, secretId, status: 200 });
       send(res, 200, result);
     } catch (err) {
-      const error = err instanceof ServiceError ? err : new ServiceError('InternalServiceError', err instanceof Error ? err.message : String(err), 500);
+      const error =
+        err instanceof ServiceError ? err : new ServiceError('InternalServiceError', err instanceof Error ? err.message : String(err), 500);
       this.log.push({ operation, secretId, status: error.status });
       send(res, error.status, { __type: error.type, message: error.message }, { 'x-amzn-errortype': error.type });
     }
@@ -181,8 +182,10 @@ export class LocalSecretsManagerServer {
 
   private create(input: Json): Json {
     const name = reqString(input, 'Name');
-    if (!NAME.test(name)) throw invalidParameter('Invalid name. Must be a valid name containing alphanumeric characters, or any of the following: -/_+=.@!');
-    if (this.secrets.has(name)) throw new ServiceError('ResourceExistsException', `The operation failed because the secret ${name} already exists.`);
+    if (!NAME.test(name))
+      throw invalidParameter('Invalid name. Must be a valid name containing alphanumeric characters, or any of the following: -/_+=.@!');
+    if (this.secrets.has(name))
+      throw new ServiceError('ResourceExistsException', `The operation failed because the secret ${name} already exists.`);
     const now = Date.now();
     const secret: Secret = {
       name,
@@ -207,12 +210,19 @@ export class LocalSecretsManagerServer {
     if (versionId !== undefined) {
       version = secret.versions.get(versionId);
       if (version === undefined || (stage !== undefined && !version.stages.has(stage))) {
-        throw new ServiceError('ResourceNotFoundException', `Secrets Manager can't find the specified secret value for VersionId: ${versionId}`);
+        throw new ServiceError(
+          'ResourceNotFoundException',
+          `Secrets Manager can't find the specified secret value for VersionId: ${versionId}`,
+        );
       }
     } else {
       const label = stage ?? CURRENT;
       version = this.byStage(secret, label);
-      if (version === undefined) throw new ServiceError('ResourceNotFoundException', `Secrets Manager can't find the specified secret value for staging label: ${label}`);
+      if (version === undefined)
+        throw new ServiceError(
+          'ResourceNotFoundException',
+          `Secrets Manager can't find the specified secret value for staging label: ${label}`,
+        );
     }
     return {
       ARN: secret.arn,
@@ -252,7 +262,8 @@ export class LocalSecretsManagerServer {
     const existing = secret.versions.get(id);
     if (existing !== undefined) {
       // Idempotent retry with the same token: same value is fine, another value is an error (as in AWS).
-      const sameBinary = existing.binary === undefined ? value.binary === undefined : value.binary !== undefined && existing.binary.equals(value.binary);
+      const sameBinary =
+        existing.binary === undefined ? value.binary === undefined : value.binary !== undefined && existing.binary.equals(value.binary);
       if (existing.string === value.string && sameBinary) return existing;
       throw new ServiceError('ResourceExistsException', `A version with VersionId: ${id} already exists and has a different value.`);
     }
@@ -295,7 +306,8 @@ export class LocalSecretsManagerServer {
 function valueOf(input: Json): { string?: string; binary?: Buffer } | undefined {
   const string = optString(input, 'SecretString');
   const binaryText = optString(input, 'SecretBinary');
-  if (string !== undefined && binaryText !== undefined) throw invalidParameter('You can\'t specify both a binary secret value and a string secret value in the same secret.');
+  if (string !== undefined && binaryText !== undefined)
+    throw invalidParameter("You can't specify both a binary secret value and a string secret value in the same secret.");
   if (string !== undefined) {
     if (Buffer.byteLength(string, 'utf8') > MAX_SECRET_BYTES) throw invalidParameter('SecretString must be at most 65536 bytes.');
     return { string };

@@ -349,7 +349,10 @@ export class LocalSlackServer {
       unfurl_links: optBool(args.unfurl_links),
       unfurl_media: optBool(args.unfurl_media),
       parse: optString(args.parse),
-      link_names: args.link_names === undefined ? undefined : (optBool(args.link_names) ?? optString(args.link_names) ?? JSON.stringify(args.link_names)),
+      link_names:
+        args.link_names === undefined
+          ? undefined
+          : (optBool(args.link_names) ?? optString(args.link_names) ?? JSON.stringify(args.link_names)),
       metadata: args.metadata,
       at,
       args,
@@ -766,8 +769,10 @@ export function validateBlocks(blocks: unknown): string[] {
       case 'section': {
         const fields = Array.isArray(block.fields) ? (block.fields as unknown[]) : undefined;
         if (textValue === undefined && !fields) problems.push(`must provide text or fields ${at}`);
-        if (textValue !== undefined && textValue.length === 0) problems.push(`must be more than 0 characters [json-pointer:/blocks/${i}/text/text]`);
-        if (textValue !== undefined && textValue.length > 3000) problems.push(`must be less than 3001 characters [json-pointer:/blocks/${i}/text/text]`);
+        if (textValue !== undefined && textValue.length === 0)
+          problems.push(`must be more than 0 characters [json-pointer:/blocks/${i}/text/text]`);
+        if (textValue !== undefined && textValue.length > 3000)
+          problems.push(`must be less than 3001 characters [json-pointer:/blocks/${i}/text/text]`);
         if (fields && fields.length > 10) problems.push(`no more than 10 items allowed [json-pointer:/blocks/${i}/fields]`);
         fields?.forEach((field: unknown, j) => {
           const value = isRecord(field) && typeof field.text === 'string' ? field.text : '';

@@ -106,9 +106,15 @@ async function handle(engine: SqsEngine | undefined, req: IncomingMessage, res: 
     send(res, 200, requestId, result);
   } catch (error) {
     const sqsError = error instanceof SqsError ? error : internalError(error instanceof Error ? error.message : String(error));
-    send(res, sqsError.status, requestId, { __type: sqsError.type, message: sqsError.message }, {
-      'x-amzn-query-error': `${sqsError.queryCode};${sqsError.fault}`,
-    });
+    send(
+      res,
+      sqsError.status,
+      requestId,
+      { __type: sqsError.type, message: sqsError.message },
+      {
+        'x-amzn-query-error': `${sqsError.queryCode};${sqsError.fault}`,
+      },
+    );
   }
 }
 

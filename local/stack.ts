@@ -279,16 +279,24 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     const localSecrets =
       options.secretsManagerPort === undefined
         ? undefined
-        : await startLocalSecrets({ host, port: options.secretsManagerPort, region, values: { signing: secrets, readApiKey: apiKey, slackToken } });
+        : await startLocalSecrets({
+            host,
+            port: options.secretsManagerPort,
+            region,
+            values: { signing: secrets, readApiKey: apiKey, slackToken },
+          });
     if (localSecrets) cleanup.push(() => localSecrets.close());
-    const events = options.eventsPort === undefined ? undefined : await EventsServer.start(observability, { host, port: options.eventsPort });
+    const events =
+      options.eventsPort === undefined ? undefined : await EventsServer.start(observability, { host, port: options.eventsPort });
     if (events) cleanup.push(() => events.close());
     const env: Record<string, string> = {
       [ENV.tableName]: LOCAL_DEFAULTS.tableName,
       [ENV.queueUrl]: sqs.queueUrl,
       [ENV.dlqUrl]: sqs.dlqUrl,
       [ENV.readApiBaseUrl]: readApiBaseUrl,
-      ...(localSecrets ? localSecrets.env : { [ENV.signingSecrets]: JSON.stringify(secrets), [ENV.readApiKey]: apiKey, [ENV.slackBotToken]: slackToken }),
+      ...(localSecrets
+        ? localSecrets.env
+        : { [ENV.signingSecrets]: JSON.stringify(secrets), [ENV.readApiKey]: apiKey, [ENV.slackBotToken]: slackToken }),
       ...(slack ? { [ENV.slackApiUrl]: slack.apiUrl } : {}),
       [ENV.slackDefaultChannel]: slackChannel,
       ...(options.projectChannels ? { [ENV.slackProjectChannels]: JSON.stringify(options.projectChannels) } : {}),
@@ -315,13 +323,25 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
 
     // The Slack endpoints run as their own function beside ingest, on the same API (as in the stack).
     const slackSigningSecret = `local-slack-signing-${randomBytes(16).toString('hex')}`;
-    const slackEnv = { ...env, [ENV.slackSigningSecret]: JSON.stringify([slackSigningSecret]), [ENV.powertoolsServiceName]: SERVICES.slack };
+    const slackEnv = {
+      ...env,
+      [ENV.slackSigningSecret]: JSON.stringify([slackSigningSecret]),
+      [ENV.powertoolsServiceName]: SERVICES.slack,
+    };
     const slackRoutes = [HTTP_PATHS.slackCommands, HTTP_PATHS.slackInteractions].map((path) => ({
       method: 'POST',
       path,
       createHandler: () => createSlackHandler(slackEnv, { observability: observability.forService(SERVICES.slack) }),
     }));
-    const gateway = await startGateway(options, host, () => createIngestHandler(env, observability.forService('ingest')), observability, cleanup, slack, slackRoutes);
+    const gateway = await startGateway(
+      options,
+      host,
+      () => createIngestHandler(env, observability.forService('ingest')),
+      observability,
+      cleanup,
+      slack,
+      slackRoutes,
+    );
     const webhookUrl = `${gateway.url}${HTTP_PATHS.webhook}`;
 
     const poller = new LambdaPoller({
@@ -490,7 +510,9 @@ async function startDynamo(dataDir: string | undefined, cleanup: (() => Promise<
   try {
     started = await startLocalDynamo(dataDir !== undefined ? { dataDir } : {});
   } catch (error) {
-    throw new LocalStackError(`cannot start DynamoDB (dynalite)${dataDir !== undefined ? ` on ${dataDir}` : ''}: ${error instanceof Error ? error.message : String(error)}`);
+    throw new LocalStackError(
+      `cannot start DynamoDB (dynalite)${dataDir !== undefined ? ` on ${dataDir}` : ''}: ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
   // Closing also gives the data directory up.
   const dynamo: LocalDynamo = {
@@ -533,7 +555,9 @@ function lockDataDir(dataDir: string): () => void {
     }
     const owner = Number(readTextOrEmpty(file).trim());
     if (Number.isInteger(owner) && owner > 0 && isAlive(owner)) {
-      throw new LocalStackError(`the data directory ${dataDir} is in use by another local stack (pid ${owner}); stop it or pick another --data-dir`);
+      throw new LocalStackError(
+        `the data directory ${dataDir} is in use by another local stack (pid ${owner}); stop it or pick another --data-dir`,
+      );
     }
     rmSync(file, { force: true }); // left behind by a stack that is gone
   }
@@ -592,7 +616,9 @@ async function startSqs(
     return Promise.resolve();
   });
   const dlqUrl = (
-    await client.send(new CreateQueueCommand({ QueueName: LOCAL_DEFAULTS.dlqName, Attributes: { MessageRetentionPeriod: String(14 * 24 * 3600) } }))
+    await client.send(
+      new CreateQueueCommand({ QueueName: LOCAL_DEFAULTS.dlqName, Attributes: { MessageRetentionPeriod: String(14 * 24 * 3600) } }),
+    )
   ).QueueUrl;
   const dlqArn = server.queueArn(LOCAL_DEFAULTS.dlqName);
   const queueAttributes = {
@@ -600,7 +626,8 @@ async function startSqs(
     MessageRetentionPeriod: String(4 * 24 * 3600),
     RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlqArn, maxReceiveCount }),
   };
-  const queueUrl = (await client.send(new CreateQueueCommand({ QueueName: LOCAL_DEFAULTS.queueName, Attributes: queueAttributes }))).QueueUrl;
+  const queueUrl = (await client.send(new CreateQueueCommand({ QueueName: LOCAL_DEFAULTS.queueName, Attributes: queueAttributes })))
+    .QueueUrl;
   if (queueUrl === undefined || dlqUrl === undefined) throw new Error('the local SQS server returned no queue URL');
   return { server, client, pollerClient, queueUrl, queueArn: server.queueArn(LOCAL_DEFAULTS.queueName), dlqUrl, dlqArn, queueAttributes };
 }
@@ -630,12 +657,15 @@ async function startSimulator(
     } catch (error) {
       if (!isAddressInUse(error) || !options.simulatorPort) throw error;
       if (options.simulatorPortFallback === false) {
-        throw new LocalStackError(`port ${options.simulatorPort} is already in use; pick another with --simulator-port N (0 = any free port)`);
+        throw new LocalStackError(
+          `port ${options.simulatorPort} is already in use; pick another with --simulator-port N (0 = any free port)`,
+        );
       }
       simulator = await start(0);
     }
   } catch (error) {
-    if (error instanceof FixtureError) throw new LocalStackError(fixtureProblem(error, typeof options.fixture === 'string' ? options.fixture : undefined));
+    if (error instanceof FixtureError)
+      throw new LocalStackError(fixtureProblem(error, typeof options.fixture === 'string' ? options.fixture : undefined));
     throw error;
   }
   cleanup.push(() => simulator.close());
@@ -674,7 +704,12 @@ async function startGateway(
       preview,
       onRequest: (info) => {
         if (info.error !== undefined) {
-          observability.log('ingest', 'error', info.status === 500 && info.result === undefined ? 'ingest function failed or timed out' : 'ingest function failed', describe(info.error));
+          observability.log(
+            'ingest',
+            'error',
+            info.status === 500 && info.result === undefined ? 'ingest function failed or timed out' : 'ingest function failed',
+            describe(info.error),
+          );
         }
         if (options.onDelivery) {
           try {
@@ -686,7 +721,8 @@ async function startGateway(
       },
     });
   } catch (error) {
-    if (isAddressInUse(error)) throw new LocalStackError(`port ${port} is already in use; stop what uses it or pick another port with --port N (0 = any free port)`);
+    if (isAddressInUse(error))
+      throw new LocalStackError(`port ${port} is already in use; stop what uses it or pick another port with --port N (0 = any free port)`);
     if (isCode(error, 'EACCES')) throw new LocalStackError(`not allowed to listen on port ${port}; pick a port above 1023 with --port N`);
     throw error;
   }
@@ -725,16 +761,31 @@ function reportPollerProblem(observability: LocalObservabilityHub, problem: Poll
       observability.log('sqs', 'warn', 'ReceiveMessage failed; the event source retries', describe(problem.error));
       return;
     case 'delete':
-      observability.log('sqs', 'warn', 'DeleteMessageBatch failed; the messages come back after their visibility timeout', describe(problem.error));
+      observability.log(
+        'sqs',
+        'warn',
+        'DeleteMessageBatch failed; the messages come back after their visibility timeout',
+        describe(problem.error),
+      );
       return;
     case 'function_error':
-      observability.log('digest', 'error', 'digest function threw; the whole batch goes back to the queue', { ...describe(problem.error), messages: problem.messageIds.length });
+      observability.log('digest', 'error', 'digest function threw; the whole batch goes back to the queue', {
+        ...describe(problem.error),
+        messages: problem.messageIds.length,
+      });
       return;
     case 'timeout':
-      observability.log('digest', 'error', `digest function timed out after ${problem.timeoutMs} ms; the whole batch goes back to the queue`, { messages: problem.messageIds.length });
+      observability.log(
+        'digest',
+        'error',
+        `digest function timed out after ${problem.timeoutMs} ms; the whole batch goes back to the queue`,
+        { messages: problem.messageIds.length },
+      );
       return;
     case 'invalid_response':
-      observability.log('digest', 'error', `digest function answered an invalid batch response: ${problem.detail}`, { messages: problem.messageIds.length });
+      observability.log('digest', 'error', `digest function answered an invalid batch response: ${problem.detail}`, {
+        messages: problem.messageIds.length,
+      });
       return;
   }
 }
@@ -816,7 +867,9 @@ function isAddressInUse(error: unknown): boolean {
 function toStackError(error: unknown, options: LocalStackOptions): Error {
   if (error instanceof LocalStackError) return error;
   if (error instanceof SecretsEndpointTakenError) return new LocalStackError(error.message);
-  if (error instanceof FixtureError) return new LocalStackError(fixtureProblem(error, typeof options.fixture === 'string' ? options.fixture : undefined));
-  if (isAddressInUse(error)) return new LocalStackError(`a local server could not listen: ${error instanceof Error ? error.message : String(error)}`);
+  if (error instanceof FixtureError)
+    return new LocalStackError(fixtureProblem(error, typeof options.fixture === 'string' ? options.fixture : undefined));
+  if (isAddressInUse(error))
+    return new LocalStackError(`a local server could not listen: ${error instanceof Error ? error.message : String(error)}`);
   return error instanceof Error ? error : new Error(String(error));
 }

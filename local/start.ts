@@ -106,7 +106,8 @@ function parse(argv: string[]): Args {
   }
   return {
     port: wholeNumber('--port', values.port, DEFAULT_PORT, 0, 65_535),
-    simulatorPort: values['simulator-port'] === undefined ? undefined : wholeNumber('--simulator-port', values['simulator-port'], 0, 0, 65_535),
+    simulatorPort:
+      values['simulator-port'] === undefined ? undefined : wholeNumber('--simulator-port', values['simulator-port'], 0, 0, 65_535),
     secretsManagerPort: wholeNumber('--secrets-manager-port', values['secrets-manager-port'], 0, 0, 65_535),
     eventsPort: wholeNumber('--events-port', values['events-port'], 0, 0, 65_535),
     secrets: values.secret ?? [],
@@ -126,7 +127,8 @@ function parse(argv: string[]): Args {
 function dashboardUrl(value: string | undefined): string | undefined {
   const template = nonEmpty('--dashboard-url', value);
   const problem = template === undefined ? null : dashboardUrlTemplateProblem(template);
-  if (problem !== null) throw new UsageError(`--dashboard-url: ${problem}, e.g. https://app.example.com/projects/{project_id}/prompts/{prompt_id}`);
+  if (problem !== null)
+    throw new UsageError(`--dashboard-url: ${problem}, e.g. https://app.example.com/projects/{project_id}/prompts/{prompt_id}`);
   return template;
 }
 
@@ -180,7 +182,10 @@ function envPair(a: string, b: string): [string, string] | undefined {
 // ---------------------------------------------------------------------------------------------------
 
 const useColor = process.stdout.isTTY === true && process.env['NO_COLOR'] === undefined;
-const style = (code: string) => (text: string): string => (useColor ? `\u001b[${code}m${text}\u001b[0m` : text);
+const style =
+  (code: string) =>
+  (text: string): string =>
+    useColor ? `\u001b[${code}m${text}\u001b[0m` : text;
 const bold = style('1');
 const dim = style('2');
 const green = style('32');
@@ -207,20 +212,34 @@ function printBanner(stack: LocalStack, readyMs: number, args: Args, generatedSe
   const names = new Map((stack.simulator?.data.projects() ?? []).map((p) => [p.id, `${p.name} (${p.industry})`]));
   const rows: [string, string][] = [
     ['Webhook URL', stack.webhookUrl],
-    ...stack.secrets.map((s, i): [string, string] => [i === 0 ? 'Signing secret' : '', `${s}${i === 0 && generatedSecret ? dim('  (generated; choose one with --secret)') : ''}`]),
+    ...stack.secrets.map((s, i): [string, string] => [
+      i === 0 ? 'Signing secret' : '',
+      `${s}${i === 0 && generatedSecret ? dim('  (generated; choose one with --secret)') : ''}`,
+    ]),
     stack.simulator
       ? ['Simulator', `${stack.simulatorUrl}  ${dim('API key')} ${stack.apiKey}`]
       : ['Read API', `${stack.simulatorUrl} ${dim('(real service; register the webhook URL there: it must be public HTTPS)')}`],
     stack.slack
       ? ['Slack', `local Web API ${stack.slack.apiUrl} → ${stack.slackChannel} ${dim('(messages print below)')}`]
       : ['Slack', `real workspace → ${stack.slackChannel}`],
-    ['DynamoDB', `${stack.dynamo.endpoint}  ${dim('table')} ${stack.dynamo.tableName}${args.dataDir !== undefined ? `  ${dim('data in')} ${args.dataDir}` : ''}`],
+    [
+      'DynamoDB',
+      `${stack.dynamo.endpoint}  ${dim('table')} ${stack.dynamo.tableName}${args.dataDir !== undefined ? `  ${dim('data in')} ${args.dataDir}` : ''}`,
+    ],
     ['SQS', `${stack.sqs.queueUrl}  ${dim('DLQ')} ${stack.sqs.dlqUrl}`],
   ];
-  if (stack.gateway.previewUrl !== undefined) rows.push(['Slack preview', `${stack.gateway.previewUrl}  ${dim('(open in a browser: every message as Slack shows it, live)')}`]);
-  rows.push(['Slack app', `${stack.webhookUrl.replace(HTTP_PATHS.webhook, HTTP_PATHS.slackCommands)}  ${dim('(/visibility commands; npx bridge slack command)')}`]);
+  if (stack.gateway.previewUrl !== undefined)
+    rows.push(['Slack preview', `${stack.gateway.previewUrl}  ${dim('(open in a browser: every message as Slack shows it, live)')}`]);
+  rows.push([
+    'Slack app',
+    `${stack.webhookUrl.replace(HTTP_PATHS.webhook, HTTP_PATHS.slackCommands)}  ${dim('(/visibility commands; npx bridge slack command)')}`,
+  ]);
   if (stack.events) rows.push(['Events', `${stack.events.eventsUrl}  ${dim('(NDJSON; npx bridge tail)')}`]);
-  if (stack.secretsManager) rows.push(['Secrets Manager', `${stack.secretsManager.server.url}  ${dim('(signing secrets, read-API key, Slack token; re-read every 2 s)')}`]);
+  if (stack.secretsManager)
+    rows.push([
+      'Secrets Manager',
+      `${stack.secretsManager.server.url}  ${dim('(signing secrets, read-API key, Slack token; re-read every 2 s)')}`,
+    ]);
   if (args.slackLog !== undefined && stack.slack) rows.push(['Slack log', args.slackLog]);
   rows.push(['Ready file', relative(process.cwd(), args.readyFile) || args.readyFile]);
   out(`${bold('visibility-slack-bridge')} — local stack ready in ${(readyMs / 1000).toFixed(1)} s`);
@@ -233,7 +252,11 @@ function printBanner(stack: LocalStack, readyMs: number, args: Args, generatedSe
     const keyFlag = stack.apiKey === 'sim_local_read_key' ? '' : ` --api-key ${stack.apiKey}`;
     out();
     out(`  Trigger a run:  npm run simulator -- trigger-run --url ${stack.simulatorUrl}${keyFlag} --project ${first}`);
-    out(dim(`                  (or: curl -X POST ${stack.simulatorUrl}/_sim/runs -H 'Authorization: Bearer ${stack.apiKey}' -d '{"project_id":"${first}"}')`));
+    out(
+      dim(
+        `                  (or: curl -X POST ${stack.simulatorUrl}/_sim/runs -H 'Authorization: Bearer ${stack.apiKey}' -d '{"project_id":"${first}"}')`,
+      ),
+    );
   }
   printTryIt(stack, args);
   out(dim('  Ctrl-C stops everything.'));
@@ -268,7 +291,9 @@ function checkReadyFileFree(file: string): void {
   } catch {
     return; // left by a stack that is gone
   }
-  throw new UsageError(`${file} belongs to another running local stack (pid ${pid}); for a second one pass --ready-file FILE and --port 0 --simulator-port 0`);
+  throw new UsageError(
+    `${file} belongs to another running local stack (pid ${pid}); for a second one pass --ready-file FILE and --port 0 --simulator-port 0`,
+  );
 }
 
 function writeReadyFile(file: string, stack: LocalStack): void {
@@ -342,10 +367,15 @@ async function main(argv: string[]): Promise<void> {
     onSlackMessage: (rendered, call) => printSlackMessage(rendered, call.thread_ts !== undefined),
     ...(args.fixture !== undefined ? { fixture: args.fixture } : {}),
     ...(args.apiLatencyMs !== undefined ? { apiLatencyMs: args.apiLatencyMs } : {}),
-    env: { [ENV.digestMode]: args.digestMode, ...(args.dashboardUrl !== undefined ? { [ENV.dashboardUrlTemplate]: args.dashboardUrl } : {}) },
+    env: {
+      [ENV.digestMode]: args.digestMode,
+      ...(args.dashboardUrl !== undefined ? { [ENV.dashboardUrlTemplate]: args.dashboardUrl } : {}),
+    },
     ...(args.dataDir !== undefined ? { dataDir: args.dataDir } : {}),
     ...(args.slackLog !== undefined ? { slackLogFile: args.slackLog } : {}),
-    ...(slackEnv ? { realSlack: { token: slackEnv[0], channel: slackEnv[1] }, logHighlight: ['digest posted', 'draft notice posted'] } : {}),
+    ...(slackEnv
+      ? { realSlack: { token: slackEnv[0], channel: slackEnv[1] }, logHighlight: ['digest posted', 'draft notice posted'] }
+      : {}),
     ...(apiEnv ? { realReadApi: { baseUrl: apiEnv[0], apiKey: apiEnv[1] } } : {}),
   };
   const stack = await startLocalStack(options);
@@ -364,7 +394,10 @@ async function main(argv: string[]): Promise<void> {
     throw error;
   }
   printBanner(stack, readyMs, args, generatedSecret);
-  if (args.slackLog !== undefined && !stack.slack) process.stderr.write(`${yellow('note:')} --slack-log only records calls to the local Slack server; it is not used with a real Slack.\n`);
+  if (args.slackLog !== undefined && !stack.slack)
+    process.stderr.write(
+      `${yellow('note:')} --slack-log only records calls to the local Slack server; it is not used with a real Slack.\n`,
+    );
 
   const simulator = stack.simulator;
   const demoProject = stack.projectIds[0];
@@ -372,7 +405,9 @@ async function main(argv: string[]): Promise<void> {
     const name = simulator.data.projects().find((p) => p.id === demoProject)?.name ?? demoProject;
     const sent = simulator.triggerRun(demoProject);
     out();
-    out(`Demo: the simulator finished run ${sent.run.runId.slice(0, 8)} of ${bold(name)} and sent run.completed ${sent.event.id.slice(0, 8)} (signed) to the webhook…`);
+    out(
+      `Demo: the simulator finished run ${sent.run.runId.slice(0, 8)} of ${bold(name)} and sent run.completed ${sent.event.id.slice(0, 8)} (signed) to the webhook…`,
+    );
   } else if (args.demo && !simulator) {
     out(dim('\n(no demo: the read API is the real service, so runs come from it)'));
   }

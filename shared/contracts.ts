@@ -99,7 +99,6 @@ export const DIGEST_METRICS = {
 } as const;
 export type DigestMetricName = (typeof DIGEST_METRICS)[keyof typeof DIGEST_METRICS];
 
-
 /**
  * Metrics of the webhook API that the stack derives from its access log (metric filters), with
  * dimensions {service: WEBHOOK_API_SERVICE, stage}. API Gateway HTTP APIs publish no 429 metric.

@@ -41,9 +41,7 @@ export const MESSAGE_ATTRIBUTE_TYPE = 'type';
 export const MESSAGE_ATTRIBUTE_PROJECT = 'project_id';
 export const MESSAGE_ATTRIBUTE_EVENT_ID = 'event_id';
 
-export type EventValidation =
-  | { ok: true; event: WebhookEvent }
-  | { ok: false; reason: string };
+export type EventValidation = { ok: true; event: WebhookEvent } | { ok: false; reason: string };
 
 function isIsoTimestamp(value: unknown): value is string {
   return typeof value === 'string' && value.length > 0 && !Number.isNaN(Date.parse(value));
@@ -77,7 +75,8 @@ export function validateWebhookEvent(body: unknown): EventValidation {
   if (!isIsoTimestamp(created_at)) return { ok: false, reason: 'missing or unparseable "created_at"' };
   if (!isRecord(data)) return { ok: false, reason: 'missing "data" object' };
   const projectId = data['project_id'];
-  if (typeof projectId === 'string' && hasSqsInvalidCharacter(projectId)) return { ok: false, reason: '"data.project_id" has characters SQS refuses' };
+  if (typeof projectId === 'string' && hasSqsInvalidCharacter(projectId))
+    return { ok: false, reason: '"data.project_id" has characters SQS refuses' };
   return { ok: true, event: { id, type, created_at, data } };
 }
 
@@ -130,7 +129,8 @@ export type DataValidation<T> = { ok: true; data: T } | { ok: false; reason: str
 export function parseRunCompletedData(data: Record<string, unknown>): DataValidation<RunCompletedData> {
   const { project_id, run_id, status, answers } = data;
   const problem = dataIdProblem(project_id, 'project_id') ?? dataIdProblem(run_id, 'run_id');
-  if (problem !== undefined || typeof project_id !== 'string' || typeof run_id !== 'string') return { ok: false, reason: `run.completed ${problem ?? ''}`.trim() };
+  if (problem !== undefined || typeof project_id !== 'string' || typeof run_id !== 'string')
+    return { ok: false, reason: `run.completed ${problem ?? ''}`.trim() };
   return {
     ok: true,
     data: {
@@ -145,7 +145,8 @@ export function parseRunCompletedData(data: Record<string, unknown>): DataValida
 export function parseDraftReadyData(data: Record<string, unknown>): DataValidation<DraftReadyData> {
   const { project_id, asset_id, version } = data;
   const problem = dataIdProblem(project_id, 'project_id') ?? dataIdProblem(asset_id, 'asset_id');
-  if (problem !== undefined || typeof project_id !== 'string' || typeof asset_id !== 'string') return { ok: false, reason: `draft.ready ${problem ?? ''}`.trim() };
+  if (problem !== undefined || typeof project_id !== 'string' || typeof asset_id !== 'string')
+    return { ok: false, reason: `draft.ready ${problem ?? ''}`.trim() };
   return { ok: true, data: { project_id, asset_id, version } };
 }
 

@@ -169,9 +169,16 @@ export async function ingestDelivery(request: IngestRequest, deps: IngestDeps): 
   // delivery id (never the service: it sends the two equal) must not slip past de-duplication.
   const headerId = request.headers['x-service-delivery']?.trim();
   const bodyId = parsed.ok ? parsed.event.id : parsed.bodyId;
-  if (headerId !== undefined && headerId !== '' && bodyId !== undefined && headerId !== bodyId) return reject({ kind: 'delivery_id_mismatch' });
+  if (headerId !== undefined && headerId !== '' && bodyId !== undefined && headerId !== bodyId)
+    return reject({ kind: 'delivery_id_mismatch' });
   if (!parsed.ok) {
-    const delivery = quarantinedDelivery({ raw: rawBody, reason: parsed.reason, receivedAt: new Date(nowMs).toISOString(), signedAt: check.timestamp, bodyId });
+    const delivery = quarantinedDelivery({
+      raw: rawBody,
+      reason: parsed.reason,
+      receivedAt: new Date(nowMs).toISOString(),
+      signedAt: check.timestamp,
+      bodyId,
+    });
     return quarantine(delivery, deps);
   }
   const event = parsed.event;

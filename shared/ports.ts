@@ -38,9 +38,7 @@ export interface Metrics {
 // --- Ingest: delivery store and queue ----------------------------------------------------------
 
 export type DeliveryClaim =
-  | { status: 'claimed'; token: string }
-  | { status: 'completed' }
-  | { status: 'in_progress'; retryAfterSeconds: number };
+  { status: 'claimed'; token: string } | { status: 'completed' } | { status: 'in_progress'; retryAfterSeconds: number };
 
 /** De-duplication records for webhook deliveries, keyed by the signed event id. */
 export interface DeliveryStore {

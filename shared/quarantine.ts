@@ -38,7 +38,13 @@ export const QUARANTINE_ATTRIBUTES = {
 /** Attribute values are bounded: reasons are fixed texts, but a bound keeps that true. */
 export const MAX_REASON_LENGTH = 256;
 
-export function quarantinedDelivery(input: { raw: Buffer; reason: string; receivedAt: string; signedAt: number; bodyId: string | undefined }): QuarantinedDelivery {
+export function quarantinedDelivery(input: {
+  raw: Buffer;
+  reason: string;
+  receivedAt: string;
+  signedAt: number;
+  bodyId: string | undefined;
+}): QuarantinedDelivery {
   return {
     kind: QUEUE_MESSAGE_KINDS.quarantinedDelivery,
     raw_base64: input.raw.toString('base64'),

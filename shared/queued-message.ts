@@ -53,9 +53,15 @@ export function parseQueuedMessage(body: string | undefined): QueuedMessage {
  * current admission rules decide again. Still unprocessable, it goes back to the DLQ with its reason.
  */
 function readmitted(delivery: QuarantinedDelivery): QueuedMessage {
-  const hints: QueuedMessageHints = { eventId: delivery.event_id, type: QUEUE_MESSAGE_KINDS.quarantinedDelivery, projectId: undefined, receivedAt: delivery.received_at };
+  const hints: QueuedMessageHints = {
+    eventId: delivery.event_id,
+    type: QUEUE_MESSAGE_KINDS.quarantinedDelivery,
+    projectId: undefined,
+    receivedAt: delivery.received_at,
+  };
   const readmission = readmitQuarantined(delivery);
-  if (readmission.kind === 'still_unprocessable') return { kind: 'unusable', reason: `quarantined delivery still not processable: ${readmission.reason}`, hints };
+  if (readmission.kind === 'still_unprocessable')
+    return { kind: 'unusable', reason: `quarantined delivery still not processable: ${readmission.reason}`, hints };
   if (readmission.kind === 'ignored') return { kind: 'ignored', reason: `unhandled event type "${readmission.event.type}"`, hints };
   return queuedEventOf(readmission.queued, hintsOf(readmission.queued));
 }
@@ -75,7 +81,12 @@ function queuedEventOf(parsed: unknown, hints: QueuedMessageHints): QueuedMessag
 
 function slackCommandOf(body: Record<string, unknown>, hints: QueuedMessageHints): QueuedMessage {
   const command = parseDeferredSlackCommand(body);
-  if (command === null) return { kind: 'unusable', reason: 'slack_command message lacks a deferred command (subscribe, status or projects) with channel, actor and response_url', hints: { ...hints, type: QUEUE_MESSAGE_KINDS.slackCommand } };
+  if (command === null)
+    return {
+      kind: 'unusable',
+      reason: 'slack_command message lacks a deferred command (subscribe, status or projects) with channel, actor and response_url',
+      hints: { ...hints, type: QUEUE_MESSAGE_KINDS.slackCommand },
+    };
   return { kind: 'slack_command', command, hints: { ...hints, type: QUEUE_MESSAGE_KINDS.slackCommand } };
 }
 

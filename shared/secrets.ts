@@ -94,7 +94,11 @@ class SigningVerifierCache {
     if (text !== this.badText?.text) {
       const secrets = this.parseOrRemember(text);
       if (secrets !== undefined) {
-        this.good = { text, verifier: createSignatureVerifier({ secrets, toleranceSeconds: this.options.toleranceSeconds }), readAtMs: nowMs };
+        this.good = {
+          text,
+          verifier: createSignatureVerifier({ secrets, toleranceSeconds: this.options.toleranceSeconds }),
+          readAtMs: nowMs,
+        };
         return this.good.verifier;
       }
     }
@@ -125,7 +129,10 @@ class SigningVerifierCache {
   private noteFailure(nowMs: number, error: unknown): void {
     this.failures += 1;
     this.lastError = error;
-    const backoffMs = Math.min(Math.max(this.options.maxBackoffMs, FIRST_BACKOFF_MS), FIRST_BACKOFF_MS * 2 ** Math.min(this.failures - 1, 30));
+    const backoffMs = Math.min(
+      Math.max(this.options.maxBackoffMs, FIRST_BACKOFF_MS),
+      FIRST_BACKOFF_MS * 2 ** Math.min(this.failures - 1, 30),
+    );
     this.retryAtMs = nowMs + backoffMs;
     this.options.metrics.count(INGEST_METRICS.signingSecretsUnreadable);
     this.options.log.warn('signing secrets could not be read; trying again after a backoff', {
@@ -141,7 +148,7 @@ class SigningVerifierCache {
     if (nowMs - this.good.readAtMs <= maxStaleMs) return this.good.verifier;
     throw new NeedsOperatorFix(
       `signing secrets ${this.source.description} unreadable for over ${Math.round(maxStaleMs / 60_000)} minutes; deliveries are refused (503) until they can be read`,
-      'restore the secret and the function\'s secretsmanager:GetSecretValue permission, or put its value again (`bridge secrets signing add`)',
+      "restore the secret and the function's secretsmanager:GetSecretValue permission, or put its value again (`bridge secrets signing add`)",
       { cause: error },
     );
   }

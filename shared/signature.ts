@@ -9,12 +9,7 @@ import { createHmac, createSecretKey, timingSafeEqual, type KeyObject } from 'no
 export const SIGNATURE_HEADER = 'x-service-signature';
 export const DEFAULT_TOLERANCE_SECONDS = DEFAULT_SIGNATURE_TOLERANCE_SECONDS;
 
-export type SignatureFailure =
-  | 'missing_header'
-  | 'malformed_header'
-  | 'no_matching_signature'
-  | 'too_old'
-  | 'too_new';
+export type SignatureFailure = 'missing_header' | 'malformed_header' | 'no_matching_signature' | 'too_old' | 'too_new';
 
 export type SignatureCheck = { ok: true; timestamp: number } | { ok: false; reason: SignatureFailure };
 

@@ -302,7 +302,8 @@ function buttonViolations(where: string, element: unknown): string[] {
   const url = record['url'];
   const value = record['value'];
   if (url === undefined && typeof value === 'string') {
-    if (value.length === 0 || value.length > SLACK_LIMITS.buttonValue) problems.push(`${where}: button value must be 1..${SLACK_LIMITS.buttonValue} chars`);
+    if (value.length === 0 || value.length > SLACK_LIMITS.buttonValue)
+      problems.push(`${where}: button value must be 1..${SLACK_LIMITS.buttonValue} chars`);
   } else if (typeof url !== 'string' || !url.startsWith('https://') || url.length > SLACK_LIMITS.buttonUrl) {
     problems.push(`${where}: button url must be https and ≤ ${SLACK_LIMITS.buttonUrl} chars`);
   }

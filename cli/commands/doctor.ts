@@ -74,10 +74,16 @@ export interface SecretValues {
 }
 
 /** Validates a single-valued secret's text. */
-export function checkSingleSecret(id: string, title: string, text: string | undefined, setCommand: string): { check: Check; value: string | undefined } {
+export function checkSingleSecret(
+  id: string,
+  title: string,
+  text: string | undefined,
+  setCommand: string,
+): { check: Check; value: string | undefined } {
   const trimmed = text?.trim() ?? '';
   if (trimmed === '') return { check: fail(id, title, 'not set (no value)', setCommand), value: undefined };
-  if (trimmed === SECRET_PLACEHOLDER) return { check: fail(id, title, `not set (still ${SECRET_PLACEHOLDER})`, setCommand), value: undefined };
+  if (trimmed === SECRET_PLACEHOLDER)
+    return { check: fail(id, title, `not set (still ${SECRET_PLACEHOLDER})`, setCommand), value: undefined };
   return { check: ok(id, title, 'set'), value: trimmed };
 }
 
@@ -88,7 +94,8 @@ export function checkSigningSecret(text: string | undefined, hint: Hint = plainH
   const setCommand = `${hint('secrets signing add --value-stdin')}   (the secret the service showed when the webhook was created)`;
   const trimmed = text?.trim() ?? '';
   if (trimmed === '') return { check: fail(id, title, 'not set (no value)', setCommand), value: undefined };
-  if (trimmed === SECRET_PLACEHOLDER) return { check: fail(id, title, `not set (still ${SECRET_PLACEHOLDER})`, setCommand), value: undefined };
+  if (trimmed === SECRET_PLACEHOLDER)
+    return { check: fail(id, title, `not set (still ${SECRET_PLACEHOLDER})`, setCommand), value: undefined };
   let parsed: unknown;
   try {
     parsed = JSON.parse(trimmed);
@@ -96,11 +103,27 @@ export function checkSigningSecret(text: string | undefined, hint: Hint = plainH
     parsed = undefined;
   }
   if (!Array.isArray(parsed)) {
-    return { check: fail(id, title, 'not a JSON array of strings', `put e.g. ["whsec_…"] in it (\`${hint('secrets signing add --value-stdin')}\` writes the right format)`), value: undefined };
+    return {
+      check: fail(
+        id,
+        title,
+        'not a JSON array of strings',
+        `put e.g. ["whsec_…"] in it (\`${hint('secrets signing add --value-stdin')}\` writes the right format)`,
+      ),
+      value: undefined,
+    };
   }
   if (parsed.length === 0) return { check: fail(id, title, 'empty list', setCommand), value: undefined };
   if (parsed.some((item) => typeof item !== 'string' || item.trim() === '')) {
-    return { check: fail(id, title, 'holds an empty or non-string entry', `rewrite it as a JSON array of non-empty strings (\`${hint('secrets signing list')}\`, then \`${hint('secrets signing remove --index N')}\`)`), value: undefined };
+    return {
+      check: fail(
+        id,
+        title,
+        'holds an empty or non-string entry',
+        `rewrite it as a JSON array of non-empty strings (\`${hint('secrets signing list')}\`, then \`${hint('secrets signing remove --index N')}\`)`,
+      ),
+      value: undefined,
+    };
   }
   const secrets = (parsed as string[]).map((item) => item.trim());
   return { check: ok(id, title, `${secrets.length} secret(s) set`), value: secrets };
@@ -110,7 +133,14 @@ export async function checkReadApi(baseUrl: string, apiKey: string, fetchFn: typ
   const id = 'read-api';
   const title = 'read-API key works';
   try {
-    const client = new ReadApiClient({ baseUrl, apiKey, timeoutMs: HTTP_TIMEOUT_MS, maxRateLimitRetries: 1, maxRateLimitWaitMs: 5_000, fetch: fetchFn });
+    const client = new ReadApiClient({
+      baseUrl,
+      apiKey,
+      timeoutMs: HTTP_TIMEOUT_MS,
+      maxRateLimitRetries: 1,
+      maxRateLimitWaitMs: 5_000,
+      fetch: fetchFn,
+    });
     const projects = await client.listProjects();
     return ok(id, title, `GET /v1/projects answered ${projects.length} project(s)`);
   } catch (err) {
@@ -118,7 +148,8 @@ export async function checkReadApi(baseUrl: string, apiKey: string, fetchFn: typ
     if (err instanceof ReadApiError && (err.status === 401 || err.status === 403)) {
       return fail(id, title, `the key is rejected (HTTP ${err.status}${err.code !== null ? ` ${err.code}` : ''})`, fixKey);
     }
-    if (err instanceof ReadApiUnavailableError) return fail(id, title, `cannot reach ${baseUrl}: ${err.message}`, 'check ReadApiBaseUrl and network egress');
+    if (err instanceof ReadApiUnavailableError)
+      return fail(id, title, `cannot reach ${baseUrl}: ${err.message}`, 'check ReadApiBaseUrl and network egress');
     return fail(id, title, err instanceof Error ? err.message : String(err), 'check ReadApiBaseUrl; the service may be down');
   }
 }
@@ -133,14 +164,22 @@ export async function checkSlack(token: string, slackApiUrl: string | undefined,
   }
   checks.push(ok('slack.auth', 'Slack token valid', `workspace ${auth.team} as ${auth.user}`));
   if (channels.length === 0) {
-    checks.push(warn('slack.channels', 'bot in channels', 'no channel configured', 'set SlackDefaultChannel (stack config) so digests have somewhere to go'));
+    checks.push(
+      warn(
+        'slack.channels',
+        'bot in channels',
+        'no channel configured',
+        'set SlackDefaultChannel (stack config) so digests have somewhere to go',
+      ),
+    );
     return checks;
   }
   for (const channel of channels) {
     const title = `bot in ${channel}`;
     const member = await isBotInChannel(token, channel, slackApiUrl, { timeoutMs: HTTP_TIMEOUT_MS });
     if (!member.ok) checks.push(fail(`slack.channel:${channel}`, title, `conversations.info failed: ${member.error}`, member.fix));
-    else if (!member.isMember) checks.push(fail(`slack.channel:${channel}`, title, 'the bot is not a member', fixForSlackError('not_in_channel', { channel })));
+    else if (!member.isMember)
+      checks.push(fail(`slack.channel:${channel}`, title, 'the bot is not a member', fixForSlackError('not_in_channel', { channel })));
     else checks.push(ok(`slack.channel:${channel}`, title, 'member'));
   }
   return checks;
@@ -153,7 +192,12 @@ export async function checkDlq(sqs: SQSClient, dlqUrl: string, endpoint: string 
     const depth = await queueDepth(sqs, { url: dlqUrl, endpoint });
     const total = depth.visible + depth.inFlight + depth.delayed;
     if (total === 0) return ok(id, title, 'no message');
-    return fail(id, title, `${total} message(s) waiting (${depth.visible} visible, ${depth.inFlight} in flight)`, `look with \`${hint('dlq peek')}\`, fix the cause (see the digest logs), then \`${hint('dlq replay')}\``);
+    return fail(
+      id,
+      title,
+      `${total} message(s) waiting (${depth.visible} visible, ${depth.inFlight} in flight)`,
+      `look with \`${hint('dlq peek')}\`, fix the cause (see the digest logs), then \`${hint('dlq replay')}\``,
+    );
   } catch (err) {
     const { detail, fix } = errorText(err);
     return fail(id, title, detail, fix);
@@ -161,7 +205,11 @@ export async function checkDlq(sqs: SQSClient, dlqUrl: string, endpoint: string 
 }
 
 /** Newest `accepted_at` among the `delivery#` records (one Scan, paginated, projection only). */
-export async function lastAcceptedAt(dynamo: DynamoDBClient, tableName: string, onPage?: (pages: number) => void): Promise<string | undefined> {
+export async function lastAcceptedAt(
+  dynamo: DynamoDBClient,
+  tableName: string,
+  onPage?: (pages: number) => void,
+): Promise<string | undefined> {
   let latest: string | undefined;
   let latestMs = Number.NEGATIVE_INFINITY;
   let startKey: Record<string, AttributeValue> | undefined;
@@ -203,14 +251,26 @@ export async function checkLastDelivery(
   const id = 'last-delivery';
   const title = 'recent delivery';
   try {
-    const latest = await aws({ service: 'DynamoDB', resource: tableName, ...(endpoint !== undefined ? { endpoint } : {}) }, () => lastAcceptedAt(dynamo, tableName, onPage));
+    const latest = await aws({ service: 'DynamoDB', resource: tableName, ...(endpoint !== undefined ? { endpoint } : {}) }, () =>
+      lastAcceptedAt(dynamo, tableName, onPage),
+    );
     if (latest === undefined) {
-      return warn(id, title, 'no accepted delivery on record (records expire after DEDUP_RETENTION_DAYS, default 3)', `check the webhook is registered with the service and active; send one with \`${hint('trigger run.completed')}\``);
+      return warn(
+        id,
+        title,
+        'no accepted delivery on record (records expire after DEDUP_RETENTION_DAYS, default 3)',
+        `check the webhook is registered with the service and active; send one with \`${hint('trigger run.completed')}\``,
+      );
     }
     const ageMs = now - Date.parse(latest);
     const detail = `last accepted ${formatAge(ageMs)} ago (${latest})`;
     if (ageMs > silenceHours * 3_600_000) {
-      return warn(id, title, `${detail}: older than ${silenceHours} h`, 'check the webhook is still active with the service (it switches off after 15 consecutive failures) and the ingest logs');
+      return warn(
+        id,
+        title,
+        `${detail}: older than ${silenceHours} h`,
+        'check the webhook is still active with the service (it switches off after 15 consecutive failures) and the ingest logs',
+      );
     }
     return ok(id, title, detail);
   } catch (err) {
@@ -231,7 +291,9 @@ export const DOCTOR_OPTIONS: OptionSpec = {
 };
 
 function channelsFrom(defaultChannel: string | undefined, projectChannels: Record<string, string>): string[] {
-  const all = [defaultChannel, ...Object.values(projectChannels)].filter((c): c is string => c !== undefined && c.trim() !== '').map((c) => c.trim());
+  const all = [defaultChannel, ...Object.values(projectChannels)]
+    .filter((c): c is string => c !== undefined && c.trim() !== '')
+    .map((c) => c.trim());
   return [...new Set(all)];
 }
 
@@ -263,14 +325,29 @@ function planLocal(ctx: CommandContext): Plan {
   if (local === undefined) throw new Error('unreachable: planLocal without --local');
   const checks: Check[] = [ok('stack', 'local stack', `ready file ${local.path}`)];
   const signing = local.signingSecrets.length > 0 ? local.signingSecrets : undefined;
-  checks.push(signing !== undefined ? ok('secret.signing', 'signing secrets', `${signing.length} secret(s) in the ready file`) : fail('secret.signing', 'signing secrets', 'none in the ready file', 'restart `npm start`'));
-  checks.push(local.apiKey !== undefined ? ok('secret.read-api-key', 'read-API key', 'set (ready file)') : fail('secret.read-api-key', 'read-API key', 'no apiKey in the ready file', 'restart `npm start`'));
+  checks.push(
+    signing !== undefined
+      ? ok('secret.signing', 'signing secrets', `${signing.length} secret(s) in the ready file`)
+      : fail('secret.signing', 'signing secrets', 'none in the ready file', 'restart `npm start`'),
+  );
+  checks.push(
+    local.apiKey !== undefined
+      ? ok('secret.read-api-key', 'read-API key', 'set (ready file)')
+      : fail('secret.read-api-key', 'read-API key', 'no apiKey in the ready file', 'restart `npm start`'),
+  );
   // With the local Slack server (slackApiUrl set) the stack uses its fixed local token; with a real
   // Slack (slackApiUrl null) the token the stack was started with (SLACK_BOT_TOKEN).
   const realSlack = local.slackApiUrl === undefined;
   const slackToken = local.slackToken ?? (realSlack ? ctx.env['SLACK_BOT_TOKEN']?.trim() || undefined : LOCAL_SLACK_TOKEN);
   if (slackToken === undefined) {
-    checks.push(fail('secret.slack-token', 'Slack token', 'the local stack posts to a real Slack and no token is known', 'set SLACK_BOT_TOKEN to the bot token the local stack was started with'));
+    checks.push(
+      fail(
+        'secret.slack-token',
+        'Slack token',
+        'the local stack posts to a real Slack and no token is known',
+        'set SLACK_BOT_TOKEN to the bot token the local stack was started with',
+      ),
+    );
   } else {
     checks.push(ok('secret.slack-token', 'Slack token', realSlack ? 'set (SLACK_BOT_TOKEN)' : 'local Slack server token'));
   }
@@ -318,8 +395,20 @@ async function planStack(ctx: CommandContext): Promise<Plan | { ready: false; ch
       }
     };
     const singles: [keyof SecretValues, string, string, string, string][] = [
-      ['readApiKey', 'secret.read-api-key', 'read-API key', STACK_OUTPUTS.readApiKeySecretArn, ctx.hint('secrets set read-api-key --value-stdin')],
-      ['slackToken', 'secret.slack-token', 'Slack token', STACK_OUTPUTS.slackTokenSecretArn, `${ctx.hint('secrets set slack-token --value-stdin')}   (the bot token, xoxb-…)`],
+      [
+        'readApiKey',
+        'secret.read-api-key',
+        'read-API key',
+        STACK_OUTPUTS.readApiKeySecretArn,
+        ctx.hint('secrets set read-api-key --value-stdin'),
+      ],
+      [
+        'slackToken',
+        'secret.slack-token',
+        'Slack token',
+        STACK_OUTPUTS.slackTokenSecretArn,
+        `${ctx.hint('secrets set slack-token --value-stdin')}   (the bot token, xoxb-…)`,
+      ],
     ];
     for (const [key, id, title, output, setCommand] of singles) {
       const got = await read(output);
@@ -344,7 +433,8 @@ async function planStack(ctx: CommandContext): Promise<Plan | { ready: false; ch
   }
 
   const channelMap = parseChannelMap(outputs[STACK_OUTPUTS.slackProjectChannels]);
-  if (typeof channelMap === 'string') checks.push(fail('output.SlackProjectChannels', 'project channels', channelMap, 'fix the stack config and redeploy'));
+  if (typeof channelMap === 'string')
+    checks.push(fail('output.SlackProjectChannels', 'project channels', channelMap, 'fix the stack config and redeploy'));
   return {
     ready: true,
     checks,
@@ -379,7 +469,8 @@ export async function doctorCommand(argv: readonly string[], io: CliIo): Promise
   };
 
   if (!planned.ready) {
-    for (const title of ['secrets set', 'read-API key works', 'Slack token valid', 'DLQ empty', 'recent delivery']) add(skip(title, title, 'needs the stack outputs'));
+    for (const title of ['secrets set', 'read-API key works', 'Slack token valid', 'DLQ empty', 'recent delivery'])
+      add(skip(title, title, 'needs the stack outputs'));
   } else {
     const plan = planned;
     const slackApiUrl = str(parsed, 'slack-api-url') ?? ctx.local?.slackApiUrl ?? (ctx.env['SLACK_API_URL']?.trim() || undefined);
@@ -387,7 +478,15 @@ export async function doctorCommand(argv: readonly string[], io: CliIo): Promise
 
     progress.update('checking the read API…');
     if (plan.secrets.readApiKey === undefined) add(skip('read-api', 'read-API key works', 'needs the read-API key'));
-    else if (readApiBaseUrl === undefined) add(fail('read-api', 'read-API key works', `no read-API base URL (stack output ${STACK_OUTPUTS.readApiBaseUrl}, or simulatorUrl in the ready file)`, 'pass --read-api-url or redeploy the stack with the output'));
+    else if (readApiBaseUrl === undefined)
+      add(
+        fail(
+          'read-api',
+          'read-API key works',
+          `no read-API base URL (stack output ${STACK_OUTPUTS.readApiBaseUrl}, or simulatorUrl in the ready file)`,
+          'pass --read-api-url or redeploy the stack with the output',
+        ),
+      );
     else add(await checkReadApi(readApiBaseUrl, plan.secrets.readApiKey, ctx.fetch, ctx.hint));
 
     progress.update('checking Slack…');
@@ -403,7 +502,15 @@ export async function doctorCommand(argv: readonly string[], io: CliIo): Promise
     }
 
     progress.update('checking the DLQ…');
-    if (plan.dlqUrl === undefined) add(fail('dlq', 'DLQ empty', `no DLQ URL (stack output ${STACK_OUTPUTS.dlqUrl}, or dlqUrl in the ready file)`, ctx.local !== undefined ? 'restart `npm start`' : 'redeploy the stack'));
+    if (plan.dlqUrl === undefined)
+      add(
+        fail(
+          'dlq',
+          'DLQ empty',
+          `no DLQ URL (stack output ${STACK_OUTPUTS.dlqUrl}, or dlqUrl in the ready file)`,
+          ctx.local !== undefined ? 'restart `npm start`' : 'redeploy the stack',
+        ),
+      );
     else {
       const sqs = sqsClient(ctx.settings);
       try {
@@ -414,13 +521,26 @@ export async function doctorCommand(argv: readonly string[], io: CliIo): Promise
     }
 
     progress.update('scanning delivery records…');
-    if (plan.tableName === undefined) add(fail('last-delivery', 'recent delivery', `no table name (stack output ${STACK_OUTPUTS.tableName}, or tableName in the ready file)`, ctx.local !== undefined ? 'restart `npm start`' : 'redeploy the stack'));
+    if (plan.tableName === undefined)
+      add(
+        fail(
+          'last-delivery',
+          'recent delivery',
+          `no table name (stack output ${STACK_OUTPUTS.tableName}, or tableName in the ready file)`,
+          ctx.local !== undefined ? 'restart `npm start`' : 'redeploy the stack',
+        ),
+      );
     else {
       const dynamo = dynamoClient(ctx.settings);
       try {
         add(
-          await checkLastDelivery(dynamo, plan.tableName, silenceHours, ctx.now(), endpointFor(ctx.settings, 'dynamodb'), (pages) =>
-            progress.update(`scanning delivery records… page ${pages}`),
+          await checkLastDelivery(
+            dynamo,
+            plan.tableName,
+            silenceHours,
+            ctx.now(),
+            endpointFor(ctx.settings, 'dynamodb'),
+            (pages) => progress.update(`scanning delivery records… page ${pages}`),
             ctx.hint,
           ),
         );
@@ -435,6 +555,10 @@ export async function doctorCommand(argv: readonly string[], io: CliIo): Promise
   const warned = checks.filter((c) => c.status === 'warn').length;
   const passed = checks.filter((c) => c.status === 'ok').length;
   out.say('');
-  out.say(failed === 0 ? `all checks passed (${passed} ok${warned > 0 ? `, ${warned} warning(s)` : ''})` : `${failed} check(s) failed, ${passed} ok${warned > 0 ? `, ${warned} warning(s)` : ''}`);
+  out.say(
+    failed === 0
+      ? `all checks passed (${passed} ok${warned > 0 ? `, ${warned} warning(s)` : ''})`
+      : `${failed} check(s) failed, ${passed} ok${warned > 0 ? `, ${warned} warning(s)` : ''}`,
+  );
   return { exitCode: failed > 0 ? 1 : 0, json: { ok: failed === 0, failed, warnings: warned, checks } };
 }

@@ -72,15 +72,26 @@ export function parseSigningSecrets(text: string | undefined): string[] {
     try {
       parsed = JSON.parse(trimmed);
     } catch {
-      throw new CliError('the signing secrets secret looks like JSON but does not parse', 'put a JSON array of strings into it by hand, e.g. ["whsec_…"]', 'bad_secret');
+      throw new CliError(
+        'the signing secrets secret looks like JSON but does not parse',
+        'put a JSON array of strings into it by hand, e.g. ["whsec_…"]',
+        'bad_secret',
+      );
     }
     if (!Array.isArray(parsed) || parsed.some((item) => typeof item !== 'string')) {
-      throw new CliError('the signing secrets secret is not a JSON array of strings', 'put a JSON array of strings into it by hand, e.g. ["whsec_…"]', 'bad_secret');
+      throw new CliError(
+        'the signing secrets secret is not a JSON array of strings',
+        'put a JSON array of strings into it by hand, e.g. ["whsec_…"]',
+        'bad_secret',
+      );
     }
     return (parsed as string[]).map((item) => item.trim()).filter((item) => item !== '');
   }
   // The ingest function also accepts one per line (or comma-separated); rewritten as JSON on the next change.
-  return trimmed.split(/[\n,]/).map((item) => item.trim()).filter((item) => item !== '');
+  return trimmed
+    .split(/[\n,]/)
+    .map((item) => item.trim())
+    .filter((item) => item !== '');
 }
 
 function checkValue(value: string, what: string): string {
@@ -95,7 +106,8 @@ async function readStdin(io: CliIo): Promise<string> {
   const stdin: AsyncIterable<unknown> & { isTTY?: boolean } = io.stdin ?? process.stdin;
   if (stdin.isTTY === true) io.stderr.write('reading the value from stdin; end with Ctrl-D\n');
   const chunks: string[] = [];
-  for await (const chunk of stdin) chunks.push(typeof chunk === 'string' ? chunk : Buffer.isBuffer(chunk) ? chunk.toString('utf8') : String(chunk));
+  for await (const chunk of stdin)
+    chunks.push(typeof chunk === 'string' ? chunk : Buffer.isBuffer(chunk) ? chunk.toString('utf8') : String(chunk));
   return chunks.join('');
 }
 
@@ -115,10 +127,19 @@ const SINGLE_SECRETS = {
 /** The id of the secret in the local stack's Secrets Manager server, from its ready file. */
 function localSecretId(local: LocalReady, name: keyof typeof SINGLE_SECRETS | undefined): string {
   if (local.secretsManagerEndpoint === undefined) {
-    throw new CliError(`the local stack of ${local.path} runs without a Secrets Manager server`, 'restart it with the current `npm start` (it serves one), or pass --secret-id and --endpoint-secretsmanager', 'bad_ready_file');
+    throw new CliError(
+      `the local stack of ${local.path} runs without a Secrets Manager server`,
+      'restart it with the current `npm start` (it serves one), or pass --secret-id and --endpoint-secretsmanager',
+      'bad_ready_file',
+    );
   }
-  const id = name === 'read-api-key' ? local.readApiKeySecretId : name === 'slack-token' ? local.slackTokenSecretId : local.signingSecretsSecretId;
-  return needLocal(local, id, name === undefined ? 'signingSecretsSecretId' : name === 'read-api-key' ? 'readApiKeySecretId' : 'slackTokenSecretId');
+  const id =
+    name === 'read-api-key' ? local.readApiKeySecretId : name === 'slack-token' ? local.slackTokenSecretId : local.signingSecretsSecretId;
+  return needLocal(
+    local,
+    id,
+    name === undefined ? 'signingSecretsSecretId' : name === 'read-api-key' ? 'readApiKeySecretId' : 'slackTokenSecretId',
+  );
 }
 
 function printSigning(out: Output, secrets: readonly string[]): void {
@@ -137,9 +158,15 @@ export async function secretsCommand(argv: readonly string[], io: CliIo): Promis
     command = `secrets signing ${second}`;
     rest = argv.slice(2);
   } else if (first === 'signing') {
-    throw new UsageError(second === undefined ? 'secrets signing needs add, remove or list' : `unknown secrets signing subcommand "${second}"`, 'secrets');
+    throw new UsageError(
+      second === undefined ? 'secrets signing needs add, remove or list' : `unknown secrets signing subcommand "${second}"`,
+      'secrets',
+    );
   } else {
-    throw new UsageError(first === undefined ? 'secrets needs a subcommand: set or signing' : `unknown secrets subcommand "${first}"`, 'secrets');
+    throw new UsageError(
+      first === undefined ? 'secrets needs a subcommand: set or signing' : `unknown secrets subcommand "${first}"`,
+      'secrets',
+    );
   }
   const parsed = parse(command, rest, SECRETS_OPTIONS);
 
@@ -149,13 +176,15 @@ export async function secretsCommand(argv: readonly string[], io: CliIo): Promis
   const needsValue = command === 'secrets set' || command === 'secrets signing add';
   const takesValue = needsValue || command === 'secrets signing remove';
   if (!takesValue && (valueFlag !== undefined || fromStdin)) throw new UsageError(`--value does not apply to ${command}`, command);
-  if (command !== 'secrets signing remove' && parsed.values['index'] !== undefined) throw new UsageError(`--index does not apply to ${command}`, command);
+  if (command !== 'secrets signing remove' && parsed.values['index'] !== undefined)
+    throw new UsageError(`--index does not apply to ${command}`, command);
 
   let name: keyof typeof SINGLE_SECRETS | undefined;
   if (command === 'secrets set') {
     const [target, ...extra] = parsed.positionals;
     if (target === undefined) throw new UsageError('secrets set needs read-api-key or slack-token', command);
-    if (target !== 'read-api-key' && target !== 'slack-token') throw new UsageError(`unknown secret "${target}": use read-api-key or slack-token (signing secrets: secrets signing add)`, command);
+    if (target !== 'read-api-key' && target !== 'slack-token')
+      throw new UsageError(`unknown secret "${target}": use read-api-key or slack-token (signing secrets: secrets signing add)`, command);
     if (extra.length > 0) throw new UsageError(`unexpected argument "${extra[0] ?? ''}"`, command);
     name = target;
   } else if (parsed.positionals.length > 0) {
@@ -165,7 +194,8 @@ export async function secretsCommand(argv: readonly string[], io: CliIo): Promis
   let value: string | undefined;
   if (fromStdin) value = await readStdin(io);
   else value = valueFlag;
-  if (needsValue && value === undefined) throw new UsageError('give the value with --value V, or --value - / --value-stdin to read it from stdin', command);
+  if (needsValue && value === undefined)
+    throw new UsageError('give the value with --value V, or --value - / --value-stdin to read it from stdin', command);
   const index = int(parsed, 'index', 1, 1000);
   if (command === 'secrets signing remove' && (value === undefined) === (index === undefined)) {
     throw new UsageError('give either --value S or --index N (as shown by `secrets signing list`)', command);
@@ -175,7 +205,9 @@ export async function secretsCommand(argv: readonly string[], io: CliIo): Promis
   const out = ctx.out;
   const output = name !== undefined ? SINGLE_SECRETS[name].output : STACK_OUTPUTS.signingSecretsSecretArn;
   const ref: SecretRef = {
-    id: str(parsed, 'secret-id') ?? (ctx.local !== undefined ? localSecretId(ctx.local, name) : await ctx.stack.require(output, '--secret-id')),
+    id:
+      str(parsed, 'secret-id') ??
+      (ctx.local !== undefined ? localSecretId(ctx.local, name) : await ctx.stack.require(output, '--secret-id')),
     endpoint: endpointFor(ctx.settings, 'secretsmanager'),
   };
   const sm = secretsClient(ctx.settings);
@@ -183,7 +215,8 @@ export async function secretsCommand(argv: readonly string[], io: CliIo): Promis
     if (name !== undefined) {
       const what = SINGLE_SECRETS[name].what;
       const secret = checkValue(value ?? '', what);
-      if (name === 'slack-token' && !secret.startsWith('xoxb-')) out.warn('a bot token starts with xoxb-; user (xoxp-) and app-level (xapp-) tokens will not work');
+      if (name === 'slack-token' && !secret.startsWith('xoxb-'))
+        out.warn('a bot token starts with xoxb-; user (xoxp-) and app-level (xapp-) tokens will not work');
       const versionId = await writeSecret(sm, ref, secret);
       out.say(`✓ ${what} set in ${ref.id} (${fingerprint(secret)})`);
       out.say('The digest function picks it up within its secrets cache time (SECRETS_CACHE_SECONDS, default 5 min).');
@@ -191,7 +224,8 @@ export async function secretsCommand(argv: readonly string[], io: CliIo): Promis
     }
 
     const current = parseSigningSecrets(await readSecret(sm, ref));
-    const list = (secrets: readonly string[]) => secrets.map((secret, i) => ({ index: i + 1, fingerprint: fingerprint(secret), length: secret.length }));
+    const list = (secrets: readonly string[]) =>
+      secrets.map((secret, i) => ({ index: i + 1, fingerprint: fingerprint(secret), length: secret.length }));
 
     if (command === 'secrets signing list') {
       printSigning(out, current);
@@ -210,17 +244,30 @@ export async function secretsCommand(argv: readonly string[], io: CliIo): Promis
       out.say(`✓ added ${fingerprint(secret)}; ${next.length} signing secret(s) live:`);
       printSigning(out, next);
       out.warn(rotationNote(ctx.hint));
-      return { exitCode: 0, json: { secretId: ref.id, changed: true, versionId: versionId ?? null, added: fingerprint(secret), secrets: list(next) } };
+      return {
+        exitCode: 0,
+        json: { secretId: ref.id, changed: true, versionId: versionId ?? null, added: fingerprint(secret), secrets: list(next) },
+      };
     }
 
     // remove
     let position: number;
     if (index !== undefined) {
-      if (index > current.length) throw new CliError(`there is no signing secret [${index}]; ${current.length} are set`, `see \`${ctx.hint('secrets signing list')}\``, 'not_found');
+      if (index > current.length)
+        throw new CliError(
+          `there is no signing secret [${index}]; ${current.length} are set`,
+          `see \`${ctx.hint('secrets signing list')}\``,
+          'not_found',
+        );
       position = index - 1;
     } else {
       position = current.indexOf((value ?? '').trim());
-      if (position < 0) throw new CliError('that signing secret is not in the list', `see \`${ctx.hint('secrets signing list')}\` for fingerprints, or use --index N`, 'not_found');
+      if (position < 0)
+        throw new CliError(
+          'that signing secret is not in the list',
+          `see \`${ctx.hint('secrets signing list')}\` for fingerprints, or use --index N`,
+          'not_found',
+        );
     }
     if (current.length <= 1) {
       throw new CliError(
@@ -235,7 +282,10 @@ export async function secretsCommand(argv: readonly string[], io: CliIo): Promis
     out.say(`✓ removed ${fingerprint(removed)}; ${next.length} signing secret(s) live:`);
     printSigning(out, next);
     out.warn(rotationNote(ctx.hint));
-    return { exitCode: 0, json: { secretId: ref.id, changed: true, versionId: versionId ?? null, removed: fingerprint(removed), secrets: list(next) } };
+    return {
+      exitCode: 0,
+      json: { secretId: ref.id, changed: true, versionId: versionId ?? null, removed: fingerprint(removed), secrets: list(next) },
+    };
   } finally {
     sm.destroy();
   }

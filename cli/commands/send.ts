@@ -90,12 +90,24 @@ export async function postDelivery(
     const text = await response.text();
     const status = response.status;
     // redirect: 'manual' in Node gives the 3xx itself; never followed (spec §6 rule 6).
-    return { status, body: text, latencyMs: now() - started, error: status >= 300 && status < 400 ? 'redirect not followed' : null, ok: status >= 200 && status < 300 };
+    return {
+      status,
+      body: text,
+      latencyMs: now() - started,
+      error: status >= 300 && status < 400 ? 'redirect not followed' : null,
+      ok: status >= 200 && status < 300,
+    };
   } catch (err) {
     const code = networkCode(err);
     const cause = err instanceof Error && err.cause instanceof Error ? `: ${err.cause.message}` : '';
     const reason =
-      code === 'timeout' ? `timed out after ${timeoutMs} ms` : code !== undefined ? `cannot connect (${code})` : err instanceof Error ? `${err.message}${cause}` : String(err);
+      code === 'timeout'
+        ? `timed out after ${timeoutMs} ms`
+        : code !== undefined
+          ? `cannot connect (${code})`
+          : err instanceof Error
+            ? `${err.message}${cause}`
+            : String(err);
     return { status: null, body: null, latencyMs: now() - started, error: reason, ok: false };
   }
 }
@@ -141,7 +153,10 @@ function versionOption(parsed: Parsed): string | undefined {
 function ageNote(ageSeconds: number): string {
   if (ageSeconds === 0) return '';
   const when = ageSeconds > 0 ? 'ago' : 'in the future';
-  const outside = Math.abs(ageSeconds) > DEFAULT_SIGNATURE_TOLERANCE_SECONDS ? ` (outside the default ${DEFAULT_SIGNATURE_TOLERANCE_SECONDS} s tolerance: expect 401)` : '';
+  const outside =
+    Math.abs(ageSeconds) > DEFAULT_SIGNATURE_TOLERANCE_SECONDS
+      ? ` (outside the default ${DEFAULT_SIGNATURE_TOLERANCE_SECONDS} s tolerance: expect 401)`
+      : '';
   return `  signed ${Math.abs(ageSeconds)} s ${when}${outside}`;
 }
 
@@ -149,7 +164,11 @@ export async function sendCommand(argv: readonly string[], io: CliIo): Promise<C
   const parsed = parse('send', argv, SEND_OPTIONS);
   const [type, ...extra] = parsed.positionals;
   if (type === undefined) throw new UsageError('send needs an event type: run.completed or draft.ready', 'send');
-  if (!(HANDLED_EVENT_TYPES as readonly string[]).includes(type)) throw new UsageError(`unknown event type "${type}": use one of ${HANDLED_EVENT_TYPES.join(', ')}${suggest(type, HANDLED_EVENT_TYPES)}`, 'send');
+  if (!(HANDLED_EVENT_TYPES as readonly string[]).includes(type))
+    throw new UsageError(
+      `unknown event type "${type}": use one of ${HANDLED_EVENT_TYPES.join(', ')}${suggest(type, HANDLED_EVENT_TYPES)}`,
+      'send',
+    );
   if (extra.length > 0) throw new UsageError(`unexpected argument "${extra[0] ?? ''}"`, 'send');
   const eventType = type as HandledEventType;
   if (eventType === 'run.completed' && (parsed.values['asset'] !== undefined || parsed.values['version'] !== undefined)) {
@@ -199,9 +218,12 @@ export async function sendCommand(argv: readonly string[], io: CliIo): Promise<C
     const result = await postDelivery(ctx.fetch, url, delivery.body, headers, ctx.now);
     const attempt: Attempt = { attempt: i + 1, signedAt, ...result };
     attempts.push(attempt);
-    const shown = attempt.body === null ? '' : attempt.body.length > MAX_BODY_SHOWN ? `${attempt.body.slice(0, MAX_BODY_SHOWN)}…` : attempt.body;
+    const shown =
+      attempt.body === null ? '' : attempt.body.length > MAX_BODY_SHOWN ? `${attempt.body.slice(0, MAX_BODY_SHOWN)}…` : attempt.body;
     const status = attempt.status === null ? 'ERR' : String(attempt.status);
-    out.say(`#${attempt.attempt}  ${status}  ${attempt.latencyMs} ms  ${attempt.error !== null ? `${attempt.error}  ` : ''}${shown.replace(/\s+/g, ' ').trim()}`);
+    out.say(
+      `#${attempt.attempt}  ${status}  ${attempt.latencyMs} ms  ${attempt.error !== null ? `${attempt.error}  ` : ''}${shown.replace(/\s+/g, ' ').trim()}`,
+    );
   }
   const failed = attempts.filter((a) => !a.ok).length;
   if (failed > 0 && attempts.every((a) => a.status === null)) {

@@ -99,7 +99,11 @@ export async function localSlackFields(ready: LocalReady): Promise<LocalSlackFie
   const text = (value: unknown) => (typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined);
   const base = text(raw['apiBaseUrl']) ?? baseOfWebhook(ready.webhookUrl);
   if (base === undefined) {
-    throw new CliError(`ready file ${ready.path} has no apiBaseUrl or webhookUrl`, 'restart the local stack (`npm start`) so it writes a complete ready file', 'bad_ready_file');
+    throw new CliError(
+      `ready file ${ready.path} has no apiBaseUrl or webhookUrl`,
+      'restart the local stack (`npm start`) so it writes a complete ready file',
+      'bad_ready_file',
+    );
   }
   return { baseUrl: base, signingSecret: text(raw['slackSigningSecret']) };
 }
@@ -116,17 +120,35 @@ const OUTAGE_KINDS = ['server_error', 'ratelimited'] as const;
 /** Turns the local Slack server's failure on or off (its `/_faults` control endpoint). */
 async function outage(parsed: Parsed, ctx: CommandContext): Promise<CommandResult> {
   const [state, ...extra] = parsed.positionals;
-  if ((state !== 'on' && state !== 'off') || extra.length > 0) throw new UsageError('say `on` or `off`, e.g. bridge slack outage on', parsed.command);
+  if ((state !== 'on' && state !== 'off') || extra.length > 0)
+    throw new UsageError('say `on` or `off`, e.g. bridge slack outage on', parsed.command);
   const kind = str(parsed, 'kind') ?? 'server_error';
-  if (!(OUTAGE_KINDS as readonly string[]).includes(kind)) throw new UsageError(`--kind must be one of ${OUTAGE_KINDS.join(', ')}, got "${kind}"`, parsed.command);
+  if (!(OUTAGE_KINDS as readonly string[]).includes(kind))
+    throw new UsageError(`--kind must be one of ${OUTAGE_KINDS.join(', ')}, got "${kind}"`, parsed.command);
   const apiUrl = ctx.local?.slackApiUrl;
   if (apiUrl === undefined) {
-    throw new CliError('an outage can only be simulated on the local stack with its local Slack', `start it with \`npm start\` (without SLACK_BOT_TOKEN), then ${ctx.hint('slack outage on')}`, 'not_local');
+    throw new CliError(
+      'an outage can only be simulated on the local stack with its local Slack',
+      `start it with \`npm start\` (without SLACK_BOT_TOKEN), then ${ctx.hint('slack outage on')}`,
+      'not_local',
+    );
   }
   const url = `${new URL(apiUrl).origin}/_faults`;
-  const response = await fetch(url, state === 'on' ? { method: 'POST', body: JSON.stringify({ kind, method: 'chat.postMessage' }) } : { method: 'DELETE' });
-  if (!response.ok) throw new CliError(`the local Slack server answered ${response.status} at ${url}`, 'restart the local stack with `npm start`', 'slack_control_failed');
-  ctx.out.say(state === 'on' ? `local Slack now fails every chat.postMessage (${kind}); heal it with ${ctx.hint('slack outage off')}` : 'local Slack is healthy again');
+  const response = await fetch(
+    url,
+    state === 'on' ? { method: 'POST', body: JSON.stringify({ kind, method: 'chat.postMessage' }) } : { method: 'DELETE' },
+  );
+  if (!response.ok)
+    throw new CliError(
+      `the local Slack server answered ${response.status} at ${url}`,
+      'restart the local stack with `npm start`',
+      'slack_control_failed',
+    );
+  ctx.out.say(
+    state === 'on'
+      ? `local Slack now fails every chat.postMessage (${kind}); heal it with ${ctx.hint('slack outage off')}`
+      : 'local Slack is healthy again',
+  );
   return { exitCode: 0, json: { outage: state === 'on', kind } };
 }
 
@@ -170,12 +192,15 @@ export function splitCommandLine(line: string): { slash: string; text: string } 
 async function commandTarget(parsed: Parsed, ctx: CommandContext): Promise<Target> {
   const local = ctx.local === undefined ? undefined : await localSlackFields(ctx.local);
   const url = str(parsed, 'url') ?? (local !== undefined ? `${local.baseUrl}${HTTP_PATHS.slackCommands}` : undefined);
-  if (url === undefined) throw new UsageError('give --local READY_FILE, or --url (stack output SlackCommandsUrl) and --secret', parsed.command);
+  if (url === undefined)
+    throw new UsageError('give --local READY_FILE, or --url (stack output SlackCommandsUrl) and --secret', parsed.command);
   const secret = str(parsed, 'secret') ?? local?.signingSecret;
   if (secret === undefined) {
     throw new CliError(
       'no Slack signing secret to sign with',
-      ctx.local !== undefined ? `restart the local stack so its ready file ${ctx.local.path} has slackSigningSecret, or pass --secret` : 'pass --secret',
+      ctx.local !== undefined
+        ? `restart the local stack so its ready file ${ctx.local.path} has slackSigningSecret, or pass --secret`
+        : 'pass --secret',
       'bad_ready_file',
     );
   }
@@ -190,12 +215,25 @@ function defaultResponseUrl(local: LocalReady | undefined): string {
 }
 
 async function post(target: Target, form: string, ctx: CommandContext): Promise<CommandResult> {
-  const headers = { 'content-type': 'application/x-www-form-urlencoded', ...signSlackRequest(target.secret, Math.floor(ctx.now() / 1000), form) };
+  const headers = {
+    'content-type': 'application/x-www-form-urlencoded',
+    ...signSlackRequest(target.secret, Math.floor(ctx.now() / 1000), form),
+  };
   let response: Response;
   try {
-    response = await ctx.fetch(target.url, { method: 'POST', headers, body: form, redirect: 'manual', signal: AbortSignal.timeout(10_000) });
+    response = await ctx.fetch(target.url, {
+      method: 'POST',
+      headers,
+      body: form,
+      redirect: 'manual',
+      signal: AbortSignal.timeout(10_000),
+    });
   } catch (error) {
-    throw new CliError(`${target.url} did not answer (${(error as Error).message})`, 'is the local stack running (`npm start`)? is the URL right?', 'network');
+    throw new CliError(
+      `${target.url} did not answer (${(error as Error).message})`,
+      'is the local stack running (`npm start`)? is the URL right?',
+      'network',
+    );
   }
   const body = await response.text();
   const reply = parseReply(body);
@@ -206,7 +244,7 @@ async function post(target: Target, form: string, ctx: CommandContext): Promise<
 function parseReply(body: string): { text?: string } | undefined {
   try {
     const parsed: unknown = JSON.parse(body);
-    return typeof parsed === 'object' && parsed !== null ? (parsed) : undefined;
+    return typeof parsed === 'object' && parsed !== null ? parsed : undefined;
   } catch {
     return undefined;
   }

@@ -41,7 +41,10 @@ type Subcommand = (typeof SUBCOMMANDS)[number];
 export async function subscriptionsCommand(argv: readonly string[], io: CliIo): Promise<CommandResult> {
   const [sub] = argv;
   if (!SUBCOMMANDS.includes(sub as Subcommand)) {
-    throw new UsageError(sub === undefined ? 'subscriptions needs list, add or remove' : `unknown subscriptions subcommand "${sub}"`, 'subscriptions');
+    throw new UsageError(
+      sub === undefined ? 'subscriptions needs list, add or remove' : `unknown subscriptions subcommand "${sub}"`,
+      'subscriptions',
+    );
   }
   const command = `subscriptions ${sub}`;
   const parsed = parse(command, argv.slice(1), OPTIONS);
@@ -128,7 +131,11 @@ async function add(args: ChangeArgs, store: DynamoSubscriptionStore, ctx: Comman
     ...(mode !== undefined ? { mode, lastChange: `subscribed, mode ${mode}` } : {}),
   });
   const s = result.subscription;
-  ctx.out.say(result.status === 'subscribed' ? `✓ subscribed ${s.channel} to ${s.projectName}` : `already subscribed (kept its settings): ${describe(s)}`);
+  ctx.out.say(
+    result.status === 'subscribed'
+      ? `✓ subscribed ${s.channel} to ${s.projectName}`
+      : `already subscribed (kept its settings): ${describe(s)}`,
+  );
   return { exitCode: 0, json: result };
 }
 

@@ -30,7 +30,12 @@ export interface TailEvent {
 
 export type TailKind = 'delivery' | 'digest' | 'failure' | 'other';
 
-const DELIVERY_MESSAGES = new Set(['delivery accepted', 'delivery rejected', 'duplicate delivery acknowledged', 'signed event of an unhandled type acknowledged']);
+const DELIVERY_MESSAGES = new Set([
+  'delivery accepted',
+  'delivery rejected',
+  'duplicate delivery acknowledged',
+  'signed event of an unhandled type acknowledged',
+]);
 const DIGEST_MESSAGES = new Set(['digest posted', 'draft notice posted']);
 
 export function classify(event: TailEvent): TailKind {
@@ -56,7 +61,12 @@ function toTailEvent(raw: unknown, fallbackService: string, fallbackAt: number):
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return undefined;
   const { at, timestamp, service, level, message, fields, ...rest } = raw as Record<string, unknown>;
   if (typeof message !== 'string') return undefined;
-  const when = typeof at === 'string' || typeof at === 'number' ? Date.parse(String(at)) : typeof timestamp === 'string' ? Date.parse(timestamp) : fallbackAt;
+  const when =
+    typeof at === 'string' || typeof at === 'number'
+      ? Date.parse(String(at))
+      : typeof timestamp === 'string'
+        ? Date.parse(timestamp)
+        : fallbackAt;
   return {
     at: Number.isNaN(when) ? fallbackAt : when,
     service: typeof service === 'string' ? service : fallbackService,
@@ -86,9 +96,14 @@ async function tailLocal(eventsUrl: string, out: Printer, signal: AbortSignal, c
     response = await ctx.fetch(eventsUrl, { signal });
   } catch (err) {
     if (signal.aborted) return;
-    throw new CliError(`cannot reach the local stack's event stream ${eventsUrl}: ${err instanceof Error ? err.message : String(err)}`, 'is `npm start` still running? start it again', 'unreachable');
+    throw new CliError(
+      `cannot reach the local stack's event stream ${eventsUrl}: ${err instanceof Error ? err.message : String(err)}`,
+      'is `npm start` still running? start it again',
+      'unreachable',
+    );
   }
-  if (!response.ok || response.body === null) throw new CliError(`the event stream ${eventsUrl} answered HTTP ${response.status}`, 'restart `npm start`', 'unreachable');
+  if (!response.ok || response.body === null)
+    throw new CliError(`the event stream ${eventsUrl} answered HTTP ${response.status}`, 'restart `npm start`', 'unreachable');
   ctx.io.stderr.write(`tailing the local stack (${eventsUrl}); Ctrl-C stops\n`);
   const decoder = new TextDecoder();
   let buffered = '';
@@ -115,7 +130,9 @@ async function tailAws(ctx: CommandContext, out: Printer, signal: AbortSignal, s
     ['ingest', STACK_OUTPUTS.ingestFunctionName],
     ['digest', STACK_OUTPUTS.digestFunctionName],
   ];
-  const groups = await Promise.all(outputs.map(async ([service, key]) => ({ service, group: `/aws/lambda/${await ctx.stack.require(key)}` })));
+  const groups = await Promise.all(
+    outputs.map(async ([service, key]) => ({ service, group: `/aws/lambda/${await ctx.stack.require(key)}` })),
+  );
   const client = logsClient(ctx.settings);
   const seen = new Set<string>();
   const starts = new Map(groups.map(({ group }) => [group, ctx.now() - sinceMs]));
@@ -134,12 +151,23 @@ async function tailAws(ctx: CommandContext, out: Printer, signal: AbortSignal, s
 }
 
 /** One FilterLogEvents sweep of a group from `start`; returns the newest timestamp seen minus a margin for late events. */
-async function pollGroup(client: CloudWatchLogsClient, { group, service }: { group: string; service: string }, start: number, seen: Set<string>, out: Printer, ctx: CommandContext, signal: AbortSignal): Promise<number> {
+async function pollGroup(
+  client: CloudWatchLogsClient,
+  { group, service }: { group: string; service: string },
+  start: number,
+  seen: Set<string>,
+  out: Printer,
+  ctx: CommandContext,
+  signal: AbortSignal,
+): Promise<number> {
   let nextToken: string | undefined;
   let newest = start;
   do {
     const page = await aws({ service: 'CloudWatch Logs', resource: group }, () =>
-      client.send(new FilterLogEventsCommand({ logGroupName: group, startTime: start, ...(nextToken !== undefined ? { nextToken } : {}) }), { abortSignal: signal }),
+      client.send(
+        new FilterLogEventsCommand({ logGroupName: group, startTime: start, ...(nextToken !== undefined ? { nextToken } : {}) }),
+        { abortSignal: signal },
+      ),
     );
     for (const item of page.events ?? []) {
       if (item.eventId === undefined || seen.has(item.eventId)) continue;
@@ -172,7 +200,12 @@ export async function tailCommand(argv: readonly string[], io: CliIo): Promise<C
   try {
     if (ctx.local !== undefined) {
       const eventsUrl = ctx.local.eventsUrl;
-      if (eventsUrl === undefined) throw new CliError(`the local stack of ${ctx.local.path} serves no event stream`, 'restart it with the current `npm start`', 'bad_ready_file');
+      if (eventsUrl === undefined)
+        throw new CliError(
+          `the local stack of ${ctx.local.path} serves no event stream`,
+          'restart it with the current `npm start`',
+          'bad_ready_file',
+        );
       await tailLocal(eventsUrl, out, controller.signal, ctx);
     } else {
       await tailAws(ctx, out, controller.signal, sinceMs);

@@ -41,13 +41,19 @@ async function readFixture(path: string, type: HandledEventType, projectId: stri
   try {
     raw = JSON.parse(await readFile(path, 'utf8'));
   } catch (err) {
-    throw new CliError(`cannot read the fixture ${path}: ${err instanceof Error ? err.message : String(err)}`, 'pass a JSON file: a whole event {"type", "data": {…}} or only the data object', 'bad_fixture');
+    throw new CliError(
+      `cannot read the fixture ${path}: ${err instanceof Error ? err.message : String(err)}`,
+      'pass a JSON file: a whole event {"type", "data": {…}} or only the data object',
+      'bad_fixture',
+    );
   }
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new CliError(`the fixture ${path} is not a JSON object`, 'pass {"data": {…}} or the data object itself', 'bad_fixture');
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
+    throw new CliError(`the fixture ${path} is not a JSON object`, 'pass {"data": {…}} or the data object itself', 'bad_fixture');
   const record = raw as Record<string, unknown>;
   const base = defaultFixture(type, projectId);
   if (!('data' in record)) return { ...base, data: record };
-  if (record['type'] !== undefined && record['type'] !== type) throw new UsageError(`the fixture is a ${JSON.stringify(record['type'])} event, not ${type}`, 'trigger');
+  if (record['type'] !== undefined && record['type'] !== type)
+    throw new UsageError(`the fixture is a ${JSON.stringify(record['type'])} event, not ${type}`, 'trigger');
   // A fixed id would be a duplicate on the second run: fresh id and time unless the fixture pins them.
   return { ...base, ...record, type };
 }
@@ -56,7 +62,10 @@ async function readFixture(path: string, type: HandledEventType, projectId: stri
 export function parseOverride(text: string): { path: string[]; value: unknown } {
   const at = text.indexOf('=');
   if (at <= 0) throw new UsageError(`--override must be path=value (e.g. answers=12 or data.project_id=p1), got "${text}"`, 'trigger');
-  const path = text.slice(0, at).split('.').filter((part) => part !== '');
+  const path = text
+    .slice(0, at)
+    .split('.')
+    .filter((part) => part !== '');
   if (path.length === 0) throw new UsageError(`--override has an empty path: "${text}"`, 'trigger');
   if (!EVENT_KEYS.has(path[0] ?? '')) path.unshift('data');
   const rawValue = text.slice(at + 1);
@@ -70,7 +79,8 @@ export function parseOverride(text: string): { path: string[]; value: unknown } 
 }
 
 export function applyOverride(event: WebhookEvent, override: { path: string[]; value: unknown }): WebhookEvent {
-  if (override.path[0] === 'type') throw new UsageError('the event type is the command argument; --override type=… does not apply', 'trigger');
+  if (override.path[0] === 'type')
+    throw new UsageError('the event type is the command argument; --override type=… does not apply', 'trigger');
   const copy = JSON.parse(JSON.stringify(event)) as Record<string, unknown>;
   let node: Record<string, unknown> = copy;
   override.path.slice(0, -1).forEach((key) => {
@@ -91,7 +101,12 @@ async function stackTarget(ctx: CommandContext, parsed: Parsed): Promise<{ url: 
   const sm = secretsClient(ctx.settings);
   try {
     const secret = parseSigningSecrets(await readSecret(sm, { id, endpoint: endpointFor(ctx.settings, 'secretsmanager') }))[0];
-    if (secret === undefined) throw new CliError(`the signing secrets secret ${id} is empty`, `add one: \`${ctx.hint('secrets signing add --value-stdin')}\``, 'no_secret');
+    if (secret === undefined)
+      throw new CliError(
+        `the signing secrets secret ${id} is empty`,
+        `add one: \`${ctx.hint('secrets signing add --value-stdin')}\``,
+        'no_secret',
+      );
     return { url, secret };
   } finally {
     sm.destroy();
@@ -101,14 +116,21 @@ async function stackTarget(ctx: CommandContext, parsed: Parsed): Promise<{ url: 
 async function target(ctx: CommandContext, parsed: Parsed): Promise<{ url: string; secret: string }> {
   const local = ctx.local;
   if (local === undefined) return stackTarget(ctx, parsed);
-  return { url: str(parsed, 'url') ?? needLocal(local, local.webhookUrl, 'webhookUrl'), secret: str(parsed, 'secret') ?? (await liveLocalSecret(ctx, local)) };
+  return {
+    url: str(parsed, 'url') ?? needLocal(local, local.webhookUrl, 'webhookUrl'),
+    secret: str(parsed, 'secret') ?? (await liveLocalSecret(ctx, local)),
+  };
 }
 
 export async function triggerCommand(argv: readonly string[], io: CliIo): Promise<CommandResult> {
   const parsed = parse('trigger', argv, TRIGGER_OPTIONS);
   const [type, ...extra] = parsed.positionals;
   if (type === undefined) throw new UsageError(`trigger needs an event type: ${HANDLED_EVENT_TYPES.join(' or ')}`, 'trigger');
-  if (!(HANDLED_EVENT_TYPES as readonly string[]).includes(type)) throw new UsageError(`unknown event type "${type}": use one of ${HANDLED_EVENT_TYPES.join(', ')}${suggest(type, HANDLED_EVENT_TYPES)}`, 'trigger');
+  if (!(HANDLED_EVENT_TYPES as readonly string[]).includes(type))
+    throw new UsageError(
+      `unknown event type "${type}": use one of ${HANDLED_EVENT_TYPES.join(', ')}${suggest(type, HANDLED_EVENT_TYPES)}`,
+      'trigger',
+    );
   if (extra.length > 0) throw new UsageError(`unexpected argument "${extra[0] ?? ''}"`, 'trigger');
   const overrides = strs(parsed, 'override').map(parseOverride);
   const ctx = await buildContext(parsed, io);
@@ -126,5 +148,8 @@ export async function triggerCommand(argv: readonly string[], io: CliIo): Promis
   ctx.out.say(`POST ${url}  ${event.type}  delivery ${event.id}`);
   ctx.out.say(`${status}  ${result.latencyMs} ms  ${result.error ?? ''}${(result.body ?? '').replace(/\s+/g, ' ').trim()}`);
   if (result.ok) ctx.out.say(`follow it: \`${ctx.hint('tail')}\``);
-  return { exitCode: result.ok ? 0 : 1, json: { url, event, status: result.status, body: result.body, latencyMs: result.latencyMs, error: result.error, ok: result.ok } };
+  return {
+    exitCode: result.ok ? 0 : 1,
+    json: { url, event, status: result.status, body: result.body, latencyMs: result.latencyMs, error: result.error, ok: result.ok },
+  };
 }

@@ -96,7 +96,11 @@ export function readDigestConfig(env: Env): DigestConfig {
 function dashboardUrlTemplate(env: Env): string | undefined {
   const template = optionalString(env, ENV.dashboardUrlTemplate);
   const problem = template === undefined ? null : dashboardUrlTemplateProblem(template);
-  if (problem !== null) throw new ConfigError(ENV.dashboardUrlTemplate, `is not usable: ${problem} (set dashboardUrlTemplate in the stage config, or --dashboard-url locally)`);
+  if (problem !== null)
+    throw new ConfigError(
+      ENV.dashboardUrlTemplate,
+      `is not usable: ${problem} (set dashboardUrlTemplate in the stage config, or --dashboard-url locally)`,
+    );
   return template;
 }
 
@@ -132,7 +136,9 @@ type SecretRef = { secretArn: string } | { value: string };
 function secretSources(config: DigestConfig): { apiKey: SecretSource; slackToken: SecretSource } {
   const provider = 'secretArn' in config.readApiKey || 'secretArn' in config.slackToken ? createSecretsProvider() : undefined;
   const source = (ref: SecretRef): SecretSource =>
-    'secretArn' in ref && provider ? secretsManagerSecret(provider, ref.secretArn, config.secretsCacheSeconds) : staticSecret('value' in ref ? ref.value : '');
+    'secretArn' in ref && provider
+      ? secretsManagerSecret(provider, ref.secretArn, config.secretsCacheSeconds)
+      : staticSecret('value' in ref ? ref.value : '');
   return { apiKey: source(config.readApiKey), slackToken: source(config.slackToken) };
 }
 
@@ -146,7 +152,14 @@ function clientsForSecrets(config: DigestConfig, deadline: () => number, clock: 
   const now = () => clock.now();
   return (apiKey: string, token: string): { readApi: ReadApiClient; slack: SlackPoster } => {
     if (readApi?.key !== apiKey) {
-      const client = new ReadApiClient({ baseUrl: config.readApiBaseUrl, apiKey, range: config.visibilityRange, gapsPageSize: config.gapsPageSize, deadline, now });
+      const client = new ReadApiClient({
+        baseUrl: config.readApiBaseUrl,
+        apiKey,
+        range: config.visibilityRange,
+        gapsPageSize: config.gapsPageSize,
+        deadline,
+        now,
+      });
       readApi = { key: apiKey, client };
     }
     if (slack?.token !== token) slack = { token, poster: createSlackPoster({ token, deadline, now, slackApiUrl: config.slackApiUrl }) };
@@ -154,7 +167,11 @@ function clientsForSecrets(config: DigestConfig, deadline: () => number, clock: 
   };
 }
 
-export function createDigestRuntime(config: DigestConfig, observe: { log: Log; metrics: Metrics }, clock: Clock = systemClock): DigestRuntime {
+export function createDigestRuntime(
+  config: DigestConfig,
+  observe: { log: Log; metrics: Metrics },
+  clock: Clock = systemClock,
+): DigestRuntime {
   const secrets = secretSources(config);
   // The invocation's deadline; the clients and the store read it on every call.
   let deadlineMs = Number.POSITIVE_INFINITY;

@@ -28,7 +28,10 @@ export function readIngestConfig(env: Env): IngestConfig {
   const secretArn = optionalString(env, ENV.signingSecretsSecretArn);
   const values = optionalString(env, ENV.signingSecrets);
   if (!secretArn && !values) {
-    throw new ConfigError(ENV.signingSecretsSecretArn, `is not set (or ${ENV.signingSecrets} for local runs); the ingest function cannot verify deliveries`);
+    throw new ConfigError(
+      ENV.signingSecretsSecretArn,
+      `is not set (or ${ENV.signingSecrets} for local runs); the ingest function cannot verify deliveries`,
+    );
   }
   // Parsed now so a malformed local value fails the cold start, not every delivery with a 503.
   if (!secretArn && values) parseSecretList(values, ENV.signingSecrets);

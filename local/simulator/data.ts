@@ -184,12 +184,7 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 }
 
 function isScalar(value: unknown): value is JsonScalar {
-  return (
-    value === null ||
-    typeof value === 'string' ||
-    typeof value === 'boolean' ||
-    (typeof value === 'number' && Number.isFinite(value))
-  );
+  return value === null || typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value));
 }
 
 function isNonEmptyString(value: unknown): value is string {
@@ -247,7 +242,12 @@ function runsIssues(runs: unknown, at: string, need: Need): void {
     if (r['visibility'] !== undefined) visibilityIssues(r['visibility'], `${rat}.visibility`, need);
     if (r['gaps'] !== undefined) gapsIssues(r['gaps'], `${rat}.gaps`, need);
     const answers = r['answers'];
-    if (answers !== undefined) need(typeof answers === 'number' && Number.isInteger(answers) && answers >= 0, `${rat}.answers`, 'must be a whole number >= 0 when present');
+    if (answers !== undefined)
+      need(
+        typeof answers === 'number' && Number.isInteger(answers) && answers >= 0,
+        `${rat}.answers`,
+        'must be a whole number >= 0 when present',
+      );
   });
 }
 
@@ -715,16 +715,21 @@ export class SimulatorData {
 
     // Resolve 2-4 gaps, improving ones first, and return their prompts to the pool.
     const resolveCount = Math.min(2 + Math.floor(rng() * 3), Math.max(0, project.gaps.length - 1));
-    const candidates = shuffle(rng, project.gaps).sort(
-      (a, b) => Number(b['trend'] === 'improving') - Number(a['trend'] === 'improving'),
-    );
+    const candidates = shuffle(rng, project.gaps).sort((a, b) => Number(b['trend'] === 'improving') - Number(a['trend'] === 'improving'));
     const resolved = new Set(candidates.slice(0, resolveCount).map((gap) => gap.prompt_id));
     const kept = project.gaps.filter((gap) => !resolved.has(gap.prompt_id));
     for (const gap of project.gaps) {
       if (!resolved.has(gap.prompt_id)) continue;
       const known = state.pool.some((prompt) => prompt.prompt_id === gap.prompt_id);
       const ref = typeof gap.prompt_ref === 'number' ? gap.prompt_ref : 0;
-      if (!known) state.pool.push({ prompt_id: gap.prompt_id, prompt_ref: ref, prompt_text: gap.prompt_text, subject: state.profile.subjects[0] ?? '', cards: false });
+      if (!known)
+        state.pool.push({
+          prompt_id: gap.prompt_id,
+          prompt_ref: ref,
+          prompt_text: gap.prompt_text,
+          subject: state.profile.subjects[0] ?? '',
+          cards: false,
+        });
     }
 
     // Existing gaps: some change trend or an engine.
@@ -759,7 +764,11 @@ export class SimulatorData {
     for (const metric of project.visibility.metrics) {
       if (typeof metric.value === 'number') metric.value = drift(rng, metric.value, metric.label);
     }
-    this.recompute(state, rng, added.map((gap) => gap.prompt_id));
+    this.recompute(
+      state,
+      rng,
+      added.map((gap) => gap.prompt_id),
+    );
 
     return {
       projectId,
@@ -815,8 +824,7 @@ export class SimulatorData {
     if (!state.generated) return;
 
     const rows = engineRows(project.visibility);
-    const numbers = (key: string): number[] =>
-      rows.map((row) => row[key]).filter((v): v is number => typeof v === 'number');
+    const numbers = (key: string): number[] => rows.map((row) => row[key]).filter((v): v is number => typeof v === 'number');
     for (const metric of project.visibility.metrics) {
       if (metric.label === 'Visibility score') metric.value = mean(numbers('visibility'), 1);
       else if (metric.label === 'Mentions') metric.value = numbers('mentions').reduce((sum, v) => sum + v, 0);
@@ -837,7 +845,11 @@ export class SimulatorData {
     for (const row of rows) {
       const change = row['change_pts'];
       if (typeof change === 'number' && change <= -3) {
-        alerts.push({ severity: 'warning', engine: row['engine'], message: `Visibility on ${String(row['engine'])} fell ${Math.abs(change)} points since the last run` });
+        alerts.push({
+          severity: 'warning',
+          engine: row['engine'],
+          message: `Visibility on ${String(row['engine'])} fell ${Math.abs(change)} points since the last run`,
+        });
       }
     }
     if (state.run === 0) {
@@ -885,10 +897,26 @@ export class SimulatorData {
           { impact: 'low', category: 'authority', detail: `Two independent articles list ${name} next to ${competitor}.` },
         ]
       : [
-          { impact: pick(rng, IMPACTS), category: 'content', detail: `${competitor} has a comparison page for "${subject}" that ${engine} quotes; ${name} has none.` },
-          { impact: pick(rng, IMPACTS), category: 'citations', detail: `${engine} cites review sites that list ${competitor} but not ${name}.` },
-          { impact: pick(rng, IMPACTS), category: 'reviews', detail: `${name} has fewer recent reviews than ${competitor} on the sources ${engine} uses.` },
-          { impact: pick(rng, IMPACTS), category: 'structured data', detail: `Product pages lack structured data, so ${engine} can't read prices or availability.` },
+          {
+            impact: pick(rng, IMPACTS),
+            category: 'content',
+            detail: `${competitor} has a comparison page for "${subject}" that ${engine} quotes; ${name} has none.`,
+          },
+          {
+            impact: pick(rng, IMPACTS),
+            category: 'citations',
+            detail: `${engine} cites review sites that list ${competitor} but not ${name}.`,
+          },
+          {
+            impact: pick(rng, IMPACTS),
+            category: 'reviews',
+            detail: `${name} has fewer recent reviews than ${competitor} on the sources ${engine} uses.`,
+          },
+          {
+            impact: pick(rng, IMPACTS),
+            category: 'structured data',
+            detail: `Product pages lack structured data, so ${engine} can't read prices or availability.`,
+          },
           { impact: pick(rng, IMPACTS), category: 'freshness', detail: `The newest ${name} page about ${subject} is over a year old.` },
         ];
     return shuffle(rng, bank).slice(0, 2 + Math.floor(rng() * Math.min(3, bank.length - 1)));

@@ -425,7 +425,10 @@ export class VisibilitySimulator {
       const wait = body['wait'] === true;
       if (parts[1] === 'runs' && body['out_of_order'] === true) {
         const both = this.webhooks.triggerRunsOutOfOrder(projectId);
-        const summary = { older: { event: both.older.event, run: both.older.run }, newer: { event: both.newer.event, run: both.newer.run } };
+        const summary = {
+          older: { event: both.older.event, run: both.older.run },
+          newer: { event: both.newer.event, run: both.newer.run },
+        };
         ok(wait ? 200 : 202, wait ? { ...summary, reports: await both.delivered } : summary);
         return;
       }

@@ -282,9 +282,7 @@ export class WebhookSender {
     const event: ServiceEvent = { id: randomUUID(), type, created_at: new Date(createdMs).toISOString(), data };
     const body = JSON.stringify(event);
     const targets = [...this.hooks.values()].filter((hook) =>
-      options.webhookIds === undefined
-        ? hook.events === null || hook.events.includes(type)
-        : options.webhookIds.includes(hook.id),
+      options.webhookIds === undefined ? hook.events === null || hook.events.includes(type) : options.webhookIds.includes(hook.id),
     );
     const delivered = this.track(this.deliverAll(event, body, targets, options));
     return { event, body, delivered };
@@ -338,7 +336,12 @@ export class WebhookSender {
   }
 
   private async deliver(hook: Hook, event: ServiceEvent, body: string, duplicate: boolean): Promise<WebhookDeliveryResult> {
-    const result = (outcome: DeliveryOutcome, attempts: number, lastStatus: number | null, error: string | null): WebhookDeliveryResult => ({
+    const result = (
+      outcome: DeliveryOutcome,
+      attempts: number,
+      lastStatus: number | null,
+      error: string | null,
+    ): WebhookDeliveryResult => ({
       webhookId: hook.id,
       url: hook.url,
       duplicate,

@@ -2,24 +2,8 @@
 // Every operation runs synchronously on the event loop, so two receives can never take the same
 // message; only long polls wait, and they are served one after another when messages appear.
 import { randomBytes, randomUUID } from 'node:crypto';
-import {
-  SqsError,
-  invalidParameter,
-  missingParameter,
-  queueDoesNotExist,
-  receiptHandleIsInvalid,
-} from './errors';
-import {
-  type JsonObject,
-  isObject,
-  optInt,
-  optObject,
-  optObjectArray,
-  optString,
-  optStringArray,
-  optStringMap,
-  reqString,
-} from './input';
+import { SqsError, invalidParameter, missingParameter, queueDoesNotExist, receiptHandleIsInvalid } from './errors';
+import { type JsonObject, isObject, optInt, optObject, optObjectArray, optString, optStringArray, optStringMap, reqString } from './input';
 import { type MessageAttribute, md5Hex, md5OfMessageAttributes } from './md5';
 
 export interface EngineOptions {
@@ -250,11 +234,7 @@ export class SqsEngine {
       throw new SqsError('UnsupportedOperation', 'FIFO queues are not supported by this local SQS server.');
     }
     if (!QUEUE_NAME.test(name)) {
-      throw invalidParameter(
-        'QueueName',
-        name,
-        'Can only include alphanumeric characters, hyphens, or underscores. 1 to 80 in length.',
-      );
+      throw invalidParameter('QueueName', name, 'Can only include alphanumeric characters, hyphens, or underscores. 1 to 80 in length.');
     }
     attributes.delete('FifoQueue'); // only 'false' can be left here
     const normalised = this.normaliseAttributes(attributes);
@@ -434,8 +414,7 @@ export class SqsEngine {
     const queue = this.queueFrom(input);
     const max = optInt(input, 'MaxNumberOfMessages', 1, 10) ?? 1;
     const visibilityTimeout = optInt(input, 'VisibilityTimeout', 0, 43200);
-    const wait =
-      optInt(input, 'WaitTimeSeconds', 0, 20) ?? Number(queue.attributes.get('ReceiveMessageWaitTimeSeconds') ?? 0);
+    const wait = optInt(input, 'WaitTimeSeconds', 0, 20) ?? Number(queue.attributes.get('ReceiveMessageWaitTimeSeconds') ?? 0);
     optString(input, 'ReceiveRequestAttemptId'); // FIFO only; type-checked and ignored
     const request: ReceiveRequest = {
       max,
@@ -528,15 +507,14 @@ export class SqsEngine {
     const destinationArn = optString(input, 'DestinationArn');
     const rate = optInt(input, 'MaxNumberOfMessagesPerSecond', 1, 500);
     const source = this.queueByArn(sourceArn);
-    if (!source) throw new SqsError('ResourceNotFoundException', 'The resource that you specified for the SourceArn parameter doesn\'t exist.');
-    const isDeadLetterQueue = [...this.queues.values()].some(
-      (queue) => this.redrivePolicy(queue)?.deadLetterTargetArn === sourceArn,
-    );
+    if (!source)
+      throw new SqsError('ResourceNotFoundException', "The resource that you specified for the SourceArn parameter doesn't exist.");
+    const isDeadLetterQueue = [...this.queues.values()].some((queue) => this.redrivePolicy(queue)?.deadLetterTargetArn === sourceArn);
     if (!isDeadLetterQueue) {
       throw invalidParameter('SourceArn', sourceArn, 'Source queue must be configured as a Dead Letter Queue.');
     }
     if (destinationArn !== undefined && !this.queueByArn(destinationArn)) {
-      throw new SqsError('ResourceNotFoundException', 'The resource that you specified for the DestinationArn parameter doesn\'t exist.');
+      throw new SqsError('ResourceNotFoundException', "The resource that you specified for the DestinationArn parameter doesn't exist.");
     }
     for (const task of this.tasks.values()) {
       if (task.sourceArn === sourceArn && task.status === 'RUNNING') {
@@ -570,7 +548,7 @@ export class SqsEngine {
     const sourceArn = reqString(input, 'SourceArn');
     const maxResults = optInt(input, 'MaxResults', 1, 10) ?? 1;
     if (!this.queueByArn(sourceArn)) {
-      throw new SqsError('ResourceNotFoundException', 'The resource that you specified for the SourceArn parameter doesn\'t exist.');
+      throw new SqsError('ResourceNotFoundException', "The resource that you specified for the SourceArn parameter doesn't exist.");
     }
     const results = [...this.tasks.values()]
       .filter((task) => task.sourceArn === sourceArn)
@@ -622,9 +600,7 @@ export class SqsEngine {
     this.dropExpired(source, now);
     // With a rate, allow rate × elapsed seconds in total (at least one at once); without, move all.
     let budget =
-      task.rate === undefined
-        ? Number.POSITIVE_INFINITY
-        : Math.floor((task.rate * (now - task.startedTimestamp)) / 1000) + 1 - task.moved;
+      task.rate === undefined ? Number.POSITIVE_INFINITY : Math.floor((task.rate * (now - task.startedTimestamp)) / 1000) + 1 - task.moved;
     for (const id of task.pending) {
       if (budget <= 0) break;
       const message = source.messages.get(id);
@@ -764,11 +740,7 @@ export class SqsEngine {
     return values;
   }
 
-  private buildMessage(
-    queue: Queue,
-    input: JsonObject,
-    bodyKey: string,
-  ): BuiltMessage {
+  private buildMessage(queue: Queue, input: JsonObject, bodyKey: string): BuiltMessage {
     const body = reqString(input, bodyKey);
     if (INVALID_CHARACTER.test(body)) {
       throw new SqsError('InvalidMessageContents', 'Invalid binary character in message body.');
@@ -782,11 +754,7 @@ export class SqsEngine {
     }
     const limit = Number(queue.attributes.get('MaximumMessageSize') ?? DEFAULTS.MaximumMessageSize);
     if (size > limit) {
-      throw invalidParameter(
-        bodyKey,
-        '(message)',
-        `Message must be shorter than ${limit} bytes.`,
-      );
+      throw invalidParameter(bodyKey, '(message)', `Message must be shorter than ${limit} bytes.`);
     }
     const now = Date.now();
     const stored: StoredMessage = {
@@ -862,8 +830,7 @@ export class SqsEngine {
       SenderId: this.options.accountId,
       SentTimestamp: String(message.sentTimestamp),
       ApproximateReceiveCount: String(message.receiveCount),
-      ApproximateFirstReceiveTimestamp:
-        message.firstReceiveTimestamp === undefined ? undefined : String(message.firstReceiveTimestamp),
+      ApproximateFirstReceiveTimestamp: message.firstReceiveTimestamp === undefined ? undefined : String(message.firstReceiveTimestamp),
       DeadLetterQueueSourceArn: message.deadLetterSourceArn,
     };
     for (const name of SYSTEM_ATTRIBUTES) {
@@ -922,11 +889,7 @@ export class SqsEngine {
     const id = this.parseReceiptHandle(queue, handle);
     const message = queue.messages.get(id);
     if (message?.receiptHandle !== handle) {
-      throw invalidParameter(
-        'ReceiptHandle',
-        handle,
-        'Message does not exist or is not available for visibility timeout change.',
-      );
+      throw invalidParameter('ReceiptHandle', handle, 'Message does not exist or is not available for visibility timeout change.');
     }
     // Allowed with the latest handle even after the timeout expired, as long as no one received the
     // message again (as SQS does); a long poll then sees it once the new timeout passes.
@@ -940,7 +903,10 @@ export class SqsEngine {
     const entries = optObjectArray(input, 'Entries') ?? [];
     if (entries.length === 0) throw new SqsError('EmptyBatchRequest', 'There should be at least one entry in the request.');
     if (entries.length > MAX_BATCH) {
-      throw new SqsError('TooManyEntriesInBatchRequest', `Maximum number of entries per request are ${MAX_BATCH}. You have sent ${entries.length}.`);
+      throw new SqsError(
+        'TooManyEntriesInBatchRequest',
+        `Maximum number of entries per request are ${MAX_BATCH}. You have sent ${entries.length}.`,
+      );
     }
     const seen = new Set<string>();
     for (const entry of entries) {
@@ -1009,11 +975,14 @@ export class SqsEngine {
     queue.wakeAt = 0;
     if (next === Number.POSITIVE_INFINITY) return;
     queue.wakeAt = next;
-    queue.wakeTimer = setTimeout(() => {
-      queue.wakeTimer = undefined;
-      queue.wakeAt = 0;
-      this.notify(queue);
-    }, Math.max(0, next - Date.now()) + 1);
+    queue.wakeTimer = setTimeout(
+      () => {
+        queue.wakeTimer = undefined;
+        queue.wakeAt = 0;
+        this.notify(queue);
+      },
+      Math.max(0, next - Date.now()) + 1,
+    );
     queue.wakeTimer.unref();
   }
 

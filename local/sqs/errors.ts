@@ -45,8 +45,7 @@ export class SqsError extends Error {
   }
 }
 
-export const queueDoesNotExist = (): SqsError =>
-  new SqsError('QueueDoesNotExist', 'The specified queue does not exist.');
+export const queueDoesNotExist = (): SqsError => new SqsError('QueueDoesNotExist', 'The specified queue does not exist.');
 
 export const missingParameter = (name: string): SqsError =>
   new SqsError('MissingParameter', `The request must contain the parameter ${name}.`);
@@ -60,8 +59,7 @@ export const invalidParameter = (name: string, value: unknown, reason: string): 
 export const receiptHandleIsInvalid = (handle: string): SqsError =>
   new SqsError('ReceiptHandleIsInvalid', `The input receipt handle "${handle}" is not a valid receipt handle.`);
 
-export const internalError = (message: string): SqsError =>
-  new SqsError('InternalError', message, { status: 500 });
+export const internalError = (message: string): SqsError => new SqsError('InternalError', message, { status: 500 });
 
 export const unknownOperation = (target: string): SqsError =>
   new SqsError('UnknownOperationException', `Unknown operation ${target || '(missing X-Amz-Target header)'}`, {

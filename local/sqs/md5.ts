@@ -8,7 +8,9 @@ export interface MessageAttribute {
 }
 
 export function md5Hex(data: string | Buffer): string {
-  return createHash('md5').update(typeof data === 'string' ? Buffer.from(data, 'utf8') : data).digest('hex');
+  return createHash('md5')
+    .update(typeof data === 'string' ? Buffer.from(data, 'utf8') : data)
+    .digest('hex');
 }
 
 function lengthPrefixed(bytes: Buffer): Buffer {

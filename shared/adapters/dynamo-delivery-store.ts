@@ -89,7 +89,11 @@ export class DynamoDeliveryStore implements DeliveryStore {
         UpdateExpression: `SET #state = :completed, ${TABLE.acceptedAtAttribute} = :accepted_at REMOVE lease_until`,
         ConditionExpression: '#owner = :token',
         ExpressionAttributeNames: { '#state': 'state', '#owner': 'owner' },
-        ExpressionAttributeValues: { ':completed': { S: COMPLETED }, ':token': { S: token }, ':accepted_at': { S: new Date(nowMs).toISOString() } },
+        ExpressionAttributeValues: {
+          ':completed': { S: COMPLETED },
+          ':token': { S: token },
+          ':accepted_at': { S: new Date(nowMs).toISOString() },
+        },
       }),
     );
   }

@@ -23,7 +23,11 @@ export interface Observability {
  */
 export function createObservability(serviceName: string, stage: string = DEFAULT_STAGE): Observability {
   const logger = new Logger({ serviceName });
-  const metrics = new PowertoolsMetrics({ namespace: METRICS_NAMESPACE, serviceName, defaultDimensions: { [METRIC_DIMENSIONS.stage]: stage } });
+  const metrics = new PowertoolsMetrics({
+    namespace: METRICS_NAMESPACE,
+    serviceName,
+    defaultDimensions: { [METRIC_DIMENSIONS.stage]: stage },
+  });
   const appended = new Set<string>();
   return {
     log: {

@@ -39,17 +39,7 @@ import { DIGEST_DEFAULTS, ENV } from '../contracts';
 import { NeedsOperatorFix, RateLimited, UnexpectedResponse, Unavailable } from '../errors';
 import type { GapsResult, ReadApi } from '../ports';
 import { isRecord, sleep as defaultSleep } from '../util';
-import type {
-  Gap,
-  GenericRow,
-  Metric,
-  Probe,
-  Project,
-  Reason,
-  ReasoningCard,
-  Scalar,
-  VisibilityOverview,
-} from '../read-api-types';
+import type { Gap, GenericRow, Metric, Probe, Project, Reason, ReasoningCard, Scalar, VisibilityOverview } from '../read-api-types';
 
 export const DEFAULT_RANGE = DIGEST_DEFAULTS.visibilityRange;
 export const DEFAULT_GAPS_PAGE_SIZE = DIGEST_DEFAULTS.gapsPageSize;
@@ -332,8 +322,7 @@ export class ReadApiClient implements ReadApi {
         const waitMs = this.retryAfterMs(response.headers.get('retry-after'));
         const retryAfterSeconds = Math.max(1, Math.ceil(waitMs / 1000));
         const deadline = this.deadline?.();
-        const tooLong =
-          deadline !== undefined ? this.now() + waitMs >= deadline : waitMs > this.maxRateLimitWaitMs;
+        const tooLong = deadline !== undefined ? this.now() + waitMs >= deadline : waitMs > this.maxRateLimitWaitMs;
         if (tooLong || attempt >= this.maxRateLimitRetries) {
           const why = tooLong ? 'the wait does not fit in the time left' : `still limited after ${attempt + 1} tries`;
           throw new RateLimitedError(
@@ -516,13 +505,7 @@ function flatten(object: JsonObject, skip: ReadonlySet<string>): GenericRow {
   return row;
 }
 
-const GAP_FIELDS: ReadonlySet<string> = new Set([
-  'prompt_id',
-  'prompt_ref',
-  'prompt_text',
-  'platforms_losing',
-  'top_competitor',
-]);
+const GAP_FIELDS: ReadonlySet<string> = new Set(['prompt_id', 'prompt_ref', 'prompt_text', 'platforms_losing', 'top_competitor']);
 
 function parseGap(item: JsonObject): Gap | undefined {
   const promptId = idString(item['prompt_id']);
@@ -576,10 +559,7 @@ function errorDetails(text: string): { code: string | null; message: string | nu
   if (!isObject(body)) return { code: null, message: null };
   const error = body['error'];
   const code =
-    nonEmptyString(body['code']) ??
-    (isObject(error) ? nonEmptyString(error['code']) : undefined) ??
-    nonEmptyString(error) ??
-    null;
+    nonEmptyString(body['code']) ?? (isObject(error) ? nonEmptyString(error['code']) : undefined) ?? nonEmptyString(error) ?? null;
   const message =
     (isObject(error) ? nonEmptyString(error['message']) : undefined) ??
     nonEmptyString(body['message']) ??

@@ -76,9 +76,15 @@ export type SlackErrorClass =
       outcome: 'not_processed' | 'unknown';
     };
 
-
 /** Slack error codes worth retrying (answered with HTTP 200 `ok: false`). */
-const TRANSIENT_PLATFORM_CODES = new Set(['ratelimited', 'rate_limited', 'internal_error', 'fatal_error', 'service_unavailable', 'request_timeout']);
+const TRANSIENT_PLATFORM_CODES = new Set([
+  'ratelimited',
+  'rate_limited',
+  'internal_error',
+  'fatal_error',
+  'service_unavailable',
+  'request_timeout',
+]);
 
 /** Decides what a `WebClient` error means: retry (`transient`) or give up (`permanent`). */
 export function classifySlackError(err: unknown): SlackErrorClass {
@@ -209,4 +215,3 @@ export function fixForSlackError(code: string, context: { channel?: string; meth
       return `Slack rejected ${method} with "${code}": see https://api.slack.com/methods/${method}#errors`;
   }
 }
-

@@ -34,7 +34,6 @@ export interface SlackPosterOptions {
   backoffBaseMs?: number;
 }
 
-
 type PostMessageBlocks = Extract<ChatPostMessageArguments, { blocks: unknown }>['blocks'];
 
 export const DEFAULT_REQUEST_TIMEOUT_MS = 10_000;
@@ -74,7 +73,12 @@ export function createSlackPoster(options: SlackPosterOptions): SlackPoster {
   return {
     async findPosted(channel, eventId, oldestEpochSeconds) {
       try {
-        const result = await client.conversations.history({ channel, oldest: String(oldestEpochSeconds), limit: 200, include_all_metadata: true });
+        const result = await client.conversations.history({
+          channel,
+          oldest: String(oldestEpochSeconds),
+          limit: 200,
+          include_all_metadata: true,
+        });
         return (result.messages ?? []).find((m) => metadataEventId(m.metadata) === eventId)?.ts;
       } catch (err) {
         throw lookupFailure(err, 'conversations.history', channel, ctx.redact);
@@ -110,7 +114,12 @@ function lookupFailure(err: unknown, method: string, channel: string, redact: (t
   const verdict = classifySlackError(err);
   if (verdict.kind === 'permanent') {
     const fix = fixForSlackError(verdict.code, { channel, method });
-    return new SlackPermanentError(redact(`Slack ${method} in ${channel} failed: ${verdict.code}. Fix: ${fix}`), { code: verdict.code, fix, method, channel });
+    return new SlackPermanentError(redact(`Slack ${method} in ${channel} failed: ${verdict.code}. Fix: ${fix}`), {
+      code: verdict.code,
+      fix,
+      method,
+      channel,
+    });
   }
   return new SlackUnavailableError(redact(`Slack unavailable for ${method} in ${channel} (${verdict.code})`), {
     reason: verdict.reason,
@@ -121,13 +130,20 @@ function lookupFailure(err: unknown, method: string, channel: string, redact: (t
 }
 
 /** chat.postMessage, retried while the waits fit before the deadline and the outcome is known. */
-async function postWithRetries(args: ChatPostMessageArguments, channel: string, ctx: PosterContext): Promise<{ ts: string; channel: string }> {
+async function postWithRetries(
+  args: ChatPostMessageArguments,
+  channel: string,
+  ctx: PosterContext,
+): Promise<{ ts: string; channel: string }> {
   for (let attempts = 1; ; attempts++) {
     if (ctx.remainingMs() <= 0) {
-      throw new SlackUnavailableError(`Slack post to ${channel} not attempted: the posting deadline has passed (after ${attempts - 1} attempt(s))`, {
-        reason: 'deadline',
-        attempts: attempts - 1,
-      });
+      throw new SlackUnavailableError(
+        `Slack post to ${channel} not attempted: the posting deadline has passed (after ${attempts - 1} attempt(s))`,
+        {
+          reason: 'deadline',
+          attempts: attempts - 1,
+        },
+      );
     }
     let failure: unknown;
     try {
@@ -138,12 +154,21 @@ async function postWithRetries(args: ChatPostMessageArguments, channel: string, 
     }
     const verdict = classifySlackError(failure);
     if (verdict.kind === 'permanent') throw permanentPostError(verdict, channel, ctx.redact);
-    const waitMs = verdict.retryAfterSeconds !== undefined ? Math.max(0, verdict.retryAfterSeconds * 1000) : backoffMs(attempts, ctx.backoffBaseMs);
+    const waitMs =
+      verdict.retryAfterSeconds !== undefined ? Math.max(0, verdict.retryAfterSeconds * 1000) : backoffMs(attempts, ctx.backoffBaseMs);
     const giveUp = reasonToGiveUp(verdict, attempts, waitMs, { ...ctx, remainingMs: ctx.remainingMs() });
     if (giveUp !== undefined) {
       throw new SlackUnavailableError(
-        ctx.redact(`Slack unavailable for chat.postMessage to ${channel} (${verdict.reason}: ${verdict.code}) after ${attempts} attempt(s): ${giveUp}`),
-        { reason: verdict.reason, retryAfterSeconds: verdict.retryAfterSeconds, attempts, code: verdict.code, outcomeUnknown: verdict.outcome === 'unknown' },
+        ctx.redact(
+          `Slack unavailable for chat.postMessage to ${channel} (${verdict.reason}: ${verdict.code}) after ${attempts} attempt(s): ${giveUp}`,
+        ),
+        {
+          reason: verdict.reason,
+          retryAfterSeconds: verdict.retryAfterSeconds,
+          attempts,
+          code: verdict.code,
+          outcomeUnknown: verdict.outcome === 'unknown',
+        },
       );
     }
     await ctx.sleep(waitMs);
@@ -167,7 +192,11 @@ function reasonToGiveUp(
   return undefined;
 }
 
-function permanentPostError(verdict: Extract<SlackErrorClass, { kind: 'permanent' }>, channel: string, redact: (text: string) => string): SlackPermanentError {
+function permanentPostError(
+  verdict: Extract<SlackErrorClass, { kind: 'permanent' }>,
+  channel: string,
+  redact: (text: string) => string,
+): SlackPermanentError {
   const fix = fixForSlackError(verdict.code, { channel, method: 'chat.postMessage' });
   const detail = verdict.details.length > 0 ? ` (${verdict.details.join('; ')})` : '';
   return new SlackPermanentError(redact(`Slack chat.postMessage to ${channel} failed: ${verdict.code}${detail}. Fix: ${fix}`), {
@@ -230,7 +259,12 @@ const silentLogger: Logger = {
  * A WebClient with its own retries off (we retry, bounded by the deadline), 429s surfaced, and each
  * request cut off at `requestTimeoutMs` or the time left before the deadline, whichever is sooner.
  */
-export function createSlackClient(token: string, slackApiUrl: string | undefined, requestTimeoutMs: number, remainingMs: () => number): WebClient {
+export function createSlackClient(
+  token: string,
+  slackApiUrl: string | undefined,
+  requestTimeoutMs: number,
+  remainingMs: () => number,
+): WebClient {
   const boundedFetch: FetchFunction = (url, init) => {
     const budget = Math.floor(Math.min(requestTimeoutMs, remainingMs()));
     const timeout = AbortSignal.timeout(Math.max(1, budget));
@@ -246,4 +280,3 @@ export function createSlackClient(token: string, slackApiUrl: string | undefined
     logger: silentLogger,
   });
 }
-

@@ -23,5 +23,7 @@ function attributesOf(values: Readonly<Record<string, string>>): Record<string, 
   const entries = Object.entries(values)
     .filter(([, value]) => value !== '')
     .slice(0, MAX_ATTRIBUTES);
-  return Object.fromEntries(entries.map(([name, value]) => [name, { DataType: 'String', StringValue: value.slice(0, MAX_ATTRIBUTE_CHARS) }]));
+  return Object.fromEntries(
+    entries.map(([name, value]) => [name, { DataType: 'String', StringValue: value.slice(0, MAX_ATTRIBUTE_CHARS) }]),
+  );
 }

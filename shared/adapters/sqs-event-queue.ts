@@ -1,12 +1,6 @@
 /** EventQueue on SQS: the verified event plus receive time, with attributes for routing and DLQ selection. */
 import { SendMessageCommand, type MessageAttributeValue, type SQSClient } from '@aws-sdk/client-sqs';
-import {
-  MESSAGE_ATTRIBUTE_EVENT_ID,
-  MESSAGE_ATTRIBUTE_PROJECT,
-  MESSAGE_ATTRIBUTE_TYPE,
-  projectIdOf,
-  type QueuedEvent,
-} from '../events';
+import { MESSAGE_ATTRIBUTE_EVENT_ID, MESSAGE_ATTRIBUTE_PROJECT, MESSAGE_ATTRIBUTE_TYPE, projectIdOf, type QueuedEvent } from '../events';
 import type { EventQueue } from '../ports';
 import { QUARANTINE_ATTRIBUTES, type QuarantinedDelivery } from '../quarantine';
 

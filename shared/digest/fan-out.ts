@@ -44,7 +44,11 @@ export async function channelsFor(projectId: string, fallbackMode: DigestMode, d
   const fallback = { defaultChannel: deps.channels.defaultChannel, projectChannels: deps.channels.byProject };
   const route = routeDigest(projectId, subscriptions, fallback, deps.clock.now());
   for (const skipped of route.skipped) {
-    deps.log.info('not posted to a channel that muted the project', { projectId, channel: skipped.channel, mutedUntil: new Date(skipped.mutedUntilMs).toISOString() });
+    deps.log.info('not posted to a channel that muted the project', {
+      projectId,
+      channel: skipped.channel,
+      mutedUntil: new Date(skipped.mutedUntilMs).toISOString(),
+    });
     deps.metrics.count(SLACK_APP_METRICS.digestMutedSkip);
   }
   return route.deliveries.map((delivery) => ({
@@ -68,11 +72,18 @@ export async function postToChannels(
   deps: FanOutDeps,
 ): Promise<Map<string, string>> {
   const results = await Promise.allSettled(targets.map((t) => postToChannel(event, eventClaim, t.channel, messageFor(t), metadata, deps)));
-  const failures = results.flatMap((r, i) => (r.status === 'rejected' ? [{ channel: targets[i]?.channel, error: r.reason as unknown }] : []));
+  const failures = results.flatMap((r, i) =>
+    r.status === 'rejected' ? [{ channel: targets[i]?.channel, error: r.reason as unknown }] : [],
+  );
   const [first, ...others] = failures;
   if (first) {
     // The first is thrown (and logged by the batch); the others are logged here.
-    for (const other of others) deps.log.warn('digest not posted to a channel; it is retried', { eventId: event.id, channel: other.channel, ...describeError(other.error) });
+    for (const other of others)
+      deps.log.warn('digest not posted to a channel; it is retried', {
+        eventId: event.id,
+        channel: other.channel,
+        ...describeError(other.error),
+      });
     throw first.error;
   }
   const posted = new Map<string, string>();
@@ -94,7 +105,9 @@ async function postToChannel(
   if (claim.status === 'done') return claim.mainTs === undefined ? undefined : { channel, ts: claim.mainTs };
   try {
     const progress = withEarlierProgress(claim.progress, eventClaim.progress, channel);
-    const posted = await postWithProgress(event, { ...claim, progress }, channel, message, metadata, deps, (ts) => markStarted(event, eventClaim, channel, ts, deps));
+    const posted = await postWithProgress(event, { ...claim, progress }, channel, message, metadata, deps, (ts) =>
+      markStarted(event, eventClaim, channel, ts, deps),
+    );
     await deps.store.finishChannel(event.id, channel, claim.token);
     return posted;
   } catch (error) {
@@ -175,7 +188,13 @@ async function postWithProgress(
  * crash right after a post): look in Slack, by the event id in the messages' metadata, before posting.
  * If Slack can't be asked (e.g. no channels:history scope), post anyway and say so.
  */
-async function reconcileWithSlack(event: WebhookEvent, claim: Claimed, channel: string, progress: PostingProgress, deps: FanOutDeps): Promise<void> {
+async function reconcileWithSlack(
+  event: WebhookEvent,
+  claim: Claimed,
+  channel: string,
+  progress: PostingProgress,
+  deps: FanOutDeps,
+): Promise<void> {
   try {
     if (!progress.mainTs) {
       const found = await deps.slack.findPosted(channel, event.id, Math.floor(claim.firstClaimedMs / 1000) - LOOKUP_SKEW_SECONDS);
@@ -183,14 +202,27 @@ async function reconcileWithSlack(event: WebhookEvent, claim: Claimed, channel: 
       progress.channel = channel;
       progress.mainTs = found;
       progress.repliesPosted = 0;
-      deps.log.info('found the top-level message an earlier attempt posted; not posting it again', { eventId: event.id, channel, ts: found });
+      deps.log.info('found the top-level message an earlier attempt posted; not posting it again', {
+        eventId: event.id,
+        channel,
+        ts: found,
+      });
     }
     const replies = await deps.slack.countReplies(progress.channel ?? channel, progress.mainTs, event.id);
     if (replies > progress.repliesPosted) {
-      deps.log.info('found replies an earlier attempt posted; continuing after them', { eventId: event.id, channel, replies, recorded: progress.repliesPosted });
+      deps.log.info('found replies an earlier attempt posted; continuing after them', {
+        eventId: event.id,
+        channel,
+        replies,
+        recorded: progress.repliesPosted,
+      });
       progress.repliesPosted = replies;
     }
   } catch (error) {
-    deps.log.warn("could not check Slack for an earlier attempt's posts; a message may be posted twice", { eventId: event.id, channel, ...describeError(error) });
+    deps.log.warn("could not check Slack for an earlier attempt's posts; a message may be posted twice", {
+      eventId: event.id,
+      channel,
+      ...describeError(error),
+    });
   }
 }

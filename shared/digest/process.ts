@@ -12,16 +12,7 @@ import { DIGEST_METRICS, SLACK_APP_METRICS } from '../contracts';
 import type { DraftReadyData, RunCompletedData, WebhookEvent } from '../events';
 import { NeedsOperatorFix, RateLimited, Unavailable } from '../errors';
 import { describeError } from '../observability';
-import type {
-  Clock,
-  DeadLetters,
-  DigestClaim,
-  DigestStore,
-  Log,
-  Metrics,
-  ReadApi,
-  SlackPoster,
-} from '../ports';
+import type { Clock, DeadLetters, DigestClaim, DigestStore, Log, Metrics, ReadApi, SlackPoster } from '../ports';
 import { parseQueuedMessage } from '../queued-message';
 import type { Gap, Project, ReasoningCard } from '../read-api-types';
 import { renderDigest, renderDraftReady, type DigestMode } from './render';
@@ -81,10 +72,16 @@ export interface QueueRecord {
 export type RecordResult = 'posted' | 'duplicate' | 'superseded' | 'quarantined' | 'ignored' | 'muted' | 'answered' | 'expired';
 
 export type RecordOutcome =
-  | { messageId: string; ok: true; result: RecordResult }
-  | { messageId: string; ok: false; retryAfterSeconds: number | undefined };
+  { messageId: string; ok: true; result: RecordResult } | { messageId: string; ok: false; retryAfterSeconds: number | undefined };
 
-const DEFAULTS: DigestOptions = { topGaps: 5, reasoningGaps: 3, gapsPageSize: undefined, dashboardUrlTemplate: undefined, mode: 'full', recordBudgetMs: 0 };
+const DEFAULTS: DigestOptions = {
+  topGaps: 5,
+  reasoningGaps: 3,
+  gapsPageSize: undefined,
+  dashboardUrlTemplate: undefined,
+  mode: 'full',
+  recordBudgetMs: 0,
+};
 /** Different projects of one batch are digested side by side, a few at a time (read-API rate limit). */
 const PROJECT_CONCURRENCY = 3;
 
@@ -116,7 +113,9 @@ export async function processBatch(records: readonly QueueRecord[], deps: Digest
   for (const item of batch.drafts) jobs.push(() => settle(item, () => noticeDraft(item.event, item.draft, deps), deps, outcomes));
   for (const item of batch.commands) jobs.push(() => settle(commandLabel(item), () => answerCommand(item.work, deps), deps, outcomes));
   await runLimited(jobs, PROJECT_CONCURRENCY);
-  return records.map((record) => outcomes.get(record.messageId) ?? { messageId: record.messageId, ok: false, retryAfterSeconds: undefined });
+  return records.map(
+    (record) => outcomes.get(record.messageId) ?? { messageId: record.messageId, ok: false, retryAfterSeconds: undefined },
+  );
 }
 
 /** Parses each message once, into runs grouped by project, drafts, and the unusable. */
@@ -158,7 +157,12 @@ async function quarantine(item: UnusableItem, deps: DigestDeps, outcomes: Outcom
   const { messageId } = item.record;
   const fields = { messageId, eventId: item.eventId, type: item.type, reason: item.reason };
   try {
-    const attributes = { source: 'digest', quarantined_at: new Date(deps.clock.now()).toISOString(), event_id: item.eventId ?? '', type: item.type ?? '' };
+    const attributes = {
+      source: 'digest',
+      quarantined_at: new Date(deps.clock.now()).toISOString(),
+      event_id: item.eventId ?? '',
+      type: item.type ?? '',
+    };
     await deps.deadLetters.quarantine(item.record.body, item.reason, attributes);
     deps.log.error('message quarantined in the DLQ: this version cannot process it', fields);
     deps.metrics.count(DIGEST_METRICS.messageQuarantined);
@@ -191,13 +195,26 @@ async function settle(item: Labelled, work: () => Promise<RecordResult>, deps: D
     outcomes.set(messageId, { messageId, ok: true, result: await work() });
   } catch (error) {
     if (error instanceof ChannelPaceDeferred) {
-      deps.log.info("record handed back to keep its channel's pace", { messageId, eventId: item.event.id, channel: error.channel, retryAfterMs: error.retryAfterMs });
+      deps.log.info("record handed back to keep its channel's pace", {
+        messageId,
+        eventId: item.event.id,
+        channel: error.channel,
+        retryAfterMs: error.retryAfterMs,
+      });
       outcomes.set(messageId, { messageId, ok: false, retryAfterSeconds: error.retryAfterSeconds });
       return;
     }
     const verdict = classifyFailure(error);
-    const fields = { messageId, eventId: item.event.id, type: item.event.type, errorName: verdict.errorName, errorMessage: verdict.errorMessage, retryAfterSeconds: verdict.retryAfterSeconds };
-    if (verdict.needsFix) deps.log.error(`digest failed and needs a fix: ${verdict.fix ?? verdict.errorMessage}`, { ...fields, fix: verdict.fix });
+    const fields = {
+      messageId,
+      eventId: item.event.id,
+      type: item.event.type,
+      errorName: verdict.errorName,
+      errorMessage: verdict.errorMessage,
+      retryAfterSeconds: verdict.retryAfterSeconds,
+    };
+    if (verdict.needsFix)
+      deps.log.error(`digest failed and needs a fix: ${verdict.fix ?? verdict.errorMessage}`, { ...fields, fix: verdict.fix });
     else deps.log.warn('digest failed; the message will be retried', { ...fields, fix: verdict.fix });
     deps.metrics.count(DIGEST_METRICS.digestFailed);
     outcomes.set(messageId, { messageId, ok: false, retryAfterSeconds: verdict.retryAfterSeconds });
@@ -242,7 +259,10 @@ async function underClaim<T>(event: WebhookEvent, token: string, deps: DigestDep
     try {
       await deps.store.release(event.id, token, failureText(error));
     } catch (releaseError) {
-      deps.log.warn('could not release the posting claim; it expires with its lease', { eventId: event.id, ...describeError(releaseError) });
+      deps.log.warn('could not release the posting claim; it expires with its lease', {
+        eventId: event.id,
+        ...describeError(releaseError),
+      });
     }
     throw error;
   }
@@ -267,7 +287,11 @@ async function digestRun(event: WebhookEvent, run: RunCompletedData, deps: Diges
 }
 
 async function skipSuperseded(event: WebhookEvent, run: RunCompletedData, claim: Claimed, deps: DigestDeps): Promise<RecordResult> {
-  deps.log.info('run superseded: a newer run of the project was already taken up', { eventId: event.id, projectId: run.project_id, createdAt: event.created_at });
+  deps.log.info('run superseded: a newer run of the project was already taken up', {
+    eventId: event.id,
+    projectId: run.project_id,
+    createdAt: event.created_at,
+  });
   deps.metrics.count(DIGEST_METRICS.eventSuperseded);
   await deps.store.finish(event.id, claim.token, 'skipped');
   return 'superseded';
@@ -306,14 +330,24 @@ async function postDigest(event: WebhookEvent, run: RunCompletedData, claim: Cla
     previous,
     reasoning,
   };
-  const renderOptions = { topGaps: options.topGaps, reasoningGaps: options.reasoningGaps, dashboardUrlTemplate: options.dashboardUrlTemplate };
+  const renderOptions = {
+    topGaps: options.topGaps,
+    reasoningGaps: options.reasoningGaps,
+    dashboardUrlTemplate: options.dashboardUrlTemplate,
+  };
   const messageFor = (target: ChannelTarget) =>
     renderDigest({ ...input, options: { ...renderOptions, mode: target.mode, channel: channelContext(target, project) } });
   const metadata = { event_type: 'visibility_digest', event_payload: { event_id: event.id, project_id: projectId, run_id: run.run_id } };
   const posted = await postToChannels(event, claim, targets, messageFor, metadata, deps);
   // Once per event, after every channel: if it fails, the claim is still open and the retry (posting
   // nothing, every channel is done) stores it; marking the event posted first could leave deltas stale.
-  const snapshotRun = { projectId, runId: run.run_id, createdAt: event.created_at, pageSize: options.gapsPageSize, rawGapCount: gaps.length + skipped };
+  const snapshotRun = {
+    projectId,
+    runId: run.run_id,
+    createdAt: event.created_at,
+    pageSize: options.gapsPageSize,
+    rawGapCount: gaps.length + skipped,
+  };
   const snapshot = buildSnapshot(snapshotRun, overview, gaps, previous);
   await deps.store.putSnapshot({ ...snapshot, digestThreads: { ...previous?.digestThreads, ...Object.fromEntries(posted) } });
   await deps.store.finish(event.id, claim.token, 'posted');
@@ -324,7 +358,13 @@ async function postDigest(event: WebhookEvent, run: RunCompletedData, claim: Cla
 
 /** The channel-specific part of a digest: its buttons and who last changed the channel's settings. */
 function channelContext(target: ChannelTarget, project: Project) {
-  return { channel: target.channel, projectId: project.id, projectName: project.name, mode: target.mode, change: settingsChange(target.subscription) };
+  return {
+    channel: target.channel,
+    projectId: project.id,
+    projectName: project.name,
+    mode: target.mode,
+    change: settingsChange(target.subscription),
+  };
 }
 
 /** Who changed the channel's settings and when; none for a plain subscription or a configured channel. */
@@ -380,13 +420,28 @@ async function noticeDraft(event: WebhookEvent, draft: DraftReadyData, deps: Dig
     const targets = await channelsFor(draft.project_id, mode, deps);
     if (targets.length === 0) return finishUnrouted(event, claim, deps);
     const [project, snapshot] = await Promise.all([projectOrId(draft.project_id, event, deps), deps.store.getSnapshot(draft.project_id)]);
-    const message = renderDraftReady({ project, projectId: draft.project_id, assetId: draft.asset_id, version: draft.version, createdAt: event.created_at, dashboardUrlTemplate });
-    const metadata = { event_type: 'visibility_draft_ready', event_payload: { event_id: event.id, project_id: draft.project_id, asset_id: draft.asset_id } };
+    const message = renderDraftReady({
+      project,
+      projectId: draft.project_id,
+      assetId: draft.asset_id,
+      version: draft.version,
+      createdAt: event.created_at,
+      dashboardUrlTemplate,
+    });
+    const metadata = {
+      event_type: 'visibility_draft_ready',
+      event_payload: { event_id: event.id, project_id: draft.project_id, asset_id: draft.asset_id },
+    };
     // Into the thread of the project's latest digest in each channel, when there is one.
     const messageFor = (target: ChannelTarget) => ({ main: message, thread: [], threadTs: snapshot?.digestThreads?.[target.channel] });
     await postToChannels(event, claim, targets, messageFor, metadata, deps);
     await deps.store.finish(event.id, claim.token, 'posted');
-    deps.log.info('draft notice posted', { eventId: event.id, projectId: draft.project_id, assetId: draft.asset_id, channels: targets.map((t) => t.channel) });
+    deps.log.info('draft notice posted', {
+      eventId: event.id,
+      projectId: draft.project_id,
+      assetId: draft.asset_id,
+      channels: targets.map((t) => t.channel),
+    });
     deps.metrics.count(DIGEST_METRICS.draftNoticePosted);
     return 'posted';
   });
@@ -405,8 +460,13 @@ async function answerCommand(work: DeferredSlackCommand, deps: DigestDeps): Prom
     await runDeferredCommand(work, commandDeps(deps));
   } catch (error) {
     deps.metrics.count(SLACK_APP_METRICS.slackResponseFailed);
-    if (deps.clock.now() - work.receivedAtMs < RESPONSE_URL_LIFETIME_MS) throw new Unavailable('Slack did not take the answer at response_url', { cause: error });
-    deps.log.error('slash command left unanswered: its response_url expired', { command: work.command.kind, channel: work.context.channel, ...describeError(error) });
+    if (deps.clock.now() - work.receivedAtMs < RESPONSE_URL_LIFETIME_MS)
+      throw new Unavailable('Slack did not take the answer at response_url', { cause: error });
+    deps.log.error('slash command left unanswered: its response_url expired', {
+      command: work.command.kind,
+      channel: work.context.channel,
+      ...describeError(error),
+    });
     return 'expired';
   }
   deps.metrics.count(SLACK_APP_METRICS.slackCommandAnswered);
@@ -415,6 +475,9 @@ async function answerCommand(work: DeferredSlackCommand, deps: DigestDeps): Prom
 
 function commandDeps(deps: DigestDeps): DeferredDeps {
   if (!deps.subscriptions || !deps.responder)
-    throw new NeedsOperatorFix('a slash command reached a digest worker without the subscription store', 'deploy the digest function with the Slack app wiring (TABLE_NAME, response_url origins)');
+    throw new NeedsOperatorFix(
+      'a slash command reached a digest worker without the subscription store',
+      'deploy the digest function with the Slack app wiring (TABLE_NAME, response_url origins)',
+    );
   return { store: deps.subscriptions, clock: deps.clock, directory: deps.readApi, status: deps.readApi, responder: deps.responder };
 }

@@ -21,7 +21,11 @@ export async function handleSqsBatch(
   } catch (error) {
     // Without secrets nothing can be posted: give every message back (they reach the DLQ if it lasts).
     const verdict = classifyFailure(error);
-    log.error(`digest batch not processed: ${verdict.fix ?? verdict.errorMessage}`, { errorName: verdict.errorName, errorMessage: verdict.errorMessage, messages: records.length });
+    log.error(`digest batch not processed: ${verdict.fix ?? verdict.errorMessage}`, {
+      errorName: verdict.errorName,
+      errorMessage: verdict.errorMessage,
+      messages: records.length,
+    });
     return { batchItemFailures: records.map((r) => ({ itemIdentifier: r.messageId })) };
   }
   const outcomes = await processBatch(

@@ -8,7 +8,12 @@
 import { HTTP_PATHS, METRIC_DIMENSIONS, SLACK_APP_METRICS } from '../contracts';
 import { describeError } from '../observability';
 import type { Clock, Log, Metrics } from '../ports';
-import { SLACK_SIGNATURE_HEADER, SLACK_TIMESTAMP_HEADER, type SlackRequestVerifier, type SlackSignatureFailure } from '../slack-request-signature';
+import {
+  SLACK_SIGNATURE_HEADER,
+  SLACK_TIMESTAMP_HEADER,
+  type SlackRequestVerifier,
+  type SlackSignatureFailure,
+} from '../slack-request-signature';
 import { handleButtonAction } from './actions';
 import { parseSlashCommandForm } from './commands';
 import { parseInteractionForm } from './interactions';
@@ -54,7 +59,8 @@ export type SlackRejection =
   | { kind: 'bad_request'; problem: string }
   | { kind: 'store_unavailable' };
 
-export type SlackOutcome = { kind: 'reply'; reply: SlackReply } | { kind: 'acknowledged' } | { kind: 'rejected'; rejection: SlackRejection };
+export type SlackOutcome =
+  { kind: 'reply'; reply: SlackReply } | { kind: 'acknowledged' } | { kind: 'rejected'; rejection: SlackRejection };
 
 /** The one place that maps outcomes to HTTP answers. Slack shows a non-2xx as an error, so 2xx carries the user-facing text. */
 export function toSlackHttpResponse(outcome: SlackOutcome): SlackHttpResponse {

@@ -132,7 +132,11 @@ describe('bridge against npm start', { timeout: 120_000 }, () => {
     expect(added.stdout + added.stderr).not.toContain(secret);
 
     // The local functions re-read the secret every 2 s: retried until accepted.
-    await until('the new secret to be accepted', async () => ((await bridge(['trigger', 'draft.ready', '--secret', secret], readyA)).code === 0 ? true : undefined), 10);
+    await until(
+      'the new secret to be accepted',
+      async () => ((await bridge(['trigger', 'draft.ready', '--secret', secret], readyA)).code === 0 ? true : undefined),
+      10,
+    );
 
     const listed = await bridge(['secrets', 'signing', 'list'], readyA);
     expect(listed.stdout.trim().split('\n')).toHaveLength(2);

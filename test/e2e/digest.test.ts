@@ -24,7 +24,9 @@ const webhookFetch: typeof fetch = async (input, init) => {
   try {
     return await fetch(input, init);
   } finally {
-    await stack.sqs.client.send(new CreateQueueCommand({ QueueName: stack.sqs.queueUrl.split('/').pop(), Attributes: stack.sqs.queueAttributes }));
+    await stack.sqs.client.send(
+      new CreateQueueCommand({ QueueName: stack.sqs.queueUrl.split('/').pop(), Attributes: stack.sqs.queueAttributes }),
+    );
   }
 };
 

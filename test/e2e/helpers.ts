@@ -53,7 +53,9 @@ export function threadsFor(stack: LocalStack, eventId: string): PostedThread[] {
 
 /** Every top-level message posted so far. */
 export function topLevelMessages(stack: LocalStack): PostedMessage[] {
-  return slackOf(stack).messages().filter((m) => m.thread_ts === undefined);
+  return slackOf(stack)
+    .messages()
+    .filter((m) => m.thread_ts === undefined);
 }
 
 /** Polls `check` until it returns true; fails with `what` after `timeoutMs`. */

@@ -35,7 +35,10 @@ describe('SQS event source', () => {
       await sqs.send(
         new CreateQueueCommand({
           QueueName: 'source',
-          Attributes: { VisibilityTimeout: '1', RedrivePolicy: JSON.stringify({ deadLetterTargetArn: server.queueArn('source-dlq'), maxReceiveCount: 2 }) },
+          Attributes: {
+            VisibilityTimeout: '1',
+            RedrivePolicy: JSON.stringify({ deadLetterTargetArn: server.queueArn('source-dlq'), maxReceiveCount: 2 }),
+          },
         }),
       )
     ).QueueUrl!;
@@ -55,12 +58,20 @@ describe('SQS event source', () => {
 
   async function depth(url: string): Promise<number> {
     const answer = await sqs.send(
-      new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'] }),
+      new GetQueueAttributesCommand({
+        QueueUrl: url,
+        AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'],
+      }),
     );
-    return Number(answer.Attributes?.ApproximateNumberOfMessages ?? 0) + Number(answer.Attributes?.ApproximateNumberOfMessagesNotVisible ?? 0);
+    return (
+      Number(answer.Attributes?.ApproximateNumberOfMessages ?? 0) + Number(answer.Attributes?.ApproximateNumberOfMessagesNotVisible ?? 0)
+    );
   }
 
-  function startPoller(handler: SqsLambdaHandler, extra: { functionTimeoutMs?: number } = {}): { invocations: SQSEvent[]; remaining: number[] } {
+  function startPoller(
+    handler: SqsLambdaHandler,
+    extra: { functionTimeoutMs?: number } = {},
+  ): { invocations: SQSEvent[]; remaining: number[] } {
     const seen = { invocations: [] as SQSEvent[], remaining: [] as number[] };
     const client = createSqsClient(server.url);
     const started = new LambdaPoller({
@@ -87,7 +98,10 @@ describe('SQS event source', () => {
       new SendMessageCommand({
         QueueUrl: queueUrl,
         MessageBody: body,
-        MessageAttributes: { type: { DataType: 'String', StringValue: 'run.completed' }, blob: { DataType: 'Binary', BinaryValue: Buffer.from([1, 2, 3]) } },
+        MessageAttributes: {
+          type: { DataType: 'String', StringValue: 'run.completed' },
+          blob: { DataType: 'Binary', BinaryValue: Buffer.from([1, 2, 3]) },
+        },
       }),
     );
   }
@@ -149,7 +163,9 @@ describe('SQS event source', () => {
 
   it('treats a function that outlives its timeout as failed', async () => {
     await send('slow');
-    const seen = startPoller(() => new Promise<SQSBatchResponse>((resolve) => setTimeout(() => resolve({ batchItemFailures: [] }), 1500)), { functionTimeoutMs: 200 });
+    const seen = startPoller(() => new Promise<SQSBatchResponse>((resolve) => setTimeout(() => resolve({ batchItemFailures: [] }), 1500)), {
+      functionTimeoutMs: 200,
+    });
     await waitUntil('the message to reach the DLQ', async () => (await depth(dlqUrl)) === 1);
     expect(seen.invocations.length).toBeGreaterThanOrEqual(2);
   });
@@ -175,13 +191,21 @@ describe('HTTP API (payload format 2.0)', () => {
     await gateway.close();
   });
 
-  function post(path: string, headers: Record<string, string | string[]>, body: Buffer): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; text: string }> {
+  function post(
+    path: string,
+    headers: Record<string, string | string[]>,
+    body: Buffer,
+  ): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; text: string }> {
     return new Promise((resolve, reject) => {
-      const req = request(`${gateway.url}${path}`, { method: 'POST', headers: { ...headers, 'content-length': String(body.length) } }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }));
-      });
+      const req = request(
+        `${gateway.url}${path}`,
+        { method: 'POST', headers: { ...headers, 'content-length': String(body.length) } },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }));
+        },
+      );
       req.on('error', reject);
       req.end(body);
     });
@@ -189,7 +213,11 @@ describe('HTTP API (payload format 2.0)', () => {
 
   it('builds the event as API Gateway does', async () => {
     answer = () => Promise.resolve({ statusCode: 202, headers: { 'X-Answer': 'yes' }, body: 'ok' });
-    const response = await post('/webhook?a=1&a=2&b=x%20y', { 'X-Mixed-Case': 'v', 'x-twice': ['one', 'two'], cookie: 'c1=1; c2=2' }, Buffer.from('{"k":"é"}'));
+    const response = await post(
+      '/webhook?a=1&a=2&b=x%20y',
+      { 'X-Mixed-Case': 'v', 'x-twice': ['one', 'two'], cookie: 'c1=1; c2=2' },
+      Buffer.from('{"k":"é"}'),
+    );
     expect(response).toMatchObject({ status: 202, text: 'ok' });
     expect(response.headers['x-answer']).toBe('yes');
     expect(response.headers['apigw-requestid']).toBeTruthy();

@@ -70,7 +70,11 @@ describe('fixture and Slack log', () => {
     expect(lines).toHaveLength(1 + (thread?.replies.length ?? 0));
     const channel = stack.slackChannel.replace(/^#/, '');
     for (const line of lines) {
-      expect(line).toMatchObject({ method: 'chat.postMessage', text: expect.any(String) as string, blocks: expect.any(Array) as unknown[] });
+      expect(line).toMatchObject({
+        method: 'chat.postMessage',
+        text: expect.any(String) as string,
+        blocks: expect.any(Array) as unknown[],
+      });
       expect(line.channel.replace(/^#/, '')).toBe(channel);
     }
     expect(lines.filter((l) => l.thread_ts === undefined)).toHaveLength(1);
@@ -145,7 +149,9 @@ describe('a DynamoDB data directory', () => {
 describe('bad input', () => {
   it('names an unreadable fixture in one line', async () => {
     const missing = join(dir, 'missing.json');
-    await expect(startTestStack({ fixture: missing })).rejects.toThrow(new LocalStackError(`cannot use fixture ${missing}: cannot be read (ENOENT: no such file or directory, open '${missing}')`));
+    await expect(startTestStack({ fixture: missing })).rejects.toThrow(
+      new LocalStackError(`cannot use fixture ${missing}: cannot be read (ENOENT: no such file or directory, open '${missing}')`),
+    );
   });
 
   it('names a port in use', async () => {

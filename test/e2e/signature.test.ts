@@ -86,8 +86,14 @@ describe('rejected deliveries', () => {
   it('accepts the same kind of delivery signed with either live secret', async () => {
     const current = runCompletedBody(stack.projectIds[1]!);
     const previous = runCompletedBody(stack.projectIds[2]!);
-    expect(await deliver(stack, current, { secret: 'whsec_e2e_current', t: nowSeconds() })).toEqual({ status: 200, body: { ok: true, result: 'accepted' } });
-    expect(await deliver(stack, previous, { secret: 'whsec_e2e_previous', t: nowSeconds() })).toEqual({ status: 200, body: { ok: true, result: 'accepted' } });
+    expect(await deliver(stack, current, { secret: 'whsec_e2e_current', t: nowSeconds() })).toEqual({
+      status: 200,
+      body: { ok: true, result: 'accepted' },
+    });
+    expect(await deliver(stack, previous, { secret: 'whsec_e2e_previous', t: nowSeconds() })).toEqual({
+      status: 200,
+      body: { ok: true, result: 'accepted' },
+    });
     await stack.waitForIdle();
     expect(threadsFor(stack, current.id)).toHaveLength(1);
     expect(threadsFor(stack, previous.id)).toHaveLength(1);
@@ -124,10 +130,18 @@ describe('the local HTTP API in front of the ingest function', () => {
 
   it('passes bytes that are not UTF-8 base64-encoded, so the signature is checked on the exact bytes', async () => {
     const bytes = Buffer.from([0x7b, 0xff, 0xfe, 0x00, 0x7d]);
-    const signed = await rawPost('/webhook', { 'content-type': 'application/json', 'x-service-signature': signPayload(secret, nowSeconds(), bytes) }, bytes);
+    const signed = await rawPost(
+      '/webhook',
+      { 'content-type': 'application/json', 'x-service-signature': signPayload(secret, nowSeconds(), bytes) },
+      bytes,
+    );
     // The signature matched the raw bytes; only then does JSON parsing fail: kept in the DLQ, answered 202 (was 400, issue 11).
     expect(signed).toEqual({ status: 202, text: JSON.stringify({ ok: true, result: 'quarantined', reason: 'body is not JSON' }) });
-    const forged = await rawPost('/webhook', { 'content-type': 'application/json', 'x-service-signature': signPayload('whsec_forged', nowSeconds(), bytes) }, bytes);
+    const forged = await rawPost(
+      '/webhook',
+      { 'content-type': 'application/json', 'x-service-signature': signPayload('whsec_forged', nowSeconds(), bytes) },
+      bytes,
+    );
     expect(forged.status).toBe(401);
     // Only the signed one is kept, in the DLQ; nothing posted, nothing on the main queue.
     await stack.waitForIdle();
@@ -140,7 +154,11 @@ describe('the local HTTP API in front of the ingest function', () => {
   it('keeps a UTF-8 byte-order mark, which the signature covers', async () => {
     const event = runCompletedBody(projectId);
     const bytes = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(event.body)]);
-    const answer = await rawPost('/webhook', { 'content-type': 'application/json', 'x-service-signature': signPayload(secret, nowSeconds(), bytes) }, bytes);
+    const answer = await rawPost(
+      '/webhook',
+      { 'content-type': 'application/json', 'x-service-signature': signPayload(secret, nowSeconds(), bytes) },
+      bytes,
+    );
     // Verified over the exact bytes (BOM included); the BOM is skipped for parsing only (was 400 invalid_json, issue 11).
     expect(answer).toEqual({ status: 200, text: JSON.stringify({ ok: true, result: 'accepted' }) });
   });

@@ -65,7 +65,9 @@ async function runsInto(kind: FaultKind, projectIds: string[]): Promise<string[]
 }
 
 async function replayDlq(): Promise<void> {
-  const task = await stack.sqs.client.send(new StartMessageMoveTaskCommand({ SourceArn: stack.sqs.dlqArn, DestinationArn: stack.sqs.queueArn }));
+  const task = await stack.sqs.client.send(
+    new StartMessageMoveTaskCommand({ SourceArn: stack.sqs.dlqArn, DestinationArn: stack.sqs.queueArn }),
+  );
   expect(task.TaskHandle).toBeTruthy();
   await waitUntil('the DLQ move task to complete', async () => {
     const tasks = await stack.sqs.client.send(new ListMessageMoveTasksCommand({ SourceArn: stack.sqs.dlqArn }));
@@ -119,7 +121,9 @@ describe('Slack outage', () => {
     const replies = threads[0]!.replies.map((r) => r.text);
     expect(replies.length).toBeGreaterThan(0);
     expect(new Set(replies).size).toBe(replies.length);
-    const topLevelPosts = slackOf(stack).calls('chat.postMessage').filter((c) => c.ok && c.thread_ts === undefined);
+    const topLevelPosts = slackOf(stack)
+      .calls('chat.postMessage')
+      .filter((c) => c.ok && c.thread_ts === undefined);
     expect(topLevelPosts).toHaveLength(1);
   });
 });

@@ -112,7 +112,14 @@ describe('digest role', () => {
         .map((statement) => statement.Sid)
         .filter(Boolean)
         .sort(),
-    ).toEqual(['DigestClaimsAndSnapshots', 'QuarantineUnusableMessages', 'ReadApiKeyAndSlackToken', 'SlackPacingAndChannelPosts', 'SlackSubscriptions', 'WriteOwnLogs']);
+    ).toEqual([
+      'DigestClaimsAndSnapshots',
+      'QuarantineUnusableMessages',
+      'ReadApiKeyAndSlackToken',
+      'SlackPacingAndChannelPosts',
+      'SlackSubscriptions',
+      'WriteOwnLogs',
+    ]);
   });
 
   it('may send to the DLQ only, to quarantine an unusable record with its reason', () => {

@@ -56,7 +56,11 @@ describe('HTTP API', () => {
 
   it('has only the POST /webhook route and the two Slack app routes', () => {
     const routes = Object.values(template.findResources('AWS::ApiGatewayV2::Route')) as { Properties: { RouteKey: string } }[];
-    expect(routes.map((route) => route.Properties.RouteKey).sort()).toEqual(['POST /slack/commands', 'POST /slack/interactions', 'POST /webhook']);
+    expect(routes.map((route) => route.Properties.RouteKey).sort()).toEqual([
+      'POST /slack/commands',
+      'POST /slack/interactions',
+      'POST /webhook',
+    ]);
   });
 
   it('proxies the route to the ingest function with payload format 2.0', () => {

@@ -14,7 +14,11 @@ const slackLogsId = logicalId(template, 'AWS::Logs::LogGroup', 'SlackAppSlackLog
 const functionId = logicalId(template, 'AWS::Lambda::Function', 'SlackAppSlackFunction');
 const slack = roleStatements(template, 'SlackAppSlackRole');
 const digest = roleStatements(template, 'DigestWorkerDigestRole');
-const subscriptionKeys = { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${TABLE.prefixes.subscriptionsOfProject}*`, `${TABLE.prefixes.subscriptionsOfChannel}*`] } };
+const subscriptionKeys = {
+  'ForAllValues:StringLike': {
+    'dynamodb:LeadingKeys': [`${TABLE.prefixes.subscriptionsOfProject}*`, `${TABLE.prefixes.subscriptionsOfChannel}*`],
+  },
+};
 
 describe('Slack function', () => {
   it('runs the slack entry with the table, queue and signing secret ARN, within Slack’s 3 s', () => {
@@ -29,8 +33,9 @@ describe('Slack function', () => {
         }),
       },
     });
-    const variables = (template.toJSON() as { Resources: Record<string, { Properties: { Environment: { Variables: Record<string, unknown> } } }> })
-      .Resources[functionId]!.Properties.Environment.Variables;
+    const variables = (
+      template.toJSON() as { Resources: Record<string, { Properties: { Environment: { Variables: Record<string, unknown> } } }> }
+    ).Resources[functionId]!.Properties.Environment.Variables;
     expect(variables[ENV.slackSigningSecret]).toBeUndefined();
   });
 

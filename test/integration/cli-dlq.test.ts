@@ -63,7 +63,10 @@ interface Ev {
 async function deadLetter(pair: Pair, events: Ev[]): Promise<void> {
   for (const ev of events) {
     const receivedAt = new Date(Date.now() - (ev.ageMs ?? 60_000)).toISOString();
-    const data = ev.type === 'run.completed' ? { project_id: ev.project, run_id: randomUUID(), status: 'completed', answers: 3 } : { project_id: ev.project, asset_id: randomUUID(), version: 1 };
+    const data =
+      ev.type === 'run.completed'
+        ? { project_id: ev.project, run_id: randomUUID(), status: 'completed', answers: 3 }
+        : { project_id: ev.project, asset_id: randomUUID(), version: 1 };
     await sqs.send(
       new SendMessageCommand({
         QueueUrl: pair.queueUrl,
@@ -85,7 +88,10 @@ async function deadLetter(pair: Pair, events: Ev[]): Promise<void> {
 
 async function depth(url: string): Promise<{ visible: number; inFlight: number }> {
   const { Attributes } = await sqs.send(
-    new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'] }),
+    new GetQueueAttributesCommand({
+      QueueUrl: url,
+      AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'],
+    }),
   );
   return { visible: Number(Attributes?.ApproximateNumberOfMessages), inFlight: Number(Attributes?.ApproximateNumberOfMessagesNotVisible) };
 }
@@ -156,7 +162,12 @@ describe('bridge dlq stats', () => {
       return Promise.resolve({ name, status: 'CREATE_COMPLETE', outputs: { QueueUrl: pair.queueUrl, DlqUrl: pair.dlqUrl } });
     };
     const out = io({ describeStack });
-    expect(await run(['dlq', 'stats', '--stack', 'VisibilitySlackBridge-test', '--region', 'eu-west-1', '--endpoint', server.url, '--json'], out)).toBe(0);
+    expect(
+      await run(
+        ['dlq', 'stats', '--stack', 'VisibilitySlackBridge-test', '--region', 'eu-west-1', '--endpoint', server.url, '--json'],
+        out,
+      ),
+    ).toBe(0);
     expect(asked).toEqual([{ stack: 'VisibilitySlackBridge-test', region: 'eu-west-1' }]);
     expect(json<{ queue: { url: string } }>(out).queue.url).toBe(pair.queueUrl);
   });
@@ -225,7 +236,12 @@ describe('bridge dlq replay (whole DLQ, message move task)', () => {
     ]);
     const out = io();
     expect(await run(['dlq', 'replay', ...flags(pair), '--rate', '100', '--json'], out)).toBe(0);
-    expect(json<{ mode: string; status: string; moved: number; toMove: number }>(out)).toMatchObject({ mode: 'all', status: 'COMPLETED', moved: 2, toMove: 2 });
+    expect(json<{ mode: string; status: string; moved: number; toMove: number }>(out)).toMatchObject({
+      mode: 'all',
+      status: 'COMPLETED',
+      moved: 2,
+      toMove: 2,
+    });
   });
 
   it('draws a progress line on a TTY', async () => {
@@ -267,7 +283,9 @@ describe('bridge dlq replay with selectors (receive → send → delete)', () =>
     { id: 's5', type: 'run.completed', project: P1, ageMs: 60_000 },
   ];
 
-  async function replayWith(selector: string[]): Promise<{ moved: string[]; left: number; exit: number; out: BufferedIo; messages: Message[] }> {
+  async function replayWith(
+    selector: string[],
+  ): Promise<{ moved: string[]; left: number; exit: number; out: BufferedIo; messages: Message[] }> {
     const pair = await createPair();
     await deadLetter(pair, events);
     const out = io();
@@ -276,7 +294,13 @@ describe('bridge dlq replay with selectors (receive → send → delete)', () =>
     const left = await depth(pair.dlqUrl);
     // Non-matching messages stay and are visible again at once.
     expect(left.inFlight).toBe(0);
-    return { moved: messages.map((m) => m.MessageAttributes?.['event_id']?.StringValue ?? '?').sort(), left: left.visible, exit, out, messages };
+    return {
+      moved: messages.map((m) => m.MessageAttributes?.['event_id']?.StringValue ?? '?').sort(),
+      left: left.visible,
+      exit,
+      out,
+      messages,
+    };
   }
 
   it('--event-id (repeatable) moves only those, with body and attributes kept', async () => {
@@ -357,14 +381,33 @@ describe('bridge dlq errors', () => {
 
   it('an unreachable endpoint is a clear error', async () => {
     const out = io();
-    const code = await run(['dlq', 'stats', '--endpoint', 'http://127.0.0.1:1', '--queue-url', 'http://127.0.0.1:1/000000000000/q', '--dlq-url', 'http://127.0.0.1:1/000000000000/d'], out);
+    const code = await run(
+      [
+        'dlq',
+        'stats',
+        '--endpoint',
+        'http://127.0.0.1:1',
+        '--queue-url',
+        'http://127.0.0.1:1/000000000000/q',
+        '--dlq-url',
+        'http://127.0.0.1:1/000000000000/d',
+      ],
+      out,
+    );
     expect(code).toBe(1);
     expect(out.stderr.text()).toContain('error: cannot reach SQS at http://127.0.0.1:1 (ECONNREFUSED)');
   });
 
   it('a missing stack names the stack and region', async () => {
     const describeStack = (name: string): Promise<StackInfo> =>
-      Promise.reject(new CloudFormationServiceException({ name: 'ValidationError', $fault: 'client', $metadata: {}, message: `Stack with id ${name} does not exist` }));
+      Promise.reject(
+        new CloudFormationServiceException({
+          name: 'ValidationError',
+          $fault: 'client',
+          $metadata: {},
+          message: `Stack with id ${name} does not exist`,
+        }),
+      );
     const out = io({ describeStack });
     expect(await run(['dlq', 'stats', '--stack', 'VisibilitySlackBridge-nope', '--region', 'us-west-2'], out)).toBe(1);
     expect(out.stderr.text()).toContain('error: stack VisibilitySlackBridge-nope does not exist in region us-west-2');

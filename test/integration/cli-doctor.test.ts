@@ -56,13 +56,17 @@ interface Setup {
   secretIds: { readApiKey: string; slackToken: string; signing: string };
 }
 
-async function setup(values: { readApiKey?: string; slackToken?: string; signing?: string; projectChannels?: Record<string, string> } = {}): Promise<Setup> {
+async function setup(
+  values: { readApiKey?: string; slackToken?: string; signing?: string; projectChannels?: Record<string, string> } = {},
+): Promise<Setup> {
   counter += 1;
   const dlq = await sqs.send(new CreateQueueCommand({ QueueName: `doctor-dlq-${counter}` }));
   const queue = await sqs.send(
     new CreateQueueCommand({
       QueueName: `doctor-queue-${counter}`,
-      Attributes: { RedrivePolicy: JSON.stringify({ deadLetterTargetArn: sqsServer.queueArn(`doctor-dlq-${counter}`), maxReceiveCount: 3 }) },
+      Attributes: {
+        RedrivePolicy: JSON.stringify({ deadLetterTargetArn: sqsServer.queueArn(`doctor-dlq-${counter}`), maxReceiveCount: 3 }),
+      },
     }),
   );
   const tableName = `doctor-table-${counter}`;
@@ -112,12 +116,19 @@ async function accepted(tableName: string, agoMs: number): Promise<void> {
     }),
   );
   // Records that are not deliveries, or not yet accepted, are ignored.
-  await dynamo.client.send(new PutItemCommand({ TableName: tableName, Item: { pk: { S: `digest#${counter}` }, accepted_at: { S: new Date().toISOString() } } }));
-  await dynamo.client.send(new PutItemCommand({ TableName: tableName, Item: { pk: { S: `delivery#${counter}-pending` }, state: { S: 'in_progress' } } }));
+  await dynamo.client.send(
+    new PutItemCommand({ TableName: tableName, Item: { pk: { S: `digest#${counter}` }, accepted_at: { S: new Date().toISOString() } } }),
+  );
+  await dynamo.client.send(
+    new PutItemCommand({ TableName: tableName, Item: { pk: { S: `delivery#${counter}-pending` }, state: { S: 'in_progress' } } }),
+  );
 }
 
 function ioFor(s: Setup, tty = false): BufferedIo {
-  return bufferIo({ tty, describeStack: (name): Promise<StackInfo> => Promise.resolve({ name, status: 'UPDATE_COMPLETE', outputs: s.outputs }) });
+  return bufferIo({
+    tty,
+    describeStack: (name): Promise<StackInfo> => Promise.resolve({ name, status: 'UPDATE_COMPLETE', outputs: s.outputs }),
+  });
 }
 
 async function doctor(s: Setup, extra: string[] = []): Promise<{ code: number; text: string; checks: Check[] }> {
@@ -232,13 +243,23 @@ describe('bridge doctor', () => {
     const s = await setup();
     const { code, checks } = await doctor(s);
     expect(code).toBe(0);
-    expect(checks.find((c) => c.id === 'last-delivery')).toMatchObject({ status: 'warn', detail: expect.stringContaining('no accepted delivery') as unknown });
+    expect(checks.find((c) => c.id === 'last-delivery')).toMatchObject({
+      status: 'warn',
+      detail: expect.stringContaining('no accepted delivery') as unknown,
+    });
   });
 
   it('a missing stack fails and skips the rest', async () => {
     const out = bufferIo({
       describeStack: (name) =>
-        Promise.reject(new CloudFormationServiceException({ name: 'ValidationError', $fault: 'client', $metadata: {}, message: `Stack with id ${name} does not exist` })),
+        Promise.reject(
+          new CloudFormationServiceException({
+            name: 'ValidationError',
+            $fault: 'client',
+            $metadata: {},
+            message: `Stack with id ${name} does not exist`,
+          }),
+        ),
     });
     expect(await run(['doctor', '--stack', 'VisibilitySlackBridge-gone', '--region', 'eu-central-1'], out)).toBe(1);
     const text = out.stdout.text();

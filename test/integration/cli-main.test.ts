@@ -80,7 +80,10 @@ describe('help and usage', () => {
   it('--json usage errors are one JSON document on stdout', async () => {
     const io = bufferIo();
     expect(await run(['send', 'nope', '--json'], io)).toBe(2);
-    expect(JSON.parse(io.stdout.text())).toEqual({ ok: false, error: { code: 'usage', message: 'unknown event type "nope": use one of run.completed, draft.ready' } });
+    expect(JSON.parse(io.stdout.text())).toEqual({
+      ok: false,
+      error: { code: 'usage', message: 'unknown event type "nope": use one of run.completed, draft.ready' },
+    });
   });
 
   it('durations', () => {
@@ -106,15 +109,28 @@ describe('stack outputs lookup (DescribeStacks injected)', () => {
     expect(await stack.require('QueueUrl')).toBe('https://sqs/q');
     expect(await stack.require('DlqUrl')).toBe('https://sqs/d');
     expect(await stack.optional('TableName')).toBeUndefined();
-    await expect(stack.require('TableName', '--table')).rejects.toMatchObject({ message: 'stack VisibilitySlackBridge-prod has no output TableName', code: 'missing_output' });
+    await expect(stack.require('TableName', '--table')).rejects.toMatchObject({
+      message: 'stack VisibilitySlackBridge-prod has no output TableName',
+      code: 'missing_output',
+    });
     expect(calls).toEqual(['VisibilitySlackBridge-prod']);
   });
 
   it('a missing stack (CloudFormation ValidationError) names the stack and region', async () => {
     const stack = new StackOutputs('VisibilitySlackBridge-prod', settings, (name) =>
-      Promise.reject(new CloudFormationServiceException({ name: 'ValidationError', $fault: 'client', $metadata: {}, message: `Stack with id ${name} does not exist` })),
+      Promise.reject(
+        new CloudFormationServiceException({
+          name: 'ValidationError',
+          $fault: 'client',
+          $metadata: {},
+          message: `Stack with id ${name} does not exist`,
+        }),
+      ),
     );
-    await expect(stack.load()).rejects.toMatchObject({ code: 'stack_not_found', message: 'stack VisibilitySlackBridge-prod does not exist in region eu-west-1' });
+    await expect(stack.load()).rejects.toMatchObject({
+      code: 'stack_not_found',
+      message: 'stack VisibilitySlackBridge-prod does not exist in region eu-west-1',
+    });
   });
 
   it('no credentials is said plainly, through the whole CLI', async () => {
@@ -138,14 +154,26 @@ describe('error explanations', () => {
   it('maps SDK and network errors to messages with fixes', () => {
     const named = (name: string, message: string): Error => Object.assign(new Error(message), { name });
     expect(explainError(named('Error', 'Region is missing')).message).toBe('no AWS region: pass --region or set AWS_REGION');
-    expect(explainError(named('QueueDoesNotExist', 'The specified queue does not exist.'), { resource: 'https://q' }).code).toBe('queue_not_found');
-    expect(explainError(named('UnrecognizedClientException', 'The security token included in the request is invalid'), { service: 'SQS', region: 'ap-east-1' }).message).toBe(
-      'SQS in ap-east-1 rejected the credentials (UnrecognizedClientException)',
+    expect(explainError(named('QueueDoesNotExist', 'The specified queue does not exist.'), { resource: 'https://q' }).code).toBe(
+      'queue_not_found',
     );
-    expect(explainError(named('AccessDeniedException', 'User is not authorized to perform sqs:ReceiveMessage'), { service: 'SQS' }).code).toBe('access_denied');
+    expect(
+      explainError(named('UnrecognizedClientException', 'The security token included in the request is invalid'), {
+        service: 'SQS',
+        region: 'ap-east-1',
+      }).message,
+    ).toBe('SQS in ap-east-1 rejected the credentials (UnrecognizedClientException)');
+    expect(
+      explainError(named('AccessDeniedException', 'User is not authorized to perform sqs:ReceiveMessage'), { service: 'SQS' }).code,
+    ).toBe('access_denied');
     const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:9'), { code: 'ECONNREFUSED' });
-    expect(explainError(refused, { service: 'DynamoDB', endpoint: 'http://127.0.0.1:9' }).message).toBe('cannot reach DynamoDB at http://127.0.0.1:9 (ECONNREFUSED)');
-    expect(explainError(new TypeError('fetch failed', { cause: Object.assign(new Error('getaddrinfo ENOTFOUND x'), { code: 'ENOTFOUND' }) })).code).toBe('unreachable');
+    expect(explainError(refused, { service: 'DynamoDB', endpoint: 'http://127.0.0.1:9' }).message).toBe(
+      'cannot reach DynamoDB at http://127.0.0.1:9 (ECONNREFUSED)',
+    );
+    expect(
+      explainError(new TypeError('fetch failed', { cause: Object.assign(new Error('getaddrinfo ENOTFOUND x'), { code: 'ENOTFOUND' }) }))
+        .code,
+    ).toBe('unreachable');
   });
 
   it('loopback endpoints get dummy credentials and a region; others use the default chain', () => {

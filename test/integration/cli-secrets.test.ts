@@ -62,7 +62,9 @@ describe('local Secrets Manager server', () => {
     await expect(sm.send(new GetSecretValueCommand({ SecretId: 'proto/missing' }))).rejects.toBeInstanceOf(ResourceNotFoundException);
     await expect(sm.send(new CreateSecretCommand({ Name: 'proto/one' }))).rejects.toBeInstanceOf(ResourceExistsException);
     await sm.send(new CreateSecretCommand({ Name: 'proto/empty' }));
-    await expect(sm.send(new GetSecretValueCommand({ SecretId: 'proto/empty' }))).rejects.toThrow(/secret value for staging label: AWSCURRENT/);
+    await expect(sm.send(new GetSecretValueCommand({ SecretId: 'proto/empty' }))).rejects.toThrow(
+      /secret value for staging label: AWSCURRENT/,
+    );
   });
 });
 
@@ -73,7 +75,7 @@ describe('bridge secrets set', () => {
     expect(await run(['secrets', 'set', 'read-api-key', '--value', '  rk_live_abcdef123456  ', ...sm_(id)], out)).toBe(0);
     expect(server.currentValue(id)).toBe('rk_live_abcdef123456');
     expect(out.stdout.text()).toContain('✓ read-API key set');
-    expect(out.stdout.text()).toContain('sha256:'+'64d950e8');
+    expect(out.stdout.text()).toContain('sha256:' + '64d950e8');
     expect(out.stdout.text() + out.stderr.text()).not.toContain('rk_live_abcdef123456');
   });
 
@@ -92,8 +94,14 @@ describe('bridge secrets set', () => {
 
   it('takes the secret ARN from the stack outputs', async () => {
     const id = fresh();
-    const describeStack = (name: string): Promise<StackInfo> => Promise.resolve({ name, status: 'UPDATE_COMPLETE', outputs: { ReadApiKeySecretArn: id } });
-    expect(await run(['secrets', 'set', 'read-api-key', '--value', 'key-from-stack', '--endpoint-secretsmanager', server.url], io({ describeStack }))).toBe(0);
+    const describeStack = (name: string): Promise<StackInfo> =>
+      Promise.resolve({ name, status: 'UPDATE_COMPLETE', outputs: { ReadApiKeySecretArn: id } });
+    expect(
+      await run(
+        ['secrets', 'set', 'read-api-key', '--value', 'key-from-stack', '--endpoint-secretsmanager', server.url],
+        io({ describeStack }),
+      ),
+    ).toBe(0);
     expect(server.currentValue(id)).toBe('key-from-stack');
   });
 
@@ -123,8 +131,13 @@ describe('bridge secrets set', () => {
 
   it('an unreachable Secrets Manager endpoint is a clear error', async () => {
     const out = io();
-    expect(await run(['secrets', 'signing', 'list', '--endpoint-secretsmanager', 'http://127.0.0.1:1', '--secret-id', 'x', '--json'], out)).toBe(1);
-    expect(JSON.parse(out.stdout.text())).toMatchObject({ ok: false, error: { code: 'unreachable', message: 'cannot reach Secrets Manager at http://127.0.0.1:1 (ECONNREFUSED)' } });
+    expect(
+      await run(['secrets', 'signing', 'list', '--endpoint-secretsmanager', 'http://127.0.0.1:1', '--secret-id', 'x', '--json'], out),
+    ).toBe(1);
+    expect(JSON.parse(out.stdout.text())).toMatchObject({
+      ok: false,
+      error: { code: 'unreachable', message: 'cannot reach Secrets Manager at http://127.0.0.1:1 (ECONNREFUSED)' },
+    });
   });
 });
 

@@ -72,7 +72,10 @@ const PROJECT = '7b1f5c1e-0000-4000-8000-000000000001';
 describe('bridge send', () => {
   it('builds and signs run.completed as spec §6 describes', async () => {
     const out = io();
-    const code = await run(['send', 'run.completed', '--url', `${base}/webhook`, '--secret', SECRET, '--project', PROJECT, '--run', 'run-9', '--answers', '42'], out);
+    const code = await run(
+      ['send', 'run.completed', '--url', `${base}/webhook`, '--secret', SECRET, '--project', PROJECT, '--run', 'run-9', '--answers', '42'],
+      out,
+    );
     expect(code).toBe(0);
     expect(received).toHaveLength(1);
     const [req] = received;
@@ -94,7 +97,26 @@ describe('bridge send', () => {
 
   it('builds draft.ready with asset and version', async () => {
     const out = io();
-    expect(await run(['send', 'draft.ready', '--url', `${base}/webhook`, '--secret', SECRET, '--project', PROJECT, '--asset', 'asset-1', '--version', '3', '--json'], out)).toBe(0);
+    expect(
+      await run(
+        [
+          'send',
+          'draft.ready',
+          '--url',
+          `${base}/webhook`,
+          '--secret',
+          SECRET,
+          '--project',
+          PROJECT,
+          '--asset',
+          'asset-1',
+          '--version',
+          '3',
+          '--json',
+        ],
+        out,
+      ),
+    ).toBe(0);
     const body = JSON.parse(received[0]!.body.toString('utf8')) as { type: string; data: unknown };
     expect(body.type).toBe('draft.ready');
     expect(body.data).toEqual({ project_id: PROJECT, asset_id: 'asset-1', version: 3 });
@@ -107,7 +129,9 @@ describe('bridge send', () => {
 
   it('--duplicate N sends the same id and body N more times', async () => {
     const out = io();
-    expect(await run(['send', 'run.completed', '--url', `${base}/webhook`, '--secret', SECRET, '--project', PROJECT, '--duplicate', '2'], out)).toBe(0);
+    expect(
+      await run(['send', 'run.completed', '--url', `${base}/webhook`, '--secret', SECRET, '--project', PROJECT, '--duplicate', '2'], out),
+    ).toBe(0);
     expect(received).toHaveLength(3);
     const ids = new Set(received.map((r) => r.headers['x-service-delivery']));
     const bodies = new Set(received.map((r) => r.body.toString('utf8')));
@@ -121,7 +145,12 @@ describe('bridge send', () => {
   });
 
   it('--delivery-id sets the id in the header and the body', async () => {
-    expect(await run(['send', 'run.completed', '--url', `${base}/webhook`, '--secret', SECRET, '--project', PROJECT, '--delivery-id', 'fixed-id-1'], io())).toBe(0);
+    expect(
+      await run(
+        ['send', 'run.completed', '--url', `${base}/webhook`, '--secret', SECRET, '--project', PROJECT, '--delivery-id', 'fixed-id-1'],
+        io(),
+      ),
+    ).toBe(0);
     expect(received[0]!.headers['x-service-delivery']).toBe('fixed-id-1');
     expect((JSON.parse(received[0]!.body.toString('utf8')) as { id: string }).id).toBe('fixed-id-1');
   });
@@ -129,7 +158,9 @@ describe('bridge send', () => {
   it('--age signs with an old timestamp (stale) and a negative age with a future one', async () => {
     const now = Math.floor(Date.now() / 1000);
     const stale = io();
-    expect(await run(['send', 'run.completed', '--url', `${base}/webhook`, '--secret', SECRET, '--project', PROJECT, '--age', '600'], stale)).toBe(1);
+    expect(
+      await run(['send', 'run.completed', '--url', `${base}/webhook`, '--secret', SECRET, '--project', PROJECT, '--age', '600'], stale),
+    ).toBe(1);
     expect(received[0]!.verdict).toEqual({ ok: false, reason: 'too_old' });
     const t = parseSignatureHeader(String(received[0]!.headers['x-service-signature']))![0]!.timestamp;
     expect(Math.abs(now - 600 - t)).toBeLessThanOrEqual(2);
@@ -137,7 +168,9 @@ describe('bridge send', () => {
     expect(stale.stdout.text()).toContain('too_old');
 
     const future = io();
-    expect(await run(['send', 'run.completed', '--url', `${base}/webhook`, '--secret', SECRET, '--project', PROJECT, '--age', '-600'], future)).toBe(1);
+    expect(
+      await run(['send', 'run.completed', '--url', `${base}/webhook`, '--secret', SECRET, '--project', PROJECT, '--age', '-600'], future),
+    ).toBe(1);
     expect(received[1]!.verdict).toEqual({ ok: false, reason: 'too_new' });
   });
 
@@ -168,7 +201,9 @@ describe('bridge send', () => {
     const port = (closed.address() as AddressInfo).port;
     await new Promise<void>((resolve) => closed.close(() => resolve()));
     const out = io();
-    expect(await run(['send', 'run.completed', '--url', `http://127.0.0.1:${port}/webhook`, '--secret', SECRET, '--project', PROJECT], out)).toBe(1);
+    expect(
+      await run(['send', 'run.completed', '--url', `http://127.0.0.1:${port}/webhook`, '--secret', SECRET, '--project', PROJECT], out),
+    ).toBe(1);
     expect(out.stdout.text()).toMatch(/#1 {2}ERR {2}\d+ ms {2}cannot connect \(ECONNREFUSED\)/);
   });
 

@@ -32,15 +32,28 @@ function settings(): AwsSettings {
 describe('describeStackWithSdk', () => {
   it('returns the stack name, status and every output, from a signed DescribeStacks request', async () => {
     const name = `${STACK}-outputs`;
-    cloudFormation.putStack({ name, status: 'UPDATE_COMPLETE', outputs: { [STACK_OUTPUTS.queueUrl]: 'http://q/1', [STACK_OUTPUTS.tableName]: 'table & <co>' } });
+    cloudFormation.putStack({
+      name,
+      status: 'UPDATE_COMPLETE',
+      outputs: { [STACK_OUTPUTS.queueUrl]: 'http://q/1', [STACK_OUTPUTS.tableName]: 'table & <co>' },
+    });
     const info = await describeStackWithSdk(name, settings());
-    expect(info).toEqual({ name, status: 'UPDATE_COMPLETE', outputs: { [STACK_OUTPUTS.queueUrl]: 'http://q/1', [STACK_OUTPUTS.tableName]: 'table & <co>' } });
-    expect(cloudFormation.calls().filter((c) => c.stackName === name)).toEqual([{ action: 'DescribeStacks', stackName: name, signed: true }]);
+    expect(info).toEqual({
+      name,
+      status: 'UPDATE_COMPLETE',
+      outputs: { [STACK_OUTPUTS.queueUrl]: 'http://q/1', [STACK_OUTPUTS.tableName]: 'table & <co>' },
+    });
+    expect(cloudFormation.calls().filter((c) => c.stackName === name)).toEqual([
+      { action: 'DescribeStacks', stackName: name, signed: true },
+    ]);
   });
 
   it('throws the ValidationError CloudFormation answers for a stack that does not exist', async () => {
     const name = `${STACK}-missing`;
-    await expect(describeStackWithSdk(name, settings())).rejects.toMatchObject({ name: 'ValidationError', message: `Stack with id ${name} does not exist` });
+    await expect(describeStackWithSdk(name, settings())).rejects.toMatchObject({
+      name: 'ValidationError',
+      message: `Stack with id ${name} does not exist`,
+    });
   });
 });
 
@@ -51,7 +64,17 @@ describe('bridge commands that read the stack outputs', () => {
     const dlq = await sqs.send(new CreateQueueCommand({ QueueName: 'lookup-dlq' }));
     cloudFormation.putStack({ name, outputs: { [STACK_OUTPUTS.queueUrl]: queue.QueueUrl!, [STACK_OUTPUTS.dlqUrl]: dlq.QueueUrl! } });
     const out = bufferIo({ pollIntervalMs: 20 });
-    const args = ['dlq', 'stats', '--stack', name, '--endpoint-cloudformation', cloudFormation.url, '--endpoint-sqs', sqsServer.url, '--json'];
+    const args = [
+      'dlq',
+      'stats',
+      '--stack',
+      name,
+      '--endpoint-cloudformation',
+      cloudFormation.url,
+      '--endpoint-sqs',
+      sqsServer.url,
+      '--json',
+    ];
     expect(await run(args, out)).toBe(0);
     const doc = JSON.parse(out.stdout.text()) as { dlq: { url: string }; queue: { url: string } };
     expect([doc.queue.url, doc.dlq.url]).toEqual([queue.QueueUrl, dlq.QueueUrl]);
@@ -60,7 +83,9 @@ describe('bridge commands that read the stack outputs', () => {
   it('names the stack and the endpoint when the stack does not exist', async () => {
     const name = `${STACK}-absent`;
     const out = bufferIo({ pollIntervalMs: 20 });
-    expect(await run(['dlq', 'stats', '--stack', name, '--endpoint-cloudformation', cloudFormation.url, '--endpoint-sqs', sqsServer.url], out)).not.toBe(0);
+    expect(
+      await run(['dlq', 'stats', '--stack', name, '--endpoint-cloudformation', cloudFormation.url, '--endpoint-sqs', sqsServer.url], out),
+    ).not.toBe(0);
     expect(out.stderr.text()).toContain(name);
     expect(out.stderr.text()).toMatch(/does not exist/);
   });
@@ -69,7 +94,9 @@ describe('bridge commands that read the stack outputs', () => {
     const name = `${STACK}-no-dlq`;
     cloudFormation.putStack({ name, outputs: { [STACK_OUTPUTS.queueUrl]: 'http://127.0.0.1:1/000000000000/q' } });
     const out = bufferIo({ pollIntervalMs: 20 });
-    expect(await run(['dlq', 'stats', '--stack', name, '--endpoint-cloudformation', cloudFormation.url, '--endpoint-sqs', sqsServer.url], out)).not.toBe(0);
+    expect(
+      await run(['dlq', 'stats', '--stack', name, '--endpoint-cloudformation', cloudFormation.url, '--endpoint-sqs', sqsServer.url], out),
+    ).not.toBe(0);
     expect(out.stderr.text()).toContain(STACK_OUTPUTS.dlqUrl);
   });
 });

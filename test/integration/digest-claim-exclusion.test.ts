@@ -37,7 +37,7 @@ function store(): DynamoDigestStore {
 }
 
 describe('DynamoDigestStore.claim', () => {
-  it('answers busy, with the rest of the lease as the wait, while another holder\'s lease is live', async () => {
+  it("answers busy, with the rest of the lease as the wait, while another holder's lease is live", async () => {
     const eventId = randomUUID();
     const first = await store().claim(eventId, T0);
     expect(first).toMatchObject({ status: 'claimed', attempt: 1 });
@@ -51,7 +51,12 @@ describe('DynamoDigestStore.claim', () => {
     if (first.status !== 'claimed') throw new Error(`expected a claim, got ${first.status}`);
     await store().recordProgress(eventId, first.token, { channel: 'C1', mainTs: '1.000100', repliesPosted: 2 });
     const second = await store().claim(eventId, T0 + LEASE_MS + 1);
-    expect(second).toMatchObject({ status: 'claimed', attempt: 2, firstClaimedMs: T0, progress: { channel: 'C1', mainTs: '1.000100', repliesPosted: 2 } });
+    expect(second).toMatchObject({
+      status: 'claimed',
+      attempt: 2,
+      firstClaimedMs: T0,
+      progress: { channel: 'C1', mainTs: '1.000100', repliesPosted: 2 },
+    });
     if (second.status !== 'claimed') return;
     expect(second.token).not.toBe(first.token);
     // The overtaken holder can no longer write.
@@ -74,7 +79,13 @@ describe('two invocations of one event, with the Slack history look-up refused',
   function deps(observer: RecordingObserver): DigestDeps {
     return {
       readApi: new ReadApiClient({ baseUrl: peers.sim.url, apiKey: peers.sim.apiKey, sleep: () => Promise.resolve() }),
-      slack: createSlackPoster({ token: TOKEN, slackApiUrl: peers.slack.apiUrl, sleep: () => Promise.resolve(), maxAttempts: 1, requestTimeoutMs: 30_000 }),
+      slack: createSlackPoster({
+        token: TOKEN,
+        slackApiUrl: peers.slack.apiUrl,
+        sleep: () => Promise.resolve(),
+        maxAttempts: 1,
+        requestTimeoutMs: 30_000,
+      }),
       store: store(),
       deadLetters: new SqsDeadLetters(peers.sqs, peers.dlqUrl),
       channels: { defaultChannel: '#digests', byProject: {} },
@@ -92,7 +103,12 @@ describe('two invocations of one event, with the Slack history look-up refused',
   function runEvent(): WebhookEvent {
     const projectId = peers.sim.projectIds()[0]!;
     const run = peers.sim.advanceRun(projectId);
-    return { id: randomUUID(), type: 'run.completed', created_at: new Date().toISOString(), data: { project_id: projectId, run_id: run.runId, status: 'completed', answers: run.answers } };
+    return {
+      id: randomUUID(),
+      type: 'run.completed',
+      created_at: new Date().toISOString(),
+      data: { project_id: projectId, run_id: run.runId, status: 'completed', answers: run.answers },
+    };
   }
 
   function topLevelFor(eventId: string) {
@@ -123,7 +139,12 @@ describe('two invocations of one event, with the Slack history look-up refused',
   it('posts once when the two invocations start together', async () => {
     const event = runEvent();
     peers.slack.injectFault({ method: 'conversations.history', kind: 'slack_error', error: 'missing_scope' });
-    const outcomes = (await Promise.all([processBatch([recordOf(event)], deps(new RecordingObserver())), processBatch([recordOf(event)], deps(new RecordingObserver()))])).flat();
+    const outcomes = (
+      await Promise.all([
+        processBatch([recordOf(event)], deps(new RecordingObserver())),
+        processBatch([recordOf(event)], deps(new RecordingObserver())),
+      ])
+    ).flat();
 
     expect(topLevelFor(event.id)).toHaveLength(1);
     expect(outcomes.filter((o) => o.ok && o.result === 'posted')).toHaveLength(1);

@@ -25,7 +25,13 @@ beforeAll(async () => {
 afterAll(() => peers.close());
 
 function store(deadline?: () => number): DynamoDigestStore {
-  return new DynamoDigestStore(peers.dynamo.client, { tableName: peers.tableName, leaseMs: 120_000, retentionSeconds: 86_400, deadline, now: () => T0 });
+  return new DynamoDigestStore(peers.dynamo.client, {
+    tableName: peers.tableName,
+    leaseMs: 120_000,
+    retentionSeconds: 86_400,
+    deadline,
+    now: () => T0,
+  });
 }
 
 describe('DynamoDB calls of the digest', () => {
@@ -34,9 +40,22 @@ describe('DynamoDB calls of the digest', () => {
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
     const { port } = silent.address() as AddressInfo;
     // The client alone would wait a minute per attempt: only the deadline can end this call in time.
-    const client = createDynamoClient({ requestTimeoutMs: 60_000, connectionTimeoutMs: 1000, maxAttempts: 1, endpoint: `http://127.0.0.1:${port}`, region: 'us-east-1', credentials: LOCAL_CREDENTIALS });
+    const client = createDynamoClient({
+      requestTimeoutMs: 60_000,
+      connectionTimeoutMs: 1000,
+      maxAttempts: 1,
+      endpoint: `http://127.0.0.1:${port}`,
+      region: 'us-east-1',
+      credentials: LOCAL_CREDENTIALS,
+    });
     try {
-      const bounded = new DynamoDigestStore(client, { tableName: 't', leaseMs: 120_000, retentionSeconds: 60, deadline: () => T0 + 200, now: () => T0 });
+      const bounded = new DynamoDigestStore(client, {
+        tableName: 't',
+        leaseMs: 120_000,
+        retentionSeconds: 60,
+        deadline: () => T0 + 200,
+        now: () => T0,
+      });
       await expect(bounded.claim(randomUUID(), T0)).rejects.toThrow(/abort/i);
     } finally {
       client.destroy();
@@ -57,7 +76,12 @@ describe('a record without enough time left', () => {
     const run = peers.sim.advanceRun(projectId);
     const eventId = randomUUID();
     const body = JSON.stringify({
-      event: { id: eventId, type: 'run.completed', created_at: new Date(T0).toISOString(), data: { project_id: projectId, run_id: run.runId, status: 'completed', answers: run.answers } },
+      event: {
+        id: eventId,
+        type: 'run.completed',
+        created_at: new Date(T0).toISOString(),
+        data: { project_id: projectId, run_id: run.runId, status: 'completed', answers: run.answers },
+      },
       received_at: new Date(T0).toISOString(),
     });
     const observer = new RecordingObserver();

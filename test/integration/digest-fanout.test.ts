@@ -92,10 +92,16 @@ const lastRun = new Map<string, { runId: string; answers: number }>();
 async function deliver(options: Partial<DigestDeps> = {}, ...bodies: (WebhookEvent | string)[]) {
   for (const body of bodies) await enqueue(peers.sqs, peers.queueUrl, body);
   const records = await receiveRecords(peers.sqs, peers.queueUrl);
-  const response = await handleSqsBatch(records, () => Promise.resolve(deps(options)), new SqsMessageVisibility(peers.sqs, peers.queueUrl), observer);
+  const response = await handleSqsBatch(
+    records,
+    () => Promise.resolve(deps(options)),
+    new SqsMessageVisibility(peers.sqs, peers.queueUrl),
+    observer,
+  );
   const failed = new Set(response.batchItemFailures.map((f) => f.itemIdentifier));
   for (const record of records) {
-    if (!failed.has(record.messageId)) await peers.sqs.send(new DeleteMessageCommand({ QueueUrl: peers.queueUrl, ReceiptHandle: record.receiptHandle }));
+    if (!failed.has(record.messageId))
+      await peers.sqs.send(new DeleteMessageCommand({ QueueUrl: peers.queueUrl, ReceiptHandle: record.receiptHandle }));
   }
   return { records, failed };
 }
@@ -285,14 +291,32 @@ const STEADY_FIXTURE = {
       id: STEADY,
       name: 'Steady Co',
       industry: 'Retail',
-      visibility: { metrics: [{ label: 'Visibility score', value: 41.2, caption: 'Share of answers' }], engines: [{ engine: 'ChatGPT', visibility: 40.1 }], alerts: [] },
-      gaps: [{ prompt_id: 'pr-1', prompt_ref: 1, prompt_text: 'Best tent?', platforms_losing: ['Gemini'], top_competitor: 'Rival', trend: 'stable' }],
+      visibility: {
+        metrics: [{ label: 'Visibility score', value: 41.2, caption: 'Share of answers' }],
+        engines: [{ engine: 'ChatGPT', visibility: 40.1 }],
+        alerts: [],
+      },
+      gaps: [
+        {
+          prompt_id: 'pr-1',
+          prompt_ref: 1,
+          prompt_text: 'Best tent?',
+          platforms_losing: ['Gemini'],
+          top_competitor: 'Rival',
+          trend: 'stable',
+        },
+      ],
     },
   ],
 };
 
 function steadyRun(n: number): WebhookEvent {
-  return { id: randomUUID(), type: 'run.completed', created_at: new Date(Date.UTC(2026, 11, 1, 10, n)).toISOString(), data: { project_id: STEADY, run_id: `steady-${n}`, status: 'completed', answers: 40 } };
+  return {
+    id: randomUUID(),
+    type: 'run.completed',
+    created_at: new Date(Date.UTC(2026, 11, 1, 10, n)).toISOString(),
+    data: { project_id: STEADY, run_id: `steady-${n}`, status: 'completed', answers: 40 },
+  };
 }
 
 interface ReplyReceiver {

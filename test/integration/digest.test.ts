@@ -36,7 +36,13 @@ let observer: RecordingObserver;
 function deps(slackRequestTimeoutMs = 10_000): DigestDeps {
   return {
     readApi: new ReadApiClient({ baseUrl: sim.url, apiKey: sim.apiKey, sleep: () => Promise.resolve() }),
-    slack: createSlackPoster({ token: TOKEN, slackApiUrl: slack.apiUrl, sleep: () => Promise.resolve(), maxAttempts: 2, requestTimeoutMs: slackRequestTimeoutMs }),
+    slack: createSlackPoster({
+      token: TOKEN,
+      slackApiUrl: slack.apiUrl,
+      sleep: () => Promise.resolve(),
+      maxAttempts: 2,
+      requestTimeoutMs: slackRequestTimeoutMs,
+    }),
     store: new DynamoDigestStore(dynamo.client, { tableName: TABLE, leaseMs: 120_000, retentionSeconds: 86400 }),
     deadLetters: new SqsDeadLetters(sqs, peers.dlqUrl),
     channels: { defaultChannel: '#digests', byProject: { [projectB]: '#project-b' } },
@@ -66,7 +72,8 @@ async function deliver(...events: (WebhookEvent | string)[]) {
   const failed = new Set(response.batchItemFailures.map((f) => f.itemIdentifier));
   // As the event source mapping does: successes are deleted, failures come back after the visibility timeout.
   for (const record of records) {
-    if (!failed.has(record.messageId)) await sqs.send(new DeleteMessageCommand({ QueueUrl: queueUrl, ReceiptHandle: record.receiptHandle }));
+    if (!failed.has(record.messageId))
+      await sqs.send(new DeleteMessageCommand({ QueueUrl: queueUrl, ReceiptHandle: record.receiptHandle }));
   }
   return { records, failed, failedIndexes: records.map((r, i) => (failed.has(r.messageId) ? i : -1)).filter((i) => i >= 0) };
 }
@@ -74,8 +81,6 @@ async function deliver(...events: (WebhookEvent | string)[]) {
 function topLevel(channel?: string) {
   return slack.messages(channel).filter((m) => !m.thread_ts);
 }
-
-
 
 let peers: DigestPeers;
 
@@ -100,7 +105,9 @@ describe('digest of run.completed', () => {
     const main = topLevel('#digests');
     expect(main).toHaveLength(1);
     const header = JSON.stringify(main[0]!.blocks);
-    const projectName = (await new ReadApiClient({ baseUrl: sim.url, apiKey: sim.apiKey }).listProjects()).find((p) => p.id === projectA)!.name;
+    const projectName = (await new ReadApiClient({ baseUrl: sim.url, apiKey: sim.apiKey }).listProjects()).find(
+      (p) => p.id === projectA,
+    )!.name;
     expect(header).toContain(projectName);
     expect((main[0]!.text ?? '').length).toBeGreaterThan(0);
     const replies = slack.messages('#digests').filter((m) => m.thread_ts === main[0]!.ts);
@@ -173,7 +180,12 @@ describe('digest of run.completed', () => {
 
 describe('draft.ready', () => {
   it('posts a short notice naming the project, asset and version', async () => {
-    const event: WebhookEvent = { id: randomUUID(), type: 'draft.ready', created_at: '2026-11-20T12:00:00Z', data: { project_id: projectA, asset_id: 'asset-42', version: 3 } };
+    const event: WebhookEvent = {
+      id: randomUUID(),
+      type: 'draft.ready',
+      created_at: '2026-11-20T12:00:00Z',
+      data: { project_id: projectA, asset_id: 'asset-42', version: 3 },
+    };
     const result = await deliver(event);
     expect(result.failed.size).toBe(0);
     const [notice] = slack.messages('#digests');
@@ -198,7 +210,15 @@ describe('failures', () => {
     const event = runEvent(projectA);
     const signedAt = Math.floor(Date.parse(event.created_at) / 1000) + 1;
     const envelope = (raw: string, bodyId: string) =>
-      JSON.stringify(quarantinedDelivery({ raw: Buffer.from(raw), reason: 'an older version could not read it', receivedAt: event.created_at, signedAt, bodyId }));
+      JSON.stringify(
+        quarantinedDelivery({
+          raw: Buffer.from(raw),
+          reason: 'an older version could not read it',
+          receivedAt: event.created_at,
+          signedAt,
+          bodyId,
+        }),
+      );
     const result = await deliver(envelope(JSON.stringify(event), event.id), envelope('{"id":"e-9","type":"run.completed"}', 'e-9'));
     expect(result.failed.size).toBe(0);
     expect(topLevel()).toHaveLength(1);
@@ -218,7 +238,10 @@ describe('failures', () => {
 
   it('gives a rate-limited message back to the queue for the Retry-After wait', async () => {
     sim.injectFault({ route: 'visibility', status: 429, retryAfter: 120, times: Infinity });
-    const slowDeps = (): DigestDeps => ({ ...deps(), readApi: new ReadApiClient({ baseUrl: sim.url, apiKey: sim.apiKey, deadline: () => Date.now() + 5_000 }) });
+    const slowDeps = (): DigestDeps => ({
+      ...deps(),
+      readApi: new ReadApiClient({ baseUrl: sim.url, apiKey: sim.apiKey, deadline: () => Date.now() + 5_000 }),
+    });
     await enqueue(sqs, queueUrl, runEvent(projectA));
     const records = await receiveRecords(sqs, queueUrl);
     const response = await handleSqsBatch(records, () => Promise.resolve(slowDeps()), new SqsMessageVisibility(sqs, queueUrl), observer);
@@ -273,7 +296,12 @@ describe('posts whose outcome was unknown', () => {
     // Slack answers the first post after 1.5 s; the poster gives up after 0.5 s, but the post is stored.
     slack.injectFault({ kind: 'delay', method: 'chat.postMessage', latencyMs: 1500, times: 1 });
     await enqueue(sqs, queueUrl, event);
-    const first = await handleSqsBatch(await receiveRecords(sqs, queueUrl), () => Promise.resolve(deps(500)), new SqsMessageVisibility(sqs, queueUrl), observer);
+    const first = await handleSqsBatch(
+      await receiveRecords(sqs, queueUrl),
+      () => Promise.resolve(deps(500)),
+      new SqsMessageVisibility(sqs, queueUrl),
+      observer,
+    );
     expect(first.batchItemFailures).toHaveLength(1);
     await new Promise((resolve) => setTimeout(resolve, 1600)); // the stored post lands; the message becomes visible
     expect(topLevel()).toHaveLength(1);
@@ -302,7 +330,12 @@ describe('posts whose outcome was unknown', () => {
       },
     };
     await enqueue(sqs, queueUrl, older);
-    const cut = await handleSqsBatch(await receiveRecords(sqs, queueUrl), () => Promise.resolve(d), new SqsMessageVisibility(sqs, queueUrl), observer);
+    const cut = await handleSqsBatch(
+      await receiveRecords(sqs, queueUrl),
+      () => Promise.resolve(d),
+      new SqsMessageVisibility(sqs, queueUrl),
+      observer,
+    );
     expect(cut.batchItemFailures).toHaveLength(1);
     const olderTs = topLevel()[0]!.ts;
     expect(slack.messages().filter((m) => m.thread_ts === olderTs)).toHaveLength(0);

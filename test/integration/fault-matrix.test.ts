@@ -37,7 +37,13 @@ function deps(): DigestDeps {
   return {
     // A 5 s budget per invocation: long enough for one short Retry-After, too short for a long one.
     readApi: new ReadApiClient({ baseUrl: sim.url, apiKey: sim.apiKey, timeoutMs: 1000, deadline: () => Date.now() + 5000 }),
-    slack: createSlackPoster({ token: TOKEN, slackApiUrl: slack.apiUrl, deadline: () => Date.now() + 5000, maxAttempts: 3, sleep: () => Promise.resolve() }),
+    slack: createSlackPoster({
+      token: TOKEN,
+      slackApiUrl: slack.apiUrl,
+      deadline: () => Date.now() + 5000,
+      maxAttempts: 3,
+      sleep: () => Promise.resolve(),
+    }),
     store: new DynamoDigestStore(dynamo.client, { tableName: 'faults', leaseMs: 120_000, retentionSeconds: 86400 }),
     deadLetters: new SqsDeadLetters(sqs, peers.dlqUrl),
     channels: { defaultChannel: '#digests', byProject: {} },
@@ -64,19 +70,20 @@ async function invoke() {
   const response = await handleSqsBatch(records, () => Promise.resolve(deps()), new SqsMessageVisibility(sqs, queueUrl), observer);
   const failed = new Set(response.batchItemFailures.map((f) => f.itemIdentifier));
   for (const record of records) {
-    if (!failed.has(record.messageId)) await sqs.send(new DeleteMessageCommand({ QueueUrl: queueUrl, ReceiptHandle: record.receiptHandle }));
+    if (!failed.has(record.messageId))
+      await sqs.send(new DeleteMessageCommand({ QueueUrl: queueUrl, ReceiptHandle: record.receiptHandle }));
   }
   return { received: records.length, failed: failed.size };
 }
 
 async function hiddenMessages(): Promise<number> {
-  const attributes = await sqs.send(new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['ApproximateNumberOfMessagesNotVisible'] }));
+  const attributes = await sqs.send(
+    new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['ApproximateNumberOfMessagesNotVisible'] }),
+  );
   return Number(attributes.Attributes?.['ApproximateNumberOfMessagesNotVisible']);
 }
 
 const topLevelPosts = () => slack.messages().filter((m) => !m.thread_ts).length;
-
-
 
 let peers: DigestPeers;
 
@@ -141,17 +148,20 @@ describe('digest fault matrix', () => {
     expect(topLevelPosts()).toBe(1);
   });
 
-  it.each(needsFix)('%s: fails with a log line that says how to fix it, then posts once after the fix', async (_name, fault, fixPattern) => {
-    await enqueue(sqs, queueUrl, runEvent());
-    inject(fault);
-    expect(await invoke()).toEqual({ received: 1, failed: 1 });
-    const line = observer.entries.find((e) => e.level === 'error');
-    expect(line?.message).toMatch(fixPattern);
-    expect(topLevelPosts()).toBe(0);
-    clear();
-    await retryUntilPosted();
-    expect(topLevelPosts()).toBe(1);
-  });
+  it.each(needsFix)(
+    '%s: fails with a log line that says how to fix it, then posts once after the fix',
+    async (_name, fault, fixPattern) => {
+      await enqueue(sqs, queueUrl, runEvent());
+      inject(fault);
+      expect(await invoke()).toEqual({ received: 1, failed: 1 });
+      const line = observer.entries.find((e) => e.level === 'error');
+      expect(line?.message).toMatch(fixPattern);
+      expect(topLevelPosts()).toBe(0);
+      clear();
+      await retryUntilPosted();
+      expect(topLevelPosts()).toBe(1);
+    },
+  );
 
   it('read API 429 within the time left: waited out, posted on the first attempt', async () => {
     await enqueue(sqs, queueUrl, runEvent());

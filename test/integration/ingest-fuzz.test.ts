@@ -38,7 +38,9 @@ const SECRETS = ['whsec_fuzz_current_Q7', 'whsec_fuzz_previous_K2'] as const;
 const UNCONFIGURED = 'whsec_fuzz_other_M5';
 const HANDLED = new Set(['run.completed', 'draft.ready']);
 const STATUSES = new Set([200, 202, 400, 401, 404, 405, 413]);
-const SIGNATURE_ERRORS = new Set(['missing_header', 'malformed_header', 'no_matching_signature', 'too_old', 'too_new'].map((r) => `signature_${r}`));
+const SIGNATURE_ERRORS = new Set(
+  ['missing_header', 'malformed_header', 'no_matching_signature', 'too_old', 'too_new'].map((r) => `signature_${r}`),
+);
 const ERRORS = new Set(['not_found', 'method_not_allowed', 'payload_too_large', 'delivery_id_mismatch', ...SIGNATURE_ERRORS]);
 const RESULTS = new Set(['accepted', 'duplicate', 'ignored']);
 /** A few fixed event ids, so that deliveries of one run (and of earlier runs) collide. */
@@ -99,7 +101,10 @@ class MemoryEventQueue implements EventQueue {
  * as text (a nested value that deep would overflow JSON.stringify here too).
  */
 function serialise(value: Record<string, unknown>, space: string | number | undefined): string {
-  return JSON.stringify(value, null, space).replace(/"__deep":\s*(\d+)/, (_all, n: string) => `"deep":${'['.repeat(Number(n))}${']'.repeat(Number(n))}`);
+  return JSON.stringify(value, null, space).replace(
+    /"__deep":\s*(\d+)/,
+    (_all, n: string) => `"deep":${'['.repeat(Number(n))}${']'.repeat(Number(n))}`,
+  );
 }
 
 interface Payload {
@@ -120,17 +125,40 @@ const eventPayload: fc.Arbitrary<Payload> = fc
     ),
     created_at: fc.oneof(
       { arbitrary: fc.constantFrom('2026-11-20T10:00:00Z', '2026-11-20T09:59:59.123Z'), weight: 6 },
-      { arbitrary: fc.constantFrom<unknown>('yesterday', '', 0, null, undefined, '2026-13-45T99:00:00Z', '2026-11-20T10:00:00.123+02:00', '1', 'Fri, 20 Nov 2026 10:00:00 GMT'), weight: 1 },
+      {
+        arbitrary: fc.constantFrom<unknown>(
+          'yesterday',
+          '',
+          0,
+          null,
+          undefined,
+          '2026-13-45T99:00:00Z',
+          '2026-11-20T10:00:00.123+02:00',
+          '1',
+          'Fri, 20 Nov 2026 10:00:00 GMT',
+        ),
+        weight: 1,
+      },
     ),
     data: fc.oneof(
       {
-        arbitrary: fc.record({ project_id: fc.uuid(), run_id: fc.uuid(), asset_id: fc.uuid(), status: fc.constant('completed'), answers: fc.nat(1000), note: fc.string({ unit: 'grapheme', maxLength: 30 }) }),
+        arbitrary: fc.record({
+          project_id: fc.uuid(),
+          run_id: fc.uuid(),
+          asset_id: fc.uuid(),
+          status: fc.constant('completed'),
+          answers: fc.nat(1000),
+          note: fc.string({ unit: 'grapheme', maxLength: 30 }),
+        }),
         weight: 6,
       },
       // A renamed field, an id too long to store, or nesting far deeper than any JSON.stringify can take.
       { arbitrary: fc.record({ projectId: fc.uuid(), run_id: fc.uuid() }), weight: 1 },
       { arbitrary: fc.record({ project_id: fc.constant('p'.repeat(300)), run_id: fc.uuid(), asset_id: fc.uuid() }), weight: 1 },
-      { arbitrary: fc.integer({ min: 1, max: 6_000 }).map((depth) => ({ project_id: 'p', run_id: 'r', asset_id: 'a', __deep: depth })), weight: 1 },
+      {
+        arbitrary: fc.integer({ min: 1, max: 6_000 }).map((depth) => ({ project_id: 'p', run_id: 'r', asset_id: 'a', __deep: depth })),
+        weight: 1,
+      },
       { arbitrary: fc.jsonValue({ maxDepth: 2 }), weight: 1 },
     ),
     space: fc.constantFrom<undefined | number | string>(undefined, undefined, 2, '\t'),
@@ -146,11 +174,19 @@ const eventPayload: fc.Arbitrary<Payload> = fc
 
 const payload: fc.Arbitrary<Payload> = fc.oneof(
   { arbitrary: eventPayload, weight: 10 },
-  { arbitrary: fc.tuple(eventPayload, fc.nat()).map(([p, n]) => ({ bytes: p.bytes.subarray(0, p.bytes.length === 0 ? 0 : n % p.bytes.length), id: p.id })), weight: 2 },
+  {
+    arbitrary: fc
+      .tuple(eventPayload, fc.nat())
+      .map(([p, n]) => ({ bytes: p.bytes.subarray(0, p.bytes.length === 0 ? 0 : n % p.bytes.length), id: p.id })),
+    weight: 2,
+  },
   { arbitrary: fc.jsonValue({ maxDepth: 3 }).map((v) => ({ bytes: Buffer.from(JSON.stringify(v), 'utf8'), id: undefined })), weight: 2 },
   { arbitrary: fc.uint8Array({ maxLength: 300 }).map((b) => ({ bytes: Buffer.from(b), id: undefined })), weight: 2 },
   { arbitrary: fc.string({ unit: 'binary', maxLength: 300 }).map((s) => ({ bytes: Buffer.from(s, 'utf8'), id: undefined })), weight: 1 },
-  { arbitrary: fc.integer({ min: 1, max: 2_000 }).map((extra) => ({ bytes: Buffer.alloc(MAX_BODY_BYTES + extra, 0x78), id: undefined })), weight: 1 },
+  {
+    arbitrary: fc.integer({ min: 1, max: 2_000 }).map((extra) => ({ bytes: Buffer.alloc(MAX_BODY_BYTES + extra, 0x78), id: undefined })),
+    weight: 1,
+  },
 );
 
 const hex64 = fc.string({ unit: fc.constantFrom(...'0123456789abcdef'), minLength: 64, maxLength: 64 });
@@ -158,7 +194,18 @@ const hex64 = fc.string({ unit: fc.constantFrom(...'0123456789abcdef'), minLengt
 const signing = fc.record({
   kind: fc.oneof(
     { arbitrary: fc.constant('valid' as const), weight: 6 },
-    { arbitrary: fc.constantFrom('wrong_secret' as const, 'stale' as const, 'early' as const, 'other_bytes' as const, 'random' as const, 'absent' as const, 'random_canonical' as const), weight: 4 },
+    {
+      arbitrary: fc.constantFrom(
+        'wrong_secret' as const,
+        'stale' as const,
+        'early' as const,
+        'other_bytes' as const,
+        'random' as const,
+        'absent' as const,
+        'random_canonical' as const,
+      ),
+      weight: 4,
+    },
     { arbitrary: fc.constant('mutated' as const), weight: 3 },
   ),
   secret: fc.constantFrom(...SECRETS),
@@ -225,14 +272,32 @@ function signatureFor(s: Signing, signed: Buffer): string | undefined {
 
 const delivery: fc.Arbitrary<IngestRequest> = fc
   .record({
-    method: fc.oneof({ arbitrary: fc.constant('POST'), weight: 12 }, { arbitrary: fc.constantFrom('post', 'Post', 'GET', 'PUT', 'DELETE', 'HEAD', 'OPTIONS', ''), weight: 1 }, { arbitrary: fc.string({ maxLength: 8 }), weight: 1 }),
-    path: fc.oneof({ arbitrary: fc.constant('/webhook'), weight: 12 }, { arbitrary: fc.constantFrom('/webhook/', '/Webhook', '/hook', '/', '', '/prod/webhook', '/webhook?x=1'), weight: 1 }, { arbitrary: fc.string({ maxLength: 12 }), weight: 1 }),
+    method: fc.oneof(
+      { arbitrary: fc.constant('POST'), weight: 12 },
+      { arbitrary: fc.constantFrom('post', 'Post', 'GET', 'PUT', 'DELETE', 'HEAD', 'OPTIONS', ''), weight: 1 },
+      { arbitrary: fc.string({ maxLength: 8 }), weight: 1 },
+    ),
+    path: fc.oneof(
+      { arbitrary: fc.constant('/webhook'), weight: 12 },
+      { arbitrary: fc.constantFrom('/webhook/', '/Webhook', '/hook', '/', '', '/prod/webhook', '/webhook?x=1'), weight: 1 },
+      { arbitrary: fc.string({ maxLength: 12 }), weight: 1 },
+    ),
     payload,
-    transport: fc.oneof({ arbitrary: fc.constant('text' as const), weight: 8 }, { arbitrary: fc.constant('base64' as const), weight: 3 }, { arbitrary: fc.constantFrom('garbage_base64' as const, 'no_body' as const), weight: 1 }),
+    transport: fc.oneof(
+      { arbitrary: fc.constant('text' as const), weight: 8 },
+      { arbitrary: fc.constant('base64' as const), weight: 3 },
+      { arbitrary: fc.constantFrom('garbage_base64' as const, 'no_body' as const), weight: 1 },
+    ),
     garbage: fc.string({ maxLength: 80 }),
     signing,
-    signatureHeaderName: fc.oneof({ arbitrary: fc.constant('x-service-signature'), weight: 20 }, { arbitrary: fc.constant('X-Service-Signature'), weight: 1 }),
-    deliveryHeader: fc.oneof({ arbitrary: fc.constant('same' as const), weight: 6 }, { arbitrary: fc.constantFrom('absent' as const, 'padded' as const, 'empty' as const, 'other' as const), weight: 2 }),
+    signatureHeaderName: fc.oneof(
+      { arbitrary: fc.constant('x-service-signature'), weight: 20 },
+      { arbitrary: fc.constant('X-Service-Signature'), weight: 1 },
+    ),
+    deliveryHeader: fc.oneof(
+      { arbitrary: fc.constant('same' as const), weight: 6 },
+      { arbitrary: fc.constantFrom('absent' as const, 'padded' as const, 'empty' as const, 'other' as const), weight: 2 },
+    ),
     otherId: fc.uuid(),
     extraHeaders: fc.dictionary(fc.string({ maxLength: 10 }), fc.string({ maxLength: 20 }), { maxKeys: 2 }),
   })
@@ -257,7 +322,11 @@ const delivery: fc.Arbitrary<IngestRequest> = fc
         signed = Buffer.alloc(0);
         break;
     }
-    const headers: Record<string, string | undefined> = { ...d.extraHeaders, 'content-type': 'application/json', 'user-agent': 'Service-Webhooks/1' };
+    const headers: Record<string, string | undefined> = {
+      ...d.extraHeaders,
+      'content-type': 'application/json',
+      'user-agent': 'Service-Webhooks/1',
+    };
     const signature = signatureFor(d.signing, signed);
     if (signature !== undefined) headers[d.signatureHeaderName] = signature;
     const id = d.payload.id;
@@ -269,7 +338,9 @@ const delivery: fc.Arbitrary<IngestRequest> = fc
   });
 
 /** One run: some deliveries, then (sometimes) an exact replay of the first, as the sender retries. */
-const deliveries = fc.tuple(fc.array(delivery, { minLength: 1, maxLength: 3 }), fc.boolean()).map(([list, replay]) => (replay ? [...list, list[0]!] : list));
+const deliveries = fc
+  .tuple(fc.array(delivery, { minLength: 1, maxLength: 3 }), fc.boolean())
+  .map(([list, replay]) => (replay ? [...list, list[0]!] : list));
 
 // ---------------------------------------------------------------------------------------------
 // Reference model
@@ -319,7 +390,8 @@ function depthOf(value: unknown): number {
 
 const STRICT_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?Z$/;
 const storableId = (v: unknown) => typeof v === 'string' && v.length > 0 && v.length <= 256 && /^[\x20-\x7e]+$/.test(v);
-const dataId = (v: unknown) => typeof v === 'string' && v.length > 0 && [...v].length <= 256 && [...v].every((c) => c >= ' ' && (c < '\u007f' || c > '\u009f'));
+const dataId = (v: unknown) =>
+  typeof v === 'string' && v.length > 0 && [...v].length <= 256 && [...v].every((c) => c >= ' ' && (c < '\u007f' || c > '\u009f'));
 
 /** Whether a parsed body is an event the bridge can process (all generated times are before the signature's t). */
 function processable(parsed: unknown): parsed is { id: string; type: string; created_at: string; data: Record<string, unknown> } {
@@ -333,7 +405,11 @@ function processable(parsed: unknown): parsed is { id: string; type: string; cre
 }
 
 /** The answer to a validly signed body: mismatch 400, else quarantined 202, else 200. */
-function admit(bytes: Buffer, headerId: string | undefined, acceptedIds: ReadonlySet<string>): { outcome: string; event: Prediction['event'] } {
+function admit(
+  bytes: Buffer,
+  headerId: string | undefined,
+  acceptedIds: ReadonlySet<string>,
+): { outcome: string; event: Prediction['event'] } {
   const bom = bytes.subarray(0, 3).equals(Buffer.from([0xef, 0xbb, 0xbf]));
   let parsed: unknown;
   try {
@@ -342,7 +418,8 @@ function admit(bytes: Buffer, headerId: string | undefined, acceptedIds: Readonl
     return { outcome: '202:quarantined', event: undefined };
   }
   const bodyId = isRecord(parsed) && typeof parsed['id'] === 'string' ? parsed['id'] : undefined;
-  if (headerId !== undefined && headerId !== '' && bodyId !== undefined && headerId !== bodyId) return { outcome: '400:delivery_id_mismatch', event: undefined };
+  if (headerId !== undefined && headerId !== '' && bodyId !== undefined && headerId !== bodyId)
+    return { outcome: '400:delivery_id_mismatch', event: undefined };
   if (!processable(parsed)) return { outcome: '202:quarantined', event: undefined };
   const event = { id: parsed.id, type: parsed.type, created_at: parsed.created_at, data: parsed.data };
   if (!HANDLED.has(event.type)) return { outcome: '200:ignored', event };
@@ -409,12 +486,18 @@ function depsWith(store: DeliveryStore, queue: EventQueue, observer: RecordingOb
 }
 
 /** Sends one delivery and checks it against the model; returns the accepted event id, if any. */
-async function deliverAndCheck(request: IngestRequest, deps: IngestDeps, acceptedIds: Set<string>): Promise<{ outcome: string; acceptedId: string | undefined }> {
+async function deliverAndCheck(
+  request: IngestRequest,
+  deps: IngestDeps,
+  acceptedIds: Set<string>,
+): Promise<{ outcome: string; acceptedId: string | undefined }> {
   const prediction = predict(request, acceptedIds);
   const response = await handleDelivery(request, deps);
   const outcome = checkResponse(response);
   if (!prediction.allowed.has(outcome)) {
-    throw new Error(`answered ${outcome}, expected one of ${[...prediction.allowed].join(' | ')} for ${JSON.stringify({ ...request, body: request.body?.slice(0, 200) })}`);
+    throw new Error(
+      `answered ${outcome}, expected one of ${[...prediction.allowed].join(' | ')} for ${JSON.stringify({ ...request, body: request.body?.slice(0, 200) })}`,
+    );
   }
   // Nothing is acknowledged unless it was validly signed.
   if (outcome.startsWith('200:') || outcome.startsWith('202:') || outcome.startsWith('400:')) expect(prediction.signed).toBe(true);
@@ -454,7 +537,8 @@ describe('ingest fuzz: pure logic with in-memory ports', () => {
           outcomes.set(outcome, (outcomes.get(outcome) ?? 0) + 1);
           // Quarantined: exactly one DLQ message holding the exact signed bytes; otherwise none.
           expect(queue.quarantined.length).toBe(quarantinedBefore + (outcome === '202:quarantined' ? 1 : 0));
-          if (outcome === '202:quarantined') expect(Buffer.from(queue.quarantined[quarantinedBefore]!.raw_base64, 'base64').equals(rawBytes(request))).toBe(true);
+          if (outcome === '202:quarantined')
+            expect(Buffer.from(queue.quarantined[quarantinedBefore]!.raw_base64, 'base64').equals(rawBytes(request))).toBe(true);
           if (acceptedId === undefined) {
             expect(queue.sent.length).toBe(before);
           } else {
@@ -474,7 +558,17 @@ describe('ingest fuzz: pure logic with in-memory ports', () => {
     console.log(`ingest fuzz (in-memory ports): ${count} deliveries; outcomes ${JSON.stringify(Object.fromEntries([...outcomes].sort()))}`);
     expect(count).toBeGreaterThanOrEqual(MIN_MEMORY_DELIVERIES);
     // The generator reaches every branch.
-    for (const outcome of ['200:accepted', '200:duplicate', '200:ignored', '202:quarantined', '400:delivery_id_mismatch', '401:signature', '404:not_found', '405:method_not_allowed', '413:payload_too_large']) {
+    for (const outcome of [
+      '200:accepted',
+      '200:duplicate',
+      '200:ignored',
+      '202:quarantined',
+      '400:delivery_id_mismatch',
+      '401:signature',
+      '404:not_found',
+      '405:method_not_allowed',
+      '413:payload_too_large',
+    ]) {
       expect(outcomes.get(outcome) ?? 0, outcome).toBeGreaterThan(0);
     }
   });
@@ -492,7 +586,14 @@ describe('ingest fuzz: real adapters on dynalite and the local SQS server', () =
     dynamo = await startLocalDynamo();
     await ensureBridgeTable(dynamo.client, TABLE);
     sqsServer = await SqsServer.start();
-    sqs = createSqsClient({ endpoint: sqsServer.url, region: 'us-east-1', credentials: LOCAL_CREDENTIALS, requestTimeoutMs: 5000, connectionTimeoutMs: 1000, maxAttempts: 1 });
+    sqs = createSqsClient({
+      endpoint: sqsServer.url,
+      region: 'us-east-1',
+      credentials: LOCAL_CREDENTIALS,
+      requestTimeoutMs: 5000,
+      connectionTimeoutMs: 1000,
+      maxAttempts: 1,
+    });
     queueUrl = (await sqs.send(new CreateQueueCommand({ QueueName: 'fuzz-events', Attributes: { VisibilityTimeout: '300' } }))).QueueUrl!;
     dlqUrl = (await sqs.send(new CreateQueueCommand({ QueueName: 'fuzz-dlq', Attributes: { VisibilityTimeout: '300' } }))).QueueUrl!;
   });

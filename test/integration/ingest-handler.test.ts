@@ -26,7 +26,14 @@ beforeAll(async () => {
   dynamo = await startLocalDynamo();
   await ensureBridgeTable(dynamo.client, 'bridge-handler');
   sqsServer = await SqsServer.start();
-  sqs = createSqsClient({ endpoint: sqsServer.url, region: 'us-east-1', credentials: LOCAL_CREDENTIALS, requestTimeoutMs: 5000, connectionTimeoutMs: 1000, maxAttempts: 1 });
+  sqs = createSqsClient({
+    endpoint: sqsServer.url,
+    region: 'us-east-1',
+    credentials: LOCAL_CREDENTIALS,
+    requestTimeoutMs: 5000,
+    connectionTimeoutMs: 1000,
+    maxAttempts: 1,
+  });
   queueUrl = (await sqs.send(new CreateQueueCommand({ QueueName: 'handler-events' }))).QueueUrl!;
   dlqUrl = (await sqs.send(new CreateQueueCommand({ QueueName: 'handler-dlq' }))).QueueUrl!;
   Object.assign(process.env, {
@@ -64,7 +71,11 @@ describe('ingest handler', () => {
       httpApiEvent({
         rawPath: '/prod/webhook',
         stage: 'prod',
-        headers: { 'X-Service-Signature': signPayload(SECRET, Math.floor(Date.now() / 1000), body), 'X-Service-Delivery': id, 'Content-Type': 'application/json' },
+        headers: {
+          'X-Service-Signature': signPayload(SECRET, Math.floor(Date.now() / 1000), body),
+          'X-Service-Delivery': id,
+          'Content-Type': 'application/json',
+        },
         body,
       }),
     );
@@ -88,7 +99,12 @@ describe('ingest handler', () => {
   it('quarantines a signed delivery it cannot process in DLQ_URL and answers 202', async () => {
     const { id, body } = deliveryBody({ createdAt: 'Fri, 20 Nov 2026 10:00:00 GMT' });
     const before = await queueDepth(dlqUrl);
-    const result = await handler(httpApiEvent({ headers: { 'x-service-signature': signPayload(SECRET, Math.floor(Date.now() / 1000), body), 'x-service-delivery': id }, body }));
+    const result = await handler(
+      httpApiEvent({
+        headers: { 'x-service-signature': signPayload(SECRET, Math.floor(Date.now() / 1000), body), 'x-service-delivery': id },
+        body,
+      }),
+    );
     expect(result.statusCode).toBe(202);
     expect(JSON.parse(result.body ?? '')).toMatchObject({ ok: true, result: 'quarantined' });
     expect(await queueDepth(dlqUrl)).toBe(before + 1);
@@ -96,7 +112,12 @@ describe('ingest handler', () => {
 
   it('answers 401 with a code and no internals for a forged delivery', async () => {
     const { id, body } = deliveryBody();
-    const result = await handler(httpApiEvent({ headers: { 'x-service-signature': signPayload('forged', Math.floor(Date.now() / 1000), body), 'x-service-delivery': id }, body }));
+    const result = await handler(
+      httpApiEvent({
+        headers: { 'x-service-signature': signPayload('forged', Math.floor(Date.now() / 1000), body), 'x-service-delivery': id },
+        body,
+      }),
+    );
     expect(result.statusCode).toBe(401);
     expect(JSON.parse(result.body ?? '')).toEqual({ ok: false, error: 'signature_no_matching_signature' });
   });
@@ -107,7 +128,9 @@ describe('ingest configuration', () => {
     expect(() => readIngestConfig({ QUEUE_URL: 'q', DLQ_URL: 'd', SIGNING_SECRETS: '["x"]' })).toThrow(/TABLE_NAME/);
     expect(() => readIngestConfig({ TABLE_NAME: 't', QUEUE_URL: 'q', SIGNING_SECRETS: '["x"]' })).toThrow(/DLQ_URL/);
     expect(() => readIngestConfig({ TABLE_NAME: 't', QUEUE_URL: 'q', DLQ_URL: 'd' })).toThrow(/SIGNING_SECRETS_SECRET_ARN/);
-    expect(() => readIngestConfig({ TABLE_NAME: 't', QUEUE_URL: 'q', DLQ_URL: 'd', SIGNING_SECRETS: '["x"]', SIGNATURE_TOLERANCE_SECONDS: '5m' })).toThrow(/SIGNATURE_TOLERANCE_SECONDS/);
+    expect(() =>
+      readIngestConfig({ TABLE_NAME: 't', QUEUE_URL: 'q', DLQ_URL: 'd', SIGNING_SECRETS: '["x"]', SIGNATURE_TOLERANCE_SECONDS: '5m' }),
+    ).toThrow(/SIGNATURE_TOLERANCE_SECONDS/);
   });
 
   it('parses a local SIGNING_SECRETS at cold start, naming it when malformed', () => {
@@ -116,11 +139,15 @@ describe('ingest configuration', () => {
       expect(() => readIngestConfig({ ...base, SIGNING_SECRETS: bad }), bad).toThrow(/Configuration error: SIGNING_SECRETS /);
     }
     // A secret may hold a comma: only a JSON array says where one ends.
-    expect(() => readIngestConfig({ ...base, SIGNING_SECRETS: 'a,b' })).toThrow(/must be a JSON array of strings such as \["whsec_current"\]/);
+    expect(() => readIngestConfig({ ...base, SIGNING_SECRETS: 'a,b' })).toThrow(
+      /must be a JSON array of strings such as \["whsec_current"\]/,
+    );
     // The runtime keeps the value as given (it parses it again when building the verifier).
     expect(readIngestConfig({ ...base, SIGNING_SECRETS: '["a,b", "c"]' }).signingSecrets).toEqual({ values: '["a,b", "c"]' });
     // With the ARN set, Secrets Manager is read at run time and the local value is not used.
-    expect(readIngestConfig({ ...base, SIGNING_SECRETS_SECRET_ARN: 'arn:x', SIGNING_SECRETS: '[1]' }).signingSecrets).toEqual({ secretArn: 'arn:x' });
+    expect(readIngestConfig({ ...base, SIGNING_SECRETS_SECRET_ARN: 'arn:x', SIGNING_SECRETS: '[1]' }).signingSecrets).toEqual({
+      secretArn: 'arn:x',
+    });
   });
 });
 
@@ -139,7 +166,9 @@ describe('digest configuration', () => {
     expect(readDigestConfig({ ...env, DIGEST_LEASE_SECONDS: '10' }).leaseSeconds).toBe(10);
     expect(readDigestConfig({ ...env, DIGEST_LEASE_SECONDS: '3600' }).leaseSeconds).toBe(3600);
     for (const bad of ['9', '0', '3601', '2m']) {
-      expect(() => readDigestConfig({ ...env, DIGEST_LEASE_SECONDS: bad }), bad).toThrow(/DIGEST_LEASE_SECONDS must be .* from 10 to 3600, longer than the digest function's timeout/);
+      expect(() => readDigestConfig({ ...env, DIGEST_LEASE_SECONDS: bad }), bad).toThrow(
+        /DIGEST_LEASE_SECONDS must be .* from 10 to 3600, longer than the digest function's timeout/,
+      );
     }
   });
 });

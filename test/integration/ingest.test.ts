@@ -85,7 +85,14 @@ beforeAll(async () => {
   dynamo = await startLocalDynamo();
   await ensureBridgeTable(dynamo.client, TABLE);
   sqsServer = await SqsServer.start();
-  sqs = createSqsClient({ endpoint: sqsServer.url, region: 'us-east-1', credentials: LOCAL_CREDENTIALS, requestTimeoutMs: 5000, connectionTimeoutMs: 1000, maxAttempts: 1 });
+  sqs = createSqsClient({
+    endpoint: sqsServer.url,
+    region: 'us-east-1',
+    credentials: LOCAL_CREDENTIALS,
+    requestTimeoutMs: 5000,
+    connectionTimeoutMs: 1000,
+    maxAttempts: 1,
+  });
   queueUrl = (await sqs.send(new CreateQueueCommand({ QueueName: 'events', Attributes: { VisibilityTimeout: '60' } }))).QueueUrl!;
   dlqUrl = (await sqs.send(new CreateQueueCommand({ QueueName: 'events-dlq', Attributes: { VisibilityTimeout: '60' } }))).QueueUrl!;
 });
@@ -111,7 +118,12 @@ describe('ingest: accepted deliveries', () => {
     const messages = await drainQueue();
     expect(messages).toHaveLength(1);
     expect(messages[0]!.body).toEqual({
-      event: { id: req.id, type: 'run.completed', created_at: '2026-11-20T10:00:00Z', data: { project_id: 'p-9', run_id: 'r-1', status: 'completed', answers: 3 } },
+      event: {
+        id: req.id,
+        type: 'run.completed',
+        created_at: '2026-11-20T10:00:00Z',
+        data: { project_id: 'p-9', run_id: 'r-1', status: 'completed', answers: 3 },
+      },
       received_at: new Date(START).toISOString(),
     });
     expect(messages[0]!.attributes).toEqual({ type: 'run.completed', project_id: 'p-9', event_id: req.id });
@@ -183,7 +195,13 @@ describe('ingest: refusals', () => {
       ['[]', 'body is not a JSON object'],
     ] as const;
     for (const [body, reason] of cases) {
-      const req: IngestRequest = { method: 'POST', path: '/webhook', headers: { 'x-service-signature': signPayload(SECRET, t, body) }, body, isBase64Encoded: false };
+      const req: IngestRequest = {
+        method: 'POST',
+        path: '/webhook',
+        headers: { 'x-service-signature': signPayload(SECRET, t, body) },
+        body,
+        isBase64Encoded: false,
+      };
       expect(expectQuarantined(await handleDelivery(req, makeDeps({}, observer)))).toBe(reason);
     }
     expect(observer.countOf('DeliveryQuarantined')).toBe(3);
@@ -199,7 +217,12 @@ describe('ingest: refusals', () => {
       signed_at: t,
       event_id: 'x',
     });
-    expect(withId.attributes).toEqual({ kind: 'quarantined_delivery', reason: cases[1][1], quarantined_at: new Date(START).toISOString(), event_id: 'x' });
+    expect(withId.attributes).toEqual({
+      kind: 'quarantined_delivery',
+      reason: cases[1][1],
+      quarantined_at: new Date(START).toISOString(),
+      event_id: 'x',
+    });
     expect(await drainQueue()).toHaveLength(0);
   });
 
@@ -276,16 +299,24 @@ describe('ingest: refusals', () => {
     ]);
     expect(await drainQueue()).toHaveLength(0);
     // Up to t + tolerance is accepted (clock skew between the service's hosts).
-    expect(parse((await handleDelivery(request({ createdAt: new Date((t + 300) * 1000).toISOString() }), makeDeps())).body).result).toBe('accepted');
+    expect(parse((await handleDelivery(request({ createdAt: new Date((t + 300) * 1000).toISOString() }), makeDeps())).body).result).toBe(
+      'accepted',
+    );
     // The bound follows the configured tolerance.
-    const strict = await handleDelivery(request({ createdAt: new Date((t + 61) * 1000).toISOString() }), makeDeps({ toleranceSeconds: 60 }));
+    const strict = await handleDelivery(
+      request({ createdAt: new Date((t + 61) * 1000).toISOString() }),
+      makeDeps({ toleranceSeconds: 60 }),
+    );
     expectQuarantined(strict);
   });
 
   it('accepts a retry re-signed long after the event was created', async () => {
     const req = request({ createdAt: new Date(START - 5_000).toISOString() });
     clockMs = START + 15 * 60_000; // the sender's last retry, re-signed at send time
-    const retry = { ...req, headers: { ...req.headers, 'x-service-signature': signPayload(SECRET, Math.floor(clockMs / 1000), req.body!) } };
+    const retry = {
+      ...req,
+      headers: { ...req.headers, 'x-service-signature': signPayload(SECRET, Math.floor(clockMs / 1000), req.body!) },
+    };
     expect(parse((await handleDelivery(retry, makeDeps())).body).result).toBe('accepted');
   });
 
@@ -300,12 +331,19 @@ describe('ingest: refusals', () => {
   it('answers 413 for a body over 64 KiB without verifying it', async () => {
     let verified = 0;
     const verifier = createSignatureVerifier({ secrets: [SECRET] });
-    const deps = makeDeps({ verifier: () => { verified++; return Promise.resolve(verifier); } });
+    const deps = makeDeps({
+      verifier: () => {
+        verified++;
+        return Promise.resolve(verifier);
+      },
+    });
     const big = 'x'.repeat(MAX_BODY_BYTES + 1);
     const response = await handleDelivery({ method: 'POST', path: '/webhook', headers: {}, body: big, isBase64Encoded: false }, deps);
     expect(response.statusCode).toBe(413);
     const bigBase64 = Buffer.alloc(MAX_BODY_BYTES + 1).toString('base64');
-    expect((await handleDelivery({ method: 'POST', path: '/webhook', headers: {}, body: bigBase64, isBase64Encoded: true }, deps)).statusCode).toBe(413);
+    expect(
+      (await handleDelivery({ method: 'POST', path: '/webhook', headers: {}, body: bigBase64, isBase64Encoded: true }, deps)).statusCode,
+    ).toBe(413);
     expect(verified).toBe(0);
   });
 });
@@ -362,7 +400,10 @@ describe('ingest: de-duplication', () => {
     expect(parse(failed.body).error).toBe('queue_unavailable');
     expect(failed.headers['retry-after']).toBe('30');
     clockMs += 30_000; // the sender's first retry, re-signed with a fresh timestamp
-    const retry = await handleDelivery({ ...req, headers: { ...req.headers, 'x-service-signature': signPayload(SECRET, Math.floor(clockMs / 1000), req.body!) } }, makeDeps());
+    const retry = await handleDelivery(
+      { ...req, headers: { ...req.headers, 'x-service-signature': signPayload(SECRET, Math.floor(clockMs / 1000), req.body!) } },
+      makeDeps(),
+    );
     expect(retry.statusCode).toBe(200);
     expect(parse(retry.body).result).toBe('accepted');
     expect(await drainQueue()).toHaveLength(1);
@@ -370,7 +411,12 @@ describe('ingest: de-duplication', () => {
 
   it('answers 503 when SQS is unreachable, and the released claim lets the retry enqueue', async () => {
     const { SQSClient } = await import('@aws-sdk/client-sqs');
-    const unreachable = new SQSClient({ endpoint: 'http://127.0.0.1:9', region: 'us-east-1', credentials: LOCAL_CREDENTIALS, maxAttempts: 1 });
+    const unreachable = new SQSClient({
+      endpoint: 'http://127.0.0.1:9',
+      region: 'us-east-1',
+      credentials: LOCAL_CREDENTIALS,
+      maxAttempts: 1,
+    });
     const req = request();
     const failed = await handleDelivery(req, makeDeps({ queue: new SqsEventQueue(unreachable, queueUrl, dlqUrl) }));
     expect(failed.statusCode).toBe(503);
@@ -386,7 +432,12 @@ describe('ingest: de-duplication', () => {
     const silent = createServer(() => undefined);
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
     const { port } = silent.address() as AddressInfo;
-    const client = createDynamoClient({ ...INGEST_CLIENT_BOUNDS, endpoint: `http://127.0.0.1:${port}`, region: 'us-east-1', credentials: LOCAL_CREDENTIALS });
+    const client = createDynamoClient({
+      ...INGEST_CLIENT_BOUNDS,
+      endpoint: `http://127.0.0.1:${port}`,
+      region: 'us-east-1',
+      credentials: LOCAL_CREDENTIALS,
+    });
     try {
       const store = new DynamoDeliveryStore(client, { tableName: TABLE, leaseMs: 10_000, retentionSeconds: 60 });
       const response = await handleDelivery(request(), makeDeps({ store }));
@@ -401,7 +452,12 @@ describe('ingest: de-duplication', () => {
 
   it('answers 503 when DynamoDB is unreachable, and nothing is enqueued', async () => {
     const { DynamoDBClient } = await import('@aws-sdk/client-dynamodb');
-    const unreachable = new DynamoDBClient({ endpoint: 'http://127.0.0.1:9', region: 'us-east-1', credentials: LOCAL_CREDENTIALS, maxAttempts: 1 });
+    const unreachable = new DynamoDBClient({
+      endpoint: 'http://127.0.0.1:9',
+      region: 'us-east-1',
+      credentials: LOCAL_CREDENTIALS,
+      maxAttempts: 1,
+    });
     const store = new DynamoDeliveryStore(unreachable, { tableName: TABLE, leaseMs: 10_000, retentionSeconds: 60 });
     const response = await handleDelivery(request(), makeDeps({ store }));
     expect(response.statusCode).toBe(503);
@@ -413,7 +469,13 @@ describe('ingest: de-duplication', () => {
 
 describe('ingest: quarantine and hardening (issue 11)', () => {
   function signedBytes(bytes: Buffer, t = Math.floor(clockMs / 1000)): IngestRequest {
-    return { method: 'POST', path: '/webhook', headers: { 'x-service-signature': signPayload(SECRET, t, bytes) }, body: bytes.toString('base64'), isBase64Encoded: true };
+    return {
+      method: 'POST',
+      path: '/webhook',
+      headers: { 'x-service-signature': signPayload(SECRET, t, bytes) },
+      body: bytes.toString('base64'),
+      isBase64Encoded: true,
+    };
   }
 
   it('answers 202 and keeps a body nested 5,000 levels deep (JSON.stringify would overflow): no 5xx', async () => {
@@ -426,7 +488,14 @@ describe('ingest: quarantine and hardening (issue 11)', () => {
   });
 
   it('quarantines a created_at that is not strict ISO 8601 UTC ("1", RFC 2822, offsets, impossible dates)', async () => {
-    for (const createdAt of ['1', 'Fri, 20 Nov 2026 10:00:00 GMT', '2026-11-20T10:00:00+00:00', '2026-11-20 10:00:00Z', '2026-02-30T00:00:00Z', '2026-11-20T24:00:00Z']) {
+    for (const createdAt of [
+      '1',
+      'Fri, 20 Nov 2026 10:00:00 GMT',
+      '2026-11-20T10:00:00+00:00',
+      '2026-11-20 10:00:00Z',
+      '2026-02-30T00:00:00Z',
+      '2026-11-20T24:00:00Z',
+    ]) {
       expect(expectQuarantined(await handleDelivery(request({ createdAt }), makeDeps()), createdAt)).toMatch(/ISO 8601 UTC/);
     }
     for (const createdAt of ['2026-11-20T10:00:00Z', '2026-11-20T10:00:00.123Z', '2026-11-20T10:00:00.123456Z']) {
@@ -442,15 +511,25 @@ describe('ingest: quarantine and hardening (issue 11)', () => {
       { project_id: 'p-1', run_id: 'r'.repeat(257) },
     ];
     for (const data of cases) {
-      expect(expectQuarantined(await handleDelivery(request({ data }), makeDeps()), JSON.stringify(data))).toMatch(/^run\.completed .*data\.(project_id|run_id)/);
+      expect(expectQuarantined(await handleDelivery(request({ data }), makeDeps()), JSON.stringify(data))).toMatch(
+        /^run\.completed .*data\.(project_id|run_id)/,
+      );
     }
-    expect(parse((await handleDelivery(request({ data: { project_id: 'p'.repeat(256), run_id: 'r-🚀' } }), makeDeps())).body).result).toBe('accepted');
+    expect(parse((await handleDelivery(request({ data: { project_id: 'p'.repeat(256), run_id: 'r-🚀' } }), makeDeps())).body).result).toBe(
+      'accepted',
+    );
   });
 
   it('accepts a body that starts with a UTF-8 BOM, signed over the bytes with the BOM', async () => {
     const { id, body } = deliveryBody();
     const bytes = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(body)]);
-    const response = await handleDelivery({ ...signedBytes(bytes), headers: { 'x-service-signature': signPayload(SECRET, Math.floor(clockMs / 1000), bytes), 'x-service-delivery': id } }, makeDeps());
+    const response = await handleDelivery(
+      {
+        ...signedBytes(bytes),
+        headers: { 'x-service-signature': signPayload(SECRET, Math.floor(clockMs / 1000), bytes), 'x-service-delivery': id },
+      },
+      makeDeps(),
+    );
     expect(parse(response.body).result).toBe('accepted');
     // Signed without the BOM, the bytes as sent don't match: the signature covers the raw body.
     const unsigned = { ...signedBytes(bytes), headers: { 'x-service-signature': signPayload(SECRET, Math.floor(clockMs / 1000), body) } };

@@ -134,7 +134,6 @@ describe('read routes', () => {
     expect(card.reasons.length).toBeGreaterThanOrEqual(2);
     expect(card.reasons[0]).toEqual({ impact: anyString, category: anyString, detail: anyString });
     expect(sim.requests().at(-1)!.path).toBe(`/v1/projects/${projectId}/results/${withCard.id}/reasoning`);
-
   });
 
   it('answers 404 no_reasoning_card for a result without a card', async () => {
@@ -180,7 +179,11 @@ describe('findReasoningCard', () => {
   });
 
   it('makes no reasoning call when no probe has a card', async () => {
-    sim.injectFault({ route: 'results', status: 200, body: JSON.stringify({ probes: [{ id: 'r1', reasoning_card_id: null }, { id: 'r2' }] }) });
+    sim.injectFault({
+      route: 'results',
+      status: 200,
+      body: JSON.stringify({ probes: [{ id: 'r1', reasoning_card_id: null }, { id: 'r2' }] }),
+    });
     expect(await findReasoningCard(client().api, projectId, { prompt_id: 'q', platforms_losing: [] })).toBeNull();
     expect(sim.requests().map((r) => r.route)).toEqual(['results']);
   });
@@ -338,7 +341,13 @@ describe('tolerant parsing', () => {
       route: 'projects',
       status: 200,
       body: JSON.stringify({
-        projects: [{ id: 'p1', name: 'One', industry: 'X', plan: 'custom' }, { id: 'p2' }, { name: 'no id' }, 'junk', { id: 'p3', name: '', industry: 4 }],
+        projects: [
+          { id: 'p1', name: 'One', industry: 'X', plan: 'custom' },
+          { id: 'p2' },
+          { name: 'no id' },
+          'junk',
+          { id: 'p3', name: '', industry: 4 },
+        ],
         next: null,
       }),
     });
@@ -425,7 +434,15 @@ describe('tolerant parsing', () => {
       status: 200,
       body: JSON.stringify({
         gaps: [
-          { prompt_id: 'q1', prompt_ref: 'A-1', prompt_text: 'One?', platforms_losing: ['Gemini', 3, null], top_competitor: 'Rival', worsening: true, meta: { since: 'run 2' } },
+          {
+            prompt_id: 'q1',
+            prompt_ref: 'A-1',
+            prompt_text: 'One?',
+            platforms_losing: ['Gemini', 3, null],
+            top_competitor: 'Rival',
+            worsening: true,
+            meta: { since: 'run 2' },
+          },
           { prompt_ref: 2, prompt_text: 'No id' },
           { prompt_id: 'q3', prompt_text: '' },
           { prompt_id: 4, prompt_text: 'Numeric id', platforms_losing: 'Claude, Copilot' },
@@ -448,7 +465,14 @@ describe('tolerant parsing', () => {
           ['meta.since', 'run 2'],
         ],
       },
-      { prompt_id: '4', prompt_ref: null, prompt_text: 'Numeric id', platforms_losing: ['Claude', 'Copilot'], top_competitor: '', extra: [] },
+      {
+        prompt_id: '4',
+        prompt_ref: null,
+        prompt_text: 'Numeric id',
+        platforms_losing: ['Claude', 'Copilot'],
+        top_competitor: '',
+        extra: [],
+      },
     ]);
   });
 
@@ -456,7 +480,14 @@ describe('tolerant parsing', () => {
     sim.injectFault({
       route: 'results',
       status: 200,
-      body: JSON.stringify({ probes: [{ id: 'r1', reasoning_card_id: 'c1', engine: 'X' }, { id: 'r2', reasoning_card_id: 7 }, { id: 'r3' }, { reasoning_card_id: 'c9' }] }),
+      body: JSON.stringify({
+        probes: [
+          { id: 'r1', reasoning_card_id: 'c1', engine: 'X' },
+          { id: 'r2', reasoning_card_id: 7 },
+          { id: 'r3' },
+          { reasoning_card_id: 'c9' },
+        ],
+      }),
     });
     expect(await client().api.getResults(projectId, 'q')).toEqual([
       { id: 'r1', reasoning_card_id: 'c1', engine: 'X' },
@@ -466,7 +497,10 @@ describe('tolerant parsing', () => {
     sim.injectFault({
       route: 'reasoning',
       status: 200,
-      body: JSON.stringify({ id: 'c1', reasons: [{ impact: 'high', category: 'content' }, 'junk', {}, { detail: 'Only detail', weight: 2 }] }),
+      body: JSON.stringify({
+        id: 'c1',
+        reasons: [{ impact: 'high', category: 'content' }, 'junk', {}, { detail: 'Only detail', weight: 2 }],
+      }),
     });
     expect(await client().api.getReasoning(projectId, 'r1')).toEqual({
       reasons: [

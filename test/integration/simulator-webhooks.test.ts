@@ -318,12 +318,20 @@ describe('control routes and shutdown', () => {
     expect(denied.status).toBe(401);
     expect(await denied.json()).toMatchObject({ error: { code: 'unauthorized' } });
 
-    const created = await fetch(`${sim.url}/_sim/webhooks`, { method: 'POST', headers: auth, body: JSON.stringify({ url: receiver.url, secret: SECRET }) });
+    const created = await fetch(`${sim.url}/_sim/webhooks`, {
+      method: 'POST',
+      headers: auth,
+      body: JSON.stringify({ url: receiver.url, secret: SECRET }),
+    });
     expect(created.status).toBe(201);
     const hook = (await created.json()) as { id: string; secret: string; is_active: boolean };
     expect(hook).toMatchObject({ secret: SECRET, is_active: true });
 
-    const run = await fetch(`${sim.url}/_sim/runs`, { method: 'POST', headers: auth, body: JSON.stringify({ project_id: projectId, wait: true }) });
+    const run = await fetch(`${sim.url}/_sim/runs`, {
+      method: 'POST',
+      headers: auth,
+      body: JSON.stringify({ project_id: projectId, wait: true }),
+    });
     expect(run.status).toBe(200);
     const runBody = (await run.json()) as { event: { id: string }; report: { results: { webhookId: string; outcome: string }[] } };
     expect(runBody.report.results.find((r) => r.webhookId === hook.id)?.outcome).toBe('delivered');

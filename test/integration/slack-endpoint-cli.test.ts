@@ -36,13 +36,21 @@ let store: DynamoSubscriptionStore;
 /** The Slack handler behind a plain HTTP server, as the local gateway would serve it. */
 async function startGateway(env: Record<string, string>): Promise<Server> {
   const observer = new RecordingObserver();
-  const handler = createSlackHandler(env, { observability: { log: observer, metrics: observer, flush() {}, appendKeys() {}, resetKeys() {} } });
+  const handler = createSlackHandler(env, {
+    observability: { log: observer, metrics: observer, flush() {}, appendKeys() {}, resetKeys() {} },
+  });
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       const headers = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, String(v)]));
-      const event = httpApiEvent({ method: req.method ?? 'POST', rawPath: req.url ?? '/', headers, body: Buffer.concat(chunks).toString('base64'), isBase64Encoded: true });
+      const event = httpApiEvent({
+        method: req.method ?? 'POST',
+        rawPath: req.url ?? '/',
+        headers,
+        body: Buffer.concat(chunks).toString('base64'),
+        isBase64Encoded: true,
+      });
       void handler(event).then((result) => {
         res.writeHead(result.statusCode ?? 500, result.headers as Record<string, string>).end(result.body ?? '');
       });
@@ -57,7 +65,14 @@ beforeAll(async () => {
   await ensureBridgeTable(dynamo.client, TABLE);
   store = new DynamoSubscriptionStore(dynamo.client, TABLE);
   sqsServer = await SqsServer.start();
-  sqs = createSqsClient({ endpoint: sqsServer.url, region: 'us-east-1', credentials: LOCAL_CREDENTIALS, requestTimeoutMs: 5000, connectionTimeoutMs: 1000, maxAttempts: 1 });
+  sqs = createSqsClient({
+    endpoint: sqsServer.url,
+    region: 'us-east-1',
+    credentials: LOCAL_CREDENTIALS,
+    requestTimeoutMs: 5000,
+    connectionTimeoutMs: 1000,
+    maxAttempts: 1,
+  });
   queueUrl = (await sqs.send(new CreateQueueCommand({ QueueName: 'slack-cli-events' }))).QueueUrl!;
   process.env['AWS_ACCESS_KEY_ID'] = 'local';
   process.env['AWS_SECRET_ACCESS_KEY'] = 'local';
@@ -106,14 +121,19 @@ describe('bridge slack manifest', () => {
   it('prints the manifest with the local stack’s request URLs', async () => {
     const { code, out } = await bridge('slack', 'manifest', '--local', readyFile);
     expect(code).toBe(0);
-    const manifest = JSON.parse(out) as { features: { slash_commands: { url: string }[] }; settings: { interactivity: { request_url: string } } };
+    const manifest = JSON.parse(out) as {
+      features: { slash_commands: { url: string }[] };
+      settings: { interactivity: { request_url: string } };
+    };
     expect(manifest.features.slash_commands[0]?.url).toBe(`${base}${HTTP_PATHS.slackCommands}`);
     expect(manifest.settings.interactivity.request_url).toBe(`${base}${HTTP_PATHS.slackInteractions}`);
   });
 
   it('takes --base-url and refuses a plain-http public host with a fix', async () => {
     const ok = await bridge('slack', 'manifest', '--base-url', 'https://abc.execute-api.eu-west-1.amazonaws.com/', '--json');
-    expect(JSON.parse(ok.out)).toMatchObject({ settings: { interactivity: { request_url: 'https://abc.execute-api.eu-west-1.amazonaws.com/slack/interactions' } } });
+    expect(JSON.parse(ok.out)).toMatchObject({
+      settings: { interactivity: { request_url: 'https://abc.execute-api.eu-west-1.amazonaws.com/slack/interactions' } },
+    });
     const bad = await bridge('slack', 'manifest', '--base-url', 'http://example.com');
     expect(bad.code).toBe(1);
     expect(bad.err).toContain('https');
@@ -122,9 +142,24 @@ describe('bridge slack manifest', () => {
 
 describe('bridge subscriptions', () => {
   it('adds, lists and removes a subscription in the table', async () => {
-    const added = await bridge('subscriptions', 'add', '--local', readyFile, '--project', 'p-cli', '--name', 'Northwind', '--channel', 'CCLI', '--mode', 'changes');
+    const added = await bridge(
+      'subscriptions',
+      'add',
+      '--local',
+      readyFile,
+      '--project',
+      'p-cli',
+      '--name',
+      'Northwind',
+      '--channel',
+      'CCLI',
+      '--mode',
+      'changes',
+    );
     expect(added.code).toBe(0);
-    expect(await store.forProject('p-cli')).toMatchObject([{ channel: 'CCLI', mode: 'changes', createdBy: 'cli', projectName: 'Northwind' }]);
+    expect(await store.forProject('p-cli')).toMatchObject([
+      { channel: 'CCLI', mode: 'changes', createdBy: 'cli', projectName: 'Northwind' },
+    ]);
 
     const listed = await bridge('subscriptions', 'list', '--local', readyFile, '--channel', 'CCLI', '--json');
     expect(JSON.parse(listed.out)).toMatchObject({ subscriptions: [{ projectId: 'p-cli', channel: 'CCLI' }] });
@@ -158,12 +193,24 @@ describe('bridge slack command', () => {
     expect(out).toContain('Looking up');
     const received = await sqs.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10 }));
     const bodies = (received.Messages ?? []).map((m) => JSON.parse(m.Body ?? '') as { context: { channel: string; responseUrl: string } });
-    expect(bodies).toMatchObject([{ kind: 'slack_command', command: { kind: 'subscribe', project: 'Northwind' }, context: { channel: 'CSUB' } }]);
+    expect(bodies).toMatchObject([
+      { kind: 'slack_command', command: { kind: 'subscribe', project: 'Northwind' }, context: { channel: 'CSUB' } },
+    ]);
     expect(bodies[0]?.context.responseUrl).toMatch(/^http:\/\/127\.0\.0\.1:9\/response_url\//);
   });
 
   it('exits 1 with the 401 when signed with another secret', async () => {
-    const { code, out } = await bridge('slack', 'command', '/visibility help', '--channel', 'C1', '--url', `${base}${HTTP_PATHS.slackCommands}`, '--secret', 'wrong');
+    const { code, out } = await bridge(
+      'slack',
+      'command',
+      '/visibility help',
+      '--channel',
+      'C1',
+      '--url',
+      `${base}${HTTP_PATHS.slackCommands}`,
+      '--secret',
+      'wrong',
+    );
     expect(code).toBe(1);
     expect(out).toMatch(/^401 /);
   });

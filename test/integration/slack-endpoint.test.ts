@@ -52,7 +52,14 @@ beforeAll(async () => {
   await ensureBridgeTable(dynamo.client, TABLE);
   store = new DynamoSubscriptionStore(dynamo.client, TABLE);
   sqsServer = await SqsServer.start();
-  sqs = createSqsClient({ endpoint: sqsServer.url, region: 'us-east-1', credentials: LOCAL_CREDENTIALS, requestTimeoutMs: 5000, connectionTimeoutMs: 1000, maxAttempts: 1 });
+  sqs = createSqsClient({
+    endpoint: sqsServer.url,
+    region: 'us-east-1',
+    credentials: LOCAL_CREDENTIALS,
+    requestTimeoutMs: 5000,
+    connectionTimeoutMs: 1000,
+    maxAttempts: 1,
+  });
   queueUrl = (await sqs.send(new CreateQueueCommand({ QueueName: 'slack-endpoint-events' }))).QueueUrl!;
   hooks = await startHooks();
   process.env['AWS_ACCESS_KEY_ID'] = 'local';

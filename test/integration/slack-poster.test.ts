@@ -161,8 +161,14 @@ describe('createSlackPoster against LocalSlackServer', () => {
     const since = Math.floor(Date.now() / 1000) - 60;
     expect(await p.findPosted('alerts', 'evt-lookup', since)).toBeUndefined();
     const posted = await p.post('alerts', message, { metadata });
-    await p.post('alerts', message, { threadTs: posted.ts, metadata: { event_type: 'visibility_digest_reply', event_payload: { event_id: 'evt-lookup', reply: 1 } } });
-    await p.post('alerts', message, { threadTs: posted.ts, metadata: { event_type: 'visibility_digest_reply', event_payload: { event_id: 'other', reply: 1 } } });
+    await p.post('alerts', message, {
+      threadTs: posted.ts,
+      metadata: { event_type: 'visibility_digest_reply', event_payload: { event_id: 'evt-lookup', reply: 1 } },
+    });
+    await p.post('alerts', message, {
+      threadTs: posted.ts,
+      metadata: { event_type: 'visibility_digest_reply', event_payload: { event_id: 'other', reply: 1 } },
+    });
     expect(await p.findPosted('alerts', 'evt-lookup', since)).toBe(posted.ts);
     expect(await p.countReplies('alerts', posted.ts, 'evt-lookup')).toBe(1);
   });
@@ -278,7 +284,14 @@ describe('createSlackPoster against LocalSlackServer', () => {
   it('checkSlackAuth answers team, user and bot id; a bad token gives invalid_auth with a fix', async () => {
     const good = await checkSlackAuth(TOKEN, server.apiUrl);
     expect(good).toEqual(
-      expect.objectContaining({ ok: true, team: server.team, teamId: server.teamId, user: server.botName, userId: server.botUserId, botId: server.botId }),
+      expect.objectContaining({
+        ok: true,
+        team: server.team,
+        teamId: server.teamId,
+        user: server.botName,
+        userId: server.botUserId,
+        botId: server.botId,
+      }),
     );
 
     const bad = await checkSlackAuth('xoxb-nope-nope', server.apiUrl);
@@ -286,7 +299,12 @@ describe('createSlackPoster against LocalSlackServer', () => {
   });
 
   it('isBotInChannel tells member from non-member, and reports errors', async () => {
-    expect(await isBotInChannel(TOKEN, 'C0PROJECT', server.apiUrl)).toEqual({ ok: true, isMember: true, channelId: 'C0PROJECT', name: 'C0PROJECT' });
+    expect(await isBotInChannel(TOKEN, 'C0PROJECT', server.apiUrl)).toEqual({
+      ok: true,
+      isMember: true,
+      channelId: 'C0PROJECT',
+      name: 'C0PROJECT',
+    });
     expect(await isBotInChannel(TOKEN, 'C0OTHER', server.apiUrl)).toEqual(expect.objectContaining({ ok: true, isMember: false }));
 
     server.injectFault({ method: 'conversations.info', kind: 'slack_error', error: 'missing_scope', times: 1 });

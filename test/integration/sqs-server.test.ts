@@ -87,7 +87,10 @@ async function sendBodies(url: string, count: number, prefix = 'm'): Promise<voi
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function waitForTask(arn: string, done: (task: ListMessageMoveTasksResultEntry) => boolean): Promise<ListMessageMoveTasksResultEntry> {
+async function waitForTask(
+  arn: string,
+  done: (task: ListMessageMoveTasksResultEntry) => boolean,
+): Promise<ListMessageMoveTasksResultEntry> {
   for (;;) {
     const { Results } = await sqs.send(new ListMessageMoveTasksCommand({ SourceArn: arn }));
     const task = Results?.[0];
@@ -131,9 +134,9 @@ describe('queues', () => {
     // Same name and attributes: the existing queue; a different value: QueueNameExists.
     const again = await sqs.send(new CreateQueueCommand({ QueueName: name, Attributes: { VisibilityTimeout: '5' } }));
     expect(again.QueueUrl).toBe(url);
-    await expect(
-      sqs.send(new CreateQueueCommand({ QueueName: name, Attributes: { VisibilityTimeout: '6' } })),
-    ).rejects.toBeInstanceOf(QueueNameExists);
+    await expect(sqs.send(new CreateQueueCommand({ QueueName: name, Attributes: { VisibilityTimeout: '6' } }))).rejects.toBeInstanceOf(
+      QueueNameExists,
+    );
 
     expect((await sqs.send(new GetQueueUrlCommand({ QueueName: name }))).QueueUrl).toBe(url);
 
@@ -153,9 +156,9 @@ describe('queues', () => {
 
     const some = await sqs.send(new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['QueueArn'] }));
     expect(some.Attributes).toEqual({ QueueArn: arn });
-    await expect(
-      sqs.send(new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['Bogus' as 'All'] })),
-    ).rejects.toBeInstanceOf(InvalidAttributeName);
+    await expect(sqs.send(new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['Bogus' as 'All'] }))).rejects.toBeInstanceOf(
+      InvalidAttributeName,
+    );
 
     await sqs.send(new SetQueueAttributesCommand({ QueueUrl: url, Attributes: { VisibilityTimeout: '7', DelaySeconds: '2' } }));
     expect(await attributes(url)).toMatchObject({ VisibilityTimeout: '7', DelaySeconds: '2' });
@@ -179,9 +182,7 @@ describe('queues', () => {
     const first = await sqs.send(new ListQueuesCommand({ QueueNamePrefix: 'listing-', MaxResults: 2 }));
     expect(first.QueueUrls).toHaveLength(2);
     expect(first.NextToken).toBeDefined();
-    const second = await sqs.send(
-      new ListQueuesCommand({ QueueNamePrefix: 'listing-', MaxResults: 2, NextToken: first.NextToken }),
-    );
+    const second = await sqs.send(new ListQueuesCommand({ QueueNamePrefix: 'listing-', MaxResults: 2, NextToken: first.NextToken }));
     expect([...first.QueueUrls!, ...second.QueueUrls!]).toEqual(QueueUrls);
     expect(second.NextToken).toBeUndefined();
 
@@ -189,7 +190,7 @@ describe('queues', () => {
     expect(none.QueueUrls ?? []).toEqual([]);
   });
 
-  it('surfaces a missing queue as the SDK\'s QueueDoesNotExist exception', async () => {
+  it("surfaces a missing queue as the SDK's QueueDoesNotExist exception", async () => {
     const missing = server.queueUrl('never-created');
     const error: unknown = await sqs.send(new SendMessageCommand({ QueueUrl: missing, MessageBody: 'x' })).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(QueueDoesNotExist);
@@ -275,7 +276,13 @@ describe('messages and MD5 digests', () => {
     ]);
     expect(md5OfMessageAttributes(complex)).toBe('8ae21a7957029ef04146b42aeaa18a22');
     await expect(
-      sqs.send(new SendMessageCommand({ QueueUrl: url, MessageBody: 'x', MessageAttributes: { '\u00f6ther': { DataType: 'String', StringValue: 'y' } } })),
+      sqs.send(
+        new SendMessageCommand({
+          QueueUrl: url,
+          MessageBody: 'x',
+          MessageAttributes: { '\u00f6ther': { DataType: 'String', StringValue: 'y' } },
+        }),
+      ),
     ).rejects.toMatchObject({ name: 'InvalidParameterValue' });
   });
 
@@ -351,7 +358,15 @@ describe('messages and MD5 digests', () => {
     }
     await expect(receive(url, { WaitTimeSeconds: 21 })).rejects.toMatchObject({ name: 'InvalidParameterValue' });
     await expect(
-      sqs.send(new SendMessageBatchCommand({ QueueUrl: url, Entries: [{ Id: 'same', MessageBody: '1' }, { Id: 'same', MessageBody: '2' }] })),
+      sqs.send(
+        new SendMessageBatchCommand({
+          QueueUrl: url,
+          Entries: [
+            { Id: 'same', MessageBody: '1' },
+            { Id: 'same', MessageBody: '2' },
+          ],
+        }),
+      ),
     ).rejects.toBeInstanceOf(BatchEntryIdsNotDistinct);
     await expect(sqs.send(new SendMessageBatchCommand({ QueueUrl: url, Entries: [] }))).rejects.toBeInstanceOf(EmptyBatchRequest);
     const eleven = Array.from({ length: 11 }, (_, i) => ({ Id: `i${i}`, MessageBody: 'x' }));
@@ -361,9 +376,7 @@ describe('messages and MD5 digests', () => {
     await expect(sqs.send(new DeleteMessageCommand({ QueueUrl: url, ReceiptHandle: 'garbage' }))).rejects.toBeInstanceOf(
       ReceiptHandleIsInvalid,
     );
-    await expect(
-      sqs.send(new CreateQueueCommand({ QueueName: 'bad name!' })),
-    ).rejects.toMatchObject({ name: 'InvalidParameterValue' });
+    await expect(sqs.send(new CreateQueueCommand({ QueueName: 'bad name!' }))).rejects.toMatchObject({ name: 'InvalidParameterValue' });
     // Nothing was enqueued by the rejected calls.
     expect(await receive(url)).toEqual([]);
   });
@@ -482,7 +495,7 @@ describe('long polling and concurrency', () => {
     expect(await receive(url, { WaitTimeSeconds: 1 })).toEqual([]);
   });
 
-  it('uses the queue\'s ReceiveMessageWaitTimeSeconds when the request sets none', async () => {
+  it("uses the queue's ReceiveMessageWaitTimeSeconds when the request sets none", async () => {
     const { url } = await createQueue('default-wait', { ReceiveMessageWaitTimeSeconds: '10' });
     const polling = receive(url);
     await sleep(200);
@@ -538,7 +551,10 @@ describe('long polling and concurrency', () => {
 });
 
 describe('dead-letter queues and message move tasks', () => {
-  async function queuePair(prefix: string, maxReceiveCount: number): Promise<{ source: string; sourceArn: string; dlq: string; dlqArn: string }> {
+  async function queuePair(
+    prefix: string,
+    maxReceiveCount: number,
+  ): Promise<{ source: string; sourceArn: string; dlq: string; dlqArn: string }> {
     const dlq = await createQueue(`${prefix}-dlq`);
     const source = await createQueue(prefix, {
       RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlq.arn, maxReceiveCount }),
@@ -600,7 +616,9 @@ describe('dead-letter queues and message move tasks', () => {
     await sendBodies(source, 2, 'elsewhere');
     await receive(source, { MaxNumberOfMessages: 10, VisibilityTimeout: 0 });
     await receive(source, { MaxNumberOfMessages: 10 });
-    await sqs.send(new StartMessageMoveTaskCommand({ SourceArn: dlqArn, DestinationArn: destination.arn, MaxNumberOfMessagesPerSecond: 100 }));
+    await sqs.send(
+      new StartMessageMoveTaskCommand({ SourceArn: dlqArn, DestinationArn: destination.arn, MaxNumberOfMessagesPerSecond: 100 }),
+    );
     const done = await waitForTask(dlqArn, (entry) => entry.Status !== 'RUNNING');
     expect(done).toMatchObject({
       Status: 'COMPLETED',
@@ -612,7 +630,9 @@ describe('dead-letter queues and message move tasks', () => {
 
     // A slow task over many messages, cancelled while running.
     await sendBodies(dlq, 20, 'slow');
-    const { TaskHandle } = await sqs.send(new StartMessageMoveTaskCommand({ SourceArn: dlqArn, DestinationArn: destination.arn, MaxNumberOfMessagesPerSecond: 1 }));
+    const { TaskHandle } = await sqs.send(
+      new StartMessageMoveTaskCommand({ SourceArn: dlqArn, DestinationArn: destination.arn, MaxNumberOfMessagesPerSecond: 1 }),
+    );
     const running = await sqs.send(new ListMessageMoveTasksCommand({ SourceArn: dlqArn, MaxResults: 10 }));
     expect(running.Results?.[0]).toMatchObject({ Status: 'RUNNING', TaskHandle, ApproximateNumberOfMessagesToMove: 20 });
     expect(running.Results?.[1]?.Status).toBe('COMPLETED');
@@ -631,9 +651,9 @@ describe('dead-letter queues and message move tasks', () => {
     await expect(sqs.send(new StartMessageMoveTaskCommand({ SourceArn: plain.arn }))).rejects.toMatchObject({
       name: 'InvalidParameterValue',
     });
-    await expect(
-      sqs.send(new StartMessageMoveTaskCommand({ SourceArn: server.queueArn('no-such-queue') })),
-    ).rejects.toBeInstanceOf(ResourceNotFoundException);
+    await expect(sqs.send(new StartMessageMoveTaskCommand({ SourceArn: server.queueArn('no-such-queue') }))).rejects.toBeInstanceOf(
+      ResourceNotFoundException,
+    );
   });
 });
 

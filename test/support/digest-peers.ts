@@ -22,12 +22,19 @@ export interface DigestPeers {
   close(): Promise<void>;
 }
 
-export async function startDigestPeers(options: { tableName: string; queueName: string; visibilityTimeoutSeconds: number; slackToken: string }): Promise<DigestPeers> {
+export async function startDigestPeers(options: {
+  tableName: string;
+  queueName: string;
+  visibilityTimeoutSeconds: number;
+  slackToken: string;
+}): Promise<DigestPeers> {
   const dynamo = await startLocalDynamo();
   await ensureBridgeTable(dynamo.client, options.tableName);
   const sqsServer = await SqsServer.start();
   const sqs = createSqsClient(sqsServer.url);
-  const created = await sqs.send(new CreateQueueCommand({ QueueName: options.queueName, Attributes: { VisibilityTimeout: String(options.visibilityTimeoutSeconds) } }));
+  const created = await sqs.send(
+    new CreateQueueCommand({ QueueName: options.queueName, Attributes: { VisibilityTimeout: String(options.visibilityTimeoutSeconds) } }),
+  );
   const queueUrl = created.QueueUrl ?? '';
   const dlq = await sqs.send(new CreateQueueCommand({ QueueName: `${options.queueName}-dlq` }));
   const dlqUrl = dlq.QueueUrl ?? '';

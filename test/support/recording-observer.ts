@@ -18,7 +18,11 @@ export class RecordingObserver implements Log, Metrics {
     this.entries.push({ level: 'error', message, fields });
   }
   count(name: string, value = 1, dimensions?: Record<string, string>): void {
-    const key = dimensions ? `${name}{${Object.entries(dimensions).map(([k, v]) => `${k}=${v}`).join(',')}}` : name;
+    const key = dimensions
+      ? `${name}{${Object.entries(dimensions)
+          .map(([k, v]) => `${k}=${v}`)
+          .join(',')}}`
+      : name;
     this.counts.set(key, (this.counts.get(key) ?? 0) + value);
   }
   countOf(key: string): number {

@@ -10,7 +10,9 @@ export async function enqueue(sqs: SQSClient, queueUrl: string, event: WebhookEv
     return;
   }
   const message: QueuedEvent = { event, received_at: new Date().toISOString() };
-  await sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify(message), MessageAttributes: messageAttributesFor(message) }));
+  await sqs.send(
+    new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify(message), MessageAttributes: messageAttributesFor(message) }),
+  );
 }
 
 export async function receiveRecords(sqs: SQSClient, queueUrl: string, max = 10): Promise<SQSRecord[]> {

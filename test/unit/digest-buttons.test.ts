@@ -36,7 +36,11 @@ describe('digest buttons', () => {
     const elements = actions(main.blocks);
     expect(elements.map((e) => ('action_id' in e ? e.action_id : ''))).toEqual(['open_dashboard', 'mute_7d', 'only_changes']);
     for (const button of elements.slice(1)) {
-      expect(decodeActionValue('value' in button ? button.value : undefined)).toEqual({ projectId: 'proj-1', projectName: 'Northwind', channel: 'C0ALPHA' });
+      expect(decodeActionValue('value' in button ? button.value : undefined)).toEqual({
+        projectId: 'proj-1',
+        projectName: 'Northwind',
+        channel: 'C0ALPHA',
+      });
     }
     // findBlockKitViolations checks link buttons only; a value button's limit is 2,000 characters.
     for (const button of elements.slice(1)) expect('value' in button && button.value.length).toBeLessThanOrEqual(2000);
@@ -48,7 +52,9 @@ describe('digest buttons', () => {
     const change = { what: 'mode changes', by: 'U0BO', atMs: CHANGED_AT };
     const { main } = renderDigest(input({ channel: { ...CHANNEL, mode: 'changes', change } }));
     expect(actions(main.blocks).map((e) => ('action_id' in e ? e.action_id : ''))).toEqual(['mute_7d']);
-    expect(contextTexts(main.blocks)).toContain('Only changes set by <@U0BO> on <!date^1794994200^{date_short_pretty}|2026-11-18T09:30:00Z>');
+    expect(contextTexts(main.blocks)).toContain(
+      'Only changes set by <@U0BO> on <!date^1794994200^{date_short_pretty}|2026-11-18T09:30:00Z>',
+    );
   });
 
   it('shows no note for a value that is not a Slack user id', () => {

@@ -64,8 +64,12 @@ describe('validateWebhookEvent', () => {
   });
 
   it('tells the characters SQS refuses from those it allows', () => {
-    expect(['', 'abc', '\t\n\r', '\u0020', '\ud7ff', '\ue000', '\ufffd', '\ud83d\ude00', '\u{10000}', '\u{10ffff}'].map(hasSqsInvalidCharacter)).toEqual(Array(10).fill(false));
-    expect(['\u0000', '\u0008', '\u000b', '\u001f', '\ud800', 'a\udc00b', '\ude00\ud83d', '\ufffe', '\uffff'].map(hasSqsInvalidCharacter)).toEqual(Array(9).fill(true));
+    expect(
+      ['', 'abc', '\t\n\r', '\u0020', '\ud7ff', '\ue000', '\ufffd', '\ud83d\ude00', '\u{10000}', '\u{10ffff}'].map(hasSqsInvalidCharacter),
+    ).toEqual(Array(10).fill(false));
+    expect(
+      ['\u0000', '\u0008', '\u000b', '\u001f', '\ud800', 'a\udc00b', '\ude00\ud83d', '\ufffe', '\uffff'].map(hasSqsInvalidCharacter),
+    ).toEqual(Array(9).fill(true));
   });
 
   it('rejects non-objects', () => {

@@ -9,7 +9,12 @@ import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 
 const FILE = fileURLToPath(new URL('../../shared/signature.ts', import.meta.url));
-const EQUALITY = new Set([ts.SyntaxKind.EqualsEqualsEqualsToken, ts.SyntaxKind.ExclamationEqualsEqualsToken, ts.SyntaxKind.EqualsEqualsToken, ts.SyntaxKind.ExclamationEqualsToken]);
+const EQUALITY = new Set([
+  ts.SyntaxKind.EqualsEqualsEqualsToken,
+  ts.SyntaxKind.ExclamationEqualsEqualsToken,
+  ts.SyntaxKind.EqualsEqualsToken,
+  ts.SyntaxKind.ExclamationEqualsToken,
+]);
 /** Types whose contents are secret-derived bytes (a Buffer, its string forms come from .toString/.digest). */
 const BYTES = /\b(Buffer|Uint8Array|ArrayBufferView|Hmac)\b/;
 
@@ -19,7 +24,14 @@ interface Finding {
 }
 
 function analyse(): { timingSafeCalls: number; findings: Finding[] } {
-  const program = ts.createProgram([FILE], { strict: true, target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.ESNext, moduleResolution: ts.ModuleResolutionKind.Bundler, types: ['node'], noEmit: true });
+  const program = ts.createProgram([FILE], {
+    strict: true,
+    target: ts.ScriptTarget.ES2022,
+    module: ts.ModuleKind.ESNext,
+    moduleResolution: ts.ModuleResolutionKind.Bundler,
+    types: ['node'],
+    noEmit: true,
+  });
   const checker = program.getTypeChecker();
   const source = program.getSourceFile(FILE);
   if (!source) throw new Error(`cannot read ${FILE}`);
@@ -37,9 +49,15 @@ function analyse(): { timingSafeCalls: number; findings: Finding[] } {
       const callee = node.expression;
       const name = ts.isPropertyAccessExpression(callee) ? callee.name.text : ts.isIdentifier(callee) ? callee.text : '';
       if (name === 'timingSafeEqual') timingSafeCalls += 1;
-      if ((name === 'equals' || name === 'compare') && ts.isPropertyAccessExpression(callee) && (isBytes(callee.expression) || callee.expression.getText() === 'Buffer')) report(node);
+      if (
+        (name === 'equals' || name === 'compare') &&
+        ts.isPropertyAccessExpression(callee) &&
+        (isBytes(callee.expression) || callee.expression.getText() === 'Buffer')
+      )
+        report(node);
     }
-    if (ts.isBinaryExpression(node) && EQUALITY.has(node.operatorToken.kind) && (fromBytes(node.left) || fromBytes(node.right))) report(node);
+    if (ts.isBinaryExpression(node) && EQUALITY.has(node.operatorToken.kind) && (fromBytes(node.left) || fromBytes(node.right)))
+      report(node);
     ts.forEachChild(node, visit);
   };
   visit(source);

@@ -48,7 +48,14 @@ function provesSignature(header: string, body: Buffer, timestamp: number, secret
 }
 
 /** The properties every answer must have, whatever the input. */
-function expectSound(result: SignatureCheck, header: string | undefined, body: Buffer, secrets: readonly string[], now: number, tolerance: number): void {
+function expectSound(
+  result: SignatureCheck,
+  header: string | undefined,
+  body: Buffer,
+  secrets: readonly string[],
+  now: number,
+  tolerance: number,
+): void {
   if (!result.ok) {
     expect(Object.keys(result).sort()).toEqual(['ok', 'reason']);
     expect(REASONS.has(result.reason)).toBe(true);
@@ -67,7 +74,28 @@ function expectSound(result: SignatureCheck, header: string | undefined, body: B
 
 const hexChar = fc.constantFrom(...'0123456789abcdefABCDEF');
 const hex = (length: number) => fc.string({ unit: hexChar, minLength: length, maxLength: length });
-const odd = fc.constantFrom('', ' ', '\t', '\n', '\r\n', '\u00a0', '\u2003', '\ufeff', '\u200b', '\u0000', '=', ',', ';', '"', '\\', 'é', '𝟙', '٣', '１', '🚀');
+const odd = fc.constantFrom(
+  '',
+  ' ',
+  '\t',
+  '\n',
+  '\r\n',
+  '\u00a0',
+  '\u2003',
+  '\ufeff',
+  '\u200b',
+  '\u0000',
+  '=',
+  ',',
+  ';',
+  '"',
+  '\\',
+  'é',
+  '𝟙',
+  '٣',
+  '１',
+  '🚀',
+);
 
 /** Header-ish strings: keys and values of the scheme and near misses, glued with odd separators. */
 const structuredHeader = fc
@@ -106,7 +134,12 @@ const realisticBody = fc
     note: fc.string({ unit: 'grapheme', maxLength: 40 }),
   })
   .map((e) =>
-    JSON.stringify({ id: e.id, type: e.type, created_at: '2026-11-20T10:00:00Z', data: { project_id: e.project, run_id: 'r-1', status: 'completed', answers: e.answers, note: e.note } }),
+    JSON.stringify({
+      id: e.id,
+      type: e.type,
+      created_at: '2026-11-20T10:00:00Z',
+      data: { project_id: e.project, run_id: 'r-1', status: 'completed', answers: e.answers, note: e.note },
+    }),
   );
 
 const body = fc.oneof(
@@ -141,9 +174,17 @@ const mutation: fc.Arbitrary<Mutation> = fc.oneof(
   fc.record({ kind: fc.constant('truncate_header' as const), at: fc.nat() }),
   fc.record({ kind: fc.constant('truncate_body' as const), at: fc.nat() }),
   fc.record({ kind: fc.constant('append_body' as const), bytes: fc.uint8Array({ minLength: 1, maxLength: 4 }) }),
-  fc.record({ kind: fc.constant('key_case' as const), key: fc.constantFrom('t' as const, 'v1' as const), replacement: fc.constantFrom('T', 'V1', 'v1 ', ' t', 'ｔ', 'v１', 'V', 't1') }),
+  fc.record({
+    kind: fc.constant('key_case' as const),
+    key: fc.constantFrom('t' as const, 'v1' as const),
+    replacement: fc.constantFrom('T', 'V1', 'v1 ', ' t', 'ｔ', 'v１', 'V', 't1'),
+  }),
   fc.record({ kind: fc.constant('hex_case' as const), upper: fc.boolean() }),
-  fc.record({ kind: fc.constant('insert' as const), at: fc.nat(), text: fc.oneof(odd, fc.string({ unit: 'grapheme', minLength: 1, maxLength: 3 })) }),
+  fc.record({
+    kind: fc.constant('insert' as const),
+    at: fc.nat(),
+    text: fc.oneof(odd, fc.string({ unit: 'grapheme', minLength: 1, maxLength: 3 })),
+  }),
   fc.record({ kind: fc.constant('extra_commas' as const), at: fc.nat(), commas: fc.constantFrom(',', ',,', ', ,', ' ,') }),
   fc.record({ kind: fc.constant('duplicate' as const), what: fc.constantFrom('header' as const, 't' as const, 'v1' as const) }),
   fc.record({ kind: fc.constant('reorder' as const) }),
@@ -151,7 +192,11 @@ const mutation: fc.Arbitrary<Mutation> = fc.oneof(
   fc.record({ kind: fc.constant('shift_timestamp' as const), delta: fc.integer({ min: -400, max: 400 }).filter((d) => d !== 0) }),
   fc.record({ kind: fc.constant('leading_zeros' as const), zeros: fc.integer({ min: 1, max: 8 }) }),
   fc.record({ kind: fc.constant('insert_body' as const), at: fc.nat(), text: fc.string({ unit: 'grapheme', minLength: 1, maxLength: 3 }) }),
-  fc.record({ kind: fc.constant('resign' as const), secret: fc.constantFrom(UNCONFIGURED, `${SECRETS[0]} `, SECRETS[0].toUpperCase(), ''), shift: fc.integer({ min: -2, max: 2 }) }),
+  fc.record({
+    kind: fc.constant('resign' as const),
+    secret: fc.constantFrom(UNCONFIGURED, `${SECRETS[0]} `, SECRETS[0].toUpperCase(), ''),
+    shift: fc.integer({ min: -2, max: 2 }),
+  }),
 );
 
 function splice(text: string, at: number, insert: string, remove = 0): string {
@@ -179,7 +224,13 @@ function applyMutation(m: Mutation, header: string, raw: Buffer, t: number): { h
     case 'key_case':
       return { header: header.replace(m.key === 't' ? /(^|,)(\s*)t=/ : /(^|,)(\s*)v1=/, `$1$2${m.replacement}=`), body };
     case 'hex_case':
-      return { header: header.replace(/v1=([0-9a-fA-F]+)/, (_all, hexValue: string) => `v1=${m.upper ? hexValue.toUpperCase() : hexValue.toLowerCase()}`), body };
+      return {
+        header: header.replace(
+          /v1=([0-9a-fA-F]+)/,
+          (_all, hexValue: string) => `v1=${m.upper ? hexValue.toUpperCase() : hexValue.toLowerCase()}`,
+        ),
+        body,
+      };
     case 'insert':
       return { header: splice(header, m.at, m.text), body };
     case 'extra_commas':

@@ -14,7 +14,9 @@ const verify = createSignatureVerifier({ secrets: [SECRET] });
 
 describe('parseSignatureHeader', () => {
   it('trims spaces around items, keys and values', () => {
-    expect(parseSignatureHeader(` t = ${NOW} ,  v1 = ${hex(NOW)} `)).toEqual([{ timestamp: NOW, signatures: [Buffer.from(hex(NOW), 'hex')] }]);
+    expect(parseSignatureHeader(` t = ${NOW} ,  v1 = ${hex(NOW)} `)).toEqual([
+      { timestamp: NOW, signatures: [Buffer.from(hex(NOW), 'hex')] },
+    ]);
   });
 
   it('pairs a v1 that comes before its t with that t', () => {

@@ -69,8 +69,14 @@ describe('signingVerifierFrom', () => {
   });
 
   it('keeps the last good secrets for at most an hour after a failed read (placeholder, deleted, AccessDenied), then refuses with a clear error', async () => {
-    const denied = Object.assign(new Error('User is not authorized to perform: secretsmanager:GetSecretValue'), { name: 'AccessDeniedException' });
-    for (const failure of [new SecretNotSet(ARN), denied, Object.assign(new Error('Secrets Manager can\'t find the specified secret.'), { name: 'ResourceNotFoundException' })]) {
+    const denied = Object.assign(new Error('User is not authorized to perform: secretsmanager:GetSecretValue'), {
+      name: 'AccessDeniedException',
+    });
+    for (const failure of [
+      new SecretNotSet(ARN),
+      denied,
+      Object.assign(new Error("Secrets Manager can't find the specified secret."), { name: 'ResourceNotFoundException' }),
+    ]) {
       const { verifies, resolve, clock, observer } = setup([`["${SECRET}"]`, failure]);
       expect(await verifies(SECRET)).toBe(true);
       clock.ms += HOUR_MS - 1;

@@ -1,6 +1,13 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { createSignatureVerifier, MAX_SIGNATURE_ENTRIES, MAX_SIGNATURE_GROUPS, parseSignatureHeader, signPayload, verifySignature } from '../../shared/signature';
+import {
+  createSignatureVerifier,
+  MAX_SIGNATURE_ENTRIES,
+  MAX_SIGNATURE_GROUPS,
+  parseSignatureHeader,
+  signPayload,
+  verifySignature,
+} from '../../shared/signature';
 import { parseSecretList } from '../../shared/config-env';
 
 const SECRET = 'whsec_current';
@@ -45,12 +52,19 @@ describe('verifySignature', () => {
     expect(check('   ', body)).toEqual({ ok: false, reason: 'missing_header' });
   });
 
-  it.each(['t=123abc,v1=00', 't=,v1=00', 't=-5,v1=00', 't=1.5,v1=00', 't=0x10,v1=00', 'v1=abc', 'garbage', 't = ', 't=99999999999999999999,v1=00'])(
-    'calls "%s" malformed',
-    (header) => {
-      expect(check(header, body)).toEqual({ ok: false, reason: 'malformed_header' });
-    },
-  );
+  it.each([
+    't=123abc,v1=00',
+    't=,v1=00',
+    't=-5,v1=00',
+    't=1.5,v1=00',
+    't=0x10,v1=00',
+    'v1=abc',
+    'garbage',
+    't = ',
+    't=99999999999999999999,v1=00',
+  ])('calls "%s" malformed', (header) => {
+    expect(check(header, body)).toEqual({ ok: false, reason: 'malformed_header' });
+  });
 
   it('accepts when the second of several v1 entries matches', () => {
     const header = `t=${NOW},v1=${'0'.repeat(64)},v1=${hmacHex(SECRET, NOW, body)}`;
@@ -99,7 +113,10 @@ describe('verifySignature', () => {
   it('reports a stale header as stale without hashing it, forged or not', () => {
     expect(check(signPayload('wrong', NOW - 1000, body), body)).toEqual({ ok: false, reason: 'too_old' });
     // With one group inside the tolerance, a forged one is no match.
-    expect(check(`${signPayload('wrong', NOW - 1000, body)},${signPayload('wrong', NOW, body)}`, body)).toEqual({ ok: false, reason: 'no_matching_signature' });
+    expect(check(`${signPayload('wrong', NOW - 1000, body)},${signPayload('wrong', NOW, body)}`, body)).toEqual({
+      ok: false,
+      reason: 'no_matching_signature',
+    });
   });
 
   it('accepts the old and the new secret during rotation, and neither other', () => {
@@ -130,7 +147,9 @@ describe('parseSecretList', () => {
 
   it('refuses lines and comma lists (a secret may hold a comma), saying what to put', () => {
     for (const raw of ['a,b', 'a\nb\n', 'whsec_x', '{"a":"b"}', '"a"']) {
-      expect(() => parseSecretList(raw, 'SIGNING_SECRETS'), raw).toThrow(/SIGNING_SECRETS must be a JSON array of strings such as \["whsec_current"\]/);
+      expect(() => parseSecretList(raw, 'SIGNING_SECRETS'), raw).toThrow(
+        /SIGNING_SECRETS must be a JSON array of strings such as \["whsec_current"\]/,
+      );
     }
   });
 
@@ -180,10 +199,15 @@ describe('signature work is bounded', () => {
     expect(verify(groups)).toEqual({ ok: false, reason: 'malformed_header' });
     expect(verify(forged(NOW, MAX_SIGNATURE_ENTRIES + 1))).toEqual({ ok: false, reason: 'malformed_header' });
     // 142 groups (the flood that cost 27 forged requests' work) is refused the same way.
-    expect(verify(Array.from({ length: 142 }, (_, i) => forged(NOW - (i % 300))).join(','))).toEqual({ ok: false, reason: 'malformed_header' });
+    expect(verify(Array.from({ length: 142 }, (_, i) => forged(NOW - (i % 300))).join(','))).toEqual({
+      ok: false,
+      reason: 'malformed_header',
+    });
     expect(hmacs()).toBe(0);
     // At the caps, a genuine signature among forged ones still verifies.
-    const atCaps = [...Array.from({ length: MAX_SIGNATURE_GROUPS - 1 }, (_, i) => forged(NOW - i, 2)), signPayload(SECRET, NOW, body)].join(',');
+    const atCaps = [...Array.from({ length: MAX_SIGNATURE_GROUPS - 1 }, (_, i) => forged(NOW - i, 2)), signPayload(SECRET, NOW, body)].join(
+      ',',
+    );
     expect(parseSignatureHeader(atCaps)).not.toBeNull();
     expect(verify(atCaps)).toEqual({ ok: true, timestamp: NOW });
     expect(hmacs()).toBeLessThanOrEqual(MAX_SIGNATURE_GROUPS * secrets.length);

@@ -45,9 +45,22 @@ function smallFixture(): SimulatorFixture {
           alerts: [{ severity: 'info', message: 'hello' }],
         },
         gaps: [
-          { prompt_id: 'q1', prompt_ref: 1, prompt_text: 'Best shop?', platforms_losing: ['Gemini'], top_competitor: 'Rival', trend: 'worse' },
+          {
+            prompt_id: 'q1',
+            prompt_ref: 1,
+            prompt_text: 'Best shop?',
+            platforms_losing: ['Gemini'],
+            top_competitor: 'Rival',
+            trend: 'worse',
+          },
           { prompt_id: 'q2', prompt_ref: 'Q-2', prompt_text: 'Cheapest shop?', platforms_losing: [], top_competitor: 'Other' },
-          { prompt_id: 'q3', prompt_ref: 3, prompt_text: 'Nearest shop?', platforms_losing: ['Claude', 'Copilot'], top_competitor: 'Rival' },
+          {
+            prompt_id: 'q3',
+            prompt_ref: 3,
+            prompt_text: 'Nearest shop?',
+            platforms_losing: ['Claude', 'Copilot'],
+            top_competitor: 'Rival',
+          },
         ],
         probes: [
           { id: 'r1', prompt_id: 'q1', reasoning_card_id: 'c1' },
@@ -251,7 +264,10 @@ describe('fixtures', () => {
   it('rejects the wrong top level', () => {
     expect(fixtureIssues([])).toEqual(['(root): must be a JSON object with a "projects" array']);
     expect(fixtureIssues({ projects: [] })).toEqual(['projects: must be a non-empty array']);
-    expect(fixtureIssues({ seed: 'x', projects: [1] })).toEqual(['seed: must be an integer when present', 'projects[0]: must be an object']);
+    expect(fixtureIssues({ seed: 'x', projects: [1] })).toEqual([
+      'seed: must be an integer when present',
+      'projects[0]: must be an object',
+    ]);
   });
 
   it('loads files and names the file in errors', () => {

@@ -77,7 +77,12 @@ describe('renderMessageAsText', () => {
                 { type: 'rich_text_section', elements: [{ type: 'text', text: 'docs' }] },
               ],
             },
-            { type: 'rich_text_list', style: 'ordered', indent: 1, elements: [{ type: 'rich_text_section', elements: [{ type: 'text', text: 'first' }] }] },
+            {
+              type: 'rich_text_list',
+              style: 'ordered',
+              indent: 1,
+              elements: [{ type: 'rich_text_section', elements: [{ type: 'text', text: 'first' }] }],
+            },
             { type: 'rich_text_quote', elements: [{ type: 'text', text: 'quoted' }] },
             { type: 'rich_text_preformatted', elements: [{ type: 'text', text: 'code' }] },
           ],
@@ -85,14 +90,22 @@ describe('renderMessageAsText', () => {
       ],
     });
     expect(text).toBe(
-      ['Top gaps dashboard (https://example.test):warning:', '• pricing', '• docs', '  1. first', '> quoted', '```', 'code', '```'].join('\n'),
+      ['Top gaps dashboard (https://example.test):warning:', '• pricing', '• docs', '  1. first', '> quoted', '```', 'code', '```'].join(
+        '\n',
+      ),
     );
   });
 
   it('names blocks it does not know instead of dropping them', () => {
-    expect(renderMessageAsText({ blocks: [{ type: 'video' }, 'junk', { type: 'actions', elements: [{ type: 'button', text: { type: 'plain_text', text: 'Open' }, url: 'https://x.test' }] }] })).toBe(
-      '[video block]\n[Open] https://x.test',
-    );
+    expect(
+      renderMessageAsText({
+        blocks: [
+          { type: 'video' },
+          'junk',
+          { type: 'actions', elements: [{ type: 'button', text: { type: 'plain_text', text: 'Open' }, url: 'https://x.test' }] },
+        ],
+      }),
+    ).toBe('[video block]\n[Open] https://x.test');
   });
 });
 

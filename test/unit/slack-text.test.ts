@@ -220,7 +220,9 @@ describe('assertWithinBlockKitLimits', () => {
   });
 
   it('rejects more than 10 context elements', () => {
-    expect(violationsOf(withBlocks([{ type: 'context', elements: Array.from({ length: 11 }, () => md('c')) }]))).toMatch(/11 elements > 10/);
+    expect(violationsOf(withBlocks([{ type: 'context', elements: Array.from({ length: 11 }, () => md('c')) }]))).toMatch(
+      /11 elements > 10/,
+    );
   });
 
   it('rejects more than 50 blocks', () => {
@@ -248,6 +250,13 @@ describe('assertWithinBlockKitLimits', () => {
 
   it('rejects block types it does not check, and duplicate block ids', () => {
     expect(violationsOf(withBlocks([{ type: 'image', image_url: 'https://x', alt_text: 'x' }]))).toMatch(/not supported/);
-    expect(violationsOf(withBlocks([{ type: 'divider', block_id: 'a' }, { type: 'divider', block_id: 'a' }]))).toMatch(/duplicate block_id/);
+    expect(
+      violationsOf(
+        withBlocks([
+          { type: 'divider', block_id: 'a' },
+          { type: 'divider', block_id: 'a' },
+        ]),
+      ),
+    ).toMatch(/duplicate block_id/);
   });
 });

@@ -14,7 +14,11 @@ export async function dlqCancel(argv: readonly string[], io: CliIo): Promise<Com
     const listed = await aws(ctxFor(queue), () => sqs.send(new ListMessageMoveTasksCommand({ SourceArn: arn, MaxResults: 10 })));
     const running = (listed.Results ?? []).find((task) => task.Status === 'RUNNING' && task.TaskHandle !== undefined);
     if (running?.TaskHandle === undefined) {
-      throw new CliError(`no message move task is running for ${queue.url}`, `nothing to cancel; \`${ctx.hint('dlq stats')}\` shows the DLQ`, 'no_task');
+      throw new CliError(
+        `no message move task is running for ${queue.url}`,
+        `nothing to cancel; \`${ctx.hint('dlq stats')}\` shows the DLQ`,
+        'no_task',
+      );
     }
     const handle = running.TaskHandle;
     const cancelled = await aws(ctxFor(queue), () => sqs.send(new CancelMessageMoveTaskCommand({ TaskHandle: handle })));

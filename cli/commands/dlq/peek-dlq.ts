@@ -1,5 +1,15 @@
 import type { SQSClient } from '@aws-sdk/client-sqs';
-import { describeMessage, PEEK_HOLD_SECONDS, queueDepth, RECEIVE_WAIT_SECONDS, receiveBatch, release, type DlqMessage, type QueueDepth, type QueueRef } from './queue';
+import {
+  describeMessage,
+  PEEK_HOLD_SECONDS,
+  queueDepth,
+  RECEIVE_WAIT_SECONDS,
+  receiveBatch,
+  release,
+  type DlqMessage,
+  type QueueDepth,
+  type QueueRef,
+} from './queue';
 
 /**
  * Reads up to `max` DLQ messages without consuming them.
@@ -12,7 +22,11 @@ import { describeMessage, PEEK_HOLD_SECONDS, queueDepth, RECEIVE_WAIT_SECONDS, r
  * is deleted; the only trace is ApproximateReceiveCount + 1 (the DLQ has no redrive policy, so the
  * count has no effect; shown counts exclude this receive).
  */
-export async function peekDlq(sqs: SQSClient, dlq: QueueRef, options: { max: number; now: () => number }): Promise<{ depth: QueueDepth; messages: DlqMessage[] }> {
+export async function peekDlq(
+  sqs: SQSClient,
+  dlq: QueueRef,
+  options: { max: number; now: () => number },
+): Promise<{ depth: QueueDepth; messages: DlqMessage[] }> {
   const depth = await queueDepth(sqs, dlq);
   const wanted = Math.min(options.max, depth.visible);
   const messages: DlqMessage[] = [];

@@ -42,7 +42,12 @@ export async function queueDepth(sqs: SQSClient, queue: QueueRef): Promise<Queue
     sqs.send(
       new GetQueueAttributesCommand({
         QueueUrl: queue.url,
-        AttributeNames: ['QueueArn', 'ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible', 'ApproximateNumberOfMessagesDelayed'],
+        AttributeNames: [
+          'QueueArn',
+          'ApproximateNumberOfMessages',
+          'ApproximateNumberOfMessagesNotVisible',
+          'ApproximateNumberOfMessagesDelayed',
+        ],
       }),
     ),
   );
@@ -116,7 +121,13 @@ const RECEIVE_ATTRIBUTES = {
   MessageAttributeNames: ['All'],
 };
 
-export async function receiveBatch(sqs: SQSClient, queue: QueueRef, max: number, visibilityTimeout: number, waitSeconds: number): Promise<Message[]> {
+export async function receiveBatch(
+  sqs: SQSClient,
+  queue: QueueRef,
+  max: number,
+  visibilityTimeout: number,
+  waitSeconds: number,
+): Promise<Message[]> {
   const result = await aws(ctxFor(queue), () =>
     sqs.send(
       new ReceiveMessageCommand({

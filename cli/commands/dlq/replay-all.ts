@@ -1,5 +1,10 @@
 /** Replays the whole DLQ with an SQS message move task, polling it until it ends. */
-import { ListMessageMoveTasksCommand, StartMessageMoveTaskCommand, type ListMessageMoveTasksResultEntry, type SQSClient } from '@aws-sdk/client-sqs';
+import {
+  ListMessageMoveTasksCommand,
+  StartMessageMoveTaskCommand,
+  type ListMessageMoveTasksResultEntry,
+  type SQSClient,
+} from '@aws-sdk/client-sqs';
 import { aws, CliError, explainError } from '../../errors';
 import { ctxFor, queueDepth, type QueueRef } from './queue';
 

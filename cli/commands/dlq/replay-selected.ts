@@ -1,7 +1,23 @@
 /** Replays only the DLQ messages matching a selector: receive → send → delete. */
-import { DeleteMessageBatchCommand, SendMessageBatchCommand, type Message, type MessageAttributeValue, type SQSClient } from '@aws-sdk/client-sqs';
+import {
+  DeleteMessageBatchCommand,
+  SendMessageBatchCommand,
+  type Message,
+  type MessageAttributeValue,
+  type SQSClient,
+} from '@aws-sdk/client-sqs';
 import { aws } from '../../errors';
-import { ctxFor, describeMessage, queueDepth, RECEIVE_WAIT_SECONDS, receiveBatch, release, REPLAY_HOLD_SECONDS, type DlqMessage, type QueueRef } from './queue';
+import {
+  ctxFor,
+  describeMessage,
+  queueDepth,
+  RECEIVE_WAIT_SECONDS,
+  receiveBatch,
+  release,
+  REPLAY_HOLD_SECONDS,
+  type DlqMessage,
+  type QueueRef,
+} from './queue';
 
 export interface Selector {
   eventIds: string[];
@@ -12,7 +28,9 @@ export interface Selector {
 }
 
 export function isSelective(selector: Selector): boolean {
-  return selector.eventIds.length > 0 || selector.type !== undefined || selector.projectId !== undefined || selector.olderThanMs !== undefined;
+  return (
+    selector.eventIds.length > 0 || selector.type !== undefined || selector.projectId !== undefined || selector.olderThanMs !== undefined
+  );
 }
 
 /** All given criteria must hold; several --event-id values are alternatives. */
@@ -76,7 +94,12 @@ function sendableAttributes(message: Message): Record<string, MessageAttributeVa
  * held at the start has been seen, or after a receive budget derived from that depth. A second
  * pass only runs when the first saw fewer messages than the DLQ held (some were in flight).
  */
-export async function replaySelected(sqs: SQSClient, dlq: QueueRef, source: QueueRef, options: ReplaySelectedOptions): Promise<ReplaySelectedResult> {
+export async function replaySelected(
+  sqs: SQSClient,
+  dlq: QueueRef,
+  source: QueueRef,
+  options: ReplaySelectedOptions,
+): Promise<ReplaySelectedResult> {
   const dlqDepth = await queueDepth(sqs, dlq);
   await queueDepth(sqs, source); // fails early (QueueDoesNotExist) before anything is received
   const depth = dlqDepth.visible + dlqDepth.inFlight;
@@ -151,7 +174,11 @@ async function moveBatch(
         QueueUrl: source.url,
         Entries: items.map((item, i) => {
           const attributes = sendableAttributes(item.message);
-          return { Id: `m${i}`, MessageBody: item.message.Body ?? '', ...(attributes !== undefined ? { MessageAttributes: attributes } : {}) };
+          return {
+            Id: `m${i}`,
+            MessageBody: item.message.Body ?? '',
+            ...(attributes !== undefined ? { MessageAttributes: attributes } : {}),
+          };
         }),
       }),
     ),
@@ -168,7 +195,10 @@ async function moveBatch(
   let deletedIds = new Set<string>();
   try {
     const deleted = await sqs.send(
-      new DeleteMessageBatchCommand({ QueueUrl: dlq.url, Entries: toDelete.map(({ item, id }) => ({ Id: id, ReceiptHandle: item.handle })) }),
+      new DeleteMessageBatchCommand({
+        QueueUrl: dlq.url,
+        Entries: toDelete.map(({ item, id }) => ({ Id: id, ReceiptHandle: item.handle })),
+      }),
     );
     deletedIds = new Set((deleted.Successful ?? []).map((entry) => entry.Id ?? ''));
   } catch {

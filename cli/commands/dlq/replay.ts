@@ -46,11 +46,19 @@ export async function dlqReplay(argv: readonly string[], io: CliIo): Promise<Com
   return withSession(parsed, io, async (session) => {
     const dlq = await session.dlq();
     const source = await session.source();
-    return isSelective(selector) ? replayMatching(session, dlq, source, selector, dryRun) : replayWhole(session, io, dlq, source, rate, dryRun);
+    return isSelective(selector)
+      ? replayMatching(session, dlq, source, selector, dryRun)
+      : replayWhole(session, io, dlq, source, rate, dryRun);
   });
 }
 
-async function replayMatching(session: DlqSession, dlq: QueueRef, source: QueueRef, selector: Selector, dryRun: boolean): Promise<CommandResult> {
+async function replayMatching(
+  session: DlqSession,
+  dlq: QueueRef,
+  source: QueueRef,
+  selector: Selector,
+  dryRun: boolean,
+): Promise<CommandResult> {
   const { ctx, sqs } = session;
   const out = ctx.out;
   const progress = out.progress();
@@ -73,13 +81,19 @@ async function replayMatching(session: DlqSession, dlq: QueueRef, source: QueueR
   if (dryRun) out.say(`dry run: ${result.matched} of ${result.scanned} DLQ messages match; nothing moved.`);
   else {
     out.say(`moved ${result.moved.length} of ${result.matched} matching (${result.scanned} scanned) to ${source.url}`);
-    if (result.failed.length > 0) out.say(`${result.failed.length} could not be sent and stay in the DLQ: ${result.failed.map((f) => f.error).join('; ')}`);
-    if (result.notDeleted.length > 0) out.say(`${result.notDeleted.length} were sent but not deleted from the DLQ; the digest de-duplicates them by event id.`);
+    if (result.failed.length > 0)
+      out.say(`${result.failed.length} could not be sent and stay in the DLQ: ${result.failed.map((f) => f.error).join('; ')}`);
+    if (result.notDeleted.length > 0)
+      out.say(`${result.notDeleted.length} were sent but not deleted from the DLQ; the digest de-duplicates them by event id.`);
   }
   return { exitCode: result.failed.length > 0 || result.notDeleted.length > 0 ? 1 : 0, json: result };
 }
 
-function progressPrinter(ctx: CommandContext): { onProgress: (p: MoveProgress) => void; done: () => void; last: () => MoveProgress | undefined } {
+function progressPrinter(ctx: CommandContext): {
+  onProgress: (p: MoveProgress) => void;
+  done: () => void;
+  last: () => MoveProgress | undefined;
+} {
   const progress = ctx.out.progress();
   let last: MoveProgress | undefined;
   return {
@@ -95,13 +109,27 @@ function progressPrinter(ctx: CommandContext): { onProgress: (p: MoveProgress) =
   };
 }
 
-async function replayWhole(session: DlqSession, io: CliIo, dlq: QueueRef, source: QueueRef, rate: number | undefined, dryRun: boolean): Promise<CommandResult> {
+async function replayWhole(
+  session: DlqSession,
+  io: CliIo,
+  dlq: QueueRef,
+  source: QueueRef,
+  rate: number | undefined,
+  dryRun: boolean,
+): Promise<CommandResult> {
   const { ctx, sqs } = session;
   const printer = progressPrinter(ctx);
   const interrupt = new AbortController();
   const stopListening = io.onInterrupt?.(() => interrupt.abort()) ?? (() => undefined);
   try {
-    const result = await replayAll(sqs, dlq, source, { rate, dryRun, pollIntervalMs: io.pollIntervalMs ?? 1000, sleep: ctx.sleep, onProgress: printer.onProgress, signal: interrupt.signal });
+    const result = await replayAll(sqs, dlq, source, {
+      rate,
+      dryRun,
+      pollIntervalMs: io.pollIntervalMs ?? 1000,
+      sleep: ctx.sleep,
+      onProgress: printer.onProgress,
+      signal: interrupt.signal,
+    });
     printer.done();
     if (result.status === 'INTERRUPTED') {
       const moved = printer.last();
@@ -111,9 +139,15 @@ async function replayWhole(session: DlqSession, io: CliIo, dlq: QueueRef, source
       );
       return { exitCode: 130, json: result };
     }
-    if (result.status === 'DRY_RUN') ctx.out.say(`dry run: would move ${result.toMove} message(s) from ${dlq.url} to ${source.url} with a message move task; nothing moved.`);
+    if (result.status === 'DRY_RUN')
+      ctx.out.say(
+        `dry run: would move ${result.toMove} message(s) from ${dlq.url} to ${source.url} with a message move task; nothing moved.`,
+      );
     else if (result.status === 'EMPTY') ctx.out.say('DLQ is empty; nothing to replay.');
-    else ctx.out.say(`${result.status.toLowerCase()}: moved ${result.moved} of ${result.toMove} message(s) to ${source.url}${result.failureReason !== undefined ? ` (${result.failureReason})` : ''}`);
+    else
+      ctx.out.say(
+        `${result.status.toLowerCase()}: moved ${result.moved} of ${result.toMove} message(s) to ${source.url}${result.failureReason !== undefined ? ` (${result.failureReason})` : ''}`,
+      );
     const ok = result.status === 'COMPLETED' || result.status === 'DRY_RUN' || result.status === 'EMPTY';
     return { exitCode: ok ? 0 : 1, json: result };
   } finally {

@@ -63,7 +63,10 @@ export async function withSession<T>(parsed: Parsed, io: CliIo, body: (session: 
 }
 
 function row(cells: string[], widths: number[]): string {
-  return cells.map((cell, i) => (i === cells.length - 1 ? cell : cell.padEnd(widths[i] ?? 0))).join('  ').trimEnd();
+  return cells
+    .map((cell, i) => (i === cells.length - 1 ? cell : cell.padEnd(widths[i] ?? 0)))
+    .join('  ')
+    .trimEnd();
 }
 
 export function printMessages(out: Output, messages: DlqMessage[]): void {

@@ -1,5 +1,14 @@
 /** Block Kit building blocks and the packing of long lists into blocks within Slack's limits. */
-import type { ActionsBlock, Button, ContextBlock, DividerBlock, HeaderBlock, KnownBlock, MrkdwnElement, SectionBlock } from '@slack/web-api';
+import type {
+  ActionsBlock,
+  Button,
+  ContextBlock,
+  DividerBlock,
+  HeaderBlock,
+  KnownBlock,
+  MrkdwnElement,
+  SectionBlock,
+} from '@slack/web-api';
 import type { SlackMessage } from '../../ports';
 import { SLACK_LIMITS, truncateText } from '../../slack-text';
 

@@ -25,7 +25,7 @@ export function footerBlocks(model: DigestModel): KnownBlock[] {
 
 /** "Open dashboard" when a template is set; "Mute 7 days" and "Only changes" when the channel is known. */
 function actionsBlock(model: DigestModel, channel: ChannelContext | undefined): ActionsBlock | null {
-  const link = model.projectUrl === null ? [] : (linkButton('Open dashboard', model.projectUrl, ACTION_IDS.openDashboard).elements);
+  const link = model.projectUrl === null ? [] : linkButton('Open dashboard', model.projectUrl, ACTION_IDS.openDashboard).elements;
   if (channel === undefined) return link.length > 0 ? { type: 'actions', elements: link } : null;
   const value = encodeActionValue({ projectId: channel.projectId, projectName: channel.projectName, channel: channel.channel });
   const elements = [...link, actionButton('Mute 7 days', ACTION_IDS.mute7d, value)];
