@@ -76,6 +76,8 @@ export interface DlqMessage {
   ageMs: number | undefined;
   /** Receives before this CLI's own receive (the digest's attempts). */
   receiveCount: number | undefined;
+  /** Why it is here: the quarantine reason it carries, else the digest's last recorded failure (peek fills it). */
+  reason: string | undefined;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -113,6 +115,7 @@ export function describeMessage(message: Message, now: number): DlqMessage {
     receivedAt,
     ageMs: receivedAt === undefined ? undefined : Math.max(0, now - Date.parse(receivedAt)),
     receiveCount: Number.isFinite(received) && received > 0 ? received - 1 : undefined,
+    reason: attr(message, 'reason'),
   };
 }
 

@@ -70,13 +70,14 @@ function row(cells: string[], widths: number[]): string {
 }
 
 export function printMessages(out: Output, messages: DlqMessage[]): void {
-  const header = ['EVENT ID', 'TYPE', 'PROJECT', 'AGE', 'RECEIVES'];
+  const header = ['EVENT ID', 'TYPE', 'PROJECT', 'AGE', 'ATTEMPTS', 'LAST FAILURE'];
   const rows = messages.map((m) => [
     m.eventId ?? '?',
     m.type ?? '?',
     m.projectId ?? '-',
     m.ageMs === undefined ? '?' : formatAge(m.ageMs),
     m.receiveCount === undefined ? '?' : String(m.receiveCount),
+    m.reason ?? '-',
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
   out.say(row(header, widths));
