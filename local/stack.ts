@@ -302,8 +302,10 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       ...(options.projectChannels ? { [ENV.slackProjectChannels]: JSON.stringify(options.projectChannels) } : {}),
       // The posting lease must outlast one invocation (the default 120 s does for the default 60 s).
       ...(leaseSeconds > DIGEST_DEFAULTS.leaseSeconds ? { [ENV.digestLeaseSeconds]: String(Math.min(3600, leaseSeconds)) } : {}),
+      // The local Slack server has no rate limit: pace it lightly so paced threads never outlast the visibility timeout.
+      ...(slack ? { [ENV.slackPaceIntervalMs]: '20' } : {}),
       // A record's budget scales with the (often short) local function timeout, as the stack derives it.
-      [ENV.digestRecordBudgetSeconds]: String(Math.floor(functionTimeoutMs / 4000)),
+      [ENV.digestRecordBudgetSeconds]: String(Math.floor(functionTimeoutMs / 8000)),
       [ENV.awsEndpointDynamodb]: dynamo.endpoint,
       [ENV.awsEndpointSqs]: sqs.server.url,
       [ENV.awsRegion]: region,

@@ -38,6 +38,8 @@ export const ENV = {
   dashboardUrlTemplate: 'DASHBOARD_URL_TEMPLATE',
   /** 'full' (default) or 'changes': quiet runs post one compact line. */
   digestMode: 'DIGEST_MODE',
+  /** Milliseconds between posts to one channel (default SLACK_APP_DEFAULTS.paceIntervalMs); the local Slack, which has no limit, runs faster. */
+  slackPaceIntervalMs: 'SLACK_PACE_INTERVAL_MS',
   stage: 'BRIDGE_STAGE',
   powertoolsServiceName: 'POWERTOOLS_SERVICE_NAME',
   powertoolsMetricsNamespace: 'POWERTOOLS_METRICS_NAMESPACE',

@@ -5,7 +5,7 @@
  */
 import type { SQSBatchResponse, SQSRecord } from 'aws-lambda';
 import { ConfigError, integer, optionalString, requiredString, stringMap, url, type Env } from '../../shared/config-env';
-import { DIGEST_DEFAULTS, ENV, type EnvName } from '../../shared/contracts';
+import { DIGEST_DEFAULTS, ENV, SLACK_APP_DEFAULTS, type EnvName } from '../../shared/contracts';
 import { createDynamoClient, createSqsClient, readAwsEndpoints, type AwsEndpoints } from '../../shared/adapters/aws-clients';
 import { DynamoDigestStore, DIGEST_RETENTION_SECONDS } from '../../shared/adapters/dynamo-digest-store';
 import { SqsMessageVisibility } from '../../shared/adapters/sqs-message-visibility';
@@ -38,6 +38,7 @@ export interface DigestConfig {
   secretsCacheSeconds: number;
   leaseSeconds: number;
   recordBudgetSeconds: number;
+  paceIntervalMs: number;
   dashboardUrlTemplate: string | undefined;
   digestMode: DigestMode;
   aws: AwsEndpoints;
@@ -87,6 +88,7 @@ export function readDigestConfig(env: Env): DigestConfig {
     secretsCacheSeconds: integer(env, ENV.secretsCacheSeconds, DIGEST_DEFAULTS.secretsCacheSeconds, 0, 3600),
     leaseSeconds: digestLeaseSeconds(env),
     recordBudgetSeconds: integer(env, ENV.digestRecordBudgetSeconds, DIGEST_DEFAULTS.recordBudgetSeconds, 0, 900),
+    paceIntervalMs: integer(env, ENV.slackPaceIntervalMs, SLACK_APP_DEFAULTS.paceIntervalMs, 0, 60_000),
     dashboardUrlTemplate: dashboardUrlTemplate(env),
     digestMode: digestMode(env),
     aws: readAwsEndpoints(env),
@@ -189,7 +191,10 @@ export function createDigestRuntime(
   const clients = clientsForSecrets(config, () => deadlineMs, clock);
   // Subscriptions and channel paces live in the same table as the claims.
   const subscriptions = new DynamoSubscriptionStore(dynamo, config.tableName);
-  const pacer = new DynamoChannelPacer(dynamo, { tableName: config.tableName });
+  const pacer = new DynamoChannelPacer(dynamo, {
+    tableName: config.tableName,
+    params: { intervalMs: config.paceIntervalMs, burst: SLACK_APP_DEFAULTS.paceBurst },
+  });
   const responder = new ResponseUrlResponder({ allowedOrigins: responseOrigins(config.slackApiUrl) });
 
   const resolveDeps = async (): Promise<DigestDeps> => {

@@ -35,7 +35,9 @@ export async function waitForSlot(channel: string, deps: PaceDeps): Promise<void
 function maxWaitMs(deps: PaceDeps, now: number): number {
   const deadline = deps.deadline?.();
   if (deadline === undefined || !Number.isFinite(deadline)) return Number.POSITIVE_INFINITY;
-  return Math.max(0, deadline - now - POST_ALLOWANCE_MS);
+  // A short invocation keeps half its time for the post rather than a fixed allowance it doesn't have.
+  const left = Math.max(0, deadline - now);
+  return Math.max(0, left - Math.min(POST_ALLOWANCE_MS, left / 2));
 }
 
 function sleep(ms: number): Promise<void> {

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CreateQueueCommand, DeleteQueueCommand } from '@aws-sdk/client-sqs';
 import type { LocalStack } from '../../local/stack';
-import { simulatorOf, slackOf, startTestStack, threadsFor, topLevelMessages } from './helpers';
+import { eventIdOf, simulatorOf, slackOf, startTestStack, threadsFor, topLevelMessages } from './helpers';
 
 let stack: LocalStack;
 /** When set, the next webhook attempt finds the digest queue deleted (SQS "down") for its duration. */
@@ -114,16 +114,21 @@ describe('run.completed through the whole bridge', () => {
 });
 
 describe('draft.ready through the whole bridge', () => {
-  it('posts one notice, even for a duplicated delivery', async () => {
+  it("posts one notice into the thread of the project's latest digest, even for a duplicated delivery", async () => {
     const project = stack.projectIds[1]!;
+    const run = simulatorOf(stack).triggerRun(project);
+    await run.delivered;
+    await stack.waitForIdle();
+    const [digest] = threadsFor(stack, run.event.id);
     const sent = simulatorOf(stack).sendDraftReady(project, undefined, 2, { duplicates: 1 });
     const report = await sent.delivered;
     expect(report.results.every((r) => r.outcome === 'delivered')).toBe(true);
     await stack.waitForIdle();
 
-    const threads = threadsFor(stack, sent.event.id);
-    expect(threads).toHaveLength(1);
-    expect(threads[0]!.replies).toHaveLength(0);
-    expect(topLevelMessages(stack)).toHaveLength(1);
+    const notices = slackOf(stack)
+      .messages()
+      .filter((m) => eventIdOf(m) === sent.event.id);
+    expect(notices).toHaveLength(1);
+    expect(notices[0]!.thread_ts).toBe(digest!.main.ts);
   });
 });

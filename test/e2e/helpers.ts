@@ -32,7 +32,7 @@ export function simulatorOf(stack: LocalStack): NonNullable<LocalStack['simulato
   return stack.simulator;
 }
 
-function eventIdOf(message: PostedMessage): string | undefined {
+export function eventIdOf(message: PostedMessage): string | undefined {
   const metadata = message.metadata as { event_payload?: { event_id?: unknown } } | undefined;
   const id = metadata?.event_payload?.event_id;
   return typeof id === 'string' ? id : undefined;

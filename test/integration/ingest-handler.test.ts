@@ -155,6 +155,7 @@ describe('digest configuration', () => {
   const env = {
     TABLE_NAME: 't',
     QUEUE_URL: 'q',
+    DLQ_URL: 'dlq',
     READ_API_BASE_URL: 'https://api.example.com',
     READ_API_KEY: 'k',
     SLACK_BOT_TOKEN: 'xoxb-1',
