@@ -2,6 +2,7 @@
  * SQS access shared by the `bridge dlq` sub-commands: queue depths, the CLI's view of a DLQ
  * message, and receive / release helpers that hide messages only briefly.
  */
+import { parseQueuedMessage } from '../../../shared/queued-message';
 import {
   ChangeMessageVisibilityBatchCommand,
   GetQueueAttributesCommand,
@@ -80,38 +81,24 @@ export interface DlqMessage {
   reason: string | undefined;
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 function attr(message: Message, name: string): string | undefined {
   const value = message.MessageAttributes?.[name]?.StringValue;
   return value === undefined || value === '' ? undefined : value;
 }
 
 /** Reads the queue message format of docs/CONTRACTS.md, falling back to the message attributes. */
+/** A DLQ message as `bridge dlq` shows it, read with the digest's own parser (one parse for both). */
 export function describeMessage(message: Message, now: number): DlqMessage {
-  let event: Record<string, unknown> = {};
-  let receivedAt: string | undefined;
-  try {
-    const body: unknown = JSON.parse(message.Body ?? '');
-    if (isRecord(body)) {
-      if (isRecord(body['event'])) event = body['event'];
-      if (typeof body['received_at'] === 'string' && !Number.isNaN(Date.parse(body['received_at']))) receivedAt = body['received_at'];
-    }
-  } catch {
-    // Not the bridge's format: attributes only.
-  }
-  const data = isRecord(event['data']) ? event['data'] : {};
-  const text = (value: unknown): string | undefined => (typeof value === 'string' && value !== '' ? value : undefined);
+  const { hints } = parseQueuedMessage(message.Body);
+  let receivedAt = hints.receivedAt;
   const sent = Number(message.Attributes?.SentTimestamp);
   if (receivedAt === undefined && Number.isFinite(sent) && sent > 0) receivedAt = new Date(sent).toISOString();
   const received = Number(message.Attributes?.ApproximateReceiveCount);
   return {
     messageId: message.MessageId ?? '',
-    eventId: text(event['id']) ?? attr(message, MESSAGE_ATTRIBUTE_EVENT_ID),
-    type: text(event['type']) ?? attr(message, MESSAGE_ATTRIBUTE_TYPE),
-    projectId: text(data['project_id']) ?? attr(message, MESSAGE_ATTRIBUTE_PROJECT),
+    eventId: hints.eventId ?? attr(message, MESSAGE_ATTRIBUTE_EVENT_ID),
+    type: hints.type ?? attr(message, MESSAGE_ATTRIBUTE_TYPE),
+    projectId: hints.projectId ?? attr(message, MESSAGE_ATTRIBUTE_PROJECT),
     receivedAt,
     ageMs: receivedAt === undefined ? undefined : Math.max(0, now - Date.parse(receivedAt)),
     receiveCount: Number.isFinite(received) && received > 0 ? received - 1 : undefined,
