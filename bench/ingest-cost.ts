@@ -65,6 +65,8 @@ export async function runIngestCost(): Promise<{ rows: ResultRow[]; details: Rec
     const env: Record<string, string> = {
       TABLE_NAME: TABLE,
       QUEUE_URL: queueUrl,
+      // Only a delivery that can't be processed goes there; the benchmark sends none.
+      DLQ_URL: queueUrl,
       SIGNING_SECRETS: JSON.stringify([SECRET]),
       AWS_REGION: 'us-east-1',
       AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
