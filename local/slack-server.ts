@@ -24,6 +24,8 @@ import { listen } from './listen';
 
 /** Path of the fault control endpoint (local testing: `bridge slack outage on|off`). */
 export const FAULTS_PATH = '/_faults';
+/** Where the local server takes response_url answers (`/response_url/<id>`). */
+export const RESPONSE_URL_PATH = '/response_url/';
 
 export type FaultKind =
   /** HTTP 429 with a `Retry-After` header and `{ ok: false, error: 'ratelimited' }`. */
@@ -147,6 +149,8 @@ export class LocalSlackServer {
   private readonly recorded: RecordedCall[] = [];
   private readonly posted: PostedMessage[] = [];
   private faults: ActiveFault[] = [];
+  /** Answers the bridge sent to response_url paths (deferred slash commands), oldest first. */
+  readonly responses: { path: string; body: string }[] = [];
   private tokens: Set<string> | undefined;
   private members: Set<string> | 'all';
   private readonly known: Set<string> | undefined;
@@ -301,6 +305,12 @@ export class LocalSlackServer {
     const raw = await readBody(req);
     if (url.pathname === FAULTS_PATH) {
       this.controlFaults(req.method ?? 'GET', raw, res);
+      return;
+    }
+    if (url.pathname.startsWith(RESPONSE_URL_PATH) && req.method === 'POST') {
+      // Slack's response_url: the bridge answers deferred slash commands here (`bridge slack command`).
+      this.responses.push({ path: url.pathname, body: raw });
+      send(res, { status: 200, body: 'ok' });
       return;
     }
     if (!match?.[1]) {
