@@ -16,10 +16,10 @@ import { join, relative } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { build, type Metafile } from 'esbuild';
 import { CreateQueueCommand } from '@aws-sdk/client-sqs';
-import { createSqsClient, LOCAL_CREDENTIALS } from '../shared/adapters/aws-clients';
+import { LOCAL_CREDENTIALS } from '../shared/adapters/aws-clients';
 import { signPayload } from '../shared/signature';
 import { ensureBridgeTable, startLocalDynamo } from '../local/dynamo';
-import { SqsServer } from '../local/sqs-server';
+import { SqsServer, createSqsClient as localSqsClient } from '../local/sqs-server';
 import { VisibilitySimulator } from '../local/simulator/server';
 import { LocalSlackServer } from '../local/slack-server';
 import { deliveryBody, httpApiEvent } from '../test/support/deliveries';
@@ -61,14 +61,7 @@ async function startPeers(): Promise<ColdStartPeers> {
   const dynamo = await startLocalDynamo();
   await ensureBridgeTable(dynamo.client, TABLE);
   const sqsServer = await SqsServer.start();
-  const sqs = createSqsClient({
-    endpoint: sqsServer.url,
-    region: 'us-east-1',
-    credentials: LOCAL_CREDENTIALS,
-    requestTimeoutMs: 5000,
-    connectionTimeoutMs: 1000,
-    maxAttempts: 1,
-  });
+  const sqs = localSqsClient(sqsServer.url);
   const queueUrl = (await sqs.send(new CreateQueueCommand({ QueueName: 'bench-cold-start', Attributes: { VisibilityTimeout: '60' } })))
     .QueueUrl!;
   // The digest's events come from their own queue: the ingest's sends must not reach the digest.

@@ -13,10 +13,9 @@ import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { CreateQueueCommand } from '@aws-sdk/client-sqs';
 import { createDigestHandler } from '../functions/digest/create-handler';
-import { createSqsClient, LOCAL_CREDENTIALS } from '../shared/adapters/aws-clients';
 import type { WebhookEvent } from '../shared/events';
 import { ensureBridgeTable, startLocalDynamo } from '../local/dynamo';
-import { SqsServer } from '../local/sqs-server';
+import { SqsServer, createSqsClient as localSqsClient } from '../local/sqs-server';
 import { VisibilitySimulator } from '../local/simulator/server';
 import { LocalSlackServer } from '../local/slack-server';
 import { enqueue, receiveRecords } from '../test/support/sqs-records';
@@ -62,14 +61,7 @@ export async function runDigestCriticalPath(): Promise<{ rows: ResultRow[]; deta
     await LatencyProxy.start('slack', new URL(slack.apiUrl).origin, LATENCY_MS),
   ] as const;
   const [dynamoProxy, readApiProxy, slackProxy] = proxies;
-  const sqs = createSqsClient({
-    endpoint: sqsServer.url,
-    region: 'us-east-1',
-    credentials: LOCAL_CREDENTIALS,
-    requestTimeoutMs: 5000,
-    connectionTimeoutMs: 1000,
-    maxAttempts: 1,
-  });
+  const sqs = localSqsClient(sqsServer.url);
   try {
     await ensureBridgeTable(dynamo.client, TABLE);
     const queueUrl = (await sqs.send(new CreateQueueCommand({ QueueName: 'bench-digest', Attributes: { VisibilityTimeout: '60' } })))

@@ -11,10 +11,9 @@ import { PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { CreateQueueCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { createIngestHandler } from '../functions/ingest/create-handler';
-import { createSqsClient, LOCAL_CREDENTIALS } from '../shared/adapters/aws-clients';
 import { signPayload } from '../shared/signature';
 import { ensureBridgeTable, startLocalDynamo } from '../local/dynamo';
-import { SqsServer } from '../local/sqs-server';
+import { SqsServer, createSqsClient as localSqsClient } from '../local/sqs-server';
 import { deliveryBody, httpApiEvent } from '../test/support/deliveries';
 import { log, median, percentile, quietObservability, round, runConcurrent, scaled, useLocalAwsCredentials, type ResultRow } from './lib';
 
@@ -51,14 +50,7 @@ export async function runIngestCost(): Promise<{ rows: ResultRow[]; details: Rec
   useLocalAwsCredentials();
   const dynamo = await startLocalDynamo();
   const sqsServer = await SqsServer.start();
-  const sqs = createSqsClient({
-    endpoint: sqsServer.url,
-    region: 'us-east-1',
-    credentials: LOCAL_CREDENTIALS,
-    requestTimeoutMs: 5000,
-    connectionTimeoutMs: 1000,
-    maxAttempts: 1,
-  });
+  const sqs = localSqsClient(sqsServer.url);
   try {
     await ensureBridgeTable(dynamo.client, TABLE);
     const queueUrl = (await sqs.send(new CreateQueueCommand({ QueueName: 'bench-events' }))).QueueUrl!;

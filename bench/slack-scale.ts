@@ -19,12 +19,11 @@ import { parseArgs } from 'node:util';
 import { performance } from 'node:perf_hooks';
 import { CreateQueueCommand, DeleteMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { createDigestHandler } from '../functions/digest/create-handler';
-import { createSqsClient, LOCAL_CREDENTIALS } from '../shared/adapters/aws-clients';
 import { DynamoSubscriptionStore } from '../shared/adapters/dynamo-subscription-store';
 import { SLACK_APP_DEFAULTS } from '../shared/contracts';
 import type { WebhookEvent } from '../shared/events';
 import { ensureBridgeTable, startLocalDynamo } from '../local/dynamo';
-import { SqsServer } from '../local/sqs-server';
+import { SqsServer, createSqsClient as localSqsClient } from '../local/sqs-server';
 import { VisibilitySimulator } from '../local/simulator/server';
 import { LocalSlackServer, type RecordedCall } from '../local/slack-server';
 import { enqueue, receiveRecords } from '../test/support/sqs-records';
@@ -99,14 +98,7 @@ async function main(): Promise<void> {
   const sqsServer = await SqsServer.start();
   const sim = await VisibilitySimulator.start({ fixture: fixture(options.projects) });
   const slack = await LocalSlackServer.start({ tokens: [TOKEN] });
-  const sqs = createSqsClient({
-    endpoint: sqsServer.url,
-    region: 'us-east-1',
-    credentials: LOCAL_CREDENTIALS,
-    requestTimeoutMs: 5000,
-    connectionTimeoutMs: 1000,
-    maxAttempts: 1,
-  });
+  const sqs = localSqsClient(sqsServer.url);
   try {
     await ensureBridgeTable(dynamo.client, TABLE);
     const queueUrl = (await sqs.send(new CreateQueueCommand({ QueueName: 'scale', Attributes: { VisibilityTimeout: '60' } }))).QueueUrl!;

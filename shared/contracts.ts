@@ -53,8 +53,6 @@ export const ENV = {
   slackSigningSecretSecretArn: 'SLACK_SIGNING_SECRET_SECRET_ARN',
   /** Local runs only: the Slack app's signing secret itself. */
   slackSigningSecret: 'SLACK_SIGNING_SECRET',
-  /** Optional dashboard base URL for the digest's "Open dashboard" link button. */
-  dashboardBaseUrl: 'DASHBOARD_BASE_URL',
 } as const;
 export type EnvName = (typeof ENV)[keyof typeof ENV];
 
