@@ -11,12 +11,31 @@
  * `{ ok: false, error: 'unknown_method' }`.
  *
  * Every call is recorded (`calls()`), successful posts are kept (`messages()`), and faults can be
- * injected per method and channel (`injectFault`).
+ * injected per method and channel (`injectFault`). With `channelPace` it enforces Slack's per-channel
+ * posting limit (429 `ratelimited` with `Retry-After`).
+ *
+ * It also plays Slack towards the app: with `connectApp`, `sendCommand` and `clickButton` deliver a
+ * slash command or a button click to the bridge signed with the app's signing secret, hand out a
+ * response_url, and apply the answers as Slack does (ephemeral replies in `ephemerals()`, in-channel
+ * posts, replacing or deleting the clicked message). The preview page uses them.
  */
+import { randomUUID } from 'node:crypto';
 import { appendFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { SLACK_APP_DEFAULTS } from '../shared/contracts';
 import { listen } from './listen';
+import {
+  blockActionsForm,
+  commandForm,
+  deliverSigned,
+  findButton,
+  readReply,
+  type AppAnswer,
+  type AppReply,
+  type SlackAppTarget,
+  type SlackUser,
+} from './slack-app-delivery';
 
 // ---------------------------------------------------------------------------------------------------
 // Types
@@ -53,6 +72,11 @@ export interface FaultSpec {
   latencyMs?: number;
 }
 
+export interface ChannelPaceLimit {
+  intervalMs: number;
+  burst: number;
+}
+
 export interface RecordedCall {
   method: string;
   /** The token the call carried (header or body); `undefined` when none. */
@@ -78,6 +102,23 @@ export interface RecordedCall {
   error: string | undefined;
   /** The `ts` of the message created/updated/deleted, when there is one. */
   ts: string | undefined;
+}
+
+/** A reply only its user sees (Slack's ephemeral message): command answers and ephemeral response_url answers. */
+export interface EphemeralMessage {
+  channel: string;
+  ts: string;
+  userId: string;
+  text: string | undefined;
+  blocks: unknown[] | undefined;
+}
+
+/** What Slack remembers of a response_url it handed out: where its answers go. */
+interface ResponseTarget {
+  channel: string;
+  userId: string;
+  /** The message a button was on (answers may replace or delete it). */
+  messageTs?: string | undefined;
 }
 
 export interface PostedMessage {
@@ -107,6 +148,12 @@ export interface LocalSlackServerOptions {
   knownChannels?: string[];
   /** Latency added to every call (ms). */
   latencyMs?: number;
+  /**
+   * Enforce Slack's per-channel posting limit on `chat.postMessage`, as Slack does: a post that comes
+   * sooner than the pace allows (GCRA: one per `intervalMs` after a burst of `burst`) answers HTTP 429
+   * `ratelimited` with `Retry-After`. Off when omitted.
+   */
+  channelPace?: ChannelPaceLimit;
   /** Called after each successful `chat.postMessage` with a terminal rendering of the message. */
   onMessage?: (rendered: string, call: RecordedCall) => void;
   /** Appends one JSON line per API call: `{ at, method, channel, text, blocks, thread_ts, ok, error, ts }`. */
@@ -134,6 +181,8 @@ interface SlackAnswer {
 // ---------------------------------------------------------------------------------------------------
 
 const MAX_BODY_BYTES = 5 * 1024 * 1024;
+/** Who types commands and clicks buttons in the local workspace. */
+const LOCAL_USER: SlackUser = { id: 'U0LOCAL', name: 'you' };
 
 export class LocalSlackServer {
   readonly host: string;
@@ -156,6 +205,11 @@ export class LocalSlackServer {
   private readonly known: Set<string> | undefined;
   private latencyMs: number;
   private lastTsMicros = 0;
+  private app: SlackAppTarget | undefined;
+  private readonly responseTargets = new Map<string, ResponseTarget>();
+  private readonly ephemeral: EphemeralMessage[] = [];
+  /** Per channel: the theoretical arrival time of the next post (GCRA), for `channelPace`. */
+  private readonly paceTat = new Map<string, number>();
   private closed = false;
   private readonly listeners = new Set<() => void>();
 
@@ -232,11 +286,108 @@ export class LocalSlackServer {
     return () => this.listeners.delete(listener);
   }
 
+  /** Ephemeral replies (only their user sees them), oldest first (copies). */
+  ephemerals(channel?: string): EphemeralMessage[] {
+    const wanted = channel === undefined ? undefined : normalizeChannel(channel);
+    return this.ephemeral.filter((m) => wanted === undefined || m.channel === wanted).map((m) => ({ ...m }));
+  }
+
+  // -- the Slack app: deliveries to the bridge, as Slack makes them ---------------------------------
+
+  /** Where slash commands and button clicks go, and the signing secret (the app's settings in Slack). */
+  connectApp(target: SlackAppTarget): void {
+    this.app = target;
+  }
+
+  /**
+   * A user types `line` in `channel`: the command is signed and POSTed to the app's commands URL, and
+   * its answer shown as Slack shows it (ephemeral unless `in_channel`); later answers to its
+   * response_url too.
+   */
+  async sendCommand(input: { channel: string; line: string; user?: SlackUser; slash?: string }): Promise<AppAnswer> {
+    const app = this.requireApp();
+    const channel = normalizeChannel(input.channel);
+    const user = input.user ?? LOCAL_USER;
+    const responseUrl = this.issueResponseUrl({ channel, userId: user.id });
+    const form = commandForm({
+      line: input.line,
+      slash: input.slash ?? SLACK_APP_DEFAULTS.command,
+      channel,
+      user,
+      teamId: this.teamId,
+      responseUrl,
+    });
+    const answer = await deliverSigned(app.commandsUrl, app.signingSecret, form, Date.now());
+    const reply = answer.status === 200 ? readReply(answer.body) : undefined;
+    if (reply) this.applyReply({ channel, userId: user.id }, reply);
+    return answer;
+  }
+
+  /** A user clicks the button `actionId` on the message `ts`: a signed `block_actions` to the interactions URL. */
+  async clickButton(input: { channel: string; ts: string; actionId: string; user?: SlackUser }): Promise<AppAnswer> {
+    const app = this.requireApp();
+    const channel = normalizeChannel(input.channel);
+    const message = this.posted.find((m) => m.channel === channel && m.ts === input.ts);
+    if (!message) throw new Error(`no message ${input.ts} in #${channel}`);
+    const button = findButton(message.blocks ?? [], input.actionId);
+    if (!button) throw new Error(`message ${input.ts} in #${channel} has no button ${input.actionId}`);
+    const user = input.user ?? LOCAL_USER;
+    const responseUrl = this.issueResponseUrl({ channel, userId: user.id, messageTs: message.ts });
+    const delivery = { channel, user, teamId: this.teamId, responseUrl, button };
+    const form = blockActionsForm(
+      { ...delivery, message: { ts: message.ts, text: message.text, blocks: message.blocks ?? [] } },
+      Date.now(),
+    );
+    return deliverSigned(app.interactionsUrl, app.signingSecret, form, Date.now());
+  }
+
+  private requireApp(): SlackAppTarget {
+    if (!this.app) throw new Error('no Slack app is connected to the local Slack server (connectApp)');
+    return this.app;
+  }
+
+  private issueResponseUrl(target: ResponseTarget): string {
+    const id = randomUUID();
+    this.responseTargets.set(id, target);
+    return `http://${this.host}:${this.port}${RESPONSE_URL_PATH}${id}`;
+  }
+
+  /** An answer as Slack applies it: delete or replace the clicked message, post in the channel, or show only to its user. */
+  private applyReply(target: ResponseTarget, reply: AppReply): void {
+    const index =
+      target.messageTs === undefined ? -1 : this.posted.findIndex((m) => m.channel === target.channel && m.ts === target.messageTs);
+    const original = this.posted[index];
+    if (reply.deleteOriginal && original) {
+      this.posted.splice(index, 1);
+    } else if (reply.replaceOriginal && original) {
+      original.text = reply.text;
+      original.blocks = reply.blocks;
+      original.edited = true;
+    } else if (reply.responseType === 'in_channel') {
+      const message = {
+        channel: target.channel,
+        ts: this.nextTs(),
+        thread_ts: undefined,
+        text: reply.text,
+        blocks: reply.blocks,
+        metadata: undefined,
+        edited: false,
+      };
+      this.posted.push(message);
+    } else {
+      this.ephemeral.push({ channel: target.channel, ts: this.nextTs(), userId: target.userId, text: reply.text, blocks: reply.blocks });
+    }
+    this.notify();
+  }
+
   /** Forgets recorded calls and messages and clears faults. Tokens and memberships stay. */
   reset(): void {
     this.recorded.length = 0;
     this.posted.length = 0;
     this.faults = [];
+    this.paceTat.clear();
+    this.ephemeral.length = 0;
+    this.responseTargets.clear();
     this.notify();
   }
 
@@ -308,8 +459,11 @@ export class LocalSlackServer {
       return;
     }
     if (url.pathname.startsWith(RESPONSE_URL_PATH) && req.method === 'POST') {
-      // Slack's response_url: the bridge answers deferred slash commands here (`bridge slack command`).
+      // Slack's response_url: the bridge answers deferred slash commands and button clicks here.
       this.responses.push({ path: url.pathname, body: raw });
+      const target = this.responseTargets.get(url.pathname.slice(RESPONSE_URL_PATH.length));
+      const reply = readReply(raw);
+      if (target && reply) this.applyReply(target, reply);
       send(res, { status: 200, body: 'ok' });
       return;
     }
@@ -489,6 +643,9 @@ export class LocalSlackServer {
     const channel = normalizeChannel(rawChannel);
     if (!this.channelExists(channel)) return fail('channel_not_found');
     if (!this.isMember(channel)) return fail('not_in_channel');
+    const retryAfterSeconds = this.overPace(channel, call.at);
+    if (retryAfterSeconds !== undefined)
+      return { status: 429, body: { ok: false, error: 'ratelimited' }, headers: { 'retry-after': String(retryAfterSeconds) } };
     if (typeof args.blocks === 'string') return fail('invalid_blocks_format');
     if (typeof args.metadata === 'string') return fail('invalid_metadata_format');
     const text = optString(args.text);
@@ -516,6 +673,17 @@ export class LocalSlackServer {
     this.posted.push(message);
     call.ts = ts;
     return ok({ channel, ts, message: this.messageBody(message) });
+  }
+
+  /** GCRA per channel: undefined when the post fits the pace (and takes its slot), else Retry-After seconds. */
+  private overPace(channel: string, at: number): number | undefined {
+    const limit = this.options.channelPace;
+    if (!limit) return undefined;
+    const tat = Math.max(this.paceTat.get(channel) ?? at, at);
+    const earliest = tat - (limit.burst - 1) * limit.intervalMs;
+    if (at < earliest) return Math.max(1, Math.ceil((earliest - at) / 1000));
+    this.paceTat.set(channel, tat + limit.intervalMs);
+    return undefined;
   }
 
   private updateMessage(args: Record<string, unknown>, call: RecordedCall): SlackAnswer {

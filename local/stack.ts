@@ -345,6 +345,12 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       slackRoutes,
     );
     const webhookUrl = `${gateway.url}${HTTP_PATHS.webhook}`;
+    // The local Slack delivers slash commands and button clicks here, signed, as the Slack app would.
+    slack?.connectApp({
+      commandsUrl: `${gateway.url}${HTTP_PATHS.slackCommands}`,
+      interactionsUrl: `${gateway.url}${HTTP_PATHS.slackInteractions}`,
+      signingSecret: slackSigningSecret,
+    });
 
     const poller = new LambdaPoller({
       client: sqs.pollerClient,

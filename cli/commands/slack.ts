@@ -9,6 +9,7 @@ import { readFile } from 'node:fs/promises';
 import { HTTP_PATHS, SLACK_APP_DEFAULTS } from '../../shared/contracts';
 import { buildSlackAppManifest } from '../../shared/slack-app/manifest';
 import { signSlackRequest } from '../../shared/slack-request-signature';
+import { splitSlashLine } from '../../local/slack-app-delivery';
 import { bool, buildContext, parse, str, AWS_OPTIONS, type CommandContext, type OptionSpec, type Parsed } from '../args';
 import { STACK_OUTPUTS } from '../aws';
 import { CliError, UsageError } from '../errors';
@@ -166,7 +167,7 @@ async function command(parsed: Parsed, ctx: CommandContext): Promise<CommandResu
   if (extra.length > 0) throw new UsageError('quote the whole command line as one argument', parsed.command);
   const channel = str(parsed, 'channel');
   if (channel === undefined) throw new UsageError('--channel is required (the Slack channel id the command is sent from)', parsed.command);
-  const { slash, text } = splitCommandLine(line);
+  const { command: slash, text } = splitSlashLine(line, SLACK_APP_DEFAULTS.command);
   const target = await commandTarget(parsed, ctx);
   const form = new URLSearchParams({
     command: slash,
@@ -179,14 +180,6 @@ async function command(parsed: Parsed, ctx: CommandContext): Promise<CommandResu
     team_id: 'T0LOCAL',
   }).toString();
   return post(target, form, ctx);
-}
-
-/** "/visibility subscribe X" → the slash and the text; a line without a slash is the text of /visibility. */
-export function splitCommandLine(line: string): { slash: string; text: string } {
-  const trimmed = line.trim();
-  if (!trimmed.startsWith('/')) return { slash: SLACK_APP_DEFAULTS.command, text: trimmed };
-  const space = trimmed.search(/\s/);
-  return space < 0 ? { slash: trimmed, text: '' } : { slash: trimmed.slice(0, space), text: trimmed.slice(space + 1).trim() };
 }
 
 async function commandTarget(parsed: Parsed, ctx: CommandContext): Promise<Target> {

@@ -65,6 +65,15 @@ blockquote{margin:4px 0;padding-left:12px;border-left:4px solid #ddd}
 .thread summary:hover .last-reply{display:none}
 .replies{border-left:2px solid #e8e8e8;margin:4px 0 0 2px}
 .replies .message{padding:6px 12px}
+.ephemeral{background:#f8f8f8;border-left:3px solid #1264a3}
+.only-you{font-size:12px;color:#616061;font-style:italic}
+.composer{flex:none;display:flex;gap:8px;align-items:center;padding:10px 20px;border-top:1px solid #ddd;background:#fff}
+.composer input{font:inherit;padding:6px 8px;border:1px solid #bbb;border-radius:6px}
+.composer-channel{display:flex;align-items:center;gap:2px;color:#616061}
+.composer-channel input{width:140px}
+#composer-line{flex:1;min-width:0}
+.composer-result{font-size:12px;color:#616061;min-width:6em}
+.composer-result.failed{color:#e01e5a}
 `;
 
 export const PREVIEW_JS = `
@@ -109,12 +118,51 @@ export const PREVIEW_JS = `
     }
   }
 
+  const composer = document.getElementById('composer');
+  const result = document.getElementById('composer-result');
+
+  function say(text, failed) {
+    if (!result) return;
+    result.textContent = text;
+    result.classList.toggle('failed', failed === true);
+  }
+
+  async function act(path, body) {
+    try {
+      const response = await fetch(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const answer = await response.json().catch(() => ({}));
+      if (!response.ok) { say(answer.error || 'HTTP ' + response.status, true); return false; }
+      say(answer.status === 200 ? 'sent' : 'the bridge answered ' + answer.status, answer.status !== 200);
+      return true;
+    } catch (error) {
+      say('not sent: ' + error.message, true);
+      return false;
+    }
+  }
+
   timeline.addEventListener('click', (event) => {
+    const action = event.target.closest('button[data-action-id]');
+    if (action && composer) {
+      const message = action.closest('.message');
+      if (message) void act('/slack/preview/click', { channel: message.dataset.channel, ts: message.dataset.ts, actionId: action.dataset.actionId });
+      return;
+    }
     const button = event.target.closest('.channels button');
     if (!button) return;
     filter = button.dataset.channel;
     applyFilter();
+    const channel = document.getElementById('composer-channel');
+    if (channel && filter !== '') channel.value = filter;
   });
+
+  if (composer) {
+    composer.addEventListener('submit', async (event) => {
+      event.preventDefault();
+      const line = document.getElementById('composer-line');
+      const channel = document.getElementById('composer-channel');
+      if (await act('/slack/preview/command', { channel: channel.value, line: line.value })) line.value = '';
+    });
+  }
 
   const events = new EventSource('/slack/events');
   events.addEventListener('open', () => { status.textContent = 'live'; status.className = 'status live'; void refresh(); });

@@ -38,7 +38,8 @@ function buttonHtml(element: Obj): string {
   const url = str(element.url);
   if (SAFE_URL.test(url))
     return `<a class="button${style}" href="${escapeHtml(url)}" target="_blank" rel="noopener noreferrer">${label}</a>`;
-  return `<button type="button" class="button${style}" title="${escapeHtml(str(element.action_id))}">${label}</button>`;
+  const actionId = escapeHtml(str(element.action_id));
+  return `<button type="button" class="button${style}" title="${actionId}" data-action-id="${actionId}">${label}</button>`;
 }
 
 /** An interactive or text element (accessory, context or actions item) as HTML. */

@@ -7,9 +7,23 @@ export const PREVIEW_PATHS = {
   js: '/slack/preview.js',
   timeline: '/slack/timeline',
   events: '/slack/events',
+  command: '/slack/preview/command',
+  click: '/slack/preview/click',
 } as const;
 
-export function pageHtml(workspace: string, timeline: string): string {
+/** The message box under the timeline: slash commands typed here reach the bridge as Slack would send them. */
+function composerHtml(composer: { channel: string }): string {
+  return (
+    `<form id="composer" class="composer" autocomplete="off">` +
+    `<label class="composer-channel"># <input id="composer-channel" name="channel" value="${escapeHtml(composer.channel)}" aria-label="channel" required></label>` +
+    `<input id="composer-line" name="line" placeholder="/visibility help" aria-label="slash command" required>` +
+    `<button type="submit" class="button primary">Send</button>` +
+    `<output id="composer-result" class="composer-result"></output>` +
+    `</form>`
+  );
+}
+
+export function pageHtml(workspace: string, timeline: string, composer?: { channel: string }): string {
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -22,6 +36,7 @@ export function pageHtml(workspace: string, timeline: string): string {
 <div id="app">
 <header class="topbar"><span id="title">All messages</span><span class="topbar-note">local Slack preview</span><span id="status" class="status">connecting…</span></header>
 <div id="timeline">${timeline}</div>
+${composer ? composerHtml(composer) : ''}
 </div>
 <script src="${PREVIEW_PATHS.js}"></script>
 </body>

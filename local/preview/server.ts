@@ -3,6 +3,10 @@
  * workspace as an HTML fragment (`GET /slack/timeline`) and a server-sent event stream
  * (`GET /slack/events`) that says `change` whenever a message is posted, edited or deleted, so the
  * page re-fetches the fragment without a reload.
+ *
+ * With a Slack app connected, the page also acts as the user: `POST /slack/preview/command` types a
+ * slash command in a channel and `POST /slack/preview/click` clicks a button on a message; the local
+ * Slack server delivers them to the bridge signed, as Slack does, and the answers appear on the page.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { PREVIEW_CSS, PREVIEW_JS } from './assets';
@@ -16,7 +20,16 @@ export interface PreviewSource {
   subscribe(listener: () => void): () => void;
   readonly botName?: string;
   readonly team?: string;
+  /** Replies only the user sees (shown marked "Only visible to you"). */
+  ephemerals?(): PreviewMessage[];
+  /** Delivers a slash command typed in `channel` to the Slack app. */
+  sendCommand?(input: { channel: string; line: string }): Promise<{ status: number; body: unknown }>;
+  /** Delivers a click on the button `actionId` of the message `ts` to the Slack app. */
+  clickButton?(input: { channel: string; ts: string; actionId: string }): Promise<{ status: number; body: unknown }>;
 }
+
+/** JSON bodies only: a cross-site form can't send one without a CORS preflight, which is never granted. */
+const ACTION_BODY_LIMIT = 16 * 1024;
 
 /** Scripts and styles only from the gateway itself: even a rendering bug can't run injected script. */
 const SECURITY_HEADERS = {
@@ -37,10 +50,14 @@ export class SlackPreview {
   handle(req: IncomingMessage, res: ServerResponse): boolean {
     const method = (req.method ?? 'GET').toUpperCase();
     const path = new URL(req.url ?? '/', 'http://preview.local').pathname.replace(/\/+$/, '') || '/';
+    if (method === 'POST' && (path === PREVIEW_PATHS.command || path === PREVIEW_PATHS.click)) {
+      void this.act(path, req, res);
+      return true;
+    }
     if (method !== 'GET' && method !== 'HEAD') return false;
     switch (path) {
       case PREVIEW_PATHS.page:
-        this.send(res, 'text/html', pageHtml(this.workspace(), this.timeline()));
+        this.send(res, 'text/html', pageHtml(this.workspace(), this.timeline(), this.composer()));
         return true;
       case PREVIEW_PATHS.css:
         this.send(res, 'text/css', PREVIEW_CSS);
@@ -69,8 +86,54 @@ export class SlackPreview {
     return this.source.team ?? 'Local Workspace';
   }
 
+  /** The composer's channel: where the bridge posted last (else `general`); none without an app to talk to. */
+  private composer(): { channel: string } | undefined {
+    if (this.source.sendCommand === undefined) return undefined;
+    return { channel: this.source.messages().at(-1)?.channel ?? 'general' };
+  }
+
   private timeline(): string {
-    return workspaceHtml(this.source.messages(), { botName: this.source.botName ?? 'visibility-bridge', workspace: this.workspace() });
+    const ephemerals = this.source.ephemerals?.() ?? [];
+    return workspaceHtml(this.source.messages(), {
+      botName: this.source.botName ?? 'visibility-bridge',
+      workspace: this.workspace(),
+      ephemerals,
+    });
+  }
+
+  /** A command or a click from the page: validated, delivered through the source, the bridge's status answered. */
+  private async act(path: string, req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const answer = (status: number, body: Record<string, unknown>): void => {
+      const text = JSON.stringify(body);
+      res.writeHead(status, {
+        ...SECURITY_HEADERS,
+        'content-type': 'application/json; charset=utf-8',
+        'content-length': String(Buffer.byteLength(text)),
+      });
+      res.end(text);
+    };
+    try {
+      if (!(req.headers['content-type'] ?? '').startsWith('application/json')) {
+        answer(415, { error: 'send application/json' });
+        return;
+      }
+      const input = parseAction(path, await readLimited(req, ACTION_BODY_LIMIT));
+      if (typeof input === 'string') {
+        answer(400, { error: input });
+        return;
+      }
+      const delivered =
+        input.kind === 'command'
+          ? await this.source.sendCommand?.({ channel: input.channel, line: input.line })
+          : await this.source.clickButton?.({ channel: input.channel, ts: input.ts, actionId: input.actionId });
+      if (delivered === undefined) {
+        answer(404, { error: 'no Slack app is connected to this preview' });
+        return;
+      }
+      answer(200, { status: delivered.status });
+    } catch (error) {
+      answer(502, { error: error instanceof Error ? error.message : String(error) });
+    }
   }
 
   private send(res: ServerResponse, type: string, body: string): void {
@@ -102,4 +165,43 @@ export class SlackPreview {
     req.on('close', stop);
     res.on('close', stop);
   }
+}
+
+type PreviewAction = { kind: 'command'; channel: string; line: string } | { kind: 'click'; channel: string; ts: string; actionId: string };
+
+/** The page's JSON body → an action, or what is wrong with it. */
+function parseAction(path: string, raw: string): PreviewAction | string {
+  let body: unknown;
+  try {
+    body = JSON.parse(raw);
+  } catch {
+    return 'the body is not JSON';
+  }
+  if (typeof body !== 'object' || body === null) return 'the body is not a JSON object';
+  const field = (name: string): string | undefined => {
+    const value = (body as Record<string, unknown>)[name];
+    return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
+  };
+  const channel = field('channel')?.replace(/^#/, '');
+  if (channel === undefined) return 'channel is required';
+  if (path === PREVIEW_PATHS.command) {
+    const line = field('line');
+    return line === undefined ? 'line is required (e.g. "/visibility help")' : { kind: 'command', channel, line };
+  }
+  const ts = field('ts');
+  const actionId = field('actionId');
+  if (ts === undefined || actionId === undefined) return 'ts and actionId are required';
+  return { kind: 'click', channel, ts, actionId };
+}
+
+async function readLimited(req: IncomingMessage, limit: number): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    const buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk));
+    size += buffer.length;
+    if (size > limit) throw new Error(`the body is over ${limit} bytes`);
+    chunks.push(buffer);
+  }
+  return Buffer.concat(chunks).toString('utf8');
 }

@@ -9,10 +9,10 @@ import { escapeHtml } from './mrkdwn';
 export interface PreviewMessage {
   channel: string;
   ts: string;
-  thread_ts: string | undefined;
+  thread_ts?: string | undefined;
   text: string | undefined;
   blocks: unknown[] | undefined;
-  edited: boolean;
+  edited?: boolean | undefined;
 }
 
 function isReply(message: PreviewMessage): boolean {
@@ -26,21 +26,23 @@ function timeOf(ts: string): { short: string; iso: string } {
   return { short: `${date.toISOString().slice(11, 19)} UTC`, iso: date.toISOString() };
 }
 
-function metaHtml(message: PreviewMessage, botName: string, withChannel: boolean): string {
+function metaHtml(message: PreviewMessage, botName: string, withChannel: boolean, ephemeral: boolean): string {
   const time = timeOf(message.ts);
   const channel = withChannel ? `<span class="channel">#${escapeHtml(message.channel)}</span>` : '';
-  const edited = message.edited ? '<span class="edited">(edited)</span>' : '';
-  return `<div class="meta"><span class="author">${escapeHtml(botName)}</span><span class="app-badge">APP</span><time datetime="${time.iso}">${escapeHtml(time.short)}</time>${edited}${channel}</div>`;
+  const edited = message.edited === true ? '<span class="edited">(edited)</span>' : '';
+  const onlyYou = ephemeral ? '<span class="only-you">Only visible to you</span>' : '';
+  return `<div class="meta"><span class="author">${escapeHtml(botName)}</span><span class="app-badge">APP</span><time datetime="${time.iso}">${escapeHtml(time.short)}</time>${edited}${channel}${onlyYou}</div>`;
 }
 
-function messageHtml(message: PreviewMessage, botName: string, replies: PreviewMessage[]): string {
+function messageHtml(message: PreviewMessage, botName: string, replies: PreviewMessage[], ephemeral = false): string {
   const reply = isReply(message);
   const thread = replies.length === 0 ? '' : threadHtml(message, botName, replies);
   const initial = escapeHtml(botName.slice(0, 1).toUpperCase() || 'B');
+  const kind = `${reply ? ' reply' : ''}${ephemeral ? ' ephemeral' : ''}`;
   return (
-    `<article class="message${reply ? ' reply' : ''}" data-ts="${escapeHtml(message.ts)}" data-channel="${escapeHtml(message.channel)}">` +
+    `<article class="message${kind}" data-ts="${escapeHtml(message.ts)}" data-channel="${escapeHtml(message.channel)}">` +
     `<div class="avatar" aria-hidden="true">${initial}</div>` +
-    `<div class="content">${metaHtml(message, botName, !reply)}<div class="body">${messageBodyHtml(message)}</div>${thread}</div>` +
+    `<div class="content">${metaHtml(message, botName, !reply, ephemeral)}<div class="body">${messageBodyHtml(message)}</div>${thread}</div>` +
     `</article>`
   );
 }
@@ -71,15 +73,24 @@ function sidebarHtml(messages: PreviewMessage[], workspace: string): string {
   );
 }
 
+export interface WorkspaceView {
+  botName: string;
+  workspace: string;
+  /** Replies only the user sees, placed by time among the messages. */
+  ephemerals?: PreviewMessage[] | undefined;
+}
+
 /** The sidebar and the message list for `messages` (as the local Slack server keeps them, oldest first). */
-export function workspaceHtml(messages: PreviewMessage[], names: { botName: string; workspace: string }): string {
+export function workspaceHtml(messages: PreviewMessage[], view: WorkspaceView): string {
   const parents = messages.filter((m) => !isReply(m));
   const parentTs = new Set(parents.map((m) => m.ts));
   const repliesOf = (parent: PreviewMessage): PreviewMessage[] =>
     messages.filter((m) => isReply(m) && m.thread_ts === parent.ts && m.channel === parent.channel);
   // A reply whose parent is gone (deleted) still shows, as its own entry.
   const orphans = messages.filter((m) => isReply(m) && !parentTs.has(m.thread_ts ?? ''));
-  const list = [...parents, ...orphans].map((m) => messageHtml(m, names.botName, parentTs.has(m.ts) ? repliesOf(m) : []));
+  const ephemeral = new Set(view.ephemerals ?? []);
+  const entries = [...parents, ...orphans, ...ephemeral].sort((a, b) => Number(a.ts) - Number(b.ts));
+  const list = entries.map((m) => messageHtml(m, view.botName, parentTs.has(m.ts) ? repliesOf(m) : [], ephemeral.has(m)));
   const empty = '<p class="empty">No messages yet: whatever the bridge posts appears here as it arrives.</p>';
-  return `${sidebarHtml(messages, names.workspace)}<section class="messages" aria-live="polite">${list.length === 0 ? empty : list.join('')}</section>`;
+  return `${sidebarHtml(messages, view.workspace)}<section class="messages" aria-live="polite">${list.length === 0 ? empty : list.join('')}</section>`;
 }

@@ -77,9 +77,12 @@ function parseAction(payload: Record<string, unknown>): ButtonAction | string {
   const target = decodeActionValue(first['value']);
   if (target === null) return `action ${actionId} has no project and channel in its value`;
   const clickedIn = isRecord(payload['channel']) ? payload['channel']['id'] : undefined;
+  if (!isNonEmptyString(clickedIn)) return { kind: actionId, ...target };
+  // A digest routed by configuration may name its channel (`#digests`); Slack reports the id, so the
+  // change applies to the channel clicked in, keyed by its id as `/visibility subscribe` keys it.
+  if (!isChannelId(target.channel)) return { kind: actionId, ...target, channel: clickedIn };
   // The value names the channel the digest was posted to; a click elsewhere (a forwarded copy) must not change that channel.
-  if (isNonEmptyString(clickedIn) && clickedIn !== target.channel)
-    return `action ${actionId} was clicked in ${clickedIn}, not in the digest's channel`;
+  if (clickedIn !== target.channel) return `action ${actionId} was clicked in ${clickedIn}, not in the digest's channel`;
   return { kind: actionId, ...target };
 }
 
@@ -100,6 +103,11 @@ function parseJson(value: unknown): unknown {
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Slack's conversation ids: C… (public), G… (private, older), D… (direct); anything else is a name. */
+function isChannelId(channel: string): boolean {
+  return /^[CGD][A-Z0-9]{2,}$/.test(channel);
 }
 
 function isNonEmptyString(value: unknown): value is string {

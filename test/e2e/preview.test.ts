@@ -139,4 +139,24 @@ describe.skipIf(skipBrowserTests())('the Slack preview page', () => {
     await message.locator('.reply-count', { hasText: '1 reply' }).waitFor();
     expect(await page.evaluate(() => (globalThis as { previewMarker?: string }).previewMarker)).toBe('same page');
   });
+
+  it('sends a slash command typed in the composer and a click on a digest button, and shows the answers', async () => {
+    await page.locator('#composer-channel').fill(stack.slackChannel.replace(/^#/, ''));
+    await page.locator('#composer-line').fill('/visibility help');
+    await page.locator('#composer button[type="submit"]').click();
+    const help = page.locator('.messages > .message.ephemeral', { hasText: '/visibility subscribe' });
+    await help.waitFor({ state: 'visible' });
+    await expect(help.locator('.only-you').textContent()).resolves.toBe('Only visible to you');
+    await expect(page.locator('#composer-line').inputValue()).resolves.toBe('');
+
+    const message = page.locator(`.messages > .message[data-ts="${digest.main.ts}"]`);
+    await message.locator('button[data-action-id="mute_7d"]').click();
+    await message.locator('.meta .edited').waitFor({ state: 'visible' });
+    expect(await message.locator('.context').last().textContent()).toMatch(/muted/i);
+    expect(
+      slackOf(stack)
+        .messages()
+        .find((m) => m.ts === digest.main.ts)?.edited,
+    ).toBe(true);
+  });
 });

@@ -17,7 +17,7 @@ import { createSlackHandler } from '../../functions/slack/create-handler';
 import { ENV, HTTP_PATHS } from '../../shared/contracts';
 import { run } from '../../cli/main';
 import { bufferIo } from '../../cli/io';
-import { splitCommandLine } from '../../cli/commands/slack';
+import { splitSlashLine } from '../../local/slack-app-delivery';
 import { httpApiEvent } from '../support/deliveries';
 import { RecordingObserver } from '../support/recording-observer';
 
@@ -216,7 +216,7 @@ describe('bridge slack command', () => {
   });
 
   it('reads the command line with or without its slash', () => {
-    expect(splitCommandLine('/visibility  mute Northwind 7d')).toEqual({ slash: '/visibility', text: 'mute Northwind 7d' });
-    expect(splitCommandLine('list')).toEqual({ slash: '/visibility', text: 'list' });
+    expect(splitSlashLine('/visibility  mute Northwind 7d', '/visibility')).toEqual({ command: '/visibility', text: 'mute Northwind 7d' });
+    expect(splitSlashLine('list', '/visibility')).toEqual({ command: '/visibility', text: 'list' });
   });
 });

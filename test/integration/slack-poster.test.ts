@@ -372,4 +372,26 @@ describe('LocalSlackServer', () => {
     await client.chat.postMessage({ channel: 'broken', text: 'c' });
     expect(server.calls('chat.postMessage').map((c) => c.ok)).toEqual([true, false, true]);
   });
+
+  it("enforces Slack's per-channel pace when asked: a post past the burst answers 429 with Retry-After, per channel", async () => {
+    const paced = await LocalSlackServer.start({ tokens: [TOKEN], channelPace: { intervalMs: 60_000, burst: 2 } });
+    try {
+      const post = (channel: string) =>
+        fetch(`${paced.apiUrl}chat.postMessage`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ channel, text: 'x' }),
+        });
+      expect((await post('busy')).status).toBe(200);
+      expect((await post('busy')).status).toBe(200);
+      const third = await post('busy');
+      expect(third.status).toBe(429);
+      expect(third.headers.get('retry-after')).toBe('60');
+      expect(await third.json()).toEqual({ ok: false, error: 'ratelimited' });
+      expect((await post('quiet')).status).toBe(200);
+      expect(paced.messages('busy')).toHaveLength(2);
+    } finally {
+      await paced.close();
+    }
+  });
 });

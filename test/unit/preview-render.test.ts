@@ -81,7 +81,7 @@ describe('blockHtml', () => {
         type: 'actions',
         elements: [{ type: 'button', text: { type: 'plain_text', text: 'Go' }, url: 'javascript:x', action_id: 'go' }],
       }),
-    ).toBe('<div class="block actions"><button type="button" class="button" title="go">Go</button></div>');
+    ).toBe('<div class="block actions"><button type="button" class="button" title="go" data-action-id="go">Go</button></div>');
   });
 
   it('names an unknown block instead of dropping it', () => {

@@ -40,6 +40,14 @@ describe('interaction payloads', () => {
     expect(link.ok && link.interaction.action).toEqual({ kind: 'open_dashboard' });
   });
 
+  it('applies a click on a digest routed to a channel by name to the channel clicked in, by its id', () => {
+    const named = { ...target, channel: '#digests' };
+    const parsed = parseInteractionForm(form(click(ACTION_IDS.mute7d, encodeActionValue(named), 'C0DIGESTS')));
+    expect(parsed.ok && parsed.interaction.action).toEqual({ kind: 'mute_7d', ...target, channel: 'C0DIGESTS' });
+    const noChannel = parseInteractionForm(form({ ...click(ACTION_IDS.mute7d, encodeActionValue(named)), channel: undefined }));
+    expect(noChannel.ok && noChannel.interaction.action).toEqual({ kind: 'mute_7d', ...named });
+  });
+
   it.each([
     ['no payload', 'foo=bar', 'no JSON `payload`'],
     ['a payload that is not JSON', 'payload=%7Bnope', 'no JSON `payload`'],

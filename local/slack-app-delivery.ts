@@ -1,0 +1,177 @@
+/**
+ * What Slack sends to an app, built and signed as Slack does, for the local Slack server to deliver
+ * slash commands and button clicks to the bridge (`/slack/commands`, `/slack/interactions`):
+ * - a slash command is a form body (`command`, `text`, `channel_id`, `user_id`, `response_url`, …);
+ * - a button click is a form body with one field, `payload`: the `block_actions` JSON;
+ * - both carry `X-Slack-Signature: v0=HMAC-SHA256(signing secret, "v0:<timestamp>:<body>")`.
+ */
+import { randomUUID } from 'node:crypto';
+import { signSlackRequest } from '../shared/slack-request-signature';
+
+/** Where the bridge's Slack endpoints are and the secret Slack signs with (the app's settings in Slack). */
+export interface SlackAppTarget {
+  commandsUrl: string;
+  interactionsUrl: string;
+  signingSecret: string;
+}
+
+export interface SlackUser {
+  id: string;
+  name: string;
+}
+
+export interface CommandDelivery {
+  /** `/visibility subscribe Northwind`; a line without a leading slash is the text of `slash`. */
+  line: string;
+  /** The slash command a line without one is sent as. */
+  slash: string;
+  channel: string;
+  user: SlackUser;
+  teamId: string;
+  responseUrl: string;
+}
+
+export interface ClickDelivery {
+  channel: string;
+  user: SlackUser;
+  teamId: string;
+  responseUrl: string;
+  message: { ts: string; text: string | undefined; blocks: unknown[] };
+  /** The button clicked, as it is in the message's blocks. */
+  button: { actionId: string; blockId: string | undefined; value: string | undefined; text: string };
+}
+
+/** What the bridge answered: HTTP status and the body (JSON when it parses). */
+export interface AppAnswer {
+  status: number;
+  body: unknown;
+}
+
+/** "/visibility subscribe X" → its slash and text. */
+export function splitSlashLine(line: string, slash: string): { command: string; text: string } {
+  const trimmed = line.trim();
+  if (!trimmed.startsWith('/')) return { command: slash, text: trimmed };
+  const space = trimmed.search(/\s/);
+  return space < 0 ? { command: trimmed, text: '' } : { command: trimmed.slice(0, space), text: trimmed.slice(space + 1).trim() };
+}
+
+export function commandForm(delivery: CommandDelivery): string {
+  const { command, text } = splitSlashLine(delivery.line, delivery.slash);
+  return new URLSearchParams({
+    token: 'deprecated-verification-token',
+    team_id: delivery.teamId,
+    channel_id: delivery.channel,
+    channel_name: delivery.channel,
+    user_id: delivery.user.id,
+    user_name: delivery.user.name,
+    command,
+    text,
+    response_url: delivery.responseUrl,
+    trigger_id: randomUUID(),
+    api_app_id: 'A0LOCALAPP',
+  }).toString();
+}
+
+export function blockActionsForm(delivery: ClickDelivery, nowMs: number): string {
+  const payload = {
+    type: 'block_actions',
+    user: { id: delivery.user.id, username: delivery.user.name, name: delivery.user.name, team_id: delivery.teamId },
+    api_app_id: 'A0LOCALAPP',
+    team: { id: delivery.teamId },
+    container: { type: 'message', message_ts: delivery.message.ts, channel_id: delivery.channel, is_ephemeral: false },
+    trigger_id: randomUUID(),
+    channel: { id: delivery.channel, name: delivery.channel },
+    message: { type: 'message', ts: delivery.message.ts, text: delivery.message.text ?? '', blocks: delivery.message.blocks },
+    response_url: delivery.responseUrl,
+    actions: [
+      {
+        type: 'button',
+        action_id: delivery.button.actionId,
+        ...(delivery.button.blockId !== undefined ? { block_id: delivery.button.blockId } : {}),
+        ...(delivery.button.value !== undefined ? { value: delivery.button.value } : {}),
+        text: { type: 'plain_text', text: delivery.button.text, emoji: true },
+        action_ts: (nowMs / 1000).toFixed(6),
+      },
+    ],
+  };
+  return new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
+}
+
+/** POSTs a signed form to the app, as Slack does (Slack gives up after 3 s; so does this). */
+export async function deliverSigned(url: string, signingSecret: string, form: string, nowMs: number): Promise<AppAnswer> {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      ...signSlackRequest(signingSecret, Math.floor(nowMs / 1000), form),
+    },
+    body: form,
+    redirect: 'manual',
+    signal: AbortSignal.timeout(3_000),
+  });
+  const text = await response.text();
+  return { status: response.status, body: parseJsonOr(text) };
+}
+
+function parseJsonOr(text: string): unknown {
+  if (text.trim() === '') return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
+}
+
+type Obj = Record<string, unknown>;
+
+function isObj(value: unknown): value is Obj {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The button with `actionId` in a message's `actions` blocks (or a section accessory). */
+export function findButton(blocks: readonly unknown[], actionId: string): ClickDelivery['button'] | undefined {
+  for (const block of blocks) {
+    if (!isObj(block)) continue;
+    const elements = Array.isArray(block['elements']) ? (block['elements'] as unknown[]) : [];
+    const candidates = [...elements, block['accessory']];
+    for (const element of candidates) {
+      if (!isObj(element) || element['type'] !== 'button' || element['action_id'] !== actionId) continue;
+      const label = isObj(element['text']) && typeof element['text']['text'] === 'string' ? element['text']['text'] : actionId;
+      return {
+        actionId,
+        blockId: typeof block['block_id'] === 'string' ? block['block_id'] : undefined,
+        value: typeof element['value'] === 'string' ? element['value'] : undefined,
+        text: label,
+      };
+    }
+  }
+  return undefined;
+}
+
+/** An answer to a command or a response_url, as Slack reads it. */
+export interface AppReply {
+  text: string | undefined;
+  blocks: unknown[] | undefined;
+  responseType: 'ephemeral' | 'in_channel';
+  replaceOriginal: boolean;
+  deleteOriginal: boolean;
+}
+
+/** Reads a reply body as Slack does; undefined when there is nothing to show (an empty acknowledgement). */
+export function readReply(body: unknown): AppReply | undefined {
+  const parsed = typeof body === 'string' ? parseJsonOr(body) : body;
+  if (typeof parsed === 'string' && parsed.trim() !== '')
+    return { text: parsed, blocks: undefined, responseType: 'ephemeral', replaceOriginal: false, deleteOriginal: false };
+  if (!isObj(parsed)) return undefined;
+  const text = typeof parsed['text'] === 'string' ? parsed['text'] : undefined;
+  const blocks = Array.isArray(parsed['blocks']) ? (parsed['blocks'] as unknown[]) : undefined;
+  const deleteOriginal = parsed['delete_original'] === true || parsed['delete_original'] === 'true';
+  if (text === undefined && blocks === undefined && !deleteOriginal) return undefined;
+  return {
+    text,
+    blocks,
+    responseType: parsed['response_type'] === 'in_channel' ? 'in_channel' : 'ephemeral',
+    replaceOriginal: parsed['replace_original'] === true || parsed['replace_original'] === 'true',
+    deleteOriginal,
+  };
+}
