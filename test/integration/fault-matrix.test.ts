@@ -21,6 +21,7 @@ import type { LocalDynamo } from '../../local/dynamo';
 import type { VisibilitySimulator, FaultSpec } from '../../local/simulator/server';
 import type { LocalSlackServer, FaultSpec as SlackFault } from '../../local/slack-server';
 import { startDigestPeers, type DigestPeers } from '../support/digest-peers';
+import { SECRET_NOT_SET_FIX, SecretNotSet } from '../../shared/errors';
 import { enqueue, receiveRecords } from '../support/sqs-records';
 
 const TOKEN = 'xoxb-fault-matrix';
@@ -140,6 +141,7 @@ describe('digest fault matrix', () => {
     expect(during).toEqual({ received: 1, failed: 1 });
     expect(topLevelPosts()).toBe(0);
     expect(await hiddenMessages()).toBe(1); // not lost: waiting on the queue for its next attempt
+    expect(observer.entries.filter((e) => e.message.includes('retry delay'))).toEqual([]); // no wait asked, none set
     clear();
     await retryUntilPosted();
     expect(topLevelPosts()).toBe(1);
@@ -198,5 +200,34 @@ describe('digest fault matrix', () => {
     const response = await handleSqsBatch(records, () => Promise.resolve(unreachable), new SqsMessageVisibility(sqs, queueUrl), observer);
     expect(response.batchItemFailures.map((f) => f.itemIdentifier)).toEqual(records.map((r) => r.messageId));
     expect(observer.countOf('MessageQuarantined')).toBe(0);
+  });
+
+  it('secrets that cannot be read: every message goes back, with one log line that says how to fix it', async () => {
+    await enqueue(sqs, queueUrl, runEvent());
+    await enqueue(sqs, queueUrl, runEvent());
+    const records = await receiveRecords(sqs, queueUrl);
+    const response = await handleSqsBatch(
+      records,
+      () => Promise.reject(new SecretNotSet('slack-token')),
+      new SqsMessageVisibility(sqs, queueUrl),
+      observer,
+    );
+    expect(response.batchItemFailures.map((f) => f.itemIdentifier).sort()).toEqual(records.map((r) => r.messageId).sort());
+    const errors = observer.entries.filter((e) => e.level === 'error');
+    expect(errors).toHaveLength(1);
+    expect(errors[0]?.message).toBe(`digest batch not processed: ${SECRET_NOT_SET_FIX}`);
+    expect(errors[0]?.fields).toMatchObject({ errorName: 'SecretNotSet', messages: 2 });
+    expect(topLevelPosts()).toBe(0);
+  });
+
+  it('a Retry-After the queue refuses to set: still handed back (the visibility timeout brings it back), with a warning', async () => {
+    await enqueue(sqs, queueUrl, runEvent());
+    slack.injectFault({ kind: 'ratelimited', method: 'chat.postMessage', retryAfterSeconds: 600 });
+    const records = await receiveRecords(sqs, queueUrl);
+    const refusing = new SqsMessageVisibility(sqs, `${queueUrl}-missing`);
+    const response = await handleSqsBatch(records, () => Promise.resolve(deps()), refusing, observer);
+    expect(response.batchItemFailures).toEqual([{ itemIdentifier: records[0]!.messageId }]);
+    const warning = observer.entries.find((e) => e.message === 'could not set the retry delay on a failed message');
+    expect(warning?.fields).toMatchObject({ messageId: records[0]!.messageId });
   });
 });
