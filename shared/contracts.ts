@@ -118,6 +118,8 @@ export const SLACK_APP_METRICS = {
   slackResponseFailed: 'SlackResponseFailed',
   /** A post that had to wait for its channel's pace, or was handed back with a delay. */
   slackPostPaced: 'SlackPostPaced',
+  /** Slack answered a paced post 429: the channel's slots were moved past its Retry-After. */
+  slackRateLimited: 'SlackRateLimited',
   /** A digest not posted to a channel because the channel muted the project. */
   digestMutedSkip: 'DigestMutedSkip',
 } as const;

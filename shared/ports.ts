@@ -102,6 +102,8 @@ export interface SlackPostOptions {
   /** Post as a reply in this thread. */
   threadTs?: string | undefined;
   metadata?: SlackMessageMetadata | undefined;
+  /** false: a 429 is thrown at once (Unavailable with retryAfterSeconds) for the caller's pacer to place the retry. */
+  retryRateLimited?: boolean | undefined;
 }
 
 export interface SlackPostResult {

@@ -194,6 +194,7 @@ export function createDigestRuntime(
   const pacer = new DynamoChannelPacer(dynamo, {
     tableName: config.tableName,
     params: { intervalMs: config.paceIntervalMs, burst: SLACK_APP_DEFAULTS.paceBurst },
+    clock: () => clock.now(),
   });
   const responder = new ResponseUrlResponder({ allowedOrigins: responseOrigins(config.slackApiUrl) });
 

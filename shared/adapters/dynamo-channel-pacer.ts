@@ -12,7 +12,7 @@ import {
   type DynamoDBClient,
 } from '@aws-sdk/client-dynamodb';
 import { SLACK_APP_DEFAULTS, TABLE } from '../contracts';
-import { reserveSlot, type PaceParams } from '../slack-app/pacing';
+import { reserveSlot, type PaceParams, type SlotRequest } from '../slack-app/pacing';
 import { SlackAppStoreError, type ChannelPacer, type PaceDecision } from '../slack-app/ports';
 
 export interface DynamoChannelPacerOptions {
@@ -20,6 +20,11 @@ export interface DynamoChannelPacerOptions {
   params?: PaceParams | undefined;
   /** Conditional-write attempts before giving up on a busy channel (then: deferred by one interval). */
   maxAttempts?: number | undefined;
+  /**
+   * The time at each attempt. A reservation that lost races has spent time: computing its slot from
+   * the time it was asked would set the channel's TAT in the past, and let the next post come too soon.
+   */
+  clock?: (() => number) | undefined;
 }
 
 const PACE_RETENTION_SECONDS = 24 * 3600;
@@ -37,11 +42,15 @@ export class DynamoChannelPacer implements ChannelPacer {
     this.maxAttempts = options.maxAttempts ?? DEFAULT_ATTEMPTS;
   }
 
-  async reserve(channel: string, nowMs: number, maxWaitMs: number): Promise<PaceDecision> {
+  get intervalMs(): number {
+    return this.params.intervalMs;
+  }
+
+  async reserve(channel: string, nowMs: number, maxWaitMs: number, request: SlotRequest = {}): Promise<PaceDecision> {
     try {
       for (let attempt = 0; attempt < this.maxAttempts; attempt++) {
         const stored = await this.readTat(channel);
-        const step = reserveSlot(stored, nowMs, maxWaitMs, this.params);
+        const step = reserveSlot(stored, this.attemptNow(nowMs), maxWaitMs, this.params, request);
         if (step.nextTatMs === undefined) return step.decision;
         if (await this.writeTat(channel, stored, step.nextTatMs)) return step.decision;
       }
@@ -50,6 +59,10 @@ export class DynamoChannelPacer implements ChannelPacer {
     }
     // Many writers on one channel: let this one come back after a slot's time.
     return { status: 'deferred', retryAfterMs: this.params.intervalMs };
+  }
+
+  private attemptNow(askedAtMs: number): number {
+    return this.options.clock ? Math.max(askedAtMs, this.options.clock()) : askedAtMs;
   }
 
   private key(channel: string): Record<string, AttributeValue> {

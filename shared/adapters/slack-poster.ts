@@ -104,7 +104,7 @@ export function createSlackPoster(options: SlackPosterOptions): SlackPoster {
         ...(postOptions.threadTs !== undefined ? { thread_ts: postOptions.threadTs } : {}),
         ...(postOptions.metadata !== undefined ? { metadata: postOptions.metadata } : {}),
       };
-      return postWithRetries(args, channel, ctx);
+      return postWithRetries(args, channel, ctx, postOptions.retryRateLimited ?? true);
     },
   };
 }
@@ -134,6 +134,7 @@ async function postWithRetries(
   args: ChatPostMessageArguments,
   channel: string,
   ctx: PosterContext,
+  retryRateLimited: boolean,
 ): Promise<{ ts: string; channel: string }> {
   for (let attempts = 1; ; attempts++) {
     if (ctx.remainingMs() <= 0) {
@@ -156,7 +157,10 @@ async function postWithRetries(
     if (verdict.kind === 'permanent') throw permanentPostError(verdict, channel, ctx.redact);
     const waitMs =
       verdict.retryAfterSeconds !== undefined ? Math.max(0, verdict.retryAfterSeconds * 1000) : backoffMs(attempts, ctx.backoffBaseMs);
-    const giveUp = reasonToGiveUp(verdict, attempts, waitMs, { ...ctx, remainingMs: ctx.remainingMs() });
+    const giveUp =
+      verdict.reason === 'ratelimited' && !retryRateLimited
+        ? 'the caller paces the retry'
+        : reasonToGiveUp(verdict, attempts, waitMs, { ...ctx, remainingMs: ctx.remainingMs() });
     if (giveUp !== undefined) {
       throw new SlackUnavailableError(
         ctx.redact(

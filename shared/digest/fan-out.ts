@@ -11,7 +11,7 @@ import type { DigestClaim, DigestStore, Log, Metrics, PostingProgress, SlackMess
 import { routeDigest } from '../slack-app/routing';
 import type { DigestMode, Subscription, SubscriptionStore } from '../slack-app/ports';
 import { ClaimBusyError } from './failures';
-import { waitForSlot, type PaceDeps } from './pace';
+import { PacedChannel, type PaceDeps } from './pace';
 
 export interface FanOutDeps extends PaceDeps {
   slack: SlackPoster;
@@ -162,9 +162,12 @@ async function postWithProgress(
 ): Promise<{ channel: string; ts: string }> {
   const progress = { ...claim.progress };
   if (claim.attempt > 1) await reconcileWithSlack(event, claim, channel, progress, deps);
+  const paced = new PacedChannel(channel, deps);
+  await paced.reserve((progress.mainTs ? 0 : 1) + Math.max(0, message.thread.length - progress.repliesPosted));
   if (!progress.mainTs) {
-    await waitForSlot(channel, deps);
-    const posted = await deps.slack.post(channel, message.main, { metadata, threadTs: message.threadTs });
+    const posted = await paced.post((retryRateLimited) =>
+      deps.slack.post(channel, message.main, { metadata, threadTs: message.threadTs, retryRateLimited }),
+    );
     progress.channel = posted.channel;
     progress.mainTs = posted.ts;
     progress.repliesPosted = 0;
@@ -175,8 +178,9 @@ async function postWithProgress(
     const reply = message.thread[i];
     if (!reply) continue;
     const replyMetadata = { event_type: `${metadata.event_type}_reply`, event_payload: { event_id: event.id, reply: i + 1 } };
-    await waitForSlot(channel, deps);
-    await deps.slack.post(progress.channel ?? channel, reply, { threadTs: progress.mainTs, metadata: replyMetadata });
+    await paced.post((retryRateLimited) =>
+      deps.slack.post(progress.channel ?? channel, reply, { threadTs: progress.mainTs, metadata: replyMetadata, retryRateLimited }),
+    );
     progress.repliesPosted = i + 1;
     await deps.store.recordChannelProgress(event.id, channel, claim.token, progress);
   }

@@ -1,11 +1,14 @@
 /**
- * Slack's pace (about one message per second per channel) before every chat.postMessage: a slot is
- * reserved with the channel pacer; a wait that fits the invocation is slept, a longer one hands the
- * record back with that wait as its visibility delay (see docs/SLACK-APP.md, "Paced posting").
+ * Slack's pace (about one message per second per channel) before every chat.postMessage: slots are
+ * reserved with the channel pacer (a digest's whole thread at once); a wait that fits the invocation
+ * is slept, a longer one hands the record back with that wait as its visibility delay (see
+ * docs/SLACK-APP.md, "Paced posting").
  */
 import { SLACK_APP_METRICS } from '../contracts';
+import { Unavailable } from '../errors';
 import type { Clock, Metrics } from '../ports';
 import type { ChannelPacer } from '../slack-app/ports';
+import type { SlotRequest } from '../slack-app/pacing';
 import { ChannelPaceDeferred } from './failures';
 
 export interface PaceDeps {
@@ -19,17 +22,28 @@ export interface PaceDeps {
 /** Time kept for the post itself and its progress write after a wait. */
 export const POST_ALLOWANCE_MS = 5_000;
 
-export async function waitForSlot(channel: string, deps: PaceDeps): Promise<void> {
-  if (!deps.pacer) return;
+/**
+ * Reserves `slots` consecutive slots in the channel and returns when each may go (epoch ms): a digest
+ * and its thread replies take theirs together, so a burst never leaves a worker waiting behind the
+ * whole channel for each reply. Throws ChannelPaceDeferred when the last would not fit the invocation.
+ */
+export async function reserveSlots(channel: string, deps: PaceDeps, request: SlotRequest = {}): Promise<number[]> {
+  const slots = Math.max(1, request.slots ?? 1);
   const now = deps.clock.now();
-  const decision = await deps.pacer.reserve(channel, now, maxWaitMs(deps, now));
+  if (!deps.pacer) return Array.from({ length: slots }, () => now);
+  const decision = await deps.pacer.reserve(channel, now, maxWaitMs(deps, now), request);
   if (decision.status === 'deferred') {
     deps.metrics.count(SLACK_APP_METRICS.slackPostPaced);
     throw new ChannelPaceDeferred(channel, decision.retryAfterMs);
   }
-  if (decision.waitMs <= 0) return;
-  deps.metrics.count(SLACK_APP_METRICS.slackPostPaced);
-  await (deps.sleep ?? sleep)(decision.waitMs);
+  if (decision.waitMs > 0) deps.metrics.count(SLACK_APP_METRICS.slackPostPaced);
+  const interval = deps.pacer.intervalMs;
+  return Array.from({ length: slots }, (_, k) => now + decision.waitMs + k * interval);
+}
+
+async function sleepUntil(atMs: number, deps: PaceDeps): Promise<void> {
+  const waitMs = atMs - deps.clock.now();
+  if (waitMs > 0) await (deps.sleep ?? sleep)(waitMs);
 }
 
 function maxWaitMs(deps: PaceDeps, now: number): number {
@@ -42,4 +56,52 @@ function maxWaitMs(deps: PaceDeps, now: number): number {
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** Attempts of one paced post that Slack answers 429 (each after fresh slots past its Retry-After). */
+export const PACED_POST_ATTEMPTS = 3;
+
+/**
+ * One channel's posts of one digest, in their reserved slots. The poster's own 429 retries are off
+ * (`retryRateLimited: false`): a 429 means Slack saw the channel busier than the pace (another app,
+ * clock drift), so the rest of the schedule is reserved again past Slack's Retry-After, for every
+ * worker, and the post goes in the first of the new slots.
+ */
+export class PacedChannel {
+  private slots: number[] = [];
+
+  constructor(
+    private readonly channel: string,
+    private readonly deps: PaceDeps,
+  ) {}
+
+  /** Reserves the slots of the next `count` posts. */
+  async reserve(count: number, notBeforeMs?: number): Promise<void> {
+    this.slots = count > 0 ? await reserveSlots(this.channel, this.deps, { slots: count, notBeforeMs }) : [];
+  }
+
+  /** The rest of the schedule past Slack's Retry-After; when that doesn't fit the invocation, Slack's own error goes on (a failure with its wait). */
+  private async reserveAfter(retryAfterSeconds: number, slackError: unknown): Promise<void> {
+    try {
+      await this.reserve(this.slots.length + 1, this.deps.clock.now() + retryAfterSeconds * 1000);
+    } catch (error) {
+      throw error instanceof ChannelPaceDeferred ? slackError : error;
+    }
+  }
+
+  async post<T>(post: (retryRateLimited: boolean) => Promise<T>): Promise<T> {
+    if (!this.deps.pacer) return post(true);
+    for (let attempt = 1; ; attempt++) {
+      if (this.slots.length === 0) await this.reserve(1);
+      await sleepUntil(this.slots.shift() ?? this.deps.clock.now(), this.deps);
+      try {
+        return await post(false);
+      } catch (error) {
+        const retryAfterSeconds = error instanceof Unavailable && !error.outcomeUnknown ? error.retryAfterSeconds : undefined;
+        if (retryAfterSeconds === undefined || attempt >= PACED_POST_ATTEMPTS) throw error;
+        this.deps.metrics.count(SLACK_APP_METRICS.slackRateLimited);
+        await this.reserveAfter(retryAfterSeconds, error);
+      }
+    }
+  }
 }

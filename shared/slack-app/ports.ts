@@ -95,9 +95,14 @@ export type PaceDecision =
   /** The wait would exceed the caller's budget: nothing reserved; hand the work back for `retryAfterMs`. */
   | { status: 'deferred'; retryAfterMs: number };
 
+import type { SlotRequest } from './pacing';
+
 /** Paces posts per channel (Slack allows about one message per second per channel). */
 export interface ChannelPacer {
-  reserve(channel: string, nowMs: number, maxWaitMs: number): Promise<PaceDecision>;
+  /** The time one post occupies in a channel. */
+  readonly intervalMs: number;
+  /** The channel's next slot(s) (see SlotRequest); the decision's wait is for the first. */
+  reserve(channel: string, nowMs: number, maxWaitMs: number, request?: SlotRequest): Promise<PaceDecision>;
 }
 
 /** A store operation failed for a reason other than the data (throttling, network, permissions); `cause` has the SDK error. */

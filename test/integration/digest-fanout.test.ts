@@ -17,10 +17,12 @@ import { SqsMessageVisibility } from '../../shared/adapters/sqs-message-visibili
 import { SqsDeadLetters } from '../../shared/adapters/sqs-dead-letters';
 import { ReadApiClient } from '../../shared/adapters/read-api';
 import { createSlackPoster } from '../../shared/adapters/slack-poster';
+import type { SlackPoster } from '../../shared/ports';
 import { handleSqsBatch } from '../../shared/digest/sqs-batch';
 import type { DigestDeps } from '../../shared/digest/process';
 import type { WebhookEvent } from '../../shared/events';
 import type { ChannelPacer, PaceDecision, SlackReply } from '../../shared/slack-app/ports';
+import type { SlotRequest } from '../../shared/slack-app/pacing';
 import { QUEUE_MESSAGE_KINDS } from '../../shared/contracts';
 import { RecordingObserver } from '../support/recording-observer';
 import { startDigestPeers, type DigestPeers } from '../support/digest-peers';
@@ -45,9 +47,13 @@ let receiver: ReplyReceiver;
 class RecordingPacer implements ChannelPacer {
   readonly slots: { channel: string; atMs: number }[] = [];
   constructor(private readonly pacer: ChannelPacer) {}
-  async reserve(channel: string, nowMs: number, maxWaitMs: number): Promise<PaceDecision> {
-    const decision = await this.pacer.reserve(channel, nowMs, maxWaitMs);
-    if (decision.status === 'reserved') this.slots.push({ channel, atMs: nowMs + decision.waitMs });
+  get intervalMs(): number {
+    return this.pacer.intervalMs;
+  }
+  async reserve(channel: string, nowMs: number, maxWaitMs: number, request: SlotRequest = {}): Promise<PaceDecision> {
+    const decision = await this.pacer.reserve(channel, nowMs, maxWaitMs, request);
+    if (decision.status === 'reserved')
+      for (let k = 0; k < (request.slots ?? 1); k++) this.slots.push({ channel, atMs: nowMs + decision.waitMs + k * this.intervalMs });
     return decision;
   }
 }
@@ -238,6 +244,34 @@ describe('paced posting', () => {
     // The burst at once, then exactly one interval apart.
     const { paceIntervalMs, paceBurst } = SLACK_APP_DEFAULTS;
     expect(slots).toEqual(slots.map((_, i) => Math.max(0, i - (paceBurst - 1)) * paceIntervalMs));
+  });
+
+  it("answers Slack's 429 by moving the channel's slots past its Retry-After, then posts once, still at the pace", async () => {
+    await subscribe(projectA, 'C0LIMIT');
+    const start = now;
+    const poster = createSlackPoster({ token: TOKEN, slackApiUrl: peers.slack.apiUrl, sleep: () => Promise.resolve(), maxAttempts: 2 });
+    const postedAt: number[] = [];
+    const slack: SlackPoster = {
+      ...poster,
+      post: (channel, message, options) => {
+        if (channel === 'C0LIMIT') postedAt.push(now - start);
+        return poster.post(channel, message, options);
+      },
+    };
+    peers.slack.injectFault({ kind: 'ratelimited', method: 'chat.postMessage', channel: 'C0LIMIT', retryAfterSeconds: 3, times: 1 });
+    const pacer = new DynamoChannelPacer(peers.dynamo.client, { tableName: TABLE });
+    expect((await deliver({ pacer, slack }, runEvent(projectA))).failed.size).toBe(0);
+
+    const calls = peers.slack.calls('chat.postMessage').filter((c) => c.channel === 'C0LIMIT');
+    expect(calls.map((c) => c.status)).toEqual([429, ...calls.slice(1).map(() => 200)]);
+    expect(topLevel('C0LIMIT')).toHaveLength(1);
+    // The first try at once; the retry no sooner than Slack's 3 s, and every later post one interval after the one before.
+    expect(postedAt[0]).toBe(0);
+    expect(postedAt[1]).toBeGreaterThanOrEqual(3000);
+    const gaps = postedAt.slice(2).map((at, i) => at - postedAt[i + 1]!);
+    expect(gaps.length).toBeGreaterThan(0);
+    expect(gaps.every((gap) => gap >= SLACK_APP_DEFAULTS.paceIntervalMs)).toBe(true);
+    expect(observer.countOf('SlackRateLimited')).toBe(1);
   });
 
   it('hands the record back with the wait as its delay when the wait does not fit the invocation', async () => {

@@ -115,6 +115,21 @@ describe('DynamoChannelPacer', () => {
     expect(await pacer.reserve('CDEFER', NOW + 1000, 0)).toEqual({ status: 'reserved', waitMs: 0 });
   });
 
+  it('computes a slot from the time of the attempt, not of the ask: a slow reservation never sets the pace in the past', async () => {
+    let clock = NOW + 500; // the reservation took 500 ms (lost races, a slow read)
+    const pacer = new DynamoChannelPacer(dynamo.client, { tableName: TABLE, params: { intervalMs: 1000, burst: 1 }, clock: () => clock });
+    expect(await pacer.reserve('CSLOW', NOW, 10_000)).toEqual({ status: 'reserved', waitMs: 0 }); // posts at NOW + 500
+    clock = NOW + 600;
+    expect(await pacer.reserve('CSLOW', NOW + 600, 10_000)).toEqual({ status: 'reserved', waitMs: 900 }); // a full interval later
+  });
+
+  it("moves a channel's slots past a Retry-After", async () => {
+    const pacer = new DynamoChannelPacer(dynamo.client, { tableName: TABLE, params: { intervalMs: 1000, burst: 1 } });
+    expect(await pacer.reserve('CLIMITED', NOW, 10_000, { notBeforeMs: NOW + 3000 })).toEqual({ status: 'reserved', waitMs: 3000 });
+    expect(await pacer.reserve('CLIMITED', NOW, 10_000)).toEqual({ status: 'reserved', waitMs: 4000 });
+    expect(await pacer.reserve('CLIMITED', NOW, 1_000, { notBeforeMs: NOW + 9000 })).toEqual({ status: 'deferred', retryAfterMs: 9000 });
+  });
+
   it('gives concurrent callers distinct slots', async () => {
     const pacer = new DynamoChannelPacer(dynamo.client, { tableName: TABLE, params: { intervalMs: 1000, burst: 1 }, maxAttempts: 50 });
     const decisions = await Promise.all(Array.from({ length: 8 }, () => pacer.reserve('CRACE', NOW, 60_000)));

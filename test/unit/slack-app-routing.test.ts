@@ -101,6 +101,27 @@ describe('pacing (GCRA)', () => {
     expect(step).toEqual({ decision: { status: 'deferred', retryAfterMs: 4000 } });
   });
 
+  it("reserves a digest's posts together: the next caller waits for all of them; deferred when the last would not fit", () => {
+    const strict = { intervalMs: 1000, burst: 1 };
+    const thread = reserveSlot(undefined, NOW, 60_000, strict, { slots: 3 });
+    expect(thread).toEqual({ decision: { status: 'reserved', waitMs: 0 }, nextTatMs: NOW + 3000 });
+    expect(reserveSlot(thread.nextTatMs, NOW, 60_000, strict).decision).toEqual({ status: 'reserved', waitMs: 3000 });
+    expect(reserveSlot(undefined, NOW, 1999, strict, { slots: 3 })).toEqual({ decision: { status: 'deferred', retryAfterMs: 0 } });
+    expect(reserveSlot(undefined, NOW, 2000, strict, { slots: 3 }).decision.status).toBe('reserved');
+  });
+
+  it("never gives a slot before Slack's Retry-After", () => {
+    const strict = { intervalMs: 1000, burst: 1 };
+    expect(reserveSlot(NOW + 500, NOW, 60_000, strict, { notBeforeMs: NOW + 3000 })).toEqual({
+      decision: { status: 'reserved', waitMs: 3000 },
+      nextTatMs: NOW + 4000,
+    });
+    expect(reserveSlot(NOW + 5000, NOW, 60_000, strict, { notBeforeMs: NOW + 3000 }).decision).toEqual({
+      status: 'reserved',
+      waitMs: 5000,
+    });
+  });
+
   it('never lets more than `burst` posts start within one interval', () => {
     fc.assert(
       fc.property(fc.array(fc.nat({ max: 5000 }), { minLength: 1, maxLength: 40 }), fc.integer({ min: 1, max: 4 }), (gaps, burst) => {
