@@ -15,6 +15,8 @@ import { createSlackPoster } from '../../shared/adapters/slack-poster';
 import type { QueuedEvent, WebhookEvent } from '../../shared/events';
 import { startDigestPeers, type DigestPeers } from '../support/digest-peers';
 import { waitUntil } from '../e2e/helpers';
+import { GetItemCommand } from '@aws-sdk/client-dynamodb';
+import { TABLE as KEYS, channelPostKey } from '../../shared/contracts';
 
 const TABLE = 'bridge-claims';
 const TOKEN = 'xoxb-claims';
@@ -72,6 +74,52 @@ describe('DynamoDigestStore.claim', () => {
     if (second.status !== 'claimed') throw new Error(`expected a claim after release, got ${second.status}`);
     await store().finish(eventId, second.token, 'posted');
     expect(await store().claim(eventId, T0 + 2 * LEASE_MS)).toEqual({ status: 'done', outcome: 'posted' });
+  });
+});
+
+describe('DynamoDigestStore records', () => {
+  async function item(key: string) {
+    const result = await peers.dynamo.client.send(
+      new GetItemCommand({ TableName: TABLE, Key: { [KEYS.partitionKey]: { S: key } }, ConsistentRead: true }),
+    );
+    return result.Item ?? {};
+  }
+
+  it('expires a claim after the retention (TTL), counted from the first claim', async () => {
+    const eventId = randomUUID();
+    await store().claim(eventId, T0);
+    expect((await item(`${KEYS.prefixes.digest}${eventId}`))[KEYS.ttlAttribute]?.N).toBe(String(Math.floor(T0 / 1000) + 86400));
+  });
+
+  it("keeps a channel's progress across a release, and the failure that released it, cut to 500 characters", async () => {
+    const eventId = randomUUID();
+    const first = await store().claimChannel(eventId, 'C1', T0);
+    if (first.status !== 'claimed') throw new Error(`expected a claim, got ${first.status}`);
+    await store().recordChannelProgress(eventId, 'C1', first.token, { channel: 'C1', mainTs: '1.000200', repliesPosted: 1 });
+    await store().releaseChannel(eventId, 'C1', first.token, `SlackUnavailableError: ${'x'.repeat(600)}`);
+    const second = await store().claimChannel(eventId, 'C1', T0 + 1_000);
+    expect(second).toMatchObject({ status: 'claimed', attempt: 2, progress: { channel: 'C1', mainTs: '1.000200', repliesPosted: 1 } });
+    const failure = (await item(channelPostKey('C1', eventId)))[KEYS.lastFailureAttribute]?.S;
+    expect(failure).toHaveLength(500);
+    expect(failure?.startsWith('SlackUnavailableError: x')).toBe(true);
+  });
+
+  it('answers done with the outcome and top-level ts of a finished channel', async () => {
+    const eventId = randomUUID();
+    const claim = await store().claimChannel(eventId, 'C2', T0);
+    if (claim.status !== 'claimed') throw new Error(`expected a claim, got ${claim.status}`);
+    await store().recordChannelProgress(eventId, 'C2', claim.token, { channel: 'C2', mainTs: '1.000300', repliesPosted: 0 });
+    await store().finishChannel(eventId, 'C2', claim.token);
+    expect(await store().claimChannel(eventId, 'C2', T0 + 1)).toEqual({ status: 'done', outcome: 'posted', mainTs: '1.000300' });
+  });
+
+  it('throws a store failure instead of reading it as "not the newest run" or "a newer snapshot won"', async () => {
+    const missing = new DynamoDigestStore(peers.dynamo.client, { tableName: 'no-such-table', leaseMs: LEASE_MS, retentionSeconds: 86400 });
+    await expect(missing.markNewestRun('p1', T0, randomUUID())).rejects.toThrow(/resource not found/i);
+    const snapshot = { projectId: 'p1', lastCreatedAt: new Date(T0).toISOString() } as unknown as Parameters<
+      DynamoDigestStore['putSnapshot']
+    >[0];
+    await expect(missing.putSnapshot(snapshot)).rejects.toThrow(/resource not found/i);
   });
 });
 
