@@ -5,7 +5,7 @@
  * and the values the stack outputs for `bridge slack manifest`.
  */
 import { Validations } from 'aws-cdk-lib';
-import { Metric } from 'aws-cdk-lib/aws-cloudwatch';
+import { MathExpression, Metric } from 'aws-cdk-lib/aws-cloudwatch';
 import { HttpMethod, PayloadFormatVersion, type HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import type { Table } from 'aws-cdk-lib/aws-dynamodb';
@@ -86,6 +86,28 @@ export class SlackApp extends Construct {
         description: `At least ${threshold} requests to /slack/* in 5 minutes failed Slack's signature check: a wrong or regenerated Slack signing secret, clock skew, or someone probing the endpoints.`,
         metric: slackMetric(SLACK_APP_METRICS.slackRequestRejected, this.config.stage),
         threshold,
+      },
+      {
+        id: 'SlackAnswersUndelivered',
+        description:
+          'An answer to a slash command or a button (via its response_url) could not be delivered to Slack: someone in Slack got no answer. The digest and Slack function logs say why (an expired response_url after 30 minutes, Slack down).',
+        metric: new MathExpression({
+          expression: 'digest + slack',
+          usingMetrics: {
+            digest: slackMetric(SLACK_APP_METRICS.slackResponseFailed, this.config.stage, SERVICES.digest),
+            slack: slackMetric(SLACK_APP_METRICS.slackResponseFailed, this.config.stage),
+          },
+          period: FIVE_MINUTES,
+          label: 'Slack answers not delivered',
+        }),
+        threshold: 1,
+      },
+      {
+        id: 'SlackPaceRateLimited',
+        description:
+          "Slack answered at least 5 paced digest posts with 429 in 5 minutes: something else posts in those channels, or Slack's limit is tighter than the pace (SLACK_PACE_INTERVAL_MS). Digests are delayed past Slack's Retry-After, not lost.",
+        metric: slackMetric(SLACK_APP_METRICS.slackRateLimited, this.config.stage, SERVICES.digest),
+        threshold: 5,
       },
       {
         id: 'SlackErrors',
@@ -172,12 +194,12 @@ function grantDigestWorker(props: SlackAppProps): void {
   );
 }
 
-/** A count metric of the Slack function, as its Powertools EMF records carry it: {service: slack, stage}. */
-export function slackMetric(name: SlackAppMetricName, stage: string): Metric {
+/** A count metric of the Slack app, as its Powertools EMF records carry it: {service (default slack), stage}. */
+export function slackMetric(name: SlackAppMetricName, stage: string, service: string = SERVICES.slack): Metric {
   return new Metric({
     namespace: METRICS_NAMESPACE,
     metricName: name,
-    dimensionsMap: { [METRIC_DIMENSIONS.service]: SERVICES.slack, [METRIC_DIMENSIONS.stage]: stage },
+    dimensionsMap: { [METRIC_DIMENSIONS.service]: service, [METRIC_DIMENSIONS.stage]: stage },
     statistic: 'Sum',
     period: FIVE_MINUTES,
   });

@@ -59,7 +59,7 @@ const metricNames = (props: AlarmProps): string[] =>
   (props.Metrics ?? []).flatMap((m) => (m.MetricStat ? [m.MetricStat.Metric.MetricName] : []));
 
 describe('alarms', () => {
-  it('are the sixteen named ones, each notifying the topic on alarm and on recovery', () => {
+  it('are the eighteen named ones, each notifying the topic on alarm and on recovery', () => {
     expect(
       all()
         .map((props) => props.AlarmName.replace('VisibilitySlackBridge-prod-', ''))
@@ -78,7 +78,9 @@ describe('alarms', () => {
         'QueueOldestMessageAge',
         'SignatureRejectedSpike',
         'Silence',
+        'SlackAnswersUndelivered',
         'SlackErrors',
+        'SlackPaceRateLimited',
         'SlackRequestRejectedSpike',
         'UndeliveredDigests',
         'WebhookThrottled',

@@ -124,6 +124,28 @@ describe('Slack alarms', () => {
       AlarmActions: Match.anyValue(),
     });
     template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      AlarmName: `${stack.stackName}-SlackPaceRateLimited`,
+      MetricName: SLACK_APP_METRICS.slackRateLimited,
+      Dimensions: Match.arrayWith([{ Name: 'service', Value: SERVICES.digest }]),
+      Threshold: 5,
+      AlarmActions: Match.anyValue(),
+    });
+    const undelivered = template.findResources('AWS::CloudWatch::Alarm', {
+      Properties: { AlarmName: `${stack.stackName}-SlackAnswersUndelivered` },
+    });
+    const metrics = (Object.values(undelivered)[0]?.Properties as { Metrics?: { MetricStat?: { Metric: unknown } }[] } | undefined)?.Metrics;
+    // Deferred answers come from the digest worker, button answers from the Slack function: both count.
+    expect(metrics?.flatMap((m) => (m.MetricStat ? [m.MetricStat.Metric] : []))).toEqual(
+      expect.arrayContaining(
+        [SERVICES.digest, SERVICES.slack].map((service) =>
+          expect.objectContaining({
+            MetricName: SLACK_APP_METRICS.slackResponseFailed,
+            Dimensions: expect.arrayContaining([{ Name: 'service', Value: service }]) as unknown,
+          }),
+        ),
+      ),
+    );
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
       AlarmName: `${stack.stackName}-SlackErrors`,
       MetricName: 'Errors',
       Dimensions: [{ Name: 'FunctionName', Value: ref(functionId) }],
