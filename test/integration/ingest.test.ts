@@ -322,9 +322,13 @@ describe('ingest: refusals', () => {
 
   it('answers 404 for another path and 405 for another method', async () => {
     const req = request();
-    expect((await handleDelivery({ ...req, path: '/hook' }, makeDeps())).statusCode).toBe(404);
+    const wrongPath = await handleDelivery({ ...req, path: '/hook' }, makeDeps());
+    expect(wrongPath.statusCode).toBe(404);
+    expect(parse(wrongPath.body).error).toBe('not_found');
     const wrongMethod = await handleDelivery({ ...req, method: 'GET' }, makeDeps());
     expect(wrongMethod.statusCode).toBe(405);
+    expect(parse(wrongMethod.body).error).toBe('method_not_allowed');
+    expect(wrongMethod.headers['content-type']).toBe('application/json');
     expect(wrongMethod.headers['allow']).toBe('POST');
   });
 
@@ -340,11 +344,72 @@ describe('ingest: refusals', () => {
     const big = 'x'.repeat(MAX_BODY_BYTES + 1);
     const response = await handleDelivery({ method: 'POST', path: '/webhook', headers: {}, body: big, isBase64Encoded: false }, deps);
     expect(response.statusCode).toBe(413);
+    expect(parse(response.body).error).toBe('payload_too_large');
     const bigBase64 = Buffer.alloc(MAX_BODY_BYTES + 1).toString('base64');
     expect(
       (await handleDelivery({ method: 'POST', path: '/webhook', headers: {}, body: bigBase64, isBase64Encoded: true }, deps)).statusCode,
     ).toBe(413);
     expect(verified).toBe(0);
+  });
+});
+
+describe('ingest: limits, headers and the metrics the alarms read', () => {
+  it('takes a body of exactly 64 KiB, plain or base64, to verification (only a byte more is 413)', async () => {
+    const exact = 'x'.repeat(MAX_BODY_BYTES);
+    const plain = await handleDelivery({ method: 'POST', path: '/webhook', headers: {}, body: exact, isBase64Encoded: false }, makeDeps());
+    expect(plain.statusCode).toBe(401);
+    const encoded = Buffer.alloc(MAX_BODY_BYTES).toString('base64'); // 64 KiB is 1 mod 3: ends in "=="
+    expect(encoded.endsWith('==')).toBe(true);
+    const base64 = await handleDelivery(
+      { method: 'POST', path: '/webhook', headers: {}, body: encoded, isBase64Encoded: true },
+      makeDeps(),
+    );
+    expect(base64.statusCode).toBe(401);
+  });
+
+  it('accepts a delivery without the delivery header, or with it blank or padded (the body id is the one signed)', async () => {
+    for (const header of [undefined, '', '  ']) {
+      const req = request();
+      const headers = { ...req.headers };
+      if (header === undefined) delete headers['x-service-delivery'];
+      else headers['x-service-delivery'] = header;
+      expect((await handleDelivery({ ...req, headers }, makeDeps())).statusCode, `header ${JSON.stringify(header)}`).toBe(200);
+    }
+    const padded = request();
+    const response = await handleDelivery(
+      { ...padded, headers: { ...padded.headers, 'x-service-delivery': ` ${padded.id} ` } },
+      makeDeps(),
+    );
+    expect(response.statusCode).toBe(200);
+    expect(response.headers['content-type']).toBe('application/json');
+  });
+
+  it('counts each outcome in the metric its alarm reads, and nothing else', async () => {
+    const counts = async (req: IngestRequest, overrides: Partial<IngestDeps> = {}) => {
+      const observer = new RecordingObserver();
+      await handleDelivery(req, makeDeps(overrides, observer));
+      const names = [
+        'DeliveryAccepted',
+        'DeliveryIgnored',
+        'RunCompletedAccepted',
+        'DeliveryQuarantined',
+        'SignatureRejected',
+        'IngestUnavailable',
+      ];
+      return Object.fromEntries(names.map((n) => [n, observer.countOf(n)]).filter(([, n]) => n !== 0));
+    };
+    expect(await counts(request())).toEqual({ DeliveryAccepted: 1, RunCompletedAccepted: 1 });
+    expect(await counts(request({ type: 'draft.ready', data: { project_id: 'p', asset_id: 'a', version: 2 } }))).toEqual({
+      DeliveryAccepted: 1,
+    });
+    expect(await counts(request({ type: 'project.renamed' }))).toEqual({ DeliveryIgnored: 1 });
+    expect(await counts(request({ createdAt: '1' }))).toEqual({ DeliveryQuarantined: 1 });
+    expect(await counts(request({ secret: 'whsec_neither' }))).toEqual({ SignatureRejected: 1 });
+    const unreadable = { verifier: () => Promise.reject(new Error('secrets manager down')) };
+    expect(await counts(request(), unreadable)).toEqual({ IngestUnavailable: 1 });
+    const answer = await handleDelivery(request(), makeDeps(unreadable));
+    expect(answer.statusCode).toBe(503);
+    expect(parse(answer.body).error).toBe('secrets_unavailable');
   });
 });
 
