@@ -109,11 +109,6 @@ function digestAlarms({ config, digestFunction }: AlarmSources): AlarmSpec[] {
       `A queued record was unusable and was moved to the DLQ with its reason. ${REPLAY}`,
       digestMetric(DIGEST_METRICS.messageQuarantined, stage),
     ),
-    any(
-      'MessageDropped',
-      'The digest function dropped a queued message without a digest.',
-      digestMetric(DIGEST_METRICS.messageDropped, stage),
-    ),
     // A Slack or read-API rate limit hands records back now and then; 15 minutes of it is a fault.
     {
       id: 'BatchItemFailures',

@@ -91,7 +91,6 @@ export const DIGEST_METRICS = {
   eventSuperseded: 'EventSuperseded',
   eventDuplicate: 'EventDuplicate',
   digestFailed: 'DigestFailed',
-  messageDropped: 'MessageDropped',
   /** An unusable queued record sent to the DLQ with its reason (never deleted). */
   messageQuarantined: 'MessageQuarantined',
   /** Records handed back in a partial batch response (retried, and DLQ'd after maxReceiveCount). */

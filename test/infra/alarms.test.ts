@@ -59,7 +59,7 @@ const metricNames = (props: AlarmProps): string[] =>
   (props.Metrics ?? []).flatMap((m) => (m.MetricStat ? [m.MetricStat.Metric.MetricName] : []));
 
 describe('alarms', () => {
-  it('are the eighteen named ones, each notifying the topic on alarm and on recovery', () => {
+  it('are the seventeen named ones, each notifying the topic on alarm and on recovery', () => {
     expect(
       all()
         .map((props) => props.AlarmName.replace('VisibilitySlackBridge-prod-', ''))
@@ -72,7 +72,6 @@ describe('alarms', () => {
         'DigestErrors',
         'DlqNotEmpty',
         'IngestErrors',
-        'MessageDropped',
         'MessageQuarantined',
         'NonSignatureRejections',
         'QueueOldestMessageAge',
@@ -108,7 +107,6 @@ describe('alarms', () => {
   it.each([
     ['DeliveryQuarantined', 'DeliveryQuarantined', 'ingest'],
     ['MessageQuarantined', 'MessageQuarantined', 'digest'],
-    ['MessageDropped', 'MessageDropped', 'digest'],
     ['WebhookThrottled', 'WebhookThrottled', 'webhook-api'],
   ])('%s: any %s in 5 minutes', (id, metricName, service) => {
     expect(alarm(id)).toMatchObject({
