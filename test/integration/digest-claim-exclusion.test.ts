@@ -148,8 +148,9 @@ describe('two invocations of one event, with the Slack history look-up refused',
     return { messageId: randomUUID(), body: JSON.stringify(queued) };
   }
 
-  function runEvent(): WebhookEvent {
-    const projectId = peers.sim.projectIds()[0]!;
+  /** A run of the project at `projectIndex`: tests that compare runs' ages use a project of their own. */
+  function runEvent(projectIndex = 0): WebhookEvent {
+    const projectId = peers.sim.projectIds()[projectIndex]!;
     const run = peers.sim.advanceRun(projectId);
     return {
       id: randomUUID(),
@@ -196,5 +197,35 @@ describe('two invocations of one event, with the Slack history look-up refused',
 
     expect(topLevelFor(event.id)).toHaveLength(1);
     expect(outcomes.filter((o) => o.ok && o.result === 'posted')).toHaveLength(1);
+  });
+
+  it('digests only the newest run of a project in a batch, whatever their order, and answers the older superseded', async () => {
+    const older = runEvent(1);
+    const newer = { ...runEvent(1), created_at: new Date(Date.parse(older.created_at) + 60_000).toISOString() };
+    const records = [recordOf(older), recordOf(newer)];
+    const outcomes = await processBatch(records, deps(new RecordingObserver()));
+    expect(outcomes.map((o) => (o.ok ? o.result : 'failed'))).toEqual(['superseded', 'posted']);
+    expect(topLevelFor(older.id)).toHaveLength(0);
+    expect(topLevelFor(newer.id)).toHaveLength(1);
+    // Delivered again: both are settled (the older finished as skipped), nothing more is posted.
+    const again = await processBatch([recordOf(newer), recordOf(older)], deps(new RecordingObserver()));
+    expect(again.map((o) => (o.ok ? o.result : 'failed'))).toEqual(['duplicate', 'duplicate']);
+    expect(topLevelFor(newer.id)).toHaveLength(1);
+  });
+
+  it('fails a run (to retry) when the newest-run mark cannot be written, instead of skipping it as superseded', async () => {
+    const event = runEvent(2);
+    const observer = new RecordingObserver();
+    const base = deps(observer);
+    const failingStore = Object.assign(Object.create(Object.getPrototypeOf(base.store) as object) as typeof base.store, base.store, {
+      markNewestRun: () => Promise.reject(new Error('ProvisionedThroughputExceededException')),
+    });
+    const [outcome] = await processBatch([recordOf(event)], { ...base, store: failingStore });
+    expect(outcome).toMatchObject({ ok: false });
+    expect(topLevelFor(event.id)).toHaveLength(0);
+    // The retry, with the store healthy, posts it.
+    const retryObserver = new RecordingObserver();
+    const retry = await processBatch([recordOf(event)], deps(retryObserver));
+    expect(retry[0], JSON.stringify(retryObserver.entries)).toMatchObject({ ok: true, result: 'posted' });
   });
 });
