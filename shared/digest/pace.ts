@@ -37,8 +37,10 @@ export async function reserveSlots(channel: string, deps: PaceDeps, request: Slo
     throw new ChannelPaceDeferred(channel, decision.retryAfterMs);
   }
   if (decision.waitMs > 0) deps.metrics.count(SLACK_APP_METRICS.slackPostPaced);
+  // The wait counts from the pacer's winning attempt: from now (after it), never from before it.
+  const reservedAt = deps.clock.now();
   const interval = deps.pacer.intervalMs;
-  return Array.from({ length: slots }, (_, k) => now + decision.waitMs + k * interval);
+  return Array.from({ length: slots }, (_, k) => reservedAt + decision.waitMs + k * interval);
 }
 
 async function sleepUntil(atMs: number, deps: PaceDeps): Promise<void> {
@@ -57,6 +59,10 @@ function maxWaitMs(deps: PaceDeps, now: number): number {
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
+
+/** How late a post may go after its slot before the slot is given up for a new one (Slack's interval minus the pace's margin). */
+export const LATE_SLOT_MS = 500;
+const MAX_RESLOTS = 3;
 
 /** Attempts of one paced post that Slack answers 429 (each after fresh slots past its Retry-After). */
 export const PACED_POST_ATTEMPTS = 3;
@@ -89,11 +95,25 @@ export class PacedChannel {
     }
   }
 
+  /**
+   * Sleeps until this post's slot. A slot missed by more than LATE_SLOT_MS (a stalled process, a slow
+   * write) is not used: the next post in the channel may be due right after it, so the rest of the
+   * schedule is reserved again rather than sending two posts back to back.
+   */
+  private async awaitSlot(): Promise<void> {
+    for (let reslots = 0; ; reslots++) {
+      if (this.slots.length === 0) await this.reserve(1);
+      const slot = this.slots.shift() ?? this.deps.clock.now();
+      await sleepUntil(slot, this.deps);
+      if (this.deps.clock.now() - slot <= LATE_SLOT_MS || reslots >= MAX_RESLOTS) return;
+      await this.reserve(this.slots.length + 1);
+    }
+  }
+
   async post<T>(post: (retryRateLimited: boolean) => Promise<T>): Promise<T> {
     if (!this.deps.pacer) return post(true);
     for (let attempt = 1; ; attempt++) {
-      if (this.slots.length === 0) await this.reserve(1);
-      await sleepUntil(this.slots.shift() ?? this.deps.clock.now(), this.deps);
+      await this.awaitSlot();
       try {
         return await post(false);
       } catch (error) {

@@ -274,6 +274,33 @@ describe('paced posting', () => {
     expect(observer.countOf('SlackRateLimited')).toBe(1);
   });
 
+  it('gives up a slot the process stalled past, instead of sending the post right before the next one', async () => {
+    await subscribe(projectA, 'C0STALL');
+    const start = now;
+    const poster = createSlackPoster({ token: TOKEN, slackApiUrl: peers.slack.apiUrl, sleep: () => Promise.resolve(), maxAttempts: 2 });
+    const postedAt: number[] = [];
+    const slack: SlackPoster = {
+      ...poster,
+      post: (channel, message, options) => {
+        if (channel === 'C0STALL') postedAt.push(now - start);
+        return poster.post(channel, message, options);
+      },
+    };
+    const pacer = new DynamoChannelPacer(peers.dynamo.client, { tableName: TABLE });
+    await pacer.reserve('C0STALL', now, Number.POSITIVE_INFINITY); // another worker's post: ours waits one interval
+    let stalled = false;
+    const sleep = (ms: number) => {
+      now += ms + (stalled ? 0 : 2_000); // the first wait overruns by 2 s (a frozen container, a GC pause)
+      stalled = true;
+      return Promise.resolve();
+    };
+    expect((await deliver({ pacer, slack, sleep }, runEvent(projectA))).failed.size).toBe(0);
+
+    expect(postedAt.length).toBeGreaterThan(1);
+    const gaps = postedAt.slice(1).map((at, i) => at - postedAt[i]!);
+    expect(gaps.every((gap) => gap >= SLACK_APP_DEFAULTS.paceIntervalMs)).toBe(true);
+  });
+
   it('hands the record back with the wait as its delay when the wait does not fit the invocation', async () => {
     await subscribe(projectA, 'C0BUSY');
     const pacer = new DynamoChannelPacer(peers.dynamo.client, { tableName: TABLE });
