@@ -231,6 +231,20 @@ describe('fan-out to subscribed channels', () => {
   });
 });
 
+/** The Slack poster, noting the (fake) time of each post to `channel`, in ms after `start`. */
+function postTimes(channel: string, start: number): { slack: SlackPoster; postedAt: number[] } {
+  const poster = createSlackPoster({ token: TOKEN, slackApiUrl: peers.slack.apiUrl, sleep: () => Promise.resolve(), maxAttempts: 2 });
+  const postedAt: number[] = [];
+  const slack: SlackPoster = {
+    ...poster,
+    post: (to, message, options) => {
+      if (to === channel) postedAt.push(now - start);
+      return poster.post(to, message, options);
+    },
+  };
+  return { slack, postedAt };
+}
+
 describe('paced posting', () => {
   it("reserves one slot per pace interval in a channel for a burst of five runs (Slack's pace with a margin)", async () => {
     await subscribe(projectA, 'C0BURST');
@@ -249,15 +263,7 @@ describe('paced posting', () => {
   it("answers Slack's 429 by moving the channel's slots past its Retry-After, then posts once, still at the pace", async () => {
     await subscribe(projectA, 'C0LIMIT');
     const start = now;
-    const poster = createSlackPoster({ token: TOKEN, slackApiUrl: peers.slack.apiUrl, sleep: () => Promise.resolve(), maxAttempts: 2 });
-    const postedAt: number[] = [];
-    const slack: SlackPoster = {
-      ...poster,
-      post: (channel, message, options) => {
-        if (channel === 'C0LIMIT') postedAt.push(now - start);
-        return poster.post(channel, message, options);
-      },
-    };
+    const { slack, postedAt } = postTimes('C0LIMIT', start);
     peers.slack.injectFault({ kind: 'ratelimited', method: 'chat.postMessage', channel: 'C0LIMIT', retryAfterSeconds: 3, times: 1 });
     const pacer = new DynamoChannelPacer(peers.dynamo.client, { tableName: TABLE });
     expect((await deliver({ pacer, slack }, runEvent(projectA))).failed.size).toBe(0);
@@ -277,15 +283,7 @@ describe('paced posting', () => {
   it('gives up a slot the process stalled past, instead of sending the post right before the next one', async () => {
     await subscribe(projectA, 'C0STALL');
     const start = now;
-    const poster = createSlackPoster({ token: TOKEN, slackApiUrl: peers.slack.apiUrl, sleep: () => Promise.resolve(), maxAttempts: 2 });
-    const postedAt: number[] = [];
-    const slack: SlackPoster = {
-      ...poster,
-      post: (channel, message, options) => {
-        if (channel === 'C0STALL') postedAt.push(now - start);
-        return poster.post(channel, message, options);
-      },
-    };
+    const { slack, postedAt } = postTimes('C0STALL', start);
     const pacer = new DynamoChannelPacer(peers.dynamo.client, { tableName: TABLE });
     await pacer.reserve('C0STALL', now, Number.POSITIVE_INFINITY); // another worker's post: ours waits one interval
     let stalled = false;
