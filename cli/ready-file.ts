@@ -10,6 +10,7 @@
 import { readFile } from 'node:fs/promises';
 import { CliError } from './errors';
 import type { ReadyInfo } from '../local/ready-info';
+import { isRecord } from '../shared/util';
 
 const DEFAULT_READY_FILE_HINT = '.local/ready.json';
 
@@ -46,10 +47,6 @@ export interface LocalReady {
   eventsUrl: string | undefined;
   /** The process of `npm start` that wrote it. */
   pid: number | undefined;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function str(value: unknown): string | undefined {

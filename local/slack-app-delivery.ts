@@ -7,6 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { signSlackRequest } from '../shared/slack-request-signature';
+import { isRecord } from '../shared/util';
 
 /** Where the bridge's Slack endpoints are and the secret Slack signs with (the app's settings in Slack). */
 export interface SlackAppTarget {
@@ -122,21 +123,15 @@ function parseJsonOr(text: string): unknown {
   }
 }
 
-type Obj = Record<string, unknown>;
-
-function isObj(value: unknown): value is Obj {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /** The button with `actionId` in a message's `actions` blocks (or a section accessory). */
 export function findButton(blocks: readonly unknown[], actionId: string): ClickDelivery['button'] | undefined {
   for (const block of blocks) {
-    if (!isObj(block)) continue;
+    if (!isRecord(block)) continue;
     const elements = Array.isArray(block['elements']) ? (block['elements'] as unknown[]) : [];
     const candidates = [...elements, block['accessory']];
     for (const element of candidates) {
-      if (!isObj(element) || element['type'] !== 'button' || element['action_id'] !== actionId) continue;
-      const label = isObj(element['text']) && typeof element['text']['text'] === 'string' ? element['text']['text'] : actionId;
+      if (!isRecord(element) || element['type'] !== 'button' || element['action_id'] !== actionId) continue;
+      const label = isRecord(element['text']) && typeof element['text']['text'] === 'string' ? element['text']['text'] : actionId;
       return {
         actionId,
         blockId: typeof block['block_id'] === 'string' ? block['block_id'] : undefined,
@@ -162,7 +157,7 @@ export function readReply(body: unknown): AppReply | undefined {
   const parsed = typeof body === 'string' ? parseJsonOr(body) : body;
   if (typeof parsed === 'string' && parsed.trim() !== '')
     return { text: parsed, blocks: undefined, responseType: 'ephemeral', replaceOriginal: false, deleteOriginal: false };
-  if (!isObj(parsed)) return undefined;
+  if (!isRecord(parsed)) return undefined;
   const text = typeof parsed['text'] === 'string' ? parsed['text'] : undefined;
   const blocks = Array.isArray(parsed['blocks']) ? (parsed['blocks'] as unknown[]) : undefined;
   const deleteOriginal = parsed['delete_original'] === true || parsed['delete_original'] === 'true';

@@ -36,6 +36,7 @@ import {
   type SlackAppTarget,
   type SlackUser,
 } from './slack-app-delivery';
+import { isRecord } from '../shared/util';
 
 // ---------------------------------------------------------------------------------------------------
 // Types
@@ -919,10 +920,6 @@ function optBool(value: unknown): boolean | undefined {
   if (value === 'true' || value === '1' || value === 1) return true;
   if (value === 'false' || value === '0' || value === 0) return false;
   return undefined;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** A light version of Slack's Block Kit validation: the limits a bridge bug is likely to hit. */

@@ -39,6 +39,7 @@
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { isRecord } from '../../shared/util';
 
 export type JsonScalar = string | number | boolean | null;
 
@@ -177,10 +178,6 @@ export class FixtureError extends Error {
     const more = issues.length > shown.length ? `\n  … and ${issues.length - shown.length} more` : '';
     super(`Invalid simulator fixture${source === undefined ? '' : ` ${source}`}:\n  ${shown.join('\n  ')}${more}`);
   }
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function isScalar(value: unknown): value is JsonScalar {

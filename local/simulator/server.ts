@@ -42,6 +42,7 @@ import {
   type WebhookSenderOptions,
 } from './webhooks';
 import { WakeableSleeps } from './wakeable-sleeps';
+import { isRecord } from '../../shared/util';
 
 export const DEFAULT_API_KEY = 'sim_local_read_key';
 export const DEFAULT_PAGE_SIZE = 25;
@@ -134,10 +135,6 @@ function codeForStatus(status: number): string {
 
 function errorBody(code: string, message: string): string {
   return JSON.stringify({ error: { code, message } });
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 export class VisibilitySimulator {

@@ -4,6 +4,7 @@
  * action. Never throws.
  */
 import type { Actor } from './ports';
+import { isRecord } from '../util';
 
 export const ACTION_IDS = { mute7d: 'mute_7d', onlyChanges: 'only_changes', openDashboard: 'open_dashboard' } as const;
 
@@ -99,10 +100,6 @@ function parseJson(value: unknown): unknown {
   } catch {
     return undefined;
   }
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** Slack's conversation ids: C… (public), G… (private, older), D… (direct); anything else is a name. */
