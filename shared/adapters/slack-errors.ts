@@ -155,63 +155,89 @@ const CHANNEL_ENV = `${ENV.slackDefaultChannel} / ${ENV.slackProjectChannels}`;
 
 /** What an operator should do about a permanent Slack error. */
 export function fixForSlackError(code: string, context: { channel?: string; method?: string } = {}): string {
-  const where = context.channel !== undefined ? ` ${context.channel}` : ' the channel';
-  const method = context.method ?? 'chat.postMessage';
-  switch (code) {
-    case 'channel_not_found':
-      if (method !== 'chat.postMessage' && context.channel !== undefined && !/^[CGD][A-Z0-9]+$/.test(context.channel)) {
-        return `use the channel ID (C…) rather than its name for ${method}; otherwise check the channel name/ID in ${CHANNEL_ENV}`;
-      }
-      return `check the channel name/ID in ${CHANNEL_ENV}; for a private channel, invite the bot first (/invite @<bot> in${where})`;
-    case 'not_in_channel':
-      return `invite the bot: /invite @<bot> in${where} (or set ${CHANNEL_ENV} to a channel the bot is in)`;
-    case 'is_archived':
-      return `the channel is archived: unarchive${where} or point ${CHANNEL_ENV} at another channel`;
-    case 'invalid_auth':
-    case 'not_authed':
-      return `put a valid bot token (xoxb-…) in ${TOKEN_ENV}`;
-    case 'account_inactive':
-    case 'token_revoked':
-    case 'token_expired':
-    case 'app_uninstalled':
-      return `the token was revoked or the app uninstalled: reinstall the Slack app and put its new bot token (xoxb-…) in ${TOKEN_ENV}`;
-    case 'missing_scope':
-      if (method === 'conversations.history' || method === 'conversations.replies') {
-        return 'add the channels:history scope (groups:history for private channels) to the Slack app and reinstall it; without it a retried digest cannot check what was already posted';
-      }
-      if (method.startsWith('conversations.')) {
-        return 'add the channels:read scope (and groups:read for private channels) to the Slack app and reinstall it';
-      }
-      return 'add the chat:write scope to the Slack app and reinstall it';
-    case 'not_allowed_token_type':
-      return `use a bot token (xoxb-…), not a user or app-level token, in ${TOKEN_ENV}`;
-    case 'restricted_action':
-    case 'restricted_action_read_only_channel':
-    case 'restricted_action_thread_only_channel':
-    case 'restricted_action_non_threadable_channel':
-      return `the workspace does not let the bot post in${where}: allow it, or point ${CHANNEL_ENV} at another channel`;
-    case 'ekm_access_denied':
-    case 'team_access_not_granted':
-    case 'access_denied':
-      return `the workspace denies the app access: ask a Slack admin to grant it access to${where}`;
-    case 'invalid_blocks':
-    case 'invalid_blocks_format':
-    case 'invalid_metadata_format':
-    case 'invalid_metadata_schema':
-    case 'metadata_too_large':
-    case 'msg_too_long':
-    case 'msg_blocks_too_long':
-    case 'too_many_attachments':
-    case 'no_text':
-    case 'invalid_arguments':
-      return `Slack rejected the message the bridge built (${code}): this is a bridge bug — report it with the event id and Slack's details`;
-    case 'thread_not_found':
-    case 'message_not_found':
-      return 'the parent message is gone (deleted?): the reply cannot be threaded';
-    default:
-      if (code.startsWith('http_')) {
-        return `Slack answered HTTP ${code.slice(5)}: check ${ENV.slackApiUrl} (leave it unset for Slack) and network egress`;
-      }
-      return `Slack rejected ${method} with "${code}": see https://api.slack.com/methods/${method}#errors`;
-  }
+  const fix = SLACK_FIXES.get(code) ?? unknownCodeFix;
+  return fix({
+    code,
+    channel: context.channel,
+    method: context.method ?? 'chat.postMessage',
+    where: context.channel !== undefined ? ` ${context.channel}` : ' the channel',
+  });
 }
+
+interface FixContext {
+  code: string;
+  channel: string | undefined;
+  method: string;
+  /** " <channel>" or " the channel", to follow "in". */
+  where: string;
+}
+
+type Fix = (context: FixContext) => string;
+
+function channelNotFoundFix({ method, channel, where }: FixContext): string {
+  if (method !== 'chat.postMessage' && channel !== undefined && !/^[CGD][A-Z0-9]+$/.test(channel))
+    return `use the channel ID (C…) rather than its name for ${method}; otherwise check the channel name/ID in ${CHANNEL_ENV}`;
+  return `check the channel name/ID in ${CHANNEL_ENV}; for a private channel, invite the bot first (/invite @<bot> in${where})`;
+}
+
+function missingScopeFix({ method }: FixContext): string {
+  if (method === 'conversations.history' || method === 'conversations.replies')
+    return 'add the channels:history scope (groups:history for private channels) to the Slack app and reinstall it; without it a retried digest cannot check what was already posted';
+  if (method.startsWith('conversations.'))
+    return 'add the channels:read scope (and groups:read for private channels) to the Slack app and reinstall it';
+  return 'add the chat:write scope to the Slack app and reinstall it';
+}
+
+function unknownCodeFix({ code, method }: FixContext): string {
+  if (code.startsWith('http_'))
+    return `Slack answered HTTP ${code.slice(5)}: check ${ENV.slackApiUrl} (leave it unset for Slack) and network egress`;
+  return `Slack rejected ${method} with "${code}": see https://api.slack.com/methods/${method}#errors`;
+}
+
+/** The fix for each Slack error code the bridge can meet; codes with one cause share an entry. */
+const SLACK_FIXES: ReadonlyMap<string, Fix> = new Map(
+  (
+    [
+      [['channel_not_found'], channelNotFoundFix],
+      [['not_in_channel'], ({ where }) => `invite the bot: /invite @<bot> in${where} (or set ${CHANNEL_ENV} to a channel the bot is in)`],
+      [['is_archived'], ({ where }) => `the channel is archived: unarchive${where} or point ${CHANNEL_ENV} at another channel`],
+      [['invalid_auth', 'not_authed'], () => `put a valid bot token (xoxb-…) in ${TOKEN_ENV}`],
+      [
+        ['account_inactive', 'token_revoked', 'token_expired', 'app_uninstalled'],
+        () => `the token was revoked or the app uninstalled: reinstall the Slack app and put its new bot token (xoxb-…) in ${TOKEN_ENV}`,
+      ],
+      [['missing_scope'], missingScopeFix],
+      [['not_allowed_token_type'], () => `use a bot token (xoxb-…), not a user or app-level token, in ${TOKEN_ENV}`],
+      [
+        [
+          'restricted_action',
+          'restricted_action_read_only_channel',
+          'restricted_action_thread_only_channel',
+          'restricted_action_non_threadable_channel',
+        ],
+        ({ where }) => `the workspace does not let the bot post in${where}: allow it, or point ${CHANNEL_ENV} at another channel`,
+      ],
+      [
+        ['ekm_access_denied', 'team_access_not_granted', 'access_denied'],
+        ({ where }) => `the workspace denies the app access: ask a Slack admin to grant it access to${where}`,
+      ],
+      [
+        [
+          'invalid_blocks',
+          'invalid_blocks_format',
+          'invalid_metadata_format',
+          'invalid_metadata_schema',
+          'metadata_too_large',
+          'msg_too_long',
+          'msg_blocks_too_long',
+          'too_many_attachments',
+          'no_text',
+          'invalid_arguments',
+        ],
+        ({ code }) =>
+          `Slack rejected the message the bridge built (${code}): this is a bridge bug — report it with the event id and Slack's details`,
+      ],
+      [['thread_not_found', 'message_not_found'], () => 'the parent message is gone (deleted?): the reply cannot be threaded'],
+    ] satisfies [string[], Fix][]
+  ).flatMap(([codes, fix]) => codes.map((code): [string, Fix] => [code, fix])),
+);
