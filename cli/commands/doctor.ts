@@ -12,7 +12,7 @@
  */
 import { ScanCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { SQSClient } from '@aws-sdk/client-sqs';
-import { ReadApiClient, ReadApiError, ReadApiUnavailableError } from '../../shared/adapters/read-api';
+import { ReadApiClient, ReadApiUnavailableError, isReadApiError } from '../../shared/adapters/read-api';
 import { SECRET_PLACEHOLDER } from '../../shared/secrets';
 import { checkSlackAuth, fixForSlackError, isBotInChannel } from '../slack-checks';
 import { buildContext, formatAge, parse, positiveNumber, str, AWS_OPTIONS, type CommandContext, type OptionSpec } from '../args';
@@ -145,7 +145,7 @@ export async function checkReadApi(baseUrl: string, apiKey: string, fetchFn: typ
     return ok(id, title, `GET /v1/projects answered ${projects.length} project(s)`);
   } catch (err) {
     const fixKey = `create a read key on the service's Developers page (plan Grow or above) and run \`${hint('secrets set read-api-key --value-stdin')}\``;
-    if (err instanceof ReadApiError && (err.status === 401 || err.status === 403)) {
+    if (isReadApiError(err) && (err.status === 401 || err.status === 403)) {
       return fail(id, title, `the key is rejected (HTTP ${err.status}${err.code !== null ? ` ${err.code}` : ''})`, fixKey);
     }
     if (err instanceof ReadApiUnavailableError)

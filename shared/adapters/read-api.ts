@@ -82,14 +82,13 @@ export class ReadApiServerError extends Unavailable {
 
 /**
  * Any non-2xx answer other than a retried 429: a refusal (4xx, needs a fix) or a server error (5xx,
- * retried). `instanceof ReadApiError` matches both.
+ * retried). `isReadApiError` tells either.
  */
 export type ReadApiError = ReadApiRefusedError | ReadApiServerError;
-export const ReadApiError = {
-  [Symbol.hasInstance](value: unknown): value is ReadApiError {
-    return value instanceof ReadApiRefusedError || value instanceof ReadApiServerError;
-  },
-};
+
+export function isReadApiError(value: unknown): value is ReadApiError {
+  return value instanceof ReadApiRefusedError || value instanceof ReadApiServerError;
+}
 
 function readApiError(message: string, path: string, status: number, code: string | null): ReadApiError {
   return status >= 500 ? new ReadApiServerError(message, path, status, code) : new ReadApiRefusedError(message, path, status, code);

@@ -4,7 +4,7 @@ import {
   RateLimitedError,
   ReadApiClient,
   ReadApiDeadlineError,
-  ReadApiError,
+  isReadApiError,
   ReadApiResponseError,
   ReadApiUnavailableError,
   type ReadApiClientOptions,
@@ -149,7 +149,7 @@ describe('read routes', () => {
   it('URL-encodes path segments', async () => {
     const error = await catchError(client().api.getGaps('a/b c?d'));
     expect(sim.requests()[0]!.path).toBe('/v1/projects/a%2Fb%20c%3Fd/gaps');
-    expect(error).toBeInstanceOf(ReadApiError);
+    expect(isReadApiError(error)).toBe(true);
     expect(error).toMatchObject({ status: 404, code: 'not_found', path: '/v1/projects/a%2Fb%20c%3Fd/gaps' });
   });
 });
@@ -192,7 +192,7 @@ describe('findReasoningCard', () => {
 describe('errors', () => {
   it('401 → ReadApiError with status, code and a message that says how to fix it', async () => {
     const error = await catchError(client({ apiKey: 'wrong-key-5678' }).api.listProjects());
-    expect(error).toBeInstanceOf(ReadApiError);
+    expect(isReadApiError(error)).toBe(true);
     expect(error).toMatchObject({ status: 401, code: 'unauthorized', path: '/v1/projects' });
     const message = (error as Error).message;
     expect(message).toMatch(/key is wrong or lacks access/);
@@ -261,7 +261,7 @@ describe('errors', () => {
   it('500 → ReadApiError, not retried', async () => {
     sim.injectFault({ route: 'gaps', status: 500 });
     const error = await catchError(client().api.getGaps(projectId));
-    expect(error).toBeInstanceOf(ReadApiError);
+    expect(isReadApiError(error)).toBe(true);
     expect(error).toMatchObject({ status: 500, code: 'internal_error', path: `/v1/projects/${projectId}/gaps` });
     expect(sim.requests()).toHaveLength(1);
   });
@@ -275,7 +275,7 @@ describe('errors', () => {
   ])('reads the error code from %s', async (body, code) => {
     sim.injectFault({ route: 'projects', status: 502, body });
     const error = await catchError(client().api.listProjects());
-    expect(error).toBeInstanceOf(ReadApiError);
+    expect(isReadApiError(error)).toBe(true);
     expect(error).toMatchObject({ status: 502, code });
   });
 
