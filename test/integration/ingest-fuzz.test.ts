@@ -20,11 +20,11 @@ import type { QueuedEvent } from '../../shared/events';
 import type { QuarantinedDelivery } from '../../shared/quarantine';
 import { createSignatureVerifier, signPayload } from '../../shared/signature';
 import { RecordingObserver } from '../support/recording-observer';
-import { createSqsClient, LOCAL_CREDENTIALS } from '../../shared/adapters/aws-clients';
 import { DynamoDeliveryStore } from '../../shared/adapters/dynamo-delivery-store';
 import { SqsEventQueue } from '../../shared/adapters/sqs-event-queue';
 import { ensureBridgeTable, startLocalDynamo, type LocalDynamo } from '../../local/dynamo';
 import { SqsServer } from '../../local/sqs-server';
+import { testSqsClient } from '../support/sqs-client';
 
 const SEED = 20_261_121;
 const MEMORY_RUNS = 5_000;
@@ -586,14 +586,7 @@ describe('ingest fuzz: real adapters on dynalite and the local SQS server', () =
     dynamo = await startLocalDynamo();
     await ensureBridgeTable(dynamo.client, TABLE);
     sqsServer = await SqsServer.start();
-    sqs = createSqsClient({
-      endpoint: sqsServer.url,
-      region: 'us-east-1',
-      credentials: LOCAL_CREDENTIALS,
-      requestTimeoutMs: 5000,
-      connectionTimeoutMs: 1000,
-      maxAttempts: 1,
-    });
+    sqs = testSqsClient(sqsServer.url);
     queueUrl = (await sqs.send(new CreateQueueCommand({ QueueName: 'fuzz-events', Attributes: { VisibilityTimeout: '300' } }))).QueueUrl!;
     dlqUrl = (await sqs.send(new CreateQueueCommand({ QueueName: 'fuzz-dlq', Attributes: { VisibilityTimeout: '300' } }))).QueueUrl!;
   });

@@ -4,7 +4,6 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CreateQueueCommand, GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import { createSqsClient, LOCAL_CREDENTIALS } from '../../shared/adapters/aws-clients';
 import { readIngestConfig } from '../../functions/ingest/runtime';
 import { readDigestConfig } from '../../functions/digest/runtime';
 import { startLocalDynamo, ensureBridgeTable, type LocalDynamo } from '../../local/dynamo';
@@ -12,6 +11,7 @@ import { SqsServer } from '../../local/sqs-server';
 import { deliveryBody, httpApiEvent } from '../support/deliveries';
 import { signPayload } from '../../shared/signature';
 import type * as IngestModule from '../../functions/ingest/handler';
+import { testSqsClient } from '../support/sqs-client';
 
 const SECRET = 'whsec_handler';
 let dynamo: LocalDynamo;
@@ -26,14 +26,7 @@ beforeAll(async () => {
   dynamo = await startLocalDynamo();
   await ensureBridgeTable(dynamo.client, 'bridge-handler');
   sqsServer = await SqsServer.start();
-  sqs = createSqsClient({
-    endpoint: sqsServer.url,
-    region: 'us-east-1',
-    credentials: LOCAL_CREDENTIALS,
-    requestTimeoutMs: 5000,
-    connectionTimeoutMs: 1000,
-    maxAttempts: 1,
-  });
+  sqs = testSqsClient(sqsServer.url);
   queueUrl = (await sqs.send(new CreateQueueCommand({ QueueName: 'handler-events' }))).QueueUrl!;
   dlqUrl = (await sqs.send(new CreateQueueCommand({ QueueName: 'handler-dlq' }))).QueueUrl!;
   Object.assign(process.env, {

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CreateQueueCommand, PurgeQueueCommand, ReceiveMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createDynamoClient, createSqsClient, LOCAL_CREDENTIALS } from '../../shared/adapters/aws-clients';
+import { createDynamoClient, LOCAL_CREDENTIALS } from '../../shared/adapters/aws-clients';
 import { INGEST_CLIENT_BOUNDS } from '../../functions/ingest/runtime';
 import { DynamoDeliveryStore } from '../../shared/adapters/dynamo-delivery-store';
 import { SqsEventQueue } from '../../shared/adapters/sqs-event-queue';
@@ -18,6 +18,7 @@ import { SqsServer } from '../../local/sqs-server';
 import { deliveryBody, signedRequest } from '../support/deliveries';
 import { signPayload } from '../../shared/signature';
 import type { QuarantinedDelivery } from '../../shared/quarantine';
+import { testSqsClient } from '../support/sqs-client';
 
 const SECRET = 'whsec_new';
 const OLD_SECRET = 'whsec_old';
@@ -85,14 +86,7 @@ beforeAll(async () => {
   dynamo = await startLocalDynamo();
   await ensureBridgeTable(dynamo.client, TABLE);
   sqsServer = await SqsServer.start();
-  sqs = createSqsClient({
-    endpoint: sqsServer.url,
-    region: 'us-east-1',
-    credentials: LOCAL_CREDENTIALS,
-    requestTimeoutMs: 5000,
-    connectionTimeoutMs: 1000,
-    maxAttempts: 1,
-  });
+  sqs = testSqsClient(sqsServer.url);
   queueUrl = (await sqs.send(new CreateQueueCommand({ QueueName: 'events', Attributes: { VisibilityTimeout: '60' } }))).QueueUrl!;
   dlqUrl = (await sqs.send(new CreateQueueCommand({ QueueName: 'events-dlq', Attributes: { VisibilityTimeout: '60' } }))).QueueUrl!;
 });

@@ -9,7 +9,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CreateQueueCommand, ReceiveMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import { createSqsClient, LOCAL_CREDENTIALS } from '../../shared/adapters/aws-clients';
 import { DynamoSubscriptionStore } from '../../shared/adapters/dynamo-subscription-store';
 import { ensureBridgeTable, startLocalDynamo, type LocalDynamo } from '../../local/dynamo';
 import { SqsServer } from '../../local/sqs-server';
@@ -20,6 +19,7 @@ import { bufferIo } from '../../cli/io';
 import { splitSlashLine } from '../../local/slack-app-delivery';
 import { httpApiEvent } from '../support/deliveries';
 import { RecordingObserver } from '../support/recording-observer';
+import { testSqsClient } from '../support/sqs-client';
 
 const SECRET = 'slack-cli-signing-secret';
 const TABLE = 'slack-cli-test';
@@ -65,14 +65,7 @@ beforeAll(async () => {
   await ensureBridgeTable(dynamo.client, TABLE);
   store = new DynamoSubscriptionStore(dynamo.client, TABLE);
   sqsServer = await SqsServer.start();
-  sqs = createSqsClient({
-    endpoint: sqsServer.url,
-    region: 'us-east-1',
-    credentials: LOCAL_CREDENTIALS,
-    requestTimeoutMs: 5000,
-    connectionTimeoutMs: 1000,
-    maxAttempts: 1,
-  });
+  sqs = testSqsClient(sqsServer.url);
   queueUrl = (await sqs.send(new CreateQueueCommand({ QueueName: 'slack-cli-events' }))).QueueUrl!;
   process.env['AWS_ACCESS_KEY_ID'] = 'local';
   process.env['AWS_SECRET_ACCESS_KEY'] = 'local';

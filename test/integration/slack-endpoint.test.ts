@@ -6,7 +6,6 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CreateQueueCommand, PurgeQueueCommand, ReceiveMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import { createSqsClient, LOCAL_CREDENTIALS } from '../../shared/adapters/aws-clients';
 import { DynamoSubscriptionStore } from '../../shared/adapters/dynamo-subscription-store';
 import { startLocalDynamo, ensureBridgeTable, type LocalDynamo } from '../../local/dynamo';
 import { SqsServer } from '../../local/sqs-server';
@@ -17,6 +16,7 @@ import { ACTION_IDS, encodeActionValue } from '../../shared/slack-app/interactio
 import { parseDeferredSlackCommand } from '../../shared/slack-app/service';
 import { httpApiEvent } from '../support/deliveries';
 import { RecordingObserver } from '../support/recording-observer';
+import { testSqsClient } from '../support/sqs-client';
 
 const SECRET = 'slack-signing-secret-test';
 const TABLE = 'slack-endpoint-test';
@@ -52,14 +52,7 @@ beforeAll(async () => {
   await ensureBridgeTable(dynamo.client, TABLE);
   store = new DynamoSubscriptionStore(dynamo.client, TABLE);
   sqsServer = await SqsServer.start();
-  sqs = createSqsClient({
-    endpoint: sqsServer.url,
-    region: 'us-east-1',
-    credentials: LOCAL_CREDENTIALS,
-    requestTimeoutMs: 5000,
-    connectionTimeoutMs: 1000,
-    maxAttempts: 1,
-  });
+  sqs = testSqsClient(sqsServer.url);
   queueUrl = (await sqs.send(new CreateQueueCommand({ QueueName: 'slack-endpoint-events' }))).QueueUrl!;
   hooks = await startHooks();
   process.env['AWS_ACCESS_KEY_ID'] = 'local';
