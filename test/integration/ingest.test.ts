@@ -539,6 +539,13 @@ describe('ingest: quarantine and hardening (issue 11)', () => {
     };
   }
 
+  it('quarantines a signed body without an id even when a delivery header came with it (no id to compare: not a replay)', async () => {
+    const request = signedBytes(Buffer.from('not json at all'));
+    const response = await handleDelivery({ ...request, headers: { ...request.headers, 'x-service-delivery': 'd-1' } }, makeDeps());
+    expectQuarantined(response);
+    expect(await drainDlq()).toHaveLength(1);
+  });
+
   it('answers 202 and keeps a body nested 5,000 levels deep (JSON.stringify would overflow): no 5xx', async () => {
     const deep = `{"id":"deep-1","type":"run.completed","created_at":"2026-11-20T10:00:00Z","data":{"project_id":"p","run_id":"r","x":${'['.repeat(5000)}${']'.repeat(5000)}}}`;
     const reason = expectQuarantined(await handleDelivery(signedBytes(Buffer.from(deep)), makeDeps()));
