@@ -1,6 +1,7 @@
 /**
  * Takes docs/preview.png: starts the local stack, sends the demo run, opens the preview with the
- * digest's thread expanded, and screenshots it. Run with `npx tsx local/preview/screenshot.ts [file]`.
+ * digest's thread expanded, types `/visibility list` in the message box (its answer shows only to
+ * the user), and screenshots it. Run with `npx tsx local/preview/screenshot.ts [file]`.
  */
 import { startLocalStack } from '../stack';
 import { launchChromium } from './chromium';
@@ -18,6 +19,10 @@ async function main(file: string): Promise<void> {
     await page.goto(`${stack.gateway.url}/slack`);
     await page.locator('.status.live').waitFor();
     await page.locator('.thread summary').first().click();
+    await page.locator('#composer-line').fill('/visibility list');
+    await page.locator('#composer button[type="submit"]').click();
+    await page.locator('.message.ephemeral').waitFor();
+    await page.locator('#composer-line').fill('/visibility subscribe Northwind');
     await page.mouse.move(0, 0); // no hover highlight in the picture
     await page.screenshot({ path: file });
     console.log(`wrote ${file}`);
