@@ -232,7 +232,7 @@ function printBanner(stack: LocalStack, readyMs: number, args: Args, generatedSe
     rows.push(['Slack preview', `${stack.gateway.previewUrl}  ${dim('(open in a browser: every message as Slack shows it, live)')}`]);
   rows.push([
     'Slack app',
-    `${stack.webhookUrl.replace(HTTP_PATHS.webhook, HTTP_PATHS.slackCommands)}  ${dim('(/visibility commands; npx bridge slack command)')}`,
+    `${stack.webhookUrl.replace(HTTP_PATHS.webhook, HTTP_PATHS.slackCommands)}  ${dim('(/visibility: type it in the preview, or npx bridge slack command)')}`,
   ]);
   if (stack.events) rows.push(['Events', `${stack.events.eventsUrl}  ${dim('(NDJSON; npx bridge tail)')}`]);
   if (stack.secretsManager)
