@@ -70,8 +70,8 @@ describe('DynamoDB calls of the digest', () => {
   });
 });
 
-describe('a record without enough time left', () => {
-  it('is handed back before anything is claimed or posted', async () => {
+describe("a record and the invocation's time left", () => {
+  function recordAndDeps(deadlineMs: number) {
     const projectId = peers.sim.projectIds()[0]!;
     const run = peers.sim.advanceRun(projectId);
     const eventId = randomUUID();
@@ -79,7 +79,7 @@ describe('a record without enough time left', () => {
       event: {
         id: eventId,
         type: 'run.completed',
-        created_at: new Date(T0).toISOString(),
+        created_at: new Date().toISOString(),
         data: { project_id: projectId, run_id: run.runId, status: 'completed', answers: run.answers },
       },
       received_at: new Date(T0).toISOString(),
@@ -95,12 +95,23 @@ describe('a record without enough time left', () => {
       log: observer,
       metrics: observer,
       options: { recordBudgetMs: 30_000 },
-      deadline: () => T0 + 10_000,
+      deadline: () => deadlineMs,
     };
-    const [outcome] = await processBatch([{ messageId: 'm1', body }], deps);
+    return { eventId, record: { messageId: 'm1', body }, deps };
+  }
+
+  it('is handed back before anything is claimed or posted when less than its budget is left', async () => {
+    const { eventId, record, deps } = recordAndDeps(T0 + 10_000);
+    const [outcome] = await processBatch([record], deps);
     expect(outcome).toEqual({ messageId: 'm1', ok: false, retryAfterSeconds: undefined });
     expect(peers.slack.messages('#digests')).toHaveLength(0);
     // Untouched: the retry claims the event at once (no lease of this invocation in the way).
     expect((await store().claim(eventId, T0)).status).toBe('claimed');
+  });
+
+  it('is digested when exactly its budget is left', async () => {
+    const { record, deps } = recordAndDeps(T0 + 30_000);
+    const [outcome] = await processBatch([record], deps);
+    expect(outcome).toEqual({ messageId: 'm1', ok: true, result: 'posted' });
   });
 });
