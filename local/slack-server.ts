@@ -24,6 +24,7 @@ import { appendFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SLACK_APP_DEFAULTS } from '../shared/contracts';
+import { reserveSlot, type PaceParams } from '../shared/slack-app/pacing';
 import { listen } from './listen';
 import {
   blockActionsForm,
@@ -71,11 +72,6 @@ export interface FaultSpec {
   retryAfterSeconds?: number;
   /** Extra latency before this faulty answer (and the whole wait for `delay`). */
   latencyMs?: number;
-}
-
-export interface ChannelPaceLimit {
-  intervalMs: number;
-  burst: number;
 }
 
 export interface RecordedCall {
@@ -154,7 +150,7 @@ export interface LocalSlackServerOptions {
    * sooner than the pace allows (GCRA: one per `intervalMs` after a burst of `burst`) answers HTTP 429
    * `ratelimited` with `Retry-After`. Off when omitted.
    */
-  channelPace?: ChannelPaceLimit;
+  channelPace?: PaceParams;
   /** Called after each successful `chat.postMessage` with a terminal rendering of the message. */
   onMessage?: (rendered: string, call: RecordedCall) => void;
   /** Appends one JSON line per API call: `{ at, method, channel, text, blocks, thread_ts, ok, error, ts }`. */
@@ -645,8 +641,7 @@ export class LocalSlackServer {
     if (!this.channelExists(channel)) return fail('channel_not_found');
     if (!this.isMember(channel)) return fail('not_in_channel');
     const retryAfterSeconds = this.overPace(channel, call.at);
-    if (retryAfterSeconds !== undefined)
-      return { status: 429, body: { ok: false, error: 'ratelimited' }, headers: { 'retry-after': String(retryAfterSeconds) } };
+    if (retryAfterSeconds !== undefined) return rateLimited(retryAfterSeconds);
     if (typeof args.blocks === 'string') return fail('invalid_blocks_format');
     if (typeof args.metadata === 'string') return fail('invalid_metadata_format');
     const text = optString(args.text);
@@ -676,14 +671,13 @@ export class LocalSlackServer {
     return ok({ channel, ts, message: this.messageBody(message) });
   }
 
-  /** GCRA per channel: undefined when the post fits the pace (and takes its slot), else Retry-After seconds. */
+  /** The bridge's own GCRA, with no wait allowed: undefined when the post fits (and takes its slot), else Retry-After seconds. */
   private overPace(channel: string, at: number): number | undefined {
     const limit = this.options.channelPace;
     if (!limit) return undefined;
-    const tat = Math.max(this.paceTat.get(channel) ?? at, at);
-    const earliest = tat - (limit.burst - 1) * limit.intervalMs;
-    if (at < earliest) return Math.max(1, Math.ceil((earliest - at) / 1000));
-    this.paceTat.set(channel, tat + limit.intervalMs);
+    const step = reserveSlot(this.paceTat.get(channel), at, 0, limit);
+    if (step.decision.status === 'deferred') return Math.max(1, Math.ceil(step.decision.retryAfterMs / 1000));
+    if (step.nextTatMs !== undefined) this.paceTat.set(channel, step.nextTatMs);
     return undefined;
   }
 
@@ -819,12 +813,15 @@ function fail(error: string, extra: Record<string, unknown> = {}): SlackAnswer {
   return { status: 200, body: { ok: false, error, ...extra } };
 }
 
+/** Slack's answer to a call over its rate limit. */
+function rateLimited(retryAfterSeconds: number): SlackAnswer {
+  return { status: 429, body: { ok: false, error: 'ratelimited' }, headers: { 'retry-after': String(retryAfterSeconds) } };
+}
+
 function faultAnswer(fault: FaultSpec): SlackAnswer | undefined {
   switch (fault.kind) {
-    case 'ratelimited': {
-      const seconds = fault.retryAfterSeconds ?? 1;
-      return { status: 429, body: { ok: false, error: 'ratelimited' }, headers: { 'retry-after': String(seconds) } };
-    }
+    case 'ratelimited':
+      return rateLimited(fault.retryAfterSeconds ?? 1);
     case 'server_error':
       return { status: 500, body: 'Internal Server Error' };
     case 'slack_error':

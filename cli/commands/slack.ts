@@ -9,7 +9,7 @@ import { readFile } from 'node:fs/promises';
 import { HTTP_PATHS, SLACK_APP_DEFAULTS } from '../../shared/contracts';
 import { buildSlackAppManifest } from '../../shared/slack-app/manifest';
 import { signSlackRequest } from '../../shared/slack-request-signature';
-import { splitSlashLine } from '../../local/slack-app-delivery';
+import { commandForm } from '../../local/slack-app-delivery';
 import { bool, buildContext, parse, str, AWS_OPTIONS, type CommandContext, type OptionSpec, type Parsed } from '../args';
 import { STACK_OUTPUTS } from '../aws';
 import { CliError, UsageError } from '../errors';
@@ -167,18 +167,15 @@ async function command(parsed: Parsed, ctx: CommandContext): Promise<CommandResu
   if (extra.length > 0) throw new UsageError('quote the whole command line as one argument', parsed.command);
   const channel = str(parsed, 'channel');
   if (channel === undefined) throw new UsageError('--channel is required (the Slack channel id the command is sent from)', parsed.command);
-  const { command: slash, text } = splitSlashLine(line, SLACK_APP_DEFAULTS.command);
   const target = await commandTarget(parsed, ctx);
-  const form = new URLSearchParams({
-    command: slash,
-    text,
-    channel_id: channel,
-    user_id: str(parsed, 'user') ?? 'U0LOCAL',
-    user_name: 'bridge-cli',
-    response_url: target.responseUrl,
-    trigger_id: randomUUID(),
-    team_id: 'T0LOCAL',
-  }).toString();
+  const form = commandForm({
+    line,
+    slash: SLACK_APP_DEFAULTS.command,
+    channel,
+    user: { id: str(parsed, 'user') ?? 'U0LOCAL', name: 'bridge-cli' },
+    teamId: 'T0LOCAL',
+    responseUrl: target.responseUrl,
+  });
   return post(target, form, ctx);
 }
 

@@ -6,6 +6,7 @@
 import { WebAPIHTTPError, WebAPIPlatformError, WebAPIRateLimitedError, WebAPIRequestError } from '@slack/web-api';
 import { ENV } from '../contracts';
 import { NeedsOperatorFix, Unavailable } from '../errors';
+import { isChannelId } from '../slack-app/routing';
 
 export type SlackUnavailableReason = 'ratelimited' | 'server_error' | 'network' | 'timeout' | 'deadline';
 
@@ -175,7 +176,7 @@ interface FixContext {
 type Fix = (context: FixContext) => string;
 
 function channelNotFoundFix({ method, channel, where }: FixContext): string {
-  if (method !== 'chat.postMessage' && channel !== undefined && !/^[CGD][A-Z0-9]+$/.test(channel))
+  if (method !== 'chat.postMessage' && channel !== undefined && !isChannelId(channel))
     return `use the channel ID (C…) rather than its name for ${method}; otherwise check the channel name/ID in ${CHANNEL_ENV}`;
   return `check the channel name/ID in ${CHANNEL_ENV}; for a private channel, invite the bot first (/invite @<bot> in${where})`;
 }

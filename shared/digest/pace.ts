@@ -27,11 +27,10 @@ export const POST_ALLOWANCE_MS = 5_000;
  * and its thread replies take theirs together, so a burst never leaves a worker waiting behind the
  * whole channel for each reply. Throws ChannelPaceDeferred when the last would not fit the invocation.
  */
-export async function reserveSlots(channel: string, deps: PaceDeps, request: SlotRequest = {}): Promise<number[]> {
+async function reserveSlots(channel: string, pacer: ChannelPacer, deps: PaceDeps, request: SlotRequest): Promise<number[]> {
   const slots = Math.max(1, request.slots ?? 1);
   const now = deps.clock.now();
-  if (!deps.pacer) return Array.from({ length: slots }, () => now);
-  const decision = await deps.pacer.reserve(channel, now, maxWaitMs(deps, now), request);
+  const decision = await pacer.reserve(channel, now, maxWaitMs(deps, now), request);
   if (decision.status === 'deferred') {
     deps.metrics.count(SLACK_APP_METRICS.slackPostPaced);
     throw new ChannelPaceDeferred(channel, decision.retryAfterMs);
@@ -39,7 +38,7 @@ export async function reserveSlots(channel: string, deps: PaceDeps, request: Slo
   if (decision.waitMs > 0) deps.metrics.count(SLACK_APP_METRICS.slackPostPaced);
   // The wait counts from the pacer's winning attempt: from now (after it), never from before it.
   const reservedAt = deps.clock.now();
-  const interval = deps.pacer.intervalMs;
+  const interval = pacer.intervalMs;
   return Array.from({ length: slots }, (_, k) => reservedAt + decision.waitMs + k * interval);
 }
 
@@ -61,11 +60,11 @@ function sleep(ms: number): Promise<void> {
 }
 
 /** How late a post may go after its slot before the slot is given up for a new one (Slack's interval minus the pace's margin). */
-export const LATE_SLOT_MS = 500;
+const LATE_SLOT_MS = 500;
 const MAX_RESLOTS = 3;
 
 /** Attempts of one paced post that Slack answers 429 (each after fresh slots past its Retry-After). */
-export const PACED_POST_ATTEMPTS = 3;
+const PACED_POST_ATTEMPTS = 3;
 
 /**
  * One channel's posts of one digest, in their reserved slots. The poster's own 429 retries are off
@@ -81,9 +80,10 @@ export class PacedChannel {
     private readonly deps: PaceDeps,
   ) {}
 
-  /** Reserves the slots of the next `count` posts. */
+  /** Reserves the slots of the next `count` posts (none without a pacer: posts go at once). */
   async reserve(count: number, notBeforeMs?: number): Promise<void> {
-    this.slots = count > 0 ? await reserveSlots(this.channel, this.deps, { slots: count, notBeforeMs }) : [];
+    const pacer = this.deps.pacer;
+    this.slots = pacer && count > 0 ? await reserveSlots(this.channel, pacer, this.deps, { slots: count, notBeforeMs }) : [];
   }
 
   /** The rest of the schedule past Slack's Retry-After; when that doesn't fit the invocation, Slack's own error goes on (a failure with its wait). */

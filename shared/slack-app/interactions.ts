@@ -5,6 +5,7 @@
  */
 import type { Actor } from './ports';
 import { isRecord } from '../util';
+import { isChannelId } from './routing';
 
 export const ACTION_IDS = { mute7d: 'mute_7d', onlyChanges: 'only_changes', openDashboard: 'open_dashboard' } as const;
 
@@ -100,11 +101,6 @@ function parseJson(value: unknown): unknown {
   } catch {
     return undefined;
   }
-}
-
-/** Slack's conversation ids: C… (public), G… (private, older), D… (direct); anything else is a name. */
-function isChannelId(channel: string): boolean {
-  return /^[CGD][A-Z0-9]{2,}$/.test(channel);
 }
 
 function isNonEmptyString(value: unknown): value is string {

@@ -5,6 +5,7 @@
  */
 import type { Project, VisibilityOverview } from '../read-api-types';
 import type { DeferredSlackCommand } from './service';
+import type { SlotRequest } from './pacing';
 
 /** The digest modes of the digest issue: `changes` posts one compact line when nothing moved. */
 export type DigestMode = 'full' | 'changes';
@@ -94,8 +95,6 @@ export type PaceDecision =
   | { status: 'reserved'; waitMs: number }
   /** The wait would exceed the caller's budget: nothing reserved; hand the work back for `retryAfterMs`. */
   | { status: 'deferred'; retryAfterMs: number };
-
-import type { SlotRequest } from './pacing';
 
 /** Paces posts per channel (Slack allows about one message per second per channel). */
 export interface ChannelPacer {

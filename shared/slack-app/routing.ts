@@ -56,3 +56,8 @@ export function routeDigest(
   if (decided.size === 0 && defaultChannel !== '') route.deliveries.push({ channel: defaultChannel, mode: 'full', source: 'default' });
   return route;
 }
+
+/** Slack's conversation ids: C… (public), G… (private, older), D… (direct); anything else is a name (`#digests`). */
+export function isChannelId(channel: string): boolean {
+  return /^[CGD][A-Z0-9]{2,}$/.test(channel);
+}
