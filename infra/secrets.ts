@@ -1,5 +1,7 @@
 /**
- * The bridge's three secrets (read-API key, Slack bot token, webhook signing secrets). Each is either created by the stack holding SECRET_PLACEHOLDER (never
+ * The bridge's secrets: here the read-API key, the Slack bot token and the webhook signing secrets; the
+ * Slack app's signing secret (slack-app.ts) is a BridgeSecret too. Each put command in the stack outputs
+ * shows a value the functions accept. Each is either created by the stack holding SECRET_PLACEHOLDER (never
  * a real value in the template; the runtime treats the placeholder as "not set" and fails closed)
  * or imported from a complete ARN given in context.
  */

@@ -110,6 +110,22 @@ export class SlackApp extends Construct {
         threshold: 5,
       },
       {
+        id: 'SlackSigningSecretUnusable',
+        description:
+          'The Slack signing secret could not be used: it holds an invalid value, or it could not be read (placeholder, deleted, AccessDenied, Secrets Manager failing). Slack requests are verified with the last good value for up to an hour, or answered 503 when there is none. Put the signing secret as Slack shows it (Basic Information → App Credentials), or a JSON array while it is regenerated; the Slack function log says what is wrong.',
+        // FILL: a period with only one of the two counts still sums to a number.
+        metric: new MathExpression({
+          expression: 'FILL(invalid, 0) + FILL(unreadable, 0)',
+          usingMetrics: {
+            invalid: slackMetric(SLACK_APP_METRICS.slackSigningSecretInvalid, this.config.stage),
+            unreadable: slackMetric(SLACK_APP_METRICS.slackSigningSecretUnreadable, this.config.stage),
+          },
+          period: FIVE_MINUTES,
+          label: 'Slack signing secret unusable',
+        }),
+        threshold: 1,
+      },
+      {
         id: 'SlackErrors',
         description: 'The Slack function failed (uncaught error or timeout): a slash command or button got an error in Slack.',
         metric: this.function.fn.metricErrors({ statistic: 'Sum', period: FIVE_MINUTES }),

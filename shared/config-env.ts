@@ -79,19 +79,51 @@ const SECRET_LIST_EXAMPLE = '["whsec_current"] (or ["whsec_new", "whsec_old"] wh
  * dropped: a trailing newline pasted into a secret store must not make every signature fail.
  */
 export function parseSecretList(raw: string, name: string): string[] {
+  const secrets = jsonStringArray(raw.trim(), name, `must be a JSON array of strings such as ${SECRET_LIST_EXAMPLE}`);
+  if (secrets.length === 0) throw new ConfigError(name, 'holds no signing secret; put at least one');
+  return secrets;
+}
+
+const SLACK_SIGNING_SECRET_EXAMPLE =
+  'the signing secret as Slack shows it (Basic Information → App Credentials), e.g. 8f742231b10e8888abcd99yyyzzz85a5, ' +
+  'or a JSON array such as ["<new secret>", "<old secret>"] while it is regenerated';
+
+/** Slack's signing secrets are hex; any visible ASCII is accepted, so a pasted quote or line break is caught. */
+const SLACK_SECRET_CHARACTERS = /^[\x21-\x7e]+$/;
+
+/**
+ * Parses the Slack app's signing secret as Slack gives it: the plain value (trimmed), or a JSON array
+ * of them while the secret is regenerated. Nothing else: a value holding whitespace (two secrets on
+ * two lines, say) or quotes would verify nothing, so it is refused here with what to put instead.
+ * Errors never contain the value.
+ */
+export function parseSlackSigningSecret(raw: string, name: string): string[] {
+  const value = raw.trim();
+  const mustBe = `must be ${SLACK_SIGNING_SECRET_EXAMPLE}`;
+  if (value === '') throw new ConfigError(name, `is empty; it ${mustBe}`);
+  const secrets = value.startsWith('[') ? jsonStringArray(value, name, mustBe) : [value];
+  if (secrets.length === 0) throw new ConfigError(name, `holds no signing secret; it ${mustBe}`);
+  for (const secret of secrets) {
+    if (!SLACK_SECRET_CHARACTERS.test(secret) || /^["'{]/.test(secret)) {
+      throw new ConfigError(name, `${mustBe}; its value holds a space, a line break, a quote or a character that is not ASCII`);
+    }
+  }
+  return secrets;
+}
+
+/** The trimmed, non-empty strings of a JSON array; `mustBe` says what the value should be when it isn't one. */
+function jsonStringArray(text: string, name: string, mustBe: string): string[] {
   let parsed: unknown;
   try {
-    parsed = JSON.parse(raw.trim());
+    parsed = JSON.parse(text);
   } catch {
-    throw new ConfigError(name, `must be a JSON array of strings such as ${SECRET_LIST_EXAMPLE}; its value is not JSON`);
+    throw new ConfigError(name, `${mustBe}; its value is not JSON`);
   }
-  if (!Array.isArray(parsed)) throw new ConfigError(name, `must be a JSON array of strings such as ${SECRET_LIST_EXAMPLE}`);
-  const secrets = parsed
+  if (!Array.isArray(parsed)) throw new ConfigError(name, mustBe);
+  return parsed
     .map((item: unknown) => {
-      if (typeof item !== 'string') throw new ConfigError(name, `must hold only strings, such as ${SECRET_LIST_EXAMPLE}`);
+      if (typeof item !== 'string') throw new ConfigError(name, `${mustBe}; the array must hold only strings`);
       return item.trim();
     })
     .filter((item) => item.length > 0);
-  if (secrets.length === 0) throw new ConfigError(name, 'holds no signing secret; put at least one');
-  return secrets;
 }

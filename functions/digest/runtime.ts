@@ -16,7 +16,7 @@ import { SqsDeadLetters } from '../../shared/adapters/sqs-dead-letters';
 import { createSecretsProvider, secretsManagerSecret } from '../../shared/adapters/secrets-manager';
 import { ReadApiClient } from '../../shared/adapters/read-api';
 import { createSlackPoster } from '../../shared/adapters/slack-poster';
-import { readSecretValue, staticSecret } from '../../shared/secrets';
+import { readHeaderSecretValue, staticSecret } from '../../shared/secrets';
 import { systemClock, type Clock, type Log, type Metrics, type SecretSource, type SlackPoster } from '../../shared/ports';
 import { handleSqsBatch } from '../../shared/digest/sqs-batch';
 import type { DigestDeps } from '../../shared/digest/process';
@@ -137,11 +137,12 @@ type SecretRef = { secretArn: string } | { value: string };
 
 function secretSources(config: DigestConfig): { apiKey: SecretSource; slackToken: SecretSource } {
   const provider = 'secretArn' in config.readApiKey || 'secretArn' in config.slackToken ? createSecretsProvider() : undefined;
-  const source = (ref: SecretRef): SecretSource =>
+  // A local value is named by its variable, so an error says which one to fix.
+  const source = (ref: SecretRef, valueName: EnvName): SecretSource =>
     'secretArn' in ref && provider
       ? secretsManagerSecret(provider, ref.secretArn, config.secretsCacheSeconds)
-      : staticSecret('value' in ref ? ref.value : '');
-  return { apiKey: source(config.readApiKey), slackToken: source(config.slackToken) };
+      : staticSecret('value' in ref ? ref.value : '', valueName);
+  return { apiKey: source(config.readApiKey, ENV.readApiKey), slackToken: source(config.slackToken, ENV.slackBotToken) };
 }
 
 /**
@@ -199,7 +200,8 @@ export function createDigestRuntime(
   const responder = new ResponseUrlResponder({ allowedOrigins: responseOrigins(config.slackApiUrl) });
 
   const resolveDeps = async (): Promise<DigestDeps> => {
-    const [apiKey, token] = await Promise.all([readSecretValue(secrets.apiKey), readSecretValue(secrets.slackToken)]);
+    // Both go in an Authorization header: a value fetch would refuse fails here as "fix the secret <name>".
+    const [apiKey, token] = await Promise.all([readHeaderSecretValue(secrets.apiKey), readHeaderSecretValue(secrets.slackToken)]);
     return {
       ...clients(apiKey, token),
       store,
@@ -224,7 +226,7 @@ export function createDigestRuntime(
   return {
     handle(records, remainingMs) {
       deadlineMs = clock.now() + remainingMs - DEADLINE_MARGIN_MS;
-      return handleSqsBatch(records, resolveDeps, visibility, observe.log);
+      return handleSqsBatch(records, resolveDeps, visibility, observe.log, observe.metrics);
     },
   };
 }

@@ -57,7 +57,7 @@ export function createIngestDeps(config: IngestConfig, observe: { log: Log; metr
   const source: SecretSource =
     'secretArn' in config.signingSecrets
       ? secretsManagerSecret(createSecretsProvider(), config.signingSecrets.secretArn, config.secretsCacheSeconds)
-      : staticSecret(config.signingSecrets.values);
+      : staticSecret(config.signingSecrets.values, ENV.signingSecrets);
   return {
     verifier: signingVerifierFrom(source, {
       toleranceSeconds: config.toleranceSeconds,

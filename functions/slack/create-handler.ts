@@ -21,7 +21,7 @@ export interface SlackHandlerOptions {
 
 export function createSlackHandler(env: Env, options: SlackHandlerOptions = {}): SlackHandler {
   const observability = options.observability ?? observabilityFor(env);
-  const deps = { ...createSlackDeps(readSlackConfig(env), observability), ...options.overrides };
+  const deps = { ...createSlackDeps(readSlackConfig(env), observability, options.overrides?.clock), ...options.overrides };
   return async (event) => {
     try {
       return httpApiResult(await handleSlackRequest(httpApiRequestOf(event), deps));

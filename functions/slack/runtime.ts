@@ -2,7 +2,7 @@
  * Composition root of the Slack function: reads and validates configuration once (cold start) and
  * wires the adapters into the Slack endpoints. Slack waits 3 s for an answer, so every call is short.
  */
-import { ConfigError, integer, optionalString, parseSecretList, requiredString, type Env } from '../../shared/config-env';
+import { ConfigError, integer, optionalString, parseSlackSigningSecret, requiredString, type Env } from '../../shared/config-env';
 import { DEFAULT_SIGNATURE_TOLERANCE_SECONDS, DIGEST_DEFAULTS, ENV } from '../../shared/contracts';
 import { createDynamoClient, createSqsClient, readAwsEndpoints, type AwsEndpoints } from '../../shared/adapters/aws-clients';
 import { DynamoSubscriptionStore } from '../../shared/adapters/dynamo-subscription-store';
@@ -10,7 +10,7 @@ import { createSecretsProvider, secretsManagerSecret } from '../../shared/adapte
 import { ResponseUrlResponder, SLACK_RESPONSE_ORIGINS } from '../../shared/adapters/slack-response-url';
 import { SqsDeferredCommandQueue } from '../../shared/adapters/sqs-slack-command-queue';
 import { staticSecret } from '../../shared/secrets';
-import { systemClock, type Log, type Metrics, type SecretSource } from '../../shared/ports';
+import { systemClock, type Clock, type Log, type Metrics, type SecretSource } from '../../shared/ports';
 import type { SlackEndpointDeps } from '../../shared/slack-app/endpoint';
 import { slackVerifierFrom } from '../../shared/slack-app/verifier-source';
 
@@ -48,7 +48,7 @@ function readSigningSecret(env: Env): SlackConfig['signingSecret'] {
     );
   }
   // Parsed now so a malformed local value fails the cold start, not every request.
-  parseSecretList(value, ENV.slackSigningSecret);
+  parseSlackSigningSecret(value, ENV.slackSigningSecret);
   return { value };
 }
 
@@ -67,17 +67,27 @@ export const SLACK_CLIENT_BOUNDS = { requestTimeoutMs: 800, connectionTimeoutMs:
 /** A button updates its message via response_url inside the same 3 s. */
 export const RESPONSE_URL_TIMEOUT_MS = 1500;
 
-export function createSlackDeps(config: SlackConfig, observe: { log: Log; metrics: Metrics }): SlackEndpointDeps {
+export function createSlackDeps(
+  config: SlackConfig,
+  observe: { log: Log; metrics: Metrics },
+  clock: Clock = systemClock,
+): SlackEndpointDeps {
   const source: SecretSource =
     'secretArn' in config.signingSecret
       ? secretsManagerSecret(createSecretsProvider(), config.signingSecret.secretArn, config.secretsCacheSeconds)
-      : staticSecret(config.signingSecret.value);
+      : staticSecret(config.signingSecret.value, ENV.slackSigningSecret);
   return {
-    verifier: slackVerifierFrom(source, config.toleranceSeconds),
+    verifier: slackVerifierFrom(source, {
+      toleranceSeconds: config.toleranceSeconds,
+      clock,
+      log: observe.log,
+      metrics: observe.metrics,
+      maxBackoffMs: config.secretsCacheSeconds * 1000,
+    }),
     store: new DynamoSubscriptionStore(createDynamoClient({ ...SLACK_CLIENT_BOUNDS, ...config.aws.dynamodb }), config.tableName),
     queue: new SqsDeferredCommandQueue(createSqsClient({ ...SLACK_CLIENT_BOUNDS, ...config.aws.sqs }), config.queueUrl),
     responder: new ResponseUrlResponder({ allowedOrigins: config.responseOrigins, timeoutMs: RESPONSE_URL_TIMEOUT_MS }),
-    clock: systemClock,
+    clock,
     log: observe.log,
     metrics: observe.metrics,
   };

@@ -38,6 +38,7 @@
 import { DIGEST_DEFAULTS, ENV } from '../contracts';
 import { NeedsOperatorFix, RateLimited, UnexpectedResponse, Unavailable } from '../errors';
 import type { GapsResult, ReadApi } from '../ports';
+import { headerValueProblem, unusableSecret } from '../secrets';
 import { isRecord, sleep as defaultSleep } from '../util';
 import type { Gap, GenericRow, Metric, Probe, Project, Reason, ReasoningCard, Scalar, VisibilityOverview } from '../read-api-types';
 
@@ -152,6 +153,8 @@ export interface ReadApiClientOptions {
   /** Service base URL, e.g. https://api.example.com (paths below it start with /v1). */
   baseUrl: string;
   apiKey: string;
+  /** The secret the key came from, named in the error when the key can't go in a header (default "read-API key"). */
+  apiKeySecretName?: string;
   /** Visibility range query value (default '7d'). */
   range?: string;
   /** page_size sent to the gaps route (default 50). */
@@ -199,6 +202,9 @@ export class ReadApiClient implements ReadApi {
     if (typeof options.apiKey !== 'string' || options.apiKey.trim() === '') {
       throw new Error('Read API key is empty; set the read-API key secret');
     }
+    // Checked once here: fetch would throw a TypeError quoting "Bearer <key>" on every call.
+    const problem = headerValueProblem(options.apiKey.trim());
+    if (problem !== undefined) throw unusableSecret(options.apiKeySecretName ?? 'read-API key', problem);
     this.base = `${parsed.origin}${parsed.pathname.replace(/\/+$/, '')}`;
     this.apiKey = options.apiKey.trim();
     this.range = options.range ?? DEFAULT_RANGE;
@@ -358,7 +364,7 @@ export class ReadApiClient implements ReadApi {
         signal,
       });
     } catch (error) {
-      throw unavailable(error, path, ms);
+      throw unavailable(error, path, ms, this.apiKey);
     }
   }
 
@@ -366,7 +372,7 @@ export class ReadApiClient implements ReadApi {
     try {
       return await response.text();
     } catch (error) {
-      throw unavailable(error, path, undefined);
+      throw unavailable(error, path, undefined, this.apiKey);
     }
   }
 
@@ -577,16 +583,18 @@ function describeStatus(status: number, path: string, code: string | null, messa
   return base;
 }
 
-function unavailable(error: unknown, path: string, timeoutMs: number | undefined): ReadApiUnavailableError {
+function unavailable(error: unknown, path: string, timeoutMs: number | undefined, apiKey: string): ReadApiUnavailableError {
   const name = error instanceof Error ? error.name : '';
   if (name === 'TimeoutError' || name === 'AbortError') {
     const after = timeoutMs === undefined ? '' : ` after ${timeoutMs} ms`;
     return new ReadApiUnavailableError(`Read API did not answer GET ${path} in time${after}`, path, { cause: error });
   }
   const cause = error instanceof Error && error.cause instanceof Error ? `: ${error.cause.message}` : '';
-  const message = error instanceof Error ? error.message : String(error);
-  return new ReadApiUnavailableError(`Read API unreachable for GET ${path} (${message}${cause})`, path, {
-    cause: error,
+  const message = `${error instanceof Error ? error.message : String(error)}${cause}`;
+  // fetch's own errors may quote the request's headers: never pass the key on, in the text or the cause.
+  const leaks = message.includes(apiKey);
+  return new ReadApiUnavailableError(`Read API unreachable for GET ${path} (${message.split(apiKey).join('[redacted]')})`, path, {
+    cause: leaks ? undefined : error,
   });
 }
 

@@ -4,16 +4,21 @@
  * `SlackUnavailableError` (an Unavailable: Slack is rate limiting, failing or unreachable and the
  * wait does not fit) or `SlackPermanentError` (a NeedsOperatorFix with Slack's `code` and a `fix`).
  *
- * The token never appears in an error message or log line.
+ * The token never appears in an error message or log line; a token that can't go in an HTTP header
+ * (a line break, a character outside Latin-1) fails at once as "fix the secret <name>" (a
+ * NeedsOperatorFix), before @slack/web-api's fetch could quote it in a TypeError.
  */
 import { LogLevel, WebClient } from '@slack/web-api';
 import type { ChatPostMessageArguments, FetchFunction, Logger } from '@slack/web-api';
 import type { SlackMessage, SlackPoster } from '../ports';
+import { headerValueProblem, unusableSecret } from '../secrets';
 import { sleep as defaultSleep } from '../util';
 import { classifySlackError, fixForSlackError, SlackPermanentError, SlackUnavailableError, type SlackErrorClass } from './slack-errors';
 
 export interface SlackPosterOptions {
   token: string;
+  /** The secret the token came from, named in the error when the token can't go in a header (default "Slack bot token"). */
+  tokenSecretName?: string;
   /** Base URL of the Web API (e.g. the local Slack server's `apiUrl`). Default `https://slack.com/api/`. */
   slackApiUrl?: string | undefined;
   /** Epoch ms by which posting must end (e.g. Lambda deadline minus a margin). No deadline when omitted. */
@@ -51,6 +56,8 @@ interface PosterContext {
 }
 
 function posterContext(options: SlackPosterOptions): PosterContext {
+  const problem = headerValueProblem(options.token);
+  if (problem !== undefined) throw unusableSecret(options.tokenSecretName ?? 'Slack bot token', problem);
   const now = options.now ?? Date.now;
   const deadline = options.deadline;
   const remainingMs = (): number => (deadline ? deadline() - now() : Number.POSITIVE_INFINITY);

@@ -1,28 +1,32 @@
 /**
- * The Slack request verifier for the current signing secret. Rebuilt only when the secret's text
- * changes; when the secret cannot be read, the last verifier built stays in use, so a Secrets
- * Manager outage after the cache expires does not refuse every click.
+ * The Slack request verifier for the current signing secret, through the same cache as the webhook's
+ * signing secrets (../secrets `verifierFromSecret`): rebuilt only when the secret's text changes; the
+ * last good verifier kept when a bad value is put or the secret can't be read (for a bounded time);
+ * failed reads backed off, so a Secrets Manager brown-out doesn't hold every click past Slack's 3 s.
  */
-import { parseSecretList } from '../config-env';
+import { parseSlackSigningSecret } from '../config-env';
+import { SLACK_APP_METRICS } from '../contracts';
 import type { SecretSource } from '../ports';
+import { verifierFromSecret, type SecretVerifierOptions, type VerifierSecretKind } from '../secrets';
 import { createSlackRequestVerifier, type SlackRequestVerifier } from '../slack-request-signature';
 
-/** The secret holds one signing secret, or several (one per line, or a JSON array) while it is regenerated. */
-export function slackVerifierFrom(source: SecretSource, toleranceSeconds: number): () => Promise<SlackRequestVerifier> {
-  let lastText: string | undefined;
-  let verifier: SlackRequestVerifier | undefined;
-  return async () => {
-    let text: string;
-    try {
-      text = await source.get();
-    } catch (error) {
-      if (verifier !== undefined) return verifier;
-      throw error;
-    }
-    if (verifier === undefined || text !== lastText) {
-      verifier = createSlackRequestVerifier({ signingSecrets: parseSecretList(text, source.description), toleranceSeconds });
-      lastText = text;
-    }
-    return verifier;
+export interface SlackVerifierSourceOptions extends SecretVerifierOptions {
+  toleranceSeconds: number;
+}
+
+/** The Slack app's signing secret: as Slack shows it, or a JSON array of them while it is regenerated. */
+export function slackSigningSecretKind(toleranceSeconds: number): VerifierSecretKind<SlackRequestVerifier> {
+  return {
+    label: 'Slack signing secret',
+    parse: parseSlackSigningSecret,
+    build: (signingSecrets) => createSlackRequestVerifier({ signingSecrets, toleranceSeconds }),
+    metrics: { invalid: SLACK_APP_METRICS.slackSigningSecretInvalid, unreadable: SLACK_APP_METRICS.slackSigningSecretUnreadable },
+    putFix:
+      'put the signing secret as Slack shows it (Basic Information → App Credentials), or ["<new>", "<old>"] while regenerating it (`npx bridge secrets set slack-signing-secret` writes it)',
+    refused: 'Slack requests',
   };
+}
+
+export function slackVerifierFrom(source: SecretSource, options: SlackVerifierSourceOptions): () => Promise<SlackRequestVerifier> {
+  return verifierFromSecret(source, slackSigningSecretKind(options.toleranceSeconds), options);
 }

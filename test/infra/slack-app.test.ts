@@ -150,6 +150,38 @@ describe('Slack alarms', () => {
   });
 });
 
+describe('Slack signing secret alarm', () => {
+  type Stat = { Metric: { Namespace: string; MetricName: string; Dimensions: { Name: string; Value: unknown }[] } };
+  type AlarmProps = {
+    Threshold: number;
+    ComparisonOperator: string;
+    AlarmActions?: unknown[];
+    Metrics?: { Id: string; Expression?: string; MetricStat?: Stat }[];
+  };
+  const alarms = template.findResources('AWS::CloudWatch::Alarm', {
+    Properties: { AlarmName: `${stack.stackName}-SlackSigningSecretUnusable` },
+  });
+  const unusable = Object.values(alarms)[0]?.Properties as AlarmProps | undefined;
+
+  it('fires on the first invalid or unreadable Slack signing secret in 5 minutes, to the alarm topic', () => {
+    expect(unusable).toBeDefined();
+    expect(unusable!.Threshold).toBe(1);
+    expect(unusable!.ComparisonOperator).toBe('GreaterThanOrEqualToThreshold');
+    expect(unusable!.AlarmActions).toHaveLength(1);
+    const expression = unusable!.Metrics?.find((m) => m.Expression !== undefined)?.Expression ?? '';
+    const stats = (unusable!.Metrics ?? []).flatMap((m) => (m.MetricStat ? [{ id: m.Id, metric: m.MetricStat.Metric }] : []));
+    // Both counts, from the Slack function, each in the expression (a period with only one of them still sums).
+    expect(stats.map((s) => s.metric.MetricName).sort()).toEqual(
+      [SLACK_APP_METRICS.slackSigningSecretInvalid, SLACK_APP_METRICS.slackSigningSecretUnreadable].sort(),
+    );
+    for (const { id, metric } of stats) {
+      expect(metric.Namespace).toBe('VisibilitySlackBridge');
+      expect(metric.Dimensions).toContainEqual({ Name: 'service', Value: SERVICES.slack });
+      expect(expression).toContain(`FILL(${id}, 0)`);
+    }
+  });
+});
+
 describe('Slack outputs', () => {
   it('give the request URLs, the API base URL, the secret and its put command', () => {
     const base = template.toJSON() as { Outputs: Record<string, { Value: unknown }> };

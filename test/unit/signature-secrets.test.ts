@@ -1,13 +1,18 @@
 /**
- * The signing verifier as the signing secret changes and fails (issue 11): a malformed value keeps
- * the last good secrets and alarms; a failed read keeps them for a bounded time; failed reads back off.
- * A fixed clock crosses the time boundaries.
+ * The one cache of signing-secret verifiers (shared/secrets `verifierFromSecret`), run for both
+ * secrets that verify signatures: the webhook's signing secrets and the Slack app's signing secret.
+ * A malformed value keeps the last good secrets and alarms; a failed read keeps them for a bounded
+ * time, then refuses saying how to fix it; failed reads back off. A fixed clock crosses the time
+ * boundaries.
  */
 import { describe, expect, it } from 'vitest';
 import { signingVerifierFrom, FIRST_BACKOFF_MS } from '../../shared/secrets';
 import { signPayload } from '../../shared/signature';
-import { SecretNotSet } from '../../shared/errors';
-import type { SecretSource } from '../../shared/ports';
+import { signSlackRequest } from '../../shared/slack-request-signature';
+import { slackVerifierFrom } from '../../shared/slack-app/verifier-source';
+import { INGEST_METRICS, SLACK_APP_METRICS } from '../../shared/contracts';
+import { NeedsOperatorFix, SecretNotSet } from '../../shared/errors';
+import type { Clock, SecretSource } from '../../shared/ports';
 import { RecordingObserver } from '../support/recording-observer';
 
 const SECRET = 'whsec_current';
@@ -17,6 +22,77 @@ const BODY = Buffer.from('{"id":"e1","type":"run.completed"}');
 const ARN = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:signing';
 const CACHE_MS = 300_000;
 const HOUR_MS = 3_600_000;
+
+interface CacheOptions {
+  clock: Clock;
+  log: RecordingObserver;
+  metrics: RecordingObserver;
+  maxBackoffMs: number;
+}
+
+/** One secret kind as the cache serves it: its values, its metrics and how a request signed with a secret verifies. */
+interface Kind {
+  name: string;
+  /** The secret's value holding these secrets, as an operator puts it. */
+  value(...secrets: string[]): string;
+  /** Values that never parse, and what the error says. */
+  malformed: string;
+  neverParses: string;
+  problem: RegExp;
+  fix: RegExp;
+  invalidMetric: string;
+  unreadableMetric: string;
+  refused: RegExp;
+  verifies(
+    source: SecretSource,
+    options: CacheOptions,
+  ): { resolve: () => Promise<unknown>; verifies: (secret: string) => Promise<boolean> };
+}
+
+const webhook: Kind = {
+  name: 'webhook signing secrets',
+  value: (...secrets) => JSON.stringify(secrets),
+  malformed: '["s3"',
+  neverParses: 'a,b',
+  problem: /must be a JSON array of strings/,
+  fix: /JSON array of strings.*npx bridge secrets signing add/,
+  invalidMetric: INGEST_METRICS.signingSecretsInvalid,
+  unreadableMetric: INGEST_METRICS.signingSecretsUnreadable,
+  refused: /unreadable for over 60 minutes; deliveries are refused \(503\)/,
+  verifies(source, options) {
+    const resolve = signingVerifierFrom(source, { toleranceSeconds: 300, ...options });
+    return { resolve, verifies: async (secret) => (await resolve())(signPayload(secret, NOW, BODY), BODY, NOW).ok };
+  },
+};
+
+const slack: Kind = {
+  name: 'Slack signing secret',
+  // As Slack shows it: one plain value; a JSON array only while it is regenerated.
+  value: (...secrets) => (secrets.length === 1 ? `${secrets[0]}\n` : JSON.stringify(secrets)),
+  malformed: 's3 s4',
+  neverParses: 'a\nb',
+  problem: /must be the signing secret as Slack shows it/,
+  fix: /as Slack shows it.*npx bridge secrets set slack-signing-secret/,
+  invalidMetric: SLACK_APP_METRICS.slackSigningSecretInvalid,
+  unreadableMetric: SLACK_APP_METRICS.slackSigningSecretUnreadable,
+  refused: /unreadable for over 60 minutes; Slack requests are refused \(503\)/,
+  verifies(source, options) {
+    const resolve = slackVerifierFrom(source, { toleranceSeconds: 300, ...options });
+    return {
+      resolve,
+      verifies: async (secret) => {
+        const headers = signSlackRequest(secret, NOW, BODY);
+        const verify = await resolve();
+        return verify({
+          signature: headers['x-slack-signature'],
+          timestamp: headers['x-slack-request-timestamp'],
+          rawBody: BODY,
+          nowSeconds: NOW,
+        }).ok;
+      },
+    };
+  },
+};
 
 /** A secret source that answers with the given steps in turn (a value, or an error to throw). */
 function scriptedSource(steps: (string | Error)[]): SecretSource & { reads: number } {
@@ -31,44 +107,50 @@ function scriptedSource(steps: (string | Error)[]): SecretSource & { reads: numb
   return source;
 }
 
-function setup(steps: (string | Error)[]) {
+function setup(kind: Kind, steps: (string | Error)[]) {
   const source = scriptedSource(steps);
   const observer = new RecordingObserver();
   const clock = { ms: NOW * 1000, now: () => clock.ms };
-  const resolve = signingVerifierFrom(source, { toleranceSeconds: 300, clock, log: observer, metrics: observer, maxBackoffMs: CACHE_MS });
-  const verifies = async (secret: string) => (await resolve())(signPayload(secret, NOW, BODY), BODY, NOW).ok;
+  const { resolve, verifies } = kind.verifies(source, { clock, log: observer, metrics: observer, maxBackoffMs: CACHE_MS });
   return { source, observer, clock, resolve, verifies };
 }
 
-describe('signingVerifierFrom', () => {
+describe.each([webhook, slack])('the verifier cache of the $name', (kind) => {
   it('picks up a rotation as soon as the secret reads differently', async () => {
-    const { verifies } = setup([`["${SECRET}"]`, `["${OLD_SECRET}", "${SECRET}"]`, `["${OLD_SECRET}"]`]);
+    const { verifies } = setup(kind, [kind.value(SECRET), kind.value(OLD_SECRET, SECRET), kind.value(OLD_SECRET)]);
     expect(await verifies(SECRET)).toBe(true);
     expect(await verifies(OLD_SECRET)).toBe(true);
     expect(await verifies(SECRET)).toBe(false);
   });
 
-  it('keeps the last good secrets when a new value is malformed, logs it once and counts every use', async () => {
-    const { verifies, observer } = setup([`["${SECRET}"]`, '["s3"', '["s3"', '["s3"', `["${OLD_SECRET}"]`]);
+  it('keeps the last good secrets when a new value is malformed, logs it once with the fix and counts every use', async () => {
+    const { verifies, observer } = setup(kind, [
+      kind.value(SECRET),
+      kind.malformed,
+      kind.malformed,
+      kind.malformed,
+      kind.value(OLD_SECRET),
+    ]);
     expect(await verifies(SECRET)).toBe(true);
     for (let i = 0; i < 3; i++) expect(await verifies(SECRET)).toBe(true);
-    expect(observer.countOf('SigningSecretsInvalid')).toBe(3);
+    expect(observer.countOf(kind.invalidMetric)).toBe(3);
     const logged = observer.entries.filter((e) => e.level === 'error');
     expect(logged).toHaveLength(1);
-    expect(logged[0]!.fields['problem']).toMatch(/must be a JSON array of strings/);
+    expect(logged[0]!.fields['problem']).toMatch(kind.problem);
+    expect(logged[0]!.fields['fix']).toMatch(kind.fix);
     expect(JSON.stringify(observer.entries)).not.toContain('s3');
     // Fixed: the new value takes over.
     expect(await verifies(OLD_SECRET)).toBe(true);
     expect(await verifies(SECRET)).toBe(false);
   });
 
-  it('refuses a comma list (a value that never parses) with no good secrets to fall back on', async () => {
-    const { resolve, observer } = setup(['a,b']);
-    await expect(resolve()).rejects.toThrow(/must be a JSON array of strings/);
-    expect(observer.countOf('SigningSecretsInvalid')).toBe(1);
+  it('refuses a value that never parses with no good secrets to fall back on, saying what to put', async () => {
+    const { resolve, observer } = setup(kind, [kind.neverParses]);
+    await expect(resolve()).rejects.toThrow(kind.problem);
+    expect(observer.countOf(kind.invalidMetric)).toBe(1);
   });
 
-  it('keeps the last good secrets for at most an hour after a failed read (placeholder, deleted, AccessDenied), then refuses with a clear error', async () => {
+  it('keeps the last good secrets for at most an hour after a failed read (placeholder, deleted, AccessDenied), then refuses saying how to fix it', async () => {
     const denied = Object.assign(new Error('User is not authorized to perform: secretsmanager:GetSecretValue'), {
       name: 'AccessDeniedException',
     });
@@ -77,24 +159,32 @@ describe('signingVerifierFrom', () => {
       denied,
       Object.assign(new Error("Secrets Manager can't find the specified secret."), { name: 'ResourceNotFoundException' }),
     ]) {
-      const { verifies, resolve, clock, observer } = setup([`["${SECRET}"]`, failure]);
+      const { verifies, resolve, clock, observer } = setup(kind, [kind.value(SECRET), failure]);
       expect(await verifies(SECRET)).toBe(true);
       clock.ms += HOUR_MS - 1;
       expect(await verifies(SECRET)).toBe(true);
       clock.ms += CACHE_MS; // past the hour, and past the backoff
-      await expect(resolve()).rejects.toThrow(/unreadable for over 60 minutes; deliveries are refused \(503\)/);
-      expect(observer.countOf('SigningSecretsUnreadable')).toBe(2);
+      const refusal = await resolve().then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      expect(refusal).toBeInstanceOf(NeedsOperatorFix);
+      // The callers log name and message only: the message itself says what to do.
+      expect((refusal as Error).message).toMatch(kind.refused);
+      expect((refusal as Error).message).toMatch(/Fix: restore the secret .*secretsmanager:GetSecretValue/);
+      expect((refusal as Error).message).toMatch(kind.fix);
+      expect(observer.countOf(kind.unreadableMetric)).toBe(2);
     }
   });
 
-  it('backs off after a failed read (1 s doubling up to the cache age) instead of reading on every delivery', async () => {
+  it('backs off after a failed read (1 s doubling up to the cache age) instead of reading on every request', async () => {
     const outage = new Error('Secrets Manager timed out');
-    const { source, resolve, clock, verifies } = setup([`["${SECRET}"]`, outage]);
+    const { source, resolve, clock, verifies } = setup(kind, [kind.value(SECRET), outage]);
     await resolve();
     const waits: number[] = [];
     let readsBefore = source.reads;
     for (let step = 0; step < 12; step++) {
-      // Deliveries keep arriving every 100 ms; count the time between reads.
+      // Requests keep arriving every 100 ms; count the time between reads.
       let waited = 0;
       expect(await verifies(SECRET)).toBe(true);
       do {
@@ -113,9 +203,10 @@ describe('signingVerifierFrom', () => {
 
   it('rethrows when no verifier was ever built, and builds it once the secret can be read (after the backoff)', async () => {
     const outage = new Error('Secrets Manager timed out');
-    const { resolve, clock, verifies } = setup([outage, `["${SECRET}"]`]);
+    const { resolve, clock, verifies, source } = setup(kind, [outage, kind.value(SECRET)]);
     await expect(resolve()).rejects.toBe(outage);
     await expect(resolve()).rejects.toBe(outage); // within the backoff: not read again
+    expect(source.reads).toBe(1);
     clock.ms += FIRST_BACKOFF_MS;
     expect(await verifies(SECRET)).toBe(true);
   });
