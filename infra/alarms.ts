@@ -83,6 +83,7 @@ function ingestAlarms({ config, ingestFunction }: AlarmSources): AlarmSpec[] {
       metric: ingestMetric(INGEST_METRICS.signatureRejected, stage),
       threshold: config.signatureRejectedAlarmThreshold,
     },
+    ...signingSecretAlarms(stage),
     // Hourly periods: CloudWatch allows period × evaluation periods up to 7 days for periods of an hour or more.
     {
       id: 'Silence',
@@ -93,6 +94,22 @@ function ingestAlarms({ config, ingestFunction }: AlarmSources): AlarmSpec[] {
       periods: config.silenceAlarmHours,
       missingBreaches: true,
     },
+  ];
+}
+
+/** Ingest keeps the last good signing secrets through both, so deliveries still pass: only an alarm tells. */
+function signingSecretAlarms(stage: string): AlarmSpec[] {
+  return [
+    any(
+      'SigningSecretsInvalid',
+      'The webhook signing secrets secret holds a value that does not parse (not a JSON array of strings): ingest keeps the last good secrets, or answers 503 to every delivery if it has none. Put a valid value with `npx bridge secrets signing add`.',
+      ingestMetric(INGEST_METRICS.signingSecretsInvalid, stage),
+    ),
+    any(
+      'SigningSecretsUnreadable',
+      'The webhook signing secrets could not be read (still the placeholder, deleted, AccessDenied, Secrets Manager outage): ingest serves the last good secrets for up to an hour, then answers 503. Check with `npx bridge doctor`.',
+      ingestMetric(INGEST_METRICS.signingSecretsUnreadable, stage),
+    ),
   ];
 }
 
@@ -112,14 +129,15 @@ function digestAlarms({ config, digestFunction }: AlarmSources): AlarmSpec[] {
     // A Slack or read-API rate limit hands records back now and then; 15 minutes of it is a fault.
     {
       id: 'BatchItemFailures',
-      description: 'Digest records were handed back in every 5 minutes for 15 minutes; they reach the DLQ after maxReceiveCount receives.',
+      description:
+        'Digest records were handed back (partial batch response) in every 5 minutes for 15 minutes: the read API, Slack or the digest secrets keep failing. They reach the DLQ after maxReceiveCount receives; the digest log says why.',
       metric: digestMetric(DIGEST_METRICS.batchItemFailed, stage),
       threshold: 1,
       periods: 3,
     },
     {
       id: 'UndeliveredDigests',
-      description: `A run.completed accepted ${config.undeliveredDigestHours}–${2 * config.undeliveredDigestHours} hours ago has no digest posted, superseded or recognised as a duplicate.`,
+      description: `A run.completed accepted ${config.undeliveredDigestHours}–${2 * config.undeliveredDigestHours} hours ago has no digest posted, superseded, recognised as a duplicate or muted in every channel.`,
       metric: undeliveredDigests(stage, config.undeliveredDigestHours),
       threshold: 1,
       periods: 2,
@@ -138,7 +156,9 @@ function apiAlarms({ config, api }: AlarmSources): AlarmSpec[] {
       id: 'Api5xxRate',
       description: `At least ${config.api5xxMinCount} webhook requests and ${config.api5xxRatePercent}% of all answered 5xx in 5 minutes; 15 failures switch the webhook off. A single retried 503 does not count.`,
       metric: new MathExpression({
-        expression: `IF(FILL(errors, 0) >= ${config.api5xxMinCount}, 100 * FILL(errors, 0) / MAX([FILL(requests, 0), 1]), 0)`,
+        // Per-timestamp functions only (no MAX/SUM/RUNNING_SUM: see infra/metrics.ts). A 5xx is also a
+        // request, so `requests` is at least 1 wherever the IF takes the division.
+        expression: `IF(FILL(errors, 0) >= ${config.api5xxMinCount}, 100 * FILL(errors, 0) / FILL(requests, 1), 0)`,
         usingMetrics,
         period: FIVE_MINUTES,
         label: '5xx %',

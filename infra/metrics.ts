@@ -52,22 +52,30 @@ export function nonSignatureRejections(stage: string): MathExpression {
 }
 
 /**
- * Runs accepted in the previous window of `hours` that no digest handled (posted, superseded or
- * duplicate) by the end of the current one. Evaluated over two windows: the running sums start at
- * the first, and subtracting the current window's acceptances leaves only runs that had at least
- * `hours` to be handled, so a run accepted a minute ago never counts.
+ * Runs accepted in the previous window of `hours` that no digest handled (posted, superseded,
+ * duplicate, or muted in every channel) in that window or the current one: at each window k, accepted(k−1) − handled(k−1) − handled(k).
+ * The previous window's value is `x − DIFF(x)` (DIFF: each value minus the one before it), so every
+ * datapoint depends only on its own two windows. RUNNING_SUM is not used: CloudWatch recommends against
+ * it in alarms, because an alarm fetches more datapoints than its evaluation periods and a running sum
+ * then depends on where the fetched range starts. FILL comes first so DIFF compares adjacent windows.
  */
 export function undeliveredDigests(stage: string, hours: number): MathExpression {
   const period = Duration.hours(hours);
-  return new MathExpression({
-    expression:
-      'RUNNING_SUM(FILL(accepted, 0)) - FILL(accepted, 0) - RUNNING_SUM(FILL(posted, 0) + FILL(superseded, 0) + FILL(duplicate, 0))',
+  const handled = new MathExpression({
+    expression: 'FILL(posted, 0) + FILL(superseded, 0) + FILL(duplicate, 0) + FILL(muted, 0)',
     usingMetrics: {
-      accepted: ingestMetric(INGEST_METRICS.runCompletedAccepted, stage, period),
       posted: digestMetric(DIGEST_METRICS.digestPosted, stage, period),
       superseded: digestMetric(DIGEST_METRICS.eventSuperseded, stage, period),
       duplicate: digestMetric(DIGEST_METRICS.eventDuplicate, stage, period),
+      muted: digestMetric(DIGEST_METRICS.runMuted, stage, period),
     },
+    period,
+    label: 'Runs handled by a digest',
+  });
+  return new MathExpression({
+    // accepted(k−1) − (handled(k−1) + handled(k)), with x(k−1) written as x − DIFF(x).
+    expression: 'FILL(accepted, 0) - DIFF(FILL(accepted, 0)) - (2 * handled - DIFF(handled))',
+    usingMetrics: { accepted: ingestMetric(INGEST_METRICS.runCompletedAccepted, stage, period), handled },
     period,
     label: `Runs accepted without a digest after ${hours} h`,
   });

@@ -95,6 +95,8 @@ export const DIGEST_METRICS = {
   messageQuarantined: 'MessageQuarantined',
   /** Records handed back in a partial batch response (retried, and DLQ'd after maxReceiveCount). */
   batchItemFailed: 'BatchItemFailed',
+  /** A run.completed posted nowhere because every channel of its project muted it: handled, for UndeliveredDigests. */
+  runMuted: 'RunMuted',
 } as const;
 export type DigestMetricName = (typeof DIGEST_METRICS)[keyof typeof DIGEST_METRICS];
 
@@ -121,10 +123,51 @@ export const SLACK_APP_METRICS = {
   slackRateLimited: 'SlackRateLimited',
   /** A digest not posted to a channel because the channel muted the project. */
   digestMutedSkip: 'DigestMutedSkip',
+  /** The Slack signing secret holds a value that does not parse: the last good verifier (if any) stays in use. */
+  slackSigningSecretInvalid: 'SlackSigningSecretInvalid',
+  /** The Slack signing secret could not be read (placeholder, deleted, AccessDenied, outage): the last good verifier serves for a bounded time. */
+  slackSigningSecretUnreadable: 'SlackSigningSecretUnreadable',
 } as const;
 export type SlackAppMetricName = (typeof SLACK_APP_METRICS)[keyof typeof SLACK_APP_METRICS];
 
 export type MetricName = IngestMetricName | DigestMetricName | SlackAppMetricName;
+
+/**
+ * Whether each custom metric counts a failure. Every failure metric has an alarm, or a one-line reason in
+ * docs/DEPLOY.md ("Metrics without an alarm"); the rehearsal checks both. A Record, so a new metric fails
+ * `tsc` until it is classified here.
+ */
+export const COUNTS_A_FAILURE: Readonly<Record<MetricName | (typeof WEBHOOK_API_METRICS)[keyof typeof WEBHOOK_API_METRICS], boolean>> = {
+  DeliveryAccepted: false,
+  DeliveryDuplicate: false,
+  DeliveryIgnored: false,
+  DeliveryRejected: true,
+  SignatureRejected: true,
+  RunCompletedAccepted: false,
+  IngestUnavailable: true,
+  DeliveryQuarantined: true,
+  SigningSecretsInvalid: true,
+  SigningSecretsUnreadable: true,
+  DigestPosted: false,
+  DraftNoticePosted: false,
+  EventSuperseded: false,
+  EventDuplicate: false,
+  DigestFailed: true,
+  MessageQuarantined: true,
+  BatchItemFailed: true,
+  RunMuted: false,
+  SlackRequestRejected: true,
+  SlackCommandAnswered: false,
+  SlackCommandDeferred: false,
+  SlackActionHandled: false,
+  SlackResponseFailed: true,
+  SlackPostPaced: false,
+  SlackRateLimited: true,
+  DigestMutedSkip: false,
+  SlackSigningSecretInvalid: true,
+  SlackSigningSecretUnreadable: true,
+  WebhookThrottled: true,
+};
 
 /** HTTP paths of the API (API Gateway routes and the local gateway). */
 export const HTTP_PATHS = { webhook: '/webhook', slackCommands: '/slack/commands', slackInteractions: '/slack/interactions' } as const;

@@ -377,6 +377,8 @@ function settingsChange(subscription: Subscription | undefined) {
 async function finishUnrouted(event: WebhookEvent, claim: Claimed, deps: DigestDeps): Promise<RecordResult> {
   await deps.store.finish(event.id, claim.token, 'skipped');
   deps.log.info('digest posted nowhere: every channel of the project muted it', { eventId: event.id });
+  // A handled run for the UndeliveredDigests alarm (drafts are not counted as accepted runs).
+  if (event.type === 'run.completed') deps.metrics.count(DIGEST_METRICS.runMuted);
   return 'muted';
 }
 

@@ -7,13 +7,15 @@ import type { SQSBatchResponse, SQSRecord } from 'aws-lambda';
 import { processBatch, type DigestDeps } from './process';
 import { classifyFailure } from './failures';
 import { describeError } from '../observability';
-import type { Log, MessageVisibility } from '../ports';
+import { DIGEST_METRICS } from '../contracts';
+import type { Log, MessageVisibility, Metrics } from '../ports';
 
 export async function handleSqsBatch(
   records: readonly SQSRecord[],
   resolveDeps: () => Promise<DigestDeps>,
   visibility: MessageVisibility,
   log: Log,
+  metrics: Metrics,
 ): Promise<SQSBatchResponse> {
   let deps: DigestDeps;
   try {
@@ -26,7 +28,10 @@ export async function handleSqsBatch(
       errorMessage: verdict.errorMessage,
       messages: records.length,
     });
-    return { batchItemFailures: records.map((r) => ({ itemIdentifier: r.messageId })) };
+    return handBack(
+      records.map((r) => r.messageId),
+      metrics,
+    );
   }
   const outcomes = await processBatch(
     records.map((r) => ({ messageId: r.messageId, body: r.body })),
@@ -46,5 +51,14 @@ export async function handleSqsBatch(
       }
     }),
   );
-  return { batchItemFailures: failures.map((f) => ({ itemIdentifier: f.messageId })) };
+  return handBack(
+    failures.map((f) => f.messageId),
+    metrics,
+  );
+}
+
+/** The partial batch response, counted: the BatchItemFailures alarm reads BatchItemFailed. */
+function handBack(messageIds: readonly string[], metrics: Metrics): SQSBatchResponse {
+  if (messageIds.length > 0) metrics.count(DIGEST_METRICS.batchItemFailed, messageIds.length);
+  return { batchItemFailures: messageIds.map((itemIdentifier) => ({ itemIdentifier })) };
 }

@@ -59,7 +59,7 @@ const metricNames = (props: AlarmProps): string[] =>
   (props.Metrics ?? []).flatMap((m) => (m.MetricStat ? [m.MetricStat.Metric.MetricName] : []));
 
 describe('alarms', () => {
-  it('are the seventeen named ones, each notifying the topic on alarm and on recovery', () => {
+  it('are the twenty named ones, each notifying the topic on alarm and on recovery', () => {
     expect(
       all()
         .map((props) => props.AlarmName.replace('VisibilitySlackBridge-prod-', ''))
@@ -76,11 +76,14 @@ describe('alarms', () => {
         'NonSignatureRejections',
         'QueueOldestMessageAge',
         'SignatureRejectedSpike',
+        'SigningSecretsInvalid',
+        'SigningSecretsUnreadable',
         'Silence',
         'SlackAnswersUndelivered',
         'SlackErrors',
         'SlackPaceRateLimited',
         'SlackRequestRejectedSpike',
+        'SlackSigningSecretUnusable',
         'UndeliveredDigests',
         'WebhookThrottled',
       ].sort(),
@@ -106,6 +109,8 @@ describe('alarms', () => {
 
   it.each([
     ['DeliveryQuarantined', 'DeliveryQuarantined', 'ingest'],
+    ['SigningSecretsInvalid', 'SigningSecretsInvalid', 'ingest'],
+    ['SigningSecretsUnreadable', 'SigningSecretsUnreadable', 'ingest'],
     ['MessageQuarantined', 'MessageQuarantined', 'digest'],
     ['WebhookThrottled', 'WebhookThrottled', 'webhook-api'],
   ])('%s: any %s in 5 minutes', (id, metricName, service) => {
@@ -143,7 +148,7 @@ describe('alarms', () => {
 
   it('5xx on a rate (≥ 5 % once at least 3 errors in 5 minutes), not on one retried 503', () => {
     const props = alarm('Api5xxRate');
-    expect(expression(props)).toBe('IF(FILL(errors, 0) >= 3, 100 * FILL(errors, 0) / MAX([FILL(requests, 0), 1]), 0)');
+    expect(expression(props)).toBe('IF(FILL(errors, 0) >= 3, 100 * FILL(errors, 0) / FILL(requests, 1), 0)');
     expect(metricNames(props).sort()).toEqual(['5xx', 'Count']);
     expect(props).toMatchObject({ Threshold: 5, ComparisonOperator: 'GreaterThanOrEqualToThreshold', EvaluationPeriods: 1 });
   });
@@ -165,14 +170,25 @@ describe('alarms', () => {
     });
   });
 
-  it('undelivered digests: runs accepted a window ago minus digests handled, over two windows of undeliveredDigestHours', () => {
+  it('undelivered digests: runs accepted a window ago minus digests handled in that window and this one, over two windows of undeliveredDigestHours', () => {
     const props = alarm('UndeliveredDigests');
-    expect(expression(props)).toBe(
-      'RUNNING_SUM(FILL(accepted, 0)) - FILL(accepted, 0) - RUNNING_SUM(FILL(posted, 0) + FILL(superseded, 0) + FILL(duplicate, 0))',
-    );
-    expect(metricNames(props).sort()).toEqual(['DigestPosted', 'EventDuplicate', 'EventSuperseded', 'RunCompletedAccepted']);
+    const expressions = (props.Metrics ?? []).filter((m) => m.Expression !== undefined);
+    const returned = expressions.find((m) => m.ReturnData !== false)!;
+    const handled = expressions.find((m) => m.ReturnData === false)!;
+    expect(returned.Expression).toBe(`FILL(accepted, 0) - DIFF(FILL(accepted, 0)) - (2 * ${handled.Id} - DIFF(${handled.Id}))`);
+    expect(handled.Expression).toBe('FILL(posted, 0) + FILL(superseded, 0) + FILL(duplicate, 0) + FILL(muted, 0)');
+    expect(metricNames(props).sort()).toEqual(['DigestPosted', 'EventDuplicate', 'EventSuperseded', 'RunCompletedAccepted', 'RunMuted']);
     for (const metric of props.Metrics ?? []) if (metric.MetricStat) expect(metric.MetricStat.Period).toBe(4 * 3600);
     expect(props).toMatchObject({ Threshold: 1, EvaluationPeriods: 2, DatapointsToAlarm: 1, TreatMissingData: 'notBreaching' });
+  });
+
+  it('math uses only functions CloudWatch documents as fit for alarms (no RUNNING_SUM, SUM, AVG, MIN, MAX, …)', () => {
+    // using-metric-math.md: "We recommend that you do not use this function in CloudWatch alarms" for these;
+    // SEARCH cannot be alarmed on at all.
+    const unfit = /\b(RUNNING_SUM|SUM|AVG|MIN|MAX|STDDEV|DATAPOINT_COUNT|REMOVE_EMPTY|SEARCH)\s*\(/;
+    const expressions = all().flatMap((props) => (props.Metrics ?? []).flatMap((m) => (m.Expression ? [m.Expression] : [])));
+    expect(expressions.length).toBeGreaterThan(3);
+    for (const text of expressions) expect(text).not.toMatch(unfit);
   });
 
   it('signature rejection spike: SignatureRejected ≥ the configured threshold in 5 minutes', () => {

@@ -103,6 +103,7 @@ async function deliver(options: Partial<DigestDeps> = {}, ...bodies: (WebhookEve
     () => Promise.resolve(deps(options)),
     new SqsMessageVisibility(peers.sqs, peers.queueUrl),
     observer,
+    observer,
   );
   const failed = new Set(response.batchItemFailures.map((f) => f.itemIdentifier));
   for (const record of records) {
@@ -192,6 +193,15 @@ describe('fan-out to subscribed channels', () => {
     expect(topLevel('C0ALPHA')).toHaveLength(1);
     expect(postsTo('C0BETA')).toBe(0);
     expect(observer.countOf('DigestMutedSkip')).toBe(1);
+  });
+
+  it('counts a run that every channel muted as handled (RunMuted), posting nothing', async () => {
+    await subscribe(projectA, 'C0ALPHA');
+    await subscriptions.change(projectA, 'C0ALPHA', { kind: 'mute', untilMs: now + 3_600_000, label: '1h' }, ANA, now);
+    expect((await deliver({}, runEvent(projectA))).failed.size).toBe(0);
+    expect(postsTo('C0ALPHA')).toBe(0);
+    expect(observer.countOf('RunMuted')).toBe(1);
+    expect(observer.countOf('DigestPosted')).toBe(0);
   });
 
   it("gives a 'changes' channel the compact line on a quiet run, and the full digest elsewhere", async () => {

@@ -68,7 +68,13 @@ function runEvent(projectId: string, overrides: Partial<WebhookEvent> = {}): Web
 async function deliver(...events: (WebhookEvent | string)[]) {
   for (const event of events) await enqueue(sqs, queueUrl, event);
   const records = await receiveRecords(sqs, queueUrl);
-  const response = await handleSqsBatch(records, () => Promise.resolve(deps()), new SqsMessageVisibility(sqs, queueUrl), observer);
+  const response = await handleSqsBatch(
+    records,
+    () => Promise.resolve(deps()),
+    new SqsMessageVisibility(sqs, queueUrl),
+    observer,
+    observer,
+  );
   const failed = new Set(response.batchItemFailures.map((f) => f.itemIdentifier));
   // As the event source mapping does: successes are deleted, failures come back after the visibility timeout.
   for (const record of records) {
@@ -244,7 +250,13 @@ describe('failures', () => {
     });
     await enqueue(sqs, queueUrl, runEvent(projectA));
     const records = await receiveRecords(sqs, queueUrl);
-    const response = await handleSqsBatch(records, () => Promise.resolve(slowDeps()), new SqsMessageVisibility(sqs, queueUrl), observer);
+    const response = await handleSqsBatch(
+      records,
+      () => Promise.resolve(slowDeps()),
+      new SqsMessageVisibility(sqs, queueUrl),
+      observer,
+      observer,
+    );
     expect(response.batchItemFailures).toHaveLength(1);
     // The queue's own visibility timeout is 1 s; the message stays hidden for the 120 s asked for.
     await new Promise((resolve) => setTimeout(resolve, 1500));
@@ -270,7 +282,7 @@ describe('failures', () => {
       };
       await enqueue(sqs, queueUrl, event);
       const records = await receiveRecords(sqs, queueUrl);
-      return handleSqsBatch(records, () => Promise.resolve(d), new SqsMessageVisibility(sqs, queueUrl), observer);
+      return handleSqsBatch(records, () => Promise.resolve(d), new SqsMessageVisibility(sqs, queueUrl), observer, observer);
     })();
     expect(failing.batchItemFailures).toHaveLength(1);
     expect(topLevel()).toHaveLength(1);
@@ -300,6 +312,7 @@ describe('posts whose outcome was unknown', () => {
       await receiveRecords(sqs, queueUrl),
       () => Promise.resolve(deps(500)),
       new SqsMessageVisibility(sqs, queueUrl),
+      observer,
       observer,
     );
     expect(first.batchItemFailures).toHaveLength(1);
@@ -334,6 +347,7 @@ describe('posts whose outcome was unknown', () => {
       await receiveRecords(sqs, queueUrl),
       () => Promise.resolve(d),
       new SqsMessageVisibility(sqs, queueUrl),
+      observer,
       observer,
     );
     expect(cut.batchItemFailures).toHaveLength(1);

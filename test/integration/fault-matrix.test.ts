@@ -68,7 +68,13 @@ function runEvent(): WebhookEvent {
 /** One invocation over whatever is visible on the queue; like the event source mapping, successes are deleted. */
 async function invoke() {
   const records = await receiveRecords(sqs, queueUrl);
-  const response = await handleSqsBatch(records, () => Promise.resolve(deps()), new SqsMessageVisibility(sqs, queueUrl), observer);
+  const response = await handleSqsBatch(
+    records,
+    () => Promise.resolve(deps()),
+    new SqsMessageVisibility(sqs, queueUrl),
+    observer,
+    observer,
+  );
   const failed = new Set(response.batchItemFailures.map((f) => f.itemIdentifier));
   for (const record of records) {
     if (!failed.has(record.messageId))
@@ -197,9 +203,16 @@ describe('digest fault matrix', () => {
     await enqueue(sqs, queueUrl, '{"event":{"id":"y"}}');
     const unreachable = { ...deps(), deadLetters: new SqsDeadLetters(sqs, `${peers.dlqUrl}-missing`) };
     const records = await receiveRecords(sqs, queueUrl);
-    const response = await handleSqsBatch(records, () => Promise.resolve(unreachable), new SqsMessageVisibility(sqs, queueUrl), observer);
+    const response = await handleSqsBatch(
+      records,
+      () => Promise.resolve(unreachable),
+      new SqsMessageVisibility(sqs, queueUrl),
+      observer,
+      observer,
+    );
     expect(response.batchItemFailures.map((f) => f.itemIdentifier)).toEqual(records.map((r) => r.messageId));
     expect(observer.countOf('MessageQuarantined')).toBe(0);
+    expect(observer.countOf('BatchItemFailed')).toBe(records.length);
   });
 
   it('secrets that cannot be read: every message goes back, with one log line that says how to fix it', async () => {
@@ -211,12 +224,14 @@ describe('digest fault matrix', () => {
       () => Promise.reject(new SecretNotSet('slack-token')),
       new SqsMessageVisibility(sqs, queueUrl),
       observer,
+      observer,
     );
     expect(response.batchItemFailures.map((f) => f.itemIdentifier).sort()).toEqual(records.map((r) => r.messageId).sort());
     const errors = observer.entries.filter((e) => e.level === 'error');
     expect(errors).toHaveLength(1);
     expect(errors[0]?.message).toBe(`digest batch not processed: ${SECRET_NOT_SET_FIX}`);
     expect(errors[0]?.fields).toMatchObject({ errorName: 'SecretNotSet', messages: 2 });
+    expect(observer.countOf('BatchItemFailed')).toBe(2);
     expect(topLevelPosts()).toBe(0);
   });
 
@@ -225,7 +240,7 @@ describe('digest fault matrix', () => {
     slack.injectFault({ kind: 'ratelimited', method: 'chat.postMessage', retryAfterSeconds: 600 });
     const records = await receiveRecords(sqs, queueUrl);
     const refusing = new SqsMessageVisibility(sqs, `${queueUrl}-missing`);
-    const response = await handleSqsBatch(records, () => Promise.resolve(deps()), refusing, observer);
+    const response = await handleSqsBatch(records, () => Promise.resolve(deps()), refusing, observer, observer);
     expect(response.batchItemFailures).toEqual([{ itemIdentifier: records[0]!.messageId }]);
     const warning = observer.entries.find((e) => e.message === 'could not set the retry delay on a failed message');
     expect(warning?.fields).toMatchObject({ messageId: records[0]!.messageId });
