@@ -6,7 +6,7 @@ import type { ParseArgsConfig } from 'node:util';
 import { Command, CommanderError, Option } from 'commander';
 import { DEFAULT_STACK, describeStackWithSdk, StackOutputs, type AwsService, type AwsSettings } from './aws';
 import { UsageError } from './errors';
-import { defaultSleep, Output, type CliIo } from './io';
+import { CLI_ENV, defaultSleep, Output, type CliIo } from './io';
 import { findDefaultReadyFile, readReadyFile, type LocalReady } from './ready-file';
 import { relative } from 'node:path';
 
@@ -213,7 +213,49 @@ export interface CommandContext {
   hint: (words: string) => string;
 }
 
-/** The ready file a command uses: --local's, else the default one when no stack was named and `npm start` runs. */
+/**
+ * Whether a command only reads a stack, or sends or changes something. A changing command never falls
+ * back to the default stack: an operator with credentials in the shell must name the stack to touch it.
+ */
+export type StackAccess = 'read' | 'change';
+
+/** The deployed stack a command would use, and who chose it. */
+interface StackChoice {
+  name: string;
+  source: 'flag' | 'env' | 'default';
+}
+
+function stackChoice(parsed: Parsed, env: Readonly<Record<string, string | undefined>>): StackChoice {
+  const flag = str(parsed, 'stack');
+  if (flag !== undefined) return { name: flag, source: 'flag' };
+  const fromEnv = env[CLI_ENV.stack]?.trim();
+  if (fromEnv !== undefined && fromEnv !== '') return { name: fromEnv, source: 'env' };
+  return { name: DEFAULT_STACK, source: 'default' };
+}
+
+/** The words that tell an operator how to pick a target, in every refusal. */
+export const NAME_A_STACK = 'start `npm start`, or name the stack with --stack NAME (or set BRIDGE_STACK)';
+
+/**
+ * Runs before the first stack look-up: a changing command refuses a stack nobody named (usage, exit
+ * 2); otherwise the command says on stderr which stack it reads, since that is not always obvious.
+ */
+function stackGuard(choice: StackChoice, access: StackAccess, command: string, io: CliIo): () => void {
+  return () => {
+    if (access === 'change' && choice.source === 'default')
+      throw new UsageError(
+        `no stack named and no local stack running: \`${command}\` sends or changes something, so it never picks a deployed stack by itself; ${NAME_A_STACK}`,
+        command,
+      );
+    const why = choice.source === 'flag' ? '--stack' : choice.source === 'env' ? 'BRIDGE_STACK' : 'the default; --stack NAME picks another';
+    io.stderr.write(`using stack ${choice.name} (${why})\n`);
+  };
+}
+
+/**
+ * The ready file a command uses: --local's, else the default one when no stack was named on the command
+ * line and `npm start` runs. A running local stack wins over BRIDGE_STACK (a shell default), never over --stack.
+ */
 async function localReady(parsed: Parsed, io: CliIo): Promise<{ ready: LocalReady | undefined; explicit: boolean }> {
   const localPath = str(parsed, 'local');
   if (localPath !== undefined) return { ready: await readReadyFile(localPath), explicit: true };
@@ -230,15 +272,18 @@ function displayPath(path: string): string {
   return rel === '' || rel.startsWith('..') ? path : rel;
 }
 
-/** `npx bridge <words>` with the flags that pick the same stack this command ran against. */
-function hintFor(parsed: Parsed, explicitLocal: boolean): (words: string) => string {
+/**
+ * `npx bridge <words>` with the flags that pick the same stack this command ran against (a stack from
+ * BRIDGE_STACK is spelled out, so the hint works in another shell too).
+ */
+function hintFor(parsed: Parsed, explicitLocal: boolean, envStack: string | undefined): (words: string) => string {
   const flags: string[] = [];
   const local = str(parsed, 'local');
   if (explicitLocal && local !== undefined) flags.push(`--local ${shellQuote(local)}`);
-  for (const name of ['stack', 'region']) {
-    const value = str(parsed, name);
-    if (value !== undefined) flags.push(`--${name} ${shellQuote(value)}`);
-  }
+  const stack = str(parsed, 'stack') ?? envStack;
+  if (stack !== undefined) flags.push(`--stack ${shellQuote(stack)}`);
+  const region = str(parsed, 'region');
+  if (region !== undefined) flags.push(`--region ${shellQuote(region)}`);
   return (words) => ['npx bridge', words, ...flags].join(' ');
 }
 
@@ -250,6 +295,7 @@ export async function buildContext(
   parsed: Parsed,
   io: CliIo,
   extraEndpoints: Partial<Record<AwsService, string>> = {},
+  access: StackAccess = 'read',
 ): Promise<CommandContext> {
   const env = io.env ?? process.env;
   const endpoints: Partial<Record<AwsService, string>> = { ...extraEndpoints };
@@ -273,6 +319,7 @@ export async function buildContext(
     for (const [service, value] of fromReady) if (endpoints[service] === undefined && value !== undefined) endpoints[service] = value;
   }
   const settings: AwsSettings = { region: str(parsed, 'region') ?? local?.region, endpoints, env };
+  const choice = stackChoice(parsed, env);
   return {
     io,
     out: new Output(io, bool(parsed, 'json')),
@@ -282,7 +329,12 @@ export async function buildContext(
     fetch: io.fetch ?? globalThis.fetch,
     settings,
     local,
-    stack: new StackOutputs(str(parsed, 'stack') ?? DEFAULT_STACK, settings, io.describeStack ?? describeStackWithSdk),
-    hint: hintFor(parsed, explicit),
+    stack: new StackOutputs(
+      choice.name,
+      settings,
+      io.describeStack ?? describeStackWithSdk,
+      stackGuard(choice, access, parsed.command, io),
+    ),
+    hint: hintFor(parsed, explicit, local === undefined && choice.source === 'env' ? choice.name : undefined),
   };
 }

@@ -167,9 +167,12 @@ export class StackOutputs {
     readonly stackName: string,
     private readonly settings: AwsSettings,
     private readonly describe: DescribeStackFn,
+    /** Runs once before the look-up: says which stack is read, or refuses a stack nobody named. */
+    private readonly beforeLoad: () => void = () => undefined,
   ) {}
 
   load(): Promise<StackInfo> {
+    if (this.info === undefined) this.beforeLoad();
     this.info ??= aws(
       {
         service: 'CloudFormation',

@@ -3,15 +3,16 @@ import { UsageError } from './errors';
 
 /** Command words → the flags each takes (kept beside the parsers' option lists in help). */
 const WORDS: Record<string, string> = {
-  '': 'dlq send trigger tail doctor secrets slack subscriptions completion help --version --help',
+  '': 'dlq send smoke trigger tail doctor secrets slack subscriptions completion help --version --help',
   dlq: 'stats peek replay cancel',
   secrets: 'set signing',
   'secrets signing': 'add remove list',
-  'secrets set': 'read-api-key slack-token',
-  send: 'run.completed draft.ready',
+  'secrets set': 'read-api-key slack-token slack-signing-secret',
+  send: 'run.completed draft.ready --url --secret --project --duplicate --age',
+  smoke: '--project --timeout',
   trigger: 'run.completed draft.ready --fixture --override --url --secret',
   tail: '--all --since',
-  slack: 'manifest command',
+  slack: 'manifest command outage',
   subscriptions: 'list add remove',
   completion: 'bash zsh',
 };

@@ -110,7 +110,7 @@ export function explainError(err: unknown, ctx: ErrorContext = {}): CliError {
     const region = ctx.region !== undefined ? ` in region ${ctx.region}` : '';
     return new CliError(
       `stack ${stack} does not exist${region}`,
-      'check --stack (default VisibilitySlackBridge-prod) and --region (a wrong region looks like a missing stack); deploy with `npx cdk deploy`',
+      'check --stack (or BRIDGE_STACK) and --region (a wrong region looks like a missing stack); deploy with `npx cdk deploy -c stage=<stage>`',
       'stack_not_found',
     );
   }

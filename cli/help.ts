@@ -3,11 +3,14 @@ import { SLACK_HELP } from './commands/slack';
 import { SUBSCRIPTIONS_HELP } from './commands/subscriptions';
 
 const STACK_FLAGS = `Where:
-  --stack NAME          stack to read outputs from (default VisibilitySlackBridge-prod)
+  --stack NAME          the deployed stack to use (its outputs name the queues, table, secrets…)
   --region REGION       AWS region (default: AWS_REGION / your profile)
   --local READY_FILE    use the local stack (\`npm start\`) described by its ready file
                         (default: .local/ready.json or BRIDGE_READY_FILE when that stack runs
                         and no --stack is given)
+  Without --stack or --local: the running \`npm start\`, else the stack in BRIDGE_STACK. Commands
+  that send or change something stop there (exit 2: start \`npm start\`, or name the stack with
+  --stack); read-only ones fall back to VisibilitySlackBridge-prod and say which stack they read.
   --endpoint-sqs URL, --endpoint-dynamodb URL, --endpoint-secretsmanager URL, --endpoint-cloudformation URL
                         endpoint overrides (also read from AWS_ENDPOINT_URL_<SERVICE>)
   --json                print one JSON document on stdout instead of text`;
@@ -16,56 +19,58 @@ export const HELP: Record<string, string> = {
   main: `bridge — operate the visibility webhook → Slack bridge
 
 Usage:
-  bridge dlq stats|peek|replay|cancel [options]  look at / move back dead-lettered digest events
-  bridge trigger run.completed|draft.ready ...   send a signed event from a fixture, with overrides
-  bridge send run.completed|draft.ready ...      send a signed test delivery built from flags
-  bridge tail [options]                          stream deliveries, digests and failures live
-  bridge doctor [options]                        check the deployment end to end
-  bridge secrets set read-api-key|slack-token ...
-  bridge secrets signing add|remove|list ...     manage the webhook signing secrets
-  bridge slack manifest|command ...              the Slack app: its manifest, a signed test command
-  bridge subscriptions list|add|remove ...       the Slack app's project ↔ channel subscriptions
-  bridge completion bash|zsh                     shell completion: eval "$(npx bridge completion bash)"
-  bridge help [command]                          this help, or a command's
-  bridge --version                               the bridge's version
+  npx bridge dlq stats|peek|replay|cancel [options]  look at / move back dead-lettered digest events
+  npx bridge trigger run.completed|draft.ready ...   send a signed event from a fixture, with overrides
+  npx bridge send run.completed|draft.ready ...      send a signed test delivery built from flags
+  npx bridge tail [options]                          stream deliveries, digests and failures live
+  npx bridge doctor [options]                        check the deployment end to end
+  npx bridge smoke --stack NAME [--project ID]       one signed delivery, followed hop by hop to Slack
+  npx bridge secrets set read-api-key|slack-token|slack-signing-secret ...
+  npx bridge secrets signing add|remove|list ...     manage the webhook signing secrets
+  npx bridge slack manifest|command ...              the Slack app: its manifest, a signed test command
+  npx bridge subscriptions list|add|remove ...       the Slack app's project ↔ channel subscriptions
+  npx bridge completion bash|zsh                     shell completion: eval "$(npx bridge completion bash)"
+  npx bridge help [command]                          this help, or a command's
+  npx bridge --version                               the bridge's version
 
 Every command takes --json (one JSON document on stdout) and --help. Next to a running
-\`npm start\` every command uses the local stack by itself; --stack NAME picks a deployed one.
+\`npm start\` every command uses the local stack by itself; --stack NAME (or BRIDGE_STACK) picks a
+deployed one. Commands that send or change something never pick a deployed stack by themselves.
 Colour only on a terminal, never with NO_COLOR set.
 Exit codes: 0 ok, 1 a check or operation failed (or a selector matched nothing), 2 usage error.`,
 
   dlq: `Usage:
-  bridge dlq stats   [--queue-url URL] [--dlq-url URL] [--endpoint URL]
-  bridge dlq peek    [--max N]
-  bridge dlq replay  [--rate N] [--dry-run]
-  bridge dlq replay  (--event-id ID ... | --type T | --project P | --older-than DURATION) [--dry-run]
-  bridge dlq cancel
+  npx bridge dlq stats   [--queue-url URL] [--dlq-url URL] [--endpoint URL]
+  npx bridge dlq peek    [--max N]
+  npx bridge dlq replay  [--rate N] [--dry-run]
+  npx bridge dlq replay  (--event-id ID ... | --type T | --project P | --older-than DURATION) [--dry-run]
+  npx bridge dlq cancel
 
-Run \`bridge dlq <stats|peek|replay|cancel> --help\` for details.`,
+Run \`npx bridge dlq <stats|peek|replay|cancel> --help\` for details.`,
 
-  'dlq cancel': `Usage: bridge dlq cancel [options]
+  'dlq cancel': `Usage: npx bridge dlq cancel [options]
 
-Stops the DLQ's running message move task (started by \`bridge dlq replay\` without a selector).
+Stops the DLQ's running message move task (started by \`npx bridge dlq replay\` without a selector).
 Messages already moved stay moved; the rest stay in the DLQ. Exit 1 when no task is running.
 ${STACK_FLAGS}`,
 
-  completion: `Usage: bridge completion bash|zsh
+  completion: `Usage: npx bridge completion bash|zsh
 
 Prints a completion script for the commands and their flags. Load it in the current shell with
   eval "$(npx bridge completion bash)"      (zsh: eval "$(npx bridge completion zsh)")
 or add that line to ~/.bashrc / ~/.zshrc.`,
 
-  'dlq stats': `Usage: bridge dlq stats [options]
+  'dlq stats': `Usage: npx bridge dlq stats [options]
 
 Shows how many messages wait in the DLQ and the digest queue (visible / in flight / delayed).
-The age of the oldest message is a CloudWatch metric only; \`bridge dlq peek\` shows each message's age.
+The age of the oldest message is a CloudWatch metric only; \`npx bridge dlq peek\` shows each message's age.
 
 Queues:
   --queue-url URL, --dlq-url URL   instead of the stack outputs QueueUrl / DlqUrl
   --endpoint URL                   SQS endpoint (e.g. a local SQS-compatible server)
 ${STACK_FLAGS}`,
 
-  'dlq peek': `Usage: bridge dlq peek [--max N] [options]
+  'dlq peek': `Usage: npx bridge dlq peek [--max N] [options]
 
 Shows DLQ messages (event id, type, project, age since received, receive count) without consuming
 them: they are hidden for a few seconds while read and made visible again at once.
@@ -74,7 +79,7 @@ them: they are hidden for a few seconds while read and made visible again at onc
   --dlq-url URL, --endpoint URL    instead of the stack output DlqUrl / the default SQS endpoint
 ${STACK_FLAGS}`,
 
-  'dlq replay': `Usage: bridge dlq replay [selectors] [--rate N] [--dry-run] [options]
+  'dlq replay': `Usage: npx bridge dlq replay [selectors] [--rate N] [--dry-run] [options]
 
 Without a selector, moves the whole DLQ back to the digest queue with an SQS message move task and
 shows its progress until it ends. With selectors, moves only matching messages (receive → send with
@@ -91,28 +96,32 @@ Options:
   --queue-url URL, --dlq-url URL, --endpoint URL
 ${STACK_FLAGS}`,
 
-  send: `Usage: bridge send run.completed|draft.ready --url URL --secret S [options]
-       bridge send run.completed|draft.ready --local READY_FILE [options]
+  send: `Usage: npx bridge send run.completed|draft.ready [--stack NAME | --local READY_FILE | --url URL --secret S] [options]
 
 Builds a delivery exactly as the service does (body {id, type, created_at, data}; headers
 Content-Type, User-Agent Service-Webhooks/1, X-Service-Event, X-Service-Delivery, X-Service-Signature),
 POSTs it without following redirects (10 s timeout) and prints each attempt's status, body and latency.
 
+The URL, the signing secret and the project come from the running \`npm start\` (or --local), or
+from --stack NAME (outputs WebhookUrl and SigningSecretsSecretArn; the project: the first in
+SlackProjectChannels, else the first the read API lists); --url, --secret and --project override them.
+
   --url URL              the webhook URL (stack output WebhookUrl)
   --secret S             the signing secret
+  --stack NAME           a deployed stack (--region REGION, --endpoint-* as for every command)
   --local READY_FILE     take url, secret and project from the local stack's ready file
-  --project P            data.project_id (required unless --local)
+  --project P            data.project_id (required with --url and --secret)
   --run R                run.completed data.run_id (default: a new UUID)
   --answers N            run.completed data.answers (default 0)
   --asset A              draft.ready data.asset_id (default: a new UUID)
   --version V            draft.ready data.version (default 1)
   --delivery-id ID       the event id, in the header and the body (default: a new UUID)
-  --duplicate N          send the same delivery N more times (same id and body)
+  --duplicate [N]        send the same delivery N more times (same id and body); alone: once more
   --age SECONDS          sign with a timestamp this old (stale test); negative for the future
   --json                 one JSON document on stdout
 Exit 1 when any attempt is not answered 2xx.`,
 
-  trigger: `Usage: bridge trigger run.completed|draft.ready [--fixture FILE] [--override path=value ...] [options]
+  trigger: `Usage: npx bridge trigger run.completed|draft.ready [--fixture FILE] [--override path=value ...] [options]
 
 Sends one correctly signed event to the webhook, like \`stripe trigger\`: the body is a built-in
 fixture (or FILE: a whole event {"data": {…}} or only its data), with a fresh id and created_at.
@@ -123,7 +132,7 @@ or the stack outputs WebhookUrl / SigningSecretsSecretArn; --url and --secret ov
 Exit 1 when the webhook does not answer 2xx.
 ${STACK_FLAGS}`,
 
-  tail: `Usage: bridge tail [--all] [--since DURATION] [--json] [options]
+  tail: `Usage: npx bridge tail [--all] [--since DURATION] [--json] [options]
 
 Streams deliveries (accepted, rejected, duplicates), digests posted and failures (warnings and
 errors) as they happen, until Ctrl-C. Local stack: the event stream \`npm start\` serves (eventsUrl
@@ -136,10 +145,11 @@ every 2 s (stack outputs IngestFunctionName / DigestFunctionName).
   --endpoint-logs URL   CloudWatch Logs endpoint (also AWS_ENDPOINT_URL_CLOUDWATCH_LOGS)
 ${STACK_FLAGS}`,
 
-  doctor: `Usage: bridge doctor [options]
+  doctor: `Usage: npx bridge doctor [options]
 
 Checks, each with its fix when it fails:
-  the stack exists · each secret is set (not PLACEHOLDER; signing secrets a JSON array) ·
+  the stack exists · each secret is set (not PLACEHOLDER; signing secrets a JSON array; the Slack
+  signing secret as Slack shows it, or a JSON array of them) ·
   the read-API key works (GET /v1/projects) · the Slack token is valid (auth.test) · the bot is in
   every configured channel · the DLQ is empty · the last accepted delivery is recent.
 Exit 1 when any check fails (an old last delivery is a warning).
@@ -150,22 +160,47 @@ Exit 1 when any check fails (an old last delivery is a warning).
 ${STACK_FLAGS}`,
 
   secrets: `Usage:
-  bridge secrets set read-api-key|slack-token (--value V | --value - | --value-stdin) [--secret-id ID]
-  bridge secrets signing add (--value S | --value - | --value-stdin) [--secret-id ID]
-  bridge secrets signing remove (--value S | --index N) [--secret-id ID]
-  bridge secrets signing list [--secret-id ID]
+  npx bridge secrets set read-api-key|slack-token|slack-signing-secret [--secret-id ID]
+  npx bridge secrets signing add [--secret-id ID]
+  npx bridge secrets signing remove (--index N | --value S | --value -) [--secret-id ID]
+  npx bridge secrets signing list [--secret-id ID]
 
+The value is read from stdin when it is piped (\`pbpaste | npx bridge secrets set read-api-key\`),
+or asked for at a prompt that does not echo when stdin is a terminal; either way it stays out of
+your shell history. --value V still works for read-api-key, slack-token and signing add (it lands in
+the history); --value - and --value-stdin mean stdin. The Slack signing secret is never taken from
+the command line: it is the plain secret as Slack shows it (Basic Information → App Credentials),
+or a JSON array of them while it is regenerated.
 Values are trimmed and never printed: only a fingerprint, the first 8 hex digits of the value's
 SHA-256 (sha256:3f9a1c2b), which tells secrets apart without revealing them.
-Prefer --value-stdin so the secret stays out of your shell history.
 Secret ids come from the stack outputs (ReadApiKeySecretArn, SlackTokenSecretArn,
-SigningSecretsSecretArn), or, on the local stack, from its ready file (\`npm start\` runs a local
-Secrets Manager; the local functions re-read it every 2 s), unless --secret-id is given.
+SlackSigningSecretSecretArn, SigningSecretsSecretArn), or, on the local stack, from its ready file
+(\`npm start\` runs a local Secrets Manager; the local functions re-read it every 2 s; its Slack
+signing secret is generated per start and not set here), unless --secret-id is given.
 
 Rotating the signing secret: create a new webhook with the service, \`signing add\` its
 secret, delete the old webhook, then \`signing remove\` the old secret. The last secret is never removed.
 ${STACK_FLAGS}`,
 };
+
+HELP['smoke'] = `Usage: npx bridge smoke --stack NAME [--project ID] [--timeout DURATION] [--json] [options]
+
+The check after a deploy: sends one signed run.completed to the stack's webhook (output WebhookUrl,
+signed with the stack's own signing secret from Secrets Manager) and follows it through the stack's
+own records, hop by hop:
+  accepted   the webhook answered 200 "accepted"
+  queued     ingest's dedup record delivery#<id> is completed (the message is on the digest queue)
+  digested   the digest claim digest#<id> exists: the digest function took the event up
+  posted     the claim is posted, with each channel's message ts (post#<channel>#<id>)
+It waits up to --timeout for the last hop; a message found in the DLQ ends the wait. Exit 0 when
+every hop passes, 1 naming the hop that failed and its fix. This posts a real digest of the project
+to its channels (the run id starts with smoke-).
+
+  --project ID           the project of the test run (default: the first project in the stack's
+                         SlackProjectChannels, else the first the read API lists with the stack's key)
+  --timeout DURATION     how long to wait for the records (default 60s; 90, 90s, 2m)
+Without --stack it checks the running \`npm start\` (\`npx bridge smoke\`).
+${STACK_FLAGS}`;
 
 HELP['secrets set'] = HELP['secrets'] ?? '';
 HELP['secrets signing'] = HELP['secrets'] ?? '';

@@ -14,8 +14,11 @@ export interface OutputStream {
 export interface CliIo {
   stdout: OutputStream;
   stderr: OutputStream;
-  /** Read by `--value -` / `--value-stdin` (default process.stdin). */
-  stdin?: AsyncIterable<Buffer | string> & { isTTY?: boolean };
+  /**
+   * Where secret values are read from (`--value -`, or no --value): piped text, or a hidden prompt on a
+   * terminal (raw mode via `setRawMode`). `processIo()` sets process.stdin; without one nothing is read.
+   */
+  stdin?: AsyncIterable<Buffer | string> & { isTTY?: boolean; setRawMode?: (raw: boolean) => unknown };
   /** Environment (default process.env): AWS_REGION, AWS_ENDPOINT_URL_*, … */
   env?: Readonly<Record<string, string | undefined>>;
   /** HTTP client for `send` and the read-API check (default global fetch). */
@@ -32,9 +35,17 @@ export interface CliIo {
    * --stack. Set by `processIo()` only, so in-process runs never pick up a running stack by accident.
    */
   defaultReadyFile?: string;
-  /** How often `dlq replay` polls ListMessageMoveTasks (default 1000 ms). */
+  /** How often `dlq replay` polls ListMessageMoveTasks and `smoke` the stack's records (default 1000 ms). */
   pollIntervalMs?: number;
 }
+
+/** Environment variables the CLI itself reads. */
+export const CLI_ENV = {
+  /** The deployed stack commands use when no --stack is given and no local stack runs. */
+  stack: 'BRIDGE_STACK',
+  /** The ready file of the local stack to pick up by itself (default .local/ready.json). */
+  readyFile: 'BRIDGE_READY_FILE',
+} as const;
 
 export const defaultSleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -45,7 +56,7 @@ export function processIo(): CliIo {
     stderr: process.stderr,
     stdin: process.stdin,
     env: process.env,
-    defaultReadyFile: process.env['BRIDGE_READY_FILE'] ?? DEFAULT_READY_FILE,
+    defaultReadyFile: process.env[CLI_ENV.readyFile] ?? DEFAULT_READY_FILE,
     onInterrupt: (handler) => {
       process.once('SIGINT', handler);
       return () => process.off('SIGINT', handler);

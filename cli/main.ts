@@ -13,6 +13,7 @@ import { dlqCommand } from './commands/dlq';
 import { doctorCommand } from './commands/doctor';
 import { secretsCommand } from './commands/secrets';
 import { sendCommand } from './commands/send';
+import { smokeCommand } from './commands/smoke';
 import { tailCommand } from './commands/tail';
 import { triggerCommand } from './commands/trigger';
 import { suggest } from './args';
@@ -34,6 +35,7 @@ export { bufferIo } from './io';
 const COMMANDS: Record<string, (argv: readonly string[], io: CliIo) => Promise<CommandResult>> = {
   dlq: dlqCommand,
   send: sendCommand,
+  smoke: smokeCommand,
   doctor: doctorCommand,
   secrets: secretsCommand,
   trigger: triggerCommand,
@@ -108,7 +110,8 @@ export async function run(argv: readonly string[], io: CliIo = processIo()): Pro
 function usageFailure(err: UsageError, io: CliIo, json: boolean): number {
   const paint = colours(io);
   io.stderr.write(`${paint.red('error:')} ${err.message}\n`);
-  io.stderr.write(`run \`bridge ${err.command ?? ''}${err.command !== undefined ? ' ' : ''}--help\` for usage\n`);
+  // `npx bridge`: on Linux a bare `bridge` is iproute2's tool.
+  io.stderr.write(`run \`npx bridge ${err.command ?? ''}${err.command !== undefined ? ' ' : ''}--help\` for usage\n`);
   if (json) io.stdout.write(`${JSON.stringify({ ok: false, error: { code: 'usage', message: err.message } }, null, 2)}\n`);
   return 2;
 }

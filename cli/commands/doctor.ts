@@ -3,7 +3,7 @@
  * fix. Exit 1 when any check fails (warnings don't fail).
  *
  * Checks: the stack exists; each secret is set (not the placeholder; signing secrets a JSON array
- * of non-empty strings); the read-API key works (GET /v1/projects); the Slack token is valid
+ * of non-empty strings; the Slack signing secret plain or a JSON array); the read-API key works (GET /v1/projects); the Slack token is valid
  * (auth.test) and the bot is in every configured channel; the DLQ is empty; the last accepted
  * delivery is recent (max `accepted_at` of the `delivery#` records).
  *
@@ -23,7 +23,8 @@ import type { CliIo } from '../io';
 import { LOCAL_SLACK_TOKEN } from '../ready-file';
 import type { CommandResult } from '../result';
 import { queueDepth } from './dlq/queue';
-import { readSecret } from './secrets';
+import { parseSlackSigningSecretValue, readSecret } from './secrets';
+import { localSlackFields } from './slack';
 
 export type CheckStatus = 'ok' | 'fail' | 'warn' | 'skip';
 
@@ -127,6 +128,26 @@ export function checkSigningSecret(text: string | undefined, hint: Hint = plainH
   }
   const secrets = (parsed as string[]).map((item) => item.trim());
   return { check: ok(id, title, `${secrets.length} secret(s) set`), value: secrets };
+}
+
+/**
+ * The Slack app's signing secret: set, not the placeholder, and in a format the Slack function takes
+ * (the plain secret as Slack shows it, or a JSON array while regenerating). A bad one answers 503 to
+ * every slash command and button.
+ */
+export function checkSlackSigningSecret(text: string | undefined, hint: Hint = plainHint): Check {
+  const id = 'secret.slack-signing';
+  const title = 'Slack signing secret';
+  const setCommand = `${hint('secrets set slack-signing-secret')}   (Slack app → Basic Information → App Credentials → Signing Secret)`;
+  const trimmed = text?.trim() ?? '';
+  if (trimmed === '') return fail(id, title, 'not set (no value)', setCommand);
+  if (trimmed === SECRET_PLACEHOLDER) return fail(id, title, `not set (still ${SECRET_PLACEHOLDER})`, setCommand);
+  try {
+    const secrets = parseSlackSigningSecretValue(trimmed);
+    return ok(id, title, secrets.length === 1 ? 'set' : `set (${secrets.length} secrets, while regenerating)`);
+  } catch (err) {
+    return fail(id, title, (err as Error).message, setCommand);
+  }
 }
 
 export async function checkReadApi(baseUrl: string, apiKey: string, fetchFn: typeof fetch, hint: Hint = plainHint): Promise<Check> {
@@ -320,7 +341,7 @@ interface Plan {
   tableName: string | undefined;
 }
 
-function planLocal(ctx: CommandContext): Plan {
+async function planLocal(ctx: CommandContext): Promise<Plan> {
   const local = ctx.local;
   if (local === undefined) throw new Error('unreachable: planLocal without --local');
   const checks: Check[] = [ok('stack', 'local stack', `ready file ${local.path}`)];
@@ -351,6 +372,12 @@ function planLocal(ctx: CommandContext): Plan {
   } else {
     checks.push(ok('secret.slack-token', 'Slack token', realSlack ? 'set (SLACK_BOT_TOKEN)' : 'local Slack server token'));
   }
+  const slackSigning = (await localSlackFields(local)).signingSecret;
+  checks.push(
+    slackSigning !== undefined
+      ? ok('secret.slack-signing', 'Slack signing secret', 'set (ready file)')
+      : fail('secret.slack-signing', 'Slack signing secret', 'no slackSigningSecret in the ready file', 'restart `npm start`'),
+  );
   return {
     ready: true,
     checks,
@@ -428,6 +455,12 @@ async function planStack(ctx: CommandContext): Promise<Plan | { ready: false; ch
       checks.push(check);
       secrets.signingSecrets = value;
     }
+    const slackSigning = await read(STACK_OUTPUTS.slackSigningSecretSecretArn);
+    checks.push(
+      'status' in slackSigning
+        ? { ...slackSigning, id: 'secret.slack-signing', title: 'Slack signing secret' }
+        : checkSlackSigningSecret(slackSigning.text, ctx.hint),
+    );
   } finally {
     sm.destroy();
   }
@@ -460,7 +493,7 @@ export async function doctorCommand(argv: readonly string[], io: CliIo): Promise
   };
 
   progress.update(ctx.local !== undefined ? 'reading the ready file…' : 'reading the stack…');
-  const planned = ctx.local !== undefined ? planLocal(ctx) : await planStack(ctx);
+  const planned = ctx.local !== undefined ? await planLocal(ctx) : await planStack(ctx);
   const checks: Check[] = [...planned.checks];
   planned.checks.forEach(say);
   const add = (check: Check): void => {

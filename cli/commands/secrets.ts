@@ -1,8 +1,11 @@
 /**
- * `bridge secrets set read-api-key|slack-token` and `bridge secrets signing add|remove|list`:
- * put the bridge's secrets in Secrets Manager without echoing them. The signing secrets secret
- * stays a JSON array of strings (docs/CONTRACTS.md); listing shows fingerprints only.
+ * `bridge secrets set read-api-key|slack-token|slack-signing-secret` and `bridge secrets signing
+ * add|remove|list`: put the bridge's secrets in Secrets Manager without echoing them. Values come from
+ * stdin or a hidden prompt (or --value, except the Slack signing secret), so they stay out of the shell
+ * history. The signing secrets secret stays a JSON array of strings (docs/CONTRACTS.md); listing
+ * shows fingerprints only.
  */
+import { parseSlackSigningSecret } from '../../shared/config-env';
 import {
   GetSecretValueCommand,
   PutSecretValueCommand,
@@ -17,6 +20,7 @@ import { aws, CliError, explainError, UsageError, type ErrorContext } from '../e
 import type { CliIo, Output } from '../io';
 import { needLocal, type LocalReady } from '../ready-file';
 import type { CommandResult } from '../result';
+import { readSecretInput } from '../secret-input';
 
 /** How rotation works, with commands for the same stack. */
 export function rotationNote(hint: (words: string) => string): string {
@@ -87,7 +91,7 @@ export function parseSigningSecrets(text: string | undefined): string[] {
     }
     return (parsed as string[]).map((item) => item.trim()).filter((item) => item !== '');
   }
-  // The ingest function also accepts one per line (or comma-separated); rewritten as JSON on the next change.
+  // Not JSON (an old hand-put value): read leniently so `signing add|remove` can rewrite it as a JSON array.
   return trimmed
     .split(/[\n,]/)
     .map((item) => item.trim())
@@ -102,13 +106,21 @@ function checkValue(value: string, what: string): string {
   return trimmed;
 }
 
-async function readStdin(io: CliIo): Promise<string> {
-  const stdin: AsyncIterable<unknown> & { isTTY?: boolean } = io.stdin ?? process.stdin;
-  if (stdin.isTTY === true) io.stderr.write('reading the value from stdin; end with Ctrl-D\n');
-  const chunks: string[] = [];
-  for await (const chunk of stdin)
-    chunks.push(typeof chunk === 'string' ? chunk : Buffer.isBuffer(chunk) ? chunk.toString('utf8') : String(chunk));
-  return chunks.join('');
+/**
+ * The Slack app's signing secrets in a value, by the parser the Slack function uses (the plain
+ * secret as Slack shows it, or a JSON array while it is regenerated), so the CLI never writes a
+ * value the function refuses. Throws a message that says what to put (never the value).
+ */
+export function parseSlackSigningSecretValue(text: string): string[] {
+  const trimmed = text.trim();
+  if (trimmed === '' || trimmed === SECRET_PLACEHOLDER) {
+    throw new Error('not set; put the signing secret as Slack shows it (Basic Information → App Credentials)');
+  }
+  try {
+    return parseSlackSigningSecret(trimmed, 'the Slack signing secret');
+  } catch (error) {
+    throw new Error(error instanceof Error ? error.message.replace(/^Configuration error: /, '') : String(error), { cause: error });
+  }
 }
 
 export const SECRETS_OPTIONS: OptionSpec = {
@@ -120,12 +132,22 @@ export const SECRETS_OPTIONS: OptionSpec = {
 };
 
 const SINGLE_SECRETS = {
-  'read-api-key': { output: STACK_OUTPUTS.readApiKeySecretArn, what: 'read-API key' },
-  'slack-token': { output: STACK_OUTPUTS.slackTokenSecretArn, what: 'Slack bot token' },
+  'read-api-key': { output: STACK_OUTPUTS.readApiKeySecretArn, what: 'read-API key', reader: 'digest function' },
+  'slack-token': { output: STACK_OUTPUTS.slackTokenSecretArn, what: 'Slack bot token', reader: 'digest function' },
+  'slack-signing-secret': { output: STACK_OUTPUTS.slackSigningSecretSecretArn, what: 'Slack signing secret', reader: 'Slack function' },
 } as const;
+type SingleSecret = keyof typeof SINGLE_SECRETS;
+const SINGLE_NAMES = Object.keys(SINGLE_SECRETS) as SingleSecret[];
 
 /** The id of the secret in the local stack's Secrets Manager server, from its ready file. */
-function localSecretId(local: LocalReady, name: keyof typeof SINGLE_SECRETS | undefined): string {
+function localSecretId(local: LocalReady, name: SingleSecret | undefined): string {
+  if (name === 'slack-signing-secret') {
+    throw new CliError(
+      `the local stack of ${local.path} keeps its Slack signing secret in its environment (generated at each start, slackSigningSecret in the ready file); there is nothing to set`,
+      'to put it in a deployed stack, name the stack with --stack NAME',
+      'not_on_local',
+    );
+  }
   if (local.secretsManagerEndpoint === undefined) {
     throw new CliError(
       `the local stack of ${local.path} runs without a Secrets Manager server`,
@@ -145,6 +167,34 @@ function localSecretId(local: LocalReady, name: keyof typeof SINGLE_SECRETS | un
 function printSigning(out: Output, secrets: readonly string[]): void {
   if (secrets.length === 0) out.say('no signing secret set');
   secrets.forEach((secret, i) => out.say(`[${i + 1}] ${fingerprint(secret)}`));
+}
+
+/** The secret named after `secrets set`. */
+function secretName(positionals: readonly string[], command: string): SingleSecret {
+  const [target, ...extra] = positionals;
+  const names = SINGLE_NAMES.join(', ');
+  if (target === undefined) throw new UsageError(`secrets set needs one of ${names}`, command);
+  if (!(SINGLE_NAMES as readonly string[]).includes(target))
+    throw new UsageError(`unknown secret "${target}": use one of ${names} (webhook signing secrets: secrets signing add)`, command);
+  if (extra.length > 0) throw new UsageError(`unexpected argument "${extra[0] ?? ''}"`, command);
+  return target as SingleSecret;
+}
+
+/** What `secrets set` stores for a value, and the secret its fingerprint is shown of. */
+function singleValue(name: SingleSecret, value: string, command: string): { stored: string; shown: string } {
+  if (name !== 'slack-signing-secret') {
+    const secret = checkValue(value, SINGLE_SECRETS[name].what);
+    return { stored: secret, shown: secret };
+  }
+  let secrets: string[];
+  try {
+    secrets = parseSlackSigningSecretValue(value);
+  } catch (err) {
+    throw new UsageError(`the Slack signing secret ${(err as Error).message}`, command);
+  }
+  // One secret is stored as Slack shows it (what the stack output's command puts); several as a JSON array.
+  const stored = secrets.length === 1 ? (secrets[0] ?? '') : JSON.stringify(secrets);
+  return { stored, shown: secrets[0] ?? '' };
 }
 
 export async function secretsCommand(argv: readonly string[], io: CliIo): Promise<CommandResult> {
@@ -171,37 +221,32 @@ export async function secretsCommand(argv: readonly string[], io: CliIo): Promis
   const parsed = parse(command, rest, SECRETS_OPTIONS);
 
   const valueFlag = str(parsed, 'value');
-  const fromStdin = bool(parsed, 'value-stdin') || valueFlag === '-';
+  const stdinFlag = bool(parsed, 'value-stdin') || valueFlag === '-';
   if (bool(parsed, 'value-stdin') && valueFlag !== undefined) throw new UsageError('give either --value or --value-stdin', command);
   const needsValue = command === 'secrets set' || command === 'secrets signing add';
   const takesValue = needsValue || command === 'secrets signing remove';
-  if (!takesValue && (valueFlag !== undefined || fromStdin)) throw new UsageError(`--value does not apply to ${command}`, command);
+  if (!takesValue && (valueFlag !== undefined || stdinFlag)) throw new UsageError(`--value does not apply to ${command}`, command);
   if (command !== 'secrets signing remove' && parsed.values['index'] !== undefined)
     throw new UsageError(`--index does not apply to ${command}`, command);
 
-  let name: keyof typeof SINGLE_SECRETS | undefined;
-  if (command === 'secrets set') {
-    const [target, ...extra] = parsed.positionals;
-    if (target === undefined) throw new UsageError('secrets set needs read-api-key or slack-token', command);
-    if (target !== 'read-api-key' && target !== 'slack-token')
-      throw new UsageError(`unknown secret "${target}": use read-api-key or slack-token (signing secrets: secrets signing add)`, command);
-    if (extra.length > 0) throw new UsageError(`unexpected argument "${extra[0] ?? ''}"`, command);
-    name = target;
-  } else if (parsed.positionals.length > 0) {
+  const name = command === 'secrets set' ? secretName(parsed.positionals, command) : undefined;
+  if (command !== 'secrets set' && parsed.positionals.length > 0)
     throw new UsageError(`unexpected argument "${parsed.positionals[0] ?? ''}"`, command);
-  }
-
-  let value: string | undefined;
-  if (fromStdin) value = await readStdin(io);
-  else value = valueFlag;
-  if (needsValue && value === undefined)
-    throw new UsageError('give the value with --value V, or --value - / --value-stdin to read it from stdin', command);
+  if (name === 'slack-signing-secret' && valueFlag !== undefined && !stdinFlag)
+    throw new UsageError(
+      'the Slack signing secret is never taken from the command line (it would stay in your shell history): pipe it on stdin or paste it at the prompt',
+      command,
+    );
   const index = int(parsed, 'index', 1, 1000);
-  if (command === 'secrets signing remove' && (value === undefined) === (index === undefined)) {
-    throw new UsageError('give either --value S or --index N (as shown by `secrets signing list`)', command);
+  if (command === 'secrets signing remove' && (valueFlag === undefined) === (index === undefined)) {
+    throw new UsageError(
+      'give either --value S (--value - reads it from stdin) or --index N (as shown by `secrets signing list`)',
+      command,
+    );
   }
 
-  const ctx = await buildContext(parsed, io);
+  // The target is found before the value is read: a refusal (no stack named) comes before the prompt.
+  const ctx = await buildContext(parsed, io, {}, command === 'secrets signing list' ? 'read' : 'change');
   const out = ctx.out;
   const output = name !== undefined ? SINGLE_SECRETS[name].output : STACK_OUTPUTS.signingSecretsSecretArn;
   const ref: SecretRef = {
@@ -210,17 +255,21 @@ export async function secretsCommand(argv: readonly string[], io: CliIo): Promis
       (ctx.local !== undefined ? localSecretId(ctx.local, name) : await ctx.stack.require(output, '--secret-id')),
     endpoint: endpointFor(ctx.settings, 'secretsmanager'),
   };
+  const what = name !== undefined ? SINGLE_SECRETS[name].what : 'signing secret';
+  let value: string | undefined;
+  if (takesValue && (stdinFlag || (needsValue && valueFlag === undefined))) value = await readSecretInput(io, what, command);
+  else value = valueFlag;
+
   const sm = secretsClient(ctx.settings);
   try {
     if (name !== undefined) {
-      const what = SINGLE_SECRETS[name].what;
-      const secret = checkValue(value ?? '', what);
-      if (name === 'slack-token' && !secret.startsWith('xoxb-'))
+      const { stored, shown } = singleValue(name, value ?? '', command);
+      if (name === 'slack-token' && !stored.startsWith('xoxb-'))
         out.warn('a bot token starts with xoxb-; user (xoxp-) and app-level (xapp-) tokens will not work');
-      const versionId = await writeSecret(sm, ref, secret);
-      out.say(`✓ ${what} set in ${ref.id} (${fingerprint(secret)})`);
-      out.say('The digest function picks it up within its secrets cache time (SECRETS_CACHE_SECONDS, default 5 min).');
-      return { exitCode: 0, json: { secret: name, secretId: ref.id, versionId: versionId ?? null, fingerprint: fingerprint(secret) } };
+      const versionId = await writeSecret(sm, ref, stored);
+      out.say(`✓ ${what} set in ${ref.id} (${fingerprint(shown)})`);
+      out.say(`The ${SINGLE_SECRETS[name].reader} picks it up within its secrets cache time (SECRETS_CACHE_SECONDS, default 5 min).`);
+      return { exitCode: 0, json: { secret: name, secretId: ref.id, versionId: versionId ?? null, fingerprint: fingerprint(shown) } };
     }
 
     const current = parseSigningSecrets(await readSecret(sm, ref));

@@ -8,8 +8,9 @@ import { randomUUID } from 'node:crypto';
 import { HANDLED_EVENT_TYPES, type HandledEventType, type WebhookEvent } from '../../shared/events';
 import { signPayload } from '../../shared/signature';
 import { DEFAULT_SIGNATURE_TOLERANCE_SECONDS } from '../../shared/contracts';
-import { buildContext, int, parse, str, suggest, type CommandContext, type OptionSpec, type Parsed } from '../args';
-import { secretsClient } from '../aws';
+import { AWS_OPTIONS, buildContext, int, parse, str, suggest, type CommandContext, type OptionSpec, type Parsed } from '../args';
+import { secretsClient, STACK_OUTPUTS } from '../aws';
+import { defaultProjectId, stackSigningSecret } from '../webhook-target';
 import { parseSigningSecrets, readSecret } from './secrets';
 import { networkCode, UsageError } from '../errors';
 import type { CliIo } from '../io';
@@ -113,9 +114,9 @@ export async function postDelivery(
 }
 
 export const SEND_OPTIONS: OptionSpec = {
+  ...AWS_OPTIONS,
   url: { type: 'string' },
   secret: { type: 'string' },
-  local: { type: 'string' },
   project: { type: 'string' },
   run: { type: 'string' },
   asset: { type: 'string' },
@@ -143,6 +144,15 @@ export async function liveLocalSecret(ctx: CommandContext, local: LocalReady): P
   return needLocal(local, local.signingSecrets[0], 'secrets (signing secret)');
 }
 
+function checkUrl(url: string): void {
+  try {
+    const parsedUrl = new URL(url);
+    if (parsedUrl.protocol !== 'http:' && parsedUrl.protocol !== 'https:') throw new Error('scheme');
+  } catch {
+    throw new UsageError(`--url must be an http(s) URL, got "${url}"`, 'send');
+  }
+}
+
 /** `--version` is the draft's version number: a whole number from 1, like `--answers`. */
 function versionOption(parsed: Parsed): string | undefined {
   const version = int(parsed, 'version', 1, Number.MAX_SAFE_INTEGER);
@@ -160,8 +170,36 @@ function ageNote(ageSeconds: number): string {
   return `  signed ${Math.abs(ageSeconds)} s ${when}${outside}`;
 }
 
+/**
+ * `--duplicate` alone means one duplicate (as the README shows it): the flag's value is optional, so a
+ * bare `--duplicate` (last, or before another option or a word that is not a count) becomes `--duplicate=1`.
+ */
+function defaultDuplicate(argv: readonly string[]): string[] {
+  return argv.map((arg, i) => {
+    const next = argv[i + 1];
+    return arg === '--duplicate' && (next === undefined || !/^\d+$/.test(next)) ? '--duplicate=1' : arg;
+  });
+}
+
+/** URL, secret and project of the delivery: the flags, else the local stack, else the named deployed stack. */
+async function sendTarget(parsed: Parsed, ctx: CommandContext): Promise<{ url: string; secret: string; projectId: string }> {
+  const local = ctx.local;
+  const urlFlag = str(parsed, 'url');
+  const secretFlag = str(parsed, 'secret');
+  const url =
+    urlFlag ??
+    (local !== undefined ? needLocal(local, local.webhookUrl, 'webhookUrl') : await ctx.stack.require(STACK_OUTPUTS.webhookUrl, '--url'));
+  const secret = secretFlag ?? (local !== undefined ? await liveLocalSecret(ctx, local) : await stackSigningSecret(ctx));
+  // With --url and --secret nothing else names a project; otherwise the stack's first one.
+  const projectId =
+    str(parsed, 'project') ??
+    (urlFlag !== undefined && secretFlag !== undefined && local === undefined ? undefined : await defaultProjectId(ctx));
+  if (projectId === undefined) throw new UsageError('--project is required (the stack names none, and the read API listed none)', 'send');
+  return { url, secret, projectId };
+}
+
 export async function sendCommand(argv: readonly string[], io: CliIo): Promise<CommandResult> {
-  const parsed = parse('send', argv, SEND_OPTIONS);
+  const parsed = parse('send', defaultDuplicate(argv), SEND_OPTIONS);
   const [type, ...extra] = parsed.positionals;
   if (type === undefined) throw new UsageError('send needs an event type: run.completed or draft.ready', 'send');
   if (!(HANDLED_EVENT_TYPES as readonly string[]).includes(type))
@@ -179,23 +217,14 @@ export async function sendCommand(argv: readonly string[], io: CliIo): Promise<C
   }
 
   const version = versionOption(parsed);
-  const ctx = await buildContext(parsed, io);
-  const local = ctx.local;
-  const url = str(parsed, 'url') ?? (local !== undefined ? needLocal(local, local.webhookUrl, 'webhookUrl') : undefined);
-  const secret = str(parsed, 'secret') ?? (local !== undefined ? await liveLocalSecret(ctx, local) : undefined);
-  const projectId = str(parsed, 'project') ?? local?.projectIds[0];
-  if (url === undefined) throw new UsageError('--url is required (or --local READY_FILE)', 'send');
-  if (secret === undefined) throw new UsageError('--secret is required (or --local READY_FILE)', 'send');
-  if (projectId === undefined) throw new UsageError('--project is required (or --local READY_FILE with projectIds)', 'send');
-  try {
-    const parsedUrl = new URL(url);
-    if (parsedUrl.protocol !== 'http:' && parsedUrl.protocol !== 'https:') throw new Error('scheme');
-  } catch {
-    throw new UsageError(`--url must be an http(s) URL, got "${url}"`, 'send');
-  }
   const duplicates = int(parsed, 'duplicate', 0, 100) ?? 0;
   const ageSeconds = int(parsed, 'age', -10 * 365 * 86_400, 10 * 365 * 86_400) ?? 0;
   const answers = int(parsed, 'answers', 0, Number.MAX_SAFE_INTEGER);
+  const urlFlag = str(parsed, 'url');
+  if (urlFlag !== undefined) checkUrl(urlFlag);
+  const ctx = await buildContext(parsed, io, {}, 'change');
+  const { url, secret, projectId } = await sendTarget(parsed, ctx);
+  checkUrl(url);
 
   const signedAtFor = (): number => Math.floor(ctx.now() / 1000) - ageSeconds;
   const delivery = buildDelivery({

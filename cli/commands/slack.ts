@@ -11,7 +11,8 @@ import { buildSlackAppManifest } from '../../shared/slack-app/manifest';
 import { signSlackRequest } from '../../shared/slack-request-signature';
 import { commandForm } from '../../local/slack-app-delivery';
 import { bool, buildContext, parse, str, AWS_OPTIONS, type CommandContext, type OptionSpec, type Parsed } from '../args';
-import { STACK_OUTPUTS } from '../aws';
+import { endpointFor, secretsClient, STACK_OUTPUTS } from '../aws';
+import { parseSlackSigningSecretValue, readSecret } from './secrets';
 import { CliError, UsageError } from '../errors';
 import type { CliIo } from '../io';
 import type { LocalReady } from '../ready-file';
@@ -19,9 +20,9 @@ import type { CommandResult } from '../result';
 
 export const SLACK_HELP: Record<string, string> = {
   slack: `Usage:
-  bridge slack manifest [--base-url URL | --local READY_FILE | --stack NAME] [--app-name N] [--private-channels]
-  bridge slack command "/visibility <text>" --channel C [--local READY_FILE | --url URL --secret S] [--user U]
-  bridge slack outage on|off [--kind server_error|ratelimited] [--local READY_FILE]
+  npx bridge slack manifest [--base-url URL | --local READY_FILE | --stack NAME] [--app-name N] [--private-channels]
+  npx bridge slack command "/visibility <text>" --channel C [--local READY_FILE | --stack NAME | --url URL --secret S] [--user U]
+  npx bridge slack outage on|off [--kind server_error|ratelimited] [--local READY_FILE]
 
 manifest   prints the Slack app manifest (JSON; Slack accepts it as is) with the request URLs of
            the stack (output ApiBaseUrl), of the local stack, or of --base-url.
@@ -29,11 +30,12 @@ command    signs a slash command with the Slack app's signing secret (the ready 
            slackSigningSecret, or --secret), POSTs it to /slack/commands and prints the reply.
            Deferred commands (subscribe, status, projects) answer later via response_url.
 outage     local stack only: makes its Slack fail every call (on) or heals it (off), to watch a
-           digest be retried, reach the DLQ, and be replayed with \`bridge dlq replay\`.
+           digest be retried, reach the DLQ, and be replayed with \`npx bridge dlq replay\`.
 
   --base-url URL         the bridge's API base URL (request URLs are this plus /slack/…)
-  --url URL              the commands URL (stack output SlackCommandsUrl) instead of the ready file's
-  --secret S             the Slack app signing secret instead of the ready file's
+  --url URL              the commands URL instead of the ready file's (or the stack output SlackCommandsUrl)
+  --secret S             the Slack app signing secret instead of the ready file's (or the stack's
+                         secret SlackSigningSecretSecretArn)
   --user U               the Slack user id sending the command (default U0LOCAL)
   --response-url URL     where deferred answers go (default: the local Slack server's)
   --stack NAME, --region REGION, --local READY_FILE, --json`,
@@ -58,7 +60,7 @@ export async function slackCommand(argv: readonly string[], io: CliIo): Promise<
     throw new UsageError(sub === undefined ? 'slack needs manifest, command or outage' : `unknown slack subcommand "${sub}"`, 'slack');
   }
   const parsed = parse(`slack ${sub}`, argv.slice(1), OPTIONS);
-  const ctx = await buildContext(parsed, io);
+  const ctx = await buildContext(parsed, io, {}, sub === 'manifest' ? 'read' : 'change');
   if (sub === 'outage') return outage(parsed, ctx);
   return sub === 'manifest' ? manifest(parsed, ctx) : command(parsed, ctx);
 }
@@ -122,16 +124,18 @@ const OUTAGE_KINDS = ['server_error', 'ratelimited'] as const;
 async function outage(parsed: Parsed, ctx: CommandContext): Promise<CommandResult> {
   const [state, ...extra] = parsed.positionals;
   if ((state !== 'on' && state !== 'off') || extra.length > 0)
-    throw new UsageError('say `on` or `off`, e.g. bridge slack outage on', parsed.command);
+    throw new UsageError('say `on` or `off`, e.g. npx bridge slack outage on', parsed.command);
   const kind = str(parsed, 'kind') ?? 'server_error';
   if (!(OUTAGE_KINDS as readonly string[]).includes(kind))
     throw new UsageError(`--kind must be one of ${OUTAGE_KINDS.join(', ')}, got "${kind}"`, parsed.command);
   const apiUrl = ctx.local?.slackApiUrl;
   if (apiUrl === undefined) {
-    throw new CliError(
-      'an outage can only be simulated on the local stack with its local Slack',
-      `start it with \`npm start\` (without SLACK_BOT_TOKEN), then ${ctx.hint('slack outage on')}`,
-      'not_local',
+    // Nothing of a deployed stack is touched: like every changing command without a target, a usage error.
+    throw new UsageError(
+      ctx.local === undefined
+        ? 'no local stack running: an outage is simulated on the local stack only; start `npm start` (without SLACK_BOT_TOKEN), then `npx bridge slack outage on`'
+        : `the local stack of ${ctx.local.path} posts to a real Slack: an outage is simulated only with its local Slack (\`npm start\` without SLACK_BOT_TOKEN)`,
+      parsed.command,
     );
   }
   const url = `${new URL(apiUrl).origin}/_faults`;
@@ -181,10 +185,13 @@ async function command(parsed: Parsed, ctx: CommandContext): Promise<CommandResu
 
 async function commandTarget(parsed: Parsed, ctx: CommandContext): Promise<Target> {
   const local = ctx.local === undefined ? undefined : await localSlackFields(ctx.local);
-  const url = str(parsed, 'url') ?? (local !== undefined ? `${local.baseUrl}${HTTP_PATHS.slackCommands}` : undefined);
-  if (url === undefined)
-    throw new UsageError('give --local READY_FILE, or --url (stack output SlackCommandsUrl) and --secret', parsed.command);
-  const secret = str(parsed, 'secret') ?? local?.signingSecret;
+  const url =
+    str(parsed, 'url') ??
+    (local !== undefined
+      ? `${local.baseUrl}${HTTP_PATHS.slackCommands}`
+      : await ctx.stack.require(STACK_OUTPUTS.slackCommandsUrl, '--url'));
+  const secret =
+    str(parsed, 'secret') ?? local?.signingSecret ?? (ctx.local === undefined ? await stackSlackSigningSecret(ctx) : undefined);
   if (secret === undefined) {
     throw new CliError(
       'no Slack signing secret to sign with',
@@ -195,6 +202,27 @@ async function commandTarget(parsed: Parsed, ctx: CommandContext): Promise<Targe
     );
   }
   return { url, secret, responseUrl: str(parsed, 'response-url') ?? defaultResponseUrl(ctx.local) };
+}
+
+/** The first Slack signing secret of a deployed stack (output SlackSigningSecretSecretArn). */
+async function stackSlackSigningSecret(ctx: CommandContext): Promise<string> {
+  const id = await ctx.stack.require(STACK_OUTPUTS.slackSigningSecretSecretArn, '--secret');
+  const sm = secretsClient(ctx.settings);
+  try {
+    const text = await readSecret(sm, { id, endpoint: endpointFor(ctx.settings, 'secretsmanager') });
+    const [first] = parseSlackSigningSecretValue(text ?? '');
+    if (first !== undefined) return first;
+  } catch (err) {
+    if (err instanceof CliError) throw err;
+    throw new CliError(
+      `the Slack signing secret ${id} ${(err as Error).message}`,
+      `\`${ctx.hint('secrets set slack-signing-secret')}\``,
+      'bad_secret',
+    );
+  } finally {
+    sm.destroy();
+  }
+  throw new CliError(`the Slack signing secret ${id} is empty`, `\`${ctx.hint('secrets set slack-signing-secret')}\``, 'bad_secret');
 }
 
 /** Deferred answers go to the local Slack server's response_url path; without one, to a Slack hooks URL that ends nowhere. */

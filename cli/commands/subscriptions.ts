@@ -12,9 +12,9 @@ import type { CommandResult } from '../result';
 
 export const SUBSCRIPTIONS_HELP: Record<string, string> = {
   subscriptions: `Usage:
-  bridge subscriptions list [--project ID] [--channel C] [options]
-  bridge subscriptions add --project ID --name NAME --channel C [--mode full|changes] [options]
-  bridge subscriptions remove --project ID --channel C [options]
+  npx bridge subscriptions list [--project ID] [--channel C] [options]
+  npx bridge subscriptions add --project ID --name NAME --channel C [--mode full|changes] [options]
+  npx bridge subscriptions remove --project ID --channel C [options]
 
 The Slack app's routing (what \`/visibility subscribe\` writes): which channels get which project's
 digests. \`list\` reads the whole table (a scan), for operators only. Changes are recorded as made by "cli".
@@ -51,7 +51,7 @@ export async function subscriptionsCommand(argv: readonly string[], io: CliIo): 
   if (parsed.positionals.length > 0) throw new UsageError(`unexpected argument "${parsed.positionals[0] ?? ''}"`, command);
   // Arguments are checked before any call, so a bad one is a usage error, not a DynamoDB failure.
   const change = sub === 'list' ? undefined : changeArgs(parsed, sub === 'add');
-  const ctx = await buildContext(parsed, io);
+  const ctx = await buildContext(parsed, io, {}, sub === 'list' ? 'read' : 'change');
   const client = dynamoClient(ctx.settings);
   try {
     const store = new DynamoSubscriptionStore(client, await tableName(parsed, ctx));

@@ -8,13 +8,13 @@ import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { HANDLED_EVENT_TYPES, type HandledEventType, type WebhookEvent } from '../../shared/events';
 import { AWS_OPTIONS, buildContext, parse, str, strs, suggest, type CommandContext, type OptionSpec, type Parsed } from '../args';
-import { endpointFor, secretsClient, STACK_OUTPUTS } from '../aws';
+import { STACK_OUTPUTS } from '../aws';
 import { CliError, UsageError } from '../errors';
 import type { CliIo } from '../io';
 import { needLocal } from '../ready-file';
 import type { CommandResult } from '../result';
-import { parseSigningSecrets, readSecret } from './secrets';
 import { deliveryHeaders, liveLocalSecret, postDelivery } from './send';
+import { defaultProjectId, stackSigningSecret } from '../webhook-target';
 
 export const TRIGGER_OPTIONS: OptionSpec = {
   ...AWS_OPTIONS,
@@ -95,22 +95,7 @@ export function applyOverride(event: WebhookEvent, override: { path: string[]; v
 /** The deployed stack's webhook URL and its first live signing secret. */
 async function stackTarget(ctx: CommandContext, parsed: Parsed): Promise<{ url: string; secret: string }> {
   const url = str(parsed, 'url') ?? (await ctx.stack.require(STACK_OUTPUTS.webhookUrl, '--url'));
-  const given = str(parsed, 'secret');
-  if (given !== undefined) return { url, secret: given };
-  const id = await ctx.stack.require(STACK_OUTPUTS.signingSecretsSecretArn, '--secret');
-  const sm = secretsClient(ctx.settings);
-  try {
-    const secret = parseSigningSecrets(await readSecret(sm, { id, endpoint: endpointFor(ctx.settings, 'secretsmanager') }))[0];
-    if (secret === undefined)
-      throw new CliError(
-        `the signing secrets secret ${id} is empty`,
-        `add one: \`${ctx.hint('secrets signing add --value-stdin')}\``,
-        'no_secret',
-      );
-    return { url, secret };
-  } finally {
-    sm.destroy();
-  }
+  return { url, secret: str(parsed, 'secret') ?? (await stackSigningSecret(ctx)) };
 }
 
 async function target(ctx: CommandContext, parsed: Parsed): Promise<{ url: string; secret: string }> {
@@ -133,10 +118,12 @@ export async function triggerCommand(argv: readonly string[], io: CliIo): Promis
     );
   if (extra.length > 0) throw new UsageError(`unexpected argument "${extra[0] ?? ''}"`, 'trigger');
   const overrides = strs(parsed, 'override').map(parseOverride);
-  const ctx = await buildContext(parsed, io);
+  const ctx = await buildContext(parsed, io, {}, 'change');
   const eventType = type as HandledEventType;
   const fixturePath = str(parsed, 'fixture');
-  const projectId = ctx.local?.projectIds[0];
+  // A deployed stack's own project (not proj_example, which its read API doesn't know), unless --url and --secret name the target.
+  const explicitTarget = str(parsed, 'url') !== undefined && str(parsed, 'secret') !== undefined;
+  const projectId = ctx.local !== undefined || explicitTarget ? ctx.local?.projectIds[0] : await defaultProjectId(ctx);
   let event = fixturePath !== undefined ? await readFixture(fixturePath, eventType, projectId) : defaultFixture(eventType, projectId);
   for (const override of overrides) event = applyOverride(event, override);
   const { url, secret } = await target(ctx, parsed);

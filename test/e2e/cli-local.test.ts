@@ -18,12 +18,14 @@ interface Ran {
   stderr: string;
 }
 
-function tsx(script: string, args: readonly string[], env: Record<string, string> = {}): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', script, ...args], {
+function tsx(script: string, args: readonly string[], env: Record<string, string> = {}, stdin?: string): ChildProcess {
+  const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], {
     cwd: ROOT,
     env: { ...process.env, NO_COLOR: '1', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: [stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
   });
+  if (stdin !== undefined) child.stdin?.end(stdin);
+  return child;
 }
 
 function collect(child: ChildProcess): { out: () => string; err: () => string; done: Promise<number | null> } {
@@ -47,8 +49,8 @@ async function startStack(readyFile: string): Promise<ReadyInfo> {
   return JSON.parse(readFileSync(readyFile, 'utf8')) as ReadyInfo;
 }
 
-function bridge(args: readonly string[], readyFile: string): Promise<Ran> {
-  const run = collect(tsx('cli/main.ts', args, { BRIDGE_READY_FILE: readyFile }));
+function bridge(args: readonly string[], readyFile: string, stdin?: string): Promise<Ran> {
+  const run = collect(tsx('cli/main.ts', args, { BRIDGE_READY_FILE: readyFile }, stdin));
   return run.done.then((code) => ({ code, stdout: run.out(), stderr: run.err() }));
 }
 
@@ -126,7 +128,8 @@ describe('bridge against npm start', { timeout: 120_000 }, () => {
     expect(rejected.code).toBe(1);
     expect(rejected.stdout).toContain('401');
 
-    const added = await bridge(['secrets', 'signing', 'add', '--value', secret], readyA);
+    // README step 6 as written: the value piped on stdin, no flag.
+    const added = await bridge(['secrets', 'signing', 'add'], readyA, `${secret}\n`);
     expect(added.code).toBe(0);
     expect(added.stdout).toMatch(/added sha256:[0-9a-f]{8}/);
     expect(added.stdout + added.stderr).not.toContain(secret);
@@ -140,6 +143,19 @@ describe('bridge against npm start', { timeout: 120_000 }, () => {
 
     const listed = await bridge(['secrets', 'signing', 'list'], readyA);
     expect(listed.stdout.trim().split('\n')).toHaveLength(2);
+  });
+
+  it('smoke follows one delivery to Slack, and send --duplicate works as the README shows it', async () => {
+    const smoke = await bridge(['smoke'], readyA);
+    expect(smoke.stderr).toContain('using the local stack of `npm start`');
+    expect(smoke.code).toBe(0);
+    expect(smoke.stdout).toMatch(/^✓ posted +#\S+ ts \S+$/m);
+    expect(smoke.stdout).toContain('all 4 hops passed');
+
+    const sent = await bridge(['send', 'run.completed', '--duplicate'], readyA);
+    expect(sent.code).toBe(0);
+    expect(sent.stdout).toMatch(/#1 {2}200 .*"result":"accepted"/);
+    expect(sent.stdout).toMatch(/#2 {2}200 .*"result":"duplicate"/);
   });
 
   it('dlq cancel with no move task, and a selector that matches nothing, exit 1 with a hint', async () => {

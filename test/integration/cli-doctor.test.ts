@@ -53,11 +53,17 @@ interface Setup {
   queueUrl: string;
   dlqUrl: string;
   tableName: string;
-  secretIds: { readApiKey: string; slackToken: string; signing: string };
+  secretIds: { readApiKey: string; slackToken: string; signing: string; slackSigning: string };
 }
 
 async function setup(
-  values: { readApiKey?: string; slackToken?: string; signing?: string; projectChannels?: Record<string, string> } = {},
+  values: {
+    readApiKey?: string;
+    slackToken?: string;
+    signing?: string;
+    slackSigning?: string;
+    projectChannels?: Record<string, string>;
+  } = {},
 ): Promise<Setup> {
   counter += 1;
   const dlq = await sqs.send(new CreateQueueCommand({ QueueName: `doctor-dlq-${counter}` }));
@@ -75,6 +81,7 @@ async function setup(
     readApiKey: secrets.createSecret(`doctor/${counter}/read-api-key`, values.readApiKey ?? simulator.apiKey),
     slackToken: secrets.createSecret(`doctor/${counter}/slack-token`, values.slackToken ?? TOKEN),
     signing: secrets.createSecret(`doctor/${counter}/signing`, values.signing ?? JSON.stringify(['whsec_a'])),
+    slackSigning: secrets.createSecret(`doctor/${counter}/slack-signing`, values.slackSigning ?? '8f742231b10e8888abcd99yyyzzz85a5'),
   };
   const outputs: Record<string, string> = {
     WebhookUrl: 'https://example.invalid/webhook',
@@ -84,6 +91,7 @@ async function setup(
     ReadApiKeySecretArn: secretIds.readApiKey,
     SlackTokenSecretArn: secretIds.slackToken,
     SigningSecretsSecretArn: secretIds.signing,
+    SlackSigningSecretSecretArn: secretIds.slackSigning,
     SlackDefaultChannel: '#bridge',
     SlackProjectChannels: JSON.stringify(values.projectChannels ?? { [simulator.projectIds()[0]!]: '#proj-a' }),
     ReadApiBaseUrl: simulator.url,
@@ -156,6 +164,7 @@ describe('bridge doctor', () => {
       'secret.read-api-key': 'ok',
       'secret.slack-token': 'ok',
       'secret.signing': 'ok',
+      'secret.slack-signing': 'ok',
       'read-api': 'ok',
       'slack.auth': 'ok',
       'slack.channel:#bridge': 'ok',
@@ -186,6 +195,28 @@ describe('bridge doctor', () => {
     const { code, checks } = await doctor(s);
     expect(code).toBe(1);
     expect(checks.find((c) => c.id === 'secret.signing')).toMatchObject({ status: 'fail', detail: 'holds an empty or non-string entry' });
+  });
+
+  it('checks the Slack signing secret: as Slack shows it or a JSON array pass; unset, placeholder or unparsable fail with the command that sets it', async () => {
+    for (const [value, status, detail] of [
+      ['["new0000secret", "old0000secret"]', 'ok', 'set (2 secrets, while regenerating)'],
+      ['PLACEHOLDER', 'fail', 'not set (still PLACEHOLDER)'],
+      ['["unterminated"', 'fail', 'its value is not JSON'],
+      ['two secrets', 'fail', 'its value holds a space'],
+    ] as const) {
+      const s = await setup({ slackSigning: value });
+      const { text, checks } = await doctor(s);
+      const check = checks.find((c) => c.id === 'secret.slack-signing');
+      expect(check, value).toMatchObject({ status, detail: expect.stringContaining(detail) as unknown });
+      if (status === 'fail') expect(text).toContain('fix: npx bridge secrets set slack-signing-secret --stack VisibilitySlackBridge-test');
+      expect(text).not.toContain('new0000secret');
+    }
+    const s = await setup();
+    const { checks } = await doctor({ ...s, outputs: { ...s.outputs, SlackSigningSecretSecretArn: '' } });
+    expect(checks.find((c) => c.id === 'secret.slack-signing')).toMatchObject({
+      status: 'fail',
+      detail: expect.stringContaining('SlackSigningSecretSecretArn') as unknown,
+    });
   });
 
   it('a read-API key the service rejects (401) fails', async () => {
@@ -327,6 +358,7 @@ describe('bridge doctor', () => {
       'secret.signing': 'ok',
       'secret.read-api-key': 'ok',
       'secret.slack-token': 'ok',
+      'secret.slack-signing': 'ok',
       'read-api': 'ok',
       'slack.auth': 'ok',
       'slack.channel:#bridge': 'ok',

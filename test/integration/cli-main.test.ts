@@ -19,14 +19,16 @@ describe('help and usage', () => {
     [['--help'], 'bridge — operate'],
     [['help'], 'bridge — operate'],
     [['dlq', '--help'], 'bridge dlq stats'],
-    [['dlq', 'stats', '--help'], 'Usage: bridge dlq stats'],
-    [['dlq', 'peek', '-h'], 'Usage: bridge dlq peek'],
-    [['dlq', 'replay', '--help'], 'Usage: bridge dlq replay'],
-    [['help', 'dlq', 'replay'], 'Usage: bridge dlq replay'],
-    [['send', '--help'], 'Usage: bridge send run.completed|draft.ready'],
-    [['doctor', '--help'], 'Usage: bridge doctor'],
-    [['secrets', '--help'], 'bridge secrets set read-api-key|slack-token'],
-    [['secrets', 'signing', 'add', '--help'], 'bridge secrets signing add'],
+    [['dlq', 'stats', '--help'], 'Usage: npx bridge dlq stats'],
+    [['dlq', 'peek', '-h'], 'Usage: npx bridge dlq peek'],
+    [['dlq', 'replay', '--help'], 'Usage: npx bridge dlq replay'],
+    [['help', 'dlq', 'replay'], 'Usage: npx bridge dlq replay'],
+    [['send', '--help'], 'Usage: npx bridge send run.completed|draft.ready'],
+    [['doctor', '--help'], 'Usage: npx bridge doctor'],
+    [['smoke', '--help'], 'Usage: npx bridge smoke --stack NAME [--project ID] [--timeout DURATION]'],
+    [['secrets', 'set', '--help'], 'stdin is a terminal'],
+    [['secrets', '--help'], 'npx bridge secrets set read-api-key|slack-token|slack-signing-secret'],
+    [['secrets', 'signing', 'add', '--help'], 'npx bridge secrets signing add'],
   ])('%j prints its help and exits 0', async (argv, expected) => {
     const io = bufferIo();
     expect(await run(argv, io)).toBe(0);
@@ -46,7 +48,7 @@ describe('help and usage', () => {
     expect(io.stderr.text()).toContain('error: unknown command "frobnicate"');
     const opt = bufferIo();
     expect(await run(['doctor', '--colour'], opt)).toBe(2);
-    expect(opt.stderr.text()).toBe('error: unknown option --colour\nrun `bridge doctor --help` for usage\n');
+    expect(opt.stderr.text()).toBe('error: unknown option --colour\nrun `npx bridge doctor --help` for usage\n');
   });
 
   it('suggests the nearest command, sub-command, option and event type', async () => {
@@ -147,6 +149,49 @@ describe('stack outputs lookup (DescribeStacks injected)', () => {
     expect(await run(['doctor', '--json'], json)).toBe(1);
     const doc = JSON.parse(json.stdout.text()) as { checks: { id: string; status: string; detail: string }[] };
     expect(doc.checks[0]).toMatchObject({ id: 'stack', status: 'fail', detail: expect.stringContaining('no AWS credentials') as unknown });
+  });
+});
+
+describe('which stack a command uses', () => {
+  const stackOf =
+    (asked: string[]) =>
+    (name: string): Promise<StackInfo> => {
+      asked.push(name);
+      return Promise.resolve({ name, status: 'UPDATE_COMPLETE', outputs: {} });
+    };
+
+  it.each([
+    [['trigger', 'run.completed']],
+    [['smoke']],
+    [['dlq', 'replay']],
+    [['dlq', 'cancel']],
+    [['subscriptions', 'add', '--project', 'p', '--channel', 'C1']],
+    [['subscriptions', 'remove', '--project', 'p', '--channel', 'C1']],
+    [['slack', 'command', '/visibility help', '--channel', 'C1']],
+    [['slack', 'outage', 'on']],
+  ])('%j refuses to pick the default stack by itself (exit 2), naming the way out', async (argv) => {
+    const asked: string[] = [];
+    const io = bufferIo({ describeStack: stackOf(asked) });
+    expect(await run(argv, io)).toBe(2);
+    expect(io.stderr.text()).toMatch(argv[1] === 'outage' ? /start `npm start`/ : /start `npm start`, or name the stack with --stack NAME/);
+    expect(io.stderr.text()).toMatch(/run `npx bridge [a-z ]+ --help` for usage/);
+    expect(asked).toEqual([]);
+  });
+
+  it('read-only commands read the default stack and say so; --stack and BRIDGE_STACK pick another', async () => {
+    const asked: string[] = [];
+    const plain = bufferIo({ describeStack: stackOf(asked) });
+    await run(['dlq', 'stats'], plain);
+    expect(plain.stderr.text()).toContain('using stack VisibilitySlackBridge-prod (the default; --stack NAME picks another)');
+    const env = bufferIo({ describeStack: stackOf(asked), env: { BRIDGE_STACK: 'VisibilitySlackBridge-staging' } });
+    await run(['dlq', 'replay', '--dry-run'], env);
+    expect(env.stderr.text()).toContain('using stack VisibilitySlackBridge-staging (BRIDGE_STACK)');
+    const flag = bufferIo({ describeStack: stackOf(asked), env: { BRIDGE_STACK: 'VisibilitySlackBridge-staging' } });
+    await run(['trigger', 'run.completed', '--stack', 'VisibilitySlackBridge-dev'], flag);
+    expect(flag.stderr.text()).toContain('using stack VisibilitySlackBridge-dev (--stack)');
+    // The missing output's message names the stack it read.
+    expect(flag.stderr.text()).toContain('stack VisibilitySlackBridge-dev has no output WebhookUrl');
+    expect(asked).toEqual(['VisibilitySlackBridge-prod', 'VisibilitySlackBridge-staging', 'VisibilitySlackBridge-dev']);
   });
 });
 

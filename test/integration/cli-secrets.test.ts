@@ -98,11 +98,96 @@ describe('bridge secrets set', () => {
       Promise.resolve({ name, status: 'UPDATE_COMPLETE', outputs: { ReadApiKeySecretArn: id } });
     expect(
       await run(
-        ['secrets', 'set', 'read-api-key', '--value', 'key-from-stack', '--endpoint-secretsmanager', server.url],
+        [
+          'secrets',
+          'set',
+          'read-api-key',
+          '--value',
+          'key-from-stack',
+          '--stack',
+          'VisibilitySlackBridge-test',
+          '--endpoint-secretsmanager',
+          server.url,
+        ],
         io({ describeStack }),
       ),
     ).toBe(0);
     expect(server.currentValue(id)).toBe('key-from-stack');
+  });
+
+  it('takes the stack from BRIDGE_STACK, and says which stack it uses', async () => {
+    const id = fresh();
+    const asked: string[] = [];
+    const describeStack = (name: string): Promise<StackInfo> => {
+      asked.push(name);
+      return Promise.resolve({ name, status: 'UPDATE_COMPLETE', outputs: { ReadApiKeySecretArn: id } });
+    };
+    const out = io({ describeStack, env: { BRIDGE_STACK: 'VisibilitySlackBridge-staging' }, stdinText: 'key-from-env-stack\n' });
+    expect(await run(['secrets', 'set', 'read-api-key', '--endpoint-secretsmanager', server.url], out)).toBe(0);
+    expect(asked).toEqual(['VisibilitySlackBridge-staging']);
+    expect(out.stderr.text()).toContain('using stack VisibilitySlackBridge-staging (BRIDGE_STACK)');
+    expect(server.currentValue(id)).toBe('key-from-env-stack');
+  });
+
+  it('without --stack, BRIDGE_STACK or a running local stack, changes nothing and says how to pick one (exit 2)', async () => {
+    const id = fresh();
+    const asked: string[] = [];
+    const describeStack = (name: string): Promise<StackInfo> => {
+      asked.push(name);
+      return Promise.resolve({ name, status: 'UPDATE_COMPLETE', outputs: { ReadApiKeySecretArn: id, SigningSecretsSecretArn: id } });
+    };
+    for (const argv of [
+      ['secrets', 'set', 'read-api-key'],
+      ['secrets', 'set', 'slack-signing-secret'],
+      ['secrets', 'signing', 'add'],
+      ['secrets', 'signing', 'remove', '--index', '1'],
+    ]) {
+      const out = io({ describeStack, stdinText: 'never-read-value\n' });
+      expect(await run([...argv, '--endpoint-secretsmanager', server.url], out), argv.join(' ')).toBe(2);
+      expect(out.stderr.text()).toContain('start `npm start`, or name the stack with --stack');
+      expect(out.stderr.text()).toContain(`run \`npx bridge ${argv.slice(0, argv[1] === 'signing' ? 3 : 2).join(' ')} --help\``);
+    }
+    expect(asked).toEqual([]);
+    expect(server.currentValue(id)).toBe('PLACEHOLDER');
+  });
+
+  it('reads the value from stdin without any flag (piped), and from a hidden prompt on a terminal', async () => {
+    const id = fresh();
+    expect(await run(['secrets', 'set', 'read-api-key', ...sm_(id)], io({ stdinText: 'rk_piped_value\n' }))).toBe(0);
+    expect(server.currentValue(id)).toBe('rk_piped_value');
+
+    // A terminal: raw mode on while typing (so nothing echoes), backspace edits, Enter ends.
+    const rawModes: boolean[] = [];
+    const typed = ['rk_typ', 'ed_valuX\u007f', 'e\r', 'ignored after Enter'];
+    const stdin = Object.assign(
+      (async function* () {
+        for (const chunk of typed) {
+          await Promise.resolve();
+          yield Buffer.from(chunk);
+        }
+      })(),
+      { isTTY: true, setRawMode: (raw: boolean) => rawModes.push(raw) },
+    );
+    const tty = io({ stdin });
+    expect(await run(['secrets', 'set', 'read-api-key', ...sm_(id)], tty)).toBe(0);
+    expect(server.currentValue(id)).toBe('rk_typed_value');
+    expect(rawModes).toEqual([true, false]);
+    expect(tty.stderr.text()).toContain('Paste the read-API key (input hidden, Enter to finish): ');
+    expect(tty.stdout.text() + tty.stderr.text()).not.toContain('rk_typed_value');
+
+    // Ctrl-C at the prompt changes nothing.
+    const cancelled = io({
+      stdin: Object.assign(
+        (async function* () {
+          await Promise.resolve();
+          yield 'abc\u0003';
+        })(),
+        { isTTY: true },
+      ),
+    });
+    expect(await run(['secrets', 'set', 'read-api-key', ...sm_(id)], cancelled)).toBe(1);
+    expect(cancelled.stderr.text()).toContain('cancelled; nothing was changed');
+    expect(server.currentValue(id)).toBe('rk_typed_value');
   });
 
   it('refuses empty values and the placeholder (usage, exit 2)', async () => {
@@ -141,7 +226,60 @@ describe('bridge secrets set', () => {
   });
 });
 
+describe('bridge secrets set slack-signing-secret', () => {
+  it('puts the secret as Slack shows it, or a JSON array while regenerating, read from stdin only', async () => {
+    const id = fresh();
+    const out = io({ stdinText: '  8f742231b10e8888abcd99yyyzzz85a5\n' });
+    expect(await run(['secrets', 'set', 'slack-signing-secret', ...sm_(id), '--json'], out)).toBe(0);
+    expect(server.currentValue(id)).toBe('8f742231b10e8888abcd99yyyzzz85a5');
+    expect(JSON.parse(out.stdout.text())).toMatchObject({
+      secret: 'slack-signing-secret',
+      secretId: id,
+      fingerprint: expect.stringMatching(/^sha256:[0-9a-f]{8}$/) as unknown,
+    });
+    expect(out.stdout.text() + out.stderr.text()).not.toContain('8f742231b10e8888abcd99yyyzzz85a5');
+
+    const both = io({ stdinText: '["new0000secret", "old0000secret"]' });
+    expect(await run(['secrets', 'set', 'slack-signing-secret', ...sm_(id)], both)).toBe(0);
+    expect(JSON.parse(server.currentValue(id) ?? '')).toEqual(['new0000secret', 'old0000secret']);
+    expect(both.stdout.text()).toContain('The Slack function picks it up');
+  });
+
+  it('never takes the value from the command line, and refuses values the Slack function could not use (exit 2)', async () => {
+    const id = fresh('8f742231b10e8888abcd99yyyzzz85a5');
+    const argvOnly = io();
+    expect(await run(['secrets', 'set', 'slack-signing-secret', '--value', 'abc123', ...sm_(id)], argvOnly)).toBe(2);
+    expect(argvOnly.stderr.text()).toContain('never taken from the command line');
+    for (const value of ['', 'PLACEHOLDER', 'two secrets', '["unterminated"', '[]', '["ok", 3]', 'naïve-secret']) {
+      const out = io({ stdinText: value });
+      expect(await run(['secrets', 'set', 'slack-signing-secret', ...sm_(id)], out), JSON.stringify(value)).toBe(2);
+      expect(out.stderr.text()).toContain('the Slack signing secret');
+    }
+    expect(server.currentValue(id)).toBe('8f742231b10e8888abcd99yyyzzz85a5');
+  });
+
+  it('takes the secret ARN from the stack output SlackSigningSecretSecretArn', async () => {
+    const id = fresh();
+    const describeStack = (name: string): Promise<StackInfo> =>
+      Promise.resolve({ name, status: 'UPDATE_COMPLETE', outputs: { SlackSigningSecretSecretArn: id } });
+    const out = io({ describeStack, stdinText: 'abcdef0123456789\n' });
+    expect(
+      await run(
+        ['secrets', 'set', 'slack-signing-secret', '--stack', 'VisibilitySlackBridge-test', '--endpoint-secretsmanager', server.url],
+        out,
+      ),
+    ).toBe(0);
+    expect(server.currentValue(id)).toBe('abcdef0123456789');
+  });
+});
+
 describe('bridge secrets signing', () => {
+  it('add reads the secret from stdin as README step 6 shows it (no flag)', async () => {
+    const id = fresh(JSON.stringify(['whsec_old']));
+    expect(await run(['secrets', 'signing', 'add', ...sm_(id)], io({ stdinText: 'whsec_from_stdin\n' }))).toBe(0);
+    expect(JSON.parse(server.currentValue(id) ?? '')).toEqual(['whsec_old', 'whsec_from_stdin']);
+  });
+
   it('add / list / remove keep a JSON array and show fingerprints only', async () => {
     const id = fresh();
     const first = 'whsec_first_secret_value';

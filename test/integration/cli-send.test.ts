@@ -127,6 +127,35 @@ describe('bridge send', () => {
     expect(doc.event.id).toBe(received[0]!.headers['x-service-delivery']);
   });
 
+  it('--duplicate alone sends the same delivery once more (as the README shows it)', async () => {
+    const out = io();
+    expect(
+      await run(['send', 'run.completed', '--duplicate', '--url', `${base}/webhook`, '--secret', SECRET, '--project', PROJECT], out),
+    ).toBe(0);
+    expect(received).toHaveLength(2);
+    expect(new Set(received.map((r) => r.headers['x-service-delivery'])).size).toBe(1);
+    const last = io();
+    expect(
+      await run(['send', 'run.completed', '--url', `${base}/webhook`, '--secret', SECRET, '--project', PROJECT, '--duplicate'], last),
+    ).toBe(0);
+    expect(received).toHaveLength(4);
+  });
+
+  it('without --url/--secret, a running local stack or --stack, sends nothing and says how to pick a stack (exit 2)', async () => {
+    const asked: string[] = [];
+    const out = bufferIo({
+      describeStack: (name: string) => {
+        asked.push(name);
+        return Promise.resolve({ name, status: 'UPDATE_COMPLETE', outputs: { WebhookUrl: `${base}/webhook` } });
+      },
+    });
+    expect(await run(['send', 'run.completed', '--duplicate'], out)).toBe(2);
+    expect(out.stderr.text()).toContain('start `npm start`, or name the stack with --stack');
+    expect(out.stderr.text()).toContain('run `npx bridge send --help` for usage');
+    expect(asked).toEqual([]);
+    expect(received).toHaveLength(0);
+  });
+
   it('--duplicate N sends the same id and body N more times', async () => {
     const out = io();
     expect(

@@ -21,7 +21,7 @@ export interface ReplayAllResult {
   moved: number;
   toMove: number;
   failureReason?: string;
-  /** The move task's handle (for `bridge dlq cancel` and the SQS console). */
+  /** The move task's handle (for `npx bridge dlq cancel` and the SQS console). */
   taskHandle?: string;
   dlq: string;
   destination: string;
@@ -73,7 +73,7 @@ export async function replayAll(sqs: SQSClient, dlq: QueueRef, source: QueueRef,
     if (err instanceof Error && /already a task running/i.test(err.message)) {
       throw new CliError(
         'a message move task is already running for this DLQ',
-        'wait for it to finish (`bridge dlq stats` shows the DLQ draining) or stop it with `bridge dlq cancel`, then run replay again',
+        'wait for it to finish (`npx bridge dlq stats` shows the DLQ draining) or stop it with `npx bridge dlq cancel`, then run replay again',
         'task_running',
       );
     }
