@@ -6,6 +6,8 @@ export default tseslint.config(
   {
     ignores: [
       'node_modules/',
+      // Plain CommonJS loaded into the rehearsed functions (no project code, no TypeScript project).
+      'local/rehearse/*.cjs',
       'cdk.out/',
       'coverage/',
       'bench/.build/',

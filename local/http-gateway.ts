@@ -54,6 +54,8 @@ export interface HttpGatewayOptions {
   stage?: string;
   /** API Gateway's integration timeout (default 30 000 ms, as HTTP API): 503 when it passes. */
   timeoutMs?: number;
+  /** The stage's default route throttle (token bucket: `rateLimit` per second, `burstLimit` tokens); 429 past it. Default: none. */
+  throttle?: { rateLimit: number; burstLimit: number } | undefined;
   /** The function's own timeout (e.g. 8 000 ms): a Lambda timeout is a function error, 500. Default: none. */
   functionTimeoutMs?: number;
   /** Largest body accepted (default 10 MiB, API Gateway's payload limit). */
@@ -179,6 +181,10 @@ export class HttpGateway {
       else res.destroy();
       return;
     }
+    if (!this.takeToken()) {
+      message(429, 'Too Many Requests');
+      return;
+    }
     const route = (this.options.routes ?? [{ method: 'POST', path: '/webhook' }]).find(
       (r) => r.method.toUpperCase() === method && r.path === path,
     );
@@ -223,6 +229,22 @@ export class HttpGateway {
     info.result = structured;
     const { status, headers, body: responseBody } = fromStructuredResult(structured);
     finish(status, headers, responseBody);
+  }
+
+  private tokens: { count: number; atMs: number } | undefined;
+
+  /** API Gateway's throttle: a bucket of `burstLimit` tokens refilled at `rateLimit` per second. */
+  private takeToken(): boolean {
+    const throttle = this.options.throttle;
+    if (!throttle) return true;
+    const now = Date.now();
+    const bucket = this.tokens ?? { count: throttle.burstLimit, atMs: now };
+    bucket.count = Math.min(throttle.burstLimit, bucket.count + ((now - bucket.atMs) / 1000) * throttle.rateLimit);
+    bucket.atMs = now;
+    this.tokens = bucket;
+    if (bucket.count < 1) return false;
+    bucket.count -= 1;
+    return true;
   }
 
   private idleFor(route: GatewayRoute): HttpApiHandler[] {

@@ -38,6 +38,13 @@ export interface LambdaPollerOptions {
   createHandler: () => SqsLambdaHandler;
   /** Messages per batch, 1–10 (default 10). */
   batchSize?: number;
+  /**
+   * MaximumBatchingWindowInSeconds: after the first message, keep receiving for up to this long
+   * (or until `batchSize` messages) before invoking. Default 0: invoke with what one receive got.
+   */
+  batchingWindowSeconds?: number;
+  /** FunctionResponseTypes has ReportBatchItemFailures (default true); otherwise a returned value is ignored. */
+  reportBatchItemFailures?: boolean;
   /** Pollers running side by side (default 2, like maximum concurrency 2). */
   concurrency?: number;
   /** ReceiveMessage WaitTimeSeconds, 0–20 (default 20). */
@@ -142,6 +149,7 @@ export class LambdaPoller {
         );
         messages = received.Messages ?? [];
         receiveFailures = 0;
+        if (messages.length > 0) messages = await this.fillBatchingWindow(messages);
       } catch (error) {
         if (this.stopped) break;
         this.report({ kind: 'receive', error });
@@ -168,6 +176,32 @@ export class LambdaPoller {
         if (this.busy === 0) this.idleWaiters.clear();
       }
     }
+  }
+
+  /** More receives until the batch is full or the batching window has passed since the first message. */
+  private async fillBatchingWindow(first: Message[]): Promise<Message[]> {
+    const windowMs = (this.options.batchingWindowSeconds ?? 0) * 1000;
+    const batchSize = clamp(this.options.batchSize ?? 10, 1, 10);
+    const until = Date.now() + windowMs;
+    const messages = [...first];
+    while (messages.length < batchSize && Date.now() < until && !this.stopped) {
+      try {
+        const received = await this.options.client.send(
+          new ReceiveMessageCommand({
+            QueueUrl: this.options.queueUrl,
+            MaxNumberOfMessages: batchSize - messages.length,
+            WaitTimeSeconds: clamp(Math.ceil((until - Date.now()) / 1000), 0, 20),
+            MessageAttributeNames: ['All'],
+            MessageSystemAttributeNames: ['All'],
+          }),
+          { abortSignal: this.abort.signal },
+        );
+        messages.push(...(received.Messages ?? []));
+      } catch {
+        break; // What was received is invoked now; the next receive reports the problem.
+      }
+    }
+    return messages;
   }
 
   /** One invocation and its deletes; false when the handler instance must not be reused (timed out). */
@@ -211,7 +245,7 @@ export class LambdaPoller {
       outcome([], messageIds);
       return true;
     }
-    const failures = batchFailures(result.value, messageIds);
+    const failures = this.options.reportBatchItemFailures === false ? new Set<string>() : batchFailures(result.value, messageIds);
     if (failures === 'invalid') {
       this.report({
         kind: 'invalid_response',

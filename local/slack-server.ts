@@ -155,6 +155,11 @@ export interface LocalSlackServerOptions {
   onMessage?: (rendered: string, call: RecordedCall) => void;
   /** Appends one JSON line per API call: `{ at, method, channel, text, blocks, thread_ts, ok, error, ts }`. */
   logFile?: string;
+  /**
+   * Origin of the response_urls handed out (default this server's own URL). The deploy rehearsal
+   * uses Slack's `https://hooks.slack.com`, which the deployed function accepts, and routes it here.
+   */
+  responseUrlOrigin?: string;
   team?: string;
   teamId?: string;
   botUserId?: string;
@@ -188,6 +193,7 @@ export class LocalSlackServer {
   readonly apiUrl: string;
   readonly team: string;
   readonly teamId: string;
+  private readonly responseUrlOrigin: string | undefined;
   readonly botUserId: string;
   readonly botId: string;
   readonly botName: string;
@@ -220,6 +226,7 @@ export class LocalSlackServer {
     this.apiUrl = `http://${this.host}:${this.port}/api/`;
     this.team = options.team ?? 'Local Workspace';
     this.teamId = options.teamId ?? 'T0LOCAL';
+    this.responseUrlOrigin = options.responseUrlOrigin;
     this.botUserId = options.botUserId ?? 'U0LOCALBOT';
     this.botId = options.botId ?? 'B0LOCALBOT';
     this.botName = options.botName ?? 'visibility-bridge';
@@ -346,7 +353,7 @@ export class LocalSlackServer {
   private issueResponseUrl(target: ResponseTarget): string {
     const id = randomUUID();
     this.responseTargets.set(id, target);
-    return `http://${this.host}:${this.port}${RESPONSE_URL_PATH}${id}`;
+    return `${this.responseUrlOrigin ?? `http://${this.host}:${this.port}`}${RESPONSE_URL_PATH}${id}`;
   }
 
   /** An answer as Slack applies it: delete or replace the clicked message, post in the channel, or show only to its user. */

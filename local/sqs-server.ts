@@ -16,6 +16,8 @@ export interface SqsServerOptions {
   host?: string;
   /** Region used in queue ARNs; default us-east-1. */
   region?: string;
+  /** Visibility timeouts and delays pass this many times faster (default 1; see the engine). */
+  timeScale?: number;
 }
 
 export const ACCOUNT_ID = '000000000000';
@@ -40,7 +42,12 @@ export class SqsServer {
       void handle(holder.engine, req, res);
     });
     const { url } = await listen(server, options.port, host);
-    const engine = new SqsEngine({ baseUrl: url, region, accountId: ACCOUNT_ID });
+    const engine = new SqsEngine({
+      baseUrl: url,
+      region,
+      accountId: ACCOUNT_ID,
+      ...(options.timeScale ? { timeScale: options.timeScale } : {}),
+    });
     holder.engine = engine;
     return new SqsServer(server, engine, url, region);
   }

@@ -10,6 +10,12 @@ export interface EngineOptions {
   readonly baseUrl: string;
   readonly region: string;
   readonly accountId: string;
+  /**
+   * Visibility timeouts and delays pass this many times faster than real time (default 1). The
+   * deploy rehearsal keeps the template's timeouts (e.g. 1,985 s) and compresses them, so a
+   * message's five receives take seconds instead of hours.
+   */
+  readonly timeScale?: number;
 }
 
 interface StoredMessage {
@@ -150,6 +156,11 @@ export class SqsEngine {
   private closed = false;
 
   constructor(private readonly options: EngineOptions) {}
+
+  /** Seconds of queue time as wall-clock milliseconds (see `timeScale`). */
+  private scaledMs(seconds: number): number {
+    return (seconds * 1000) / (this.options.timeScale ?? 1);
+  }
 
   queueUrl(name: string): string {
     return `${this.options.baseUrl}/${this.options.accountId}/${name}`;
@@ -781,7 +792,7 @@ export class SqsEngine {
   }
 
   private enqueue(queue: Queue, message: StoredMessage, delaySeconds: number): void {
-    message.visibleAt = Date.now() + delaySeconds * 1000;
+    message.visibleAt = Date.now() + this.scaledMs(delaySeconds);
     queue.messages.set(message.messageId, message);
     this.notify(queue);
   }
@@ -809,7 +820,7 @@ export class SqsEngine {
       message.receiveCount += 1;
       message.firstReceiveTimestamp ??= now;
       message.receiptHandle = this.newReceiptHandle(queue, message);
-      message.visibleAt = now + timeout * 1000;
+      message.visibleAt = now + this.scaledMs(timeout);
       message.inFlight = timeout > 0;
       out.push(this.render(message, request));
     }
@@ -894,7 +905,7 @@ export class SqsEngine {
     // Allowed with the latest handle even after the timeout expired, as long as no one received the
     // message again (as SQS does); a long poll then sees it once the new timeout passes.
     const now = Date.now();
-    message.visibleAt = now + timeout * 1000;
+    message.visibleAt = now + this.scaledMs(timeout);
     message.inFlight = timeout > 0;
     this.notify(queue);
   }

@@ -1,0 +1,98 @@
+/**
+ * A synthesized cloud assembly as the rehearsal reads it: the stack's template, its region, and
+ * where each function's bundled code is (the `aws:asset:path` metadata CDK writes). `synthesize`
+ * runs `cdk synth` into a directory of the rehearsal's own.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+
+import type { CfnTemplate } from './iam-check';
+
+export type { CfnResource, CfnTemplate } from './iam-check';
+
+export interface StackArtifact {
+  stackName: string;
+  /** The stack's region, or undefined for an environment-agnostic stack. */
+  region: string | undefined;
+  templateFile: string;
+  template: CfnTemplate;
+  assemblyDir: string;
+}
+
+export class AssemblyError extends Error {
+  override readonly name = 'AssemblyError';
+}
+
+interface Manifest {
+  artifacts?: Record<string, { type?: string; environment?: string; properties?: { templateFile?: string }; displayName?: string }>;
+}
+
+/** The stacks of a cloud assembly directory (cdk.out). */
+export function readAssembly(assemblyDir: string): StackArtifact[] {
+  const dir = resolve(assemblyDir);
+  const manifestFile = join(dir, 'manifest.json');
+  if (!existsSync(manifestFile)) {
+    throw new AssemblyError(`${dir} is not a cloud assembly (no manifest.json): synthesize first, or leave out --app`);
+  }
+  const manifest = JSON.parse(readFileSync(manifestFile, 'utf8')) as Manifest;
+  const stacks: StackArtifact[] = [];
+  for (const [id, artifact] of Object.entries(manifest.artifacts ?? {})) {
+    if (artifact.type !== 'aws:cloudformation:stack' || !artifact.properties?.templateFile) continue;
+    const templateFile = join(dir, artifact.properties.templateFile);
+    const region = /^aws:\/\/[^/]+\/([a-z0-9-]+)$/.exec(artifact.environment ?? '')?.[1];
+    stacks.push({
+      stackName: artifact.displayName ?? id,
+      region: region === 'unknown-region' ? undefined : region,
+      templateFile,
+      template: JSON.parse(readFileSync(templateFile, 'utf8')) as CfnTemplate,
+      assemblyDir: dir,
+    });
+  }
+  return stacks;
+}
+
+/** The one bridge stack of an assembly (the WAF stack of clientRateLimitEnabled has no functions). */
+export function bridgeStackOf(stacks: StackArtifact[], wanted?: string): StackArtifact {
+  const candidates = wanted ? stacks.filter((stack) => stack.stackName === wanted) : stacks.filter(hasFunctions);
+  if (candidates.length === 1) return candidates[0]!;
+  const names = stacks.map((stack) => stack.stackName).join(', ') || 'none';
+  throw new AssemblyError(
+    wanted ? `no stack ${wanted} in the assembly (stacks: ${names})` : `expected one stack with functions, found: ${names}`,
+  );
+}
+
+function hasFunctions(stack: StackArtifact): boolean {
+  return Object.values(stack.template.Resources).some((resource) => resource.Type === 'AWS::Lambda::Function');
+}
+
+/** The directory holding a function's bundled code. */
+export function assetDirOf(stack: StackArtifact, logicalId: string): string {
+  const resource = stack.template.Resources[logicalId];
+  const path = resource?.Metadata?.['aws:asset:path'];
+  if (typeof path !== 'string') {
+    throw new AssemblyError(`${logicalId} has no aws:asset:path metadata: synthesize with asset metadata (the default) and bundling on`);
+  }
+  const dir = resolve(stack.assemblyDir, path);
+  if (!existsSync(dir)) throw new AssemblyError(`${logicalId}'s code ${dir} is missing from the assembly`);
+  return dir;
+}
+
+/**
+ * `cdk synth` of the project's app into `outDir` with the given context (e.g. `stage=dev`),
+ * offline and without telemetry, as CI synthesizes it.
+ */
+export function synthesize(projectRoot: string, outDir: string, context: readonly string[]): void {
+  const args = ['cdk', 'synth', '--no-notices', '--quiet', '--output', outDir, ...context.flatMap((entry) => ['-c', entry])];
+  try {
+    execFileSync('npx', args, {
+      cwd: projectRoot,
+      env: { ...process.env, CDK_DISABLE_CLI_TELEMETRY: 'true' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      maxBuffer: 64 * 1024 * 1024,
+    });
+  } catch (error) {
+    const stderr = (error as { stderr?: Buffer }).stderr?.toString() ?? '';
+    throw new AssemblyError(`cdk synth ${context.join(' ')} failed:\n${stderr.trim().split('\n').slice(-15).join('\n')}`);
+  }
+}

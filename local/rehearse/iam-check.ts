@@ -1,0 +1,339 @@
+/**
+ * Checks the AWS calls a function made during the deploy rehearsal against its role's identity
+ * policies from the synthesized template, with an offline IAM evaluator (@cloud-copilot/iam-simulate):
+ * the action, each ARN and the condition keys (`dynamodb:LeadingKeys` as a multi-valued key). A denial
+ * is described so the fix is obvious: the call, and the statement that is missing or the condition
+ * that failed.
+ */
+import {
+  isConditionKeyArray,
+  runSimulation,
+  typeForContextKey,
+  type ConditionExplain,
+  type StatementExplain,
+} from '@cloud-copilot/iam-simulate';
+import type { RecordedAwsCall } from './aws-call-recorder';
+import { resolveIntrinsics, type ResolveContext } from './intrinsics';
+
+/** The part of a CloudFormation template the rehearsal reads. */
+export interface CfnResource {
+  Type: string;
+  /** Arbitrary JSON: each reader checks the shape it needs. */
+  Properties?: Record<string, unknown>;
+  DependsOn?: string | string[];
+  Condition?: string;
+  Metadata?: Record<string, unknown>;
+}
+
+export interface CfnTemplate {
+  Resources: Record<string, CfnResource>;
+  Outputs?: Record<string, { Value: unknown; Description?: string; Export?: unknown }>;
+  Parameters?: Record<string, { Type: string; Default?: unknown }>;
+  Conditions?: Record<string, unknown>;
+}
+
+export interface PolicyStatementSource {
+  /** The AWS::IAM::Policy / ManagedPolicy logical id, or `<role>.Policies.<PolicyName>` for an inline policy. */
+  policyLogicalId: string;
+  sid: string | undefined;
+  /** The statement with intrinsics resolved. */
+  statement: unknown;
+}
+
+export interface RolePolicies {
+  roleLogicalId: string;
+  statements: PolicyStatementSource[];
+}
+
+export type VerdictKind = 'allowed' | 'implicit_deny' | 'explicit_deny';
+
+/** The evaluation of one of a call's resources. */
+export interface ResourceFinding {
+  resource: string;
+  kind: VerdictKind;
+  /** Statements that allowed (allowed), denied (explicit_deny), or came closest (implicit_deny), with why. */
+  statements: { policyLogicalId: string; label: string; reason: string }[];
+}
+
+export interface CallVerdict {
+  call: RecordedAwsCall;
+  allowed: boolean;
+  kind: VerdictKind;
+  explanation: string;
+  findings: ResourceFinding[];
+}
+
+// -- the role's policies ----------------------------------------------------------------------------
+
+/**
+ * Identity policies attached to a role: AWS::IAM::Policy / ManagedPolicy resources whose Roles include
+ * {Ref: role}, managed policies the role lists by Ref, and the role's inline Policies; resolved with
+ * resolveIntrinsics. A managed policy ARN from outside the template, or a permissions boundary, cannot
+ * be read offline and throws.
+ */
+export function rolePolicies(template: CfnTemplate, roleLogicalId: string, ctx: ResolveContext): RolePolicies {
+  const role = template.Resources[roleLogicalId];
+  if (role?.Type !== 'AWS::IAM::Role') {
+    throw new Error(`rolePolicies: ${roleLogicalId} is ${role ? `a ${role.Type}` : 'not in the template'}, not an AWS::IAM::Role`);
+  }
+  const props = role.Properties ?? {};
+  if (props.PermissionsBoundary !== undefined)
+    throw new Error(`role ${roleLogicalId} has a PermissionsBoundary, which the rehearsal's IAM check does not evaluate`);
+  const documents = [
+    ...inlinePolicies(roleLogicalId, props),
+    ...attachedPolicies(template, roleLogicalId),
+    ...listedManagedPolicies(template, roleLogicalId, props),
+  ];
+  const statements = documents.flatMap(({ policyLogicalId, document }) => statementsOf(policyLogicalId, resolveIntrinsics(document, ctx)));
+  return { roleLogicalId, statements };
+}
+
+interface PolicyDocumentSource {
+  policyLogicalId: string;
+  document: unknown;
+}
+
+function inlinePolicies(roleLogicalId: string, props: Record<string, unknown>): PolicyDocumentSource[] {
+  return asArray(props.Policies).map((policy, index) => {
+    const { PolicyName: name, PolicyDocument: document } = asRecord(policy);
+    return { policyLogicalId: `${roleLogicalId}.Policies.${typeof name === 'string' ? name : index}`, document };
+  });
+}
+
+function attachedPolicies(template: CfnTemplate, roleLogicalId: string): PolicyDocumentSource[] {
+  return Object.entries(template.Resources)
+    .filter(([, resource]) => resource.Type === 'AWS::IAM::Policy' || resource.Type === 'AWS::IAM::ManagedPolicy')
+    .filter(([, resource]) => asArray(asRecord(resource.Properties).Roles).some((entry) => isRefTo(entry, roleLogicalId)))
+    .map(([policyLogicalId, resource]) => ({ policyLogicalId, document: asRecord(resource.Properties).PolicyDocument }));
+}
+
+/** ManagedPolicyArns entries that Ref a ManagedPolicy of this template not already attached through its Roles. */
+function listedManagedPolicies(template: CfnTemplate, roleLogicalId: string, props: Record<string, unknown>): PolicyDocumentSource[] {
+  return asArray(props.ManagedPolicyArns).flatMap((entry) => {
+    const id = isRecord(entry) && typeof entry.Ref === 'string' ? entry.Ref : undefined;
+    const policy = id === undefined ? undefined : template.Resources[id];
+    if (id === undefined || policy?.Type !== 'AWS::IAM::ManagedPolicy') {
+      throw new Error(
+        `role ${roleLogicalId} lists managed policy ${JSON.stringify(entry)}, which is not in the template: the rehearsal cannot read it offline`,
+      );
+    }
+    const alreadyAttached = asArray(asRecord(policy.Properties).Roles).some((role) => isRefTo(role, roleLogicalId));
+    return alreadyAttached ? [] : [{ policyLogicalId: id, document: asRecord(policy.Properties).PolicyDocument }];
+  });
+}
+
+function statementsOf(policyLogicalId: string, document: unknown): PolicyStatementSource[] {
+  const statement = asRecord(document).Statement;
+  if (statement === undefined) throw new Error(`policy ${policyLogicalId} has no PolicyDocument.Statement`);
+  const entries: unknown[] = Array.isArray(statement) ? statement : [statement];
+  return entries.map((entry) => {
+    const sid = asRecord(entry).Sid;
+    return { policyLogicalId, sid: typeof sid === 'string' ? sid : undefined, statement: entry };
+  });
+}
+
+function isRefTo(entry: unknown, logicalId: string): boolean {
+  return isRecord(entry) && entry.Ref === logicalId && Object.keys(entry).length === 1;
+}
+
+// -- evaluation ---------------------------------------------------------------------------------------
+
+/** Evaluates each call (every resource it touches) against the role's policies, in order. */
+export async function checkCalls(policies: RolePolicies, calls: RecordedAwsCall[]): Promise<CallVerdict[]> {
+  const verdicts: CallVerdict[] = [];
+  for (const call of calls) verdicts.push(await checkCall(policies, call));
+  return verdicts;
+}
+
+const KIND_ORDER: VerdictKind[] = ['allowed', 'implicit_deny', 'explicit_deny'];
+
+async function checkCall(policies: RolePolicies, call: RecordedAwsCall): Promise<CallVerdict> {
+  if (call.resources.length === 0) {
+    const explanation = `the recorder could not tell which resource ${call.action} touches, so it cannot be checked`;
+    return { call, allowed: false, kind: 'implicit_deny', explanation, findings: [] };
+  }
+  const contextVariables = await simulationContext(call.context);
+  const findings: ResourceFinding[] = [];
+  for (const resource of call.resources) findings.push(await evaluate(policies, call, resource, contextVariables));
+  const kind = findings
+    .map((finding) => finding.kind)
+    .reduce((worst, next) => (KIND_ORDER.indexOf(next) > KIND_ORDER.indexOf(worst) ? next : worst));
+  const explanation = findings.map((finding) => `${finding.resource}: ${summary(finding)}`).join('; ');
+  return { call, allowed: kind === 'allowed', kind, explanation, findings };
+}
+
+/** Multi-valued keys (dynamodb:LeadingKeys) stay lists; single-valued ones are passed as their one value. */
+async function simulationContext(context: Record<string, string[]>): Promise<Record<string, string | string[]>> {
+  const out: Record<string, string | string[]> = {};
+  for (const [key, values] of Object.entries(context)) {
+    const multiValued = await typeForContextKey(key).then(isConditionKeyArray, () => values.length !== 1);
+    out[key] = multiValued ? values : values[0]!;
+  }
+  return out;
+}
+
+async function evaluate(
+  policies: RolePolicies,
+  call: RecordedAwsCall,
+  resource: string,
+  contextVariables: Record<string, string | string[]>,
+): Promise<ResourceFinding> {
+  const accountId = resource.split(':')[4] || '000000000000';
+  const result = await runSimulation(
+    {
+      request: {
+        principal: `arn:aws:iam::${accountId}:role/${policies.roleLogicalId}`,
+        action: call.action,
+        resource: { resource, accountId },
+        contextVariables,
+      },
+      identityPolicies: identityPolicies(policies),
+      serviceControlPolicies: [],
+      resourceControlPolicies: [],
+    },
+    { simulationMode: 'Strict' },
+  );
+  if (result.resultType === 'error') {
+    // Not a verdict: the evaluator rejected the policies or the request (e.g. an ARN of the wrong type for the action).
+    throw new Error(
+      `IAM check of ${call.principal}: ${call.action} on ${resource} could not run: the evaluator rejected it (${result.errors.message}): ${JSON.stringify(result.errors)}`,
+    );
+  }
+  const analyses = result.resultType === 'single' ? [result.result] : result.results;
+  const identity = analyses[0]?.analysis.identityAnalysis;
+  const kind = kindOf(result.overallResult);
+  const label = (policyId: string, explain: StatementExplain) => statementLabel(policies, policyId, explain);
+  if (kind === 'allowed') {
+    return {
+      resource,
+      kind,
+      statements: (identity?.allowStatements ?? []).map((s) => ({
+        policyLogicalId: s.policyId,
+        label: label(s.policyId, s.explain),
+        reason: 'allows it',
+      })),
+    };
+  }
+  if (kind === 'explicit_deny') {
+    return {
+      resource,
+      kind,
+      statements: (identity?.denyStatements ?? []).map((s) => ({
+        policyLogicalId: s.policyId,
+        label: label(s.policyId, s.explain),
+        reason: 'denies it',
+      })),
+    };
+  }
+  return { resource, kind, statements: closestStatements(identity?.unmatchedStatements ?? [], label) };
+}
+
+/** One identity policy per template policy, so the evaluator's policyId names the template resource. */
+function identityPolicies(policies: RolePolicies): { name: string; policy: unknown }[] {
+  const byPolicy = new Map<string, unknown[]>();
+  for (const source of policies.statements)
+    byPolicy.set(source.policyLogicalId, [...(byPolicy.get(source.policyLogicalId) ?? []), source.statement]);
+  return [...byPolicy].map(([name, statements]) => ({ name, policy: { Version: '2012-10-17', Statement: statements } }));
+}
+
+function kindOf(result: string): VerdictKind {
+  if (result === 'Allowed') return 'allowed';
+  return result === 'ExplicitlyDenied' ? 'explicit_deny' : 'implicit_deny';
+}
+
+/** `Sid X` when the statement has one, else `statement #n of <policy>` (n counted from 1 within that policy). */
+function statementLabel(policies: RolePolicies, policyId: string, explain: StatementExplain): string {
+  const ofPolicy = policies.statements.filter((source) => source.policyLogicalId === policyId);
+  const bySid = ofPolicy.find((source) => source.sid !== undefined && source.sid === explain.identifier);
+  if (bySid) return `Sid ${bySid.sid}`;
+  // Without a Sid the evaluator identifies a statement by its 1-based position.
+  return `statement #${explain.identifier} of ${policyId}`;
+}
+
+interface Unmatched {
+  policyId: string;
+  explain: StatementExplain;
+}
+
+/**
+ * The statements that came closest to allowing the call, best first: action and resource match but a
+ * condition failed; action matches but not the resource; the resource matches but not the action.
+ */
+function closestStatements(
+  unmatched: Unmatched[],
+  label: (policyId: string, explain: StatementExplain) => string,
+): ResourceFinding['statements'] {
+  const allow = unmatched.filter((s) => s.explain.effect === 'Allow');
+  const tiers = [
+    allow.filter((s) => s.explain.actionMatch && s.explain.resourceMatch && !s.explain.conditionMatch),
+    allow.filter((s) => s.explain.actionMatch && !s.explain.resourceMatch),
+    allow.filter((s) => !s.explain.actionMatch && s.explain.resourceMatch),
+  ];
+  const closest = tiers.find((tier) => tier.length > 0) ?? [];
+  return closest.map((s) => ({ policyLogicalId: s.policyId, label: label(s.policyId, s.explain), reason: mismatchReason(s.explain) }));
+}
+
+function mismatchReason(explain: StatementExplain): string {
+  if (!explain.actionMatch) return `its actions ${listOf(explain.actions)} do not include this action`;
+  if (!explain.resourceMatch) return `its resources ${listOf(explain.resources)} do not include this resource`;
+  const failed = (explain.conditions ?? []).filter((condition) => !condition.matches);
+  return failed.map(conditionText).join('; ') || 'a condition not met';
+}
+
+function conditionText(condition: ConditionExplain): string {
+  const values = (Array.isArray(condition.values) ? condition.values : [condition.values]).map((value) => value.value);
+  const unmatched = condition.unmatchedValues?.length ? ` (unmatched: ${condition.unmatchedValues.join(', ')})` : '';
+  const missing = condition.failedBecauseMissing ? ' (the request has no such key)' : '';
+  return `condition ${condition.conditionKeyValue} ${condition.operator} ${JSON.stringify(values)} not met${unmatched}${missing}`;
+}
+
+function listOf(entries: { action?: string; resource?: string } | { action?: string; resource?: string }[] | undefined): string {
+  const list = entries === undefined ? [] : Array.isArray(entries) ? entries : [entries];
+  return JSON.stringify(list.map((entry) => entry.action ?? entry.resource));
+}
+
+function summary(finding: ResourceFinding): string {
+  const statements = finding.statements
+    .map((s) => `${s.label}${s.label.includes(s.policyLogicalId) ? '' : ` (${s.policyLogicalId})`} — ${s.reason}`)
+    .join('; ');
+  if (finding.kind === 'allowed') return `allowed by ${statements}`;
+  if (finding.kind === 'explicit_deny') return `explicitly denied by ${statements}`;
+  return `no statement allows it${statements ? ` (closest: ${statements})` : ''}`;
+}
+
+// -- the message a failed rehearsal prints -------------------------------------------------------------
+
+/**
+ * `<principal>: <action> on <resource> with dynamodb:LeadingKeys=… is not allowed by role <role>: no
+ * statement allows it (closest: Sid X (policy) — condition … not met)`, one line per denied resource.
+ */
+export function describeDenial(verdict: CallVerdict, policies: RolePolicies): string {
+  const { call } = verdict;
+  const context = Object.entries(call.context)
+    .map(([key, values]) => `${key}=${values.join(',')}`)
+    .join(' ');
+  const withContext = context ? ` with ${context}` : '';
+  const sids = policies.statements.map((source) => source.sid ?? '(no Sid)').join(', ');
+  const role = `role ${policies.roleLogicalId} (statements: ${sids || 'none'})`;
+  if (verdict.findings.length === 0)
+    return `${call.principal}: ${call.action}${withContext} is not allowed by ${role}: ${verdict.explanation}`;
+  const denied = verdict.findings.filter((finding) => finding.kind !== 'allowed');
+  if (denied.length === 0) return `${call.principal}: ${call.action}${withContext} is allowed (${verdict.explanation})`;
+  return denied
+    .map(
+      (finding) => `${call.principal}: ${call.action} on ${finding.resource}${withContext} is not allowed by ${role}: ${summary(finding)}`,
+    )
+    .join('\n');
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function asRecord(value: unknown): Record<string, unknown> {
+  return isRecord(value) ? value : {};
+}
+
+function asArray(value: unknown): unknown[] {
+  return Array.isArray(value) ? value : [];
+}

@@ -1,0 +1,139 @@
+/**
+ * `npm run rehearse -- -c stage=<stage> [--app DIR] [--scenarios a,b] [--verbose] [--json]`
+ *
+ * Synthesizes the stage (or takes an already synthesized cloud assembly with --app, as it is),
+ * runs it as AWS would on this machine and prints one line per check. Exit 0 when every check
+ * passed, 1 when one failed, 2 for a usage or synth problem.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Command, InvalidArgumentError } from 'commander';
+import { AssemblyError, bridgeStackOf, readAssembly, synthesize } from './assembly';
+import { RehearsedStack } from './rehearsed-stack';
+import { rehearse, SCENARIOS, type RehearsalReport, type ScenarioName } from './rehearsal';
+
+const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+export interface RehearseCommand {
+  context: string[];
+  app: string | undefined;
+  stack: string | undefined;
+  scenarios: ScenarioName[];
+  verbose: boolean;
+  json: boolean;
+}
+
+/** Synthesizes (unless `app` is given), rehearses and cleans up; the report says what passed. */
+export async function runRehearsal(command: RehearseCommand, write: (line: string) => void): Promise<RehearsalReport> {
+  const workDir = mkdtempSync(join(tmpdir(), 'bridge-rehearsal-'));
+  try {
+    const assemblyDir = command.app ?? join(workDir, 'cdk.out');
+    if (command.app === undefined) {
+      write(`synthesizing ${command.context.map((entry) => `-c ${entry}`).join(' ')} …`);
+      synthesize(PROJECT_ROOT, assemblyDir, command.context);
+    }
+    const artifact = bridgeStackOf(readAssembly(assemblyDir), command.stack);
+    write(`rehearsing ${artifact.stackName} from ${assemblyDir}`);
+    const stack = await RehearsedStack.start({
+      stack: artifact,
+      workDir,
+      ...(command.verbose ? { onLine: (line) => write(`  [${line.functionLogicalId}] ${line.line.slice(0, 400)}`) } : {}),
+    });
+    try {
+      for (const note of stack.resources.notEmulated) write(`note: not emulated: ${note}`);
+      return await rehearse(stack, {
+        projectRoot: PROJECT_ROOT,
+        scenarios: command.scenarios,
+        log: command.json ? () => undefined : write,
+      });
+    } finally {
+      await stack.close();
+    }
+  } finally {
+    rmSync(workDir, { recursive: true, force: true });
+  }
+}
+
+function parseScenarios(value: string): ScenarioName[] {
+  const names = value.split(',').map((name) => name.trim());
+  for (const name of names) {
+    if (!(SCENARIOS as readonly string[]).includes(name))
+      throw new InvalidArgumentError(`unknown scenario "${name}" (known: ${SCENARIOS.join(', ')})`);
+  }
+  return names as ScenarioName[];
+}
+
+async function main(argv: string[]): Promise<number> {
+  const program = new Command('rehearse')
+    .description('Rehearse the deploy: run the synthesized stack as AWS would, on this machine, and check it')
+    .option(
+      '-c, --context <key=value>',
+      'CDK context, e.g. stage=dev (repeatable)',
+      (value: string, previous: string[]) => [...previous, value],
+      [],
+    )
+    .option('--app <dir>', 'rehearse this already synthesized cloud assembly as it is (no synth)')
+    .option('--stack <name>', 'the stack to rehearse when the assembly has several')
+    .option('--scenarios <list>', `comma-separated subset of: ${SCENARIOS.join(', ')}`, parseScenarios)
+    .option('--verbose', 'print every line the functions print')
+    .option('--json', 'print the report as JSON')
+    .exitOverride();
+  try {
+    program.parse(argv, { from: 'user' });
+  } catch (error) {
+    return (error as { exitCode?: number }).exitCode === 0 ? 0 : 2;
+  }
+  const options = program.opts<{
+    context: string[];
+    app?: string;
+    stack?: string;
+    scenarios?: ScenarioName[];
+    verbose?: boolean;
+    json?: boolean;
+  }>();
+  if (options.app === undefined && !options.context.some((entry) => entry.startsWith('stage='))) {
+    process.stderr.write(
+      'rehearse: name the stage, e.g. npm run rehearse -- -c stage=dev (or --app DIR for an assembly already synthesized)\n',
+    );
+    return 2;
+  }
+  const write = (line: string): void => void process.stdout.write(`${line}\n`);
+  try {
+    const report = await runRehearsal(
+      {
+        context: options.context,
+        app: options.app,
+        stack: options.stack,
+        scenarios: options.scenarios ?? [...SCENARIOS],
+        verbose: options.verbose ?? false,
+        json: options.json ?? false,
+      },
+      options.json ? () => undefined : write,
+    );
+    if (options.json) write(JSON.stringify(report, null, 2));
+    else {
+      const failed = report.checks.filter((check) => !check.ok);
+      write(`\n${report.checks.length - failed.length} passed, ${failed.length} failed (${(report.durationMs / 1000).toFixed(1)} s)`);
+      for (const check of failed) write(`✗ ${check.name}\n  ${check.detail.replace(/\n/g, '\n  ')}`);
+    }
+    return report.ok ? 0 : 1;
+  } catch (error) {
+    if (error instanceof AssemblyError) {
+      process.stderr.write(`rehearse: ${error.message}\n`);
+      return 2;
+    }
+    throw error;
+  }
+}
+
+if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
+  main(process.argv.slice(2)).then(
+    (code) => process.exit(code),
+    (error: unknown) => {
+      process.stderr.write(`rehearse: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+      process.exit(1);
+    },
+  );
+}

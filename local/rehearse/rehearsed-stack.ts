@@ -1,0 +1,517 @@
+/**
+ * The synthesized stack, run as AWS would run it, on this machine: resources created from the
+ * template on the local peers (dynalite, the local SQS server with its timers compressed, the
+ * local Secrets Manager), each function's cdk.out bundle in its own execution environments with
+ * the template's handler, environment, timeout and memory, the HTTP API's routes and the SQS event
+ * source mappings wired from the template, and the outputs served by a local DescribeStacks so the
+ * `bridge` CLI finds the stack by name.
+ *
+ * The public hosts the functions call are played by local peers: the stage file's read API by the
+ * service simulator, slack.com and hooks.slack.com by the local Slack server, the API's
+ * execute-api host by the local HTTP API (egress.cjs). Every AWS call goes through the call
+ * recorder, for the IAM check; every line a function prints is kept, for the metrics check.
+ */
+import { randomBytes } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import { GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { createSqsClient as createLocalSqsClient, SqsServer } from '../sqs-server';
+import { startLocalDynamo, type LocalDynamo } from '../dynamo';
+import { createSecretsManagerClient, LocalSecretsManagerServer } from '../secrets-manager-server';
+import { LocalSlackServer } from '../slack-server';
+import { LocalCloudFormationServer } from '../cloudformation-server';
+import { VisibilitySimulator } from '../simulator/server';
+import { HttpGateway, type GatewayRequestInfo, type GatewayRoute, type HttpApiHandler } from '../http-gateway';
+import { LambdaPoller } from '../lambda-poller';
+import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2, SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { assetDirOf, type CfnResource, type StackArtifact } from './assembly';
+import { AwsCallRecorder } from './aws-call-recorder';
+import { resolveIntrinsics, type ResolveContext } from './intrinsics';
+import { RehearsedFunction, type FunctionLine, type InvocationOutcome } from './lambda-function';
+import { createResources, type CreatedResources } from './resources';
+import type { MetricId } from './alarm-coverage';
+
+export const REHEARSAL_ACCOUNT_ID = '000000000000';
+/** Queue time runs this much faster: the template's 1,985 s visibility timeout passes in about 3 s. */
+export const DEFAULT_TIME_SCALE = 600;
+const EGRESS_PRELOAD = fileURLToPath(new URL('./egress.cjs', import.meta.url));
+
+export interface RehearsedStackOptions {
+  stack: StackArtifact;
+  /** Where the functions' code copies go. */
+  workDir: string;
+  /** SQS visibility timeouts and delays pass this many times faster (default DEFAULT_TIME_SCALE). */
+  timeScale?: number;
+  /** Every line a function prints. */
+  onLine?: (line: FunctionLine) => void;
+  /** The simulator's seed (default 1). */
+  seed?: number;
+}
+
+export interface PlatformMetric extends MetricId {
+  at: number;
+}
+
+export interface AccessLogLine {
+  logGroupArn: string;
+  line: string;
+}
+
+interface FunctionWiring {
+  fn: RehearsedFunction;
+  resource: CfnResource;
+}
+
+export class RehearsedStack {
+  readonly functions = new Map<string, RehearsedFunction>();
+  readonly lines: FunctionLine[] = [];
+  readonly platformMetrics: PlatformMetric[] = [];
+  readonly accessLog: AccessLogLine[] = [];
+  readonly pollers: LambdaPoller[] = [];
+  outputs: Record<string, string> = {};
+  gateway!: HttpGateway;
+  private sampler: NodeJS.Timeout | undefined;
+  private readonly sqsClient: SQSClient;
+
+  private constructor(
+    readonly stack: StackArtifact,
+    readonly region: string,
+    readonly apiId: string,
+    readonly peers: {
+      dynamo: LocalDynamo;
+      sqs: SqsServer;
+      secrets: LocalSecretsManagerServer;
+      slack: LocalSlackServer;
+      simulator: VisibilitySimulator;
+      cloudFormation: LocalCloudFormationServer;
+      recorder: AwsCallRecorder;
+    },
+    readonly resources: CreatedResources,
+    private readonly options: RehearsedStackOptions,
+  ) {
+    this.sqsClient = createLocalSqsClient(peers.sqs.url);
+  }
+
+  /** The operator's working directory (no `.local/ready.json` of a running local stack). */
+  get operatorDir(): string {
+    return this.options.workDir;
+  }
+
+  get context(): ResolveContext {
+    return this.resources.context;
+  }
+
+  get stackName(): string {
+    return this.stack.stackName;
+  }
+
+  static async start(options: RehearsedStackOptions): Promise<RehearsedStack> {
+    const region = options.stack.region ?? 'us-east-1';
+    const apiId = `rh${randomBytes(4).toString('hex')}`;
+    const dynamo = await startLocalDynamo();
+    const sqs = await SqsServer.start({ region, timeScale: options.timeScale ?? DEFAULT_TIME_SCALE });
+    const secrets = await LocalSecretsManagerServer.start({ region });
+    const recorder = await AwsCallRecorder.start({
+      upstreams: { dynamodb: dynamo.endpoint, sqs: sqs.url, secretsmanager: secrets.url },
+      region,
+      accountId: REHEARSAL_ACCOUNT_ID,
+    });
+    const slack = await LocalSlackServer.start({ responseUrlOrigin: 'https://hooks.slack.com' });
+    const egress: Record<string, string> = {};
+    const simulator = await VisibilitySimulator.start({
+      seed: options.seed ?? 1,
+      webhooks: { fetch: egressFetch(egress), retryScale: 0.001 },
+    });
+    const cloudFormation = await LocalCloudFormationServer.start();
+    const secretsClient = createSecretsManagerClient(secrets.url, region);
+    const resources = await createResources(
+      options.stack.template,
+      {
+        dynamodb: dynamo.client,
+        sqs: createLocalSqsClient(sqs.url),
+        secretsManager: secretsClient,
+        queueUrl: (name) => sqs.queueUrl(name),
+      },
+      { stackName: options.stack.stackName, region, accountId: REHEARSAL_ACCOUNT_ID, apiId },
+    );
+    secretsClient.destroy();
+    const stack = new RehearsedStack(
+      options.stack,
+      region,
+      apiId,
+      { dynamo, sqs, secrets, slack, simulator, cloudFormation, recorder },
+      resources,
+      options,
+    );
+    await stack.wire(egress);
+    return stack;
+  }
+
+  /** Environment for an operator's command (`npx bridge …`): the local peers as AWS, the rehearsal's network. */
+  operatorEnvironment(): Record<string, string> {
+    const { peers } = this;
+    return {
+      AWS_REGION: this.region,
+      AWS_DEFAULT_REGION: this.region,
+      AWS_ACCESS_KEY_ID: 'operator',
+      AWS_SECRET_ACCESS_KEY: 'operator',
+      AWS_ENDPOINT_URL_CLOUDFORMATION: peers.cloudFormation.url,
+      AWS_ENDPOINT_URL_DYNAMODB: peers.dynamo.endpoint,
+      AWS_ENDPOINT_URL_SQS: peers.sqs.url,
+      AWS_ENDPOINT_URL_SECRETS_MANAGER: peers.secrets.url,
+      REHEARSAL_EGRESS: JSON.stringify(this.egress),
+      NODE_OPTIONS: `--require ${EGRESS_PRELOAD}`,
+    };
+  }
+
+  egress: Record<string, string> = {};
+
+  /** The function of a template logical id, or of the function a route/output names. */
+  fn(logicalId: string): RehearsedFunction {
+    const fn = this.functions.get(logicalId);
+    if (!fn) throw new Error(`no function ${logicalId} in the template`);
+    return fn;
+  }
+
+  functionOfType(prefix: string): RehearsedFunction {
+    const match = [...this.functions.keys()].find((id) => id.startsWith(prefix));
+    if (!match) throw new Error(`no function whose logical id starts with ${prefix}`);
+    return this.fn(match);
+  }
+
+  /** Resolves a template value against the local resources. */
+  resolve(value: unknown): unknown {
+    return resolveIntrinsics(value, this.context);
+  }
+
+  /** Waits until every queue is empty and no function runs (or the time passes). */
+  async settle(timeoutMs = 30_000): Promise<boolean> {
+    const until = Date.now() + timeoutMs;
+    while (Date.now() < until) {
+      const busy = this.pollers.some((poller) => poller.inFlight > 0) || this.gateway.inFlight > 0;
+      if (!busy && (await this.queuedMessages(false)) === 0) return true;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    return false;
+  }
+
+  /** Messages in the stack's queues (visible + in flight); with `includeDlqs` false only queues with a redrive policy. */
+  async queuedMessages(includeDlqs: boolean): Promise<number> {
+    let total = 0;
+    for (const queue of this.queues()) {
+      if (!includeDlqs && !queue.hasRedrive) continue;
+      const counts = await this.queueCounts(queue.url);
+      total += counts.visible + counts.inFlight;
+    }
+    return total;
+  }
+
+  queues(): { logicalId: string; url: string; name: string; hasRedrive: boolean }[] {
+    return Object.entries(this.stack.template.Resources)
+      .filter(([, resource]) => resource.Type === 'AWS::SQS::Queue')
+      .map(([logicalId, resource]) => ({
+        logicalId,
+        url: this.context.resources[logicalId]!.ref,
+        name: this.context.resources[logicalId]!.attributes['QueueName']!,
+        hasRedrive: resource.Properties?.['RedrivePolicy'] !== undefined,
+      }));
+  }
+
+  async queueCounts(url: string): Promise<{ visible: number; inFlight: number }> {
+    const answer = await this.sqsClient.send(
+      new GetQueueAttributesCommand({
+        QueueUrl: url,
+        AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'],
+      }),
+    );
+    return {
+      visible: Number(answer.Attributes?.['ApproximateNumberOfMessages'] ?? 0),
+      inFlight: Number(answer.Attributes?.['ApproximateNumberOfMessagesNotVisible'] ?? 0),
+    };
+  }
+
+  async close(): Promise<void> {
+    if (this.sampler) clearInterval(this.sampler);
+    await Promise.all(this.pollers.map((poller) => poller.close(2000)));
+    for (const fn of this.functions.values()) fn.close();
+    await this.gateway?.close(1000);
+    const { peers } = this;
+    this.sqsClient.destroy();
+    await peers.recorder.close();
+    await peers.simulator.close();
+    await peers.slack.close();
+    await peers.cloudFormation.close();
+    await peers.secrets.close();
+    await peers.sqs.close();
+    await peers.dynamo.close();
+  }
+
+  // -- wiring ---------------------------------------------------------------------------------
+
+  private async wire(egress: Record<string, string>): Promise<void> {
+    const { peers } = this;
+    const functions = this.createFunctions(egress);
+    this.gateway = await HttpGateway.start({
+      routes: this.routes(functions),
+      createHandler: () => () => Promise.reject(new Error('no integration')),
+      apiId: this.apiId,
+      accountId: REHEARSAL_ACCOUNT_ID,
+      onRequest: (info) => this.onRequest(info),
+      throttle: this.stageThrottle(),
+    });
+    // The network as the functions and the operator see it.
+    Object.assign(egress, {
+      [this.resolve({ 'Fn::GetAtt': [this.apiLogicalId(), 'ApiEndpoint'] }) as string]: this.gateway.url,
+      'https://slack.com': `http://${peers.slack.host}:${peers.slack.port}`,
+      'https://hooks.slack.com': `http://${peers.slack.host}:${peers.slack.port}`,
+      ...this.readApiOrigins(),
+    });
+    this.egress = egress;
+    this.startEventSources(functions);
+    this.outputs = this.resolveOutputs();
+    peers.cloudFormation.putStack({ name: this.stackName, outputs: this.outputs });
+    this.sampler = setInterval(() => void this.sampleQueues(), 500);
+  }
+
+  /** The stage's DefaultRouteSettings throttle, as API Gateway applies it. */
+  private stageThrottle(): { rateLimit: number; burstLimit: number } | undefined {
+    for (const resource of Object.values(this.stack.template.Resources)) {
+      if (resource.Type !== 'AWS::ApiGatewayV2::Stage') continue;
+      const settings = this.resolve(resource.Properties?.['DefaultRouteSettings'] ?? null) as {
+        ThrottlingRateLimit?: number;
+        ThrottlingBurstLimit?: number;
+      } | null;
+      if (settings?.ThrottlingRateLimit !== undefined && settings.ThrottlingBurstLimit !== undefined) {
+        return { rateLimit: settings.ThrottlingRateLimit, burstLimit: settings.ThrottlingBurstLimit };
+      }
+    }
+    return undefined;
+  }
+
+  private apiLogicalId(): string {
+    const id = Object.entries(this.stack.template.Resources).find(([, resource]) => resource.Type === 'AWS::ApiGatewayV2::Api')?.[0];
+    if (!id) throw new Error('the template has no HTTP API (AWS::ApiGatewayV2::Api)');
+    return id;
+  }
+
+  /** Every https origin in a function's environment that is not AWS or Slack: the stage file's read API. */
+  private readApiOrigins(): Record<string, string> {
+    const origins: Record<string, string> = {};
+    for (const fn of this.functions.values()) {
+      for (const value of Object.values(fn.spec.environment)) {
+        if (!/^https:\/\//.test(value)) continue;
+        const origin = new URL(value).origin;
+        if (!/amazonaws\.com$|slack\.com$/.test(new URL(value).hostname)) origins[origin] = this.peers.simulator.url;
+      }
+    }
+    return origins;
+  }
+
+  private createFunctions(egress: Record<string, string>): Map<string, FunctionWiring> {
+    const wiring = new Map<string, FunctionWiring>();
+    const awsEndpoints = {
+      AWS_ENDPOINT_URL_DYNAMODB: this.peers.recorder.endpoints.dynamodb,
+      AWS_ENDPOINT_URL_SQS: this.peers.recorder.endpoints.sqs,
+      AWS_ENDPOINT_URL_SECRETS_MANAGER: this.peers.recorder.endpoints.secretsmanager,
+    };
+    for (const [logicalId, resource] of Object.entries(this.stack.template.Resources)) {
+      if (resource.Type !== 'AWS::Lambda::Function') continue;
+      const props = this.resolve(resource.Properties ?? {}) as {
+        Handler?: string;
+        Timeout?: number;
+        MemorySize?: number;
+        Runtime?: string;
+        Environment?: { Variables?: Record<string, string> };
+        LoggingConfig?: { LogGroup?: string };
+      };
+      const values = this.context.resources[logicalId]!;
+      const fn = new RehearsedFunction(
+        {
+          logicalId,
+          functionName: values.ref,
+          functionArn: values.attributes['Arn']!,
+          handler: props.Handler ?? 'index.handler',
+          assetDir: assetDirOf(this.stack, logicalId),
+          timeoutSeconds: props.Timeout ?? 3,
+          memoryMb: props.MemorySize ?? 128,
+          environment: Object.fromEntries(Object.entries(props.Environment?.Variables ?? {}).map(([k, v]) => [k, String(v)])),
+          logGroupName: props.LoggingConfig?.LogGroup ?? `/aws/lambda/${values.ref}`,
+          runtime: props.Runtime ?? 'nodejs',
+        },
+        { region: this.region, awsEndpoints, egress, workDir: this.options.workDir },
+        (line) => {
+          this.lines.push(line);
+          this.options.onLine?.(line);
+        },
+        (id, outcome) => this.onFunctionError(id, outcome),
+      );
+      this.functions.set(logicalId, fn);
+      wiring.set(logicalId, { fn, resource });
+    }
+    return wiring;
+  }
+
+  private functionByArn(arn: unknown, functions: Map<string, FunctionWiring>): RehearsedFunction | undefined {
+    for (const [logicalId, wiring] of functions) {
+      const values = this.context.resources[logicalId]!;
+      if (arn === values.attributes['Arn'] || arn === values.ref) return wiring.fn;
+    }
+    return undefined;
+  }
+
+  /** `POST /webhook` → its integration → its function, from the template's routes. */
+  private routes(functions: Map<string, FunctionWiring>): GatewayRoute[] {
+    const routes: GatewayRoute[] = [];
+    const integrations = new Map<string, Record<string, unknown>>();
+    for (const [logicalId, resource] of Object.entries(this.stack.template.Resources)) {
+      if (resource.Type === 'AWS::ApiGatewayV2::Integration') {
+        integrations.set(this.context.resources[logicalId]!.ref, this.resolve(resource.Properties ?? {}) as Record<string, unknown>);
+      }
+    }
+    for (const [logicalId, resource] of Object.entries(this.stack.template.Resources)) {
+      if (resource.Type !== 'AWS::ApiGatewayV2::Route') continue;
+      const props = this.resolve(resource.Properties ?? {}) as { RouteKey: string; Target?: string };
+      const integration = integrations.get(String(props.Target ?? '').replace(/^integrations\//, ''));
+      if (!integration) throw new Error(`route ${logicalId} (${props.RouteKey}) has no integration in the template`);
+      if (integration['IntegrationType'] !== 'AWS_PROXY' || integration['PayloadFormatVersion'] !== '2.0') {
+        throw new Error(`route ${props.RouteKey}: only Lambda proxy integrations with payload 2.0 are rehearsed`);
+      }
+      const fn = this.functionByArn(integration['IntegrationUri'], functions);
+      if (!fn) throw new Error(`route ${props.RouteKey} integrates ${String(integration['IntegrationUri'])}, not a function of this stack`);
+      const [method, path] = props.RouteKey.split(' ') as [string, string];
+      const handler: HttpApiHandler = async (event: APIGatewayProxyEventV2): Promise<APIGatewayProxyResultV2> => {
+        const outcome = await fn.invoke(event);
+        if (outcome.kind === 'error') throw new Error(`${outcome.errorType}: ${outcome.errorMessage}`);
+        return outcome.result as APIGatewayProxyResultV2;
+      };
+      routes.push({ method, path, createHandler: () => handler });
+    }
+    return routes;
+  }
+
+  /** Each AWS::Lambda::EventSourceMapping on a queue becomes a poller with its settings. */
+  private startEventSources(functions: Map<string, FunctionWiring>): void {
+    for (const [logicalId, resource] of Object.entries(this.stack.template.Resources)) {
+      if (resource.Type !== 'AWS::Lambda::EventSourceMapping') continue;
+      const props = this.resolve(resource.Properties ?? {}) as {
+        EventSourceArn: string;
+        FunctionName: string;
+        BatchSize?: number;
+        MaximumBatchingWindowInSeconds?: number;
+        FunctionResponseTypes?: string[];
+        ScalingConfig?: { MaximumConcurrency?: number };
+      };
+      const queue = this.queues().find((q) => this.context.resources[q.logicalId]!.attributes['Arn'] === props.EventSourceArn);
+      if (!queue) throw new Error(`${logicalId}: event source ${props.EventSourceArn} is not a queue of this stack`);
+      const fn = this.functionByArn(props.FunctionName, functions);
+      if (!fn) throw new Error(`${logicalId}: ${props.FunctionName} is not a function of this stack`);
+      const handler = async (event: SQSEvent): Promise<SQSBatchResponse | void> => {
+        const outcome = await fn.invoke(event);
+        if (outcome.kind === 'error') throw new Error(`${outcome.errorType}: ${outcome.errorMessage}`);
+        return (outcome.result ?? undefined) as SQSBatchResponse | void;
+      };
+      const poller = new LambdaPoller({
+        client: createLocalSqsClient(this.peers.sqs.url),
+        queueUrl: queue.url,
+        queueArn: props.EventSourceArn,
+        region: this.region,
+        createHandler: () => handler,
+        batchSize: props.BatchSize ?? 10,
+        batchingWindowSeconds: props.MaximumBatchingWindowInSeconds ?? 0,
+        reportBatchItemFailures: (props.FunctionResponseTypes ?? []).includes('ReportBatchItemFailures'),
+        // Lambda's default for an SQS source without a maximum: scale out; 5 pollers stand in for it.
+        concurrency: props.ScalingConfig?.MaximumConcurrency ?? 5,
+        waitTimeSeconds: 1,
+        // The environment enforces the function's timeout; the poller only needs to outlast it.
+        functionTimeoutMs: (fn.spec.timeoutSeconds + 5) * 1000,
+        functionName: fn.spec.functionName,
+      });
+      poller.start();
+      this.pollers.push(poller);
+    }
+  }
+
+  private resolveOutputs(): Record<string, string> {
+    const outputs: Record<string, string> = {};
+    for (const [key, output] of Object.entries(this.stack.template.Outputs ?? {})) outputs[key] = String(this.resolve(output.Value));
+    return outputs;
+  }
+
+  // -- what the platform would record --------------------------------------------------------
+
+  private onFunctionError(logicalId: string, outcome: InvocationOutcome): void {
+    const fn = this.functions.get(logicalId);
+    if (!fn || outcome.kind !== 'error') return;
+    this.platformMetrics.push({
+      namespace: 'AWS/Lambda',
+      name: 'Errors',
+      dimensions: { FunctionName: fn.spec.functionName },
+      at: Date.now(),
+    });
+  }
+
+  private onRequest(info: GatewayRequestInfo): void {
+    const dimensions = { ApiId: this.apiId };
+    const at = Date.now();
+    this.platformMetrics.push({ namespace: 'AWS/ApiGateway', name: 'Count', dimensions, at });
+    if (info.status >= 500) this.platformMetrics.push({ namespace: 'AWS/ApiGateway', name: '5xx', dimensions, at });
+    else if (info.status >= 400) this.platformMetrics.push({ namespace: 'AWS/ApiGateway', name: '4xx', dimensions, at });
+    this.writeAccessLog(info);
+  }
+
+  /** The stage's access log line for a request, in the template's format. */
+  private writeAccessLog(info: GatewayRequestInfo): void {
+    for (const resource of Object.values(this.stack.template.Resources)) {
+      if (resource.Type !== 'AWS::ApiGatewayV2::Stage') continue;
+      const settings = this.resolve(resource.Properties?.['AccessLogSettings'] ?? null) as {
+        DestinationArn?: string;
+        Format?: string;
+      } | null;
+      if (!settings?.Format || !settings.DestinationArn) continue;
+      const values: Record<string, string> = {
+        'context.requestId': info.event?.requestContext.requestId ?? '-',
+        'context.requestTime': new Date().toUTCString(),
+        'context.identity.sourceIp': '127.0.0.1',
+        'context.identity.userAgent': info.event?.headers['user-agent'] ?? '-',
+        'context.routeKey': info.event?.routeKey ?? '-',
+        'context.status': String(info.status),
+        'context.responseLength': '-',
+        'context.responseLatency': String(Math.round(info.durationMs)),
+        'context.integrationStatus': info.result ? '200' : '-',
+        'context.integrationLatency': String(Math.round(info.durationMs)),
+        'context.integrationErrorMessage': '-',
+        'context.error.message': '-',
+      };
+      const line = settings.Format.replace(/\$(context(?:\.[A-Za-z]+)+)/g, (match, name: string) => values[name] ?? '-');
+      this.accessLog.push({ logGroupArn: settings.DestinationArn, line });
+    }
+  }
+
+  /** SQS publishes queue metrics while a queue holds messages. */
+  private async sampleQueues(): Promise<void> {
+    try {
+      for (const queue of this.queues()) {
+        const counts = await this.queueCounts(queue.url);
+        const dimensions = { QueueName: queue.name };
+        const at = Date.now();
+        if (counts.visible > 0)
+          this.platformMetrics.push({ namespace: 'AWS/SQS', name: 'ApproximateNumberOfMessagesVisible', dimensions, at });
+        if (counts.visible + counts.inFlight > 0) {
+          this.platformMetrics.push({ namespace: 'AWS/SQS', name: 'ApproximateAgeOfOldestMessage', dimensions, at });
+        }
+      }
+    } catch {
+      // Sampling stops mattering once the rehearsal closes the queues.
+    }
+  }
+}
+
+/** fetch for this process (the simulator's webhook sender), with the rehearsal's network. */
+export function egressFetch(egress: Record<string, string>): typeof fetch {
+  const direct = globalThis.fetch;
+  return (input, init) => {
+    const url = new URL(typeof input === 'string' ? input : input instanceof URL ? input.toString() : input.url);
+    const target = egress[url.origin];
+    const local = target ? new URL(`${url.pathname}${url.search}`, target).toString() : url.toString();
+    return direct(local, init);
+  };
+}

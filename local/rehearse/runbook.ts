@@ -1,0 +1,104 @@
+/**
+ * The runbook in docs/DEPLOY.md as data: each `### Step N — <title>` heading and the shell commands of
+ * the ```sh blocks under it, so the rehearsal runs exactly what an operator copies.
+ *
+ * A step ends at the next heading of level 1–3. Commands: `\` continuations joined, comments (whole
+ * lines and trailing ` # …` outside quotes) dropped, blank lines skipped. A heading that starts like
+ * a step but is not one, steps out of order and an unclosed fence are errors, so a typo never drops
+ * a step silently.
+ */
+
+export interface RunbookStep {
+  step: number;
+  title: string;
+  commands: string[];
+}
+
+export class RunbookError extends Error {
+  override readonly name = 'RunbookError';
+}
+
+const STEP_HEADING = /^### Step (\d+) — (\S.*)$/;
+const LOOKS_LIKE_STEP = /^#{1,6}\s*Step\b/i;
+const SECTION_HEADING = /^#{1,3}\s/;
+const FENCE = /^(`{3,}|~{3,})\s*(.*)$/;
+
+export function runbookSteps(markdown: string): RunbookStep[] {
+  const steps: RunbookStep[] = [];
+  const lines = markdown.split(/\r?\n/);
+  let current: RunbookStep | undefined;
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i] ?? '';
+    const fence = FENCE.exec(line);
+    if (fence !== null) {
+      const end = closingFence(lines, i, fence[1] ?? '```');
+      if (current !== undefined && (fence[2] ?? '').split(/\s+/)[0] === 'sh')
+        current.commands.push(...shellCommands(lines.slice(i + 1, end)));
+      i = end;
+      continue;
+    }
+    const heading = STEP_HEADING.exec(line);
+    if (heading !== null) {
+      current = { step: Number(heading[1]), title: (heading[2] ?? '').trim(), commands: [] };
+      expectNext(steps, current, i + 1);
+      steps.push(current);
+    } else if (LOOKS_LIKE_STEP.test(line)) {
+      throw new RunbookError(`line ${i + 1}: "${line}" is not a step heading; write "### Step N — <title>"`);
+    } else if (SECTION_HEADING.test(line)) {
+      current = undefined;
+    }
+  }
+  return steps;
+}
+
+/** The index of the line closing the fence opened at `start` (same character, at least as long). */
+function closingFence(lines: readonly string[], start: number, opener: string): number {
+  for (let j = start + 1; j < lines.length; j++) {
+    const text = (lines[j] ?? '').trim();
+    if (text.startsWith(opener[0]!.repeat(opener.length)) && /^(`+|~+)$/.test(text)) return j;
+  }
+  throw new RunbookError(`line ${start + 1}: the code block opened here is never closed`);
+}
+
+function expectNext(steps: readonly RunbookStep[], step: RunbookStep, line: number): void {
+  const expected = (steps.at(-1)?.step ?? 0) + 1;
+  if (step.step !== expected) throw new RunbookError(`line ${line}: "Step ${step.step}" where step ${expected} was expected`);
+}
+
+/** The commands of a shell block: continuations joined, comments and blank lines dropped. */
+export function shellCommands(blockLines: readonly string[]): string[] {
+  const commands: string[] = [];
+  let pending = '';
+  for (const raw of blockLines) {
+    // A continuation line's indentation is layout, not part of the command.
+    const line = pending === '' ? stripShellComment(raw) : stripShellComment(raw).trimStart();
+    const continued = /(^|[^\\])(\\\\)*\\$/.test(line);
+    pending += continued ? `${line.slice(0, -1).trimEnd()} ` : line;
+    if (continued) continue;
+    const command = pending.trim();
+    pending = '';
+    if (command !== '') commands.push(command);
+  }
+  if (pending.trim() !== '') commands.push(pending.trim());
+  return commands;
+}
+
+/** The line without its comment: a `#` at the start of a word, outside quotes. */
+export function stripShellComment(line: string): string {
+  let quote: '"' | "'" | undefined;
+  for (let i = 0; i < line.length; i++) {
+    const ch = line[i];
+    if (quote === undefined && ch === '\\') {
+      i++;
+    } else if (quote === '"' && ch === '\\') {
+      i++;
+    } else if (ch === quote) {
+      quote = undefined;
+    } else if (quote === undefined && (ch === '"' || ch === "'")) {
+      quote = ch;
+    } else if (quote === undefined && ch === '#' && (i === 0 || /\s/.test(line[i - 1] ?? ''))) {
+      return line.slice(0, i).trimEnd();
+    }
+  }
+  return line.trimEnd();
+}

@@ -1,0 +1,81 @@
+/**
+ * The deploy rehearsal on config/dev.json: the synthesized stack, its bundles run as Lambda runs
+ * them, the operator's documented steps and the scenarios, then the IAM, metrics and log checks
+ * (local/rehearse). A second run on a template with one IAM statement removed must fail, naming the
+ * call — the rehearsal is what stands between a missing permission and the first real deploy.
+ */
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bridgeStackOf, readAssembly, synthesize, type CfnTemplate } from '../../local/rehearse/assembly';
+import { RehearsedStack } from '../../local/rehearse/rehearsed-stack';
+import { rehearse, type RehearsalReport, type ScenarioName } from '../../local/rehearse/rehearsal';
+
+const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+describe('deploy rehearsal (config/dev.json)', () => {
+  let workDir: string;
+  let assemblyDir: string;
+
+  beforeAll(() => {
+    workDir = mkdtempSync(join(tmpdir(), 'rehearse-test-'));
+    assemblyDir = join(workDir, 'cdk.out');
+    synthesize(PROJECT_ROOT, assemblyDir, ['stage=dev']);
+  }, 120_000);
+
+  afterAll(() => {
+    rmSync(workDir, { recursive: true, force: true });
+  });
+
+  async function rehearseAssembly(dir: string, scenarios?: ScenarioName[]): Promise<RehearsalReport> {
+    const stack = await RehearsedStack.start({ stack: bridgeStackOf(readAssembly(dir)), workDir: mkdtempSync(join(workDir, 'run-')) });
+    try {
+      return await rehearse(stack, { projectRoot: PROJECT_ROOT, ...(scenarios ? { scenarios } : {}) });
+    } finally {
+      await stack.close();
+    }
+  }
+
+  it('passes every check: documented steps, scenarios, IAM, alarms ↔ metrics, no secret in the logs', async () => {
+    const report = await rehearseAssembly(assemblyDir);
+    const failed = report.checks.filter((check) => !check.ok).map((check) => `${check.name}: ${check.detail}`);
+    expect(failed).toEqual([]);
+    const names = report.checks.map((check) => check.name);
+    // Each part of the rehearsal actually ran (a check that silently did not run would pass).
+    for (const output of ['PutReadApiKeyCommand', 'PutSlackTokenCommand', 'PutSigningSecretsCommand', 'PutSlackSigningSecretCommand']) {
+      expect(names).toContain(`operator: output ${output} run as shown`);
+    }
+    expect(names.filter((name) => name.startsWith('runbook step')).length).toBeGreaterThanOrEqual(5);
+    expect(names.some((name) => name.includes('npx bridge smoke --stack VisibilitySlackBridge-dev'))).toBe(true);
+    expect(names.filter((name) => /^IAM: every AWS call of \w+ is allowed by its role \([1-9]\d* calls/.test(name))).toHaveLength(3);
+    expect(names).toContain('digest: posted in the configured channel #ai-visibility-dev');
+    expect(names).toContain('slack outage: the replayed digest is posted exactly once');
+    expect(names.some((name) => name.startsWith("metrics: every alarm's metric was emitted"))).toBe(true);
+  }, 240_000);
+
+  it('fails, naming the call and the statement, when the template lacks a permission the code uses', async () => {
+    const broken = join(workDir, 'broken.out');
+    cpSync(assemblyDir, broken, { recursive: true });
+    const artifact = bridgeStackOf(readAssembly(broken));
+    const template = JSON.parse(readFileSync(artifact.templateFile, 'utf8')) as CfnTemplate;
+    let removed = 0;
+    for (const resource of Object.values(template.Resources)) {
+      if (resource.Type !== 'AWS::IAM::Policy') continue;
+      const document = resource.Properties?.['PolicyDocument'] as { Statement: { Sid?: string }[] };
+      const kept = document.Statement.filter((statement) => statement.Sid !== 'ReadSigningSecrets');
+      removed += document.Statement.length - kept.length;
+      document.Statement = kept;
+    }
+    expect(removed).toBe(1);
+    writeFileSync(artifact.templateFile, JSON.stringify(template));
+
+    const report = await rehearseAssembly(broken, ['outputs', 'forged']);
+    const iam = report.checks.find((check) => check.name.startsWith('IAM: every AWS call of WebhookIngest'));
+    expect(report.ok).toBe(false);
+    expect(iam?.ok).toBe(false);
+    expect(iam?.detail).toContain('secretsmanager:GetSecretValue');
+    expect(iam?.detail).toMatch(/no statement allows it/);
+  }, 120_000);
+});
