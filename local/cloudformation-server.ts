@@ -9,8 +9,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { listen } from './listen';
+import { closeServer, listen, readBody, send } from './http';
 
 export interface LocalStackDescription {
   name: string;
@@ -28,27 +27,24 @@ export interface CloudFormationCall {
 
 const XMLNS = 'http://cloudformation.amazonaws.com/doc/2010-05-15/';
 const CREATED = '2026-11-01T00:00:00.000Z';
+/** A DescribeStacks request is a few hundred bytes; this only guards memory. */
+const MAX_REQUEST_BYTES = 64 * 1024;
 
 export class LocalCloudFormationServer {
-  /** Pass as the CloudFormation endpoint (e.g. `--endpoint-cloudformation`). */
-  readonly url: string;
   private readonly stacks = new Map<string, LocalStackDescription>();
   private readonly recorded: CloudFormationCall[] = [];
 
   private constructor(
     private readonly server: http.Server,
-    address: AddressInfo,
-  ) {
-    this.url = `http://127.0.0.1:${address.port}`;
-  }
+    /** Pass as the CloudFormation endpoint (e.g. `--endpoint-cloudformation`). */
+    readonly url: string,
+  ) {}
 
   static async start(stacks: readonly LocalStackDescription[] = []): Promise<LocalCloudFormationServer> {
     const server = http.createServer();
-    await listen(server, 0, '127.0.0.1');
+    const { url } = await listen(server, 0, '127.0.0.1');
     server.unref();
-    const address = server.address();
-    if (address === null || typeof address === 'string') throw new Error('LocalCloudFormationServer: no TCP address');
-    const instance = new LocalCloudFormationServer(server, address);
+    const instance = new LocalCloudFormationServer(server, url);
     for (const stack of stacks) instance.putStack(stack);
     server.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
       void instance.handle(req, res);
@@ -66,25 +62,24 @@ export class LocalCloudFormationServer {
   }
 
   async close(): Promise<void> {
-    await new Promise<void>((resolve) => {
-      this.server.close(() => resolve());
-      this.server.closeAllConnections();
-    });
+    await closeServer(this.server);
   }
 
   private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
-    const params = new URLSearchParams(Buffer.concat(chunks).toString('utf8'));
+    const answer = await readBody(req, MAX_REQUEST_BYTES).then(
+      (raw) => this.answer(req, new URLSearchParams(raw.toString('utf8'))),
+      () => errorXml(413, 'RequestEntityTooLarge', 'Request body too large'),
+    );
+    send(res, answer.status, answer.body, { 'content-type': 'text/xml', 'x-amzn-requestid': answer.requestId });
+  }
+
+  private answer(req: http.IncomingMessage, params: URLSearchParams): XmlAnswer {
     const action = params.get('Action') ?? undefined;
     const stackName = params.get('StackName') ?? undefined;
     this.recorded.push({ action, stackName, signed: typeof req.headers.authorization === 'string' });
-    const answer =
-      action === 'DescribeStacks'
-        ? this.describeStacks(stackName)
-        : errorXml(400, 'InvalidAction', `Could not find operation ${action ?? '(none)'}`);
-    res.writeHead(answer.status, { 'content-type': 'text/xml', 'x-amzn-requestid': answer.requestId });
-    res.end(answer.body);
+    return action === 'DescribeStacks'
+      ? this.describeStacks(stackName)
+      : errorXml(400, 'InvalidAction', `Could not find operation ${action ?? '(none)'}`);
   }
 
   private describeStacks(stackName: string | undefined): XmlAnswer {

@@ -5,7 +5,7 @@
  * the entries kept so far.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { listen } from './listen';
+import { closeServer, listen, sendJson } from './http';
 import type { LocalLogEntry, LocalObservabilityHub } from './local-observability';
 
 export const EVENTS_PATH = '/events';
@@ -40,17 +40,15 @@ export class EventsServer {
     return new EventsServer(server, url);
   }
 
-  async close(): Promise<void> {
-    const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
-    this.server.closeAllConnections();
-    await closed;
+  close(): Promise<void> {
+    return closeServer(this.server);
   }
 }
 
 function serve(hub: LocalObservabilityHub, req: IncomingMessage, res: ServerResponse): void {
   const url = new URL(req.url ?? '/', 'http://local');
   if (req.method !== 'GET' || url.pathname !== EVENTS_PATH) {
-    res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: `GET ${EVENTS_PATH} streams the events` }));
+    sendJson(res, 404, { error: `GET ${EVENTS_PATH} streams the events` });
     return;
   }
   res.writeHead(200, { 'content-type': 'application/x-ndjson', 'cache-control': 'no-store' });

@@ -15,7 +15,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { listen } from './listen';
+import { BodyTooLargeError, listen, readBody } from './http';
 import { SlackPreview, type PreviewSource } from './preview/server';
 import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 
@@ -71,8 +71,6 @@ export interface HttpGatewayOptions {
 const DEFAULT_TIMEOUT_MS = 30_000;
 const DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024;
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
-
-class BodyTooLargeError extends Error {}
 
 export class HttpGateway {
   /** Idle instances per route's function (each function keeps its own warm instances, as Lambda does). */
@@ -363,18 +361,6 @@ async function withTimeout<T>(promise: Promise<T>, ms: number): Promise<Outcome<
   } finally {
     clearTimeout(timer);
   }
-}
-
-async function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer | string>) {
-    const buffer = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
-    size += buffer.length;
-    if (size > limit) throw new BodyTooLargeError();
-    chunks.push(buffer);
-  }
-  return Buffer.concat(chunks);
 }
 
 /** `12/Mar/2020:19:03:58 +0000`, the format of `requestContext.time`. */

@@ -11,8 +11,9 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { listen } from './listen';
+import { BodyTooLargeError, closeServer, listen, readBody, sendJson } from './http';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { isRecord } from '../shared/util';
 
 export interface SecretsManagerServerOptions {
   /** 0 (default) picks a free port. */
@@ -72,10 +73,6 @@ export interface SecretsManagerCall {
 
 type Json = Record<string, unknown>;
 
-function isRecord(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 function optString(input: Json, key: string): string | undefined {
   const value = input[key];
   if (value === undefined || value === null) return undefined;
@@ -112,9 +109,7 @@ export class LocalSecretsManagerServer {
   }
 
   async close(): Promise<void> {
-    const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
-    this.server.closeAllConnections();
-    await closed;
+    await closeServer(this.server);
   }
 
   // -- test helpers (the same state the protocol sees) -----------------------------------------
@@ -142,7 +137,7 @@ export class LocalSecretsManagerServer {
     const operation = target.startsWith(TARGET_PREFIX) ? target.slice(TARGET_PREFIX.length) : target;
     let secretId: string | undefined;
     try {
-      const raw = await readBody(req);
+      const raw = await readBody(req, MAX_REQUEST_BYTES);
       if (req.method !== 'POST' || !target.startsWith(TARGET_PREFIX)) {
         throw new ServiceError('UnknownOperationException', `Unknown operation ${target || '(missing X-Amz-Target header)'}`);
       }
@@ -158,8 +153,7 @@ export class LocalSecretsManagerServer {
       this.log.push({ operation, secretId, status: 200 });
       send(res, 200, result);
     } catch (err) {
-      const error =
-        err instanceof ServiceError ? err : new ServiceError('InternalServiceError', err instanceof Error ? err.message : String(err), 500);
+      const error = asServiceError(err);
       this.log.push({ operation, secretId, status: error.status });
       send(res, error.status, { __type: error.type, message: error.message }, { 'x-amzn-errortype': error.type });
     }
@@ -320,28 +314,14 @@ function valueOf(input: Json): { string?: string; binary?: Buffer } | undefined 
   return undefined;
 }
 
-async function readBody(req: IncomingMessage): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    const buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk));
-    size += buffer.length;
-    if (size > MAX_REQUEST_BYTES) throw new ServiceError('InvalidRequestException', 'Request body too large.', 413);
-    chunks.push(buffer);
-  }
-  return Buffer.concat(chunks);
+function asServiceError(error: unknown): ServiceError {
+  if (error instanceof ServiceError) return error;
+  if (error instanceof BodyTooLargeError) return new ServiceError('InvalidRequestException', 'Request body too large.', 413);
+  return new ServiceError('InternalServiceError', error instanceof Error ? error.message : String(error), 500);
 }
 
 function send(res: ServerResponse, status: number, body: Json, headers: Record<string, string> = {}): void {
-  if (res.destroyed || res.writableEnded) return;
-  const payload = Buffer.from(JSON.stringify(body), 'utf8');
-  res.writeHead(status, {
-    'content-type': CONTENT_TYPE,
-    'content-length': payload.length,
-    'x-amzn-requestid': randomUUID(),
-    ...headers,
-  });
-  res.end(payload);
+  sendJson(res, status, body, { 'content-type': CONTENT_TYPE, 'x-amzn-requestid': randomUUID(), ...headers });
 }
 
 /** A Secrets Manager client for this server: dummy credentials and a fixed region. */

@@ -6,9 +6,9 @@
  * (`blocks`, `metadata`) JSON-encoded, and the token in `Authorization: Bearer …`. JSON bodies and a
  * `token` body field are accepted as well.
  *
- * Implemented methods: `api.test`, `auth.test`, `chat.postMessage`, `chat.update`, `chat.delete`,
- * `conversations.info`, `conversations.members`, `conversations.join`. Anything else answers
- * `{ ok: false, error: 'unknown_method' }`.
+ * Implemented methods, the ones the bridge and its CLI call: `auth.test`, `chat.postMessage`,
+ * `chat.update`, `chat.delete`, `conversations.info`, `conversations.history`, `conversations.replies`.
+ * Anything else answers `{ ok: false, error: 'unknown_method' }`.
  *
  * Every call is recorded (`calls()`), successful posts are kept (`messages()`), and faults can be
  * injected per method and channel (`injectFault`). With `channelPace` it enforces Slack's per-channel
@@ -24,8 +24,7 @@ import { appendFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SLACK_APP_DEFAULTS } from '../shared/contracts';
-import { reserveSlot, type PaceParams } from '../shared/slack-app/pacing';
-import { listen } from './listen';
+import { closeServer, listen, readBody, send, sendJson } from './http';
 import {
   blockActionsForm,
   commandForm,
@@ -37,7 +36,7 @@ import {
   type SlackAppTarget,
   type SlackUser,
 } from './slack-app-delivery';
-import { isRecord } from '../shared/util';
+import { isRecord, sleep } from '../shared/util';
 
 // ---------------------------------------------------------------------------------------------------
 // Types
@@ -147,10 +146,9 @@ export interface LocalSlackServerOptions {
   latencyMs?: number;
   /**
    * Enforce Slack's per-channel posting limit on `chat.postMessage`, as Slack does: a post that comes
-   * sooner than the pace allows (GCRA: one per `intervalMs` after a burst of `burst`) answers HTTP 429
-   * `ratelimited` with `Retry-After`. Off when omitted.
+   * sooner than the limit allows answers HTTP 429 `ratelimited` with `Retry-After`. Off when omitted.
    */
-  channelPace?: PaceParams;
+  channelPace?: ChannelRateLimitOptions;
   /** Called after each successful `chat.postMessage` with a terminal rendering of the message. */
   onMessage?: (rendered: string, call: RecordedCall) => void;
   /** Appends one JSON line per API call: `{ at, method, channel, text, blocks, thread_ts, ok, error, ts }`. */
@@ -204,15 +202,14 @@ export class LocalSlackServer {
   /** Answers the bridge sent to response_url paths (deferred slash commands), oldest first. */
   readonly responses: { path: string; body: string }[] = [];
   private tokens: Set<string> | undefined;
-  private members: Set<string> | 'all';
+  private readonly members: Set<string> | 'all';
   private readonly known: Set<string> | undefined;
   private latencyMs: number;
   private lastTsMicros = 0;
   private app: SlackAppTarget | undefined;
   private readonly responseTargets = new Map<string, ResponseTarget>();
   private readonly ephemeral: EphemeralMessage[] = [];
-  /** Per channel: the theoretical arrival time of the next post (GCRA), for `channelPace`. */
-  private readonly paceTat = new Map<string, number>();
+  private readonly rateLimit: ChannelRateLimit | undefined;
   private closed = false;
   private readonly listeners = new Set<() => void>();
 
@@ -234,6 +231,7 @@ export class LocalSlackServer {
     this.members = toChannelSet(options.memberChannels ?? 'all');
     this.known = options.knownChannels ? new Set(options.knownChannels.map(normalizeChannel)) : undefined;
     this.latencyMs = options.latencyMs ?? 0;
+    this.rateLimit = options.channelPace ? new ChannelRateLimit(options.channelPace) : undefined;
   }
 
   static async start(options: LocalSlackServerOptions = {}): Promise<LocalSlackServer> {
@@ -247,10 +245,8 @@ export class LocalSlackServer {
     const instance = new LocalSlackServer(server, address, options);
     server.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
       instance.handle(req, res).catch((err: unknown) => {
-        if (!res.headersSent && !res.destroyed) {
-          res.writeHead(500, { 'content-type': 'text/plain' });
-          res.end(`local slack server error: ${err instanceof Error ? err.message : String(err)}`);
-        }
+        const text = `local slack server error: ${err instanceof Error ? err.message : String(err)}`;
+        send(res, 500, text, { 'content-type': 'text/plain' });
       });
     });
     return instance;
@@ -260,10 +256,7 @@ export class LocalSlackServer {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    await new Promise<void>((resolve) => {
-      this.server.close(() => resolve());
-      this.server.closeAllConnections();
-    });
+    await closeServer(this.server);
   }
 
   // -- inspection --------------------------------------------------------------------------------
@@ -389,7 +382,7 @@ export class LocalSlackServer {
     this.recorded.length = 0;
     this.posted.length = 0;
     this.faults = [];
-    this.paceTat.clear();
+    this.rateLimit?.clear();
     this.ephemeral.length = 0;
     this.responseTargets.clear();
     this.notify();
@@ -423,10 +416,6 @@ export class LocalSlackServer {
     this.tokens = tokens ? new Set(tokens) : undefined;
   }
 
-  setMemberChannels(channels: string[] | 'all'): void {
-    this.members = toChannelSet(channels);
-  }
-
   // -- request handling --------------------------------------------------------------------------
 
   /**
@@ -436,7 +425,7 @@ export class LocalSlackServer {
   private controlFaults(method: string, raw: string, res: http.ServerResponse): void {
     if (method === 'DELETE') {
       this.clearFaults();
-      send(res, { status: 200, body: { ok: true } });
+      respond(res, { status: 200, body: { ok: true } });
       return;
     }
     let spec: unknown;
@@ -447,17 +436,17 @@ export class LocalSlackServer {
     }
     const kind = (spec as { kind?: unknown } | undefined)?.kind;
     if (method !== 'POST' || (kind !== 'ratelimited' && kind !== 'server_error' && kind !== 'slack_error' && kind !== 'delay')) {
-      send(res, { status: 400, body: { ok: false, error: 'POST a JSON fault such as {"kind":"server_error"}, or DELETE to clear' } });
+      respond(res, { status: 400, body: { ok: false, error: 'POST a JSON fault such as {"kind":"server_error"}, or DELETE to clear' } });
       return;
     }
     this.injectFault(spec as FaultSpec);
-    send(res, { status: 200, body: { ok: true } });
+    respond(res, { status: 200, body: { ok: true } });
   }
 
   private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://localhost');
     const match = /^\/api\/([A-Za-z0-9_.]+)$/.exec(url.pathname);
-    const raw = await readBody(req);
+    const raw = (await readBody(req, MAX_BODY_BYTES)).toString('utf8');
     if (url.pathname === FAULTS_PATH) {
       this.controlFaults(req.method ?? 'GET', raw, res);
       return;
@@ -468,11 +457,11 @@ export class LocalSlackServer {
       const target = this.responseTargets.get(url.pathname.slice(RESPONSE_URL_PATH.length));
       const reply = readReply(raw);
       if (target && reply) this.applyReply(target, reply);
-      send(res, { status: 200, body: 'ok' });
+      respond(res, { status: 200, body: 'ok' });
       return;
     }
     if (!match?.[1]) {
-      send(res, { status: 404, body: 'not found' });
+      respond(res, { status: 404, body: 'not found' });
       return;
     }
     const method = match[1];
@@ -490,12 +479,12 @@ export class LocalSlackServer {
     delete args.token;
     const call = this.record(method, token, args, at);
 
-    if (this.latencyMs > 0) await delay(this.latencyMs);
+    if (this.latencyMs > 0) await sleep(this.latencyMs);
 
     const fault = this.takeFault(method, call.channel);
     if (fault) {
-      if (fault.latencyMs !== undefined && fault.latencyMs > 0) await delay(fault.latencyMs);
-      else if (fault.kind === 'delay') await delay(1000);
+      if (fault.latencyMs !== undefined && fault.latencyMs > 0) await sleep(fault.latencyMs);
+      else if (fault.kind === 'delay') await sleep(1000);
       const answer = faultAnswer(fault);
       if (answer) {
         this.finish(res, call, answer);
@@ -567,7 +556,7 @@ export class LocalSlackServer {
         }
       }
     }
-    send(res, answer);
+    respond(res, answer);
   }
 
   private writeLog(call: RecordedCall): void {
@@ -591,7 +580,6 @@ export class LocalSlackServer {
   }
 
   private dispatch(method: string, token: string | undefined, args: Record<string, unknown>, call: RecordedCall): SlackAnswer {
-    if (method === 'api.test') return ok({ args });
     const authError = this.checkToken(token);
     if (authError) return fail(authError);
     switch (method) {
@@ -613,10 +601,6 @@ export class LocalSlackServer {
         return this.deleteMessage(args, call);
       case 'conversations.info':
         return this.conversationInfo(args);
-      case 'conversations.members':
-        return this.conversationMembers(args);
-      case 'conversations.join':
-        return this.conversationJoin(args);
       case 'conversations.history':
         return this.conversationHistory(args);
       case 'conversations.replies':
@@ -647,7 +631,7 @@ export class LocalSlackServer {
     const channel = normalizeChannel(rawChannel);
     if (!this.channelExists(channel)) return fail('channel_not_found');
     if (!this.isMember(channel)) return fail('not_in_channel');
-    const retryAfterSeconds = this.overPace(channel, call.at);
+    const retryAfterSeconds = this.rateLimit?.take(channel, call.at);
     if (retryAfterSeconds !== undefined) return rateLimited(retryAfterSeconds);
     if (typeof args.blocks === 'string') return fail('invalid_blocks_format');
     if (typeof args.metadata === 'string') return fail('invalid_metadata_format');
@@ -676,16 +660,6 @@ export class LocalSlackServer {
     this.posted.push(message);
     call.ts = ts;
     return ok({ channel, ts, message: this.messageBody(message) });
-  }
-
-  /** The bridge's own GCRA, with no wait allowed: undefined when the post fits (and takes its slot), else Retry-After seconds. */
-  private overPace(channel: string, at: number): number | undefined {
-    const limit = this.options.channelPace;
-    if (!limit) return undefined;
-    const step = reserveSlot(this.paceTat.get(channel), at, 0, limit);
-    if (step.decision.status === 'deferred') return Math.max(1, Math.ceil(step.decision.retryAfterMs / 1000));
-    if (step.nextTatMs !== undefined) this.paceTat.set(channel, step.nextTatMs);
-    return undefined;
   }
 
   private updateMessage(args: Record<string, unknown>, call: RecordedCall): SlackAnswer {
@@ -730,23 +704,6 @@ export class LocalSlackServer {
         is_member: this.isMember(channel),
       },
     });
-  }
-
-  private conversationMembers(args: Record<string, unknown>): SlackAnswer {
-    const raw = optString(args.channel);
-    if (!raw) return fail('channel_not_found');
-    const channel = normalizeChannel(raw);
-    if (!this.channelExists(channel)) return fail('channel_not_found');
-    return ok({ members: this.isMember(channel) ? [this.botUserId] : [], response_metadata: { next_cursor: '' } });
-  }
-
-  private conversationJoin(args: Record<string, unknown>): SlackAnswer {
-    const raw = optString(args.channel);
-    if (!raw) return fail('channel_not_found');
-    const channel = normalizeChannel(raw);
-    if (!this.channelExists(channel)) return fail('channel_not_found');
-    if (this.members !== 'all') this.members.add(channel);
-    return ok({ channel: { id: channel, name: channel, is_channel: true, is_member: true } });
   }
 
   /** Top-level messages, newest first, from `oldest` on (metadata only with include_all_metadata, as Slack does). */
@@ -809,6 +766,44 @@ export class LocalSlackServer {
 }
 
 // ---------------------------------------------------------------------------------------------------
+// Slack's posting limit
+// ---------------------------------------------------------------------------------------------------
+
+export interface ChannelRateLimitOptions {
+  /** Slack: about one message per second per channel (1,000 ms). */
+  intervalMs: number;
+  /** Posts a quiet channel takes back to back ("short bursts are allowed"). */
+  burst: number;
+}
+
+/**
+ * Slack's documented chat.postMessage limit, "about 1 message per second per channel, short bursts
+ * allowed", as a token bucket per channel: `burst` tokens, one back every `intervalMs`, one per post.
+ * Written here on its own, not with the bridge's pacer, so a test never checks that code against itself.
+ */
+export class ChannelRateLimit {
+  /** Per channel: the time credit (ms) left, and when it was counted. */
+  private readonly credit = new Map<string, { ms: number; at: number }>();
+
+  constructor(private readonly limit: ChannelRateLimitOptions) {}
+
+  /** Takes a token for a post to `channel` at `now`; when none is left, the Retry-After seconds instead. */
+  take(channel: string, now: number): number | undefined {
+    const { intervalMs } = this.limit;
+    const fullMs = Math.max(1, this.limit.burst) * intervalMs;
+    const last = this.credit.get(channel);
+    const ms = last === undefined ? fullMs : Math.min(fullMs, last.ms + (now - last.at));
+    if (ms < intervalMs) return Math.max(1, Math.ceil((intervalMs - ms) / 1000));
+    this.credit.set(channel, { ms: ms - intervalMs, at: now });
+    return undefined;
+  }
+
+  clear(): void {
+    this.credit.clear();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------
 // HTTP helpers
 // ---------------------------------------------------------------------------------------------------
 
@@ -838,28 +833,9 @@ function faultAnswer(fault: FaultSpec): SlackAnswer | undefined {
   }
 }
 
-function send(res: http.ServerResponse, answer: SlackAnswer): void {
-  if (res.destroyed || res.writableEnded) return;
-  const isJson = typeof answer.body === 'object';
-  const payload = typeof answer.body === 'object' ? JSON.stringify(answer.body) : answer.body;
-  res.writeHead(answer.status, {
-    'content-type': isJson ? 'application/json; charset=utf-8' : 'text/plain; charset=utf-8',
-    'content-length': String(Buffer.byteLength(payload)),
-    ...answer.headers,
-  });
-  res.end(payload);
-}
-
-async function readBody(req: http.IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer | string>) {
-    const buf = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
-    size += buf.length;
-    if (size > MAX_BODY_BYTES) throw new Error('request body too large');
-    chunks.push(buf);
-  }
-  return Buffer.concat(chunks).toString('utf8');
+function respond(res: http.ServerResponse, answer: SlackAnswer): void {
+  if (typeof answer.body === 'object') sendJson(res, answer.status, answer.body, answer.headers);
+  else send(res, answer.status, answer.body, { 'content-type': 'text/plain; charset=utf-8', ...answer.headers });
 }
 
 /** Nested fields WebClient JSON-encodes in form bodies. */
@@ -898,13 +874,6 @@ function bearer(header: string | undefined): string | undefined {
   return match?.[1];
 }
 
-function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    timer.unref();
-  });
-}
-
 function normalizeChannel(channel: string): string {
   return channel.trim().replace(/^#/, '');
 }
@@ -927,7 +896,7 @@ function optBool(value: unknown): boolean | undefined {
 }
 
 /** A light version of Slack's Block Kit validation: the limits a bridge bug is likely to hit. */
-export function validateBlocks(blocks: unknown): string[] {
+function validateBlocks(blocks: unknown): string[] {
   if (!Array.isArray(blocks)) return ['blocks must be an array [json-pointer:/blocks]'];
   const problems: string[] = [];
   if (blocks.length > 50) problems.push('no more than 50 items allowed [json-pointer:/blocks]');

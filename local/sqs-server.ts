@@ -2,12 +2,12 @@
 // The real @aws-sdk/client-sqs talks to it unchanged; state lives in memory.
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { listen } from './listen';
+import { BodyTooLargeError, closeServer, listen, readBody, sendJson } from './http';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { createSqsClient as createBoundedSqsClient, LOCAL_CREDENTIALS } from '../shared/adapters/aws-clients';
 import { SqsEngine } from './sqs/engine';
 import { SqsError, internalError, unknownOperation } from './sqs/errors';
-import { isObject } from './sqs/input';
+import { isRecord } from '../shared/util';
 
 export interface SqsServerOptions {
   /** 0 (default) picks a free port. */
@@ -52,6 +52,11 @@ export class SqsServer {
     return new SqsServer(server, engine, url, region);
   }
 
+  /** See `SqsEngine.expedite`: the rest of these messages' visibility timeout, compressed by timeScale. */
+  expedite(queueUrl: string, messageIds: readonly string[]): void {
+    this.engine.expedite(queueUrl, messageIds);
+  }
+
   /** `${url}/000000000000/<name>`, whether or not the queue exists. */
   queueUrl(name: string): string {
     return this.engine.queueUrl(name);
@@ -65,11 +70,9 @@ export class SqsServer {
   /** Ends long polls at once (with no messages), stops timers and closes every socket. */
   async close(): Promise<void> {
     this.engine.close();
-    const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
     // Let the ended long polls' responses flush before dropping connections.
     await new Promise<void>((resolve) => setImmediate(resolve));
-    this.server.closeAllConnections();
-    await closed;
+    await closeServer(this.server);
   }
 }
 
@@ -94,51 +97,43 @@ async function handle(engine: SqsEngine | undefined, req: IncomingMessage, res: 
   try {
     if (!engine) throw internalError('Server is starting.');
     const target = headerValue(req.headers['x-amz-target']);
-    const raw = await readBody(req);
+    const raw = await readBody(req, MAX_REQUEST_BYTES);
     if (req.method !== 'POST' || !target.startsWith(TARGET_PREFIX)) throw unknownOperation(target);
-    let input: unknown;
-    try {
-      input = raw.length === 0 ? {} : JSON.parse(raw.toString('utf8'));
-    } catch {
-      throw new SqsError('SerializationException', 'Request body is not valid JSON.', {
-        type: 'com.amazon.coral.service#SerializationException',
-      });
-    }
-    if (!isObject(input)) {
-      throw new SqsError('SerializationException', 'Request body must be a JSON object.', {
-        type: 'com.amazon.coral.service#SerializationException',
-      });
-    }
-    const result = await engine.dispatch(target.slice(TARGET_PREFIX.length), input, abort.signal);
+    const result = await engine.dispatch(target.slice(TARGET_PREFIX.length), parseInput(raw), abort.signal);
     send(res, 200, requestId, result);
   } catch (error) {
-    const sqsError = error instanceof SqsError ? error : internalError(error instanceof Error ? error.message : String(error));
+    const sqsError = asSqsError(error);
     send(
       res,
       sqsError.status,
       requestId,
       { __type: sqsError.type, message: sqsError.message },
-      {
-        'x-amzn-query-error': `${sqsError.queryCode};${sqsError.fault}`,
-      },
+      { 'x-amzn-query-error': `${sqsError.queryCode};${sqsError.fault}` },
     );
   }
 }
 
-function headerValue(value: string | string[] | undefined): string {
-  return (Array.isArray(value) ? value[0] : value) ?? '';
+function parseInput(raw: Buffer): Record<string, unknown> {
+  const serialization = (message: string): SqsError =>
+    new SqsError('SerializationException', message, { type: 'com.amazon.coral.service#SerializationException' });
+  let input: unknown;
+  try {
+    input = raw.length === 0 ? {} : JSON.parse(raw.toString('utf8'));
+  } catch {
+    throw serialization('Request body is not valid JSON.');
+  }
+  if (!isRecord(input)) throw serialization('Request body must be a JSON object.');
+  return input;
 }
 
-async function readBody(req: IncomingMessage): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    const buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk));
-    size += buffer.length;
-    if (size > MAX_REQUEST_BYTES) throw new SqsError('RequestEntityTooLarge', 'Request body too large.', { status: 413 });
-    chunks.push(buffer);
-  }
-  return Buffer.concat(chunks);
+function asSqsError(error: unknown): SqsError {
+  if (error instanceof SqsError) return error;
+  if (error instanceof BodyTooLargeError) return new SqsError('RequestEntityTooLarge', 'Request body too large.', { status: 413 });
+  return internalError(error instanceof Error ? error.message : String(error));
+}
+
+function headerValue(value: string | string[] | undefined): string {
+  return (Array.isArray(value) ? value[0] : value) ?? '';
 }
 
 function send(
@@ -148,13 +143,5 @@ function send(
   body: Record<string, unknown>,
   headers: Record<string, string> = {},
 ): void {
-  if (res.destroyed || res.writableEnded) return;
-  const payload = Buffer.from(JSON.stringify(body), 'utf8');
-  res.writeHead(status, {
-    'content-type': CONTENT_TYPE,
-    'content-length': payload.length,
-    'x-amzn-requestid': requestId,
-    ...headers,
-  });
-  res.end(payload);
+  sendJson(res, status, body, { 'content-type': CONTENT_TYPE, 'x-amzn-requestid': requestId, ...headers });
 }

@@ -3,13 +3,10 @@
  * divider, actions (buttons), image and rich_text blocks. Unknown blocks show as a labelled
  * placeholder. Images are never loaded (the preview works offline): their alt text is shown instead.
  */
+import { isRecord } from '../../shared/util';
 import { escapeHtml, mrkdwnToHtml, plainToHtml, renderInline } from './mrkdwn';
 
 type Obj = Record<string, unknown>;
-
-function isObj(value: unknown): value is Obj {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function list(value: unknown): unknown[] {
   return Array.isArray(value) ? (value as unknown[]) : [];
@@ -22,7 +19,7 @@ function str(value: unknown): string {
 /** A text object (`mrkdwn` or `plain_text`) as HTML. */
 export function textObjectHtml(value: unknown): string {
   if (typeof value === 'string') return mrkdwnToHtml(value);
-  if (!isObj(value)) return '';
+  if (!isRecord(value)) return '';
   return value.type === 'mrkdwn' ? mrkdwnToHtml(str(value.text)) : plainToHtml(str(value.text));
 }
 
@@ -34,7 +31,7 @@ const SAFE_URL = /^(?:https?:\/\/|mailto:)/i;
 
 function buttonHtml(element: Obj): string {
   const style = element.style === 'primary' || element.style === 'danger' ? ` ${element.style}` : '';
-  const label = plainToHtml(isObj(element.text) ? str(element.text.text) : '');
+  const label = plainToHtml(isRecord(element.text) ? str(element.text.text) : '');
   const url = str(element.url);
   if (SAFE_URL.test(url))
     return `<a class="button${style}" href="${escapeHtml(url)}" target="_blank" rel="noopener noreferrer">${label}</a>`;
@@ -44,7 +41,7 @@ function buttonHtml(element: Obj): string {
 
 /** An interactive or text element (accessory, context or actions item) as HTML. */
 function elementHtml(element: unknown): string {
-  if (!isObj(element)) return '';
+  if (!isRecord(element)) return '';
   switch (element.type) {
     case 'mrkdwn':
     case 'plain_text':
@@ -71,8 +68,8 @@ function sectionHtml(block: Obj): string {
 function richInlineHtml(elements: unknown[]): string {
   return elements
     .map((el) => {
-      if (!isObj(el)) return '';
-      const style = isObj(el.style) ? el.style : {};
+      if (!isRecord(el)) return '';
+      const style = isRecord(el.style) ? el.style : {};
       let html = '';
       if (el.type === 'text') html = plainToHtml(str(el.text));
       else if (el.type === 'link')
@@ -95,12 +92,12 @@ function escapeSlack(text: string): string {
 
 function richTextHtml(block: Obj): string {
   const parts = list(block.elements).map((element) => {
-    if (!isObj(element)) return '';
+    if (!isRecord(element)) return '';
     const children = list(element.elements);
     switch (element.type) {
       case 'rich_text_list': {
         const tag = element.style === 'ordered' ? 'ol' : 'ul';
-        const items = children.map((item) => `<li>${isObj(item) ? richInlineHtml(list(item.elements)) : ''}</li>`).join('');
+        const items = children.map((item) => `<li>${isRecord(item) ? richInlineHtml(list(item.elements)) : ''}</li>`).join('');
         return `<${tag}>${items}</${tag}>`;
       }
       case 'rich_text_quote':
@@ -116,10 +113,10 @@ function richTextHtml(block: Obj): string {
 
 /** One block as HTML. */
 export function blockHtml(block: unknown): string {
-  if (!isObj(block)) return '';
+  if (!isRecord(block)) return '';
   switch (block.type) {
     case 'header':
-      return `<div class="block header">${plainToHtml(isObj(block.text) ? str(block.text.text) : '')}</div>`;
+      return `<div class="block header">${plainToHtml(isRecord(block.text) ? str(block.text.text) : '')}</div>`;
     case 'section':
       return sectionHtml(block);
     case 'context':

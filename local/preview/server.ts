@@ -9,6 +9,8 @@
  * Slack server delivers them to the bridge signed, as Slack does, and the answers appear on the page.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { isRecord } from '../../shared/util';
+import { readBody, send, sendJson } from '../http';
 import { PREVIEW_CSS, PREVIEW_JS } from './assets';
 import { pageHtml, PREVIEW_PATHS } from './page';
 import { workspaceHtml, type PreviewMessage } from './timeline';
@@ -103,21 +105,13 @@ export class SlackPreview {
 
   /** A command or a click from the page: validated, delivered through the source, the bridge's status answered. */
   private async act(path: string, req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const answer = (status: number, body: Record<string, unknown>): void => {
-      const text = JSON.stringify(body);
-      res.writeHead(status, {
-        ...SECURITY_HEADERS,
-        'content-type': 'application/json; charset=utf-8',
-        'content-length': String(Buffer.byteLength(text)),
-      });
-      res.end(text);
-    };
+    const answer = (status: number, body: Record<string, unknown>): void => sendJson(res, status, body, SECURITY_HEADERS);
     try {
       if (!(req.headers['content-type'] ?? '').startsWith('application/json')) {
         answer(415, { error: 'send application/json' });
         return;
       }
-      const input = parseAction(path, await readLimited(req, ACTION_BODY_LIMIT));
+      const input = parseAction(path, (await readBody(req, ACTION_BODY_LIMIT)).toString('utf8'));
       if (typeof input === 'string') {
         answer(400, { error: input });
         return;
@@ -137,12 +131,7 @@ export class SlackPreview {
   }
 
   private send(res: ServerResponse, type: string, body: string): void {
-    res.writeHead(200, {
-      ...SECURITY_HEADERS,
-      'content-type': `${type}; charset=utf-8`,
-      'content-length': String(Buffer.byteLength(body)),
-    });
-    res.end(body);
+    send(res, 200, body, { ...SECURITY_HEADERS, 'content-type': `${type}; charset=utf-8` });
   }
 
   private stream(req: IncomingMessage, res: ServerResponse): void {
@@ -177,9 +166,9 @@ function parseAction(path: string, raw: string): PreviewAction | string {
   } catch {
     return 'the body is not JSON';
   }
-  if (typeof body !== 'object' || body === null) return 'the body is not a JSON object';
+  if (!isRecord(body)) return 'the body is not a JSON object';
   const field = (name: string): string | undefined => {
-    const value = (body as Record<string, unknown>)[name];
+    const value = body[name];
     return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
   };
   const channel = field('channel')?.replace(/^#/, '');
@@ -192,16 +181,4 @@ function parseAction(path: string, raw: string): PreviewAction | string {
   const actionId = field('actionId');
   if (ts === undefined || actionId === undefined) return 'ts and actionId are required';
   return { kind: 'click', channel, ts, actionId };
-}
-
-async function readLimited(req: IncomingMessage, limit: number): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    const buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk));
-    size += buffer.length;
-    if (size > limit) throw new Error(`the body is over ${limit} bytes`);
-    chunks.push(buffer);
-  }
-  return Buffer.concat(chunks).toString('utf8');
 }

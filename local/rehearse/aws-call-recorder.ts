@@ -18,7 +18,7 @@ import {
 import { DescribeTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DescribeSecretCommand, type SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { createDynamoClient, LOCAL_CREDENTIALS } from '../../shared/adapters/aws-clients';
-import { listen } from '../listen';
+import { listen } from '../http';
 import { createSecretsManagerClient } from '../secrets-manager-server';
 
 export type RecordedService = 'dynamodb' | 'sqs' | 'secretsmanager';

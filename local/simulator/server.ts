@@ -27,7 +27,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { listen } from '../listen';
+import { BodyTooLargeError, closeServer, listen, readBody, send } from '../http';
 import { timingSafeEqual } from 'node:crypto';
 import { RANGES, SimulatorData, type RunInfo, type SimulatorFixture } from './data';
 import {
@@ -262,9 +262,7 @@ export class VisibilitySimulator {
     this.closed = true;
     this.webhooks.stop();
     this.sleeps.wakeAll();
-    const done = new Promise<void>((resolve) => this.server.close(() => resolve()));
-    this.server.closeAllConnections();
-    await done;
+    await closeServer(this.server);
   }
 
   // --- Request handling ----------------------------------------------------------------------
@@ -323,12 +321,8 @@ export class VisibilitySimulator {
       }
       this.send(res, record, 200, JSON.stringify(this.read(match, url.searchParams)));
     } catch (error) {
-      if (error instanceof HttpError) {
-        this.send(res, record, error.status, errorBody(error.code, error.message));
-      } else {
-        const message = error instanceof Error ? error.message : String(error);
-        this.send(res, record, 500, errorBody('internal_error', message));
-      }
+      const failure = asHttpError(error);
+      this.send(res, record, failure.status, errorBody(failure.code, failure.message));
     }
   }
 
@@ -477,12 +471,7 @@ export class VisibilitySimulator {
   private send(res: ServerResponse, record: RequestRecord, status: number, body: string, headers: Record<string, string> = {}): void {
     if (res.headersSent || res.destroyed) return;
     record.status = status;
-    res.writeHead(status, {
-      ...(body === '' ? {} : { 'Content-Type': 'application/json; charset=utf-8' }),
-      'Content-Length': String(Buffer.byteLength(body)),
-      ...headers,
-    });
-    res.end(body);
+    send(res, status, body, { ...(body === '' ? {} : { 'Content-Type': 'application/json; charset=utf-8' }), ...headers });
   }
 
   private sleep(ms: number): Promise<void> {
@@ -519,16 +508,14 @@ function throwError(error: Error): never {
   throw error;
 }
 
+function asHttpError(error: unknown): HttpError {
+  if (error instanceof HttpError) return error;
+  if (error instanceof BodyTooLargeError) return new HttpError(413, 'invalid_request', 'Body too large');
+  return new HttpError(500, 'internal_error', error instanceof Error ? error.message : String(error));
+}
+
 async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    const buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk));
-    size += buffer.length;
-    if (size > MAX_CONTROL_BODY_BYTES) throw new HttpError(413, 'invalid_request', 'Body too large');
-    chunks.push(buffer);
-  }
-  const text = Buffer.concat(chunks).toString('utf8');
+  const text = (await readBody(req, MAX_CONTROL_BODY_BYTES)).toString('utf8');
   if (text.trim() === '') return {};
   let parsed: unknown;
   try {

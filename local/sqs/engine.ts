@@ -2,21 +2,26 @@
 // Every operation runs synchronously on the event loop, so two receives can never take the same
 // message; only long polls wait, and they are served one after another when messages appear.
 import { randomBytes, randomUUID } from 'node:crypto';
-import { SqsError, invalidParameter, missingParameter, queueDoesNotExist, receiptHandleIsInvalid } from './errors';
-import { type JsonObject, isObject, optInt, optObject, optObjectArray, optString, optStringArray, optStringMap, reqString } from './input';
+import * as sqsApi from '@aws-sdk/client-sqs';
+import { SqsError, invalidParameter, missingParameter, queueDoesNotExist, receiptHandleIsInvalid, unknownOperation } from './errors';
+import { type JsonObject, optInt, optObject, optObjectArray, optString, optStringArray, optStringMap, reqString } from './input';
 import { type MessageAttribute, md5Hex, md5OfMessageAttributes } from './md5';
+import { isRecord } from '../../shared/util';
 
 export interface EngineOptions {
   readonly baseUrl: string;
   readonly region: string;
   readonly accountId: string;
   /**
-   * Visibility timeouts and delays pass this many times faster than real time (default 1). The
-   * deploy rehearsal keeps the template's timeouts (e.g. 1,985 s) and compresses them, so a
-   * message's five receives take seconds instead of hours.
+   * Delays, visibility changes and the rest of a visibility timeout after `expedite` pass this many
+   * times faster than real time (default 1). The deploy rehearsal keeps the template's timeouts
+   * (e.g. 1,985 s) and compresses them, so a message's five receives take seconds instead of hours;
+   * a received message stays hidden in real time while its invocation runs, as it would in AWS.
    */
   readonly timeScale?: number;
 }
+
+type Operation = (input: JsonObject, signal: AbortSignal) => JsonObject | Promise<JsonObject>;
 
 interface StoredMessage {
   readonly messageId: string;
@@ -33,6 +38,8 @@ interface StoredMessage {
   firstReceiveTimestamp: number | undefined;
   /** Only the latest receipt handle acts on the message. */
   receiptHandle: string | undefined;
+  /** When the receive hid it until (cleared when the visibility is changed): what `expedite` compresses. */
+  receivedUntil?: number | undefined;
   /** Set when redriven to a dead-letter queue: where the message came from. */
   deadLetterSourceArn: string | undefined;
 }
@@ -48,10 +55,9 @@ interface Queue {
   readonly url: string;
   readonly arn: string;
   readonly createdTimestamp: number;
-  lastModifiedTimestamp: number;
+  readonly lastModifiedTimestamp: number;
   /** Settable attributes, normalised to the strings GetQueueAttributes returns. */
   readonly attributes: Map<string, string>;
-  readonly tags: Map<string, string>;
   /** Insertion order is delivery order (best effort, like a standard queue). */
   readonly messages: Map<string, StoredMessage>;
   readonly waiters: Set<Waiter>;
@@ -170,59 +176,37 @@ export class SqsEngine {
     return `arn:aws:sqs:${this.options.region}:${this.options.accountId}:${name}`;
   }
 
+  /**
+   * The operations the bridge, its CLI, the local stack, the benchmarks and the tests send; SQS has
+   * more (GetQueueUrl, ListQueues, SetQueueAttributes, tagging, permissions, ...), which answer
+   * UnsupportedOperation, so a new caller finds out at once instead of meeting a half-kept copy.
+   */
+  private readonly operations: Readonly<Record<string, Operation>> = {
+    CreateQueue: (input) => this.createQueue(input),
+    GetQueueAttributes: (input) => this.getQueueAttributes(input),
+    PurgeQueue: (input) => this.purgeQueue(input),
+    DeleteQueue: (input) => this.deleteQueue(input),
+    SendMessage: (input) => this.sendMessage(input),
+    SendMessageBatch: (input) => this.sendMessageBatch(input),
+    ReceiveMessage: (input, signal) => this.receiveMessage(input, signal),
+    DeleteMessage: (input) => this.deleteMessage(input),
+    DeleteMessageBatch: (input) => this.deleteMessageBatch(input),
+    ChangeMessageVisibility: (input) => this.changeMessageVisibility(input),
+    ChangeMessageVisibilityBatch: (input) => this.changeMessageVisibilityBatch(input),
+    StartMessageMoveTask: (input) => this.startMessageMoveTask(input),
+    ListMessageMoveTasks: (input) => this.listMessageMoveTasks(input),
+    CancelMessageMoveTask: (input) => this.cancelMessageMoveTask(input),
+  };
+
   /** Runs one operation; `signal` aborts a long poll when the client goes away. */
   dispatch(operation: string, input: JsonObject, signal: AbortSignal): JsonObject | Promise<JsonObject> {
-    switch (operation) {
-      case 'CreateQueue':
-        return this.createQueue(input);
-      case 'GetQueueUrl':
-        return this.getQueueUrl(input);
-      case 'ListQueues':
-        return this.listQueues(input);
-      case 'GetQueueAttributes':
-        return this.getQueueAttributes(input);
-      case 'SetQueueAttributes':
-        return this.setQueueAttributes(input);
-      case 'PurgeQueue':
-        return this.purgeQueue(input);
-      case 'DeleteQueue':
-        return this.deleteQueue(input);
-      case 'SendMessage':
-        return this.sendMessage(input);
-      case 'SendMessageBatch':
-        return this.sendMessageBatch(input);
-      case 'ReceiveMessage':
-        return this.receiveMessage(input, signal);
-      case 'DeleteMessage':
-        return this.deleteMessage(input);
-      case 'DeleteMessageBatch':
-        return this.deleteMessageBatch(input);
-      case 'ChangeMessageVisibility':
-        return this.changeMessageVisibility(input);
-      case 'ChangeMessageVisibilityBatch':
-        return this.changeMessageVisibilityBatch(input);
-      case 'ListDeadLetterSourceQueues':
-        return this.listDeadLetterSourceQueues(input);
-      case 'StartMessageMoveTask':
-        return this.startMessageMoveTask(input);
-      case 'ListMessageMoveTasks':
-        return this.listMessageMoveTasks(input);
-      case 'CancelMessageMoveTask':
-        return this.cancelMessageMoveTask(input);
-      case 'TagQueue':
-        return this.tagQueue(input);
-      case 'UntagQueue':
-        return this.untagQueue(input);
-      case 'ListQueueTags':
-        return this.listQueueTags(input);
-      case 'AddPermission':
-      case 'RemovePermission':
-        throw new SqsError('UnsupportedOperation', `${operation} is not supported by this local SQS server.`);
-      default:
-        throw new SqsError('UnknownOperationException', `Unknown operation AmazonSQS.${operation}`, {
-          type: 'com.amazon.coral.service#UnknownOperationException',
-        });
+    const run = Object.hasOwn(this.operations, operation) ? this.operations[operation] : undefined;
+    if (run) return run(input, signal);
+    // The SDK has a command for every operation SQS has: those are real, just not served here.
+    if (Object.hasOwn(sqsApi, `${operation}Command`)) {
+      throw new SqsError('UnsupportedOperation', `${operation} is not supported by this local SQS server.`);
     }
+    throw unknownOperation(`AmazonSQS.${operation}`);
   }
 
   /** Ends every long poll (empty) and stops all timers. */
@@ -240,7 +224,6 @@ export class SqsEngine {
   private createQueue(input: JsonObject): JsonObject {
     const name = reqString(input, 'QueueName');
     const attributes = optStringMap(input, 'Attributes') ?? new Map<string, string>();
-    const tags = optStringMap(input, 'tags') ?? new Map<string, string>();
     if (name.endsWith('.fifo') || attributes.get('FifoQueue') === 'true') {
       throw new SqsError('UnsupportedOperation', 'FIFO queues are not supported by this local SQS server.');
     }
@@ -267,7 +250,6 @@ export class SqsEngine {
       createdTimestamp: now,
       lastModifiedTimestamp: now,
       attributes: new Map(Object.entries(DEFAULTS)),
-      tags,
       messages: new Map(),
       waiters: new Set(),
       wakeTimer: undefined,
@@ -277,34 +259,6 @@ export class SqsEngine {
     for (const [key, value] of queue.attributes) if (value === '') queue.attributes.delete(key);
     this.queues.set(name, queue);
     return { QueueUrl: queue.url };
-  }
-
-  private getQueueUrl(input: JsonObject): JsonObject {
-    const name = reqString(input, 'QueueName');
-    const queue = this.queues.get(name);
-    if (!queue) throw queueDoesNotExist();
-    return { QueueUrl: queue.url };
-  }
-
-  private listQueues(input: JsonObject): JsonObject {
-    const prefix = optString(input, 'QueueNamePrefix') ?? '';
-    const maxResults = optInt(input, 'MaxResults', 1, 1000);
-    const nextToken = optString(input, 'NextToken');
-    let after = '';
-    if (nextToken !== undefined) {
-      after = Buffer.from(nextToken, 'base64url').toString('utf8');
-      if (!QUEUE_NAME.test(after)) throw invalidParameter('NextToken', nextToken, 'Invalid token.');
-    }
-    const names = [...this.queues.keys()].filter((name) => name.startsWith(prefix) && name > after).sort();
-    const page = names.slice(0, maxResults ?? 1000);
-    const out: JsonObject = {};
-    if (page.length > 0) out.QueueUrls = page.map((name) => this.queueUrl(name));
-    const last = page[page.length - 1];
-    // Real SQS only paginates when MaxResults is given.
-    if (maxResults !== undefined && names.length > page.length && last !== undefined) {
-      out.NextToken = Buffer.from(last, 'utf8').toString('base64url');
-    }
-    return out;
   }
 
   private getQueueAttributes(input: JsonObject): JsonObject {
@@ -318,21 +272,6 @@ export class SqsEngine {
     const out: Record<string, string> = {};
     for (const [name, value] of values) if (all || requested.includes(name)) out[name] = value;
     return Object.keys(out).length > 0 ? { Attributes: out } : {};
-  }
-
-  private setQueueAttributes(input: JsonObject): JsonObject {
-    const queue = this.queueFrom(input);
-    const attributes = optStringMap(input, 'Attributes');
-    if (attributes === undefined) throw missingParameter('Attributes');
-    const normalised = this.normaliseAttributes(attributes);
-    for (const [key, value] of normalised) {
-      if (value === '') queue.attributes.delete(key);
-      else queue.attributes.set(key, value);
-    }
-    queue.lastModifiedTimestamp = Math.floor(Date.now() / 1000);
-    // A shorter delay or a new redrive policy may change what a long poll can get now.
-    this.notify(queue);
-    return {};
   }
 
   private purgeQueue(input: JsonObject): JsonObject {
@@ -351,32 +290,6 @@ export class SqsEngine {
       if (task.status === 'RUNNING' && task.sourceArn === queue.arn) this.finishTask(task, 'FAILED', 'Source queue was deleted.');
     }
     return {};
-  }
-
-  private listDeadLetterSourceQueues(input: JsonObject): JsonObject {
-    const queue = this.queueFrom(input);
-    const urls = [...this.queues.values()]
-      .filter((source) => this.redrivePolicy(source)?.deadLetterTargetArn === queue.arn)
-      .map((source) => source.url)
-      .sort();
-    return { queueUrls: urls };
-  }
-
-  private tagQueue(input: JsonObject): JsonObject {
-    const queue = this.queueFrom(input);
-    for (const [key, value] of optStringMap(input, 'Tags') ?? []) queue.tags.set(key, value);
-    return {};
-  }
-
-  private untagQueue(input: JsonObject): JsonObject {
-    const queue = this.queueFrom(input);
-    for (const key of optStringArray(input, 'TagKeys') ?? []) queue.tags.delete(key);
-    return {};
-  }
-
-  private listQueueTags(input: JsonObject): JsonObject {
-    const queue = this.queueFrom(input);
-    return queue.tags.size > 0 ? { Tags: Object.fromEntries(queue.tags) } : {};
   }
 
   // ---- messages ----
@@ -669,6 +582,23 @@ export class SqsEngine {
     return queue;
   }
 
+  /**
+   * The rest of the receive-time visibility timeout of these messages, compressed by `timeScale`
+   * (the event source calls it once their invocation failed); a message whose visibility the
+   * function changed keeps that change.
+   */
+  expedite(queueUrl: string, messageIds: readonly string[]): void {
+    const queue = this.queueFrom({ QueueUrl: queueUrl });
+    const now = Date.now();
+    for (const id of messageIds) {
+      const message = queue.messages.get(id);
+      if (message?.receivedUntil === undefined || message.visibleAt !== message.receivedUntil) continue;
+      message.visibleAt = now + Math.max(0, message.visibleAt - now) / (this.options.timeScale ?? 1);
+      message.receivedUntil = undefined;
+    }
+    this.notify(queue);
+  }
+
   private queueByArn(arn: string): Queue | undefined {
     const name = arn.split(':').pop() ?? '';
     const queue = this.queues.get(name);
@@ -681,7 +611,7 @@ export class SqsEngine {
     return JSON.parse(raw) as RedrivePolicy; // normalised on the way in
   }
 
-  /** Validates attributes for CreateQueue/SetQueueAttributes; '' means "remove" for optional ones. */
+  /** Validates CreateQueue's attributes; '' leaves an optional one unset. */
   private normaliseAttributes(attributes: ReadonlyMap<string, string>): Map<string, string> {
     const out = new Map<string, string>();
     for (const [name, value] of attributes) {
@@ -715,7 +645,7 @@ export class SqsEngine {
     } catch {
       throw invalid('Redrive policy is not a valid JSON map.');
     }
-    if (!isObject(parsed)) throw invalid('Redrive policy is not a valid JSON map.');
+    if (!isRecord(parsed)) throw invalid('Redrive policy is not a valid JSON map.');
     const target = parsed.deadLetterTargetArn;
     const rawCount = parsed.maxReceiveCount;
     const count = typeof rawCount === 'string' && /^\d+$/.test(rawCount) ? Number(rawCount) : rawCount;
@@ -820,7 +750,8 @@ export class SqsEngine {
       message.receiveCount += 1;
       message.firstReceiveTimestamp ??= now;
       message.receiptHandle = this.newReceiptHandle(queue, message);
-      message.visibleAt = now + this.scaledMs(timeout);
+      message.visibleAt = now + timeout * 1000;
+      message.receivedUntil = message.visibleAt;
       message.inFlight = timeout > 0;
       out.push(this.render(message, request));
     }
@@ -882,7 +813,7 @@ export class SqsEngine {
     } catch {
       throw receiptHandleIsInvalid(handle);
     }
-    if (!isObject(parsed) || typeof parsed.m !== 'string' || typeof parsed.t !== 'string' || parsed.q !== queue.name) {
+    if (!isRecord(parsed) || typeof parsed.m !== 'string' || typeof parsed.t !== 'string' || parsed.q !== queue.name) {
       throw receiptHandleIsInvalid(handle);
     }
     return parsed.m;
@@ -906,6 +837,7 @@ export class SqsEngine {
     // message again (as SQS does); a long poll then sees it once the new timeout passes.
     const now = Date.now();
     message.visibleAt = now + this.scaledMs(timeout);
+    message.receivedUntil = undefined;
     message.inFlight = timeout > 0;
     this.notify(queue);
   }
@@ -1037,7 +969,7 @@ function parseMessageAttributes(input: JsonObject | undefined): Map<string, Mess
     ) {
       throw invalidParameter('MessageAttributes', name, 'Invalid message attribute name.');
     }
-    if (!isObject(raw)) throw invalidParameter(where, raw, 'Must be an object.');
+    if (!isRecord(raw)) throw invalidParameter(where, raw, 'Must be an object.');
     const dataType = optString(raw, 'DataType');
     if (dataType === undefined || dataType === '') {
       throw invalidParameter(where, name, `The message attribute '${name}' must contain a non-empty message attribute type.`);

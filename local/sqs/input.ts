@@ -1,11 +1,8 @@
 // Typed reads of a JSON request body; a wrong type is the caller's error, reported as SQS does.
+import { isRecord } from '../../shared/util';
 import { invalidParameter, missingParameter } from './errors';
 
 export type JsonObject = Record<string, unknown>;
-
-export function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 export function optString(input: JsonObject, key: string): string | undefined {
   const value = input[key];
@@ -43,7 +40,7 @@ export function optStringArray(input: JsonObject, key: string): string[] | undef
 export function optStringMap(input: JsonObject, key: string): Map<string, string> | undefined {
   const value = input[key];
   if (value === undefined || value === null) return undefined;
-  if (!isObject(value)) throw invalidParameter(key, value, 'Must be a map of strings.');
+  if (!isRecord(value)) throw invalidParameter(key, value, 'Must be a map of strings.');
   const out = new Map<string, string>();
   for (const [name, item] of Object.entries(value)) {
     if (typeof item !== 'string') throw invalidParameter(`${key}.${name}`, item, 'Must be a string.');
@@ -55,13 +52,13 @@ export function optStringMap(input: JsonObject, key: string): Map<string, string
 export function optObject(input: JsonObject, key: string): JsonObject | undefined {
   const value = input[key];
   if (value === undefined || value === null) return undefined;
-  if (!isObject(value)) throw invalidParameter(key, value, 'Must be an object.');
+  if (!isRecord(value)) throw invalidParameter(key, value, 'Must be an object.');
   return value;
 }
 
 export function optObjectArray(input: JsonObject, key: string): JsonObject[] | undefined {
   const value = input[key];
   if (value === undefined || value === null) return undefined;
-  if (!Array.isArray(value) || !value.every(isObject)) throw invalidParameter(key, value, 'Must be a list of objects.');
+  if (!Array.isArray(value) || !value.every(isRecord)) throw invalidParameter(key, value, 'Must be a list of objects.');
   return value;
 }
