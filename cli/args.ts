@@ -1,125 +1,79 @@
 /**
- * Argument parsing on commander (strict: unknown options are usage errors, with "did you mean"), plus the
- * value parsers the commands share (durations, counts) and the per-run command context.
+ * The option values a handler reads (durations, counts, strings) from the parsed command line, the
+ * options many commands share, and the per-run command context.
  */
-import type { ParseArgsConfig } from 'node:util';
-import { Command, CommanderError, Option } from 'commander';
 import { DEFAULT_STACK, describeStackWithSdk, StackOutputs, type AwsService, type AwsSettings } from './aws';
+import type { OptionDefs, Parsed } from './command-spec';
 import { UsageError } from './errors';
 import { CLI_ENV, defaultSleep, Output, type CliIo } from './io';
 import { findDefaultReadyFile, readReadyFile, type LocalReady } from './ready-file';
+import { HANDLED_EVENT_TYPES, isHandledEventType, type HandledEventType } from '../shared/events';
+import { parseDuration as parseDurationText } from '../shared/duration';
 import { relative } from 'node:path';
 
-export type OptionSpec = NonNullable<ParseArgsConfig['options']>;
-type Value = string | boolean | (string | boolean)[] | undefined;
+export type { Parsed } from './command-spec';
 
-export interface Parsed {
-  command: string;
-  values: Record<string, Value>;
-  positionals: string[];
+/** Heading of the options that pick the stack, in every command's help. */
+export const STACK_GROUP = 'Where:';
+
+/** The options of every command that reads or changes a stack. */
+export const AWS_OPTIONS: OptionDefs = {
+  stack: { value: 'NAME', help: 'the deployed stack to use (its outputs name the queues, table, secrets…)', group: STACK_GROUP },
+  region: { value: 'REGION', help: 'AWS region (default: AWS_REGION / your profile)', group: STACK_GROUP },
+  local: {
+    value: 'READY_FILE',
+    help: 'use the local stack (`npm start`) described by its ready file (default: .local/ready.json or BRIDGE_READY_FILE when that stack runs and no --stack is given)',
+    group: STACK_GROUP,
+  },
+  'endpoint-sqs': { value: 'URL', help: 'SQS endpoint (also AWS_ENDPOINT_URL_SQS)', group: STACK_GROUP },
+  'endpoint-dynamodb': { value: 'URL', help: 'DynamoDB endpoint (also AWS_ENDPOINT_URL_DYNAMODB)', group: STACK_GROUP },
+  'endpoint-secretsmanager': { value: 'URL', help: 'Secrets Manager endpoint (also AWS_ENDPOINT_URL_SECRETS_MANAGER)', group: STACK_GROUP },
+  'endpoint-cloudformation': { value: 'URL', help: 'CloudFormation endpoint (also AWS_ENDPOINT_URL_CLOUDFORMATION)', group: STACK_GROUP },
+};
+
+/** The nearest of `candidates` to a mistyped `word`, as " (did you mean X?)", or "". */
+export function didYouMean(word: string, candidates: readonly string[]): string {
+  // Options are compared without their dashes, so `--x` is not near every short flag.
+  const bare = (text: string): string => (word.startsWith('--') && text.startsWith('--') ? text.slice(2) : text);
+  let best: string[] = [];
+  let bestDistance = 3;
+  for (const candidate of new Set(candidates)) {
+    if (bare(candidate).length <= 1) continue;
+    const distance = editDistance(bare(word), bare(candidate));
+    const length = Math.max(bare(word).length, bare(candidate).length);
+    if ((length - distance) / length <= 0.4 || distance > bestDistance) continue;
+    best = distance < bestDistance ? [candidate] : [...best, candidate];
+    bestDistance = distance;
+  }
+  if (best.length === 0) return '';
+  return ` (did you mean ${best.length === 1 ? (best[0] ?? '') : `one of ${best.sort().join(', ')}`}?)`;
 }
 
-export const OUTPUT_OPTIONS: OptionSpec = {
-  json: { type: 'boolean' },
-  help: { type: 'boolean', short: 'h' },
-};
-
-export const AWS_OPTIONS: OptionSpec = {
-  stack: { type: 'string' },
-  region: { type: 'string' },
-  local: { type: 'string' },
-  'endpoint-sqs': { type: 'string' },
-  'endpoint-dynamodb': { type: 'string' },
-  'endpoint-secretsmanager': { type: 'string' },
-  'endpoint-cloudformation': { type: 'string' },
-};
-
-/**
- * The parser may take `--age -30` for two options (a value that starts with a dash); join such pairs into
- * `--age=-30` for string options when the value is a negative number.
- */
-function joinNegativeValues(argv: readonly string[], options: OptionSpec): string[] {
-  const out: string[] = [];
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i] ?? '';
-    const next = argv[i + 1];
-    if (arg.startsWith('--') && !arg.includes('=') && options[arg.slice(2)]?.type === 'string' && next !== undefined && /^-\d/.test(next)) {
-      out.push(`${arg}=${next}`);
-      i += 1;
-    } else {
-      out.push(arg);
+/** Optimal string alignment distance: insertions, deletions, substitutions and swaps of neighbours. */
+function editDistance(a: string, b: string): number {
+  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : i)));
+  const at = (i: number, j: number): number => d[i]?.[j] ?? 0;
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const row = d[i] ?? [];
+      row[j] = Math.min(at(i - 1, j) + 1, at(i, j - 1) + 1, at(i - 1, j - 1) + (a[i - 1] === b[j - 1] ? 0 : 1));
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) row[j] = Math.min(at(i, j), at(i - 2, j - 2) + 1);
     }
   }
-  return out;
+  return at(a.length, b.length);
 }
 
-function commanderOption(name: string, spec: OptionSpec[string]): Option {
-  const flags = `${spec.short !== undefined ? `-${spec.short}, ` : ''}--${name}${spec.type === 'string' ? ' <value>' : ''}`;
-  const option = new Option(flags);
-  if (spec.multiple === true)
-    option.argParser((value: string, previous: unknown) => [...(Array.isArray(previous) ? (previous as string[]) : []), value]);
-  return option;
-}
-
-/** A throwaway commander program that reports problems by throwing instead of exiting. */
-function quietProgram(name: string): { program: Command; errors: () => string } {
-  let errors = '';
-  const program = new Command(name)
-    .exitOverride()
-    .showSuggestionAfterError(true)
-    .helpOption(false)
-    .configureOutput({ writeErr: (text) => (errors += text), writeOut: () => undefined, outputError: (text) => (errors += text) });
-  return { program, errors: () => errors };
-}
-
-/** commander's "error: unknown option '--x'\n(Did you mean --y?)" as one line that says what to fix. */
-function usageMessage(text: string): string {
-  const [first = 'bad arguments', ...rest] = text.trim().split('\n');
-  const hint = rest.join(' ').replace(/^\(Did you mean (.*)\?\)$/, 'did you mean $1?');
-  const message = first
-    .replace(/^error: /, '')
-    .replace(/^unknown option '([^']+)'$/, 'unknown option $1')
-    .replace(
-      /^option '(?:-\w, )?(--[\w-]+)(?: <value>)?' argument missing$/,
-      '$1 needs a value (write $1=VALUE for a value starting with "-")',
-    )
-    .replace(/^unknown command '([^']+)'$/, 'unknown command "$1"');
-  return hint === '' ? message : `${message} (${hint})`;
-}
-
-/** Parses a command's flags with commander: strict (unknown options are usage errors, with a suggestion). */
-export function parse(command: string, argv: readonly string[], options: OptionSpec): Parsed {
-  const spec: OptionSpec = { ...OUTPUT_OPTIONS, ...options };
-  const { program, errors } = quietProgram(`bridge ${command}`);
-  const names = new Map<string, string>();
-  for (const [name, optionSpec] of Object.entries(spec)) {
-    const option = commanderOption(name, optionSpec);
-    names.set(option.attributeName(), name);
-    program.addOption(option);
-  }
-  program.argument('[args...]').allowExcessArguments(true);
-  try {
-    program.parse(joinNegativeValues(argv, spec), { from: 'user' });
-  } catch (err) {
-    if (err instanceof CommanderError) throw new UsageError(usageMessage(errors() || err.message), command);
-    throw err;
-  }
-  const values: Record<string, Value> = {};
-  for (const [key, value] of Object.entries(program.opts<Record<string, Value>>())) values[names.get(key) ?? key] = value;
-  return { command, values, positionals: [...program.args] };
-}
-
-/** Names a similar one from `candidates` (commander's suggestion), as " (did you mean X?)" or "". */
-export function suggest(word: string, candidates: readonly string[]): string {
-  const { program, errors } = quietProgram('bridge');
-  for (const candidate of candidates) program.command(candidate);
-  try {
-    program.parse([word], { from: 'user' });
-  } catch {
-    // The unknown command is the point: its message carries the suggestion.
-  }
-  const match = /Did you mean (.*)\?/.exec(errors());
-  return match === null ? '' : ` (did you mean ${match[1] ?? ''}?)`;
+/** The event type a command takes as its first word, one of those the bridge handles. */
+export function eventTypeArgument(parsed: Parsed): HandledEventType {
+  const [type] = parsed.positionals;
+  if (type === undefined)
+    throw new UsageError(`${parsed.command} needs an event type: ${HANDLED_EVENT_TYPES.join(' or ')}`, parsed.command);
+  if (!isHandledEventType(type))
+    throw new UsageError(
+      `unknown event type "${type}": use one of ${HANDLED_EVENT_TYPES.join(', ')}${didYouMean(type, HANDLED_EVENT_TYPES)}`,
+      parsed.command,
+    );
+  return type;
 }
 
 export function str(parsed: Parsed, name: string): string | undefined {
@@ -162,14 +116,9 @@ export function positiveNumber(parsed: Parsed, name: string): number | undefined
   return value;
 }
 
-const DURATION_UNITS: Record<string, number> = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };
-
-/** "90s", "30m", "2h", "1d", "1.5h" → milliseconds. */
+/** "90s", "30m", "2h", "1d", "1.5h" → milliseconds (shared/duration.ts, the parser of Slack's mute too). */
 export function parseDuration(text: string): number | undefined {
-  const match = /^(\d+(?:\.\d+)?)\s*([smhd])$/i.exec(text.trim());
-  if (match === null) return undefined;
-  const unit = DURATION_UNITS[(match[2] ?? '').toLowerCase()];
-  return unit === undefined ? undefined : Number(match[1]) * unit;
+  return parseDurationText(text, { units: ['s', 'm', 'h', 'd'], fractions: true })?.ms;
 }
 
 export function duration(parsed: Parsed, name: string): number | undefined {

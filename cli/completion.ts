@@ -1,26 +1,21 @@
-/** `bridge completion bash|zsh`: a shell completion script for the commands and their flags. */
+/** `bridge completion bash|zsh`: a shell completion script, generated from the program's command tree. */
+import type { Command } from 'commander';
+import { ancestry, commandPath, isLeaf } from './bridge-command';
+import type { LeafDef } from './command-spec';
 import { UsageError } from './errors';
 
-/** Command words → the flags each takes (kept beside the parsers' option lists in help). */
-const WORDS: Record<string, string> = {
-  '': 'dlq send smoke trigger tail doctor secrets slack subscriptions completion help --version --help',
-  dlq: 'stats peek replay cancel',
-  secrets: 'set signing',
-  'secrets signing': 'add remove list',
-  'secrets set': 'read-api-key slack-token slack-signing-secret',
-  send: 'run.completed draft.ready --url --secret --project --duplicate --age',
-  smoke: '--project --timeout',
-  trigger: 'run.completed draft.ready --fixture --override --url --secret',
-  tail: '--all --since',
-  slack: 'manifest command outage',
-  subscriptions: 'list add remove',
-  completion: 'bash zsh',
-};
-const COMMON = '--json --help --local --stack --region';
+/** What may follow each command line (keyed by its words): subcommands, argument words, flags. */
+function completions(cmd: Command): [string, string[]][] {
+  const path = commandPath(cmd);
+  const flags = [...cmd.options.flatMap((option) => (option.long === undefined ? [] : [option.long])), '--help'];
+  if (!isLeaf(cmd)) return [[path, [...cmd.commands.map((child) => child.name()), ...flags]], ...cmd.commands.flatMap(completions)];
+  const words = cmd.registeredArguments[0]?.argChoices ?? [];
+  return [[path, [...words, ...flags]], ...words.map((word): [string, string[]] => [`${path} ${word}`, flags])];
+}
 
-function bashScript(): string {
-  const cases = Object.entries(WORDS)
-    .map(([words, next]) => `    "${words}") opts="${next} ${words === '' ? '' : COMMON}" ;;`)
+function bashScript(root: Command): string {
+  const cases = completions(root)
+    .map(([words, next]) => `    "${words}") opts="${next.join(' ')}" ;;`)
     .join('\n');
   return `# bridge completion (bash): eval "$(npx bridge completion bash)"
 _bridge() {
@@ -30,7 +25,7 @@ _bridge() {
   words="\${words%% -*}"
   case "$words" in
 ${cases}
-    *) opts="${COMMON}" ;;
+    *) opts="--help" ;;
   esac
   COMPREPLY=( $(compgen -W "$opts" -- "$cur") )
 }
@@ -38,10 +33,30 @@ complete -F _bridge bridge
 `;
 }
 
-export function completionScript(shell: string | undefined): string {
-  if (shell === 'bash') return bashScript();
+const SCRIPTS: Record<string, (root: Command) => string> = {
+  bash: bashScript,
   // zsh runs bash completions through bashcompinit.
-  if (shell === 'zsh')
-    return `# bridge completion (zsh): eval "$(npx bridge completion zsh)"\nautoload -U +X bashcompinit && bashcompinit\n${bashScript()}`;
-  throw new UsageError(`completion needs a shell: bash or zsh${shell === undefined ? '' : `, got "${shell}"`}`, 'completion');
-}
+  zsh: (root) =>
+    `# bridge completion (zsh): eval "$(npx bridge completion zsh)"\nautoload -U +X bashcompinit && bashcompinit\n${bashScript(root)}`,
+};
+const SHELLS = Object.keys(SCRIPTS);
+
+export const COMPLETION: LeafDef = {
+  summary: 'shell completion: eval "$(npx bridge completion bash)"',
+  description: `Prints a completion script for the commands and their flags. Load it in the current shell with
+  eval "$(npx bridge completion bash)"      (zsh: eval "$(npx bridge completion zsh)")
+or add that line to ~/.bashrc / ~/.zshrc.`,
+  args: [{ name: 'shell', choices: SHELLS }],
+  options: {},
+  run: (parsed, io) => {
+    const [shell] = parsed.positionals;
+    const script = shell === undefined ? undefined : SCRIPTS[shell];
+    if (script === undefined)
+      throw new UsageError(
+        `completion needs a shell: ${SHELLS.join(' or ')}${shell === undefined ? '' : `, got "${shell}"`}`,
+        parsed.command,
+      );
+    io.stdout.write(script(ancestry(parsed.node)[0] ?? parsed.node));
+    return Promise.resolve({ exitCode: 0, json: undefined });
+  },
+};

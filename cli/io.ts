@@ -4,6 +4,7 @@
  */
 import type { DescribeStackFn } from './aws';
 import { DEFAULT_READY_FILE } from '../local/ready-info';
+import { sleep } from '../shared/util';
 
 export interface OutputStream {
   write(chunk: string): unknown;
@@ -47,7 +48,7 @@ export const CLI_ENV = {
   readyFile: 'BRIDGE_READY_FILE',
 } as const;
 
-export const defaultSleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+export const defaultSleep = sleep;
 
 /** The process's own streams and environment. */
 export function processIo(): CliIo {

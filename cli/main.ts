@@ -9,87 +9,28 @@
 import { realpathSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
-import { dlqCommand } from './commands/dlq';
-import { doctorCommand } from './commands/doctor';
-import { secretsCommand } from './commands/secrets';
-import { sendCommand } from './commands/send';
-import { smokeCommand } from './commands/smoke';
-import { tailCommand } from './commands/tail';
-import { triggerCommand } from './commands/trigger';
-import { suggest } from './args';
 import { colours } from './colour';
-import { completionScript } from './completion';
-import { slackCommand } from './commands/slack';
-import { subscriptionsCommand } from './commands/subscriptions';
 import { CliError, explainError, UsageError } from './errors';
-import { helpFor } from './help';
 import { processIo, type CliIo } from './io';
-import type { CommandResult } from './result';
+import { Program } from './program';
+import { COMMANDS, FOOTER, TITLE } from './tree';
 
 export type { CliIo } from './io';
+export { bufferIo } from './io';
 
 /** The package version, for `bridge --version`. */
 const VERSION = (createRequire(import.meta.url)('../package.json') as { version: string }).version;
-export { bufferIo } from './io';
 
-const COMMANDS: Record<string, (argv: readonly string[], io: CliIo) => Promise<CommandResult>> = {
-  dlq: dlqCommand,
-  send: sendCommand,
-  smoke: smokeCommand,
-  doctor: doctorCommand,
-  secrets: secretsCommand,
-  trigger: triggerCommand,
-  tail: tailCommand,
-  slack: slackCommand,
-  subscriptions: subscriptionsCommand,
-};
-
-/** The leading words of a command line (before the first option), e.g. ['dlq', 'replay']. */
-function commandWords(argv: readonly string[]): string[] {
-  const words: string[] = [];
-  for (const arg of argv) {
-    if (arg.startsWith('-') || words.length >= 3) break;
-    words.push(arg);
-  }
-  return words;
-}
+/** Built once; each run parses its own command line with it. */
+const PROGRAM = new Program({ title: TITLE, footer: FOOTER, version: VERSION }, COMMANDS);
 
 export async function run(argv: readonly string[], io: CliIo = processIo()): Promise<number> {
   const options = argv.slice(0, argv.includes('--') ? argv.indexOf('--') : argv.length);
   const json = options.includes('--json');
-  const words = commandWords(argv);
-
-  if (argv.length === 0) {
-    io.stderr.write(`${helpFor([])}\n`);
-    return 2;
-  }
-  if (words[0] === 'help') {
-    io.stdout.write(`${helpFor(words.slice(1).concat(argv.slice(words.length)))}\n`);
-    return 0;
-  }
-  if (words.length === 0 && (options.includes('--version') || options.includes('-V'))) {
-    io.stdout.write(`${VERSION}\n`);
-    return 0;
-  }
-  if (words[0] === 'completion') {
-    try {
-      io.stdout.write(completionScript(words[1]));
-      return 0;
-    } catch (err) {
-      return usageFailure(err as UsageError, io, json);
-    }
-  }
-  if (options.includes('--help') || options.includes('-h')) {
-    io.stdout.write(`${helpFor(words)}\n`);
-    return 0;
-  }
-
   try {
-    const name = argv[0] ?? '';
-    const command = COMMANDS[name];
-    if (command === undefined)
-      throw new UsageError(`unknown command "${name}"${suggest(name, [...Object.keys(COMMANDS), 'help', 'completion'])}`);
-    const result = await command(argv.slice(1), io);
+    const invocation = PROGRAM.parse(argv, io);
+    if ('exitCode' in invocation) return invocation.exitCode;
+    const result = await invocation.def.run(invocation.parsed, io);
     if (json && result.json !== undefined) io.stdout.write(`${JSON.stringify(result.json, null, 2)}\n`);
     return result.exitCode;
   } catch (err) {

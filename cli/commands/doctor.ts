@@ -15,10 +15,11 @@ import type { SQSClient } from '@aws-sdk/client-sqs';
 import { ReadApiClient, ReadApiUnavailableError, isReadApiError } from '../../shared/adapters/read-api';
 import { SECRET_PLACEHOLDER } from '../../shared/secrets';
 import { checkSlackAuth, fixForSlackError, isBotInChannel } from '../slack-checks';
-import { buildContext, formatAge, parse, positiveNumber, str, AWS_OPTIONS, type CommandContext, type OptionSpec } from '../args';
+import { buildContext, formatAge, positiveNumber, str, AWS_OPTIONS, type CommandContext, type Parsed } from '../args';
+import type { LeafDef } from '../command-spec';
 import { dynamoClient, endpointFor, secretsClient, sqsClient, STACK_OUTPUTS } from '../aws';
 import { TABLE } from '../../shared/contracts';
-import { aws, explainError, UsageError } from '../errors';
+import { aws, explainError } from '../errors';
 import type { CliIo } from '../io';
 import { LOCAL_SLACK_TOKEN } from '../ready-file';
 import type { CommandResult } from '../result';
@@ -304,11 +305,21 @@ export async function checkLastDelivery(
 // Command
 // ---------------------------------------------------------------------------------------------
 
-export const DOCTOR_OPTIONS: OptionSpec = {
-  ...AWS_OPTIONS,
-  'slack-api-url': { type: 'string' },
-  'read-api-url': { type: 'string' },
-  'silence-hours': { type: 'string' },
+export const DOCTOR: LeafDef = {
+  summary: 'checks the deployment end to end',
+  description: `Checks, each with its fix when it fails:
+  the stack exists · each secret is set (not PLACEHOLDER; signing secrets a JSON array; the Slack
+  signing secret as Slack shows it, or a JSON array of them) ·
+  the read-API key works (GET /v1/projects) · the Slack token is valid (auth.test) · the bot is in
+  every configured channel · the DLQ is empty · the last accepted delivery is recent.
+Exit 1 when any check fails (an old last delivery is a warning).`,
+  options: {
+    'silence-hours': { value: 'H', help: `warn when the last accepted delivery is older (default ${DEFAULT_SILENCE_HOURS})` },
+    'slack-api-url': { value: 'URL', help: 'Slack Web API base (default https://slack.com/api/; SLACK_API_URL)' },
+    'read-api-url': { value: 'URL', help: 'instead of the stack output ReadApiBaseUrl' },
+    ...AWS_OPTIONS,
+  },
+  run: doctorCommand,
 };
 
 function channelsFrom(defaultChannel: string | undefined, projectChannels: Record<string, string>): string[] {
@@ -479,9 +490,7 @@ async function planStack(ctx: CommandContext): Promise<Plan | { ready: false; ch
   };
 }
 
-export async function doctorCommand(argv: readonly string[], io: CliIo): Promise<CommandResult> {
-  const parsed = parse('doctor', argv, DOCTOR_OPTIONS);
-  if (parsed.positionals.length > 0) throw new UsageError(`unexpected argument "${parsed.positionals[0] ?? ''}"`, 'doctor');
+async function doctorCommand(parsed: Parsed, io: CliIo): Promise<CommandResult> {
   const silenceHours = positiveNumber(parsed, 'silence-hours') ?? DEFAULT_SILENCE_HOURS;
   const ctx = await buildContext(parsed, io);
   const out = ctx.out;

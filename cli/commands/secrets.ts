@@ -14,9 +14,10 @@ import {
 } from '@aws-sdk/client-secrets-manager';
 import { createHash } from 'node:crypto';
 import { SECRET_PLACEHOLDER } from '../../shared/secrets';
-import { bool, buildContext, int, parse, str, AWS_OPTIONS, type OptionSpec } from '../args';
+import { bool, buildContext, int, str, AWS_OPTIONS, type Parsed } from '../args';
 import { endpointFor, secretsClient, STACK_OUTPUTS } from '../aws';
 import { aws, CliError, explainError, UsageError, type ErrorContext } from '../errors';
+import type { GroupDef, OptionDef } from '../command-spec';
 import type { CliIo, Output } from '../io';
 import { needLocal, type LocalReady } from '../ready-file';
 import type { CommandResult } from '../result';
@@ -123,14 +124,6 @@ export function parseSlackSigningSecretValue(text: string): string[] {
   }
 }
 
-export const SECRETS_OPTIONS: OptionSpec = {
-  ...AWS_OPTIONS,
-  'secret-id': { type: 'string' },
-  value: { type: 'string' },
-  'value-stdin': { type: 'boolean' },
-  index: { type: 'string' },
-};
-
 const SINGLE_SECRETS = {
   'read-api-key': { output: STACK_OUTPUTS.readApiKeySecretArn, what: 'read-API key', reader: 'digest function' },
   'slack-token': { output: STACK_OUTPUTS.slackTokenSecretArn, what: 'Slack bot token', reader: 'digest function' },
@@ -197,41 +190,63 @@ function singleValue(name: SingleSecret, value: string, command: string): { stor
   return { stored, shown: secrets[0] ?? '' };
 }
 
-export async function secretsCommand(argv: readonly string[], io: CliIo): Promise<CommandResult> {
-  const [first, second] = argv;
-  let command: string;
-  let rest: readonly string[];
-  if (first === 'set') {
-    command = 'secrets set';
-    rest = argv.slice(1);
-  } else if (first === 'signing' && (second === 'add' || second === 'remove' || second === 'list')) {
-    command = `secrets signing ${second}`;
-    rest = argv.slice(2);
-  } else if (first === 'signing') {
-    throw new UsageError(
-      second === undefined ? 'secrets signing needs add, remove or list' : `unknown secrets signing subcommand "${second}"`,
-      'secrets',
-    );
-  } else {
-    throw new UsageError(
-      first === undefined ? 'secrets needs a subcommand: set or signing' : `unknown secrets subcommand "${first}"`,
-      'secrets',
-    );
-  }
-  const parsed = parse(command, rest, SECRETS_OPTIONS);
+const SECRET_ID: Record<string, OptionDef> = {
+  'secret-id': { value: 'ID', help: "the secret's id or ARN, instead of the stack output (or the ready file's)" },
+};
+const VALUE: Record<string, OptionDef> = {
+  value: { value: 'V', help: 'the value (it lands in your shell history); - reads stdin' },
+  'value-stdin': { help: 'read the value from stdin' },
+};
 
+export const SECRETS: GroupDef = {
+  summary: "the bridge's secrets in Secrets Manager",
+  shared: `The value is read from stdin when it is piped (\`pbpaste | npx bridge secrets set read-api-key\`),
+or asked for at a prompt that does not echo when stdin is a terminal; either way it stays out of
+your shell history. --value V still works for read-api-key, slack-token and signing add (it lands in
+the history); --value - and --value-stdin mean stdin. The Slack signing secret is never taken from
+the command line: it is the plain secret as Slack shows it (Basic Information → App Credentials),
+or a JSON array of them while it is regenerated.
+Values are trimmed and never printed: only a fingerprint, the first 8 hex digits of the value's
+SHA-256 (sha256:3f9a1c2b), which tells secrets apart without revealing them.
+Secret ids come from the stack outputs (ReadApiKeySecretArn, SlackTokenSecretArn,
+SlackSigningSecretSecretArn, SigningSecretsSecretArn), or, on the local stack, from its ready file
+(\`npm start\` runs a local Secrets Manager; the local functions re-read it every 2 s; its Slack
+signing secret is generated per start and not set here), unless --secret-id is given.
+
+Rotating the signing secret: create a new webhook with the service, \`signing add\` its
+secret, delete the old webhook, then \`signing remove\` the old secret. The last secret is never removed.`,
+  commands: {
+    set: {
+      summary: 'puts the read-API key, the Slack bot token or the Slack signing secret',
+      args: [{ name: 'secret', choices: SINGLE_NAMES }],
+      options: { ...SECRET_ID, ...VALUE, ...AWS_OPTIONS },
+      run: secretsCommand,
+    },
+    signing: {
+      summary: 'manage the webhook signing secrets',
+      commands: {
+        add: { summary: 'adds a signing secret', options: { ...SECRET_ID, ...VALUE, ...AWS_OPTIONS }, run: secretsCommand },
+        remove: {
+          summary: 'removes one, by its place in the list or its value',
+          synopsis: '(--index N | --value S | --value -) [options]',
+          options: { index: { value: 'N', help: 'the secret at [N] of `secrets signing list`' }, ...SECRET_ID, ...VALUE, ...AWS_OPTIONS },
+          run: secretsCommand,
+        },
+        list: { summary: 'fingerprints of the signing secrets', options: { ...SECRET_ID, ...AWS_OPTIONS }, run: secretsCommand },
+      },
+    },
+  },
+};
+
+async function secretsCommand(parsed: Parsed, io: CliIo): Promise<CommandResult> {
+  const command = parsed.command;
   const valueFlag = str(parsed, 'value');
   const stdinFlag = bool(parsed, 'value-stdin') || valueFlag === '-';
   if (bool(parsed, 'value-stdin') && valueFlag !== undefined) throw new UsageError('give either --value or --value-stdin', command);
   const needsValue = command === 'secrets set' || command === 'secrets signing add';
   const takesValue = needsValue || command === 'secrets signing remove';
-  if (!takesValue && (valueFlag !== undefined || stdinFlag)) throw new UsageError(`--value does not apply to ${command}`, command);
-  if (command !== 'secrets signing remove' && parsed.values['index'] !== undefined)
-    throw new UsageError(`--index does not apply to ${command}`, command);
 
   const name = command === 'secrets set' ? secretName(parsed.positionals, command) : undefined;
-  if (command !== 'secrets set' && parsed.positionals.length > 0)
-    throw new UsageError(`unexpected argument "${parsed.positionals[0] ?? ''}"`, command);
   if (name === 'slack-signing-secret' && valueFlag !== undefined && !stdinFlag)
     throw new UsageError(
       'the Slack signing secret is never taken from the command line (it would stay in your shell history): pipe it on stdin or paste it at the prompt',

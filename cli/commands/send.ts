@@ -8,7 +8,8 @@ import { randomUUID } from 'node:crypto';
 import { HANDLED_EVENT_TYPES, type HandledEventType, type WebhookEvent } from '../../shared/events';
 import { signPayload } from '../../shared/signature';
 import { DEFAULT_SIGNATURE_TOLERANCE_SECONDS } from '../../shared/contracts';
-import { AWS_OPTIONS, buildContext, int, parse, str, suggest, type CommandContext, type OptionSpec, type Parsed } from '../args';
+import { AWS_OPTIONS, buildContext, eventTypeArgument, int, str, type CommandContext, type Parsed } from '../args';
+import type { LeafDef } from '../command-spec';
 import { secretsClient, STACK_OUTPUTS } from '../aws';
 import { defaultProjectId, stackSigningSecret } from '../webhook-target';
 import { parseSigningSecrets, readSecret } from './secrets';
@@ -113,18 +114,32 @@ export async function postDelivery(
   }
 }
 
-export const SEND_OPTIONS: OptionSpec = {
-  ...AWS_OPTIONS,
-  url: { type: 'string' },
-  secret: { type: 'string' },
-  project: { type: 'string' },
-  run: { type: 'string' },
-  asset: { type: 'string' },
-  version: { type: 'string' },
-  answers: { type: 'string' },
-  duplicate: { type: 'string' },
-  age: { type: 'string' },
-  'delivery-id': { type: 'string' },
+export const SEND: LeafDef = {
+  summary: 'sends a signed test delivery built from flags',
+  synopsis: `${HANDLED_EVENT_TYPES.join('|')} [--stack NAME | --local READY_FILE | --url URL --secret S] [options]`,
+  description: `Builds a delivery exactly as the service does (body {id, type, created_at, data}; headers
+Content-Type, User-Agent Service-Webhooks/1, X-Service-Event, X-Service-Delivery, X-Service-Signature),
+POSTs it without following redirects (10 s timeout) and prints each attempt's status, body and latency.
+Exit 1 when any attempt is not answered 2xx.
+
+The URL, the signing secret and the project come from the running \`npm start\` (or --local), or
+from --stack NAME (outputs WebhookUrl and SigningSecretsSecretArn; the project: the first in
+SlackProjectChannels, else the first the read API lists); --url, --secret and --project override them.`,
+  args: [{ name: 'type', choices: HANDLED_EVENT_TYPES }],
+  options: {
+    url: { value: 'URL', help: 'the webhook URL (stack output WebhookUrl)' },
+    secret: { value: 'S', help: 'the signing secret' },
+    project: { value: 'P', help: 'data.project_id (required with --url and --secret)' },
+    run: { value: 'R', help: 'run.completed data.run_id (default: a new UUID)' },
+    answers: { value: 'N', help: 'run.completed data.answers (default 0)' },
+    asset: { value: 'A', help: 'draft.ready data.asset_id (default: a new UUID)' },
+    version: { value: 'V', help: 'draft.ready data.version (default 1)' },
+    'delivery-id': { value: 'ID', help: 'the event id, in the header and the body (default: a new UUID)' },
+    duplicate: { value: 'N', preset: '1', help: 'send the same delivery N more times (same id and body); alone: once more' },
+    age: { value: 'SECONDS', help: 'sign with a timestamp this old (stale test); negative for the future' },
+    ...AWS_OPTIONS,
+  },
+  run: sendCommand,
 };
 
 /**
@@ -170,17 +185,6 @@ function ageNote(ageSeconds: number): string {
   return `  signed ${Math.abs(ageSeconds)} s ${when}${outside}`;
 }
 
-/**
- * `--duplicate` alone means one duplicate (as the README shows it): the flag's value is optional, so a
- * bare `--duplicate` (last, or before another option or a word that is not a count) becomes `--duplicate=1`.
- */
-function defaultDuplicate(argv: readonly string[]): string[] {
-  return argv.map((arg, i) => {
-    const next = argv[i + 1];
-    return arg === '--duplicate' && (next === undefined || !/^\d+$/.test(next)) ? '--duplicate=1' : arg;
-  });
-}
-
 /** URL, secret and project of the delivery: the flags, else the local stack, else the named deployed stack. */
 async function sendTarget(parsed: Parsed, ctx: CommandContext): Promise<{ url: string; secret: string; projectId: string }> {
   const local = ctx.local;
@@ -198,17 +202,8 @@ async function sendTarget(parsed: Parsed, ctx: CommandContext): Promise<{ url: s
   return { url, secret, projectId };
 }
 
-export async function sendCommand(argv: readonly string[], io: CliIo): Promise<CommandResult> {
-  const parsed = parse('send', defaultDuplicate(argv), SEND_OPTIONS);
-  const [type, ...extra] = parsed.positionals;
-  if (type === undefined) throw new UsageError('send needs an event type: run.completed or draft.ready', 'send');
-  if (!(HANDLED_EVENT_TYPES as readonly string[]).includes(type))
-    throw new UsageError(
-      `unknown event type "${type}": use one of ${HANDLED_EVENT_TYPES.join(', ')}${suggest(type, HANDLED_EVENT_TYPES)}`,
-      'send',
-    );
-  if (extra.length > 0) throw new UsageError(`unexpected argument "${extra[0] ?? ''}"`, 'send');
-  const eventType = type as HandledEventType;
+async function sendCommand(parsed: Parsed, io: CliIo): Promise<CommandResult> {
+  const eventType = eventTypeArgument(parsed);
   if (eventType === 'run.completed' && (parsed.values['asset'] !== undefined || parsed.values['version'] !== undefined)) {
     throw new UsageError('--asset and --version apply to draft.ready', 'send');
   }

@@ -10,65 +10,72 @@ import { HTTP_PATHS, SLACK_APP_DEFAULTS } from '../../shared/contracts';
 import { buildSlackAppManifest } from '../../shared/slack-app/manifest';
 import { signSlackRequest } from '../../shared/slack-request-signature';
 import { commandForm } from '../../local/slack-app-delivery';
-import { bool, buildContext, parse, str, AWS_OPTIONS, type CommandContext, type OptionSpec, type Parsed } from '../args';
+import { bool, buildContext, str, AWS_OPTIONS, type CommandContext, type Parsed, type StackAccess } from '../args';
+import type { GroupDef, Handler } from '../command-spec';
 import { endpointFor, secretsClient, STACK_OUTPUTS } from '../aws';
 import { parseSlackSigningSecretValue, readSecret } from './secrets';
 import { CliError, UsageError } from '../errors';
-import type { CliIo } from '../io';
 import type { LocalReady } from '../ready-file';
 import type { CommandResult } from '../result';
 
-export const SLACK_HELP: Record<string, string> = {
-  slack: `Usage:
-  npx bridge slack manifest [--base-url URL | --local READY_FILE | --stack NAME] [--app-name N] [--private-channels]
-  npx bridge slack command "/visibility <text>" --channel C [--local READY_FILE | --stack NAME | --url URL --secret S] [--user U]
-  npx bridge slack outage on|off [--kind server_error|ratelimited] [--local READY_FILE]
+const BY_DEFAULT_LOCAL = 'the local stack by default';
 
-manifest   prints the Slack app manifest (JSON; Slack accepts it as is) with the request URLs of
-           the stack (output ApiBaseUrl), of the local stack, or of --base-url.
-command    signs a slash command with the Slack app's signing secret (the ready file's
-           slackSigningSecret, or --secret), POSTs it to /slack/commands and prints the reply.
-           Deferred commands (subscribe, status, projects) answer later via response_url.
-outage     local stack only: makes its Slack fail every call (on) or heals it (off), to watch a
-           digest be retried, reach the DLQ, and be replayed with \`npx bridge dlq replay\`.
-
-  --base-url URL         the bridge's API base URL (request URLs are this plus /slack/…)
-  --url URL              the commands URL instead of the ready file's (or the stack output SlackCommandsUrl)
-  --secret S             the Slack app signing secret instead of the ready file's (or the stack's
-                         secret SlackSigningSecretSecretArn)
-  --user U               the Slack user id sending the command (default U0LOCAL)
-  --response-url URL     where deferred answers go (default: the local Slack server's)
-  --stack NAME, --region REGION, --local READY_FILE, --json`,
+export const SLACK: GroupDef = {
+  summary: 'the Slack app: its manifest, a signed test command, a local outage',
+  commands: {
+    manifest: {
+      summary: 'prints the Slack app manifest with the request URLs of the stack',
+      synopsis: '[--base-url URL | --local READY_FILE | --stack NAME] [--app-name N] [--private-channels] [options]',
+      description: `Prints the Slack app manifest (JSON; Slack accepts it as is) with the request URLs of
+the stack (output ApiBaseUrl), of the local stack, or of --base-url.`,
+      options: {
+        'base-url': { value: 'URL', help: "the bridge's API base URL (request URLs are this plus /slack/…)" },
+        'app-name': { value: 'N', help: "the app's name in Slack" },
+        'private-channels': { help: 'ask for the scopes of private channels too' },
+        ...AWS_OPTIONS,
+      },
+      run: withContext('read', manifest),
+    },
+    command: {
+      summary: `signs a slash command as Slack does and POSTs it to the bridge (${BY_DEFAULT_LOCAL})`,
+      synopsis: '"/visibility <text>" --channel C [--local READY_FILE | --stack NAME | --url URL --secret S] [--user U] [options]',
+      description: `Signs a slash command with the Slack app's signing secret (the ready file's
+slackSigningSecret, or --secret), POSTs it to /slack/commands and prints the reply.
+Deferred commands (subscribe, status, projects) answer later via response_url.`,
+      args: [{ name: 'line', variadic: true }],
+      options: {
+        channel: { value: 'C', help: 'the Slack channel id the command is sent from (required)' },
+        user: { value: 'U', help: 'the Slack user id sending the command (default U0LOCAL)' },
+        url: { value: 'URL', help: "the commands URL instead of the ready file's (or the stack output SlackCommandsUrl)" },
+        secret: {
+          value: 'S',
+          help: "the Slack app signing secret instead of the ready file's (or the stack's secret SlackSigningSecretSecretArn)",
+        },
+        'response-url': { value: 'URL', help: "where deferred answers go (default: the local Slack server's)" },
+        ...AWS_OPTIONS,
+      },
+      run: withContext('change', command),
+    },
+    outage: {
+      summary: 'local stack only: makes its Slack fail every call (on) or heals it (off)',
+      synopsis: 'on|off [--kind server_error|ratelimited] [options]',
+      description: `Local stack only: makes its Slack fail every call (on) or heals it (off), to watch a
+digest be retried, reach the DLQ, and be replayed with \`npx bridge dlq replay\`.`,
+      args: [{ name: 'state', choices: ['on', 'off'] }],
+      options: { kind: { value: 'KIND', help: 'server_error (default) or ratelimited' }, ...AWS_OPTIONS },
+      run: withContext('change', outage),
+    },
+  },
 };
 
-const OPTIONS: OptionSpec = {
-  ...AWS_OPTIONS,
-  'base-url': { type: 'string' },
-  'app-name': { type: 'string' },
-  'private-channels': { type: 'boolean' },
-  url: { type: 'string' },
-  secret: { type: 'string' },
-  channel: { type: 'string' },
-  user: { type: 'string' },
-  'response-url': { type: 'string' },
-  kind: { type: 'string' },
-};
-
-export async function slackCommand(argv: readonly string[], io: CliIo): Promise<CommandResult> {
-  const [sub] = argv;
-  if (sub !== 'manifest' && sub !== 'command' && sub !== 'outage') {
-    throw new UsageError(sub === undefined ? 'slack needs manifest, command or outage' : `unknown slack subcommand "${sub}"`, 'slack');
-  }
-  const parsed = parse(`slack ${sub}`, argv.slice(1), OPTIONS);
-  const ctx = await buildContext(parsed, io, {}, sub === 'manifest' ? 'read' : 'change');
-  if (sub === 'outage') return outage(parsed, ctx);
-  return sub === 'manifest' ? manifest(parsed, ctx) : command(parsed, ctx);
+/** A handler that needs the command context, built for reading or for changing. */
+function withContext(access: StackAccess, body: (parsed: Parsed, ctx: CommandContext) => Promise<CommandResult>): Handler {
+  return async (parsed, io) => body(parsed, await buildContext(parsed, io, {}, access));
 }
 
 // --- manifest ----------------------------------------------------------------------------------
 
 async function manifest(parsed: Parsed, ctx: CommandContext): Promise<CommandResult> {
-  if (parsed.positionals.length > 0) throw new UsageError(`unexpected argument "${parsed.positionals[0] ?? ''}"`, parsed.command);
   const baseUrl = await apiBaseUrl(parsed, ctx);
   let built;
   try {

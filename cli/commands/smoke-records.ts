@@ -7,7 +7,7 @@ import { GetItemCommand, type AttributeValue, type DynamoDBClient } from '@aws-s
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoSubscriptionStore } from '../../shared/adapters/dynamo-subscription-store';
 import { channelPostKey, TABLE } from '../../shared/contracts';
-import { routeDigest, type FallbackRouting } from '../../shared/slack-app/routing';
+import { routeDigest, type FallbackRouting } from '../../shared/routing';
 import { aws, type ErrorContext } from '../errors';
 import { peekDlq } from './dlq/peek-dlq';
 import type { DlqMessage, QueueRef } from './dlq/queue';

@@ -9,19 +9,10 @@
  * failed and its fix (a message found in the DLQ ends the wait at once).
  */
 import { randomUUID } from 'node:crypto';
-import {
-  AWS_OPTIONS,
-  buildContext,
-  formatAge,
-  parse,
-  parseDuration,
-  str,
-  type CommandContext,
-  type OptionSpec,
-  type Parsed,
-} from '../args';
+import { AWS_OPTIONS, buildContext, formatAge, parseDuration, str, type CommandContext, type Parsed } from '../args';
 import { dynamoClient, endpointFor, sqsClient, STACK_OUTPUTS } from '../aws';
 import { UsageError } from '../errors';
+import type { LeafDef } from '../command-spec';
 import type { CliIo } from '../io';
 import { needLocal } from '../ready-file';
 import type { CommandResult } from '../result';
@@ -37,12 +28,31 @@ import {
   type DeliveryView,
   type StackRecords,
 } from './smoke-records';
-import type { FallbackRouting } from '../../shared/slack-app/routing';
+import type { FallbackRouting } from '../../shared/routing';
 
-export const SMOKE_OPTIONS: OptionSpec = {
-  ...AWS_OPTIONS,
-  project: { type: 'string' },
-  timeout: { type: 'string' },
+export const SMOKE: LeafDef = {
+  summary: 'one signed delivery, followed hop by hop to Slack',
+  synopsis: '--stack NAME [--project ID] [--timeout DURATION] [--json] [options]',
+  description: `The check after a deploy: sends one signed run.completed to the stack's webhook (output WebhookUrl,
+signed with the stack's own signing secret from Secrets Manager) and follows it through the stack's
+own records, hop by hop:
+  accepted   the webhook answered 200 "accepted"
+  queued     ingest's dedup record delivery#<id> is completed (the message is on the digest queue)
+  digested   the digest claim digest#<id> exists: the digest function took the event up
+  posted     the claim is posted, with each channel's message ts (post#<channel>#<id>)
+It waits up to --timeout for the last hop; a message found in the DLQ ends the wait. Exit 0 when
+every hop passes, 1 naming the hop that failed and its fix. This posts a real digest of the project
+to its channels (the run id starts with smoke-).
+Without --stack it checks the running \`npm start\` (\`npx bridge smoke\`).`,
+  options: {
+    project: {
+      value: 'ID',
+      help: "the project of the test run (default: the first project in the stack's SlackProjectChannels, else the first the read API lists with the stack's key)",
+    },
+    timeout: { value: 'DURATION', help: 'how long to wait for the records (default 60s; 90, 90s, 2m)' },
+    ...AWS_OPTIONS,
+  },
+  run: smokeCommand,
 };
 
 export const DEFAULT_SMOKE_TIMEOUT_MS = 60_000;
@@ -365,9 +375,7 @@ async function followRecords(target: SmokeTarget, eventId: string, timeoutMs: nu
   }
 }
 
-export async function smokeCommand(argv: readonly string[], io: CliIo): Promise<CommandResult> {
-  const parsed = parse('smoke', argv, SMOKE_OPTIONS);
-  if (parsed.positionals.length > 0) throw new UsageError(`unexpected argument "${parsed.positionals[0] ?? ''}"`, 'smoke');
+async function smokeCommand(parsed: Parsed, io: CliIo): Promise<CommandResult> {
   const timeoutMs = timeoutOf(parsed);
   const ctx = await buildContext(parsed, io, {}, 'change');
   const target = await targetOf(parsed, ctx);

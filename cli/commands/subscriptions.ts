@@ -3,62 +3,75 @@
  * same table and through the same store the `/visibility` command uses (DynamoSubscriptionStore).
  */
 import { DynamoSubscriptionStore } from '../../shared/adapters/dynamo-subscription-store';
-import { DIGEST_MODES, type DigestMode, type Subscription } from '../../shared/slack-app/ports';
-import { buildContext, parse, str, AWS_OPTIONS, type CommandContext, type OptionSpec, type Parsed } from '../args';
+import { DIGEST_MODES, type DigestMode } from '../../shared/contracts';
+import type { Subscription } from '../../shared/ports';
+import { buildContext, str, AWS_OPTIONS, type CommandContext, type Parsed, type StackAccess } from '../args';
+import type { GroupDef } from '../command-spec';
 import { dynamoClient, endpointFor, STACK_OUTPUTS } from '../aws';
 import { aws, UsageError } from '../errors';
 import type { CliIo, Output } from '../io';
 import type { CommandResult } from '../result';
 
-export const SUBSCRIPTIONS_HELP: Record<string, string> = {
-  subscriptions: `Usage:
-  npx bridge subscriptions list [--project ID] [--channel C] [options]
-  npx bridge subscriptions add --project ID --name NAME --channel C [--mode full|changes] [options]
-  npx bridge subscriptions remove --project ID --channel C [options]
-
-The Slack app's routing (what \`/visibility subscribe\` writes): which channels get which project's
-digests. \`list\` reads the whole table (a scan), for operators only. Changes are recorded as made by "cli".
-
-  --table-name NAME      instead of the stack output TableName (or the ready file's tableName)
-  --stack NAME, --region REGION, --local READY_FILE, --endpoint-dynamodb URL, --json`,
-};
-
 /** Who the store records for changes made from the CLI. */
 export const CLI_ACTOR = { userId: 'cli', userName: 'bridge CLI' };
 
-const OPTIONS: OptionSpec = {
+const TABLE_OPTIONS = {
+  'table-name': { value: 'NAME', help: "instead of the stack output TableName (or the ready file's tableName)" },
   ...AWS_OPTIONS,
-  'table-name': { type: 'string' },
-  project: { type: 'string' },
-  name: { type: 'string' },
-  channel: { type: 'string' },
-  mode: { type: 'string' },
+} as const;
+const PROJECT = { value: 'ID', help: 'the project id' } as const;
+const CHANNEL = { value: 'C', help: 'the Slack channel id' } as const;
+
+export const SUBSCRIPTIONS: GroupDef = {
+  summary: "the Slack app's project ↔ channel subscriptions",
+  shared: `The Slack app's routing (what \`/visibility subscribe\` writes): which channels get which project's
+digests. \`list\` reads the whole table (a scan), for operators only. Changes are recorded as made by "cli".`,
+  commands: {
+    list: {
+      summary: 'the subscriptions, all or of a project or channel',
+      synopsis: '[--project ID] [--channel C] [options]',
+      options: { project: PROJECT, channel: CHANNEL, ...TABLE_OPTIONS },
+      run: (parsed, io) => withStore(parsed, io, 'read', (store, ctx) => list(parsed, store, ctx.out)),
+    },
+    add: {
+      summary: 'subscribes a channel to a project',
+      synopsis: '--project ID --name NAME --channel C [--mode full|changes] [options]',
+      options: {
+        project: PROJECT,
+        name: { value: 'NAME', help: "the project's name, as digests show it (default: its id)" },
+        channel: CHANNEL,
+        mode: { value: 'MODE', help: `${DIGEST_MODES.join(' or ')} (default full)` },
+        ...TABLE_OPTIONS,
+      },
+      run: (parsed, io) => {
+        const change = changeArgs(parsed);
+        return withStore(parsed, io, 'change', (store, ctx) => add(change, store, ctx));
+      },
+    },
+    remove: {
+      summary: 'unsubscribes a channel from a project',
+      synopsis: '--project ID --channel C [options]',
+      options: { project: PROJECT, channel: CHANNEL, ...TABLE_OPTIONS },
+      run: (parsed, io) => {
+        const change = changeArgs(parsed);
+        return withStore(parsed, io, 'change', (store, ctx) => remove(change, store, ctx.out));
+      },
+    },
+  },
 };
 
-const SUBCOMMANDS = ['list', 'add', 'remove'] as const;
-type Subcommand = (typeof SUBCOMMANDS)[number];
-
-export async function subscriptionsCommand(argv: readonly string[], io: CliIo): Promise<CommandResult> {
-  const [sub] = argv;
-  if (!SUBCOMMANDS.includes(sub as Subcommand)) {
-    throw new UsageError(
-      sub === undefined ? 'subscriptions needs list, add or remove' : `unknown subscriptions subcommand "${sub}"`,
-      'subscriptions',
-    );
-  }
-  const command = `subscriptions ${sub}`;
-  const parsed = parse(command, argv.slice(1), OPTIONS);
-  if (parsed.positionals.length > 0) throw new UsageError(`unexpected argument "${parsed.positionals[0] ?? ''}"`, command);
-  // Arguments are checked before any call, so a bad one is a usage error, not a DynamoDB failure.
-  const change = sub === 'list' ? undefined : changeArgs(parsed, sub === 'add');
-  const ctx = await buildContext(parsed, io, {}, sub === 'list' ? 'read' : 'change');
+/** Runs `body` with the subscription store of the stack; arguments are checked before, so a bad one is a usage error. */
+async function withStore(
+  parsed: Parsed,
+  io: CliIo,
+  access: StackAccess,
+  body: (store: DynamoSubscriptionStore, ctx: CommandContext) => Promise<CommandResult>,
+): Promise<CommandResult> {
+  const ctx = await buildContext(parsed, io, {}, access);
   const client = dynamoClient(ctx.settings);
   try {
     const store = new DynamoSubscriptionStore(client, await tableName(parsed, ctx));
-    const context = { service: 'DynamoDB', resource: 'subscriptions', ...endpointOf(ctx) };
-    if (change === undefined) return await aws(context, () => list(parsed, store, ctx.out));
-    if (sub === 'add') return await aws(context, () => add(change, store, ctx));
-    return await aws(context, () => remove(change, store, ctx.out));
+    return await aws({ service: 'DynamoDB', resource: 'subscriptions', ...endpointOf(ctx) }, () => body(store, ctx));
   } finally {
     client.destroy();
   }
@@ -112,11 +125,9 @@ interface ChangeArgs {
   mode: DigestMode | undefined;
 }
 
-function changeArgs(parsed: Parsed, adding: boolean): ChangeArgs {
+function changeArgs(parsed: Parsed): ChangeArgs {
   const projectId = need(parsed, 'project');
   const channel = need(parsed, 'channel');
-  if (!adding && (parsed.values['name'] !== undefined || parsed.values['mode'] !== undefined))
-    throw new UsageError('--name and --mode apply to add only', parsed.command);
   return { projectId, channel, projectName: str(parsed, 'name') ?? projectId, mode: modeOf(parsed) };
 }
 

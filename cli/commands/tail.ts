@@ -5,18 +5,29 @@
  * Runs until Ctrl-C (exit 0) or the stream ends.
  */
 import { FilterLogEventsCommand, type CloudWatchLogsClient } from '@aws-sdk/client-cloudwatch-logs';
-import { AWS_OPTIONS, bool, buildContext, duration, parse, type CommandContext, type OptionSpec } from '../args';
+import { AWS_OPTIONS, bool, buildContext, duration, type CommandContext, type Parsed } from '../args';
+import type { LeafDef } from '../command-spec';
 import { logsClient, STACK_OUTPUTS } from '../aws';
 import { colours } from '../colour';
-import { aws, CliError, UsageError } from '../errors';
+import { aws, CliError } from '../errors';
 import type { CliIo } from '../io';
 import type { CommandResult } from '../result';
 
-export const TAIL_OPTIONS: OptionSpec = {
-  ...AWS_OPTIONS,
-  all: { type: 'boolean' },
-  since: { type: 'string' },
-  'endpoint-logs': { type: 'string' },
+export const TAIL: LeafDef = {
+  summary: 'streams deliveries, digests and failures live',
+  synopsis: '[--all] [--since DURATION] [--json] [options]',
+  description: `Streams deliveries (accepted, rejected, duplicates), digests posted and failures (warnings and
+errors) as they happen, until Ctrl-C. Local stack: the event stream \`npm start\` serves (eventsUrl
+in its ready file). Deployed stack: the ingest and digest functions' CloudWatch log groups, polled
+every 2 s (stack outputs IngestFunctionName / DigestFunctionName). With --json each raw event is
+one JSON line (NDJSON).`,
+  options: {
+    all: { help: 'every log line, not only deliveries, digests and failures' },
+    since: { value: 'DURATION', help: 'AWS: start this far back (default 1m)' },
+    'endpoint-logs': { value: 'URL', help: 'CloudWatch Logs endpoint (also AWS_ENDPOINT_URL_CLOUDWATCH_LOGS)' },
+    ...AWS_OPTIONS,
+  },
+  run: tailCommand,
 };
 
 /** One log entry of either function, whatever its source. */
@@ -188,9 +199,7 @@ async function pollGroup(
   return newest - 5_000;
 }
 
-export async function tailCommand(argv: readonly string[], io: CliIo): Promise<CommandResult> {
-  const parsed = parse('tail', argv, TAIL_OPTIONS);
-  if (parsed.positionals.length > 0) throw new UsageError(`unexpected argument "${parsed.positionals[0] ?? ''}"`, 'tail');
+async function tailCommand(parsed: Parsed, io: CliIo): Promise<CommandResult> {
   const sinceMs = duration(parsed, 'since') ?? 60_000;
   const endpointLogs = parsed.values['endpoint-logs'];
   const ctx = await buildContext(parsed, io, typeof endpointLogs === 'string' ? { logs: endpointLogs } : {});

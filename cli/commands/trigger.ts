@@ -6,8 +6,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { HANDLED_EVENT_TYPES, type HandledEventType, type WebhookEvent } from '../../shared/events';
-import { AWS_OPTIONS, buildContext, parse, str, strs, suggest, type CommandContext, type OptionSpec, type Parsed } from '../args';
+import { EVENT_TYPES, HANDLED_EVENT_TYPES, type HandledEventType, type WebhookEvent } from '../../shared/events';
+import { AWS_OPTIONS, buildContext, eventTypeArgument, str, strs, type CommandContext, type Parsed } from '../args';
+import type { LeafDef } from '../command-spec';
 import { STACK_OUTPUTS } from '../aws';
 import { CliError, UsageError } from '../errors';
 import type { CliIo } from '../io';
@@ -16,22 +17,32 @@ import type { CommandResult } from '../result';
 import { deliveryHeaders, liveLocalSecret, postDelivery } from './send';
 import { defaultProjectId, stackSigningSecret } from '../webhook-target';
 
-export const TRIGGER_OPTIONS: OptionSpec = {
-  ...AWS_OPTIONS,
-  fixture: { type: 'string' },
-  override: { type: 'string', multiple: true },
-  url: { type: 'string' },
-  secret: { type: 'string' },
+export const TRIGGER: LeafDef = {
+  summary: 'sends a signed event from a fixture, with overrides',
+  synopsis: `${HANDLED_EVENT_TYPES.join('|')} [--fixture FILE] [--override path=value ...] [options]`,
+  description: `Sends one correctly signed event to the webhook, like \`stripe trigger\`: the body is a built-in
+fixture (or FILE: a whole event {"data": {…}} or only its data), with a fresh id and created_at.
+--override path=value (repeatable) sets a field; a path outside id/created_at/data is under data,
+the value is JSON when it parses (answers=12, data.project_id=p1, created_at=2026-01-01T00:00:00Z).
+The URL and the signing secret come from the local stack's ready file (its live Secrets Manager),
+or the stack outputs WebhookUrl / SigningSecretsSecretArn; --url and --secret override them.
+Exit 1 when the webhook does not answer 2xx.`,
+  args: [{ name: 'type', choices: HANDLED_EVENT_TYPES }],
+  options: {
+    fixture: { value: 'FILE', help: 'the event (or only its data) to send instead of the built-in one' },
+    override: { value: 'path=value', multiple: true, help: 'sets a field (repeatable)' },
+    url: { value: 'URL', help: "the webhook URL instead of the stack's" },
+    secret: { value: 'S', help: "the signing secret instead of the stack's" },
+    ...AWS_OPTIONS,
+  },
+  run: triggerCommand,
 };
 
 const EVENT_KEYS = new Set(['id', 'type', 'created_at', 'data']);
 
 /** The built-in fixture of each type: what the service sends, with fresh ids. */
 export function defaultFixture(type: HandledEventType, projectId: string | undefined): WebhookEvent {
-  const data: Record<string, unknown> =
-    type === 'run.completed'
-      ? { project_id: projectId ?? 'proj_example', run_id: randomUUID(), status: 'completed', answers: 120 }
-      : { project_id: projectId ?? 'proj_example', asset_id: randomUUID(), version: 1 };
+  const data = EVENT_TYPES[type].exampleData(projectId ?? 'proj_example', randomUUID);
   return { id: randomUUID(), type, created_at: new Date().toISOString(), data };
 }
 
@@ -107,19 +118,10 @@ async function target(ctx: CommandContext, parsed: Parsed): Promise<{ url: strin
   };
 }
 
-export async function triggerCommand(argv: readonly string[], io: CliIo): Promise<CommandResult> {
-  const parsed = parse('trigger', argv, TRIGGER_OPTIONS);
-  const [type, ...extra] = parsed.positionals;
-  if (type === undefined) throw new UsageError(`trigger needs an event type: ${HANDLED_EVENT_TYPES.join(' or ')}`, 'trigger');
-  if (!(HANDLED_EVENT_TYPES as readonly string[]).includes(type))
-    throw new UsageError(
-      `unknown event type "${type}": use one of ${HANDLED_EVENT_TYPES.join(', ')}${suggest(type, HANDLED_EVENT_TYPES)}`,
-      'trigger',
-    );
-  if (extra.length > 0) throw new UsageError(`unexpected argument "${extra[0] ?? ''}"`, 'trigger');
+async function triggerCommand(parsed: Parsed, io: CliIo): Promise<CommandResult> {
+  const eventType = eventTypeArgument(parsed);
   const overrides = strs(parsed, 'override').map(parseOverride);
   const ctx = await buildContext(parsed, io, {}, 'change');
-  const eventType = type as HandledEventType;
   const fixturePath = str(parsed, 'fixture');
   // A deployed stack's own project (not proj_example, which its read API doesn't know), unless --url and --secret name the target.
   const explicitTarget = str(parsed, 'url') !== undefined && str(parsed, 'secret') !== undefined;

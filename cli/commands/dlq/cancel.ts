@@ -1,13 +1,21 @@
 /** `bridge dlq cancel`: stops the DLQ's running message move task (CancelMessageMoveTask). */
 import { CancelMessageMoveTaskCommand, ListMessageMoveTasksCommand } from '@aws-sdk/client-sqs';
 import { aws, CliError } from '../../errors';
+import type { LeafDef, Parsed } from '../../command-spec';
 import type { CliIo } from '../../io';
 import type { CommandResult } from '../../result';
 import { ctxFor, queueDepth } from './queue';
-import { parseSub, withSession } from './shared';
+import { QUEUE_OPTIONS, withSession } from './shared';
 
-export async function dlqCancel(argv: readonly string[], io: CliIo): Promise<CommandResult> {
-  const parsed = parseSub('cancel', argv, {});
+export const DLQ_CANCEL: LeafDef = {
+  summary: "stops the DLQ's running message move task",
+  description: `Stops the DLQ's running message move task (started by \`npx bridge dlq replay\` without a selector).
+Messages already moved stay moved; the rest stay in the DLQ. Exit 1 when no task is running.`,
+  options: QUEUE_OPTIONS,
+  run: dlqCancel,
+};
+
+async function dlqCancel(parsed: Parsed, io: CliIo): Promise<CommandResult> {
   return withSession(parsed, io, async ({ ctx, sqs, dlq }) => {
     const queue = await dlq();
     const { arn } = await queueDepth(sqs, queue);

@@ -1,9 +1,10 @@
 /** `bridge dlq peek`: the DLQ's messages and why each failed, without consuming them. */
 import { int } from '../../args';
+import type { LeafDef, Parsed } from '../../command-spec';
 import type { CliIo } from '../../io';
 import type { CommandResult } from '../../result';
 import { peekDlq } from './peek-dlq';
-import { parseSub, printMessages, withSession } from './shared';
+import { printMessages, QUEUE_OPTIONS, withSession } from './shared';
 import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { TABLE } from '../../../shared/contracts';
 import { dynamoClient } from '../../aws';
@@ -13,8 +14,16 @@ import { STACK_OUTPUTS } from '../../aws';
 
 const STACK_TABLE_OUTPUT = STACK_OUTPUTS.tableName;
 
-export async function dlqPeek(argv: readonly string[], io: CliIo): Promise<CommandResult> {
-  const parsed = parseSub('peek', argv, { max: { type: 'string' } });
+export const DLQ_PEEK: LeafDef = {
+  summary: 'the DLQ messages and why each failed, without consuming them',
+  synopsis: '[--max N] [options]',
+  description: `Shows DLQ messages (event id, type, project, age since received, receive count) without consuming
+them: they are hidden for a few seconds while read and made visible again at once.`,
+  options: { max: { value: 'N', help: 'at most N messages (default 10)' }, ...QUEUE_OPTIONS },
+  run: dlqPeek,
+};
+
+async function dlqPeek(parsed: Parsed, io: CliIo): Promise<CommandResult> {
   const max = int(parsed, 'max', 1, 1000) ?? 10;
   return withSession(parsed, io, async ({ ctx, sqs, dlq }) => {
     const queue = await dlq();

@@ -2,12 +2,13 @@
 import { HANDLED_EVENT_TYPES } from '../../../shared/events';
 import { bool, duration, int, str, strs, type CommandContext, type Parsed } from '../../args';
 import { UsageError } from '../../errors';
+import type { LeafDef } from '../../command-spec';
 import type { CliIo } from '../../io';
 import type { CommandResult } from '../../result';
 import { isSelective, replaySelected, type Selector } from './replay-selected';
 import { replayAll, type MoveProgress } from './replay-all';
 import type { QueueRef } from './queue';
-import { parseSub, withSession, type DlqSession } from './shared';
+import { QUEUE_OPTIONS, withSession, type DlqSession } from './shared';
 
 const COMMAND = 'dlq replay';
 
@@ -29,15 +30,27 @@ function selectorOf(parsed: Parsed): Selector {
   };
 }
 
-export async function dlqReplay(argv: readonly string[], io: CliIo): Promise<CommandResult> {
-  const parsed = parseSub('replay', argv, {
-    rate: { type: 'string' },
-    'event-id': { type: 'string', multiple: true },
-    type: { type: 'string' },
-    project: { type: 'string' },
-    'older-than': { type: 'string' },
-    'dry-run': { type: 'boolean' },
-  });
+const SELECTORS = 'Selectors (all given must match; --event-id may repeat):';
+
+export const DLQ_REPLAY: LeafDef = {
+  summary: 'moves dead-lettered events back to the digest queue: all, or those a selector matches',
+  synopsis: '[selectors] [--rate N] [--dry-run] [options]',
+  description: `Without a selector, moves the whole DLQ back to the digest queue with an SQS message move task and
+shows its progress until it ends. With selectors, moves only matching messages (receive → send with
+the same body and attributes → delete once sent); the others stay in the DLQ untouched.`,
+  options: {
+    'event-id': { value: 'ID', multiple: true, help: 'this event (repeatable)', group: SELECTORS },
+    type: { value: 'T', help: HANDLED_EVENT_TYPES.join(' or '), group: SELECTORS },
+    project: { value: 'P', help: 'this project id', group: SELECTORS },
+    'older-than': { value: 'DURATION', help: 'received longer ago than this (90s, 30m, 2h, 1d)', group: SELECTORS },
+    rate: { value: 'N', help: 'whole-DLQ move: at most N messages per second (1–500)' },
+    'dry-run': { help: 'show what would move; move nothing' },
+    ...QUEUE_OPTIONS,
+  },
+  run: dlqReplay,
+};
+
+async function dlqReplay(parsed: Parsed, io: CliIo): Promise<CommandResult> {
   // Every flag is checked before anything is looked up, so a usage error never waits on AWS.
   const rate = int(parsed, 'rate', 1, 500);
   const selector = selectorOf(parsed);

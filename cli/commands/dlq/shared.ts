@@ -1,18 +1,20 @@
 /** What every `bridge dlq` sub-command needs: its options, the queues it works on, a table printer. */
 import type { SQSClient } from '@aws-sdk/client-sqs';
-import { buildContext, formatAge, parse, str, AWS_OPTIONS, type CommandContext, type OptionSpec, type Parsed } from '../../args';
+import { buildContext, formatAge, str, AWS_OPTIONS, type CommandContext, type Parsed } from '../../args';
 import { endpointFor, sqsClient, STACK_OUTPUTS } from '../../aws';
-import { UsageError } from '../../errors';
+import type { OptionDefs } from '../../command-spec';
 import type { CliIo, Output } from '../../io';
 import { needLocal } from '../../ready-file';
 import type { DlqMessage, QueueRef } from './queue';
 
+const QUEUES = 'Queues:';
+
 /** Options every dlq sub-command takes: where the queues are. */
-export const QUEUE_OPTIONS: OptionSpec = {
+export const QUEUE_OPTIONS: OptionDefs = {
+  'queue-url': { value: 'URL', help: 'the digest queue, instead of the stack output QueueUrl', group: QUEUES },
+  'dlq-url': { value: 'URL', help: 'the DLQ, instead of the stack output DlqUrl', group: QUEUES },
+  endpoint: { value: 'URL', help: 'SQS endpoint (e.g. a local SQS-compatible server)', group: QUEUES },
   ...AWS_OPTIONS,
-  endpoint: { type: 'string' },
-  'queue-url': { type: 'string' },
-  'dlq-url': { type: 'string' },
 };
 
 export interface DlqSession {
@@ -21,14 +23,6 @@ export interface DlqSession {
   sqs: SQSClient;
   dlq: () => Promise<QueueRef>;
   source: () => Promise<QueueRef>;
-}
-
-/** Parses a sub-command's flags (no positionals) into a parse result. */
-export function parseSub(sub: string, argv: readonly string[], options: OptionSpec): Parsed {
-  const command = `dlq ${sub}`;
-  const parsed = parse(command, argv, { ...QUEUE_OPTIONS, ...options });
-  if (parsed.positionals.length > 0) throw new UsageError(`unexpected argument "${parsed.positionals[0] ?? ''}"`, command);
-  return parsed;
 }
 
 /** Opens the SQS client and the queue lookups of a sub-command; call `sqs.destroy()` when done. */

@@ -1,8 +1,9 @@
 /** `bridge dlq stats`: depths of the DLQ and the digest queue. */
+import type { LeafDef, Parsed } from '../../command-spec';
 import type { CliIo } from '../../io';
 import type { CommandResult } from '../../result';
 import { queueDepth, type QueueDepth } from './queue';
-import { parseSub, withSession } from './shared';
+import { QUEUE_OPTIONS, withSession } from './shared';
 
 function line(label: string, d: QueueDepth): string {
   return `${label.padEnd(6)} visible ${d.visible}  in flight ${d.inFlight}  delayed ${d.delayed}  ${d.url}`;
@@ -12,8 +13,15 @@ function strip(d: QueueDepth): Omit<QueueDepth, 'arn'> {
   return { url: d.url, visible: d.visible, inFlight: d.inFlight, delayed: d.delayed };
 }
 
-export async function dlqStats(argv: readonly string[], io: CliIo): Promise<CommandResult> {
-  const parsed = parseSub('stats', argv, {});
+export const DLQ_STATS: LeafDef = {
+  summary: 'how many messages wait in the DLQ and the digest queue',
+  description: `Shows how many messages wait in the DLQ and the digest queue (visible / in flight / delayed).
+The age of the oldest message is a CloudWatch metric only; \`npx bridge dlq peek\` shows each message's age.`,
+  options: QUEUE_OPTIONS,
+  run: dlqStats,
+};
+
+async function dlqStats(parsed: Parsed, io: CliIo): Promise<CommandResult> {
   return withSession(parsed, io, async ({ ctx, sqs, dlq, source }) => {
     const dlqDepth = await queueDepth(sqs, await dlq());
     const sourceDepth = await queueDepth(sqs, await source());
