@@ -1,6 +1,7 @@
 /**
  * The deployable bridge of one stage: webhook (HTTP API → ingest) → digest worker (SQS + DLQ →
- * digest → Slack), one table, three secrets, alarms and a dashboard. Each part is a construct
+ * digest → Slack), the Slack app (its function, and its commands' own queue + DLQ read by the
+ * digest function), one table, the secrets, alarms and a dashboard. Each part is a construct
  * with one job; this class only wires them together and writes the outputs `bridge` reads.
  */
 import { CfnOutput, Stack, Tags, type StackProps } from 'aws-cdk-lib';
@@ -58,7 +59,7 @@ export class BridgeStack extends Stack {
     const { queue, dlq } = this.worker;
     this.webhook = new Webhook(this, 'Webhook', { config, table, queue, dlq, signingSecrets: this.secrets.signingSecrets.secret });
     const [api, ingestFunction, digestFunction] = [this.webhook.api, this.webhook.function.fn, this.worker.function.fn];
-    this.slackApp = new SlackApp(this, 'SlackApp', { config, api, table, queue, digestFunction: this.worker.function });
+    this.slackApp = new SlackApp(this, 'SlackApp', { config, api, table, digestFunction: this.worker.function });
     const extraAlarms = this.slackApp.alarmSpecs();
     this.monitoring = new Monitoring(this, 'Monitoring', { config, api, ingestFunction, digestFunction, queue, dlq, extraAlarms });
     this.front = clientRateLimit === undefined ? undefined : this.addFront(clientRateLimit);

@@ -1,15 +1,15 @@
 /**
  * The Slack app: the Slack function behind `POST /slack/commands` and `POST /slack/interactions`
- * on the webhook's HTTP API, its signing secret, least-privilege roles (its own, and the table
- * statements the digest worker needs for subscriptions, pacing and per-channel claims), its alarms
- * and the values the stack outputs for `bridge slack manifest`.
+ * on the webhook's HTTP API, its signing secret, the queue of deferred commands (./slack-commands),
+ * least-privilege roles (its own, and the table statements the digest worker needs for
+ * subscriptions, pacing and per-channel claims), its alarms and the values the stack outputs for
+ * `bridge slack manifest`.
  */
 import { Validations } from 'aws-cdk-lib';
 import { MathExpression, Metric } from 'aws-cdk-lib/aws-cloudwatch';
 import { HttpMethod, PayloadFormatVersion, type HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import type { Table } from 'aws-cdk-lib/aws-dynamodb';
-import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import {
   DEFAULT_SIGNATURE_TOLERANCE_SECONDS,
@@ -29,6 +29,7 @@ import type { AlarmSpec } from './alarms';
 import { BridgeFunction } from './bridge-function';
 import type { BridgeConfig } from './config';
 import { BridgeSecret } from './secrets';
+import { SlackCommands } from './slack-commands';
 import { Store } from './store';
 
 /** Slack waits 3 s for the answer; a slower function is of no use to anyone. */
@@ -38,15 +39,15 @@ export interface SlackAppProps {
   readonly config: BridgeConfig;
   readonly api: HttpApi;
   readonly table: Table;
-  /** The digest queue: deferred commands go there. */
-  readonly queue: IQueue;
-  /** The digest worker's function: answers deferred commands, fans digests out, paces posts. */
+  /** The digest worker's function: answers deferred commands (from their own queue), fans digests out, paces posts. */
   readonly digestFunction: BridgeFunction;
 }
 
 export class SlackApp extends Construct {
   readonly function: BridgeFunction;
   readonly signingSecret: BridgeSecret;
+  /** Deferred commands' queue and DLQ, read by the digest function's second event source. */
+  readonly commands: SlackCommands;
   private readonly api: HttpApi;
   private readonly config: BridgeConfig;
 
@@ -59,6 +60,7 @@ export class SlackApp extends Construct {
       description: `Signing secret of the Slack app (Basic Information → App Credentials); verifies Slack's requests (${props.config.stage}).`,
       exampleValue: "'<Slack app signing secret>'",
     });
+    this.commands = new SlackCommands(this, 'Commands', { config: props.config, digestFunction: props.digestFunction });
     this.function = this.createFunction(props);
     this.addRoutes();
     grantDigestWorker(props);
@@ -131,6 +133,7 @@ export class SlackApp extends Construct {
         metric: this.function.fn.metricErrors({ statistic: 'Sum', period: FIVE_MINUTES }),
         threshold: 1,
       },
+      ...this.commands.alarmSpecs(),
     ];
   }
 
@@ -144,6 +147,7 @@ export class SlackApp extends Construct {
       [STACK_OUTPUTS.slackSigningSecretSecretArn, secret.secret.secretArn, 'Secret with the Slack app signing secret'],
       [STACK_OUTPUTS.putSlackSigningSecretCommand, secret.putValueCommand(), 'Puts the Slack app signing secret'],
       [STACK_OUTPUTS.slackFunctionName, this.function.fn.functionName, 'Slack function'],
+      ...this.commands.outputs(),
     ];
   }
 
@@ -155,7 +159,7 @@ export class SlackApp extends Construct {
       timeoutSeconds: SLACK_TIMEOUT_SECONDS,
       environment: {
         [ENV.tableName]: props.table.tableName,
-        [ENV.queueUrl]: props.queue.queueUrl,
+        [ENV.commandsQueueUrl]: this.commands.queue.queueUrl,
         [ENV.slackSigningSecretSecretArn]: this.signingSecret.secret.secretArn,
         [ENV.signatureToleranceSeconds]: String(DEFAULT_SIGNATURE_TOLERANCE_SECONDS),
         [ENV.secretsCacheSeconds]: String(DIGEST_DEFAULTS.secretsCacheSeconds),
@@ -167,7 +171,7 @@ export class SlackApp extends Construct {
       [props.table.tableArn],
       Store.leadingKeys(TABLE.prefixes.subscriptionsOfProject, TABLE.prefixes.subscriptionsOfChannel),
     );
-    fn.allow('EnqueueDeferredCommands', ['sqs:SendMessage'], [props.queue.queueArn]);
+    this.commands.grantSend(fn);
     fn.allow('ReadSlackSigningSecret', ['secretsmanager:GetSecretValue'], [this.signingSecret.secret.secretArn]);
     return fn;
   }

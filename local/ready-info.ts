@@ -35,6 +35,9 @@ export interface ReadyInfo {
   sqsEndpoint: string;
   queueUrl: string;
   dlqUrl: string;
+  /** Deferred slash commands' own queue and its DLQ (absent from a ready file an older `npm start` wrote). */
+  commandsQueueUrl?: string;
+  commandsDlqUrl?: string;
   dynamoEndpoint: string;
   tableName: string;
   /** The local Secrets Manager server, and the secret ids the functions read. */

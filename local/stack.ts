@@ -5,8 +5,10 @@
  * - the REAL ingest handler (`createIngestHandler`) behind a local API Gateway HTTP API (payload 2.0)
  *   at `POST /webhook`;
  * - DynamoDB (dynalite, in memory or on disk) with the bridge's table;
- * - SQS (the local SQS server) with the digest queue and its DLQ (redrive after maxReceiveCount);
- * - the REAL digest handler (`createDigestHandler`) fed by a local SQS event source mapping;
+ * - SQS (the local SQS server) with the digest queue and its DLQ (redrive after maxReceiveCount), and
+ *   the deferred slash commands' own queue and DLQ;
+ * - the REAL digest handler (`createDigestHandler`) fed by two local SQS event source mappings, as
+ *   deployed: digests in batches, slash commands one at a time as soon as they arrive;
  * - the local Slack Web API server (printing each message), unless a real Slack token is given.
  *
  * Used by `npm start` (local/start.ts), the end-to-end tests (test/e2e), the load test and the CLI
@@ -15,6 +17,7 @@
 import { randomBytes } from 'node:crypto';
 import { appendFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { sleep } from '../shared/util';
 import { CreateQueueCommand, GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
@@ -51,6 +54,8 @@ export const LOCAL_DEFAULTS = {
   tableName: 'visibility-bridge-local',
   queueName: 'visibility-bridge-digest',
   dlqName: 'visibility-bridge-digest-dlq',
+  commandsQueueName: 'visibility-bridge-commands',
+  commandsDlqName: 'visibility-bridge-commands-dlq',
   slackChannel: '#visibility-digests',
   slackToken: LOCAL_SLACK_TOKEN,
   maxReceiveCount: 3,
@@ -60,6 +65,8 @@ export const LOCAL_DEFAULTS = {
   pollWaitSeconds: 20,
   batchSize: 10,
   concurrency: 2,
+  /** Slash-command invocations side by side (the deployed event source has no cap; people type few commands). */
+  commandsConcurrency: 2,
   retryScale: 1,
 } as const;
 
@@ -183,6 +190,10 @@ export interface LocalStack {
     dlqArn: string;
     /** The attributes the queue was created with (VisibilityTimeout, RedrivePolicy…), to recreate it. */
     queueAttributes: Record<string, string>;
+    /** Deferred slash commands' own queue and its DLQ. */
+    commandsQueueUrl: string;
+    commandsQueueArn: string;
+    commandsDlqUrl: string;
     /** A client of the local SQS server for callers (the event source has its own). */
     client: SQSClient;
   };
@@ -197,13 +208,19 @@ export interface LocalStack {
   /** Every handler log line and metric (`countOf('DigestPosted')`). */
   observability: LocalObservabilityHub;
   gateway: HttpGateway;
+  /** The digest queue's event source. */
   poller: LambdaPoller;
+  /** The commands queue's event source (batch 1, no batching window) into the same digest handler. */
+  commandsPoller: LambdaPoller;
   readyInfo(): ReadyInfo;
+  /** The digest queue and its DLQ. */
   depths(): Promise<QueueDepths>;
+  /** The commands queue and its DLQ. */
+  commandDepths(): Promise<QueueDepths>;
   /**
    * Resolves when the bridge has nothing left to do: no simulator delivery pending (unless
-   * `webhooks: false`), no ingest or digest invocation running, and the digest queue empty
-   * (messages waiting to be retried count as not empty). Rejects after `timeoutMs` (default 20 s).
+   * `webhooks: false`), no ingest or digest invocation running, and the digest and commands queues
+   * empty (messages waiting to be retried count as not empty). Rejects after `timeoutMs` (default 20 s).
    */
   waitForIdle(options?: { timeoutMs?: number; webhooks?: boolean }): Promise<void>;
   /** Stops everything: deliveries, the endpoint, the event source (letting running batches finish), then the servers. */
@@ -292,6 +309,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     const env: Record<string, string> = {
       [ENV.tableName]: LOCAL_DEFAULTS.tableName,
       [ENV.queueUrl]: sqs.queueUrl,
+      [ENV.commandsQueueUrl]: sqs.commandsQueueUrl,
       [ENV.dlqUrl]: sqs.dlqUrl,
       [ENV.readApiBaseUrl]: readApiBaseUrl,
       ...(localSecrets
@@ -352,21 +370,35 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       signingSecret: slackSigningSecret,
     });
 
-    const poller = new LambdaPoller({
+    const digestSource = {
       client: sqs.pollerClient,
-      queueUrl: sqs.queueUrl,
-      queueArn: sqs.queueArn,
       region,
       createHandler: () => createDigestHandler(env, observability.forService('digest')),
-      batchSize: options.batchSize ?? LOCAL_DEFAULTS.batchSize,
-      concurrency: options.concurrency ?? LOCAL_DEFAULTS.concurrency,
       waitTimeSeconds: options.pollWaitSeconds ?? LOCAL_DEFAULTS.pollWaitSeconds,
       functionTimeoutMs,
       functionName: 'digest',
-      onError: (problem) => reportPollerProblem(observability, problem),
+      onError: (problem: PollerProblem) => reportPollerProblem(observability, problem),
+    };
+    const poller = new LambdaPoller({
+      ...digestSource,
+      queueUrl: sqs.queueUrl,
+      queueArn: sqs.queueArn,
+      batchSize: options.batchSize ?? LOCAL_DEFAULTS.batchSize,
+      concurrency: options.concurrency ?? LOCAL_DEFAULTS.concurrency,
+    });
+    // Slash commands' own event source, as deployed (infra/slack-commands.ts): one per invocation, at once.
+    const commandsPoller = new LambdaPoller({
+      ...digestSource,
+      queueUrl: sqs.commandsQueueUrl,
+      queueArn: sqs.commandsQueueArn,
+      batchSize: 1,
+      batchingWindowSeconds: 0,
+      concurrency: LOCAL_DEFAULTS.commandsConcurrency,
     });
     poller.start();
+    commandsPoller.start();
     cleanup.push(() => poller.close());
+    cleanup.push(() => commandsPoller.close());
 
     let webhookId: string | undefined;
     if (simulator && options.registerWebhook !== false) {
@@ -381,7 +413,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       closing ??= (async () => {
         simulator?.webhooks.stop();
         await gateway.close(2000).catch(() => undefined);
-        await poller.close(Math.min(functionTimeoutMs, 10_000)).catch(() => undefined);
+        const grace = Math.min(functionTimeoutMs, 10_000);
+        await Promise.all([poller.close(grace).catch(() => undefined), commandsPoller.close(grace).catch(() => undefined)]);
         await Promise.allSettled([simulator?.close(), slack?.close(), localSecrets?.close(), events?.close()]);
         sqs.client.destroy();
         sqs.pollerClient.destroy();
@@ -390,10 +423,12 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       return closing;
     };
 
-    const depths = async (): Promise<QueueDepths> => {
-      const [queue, dlq] = await Promise.all([queueDepth(sqs.client, sqs.queueUrl), queueDepth(sqs.client, sqs.dlqUrl)]);
+    const depthsOf = async (queueUrl: string, dlqUrl: string): Promise<QueueDepths> => {
+      const [queue, dlq] = await Promise.all([queueDepth(sqs.client, queueUrl), queueDepth(sqs.client, dlqUrl)]);
       return { queue, dlq };
     };
+    const depths = () => depthsOf(sqs.queueUrl, sqs.dlqUrl);
+    const commandDepths = () => depthsOf(sqs.commandsQueueUrl, sqs.commandsDlqUrl);
 
     const stack: LocalStack = {
       webhookUrl,
@@ -415,6 +450,9 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
         dlqUrl: sqs.dlqUrl,
         dlqArn: sqs.dlqArn,
         queueAttributes: sqs.queueAttributes,
+        commandsQueueUrl: sqs.commandsQueueUrl,
+        commandsQueueArn: sqs.commandsQueueArn,
+        commandsDlqUrl: sqs.commandsDlqUrl,
         client: sqs.client,
       },
       dynamo: { endpoint: dynamo.endpoint, tableName: LOCAL_DEFAULTS.tableName, client: dynamo.client },
@@ -423,6 +461,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       observability,
       gateway,
       poller,
+      commandsPoller,
       readyInfo: () => ({
         webhookUrl,
         secrets: [...secrets],
@@ -433,6 +472,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
         sqsEndpoint: sqs.server.url,
         queueUrl: sqs.queueUrl,
         dlqUrl: sqs.dlqUrl,
+        commandsQueueUrl: sqs.commandsQueueUrl,
+        commandsDlqUrl: sqs.commandsDlqUrl,
         dynamoEndpoint: dynamo.endpoint,
         tableName: LOCAL_DEFAULTS.tableName,
         slackApiUrl: slack?.apiUrl ?? null,
@@ -458,7 +499,9 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
         },
       }),
       depths,
-      waitForIdle: (waitOptions = {}) => waitForIdle({ simulator, gateway, poller, depths }, waitOptions),
+      commandDepths,
+      waitForIdle: (waitOptions = {}) =>
+        waitForIdle({ simulator, gateway, pollers: [poller, commandsPoller], depths: [depths, commandDepths] }, waitOptions),
       close,
     };
     return stack;
@@ -599,6 +642,9 @@ interface StartedSqs {
   dlqUrl: string;
   dlqArn: string;
   queueAttributes: Record<string, string>;
+  commandsQueueUrl: string;
+  commandsQueueArn: string;
+  commandsDlqUrl: string;
 }
 
 async function startSqs(
@@ -623,21 +669,40 @@ async function startSqs(
     pollerClient.destroy();
     return Promise.resolve();
   });
-  const dlqUrl = (
-    await client.send(
-      new CreateQueueCommand({ QueueName: LOCAL_DEFAULTS.dlqName, Attributes: { MessageRetentionPeriod: String(14 * 24 * 3600) } }),
-    )
-  ).QueueUrl;
-  const dlqArn = server.queueArn(LOCAL_DEFAULTS.dlqName);
+  const create = async (name: string, attributes: Record<string, string>): Promise<string> => {
+    const url = (await client.send(new CreateQueueCommand({ QueueName: name, Attributes: attributes }))).QueueUrl;
+    if (url === undefined) throw new Error('the local SQS server returned no queue URL');
+    return url;
+  };
+  const dlqRetention = { MessageRetentionPeriod: String(14 * 24 * 3600) };
+  const redrive = (dlqName: string) => JSON.stringify({ deadLetterTargetArn: server.queueArn(dlqName), maxReceiveCount });
+  const dlqUrl = await create(LOCAL_DEFAULTS.dlqName, dlqRetention);
   const queueAttributes = {
     VisibilityTimeout: String(visibilityTimeoutSeconds),
     MessageRetentionPeriod: String(4 * 24 * 3600),
-    RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlqArn, maxReceiveCount }),
+    RedrivePolicy: redrive(LOCAL_DEFAULTS.dlqName),
   };
-  const queueUrl = (await client.send(new CreateQueueCommand({ QueueName: LOCAL_DEFAULTS.queueName, Attributes: queueAttributes })))
-    .QueueUrl;
-  if (queueUrl === undefined || dlqUrl === undefined) throw new Error('the local SQS server returned no queue URL');
-  return { server, client, pollerClient, queueUrl, queueArn: server.queueArn(LOCAL_DEFAULTS.queueName), dlqUrl, dlqArn, queueAttributes };
+  const queueUrl = await create(LOCAL_DEFAULTS.queueName, queueAttributes);
+  // As deployed (infra/slack-commands.ts): kept an hour, since a response_url works for 30 minutes.
+  const commandsDlqUrl = await create(LOCAL_DEFAULTS.commandsDlqName, dlqRetention);
+  const commandsQueueUrl = await create(LOCAL_DEFAULTS.commandsQueueName, {
+    VisibilityTimeout: String(visibilityTimeoutSeconds),
+    MessageRetentionPeriod: String(3600),
+    RedrivePolicy: redrive(LOCAL_DEFAULTS.commandsDlqName),
+  });
+  return {
+    server,
+    client,
+    pollerClient,
+    queueUrl,
+    queueArn: server.queueArn(LOCAL_DEFAULTS.queueName),
+    dlqUrl,
+    dlqArn: server.queueArn(LOCAL_DEFAULTS.dlqName),
+    queueAttributes,
+    commandsQueueUrl,
+    commandsQueueArn: server.queueArn(LOCAL_DEFAULTS.commandsQueueName),
+    commandsDlqUrl,
+  };
 }
 
 async function startSimulator(
@@ -824,7 +889,12 @@ async function queueDepth(client: SQSClient, queueUrl: string): Promise<QueueDep
 }
 
 async function waitForIdle(
-  parts: { simulator: VisibilitySimulator | undefined; gateway: HttpGateway; poller: LambdaPoller; depths: () => Promise<QueueDepths> },
+  parts: {
+    simulator: VisibilitySimulator | undefined;
+    gateway: HttpGateway;
+    pollers: readonly LambdaPoller[];
+    depths: readonly (() => Promise<QueueDepths>)[];
+  },
   options: { timeoutMs?: number; webhooks?: boolean },
 ): Promise<void> {
   const timeoutMs = options.timeoutMs ?? 20_000;
@@ -835,10 +905,12 @@ async function waitForIdle(
     if (options.webhooks !== false && parts.simulator && remaining > 0) {
       await Promise.race([parts.simulator.webhooks.idle(), sleep(remaining)]);
     }
-    const busy = parts.gateway.inFlight + parts.poller.inFlight;
-    const depths = await parts.depths();
-    const queued = depths.queue.visible + depths.queue.inFlight + depths.queue.delayed;
-    const state = `${parts.gateway.inFlight} ingest and ${parts.poller.inFlight} digest invocation(s) running, ${depths.queue.visible} visible / ${depths.queue.inFlight} in flight / ${depths.queue.delayed} delayed on the queue`;
+    const invocations = parts.pollers.reduce((n, poller) => n + poller.inFlight, 0);
+    const busy = parts.gateway.inFlight + invocations;
+    const queues = (await Promise.all(parts.depths.map((depths) => depths()))).map((depths) => depths.queue);
+    const sum = (field: keyof QueueDepth): number => queues.reduce((n, queue) => n + queue[field], 0);
+    const queued = sum('visible') + sum('inFlight') + sum('delayed');
+    const state = `${parts.gateway.inFlight} ingest and ${invocations} digest invocation(s) running, ${sum('visible')} visible / ${sum('inFlight')} in flight / ${sum('delayed')} delayed on the queues`;
     if (busy === 0 && queued === 0) {
       quietChecks += 1;
       if (quietChecks >= 2) return;
@@ -853,10 +925,6 @@ async function waitForIdle(
 /** The port of a listener's URL. */
 function portOf(url: string): number {
   return Number(new URL(url).port);
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 function describe(error: unknown): { errorName: string; errorMessage: string } {

@@ -6,7 +6,7 @@ import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node
 import { dirname, relative, resolve } from 'node:path';
 import { DEFAULT_READY_FILE } from './ready-info';
 import { parseArgs } from 'node:util';
-import { ENV, HTTP_PATHS } from '../shared/contracts';
+import { DIGEST_MODES, ENV, HTTP_PATHS, type DigestMode } from '../shared/contracts';
 import { dashboardUrlTemplateProblem } from '../shared/digest/links';
 import { LocalStackError, generateSecret, startLocalStack, type DeliverySummary, type LocalStack, type LocalStackOptions } from './stack';
 
@@ -69,7 +69,7 @@ interface Args {
   fixture: string | undefined;
   apiLatencyMs: number | undefined;
   dashboardUrl: string | undefined;
-  digestMode: 'full' | 'changes';
+  digestMode: DigestMode;
   dataDir: string | undefined;
   readyFile: string;
   verbose: boolean;
@@ -132,8 +132,10 @@ function dashboardUrl(value: string | undefined): string | undefined {
   return template;
 }
 
-function digestMode(value: string | undefined): 'full' | 'changes' {
-  if (value === undefined || value === 'full' || value === 'changes') return value ?? 'full';
+function digestMode(value: string | undefined): DigestMode {
+  if (value === undefined) return 'full';
+  const mode = DIGEST_MODES.find((m) => m === value);
+  if (mode !== undefined) return mode;
   throw new UsageError(`--digest-mode must be "full" or "changes", got "${value}"`);
 }
 
@@ -227,6 +229,7 @@ function printBanner(stack: LocalStack, readyMs: number, args: Args, generatedSe
       `${stack.dynamo.endpoint}  ${dim('table')} ${stack.dynamo.tableName}${args.dataDir !== undefined ? `  ${dim('data in')} ${args.dataDir}` : ''}`,
     ],
     ['SQS', `${stack.sqs.queueUrl}  ${dim('DLQ')} ${stack.sqs.dlqUrl}`],
+    ['', `${stack.sqs.commandsQueueUrl}  ${dim('DLQ')} ${stack.sqs.commandsDlqUrl}  ${dim('(slash commands)')}`],
   ];
   if (stack.gateway.previewUrl !== undefined)
     rows.push(['Slack preview', `${stack.gateway.previewUrl}  ${dim('(open in a browser: every message as Slack shows it, live)')}`]);

@@ -7,7 +7,7 @@ import { DEFAULT_SIGNATURE_TOLERANCE_SECONDS, DIGEST_DEFAULTS, ENV } from '../..
 import { createDynamoClient, createSqsClient, readAwsEndpoints, type AwsEndpoints } from '../../shared/adapters/aws-clients';
 import { DynamoSubscriptionStore } from '../../shared/adapters/dynamo-subscription-store';
 import { createSecretsProvider, secretsManagerSecret } from '../../shared/adapters/secrets-manager';
-import { ResponseUrlResponder, SLACK_RESPONSE_ORIGINS } from '../../shared/adapters/slack-response-url';
+import { ResponseUrlResponder, responseOriginsFor } from '../../shared/adapters/slack-response-url';
 import { SqsDeferredCommandQueue } from '../../shared/adapters/sqs-slack-command-queue';
 import { staticSecret } from '../../shared/secrets';
 import { systemClock, type Clock, type Log, type Metrics, type SecretSource } from '../../shared/ports';
@@ -16,7 +16,8 @@ import { slackVerifierFrom } from '../../shared/slack-app/verifier-source';
 
 export interface SlackConfig {
   tableName: string;
-  queueUrl: string;
+  /** Deferred commands' own queue (not the digest queue: an answer must not wait behind digests). */
+  commandsQueueUrl: string;
   signingSecret: { secretArn: string } | { value: string };
   toleranceSeconds: number;
   secretsCacheSeconds: number;
@@ -28,11 +29,11 @@ export interface SlackConfig {
 export function readSlackConfig(env: Env): SlackConfig {
   return {
     tableName: requiredString(env, ENV.tableName),
-    queueUrl: requiredString(env, ENV.queueUrl),
+    commandsQueueUrl: requiredString(env, ENV.commandsQueueUrl),
     signingSecret: readSigningSecret(env),
     toleranceSeconds: integer(env, ENV.signatureToleranceSeconds, DEFAULT_SIGNATURE_TOLERANCE_SECONDS, 1, 3600),
     secretsCacheSeconds: integer(env, ENV.secretsCacheSeconds, DIGEST_DEFAULTS.secretsCacheSeconds, 0, 3600),
-    responseOrigins: responseOrigins(env),
+    responseOrigins: responseOriginsFor(optionalString(env, ENV.slackApiUrl)),
     aws: readAwsEndpoints(env),
   };
 }
@@ -50,16 +51,6 @@ function readSigningSecret(env: Env): SlackConfig['signingSecret'] {
   // Parsed now so a malformed local value fails the cold start, not every request.
   parseSlackSigningSecret(value, ENV.slackSigningSecret);
   return { value };
-}
-
-function responseOrigins(env: Env): string[] {
-  const slackApiUrl = optionalString(env, ENV.slackApiUrl);
-  if (!slackApiUrl) return [...SLACK_RESPONSE_ORIGINS];
-  try {
-    return [...SLACK_RESPONSE_ORIGINS, new URL(slackApiUrl).origin];
-  } catch {
-    throw new ConfigError(ENV.slackApiUrl, `must be an absolute URL, got "${slackApiUrl}"`);
-  }
 }
 
 /** Each SDK call gives up after under a second and is tried twice: verify + store + queue fit Slack's 3 s. */
@@ -85,7 +76,7 @@ export function createSlackDeps(
       maxBackoffMs: config.secretsCacheSeconds * 1000,
     }),
     store: new DynamoSubscriptionStore(createDynamoClient({ ...SLACK_CLIENT_BOUNDS, ...config.aws.dynamodb }), config.tableName),
-    queue: new SqsDeferredCommandQueue(createSqsClient({ ...SLACK_CLIENT_BOUNDS, ...config.aws.sqs }), config.queueUrl),
+    queue: new SqsDeferredCommandQueue(createSqsClient({ ...SLACK_CLIENT_BOUNDS, ...config.aws.sqs }), config.commandsQueueUrl),
     responder: new ResponseUrlResponder({ allowedOrigins: config.responseOrigins, timeoutMs: RESPONSE_URL_TIMEOUT_MS }),
     clock,
     log: observe.log,

@@ -1,8 +1,7 @@
-/** DeferredCommandQueue on SQS: the digest queue, with the `type` attribute the DLQ tools read. */
+/** DeferredCommandQueue on SQS: the commands' own queue, with the `type` attribute the DLQ tools read. */
 import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { MESSAGE_ATTRIBUTE_TYPE } from '../events';
-import type { DeferredCommandQueue } from '../slack-app/ports';
-import type { DeferredSlackCommand } from '../slack-app/service';
+import type { DeferredCommandQueue, DeferredSlackCommand } from '../slack-app/ports';
 
 export class SqsDeferredCommandQueue implements DeferredCommandQueue {
   constructor(

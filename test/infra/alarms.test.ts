@@ -59,7 +59,7 @@ const metricNames = (props: AlarmProps): string[] =>
   (props.Metrics ?? []).flatMap((m) => (m.MetricStat ? [m.MetricStat.Metric.MetricName] : []));
 
 describe('alarms', () => {
-  it('are the twenty named ones, each notifying the topic on alarm and on recovery', () => {
+  it('are the twenty-one named ones, each notifying the topic on alarm and on recovery', () => {
     expect(
       all()
         .map((props) => props.AlarmName.replace('VisibilitySlackBridge-prod-', ''))
@@ -68,6 +68,7 @@ describe('alarms', () => {
       [
         'Api5xxRate',
         'BatchItemFailures',
+        'CommandsDlqNotEmpty',
         'DeliveryQuarantined',
         'DigestErrors',
         'DlqNotEmpty',

@@ -105,8 +105,8 @@ describe('ingest role', () => {
 });
 
 describe('digest role', () => {
-  it('has exactly seven statements: logs, table, Slack app items, DLQ, two secrets, queue consumption', () => {
-    expect(digest).toHaveLength(7);
+  it('has exactly eight statements: logs, table, Slack app items, DLQ, two secrets, consumption of two queues', () => {
+    expect(digest).toHaveLength(8);
     expect(
       digest
         .map((statement) => statement.Sid)

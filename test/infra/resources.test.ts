@@ -17,6 +17,7 @@ const digestId = logicalId(template, 'AWS::Lambda::Function', 'DigestWorkerDiges
 const tableId = logicalId(template, 'AWS::DynamoDB::Table', 'Table');
 const queueId = logicalId(template, 'AWS::SQS::Queue', 'DigestQueue');
 const dlqId = logicalId(template, 'AWS::SQS::Queue', 'DigestDlq');
+const commandsQueueId = logicalId(template, 'AWS::SQS::Queue', 'SlackAppCommandsQueue');
 const apiId = logicalId(template, 'AWS::ApiGatewayV2::Api', 'WebhookApi');
 const readApiKeyId = logicalId(template, 'AWS::SecretsManager::Secret', 'ReadApiKey');
 const slackTokenId = logicalId(template, 'AWS::SecretsManager::Secret', 'SlackToken');
@@ -135,8 +136,8 @@ describe('DynamoDB table', () => {
 });
 
 describe('queues', () => {
-  it('are exactly the digest queue and its DLQ', () => {
-    template.resourceCountIs('AWS::SQS::Queue', 2);
+  it('are exactly the digest queue, the slash commands queue and their DLQs', () => {
+    template.resourceCountIs('AWS::SQS::Queue', 4);
   });
 
   it('both use SQS-managed server-side encryption', () => {
@@ -233,6 +234,7 @@ describe('digest function', () => {
       TABLE_NAME: ref(tableId),
       QUEUE_URL: ref(queueId),
       DLQ_URL: ref(dlqId),
+      COMMANDS_QUEUE_URL: ref(commandsQueueId),
       READ_API_BASE_URL: 'https://api.visibility.example.com',
       READ_API_KEY_SECRET_ARN: ref(readApiKeyId),
       SLACK_BOT_TOKEN_SECRET_ARN: ref(slackTokenId),

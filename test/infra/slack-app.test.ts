@@ -8,7 +8,7 @@ import { actionsOf, arnOf, logicalId, ref, resourcesOf, roleStatements, statemen
 const { template, stack } = synthApp();
 
 const tableId = logicalId(template, 'AWS::DynamoDB::Table', 'Table');
-const queueId = logicalId(template, 'AWS::SQS::Queue', 'DigestQueue');
+const commandsQueueId = logicalId(template, 'AWS::SQS::Queue', 'SlackAppCommandsQueue');
 const secretId = logicalId(template, 'AWS::SecretsManager::Secret', 'SlackAppSigningSecret');
 const slackLogsId = logicalId(template, 'AWS::Logs::LogGroup', 'SlackAppSlackLogs');
 const functionId = logicalId(template, 'AWS::Lambda::Function', 'SlackAppSlackFunction');
@@ -21,13 +21,13 @@ const subscriptionKeys = {
 };
 
 describe('Slack function', () => {
-  it('runs the slack entry with the table, queue and signing secret ARN, within Slack’s 3 s', () => {
+  it('runs the slack entry with the table, the commands queue and signing secret ARN, within Slack’s 3 s', () => {
     template.hasResourceProperties('AWS::Lambda::Function', {
       Timeout: SLACK_TIMEOUT_SECONDS,
       Environment: {
         Variables: Match.objectLike({
           [ENV.tableName]: ref(tableId),
-          [ENV.queueUrl]: ref(queueId),
+          [ENV.commandsQueueUrl]: ref(commandsQueueId),
           [ENV.slackSigningSecretSecretArn]: ref(secretId),
           [ENV.powertoolsServiceName]: SERVICES.slack,
         }),
@@ -37,6 +37,8 @@ describe('Slack function', () => {
       template.toJSON() as { Resources: Record<string, { Properties: { Environment: { Variables: Record<string, unknown> } } }> }
     ).Resources[functionId]!.Properties.Environment.Variables;
     expect(variables[ENV.slackSigningSecret]).toBeUndefined();
+    // Deferred commands never go on the digest queue, where they would wait behind digests.
+    expect(variables[ENV.queueUrl]).toBeUndefined();
   });
 
   it('is routed from POST /slack/commands and POST /slack/interactions on the webhook API, payload 2.0', () => {
@@ -82,9 +84,9 @@ describe('Slack role', () => {
     expect(statement.Condition).toEqual(subscriptionKeys);
   });
 
-  it('may send to the digest queue and read its own secret only', () => {
+  it('may send to the commands queue and read its own secret only', () => {
     expect(actionsOf(statementBySid(slack, 'EnqueueDeferredCommands'))).toEqual(['sqs:SendMessage']);
-    expect(resourcesOf(statementBySid(slack, 'EnqueueDeferredCommands'))).toEqual([arnOf(queueId)]);
+    expect(resourcesOf(statementBySid(slack, 'EnqueueDeferredCommands'))).toEqual([arnOf(commandsQueueId)]);
     expect(actionsOf(statementBySid(slack, 'ReadSlackSigningSecret'))).toEqual(['secretsmanager:GetSecretValue']);
     expect(resourcesOf(statementBySid(slack, 'ReadSlackSigningSecret'))).toEqual([ref(secretId)]);
   });
