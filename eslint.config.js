@@ -1,6 +1,65 @@
 // Type-aware lint: floating promises and unsafe any are the bugs that lose events in a handler.
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { dirname, relative, resolve } from 'node:path';
 import js from '@eslint/js';
+import importX, { createNodeResolver } from 'eslint-plugin-import-x';
+import ts from 'typescript';
 import tseslint from 'typescript-eslint';
+
+// --- Import cycles, type-only imports included --------------------------------------------------
+// import-x/no-cycle skips `import type`, and a cycle of types is still a tangle (ports that import
+// the modules implementing them): this rule follows every relative import, types included.
+
+const importsCache = new Map();
+
+function resolveImport(from, specifier) {
+  const base = resolve(dirname(from), specifier);
+  const candidates = [base, base.replace(/\.m?js$/, '.ts'), `${base}.ts`, `${base}.mts`, `${base}/index.ts`];
+  return candidates.find((file) => existsSync(file) && statSync(file).isFile() && /\.m?ts$/.test(file));
+}
+
+/** The project files `file` imports (static, dynamic and type-only; re-exports too). */
+function importsOf(file) {
+  let imports = importsCache.get(file);
+  if (imports === undefined) {
+    const { importedFiles } = ts.preProcessFile(readFileSync(file, 'utf8'), true, true);
+    imports = importedFiles.flatMap(({ fileName }) => (fileName.startsWith('.') ? [resolveImport(file, fileName) ?? []].flat() : []));
+    importsCache.set(file, imports);
+  }
+  return imports;
+}
+
+/** The shortest import path from `file` back to itself, or undefined. */
+function cycleFrom(file) {
+  const cameFrom = new Map();
+  const queue = [file];
+  for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
+    for (const imported of importsOf(next)) {
+      if (imported === file) {
+        const path = [file];
+        for (let at = next; at !== file; at = cameFrom.get(at)) path.splice(1, 0, at);
+        return [...path, file];
+      }
+      if (!cameFrom.has(imported)) {
+        cameFrom.set(imported, next);
+        queue.push(imported);
+      }
+    }
+  }
+  return undefined;
+}
+
+const noImportCycle = {
+  meta: { type: 'problem', schema: [], messages: { cycle: 'import cycle (type-only imports count): {{path}}' } },
+  create(context) {
+    return {
+      Program(node) {
+        const cycle = cycleFrom(context.filename);
+        if (cycle) context.report({ node, messageId: 'cycle', data: { path: cycle.map((f) => relative(context.cwd, f)).join(' → ') } });
+      },
+    };
+  },
+};
 
 export default tseslint.config(
   {
@@ -30,6 +89,20 @@ export default tseslint.config(
       '@typescript-eslint/await-thenable': 'error',
       '@typescript-eslint/consistent-type-imports': 'error',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+    },
+  },
+  // No import cycles anywhere: ports are leaves, and every module's dependencies form a tree.
+  {
+    files: ['**/*.ts', '**/*.mts'],
+    plugins: { 'import-x': importX, bridge: { rules: { 'no-import-cycle': noImportCycle } } },
+    settings: {
+      'import-x/extensions': ['.ts', '.mts', '.js', '.mjs'],
+      'import-x/parsers': { '@typescript-eslint/parser': ['.ts', '.mts'] },
+      'import-x/resolver-next': [createNodeResolver({ extensions: ['.ts', '.mts', '.js', '.mjs'] })],
+    },
+    rules: {
+      'import-x/no-cycle': 'error',
+      'bridge/no-import-cycle': 'error',
     },
   },
   // Import boundaries of the hexagon: the domain (shared/ outside adapters) sees only ports; adapters

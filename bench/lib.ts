@@ -108,9 +108,7 @@ export function useLocalAwsCredentials(): void {
   process.env['POWERTOOLS_METRICS_DISABLED'] = 'true';
 }
 
-export function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
+export { sleep } from '../shared/util';
 
 /** Runs `jobs` tasks with at most `limit` in flight; resolves when all have ended. */
 export async function runConcurrent(count: number, limit: number, job: (index: number) => Promise<void>): Promise<void> {

@@ -5,15 +5,23 @@
  */
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 
-export interface HttpApiRequest {
+/** What every handler reads of a request before its body. */
+export interface HttpApiRoute {
   method: string;
   path: string;
   headers: Record<string, string | undefined>;
+}
+
+export interface HttpApiRequest extends HttpApiRoute {
   rawBody: Buffer;
 }
 
+export function httpApiRouteOf(event: APIGatewayProxyEventV2): HttpApiRoute {
+  return { method: event.requestContext.http.method, path: pathOf(event), headers: lowerCaseHeaders(event) };
+}
+
 export function httpApiRequestOf(event: APIGatewayProxyEventV2): HttpApiRequest {
-  return { method: event.requestContext.http.method, path: pathOf(event), headers: lowerCaseHeaders(event), rawBody: rawBodyOf(event) };
+  return { ...httpApiRouteOf(event), rawBody: rawBodyOf(event) };
 }
 
 /** On a named stage rawPath carries the stage prefix; routes are matched without it. */

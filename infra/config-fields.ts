@@ -2,16 +2,17 @@
  * Typed, strict reads of one stage file's JSON object. Every error names the key and the file, so
  * a bad value fails the synth with a message that says where to fix it.
  */
+import { ConfigError as SettingError } from '../shared/config-env';
 import { SECRET_PLACEHOLDER } from '../shared/contracts';
 
-export class ConfigError extends Error {
-  override readonly name = 'ConfigError';
+/** A stage file's key that can't be used: the shared ConfigError, naming the file too. */
+export class ConfigError extends SettingError {
   constructor(
     readonly key: string,
     readonly file: string,
     problem: string,
   ) {
-    super(`${file}: "${key}" ${problem}. Fix "${key}" in ${file}.`);
+    super(key, problem, `${file}: "${key}" ${problem}. Fix "${key}" in ${file}.`);
   }
 }
 

@@ -4,6 +4,7 @@
  * exactly the committed values (no `-c` flag to forget). Every problem fails the synth with a
  * ConfigError naming the key and the file.
  */
+import { DIGEST_MODES, type DigestMode } from '../shared/contracts';
 import { dashboardUrlTemplateProblem } from '../shared/digest/links';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -39,7 +40,7 @@ export interface BridgeConfig {
   /** https template with {project_id}, {run_id}, {prompt_id}, {asset_id}: links in digests (none when unset). */
   readonly dashboardUrlTemplate: string | undefined;
   /** 'changes': a quiet run posts one compact line and no thread. */
-  readonly digestMode: 'full' | 'changes';
+  readonly digestMode: DigestMode;
   readonly digestBatchSize: number;
   readonly digestBatchWindowSeconds: number;
   readonly digestMaxConcurrency: number;
@@ -192,7 +193,7 @@ export function parseStageConfig(stage: string, values: Readonly<Record<string, 
     visibilityRange: f.matching('visibilityRange', /^[A-Za-z0-9_-]{1,16}$/, 'must be a short range token such as 7d'),
     gapsPageSize: f.integer('gapsPageSize', 1, 1000),
     dashboardUrlTemplate: dashboardUrlTemplate(f),
-    digestMode: f.oneOf<'full' | 'changes'>('digestMode', ['full', 'changes']),
+    digestMode: f.oneOf('digestMode', DIGEST_MODES),
     ...digestSettings(f),
     ...alarmDestination(f, development),
     ...alarmSettings(f),

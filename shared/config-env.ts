@@ -2,13 +2,15 @@
  * Reading configuration from the environment. Every reader names the variable in its error, so a
  * bad deployment fails at cold start with a message that says what to fix.
  */
+/** A setting that can't be used: `variable` names it (an environment variable; a stage file's key in infra/config-fields.ts). */
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';
   constructor(
     readonly variable: string,
     problem: string,
+    message = `Configuration error: ${variable} ${problem}`,
   ) {
-    super(`Configuration error: ${variable} ${problem}`);
+    super(message);
   }
 }
 

@@ -11,6 +11,8 @@
 export const ENV = {
   tableName: 'TABLE_NAME',
   queueUrl: 'QUEUE_URL',
+  /** Deferred slash commands' own queue (Slack function sends, the digest function's second event source reads). */
+  commandsQueueUrl: 'COMMANDS_QUEUE_URL',
   /** Dead-letter queue: where ingest and digest quarantine what they cannot process (reason as an attribute). */
   dlqUrl: 'DLQ_URL',
   signingSecretsSecretArn: 'SIGNING_SECRETS_SECRET_ARN',
@@ -132,42 +134,75 @@ export type SlackAppMetricName = (typeof SLACK_APP_METRICS)[keyof typeof SLACK_A
 
 export type MetricName = IngestMetricName | DigestMetricName | SlackAppMetricName;
 
+export type AnyMetricName = MetricName | (typeof WEBHOOK_API_METRICS)[keyof typeof WEBHOOK_API_METRICS];
+
+/** Who emits a metric: a function (its `service` dimension) or the webhook API's access log. */
+export type MetricEmitter = ServiceName | typeof WEBHOOK_API_SERVICE;
+
 /**
- * Whether each custom metric counts a failure. Every failure metric has an alarm, or a one-line reason in
- * docs/DEPLOY.md ("Metrics without an alarm"); the rehearsal checks both. A Record, so a new metric fails
- * `tsc` until it is classified here.
+ * What watches a metric: the alarms (stack ids) it feeds, and whether it counts a failure. A failure
+ * without an alarm has its reason in docs/DEPLOY.md ("Metrics without an alarm"), quoted in `unalarmed`.
  */
-export const COUNTS_A_FAILURE: Readonly<Record<MetricName | (typeof WEBHOOK_API_METRICS)[keyof typeof WEBHOOK_API_METRICS], boolean>> = {
-  DeliveryAccepted: false,
-  DeliveryDuplicate: false,
-  DeliveryIgnored: false,
-  DeliveryRejected: true,
-  SignatureRejected: true,
-  RunCompletedAccepted: false,
-  IngestUnavailable: true,
-  DeliveryQuarantined: true,
-  SigningSecretsInvalid: true,
-  SigningSecretsUnreadable: true,
-  DigestPosted: false,
-  DraftNoticePosted: false,
-  EventSuperseded: false,
-  EventDuplicate: false,
-  DigestFailed: true,
-  MessageQuarantined: true,
-  BatchItemFailed: true,
-  RunMuted: false,
-  SlackRequestRejected: true,
-  SlackCommandAnswered: false,
-  SlackCommandDeferred: false,
-  SlackActionHandled: false,
-  SlackResponseFailed: true,
-  SlackPostPaced: false,
-  SlackRateLimited: true,
-  DigestMutedSkip: false,
-  SlackSigningSecretInvalid: true,
-  SlackSigningSecretUnreadable: true,
-  WebhookThrottled: true,
+export interface MetricSpec {
+  emitters: readonly MetricEmitter[];
+  failure: boolean;
+  alarms: readonly string[];
+  unalarmed?: string | undefined;
+}
+
+const { ingest, digest, slack } = SERVICES;
+
+/**
+ * The metrics registry: every custom metric, who emits it, and its alarms. A mapped type, so a metric
+ * added to *_METRICS fails `tsc` here until it is classified; test/infra/metric-registry.test.ts holds
+ * the stack's alarms to it and the deploy rehearsal (local/rehearse/alarm-coverage.ts) the emitted metrics.
+ */
+export const METRIC_REGISTRY: { readonly [M in AnyMetricName]: MetricSpec } = {
+  DeliveryAccepted: { emitters: [ingest], failure: false, alarms: [] },
+  DeliveryDuplicate: { emitters: [ingest], failure: false, alarms: [] },
+  DeliveryIgnored: { emitters: [ingest], failure: false, alarms: [] },
+  DeliveryRejected: { emitters: [ingest], failure: true, alarms: ['NonSignatureRejections'] },
+  SignatureRejected: { emitters: [ingest], failure: true, alarms: ['SignatureRejectedSpike', 'NonSignatureRejections'] },
+  RunCompletedAccepted: { emitters: [ingest], failure: false, alarms: ['Silence', 'UndeliveredDigests'] },
+  IngestUnavailable: {
+    emitters: [ingest],
+    failure: true,
+    alarms: [],
+    unalarmed: 'each is also a DeliveryRejected with an *_unavailable reason: NonSignatureRejections fires on the first',
+  },
+  DeliveryQuarantined: { emitters: [ingest], failure: true, alarms: ['DeliveryQuarantined'] },
+  SigningSecretsInvalid: { emitters: [ingest], failure: true, alarms: ['SigningSecretsInvalid'] },
+  SigningSecretsUnreadable: { emitters: [ingest], failure: true, alarms: ['SigningSecretsUnreadable'] },
+  DigestPosted: { emitters: [digest], failure: false, alarms: ['UndeliveredDigests'] },
+  DraftNoticePosted: { emitters: [digest], failure: false, alarms: [] },
+  EventSuperseded: { emitters: [digest], failure: false, alarms: ['UndeliveredDigests'] },
+  EventDuplicate: { emitters: [digest], failure: false, alarms: ['UndeliveredDigests'] },
+  DigestFailed: {
+    emitters: [digest],
+    failure: true,
+    alarms: [],
+    unalarmed: 'every failed record is handed back and counted in BatchItemFailed (alarm BatchItemFailures)',
+  },
+  MessageQuarantined: { emitters: [digest], failure: true, alarms: ['MessageQuarantined'] },
+  BatchItemFailed: { emitters: [digest], failure: true, alarms: ['BatchItemFailures'] },
+  RunMuted: { emitters: [digest], failure: false, alarms: ['UndeliveredDigests'] },
+  SlackRequestRejected: { emitters: [slack], failure: true, alarms: ['SlackRequestRejectedSpike'] },
+  SlackCommandAnswered: { emitters: [slack, digest], failure: false, alarms: [] },
+  SlackCommandDeferred: { emitters: [slack], failure: false, alarms: [] },
+  SlackActionHandled: { emitters: [slack], failure: false, alarms: [] },
+  SlackResponseFailed: { emitters: [slack, digest], failure: true, alarms: ['SlackAnswersUndelivered'] },
+  SlackPostPaced: { emitters: [digest], failure: false, alarms: [] },
+  SlackRateLimited: { emitters: [digest], failure: true, alarms: ['SlackPaceRateLimited'] },
+  DigestMutedSkip: { emitters: [digest], failure: false, alarms: [] },
+  SlackSigningSecretInvalid: { emitters: [slack], failure: true, alarms: ['SlackSigningSecretUnusable'] },
+  SlackSigningSecretUnreadable: { emitters: [slack], failure: true, alarms: ['SlackSigningSecretUnusable'] },
+  WebhookThrottled: { emitters: [WEBHOOK_API_SERVICE], failure: true, alarms: ['WebhookThrottled'] },
 };
+
+/** Whether each custom metric counts a failure (from the registry). */
+export const COUNTS_A_FAILURE: Readonly<Record<AnyMetricName, boolean>> = Object.fromEntries(
+  Object.entries(METRIC_REGISTRY).map(([name, spec]) => [name, spec.failure]),
+) as Record<AnyMetricName, boolean>;
 
 /** HTTP paths of the API (API Gateway routes and the local gateway). */
 export const HTTP_PATHS = { webhook: '/webhook', slackCommands: '/slack/commands', slackInteractions: '/slack/interactions' } as const;
@@ -183,9 +218,13 @@ export const QUEUE_MESSAGE_KINDS = {
 /** Signature timestamps further than this from now are refused (the service's documented window). */
 export const DEFAULT_SIGNATURE_TOLERANCE_SECONDS = 300;
 
+/** How a channel gets digests: `full` every digest; `changes` one compact line when nothing moved. */
+export const DIGEST_MODES = ['full', 'changes'] as const;
+export type DigestMode = (typeof DIGEST_MODES)[number];
+
 /** Defaults of the digest configuration, shared by the stack's config and the function's env reader. */
 export const DIGEST_DEFAULTS = {
-  mode: 'full',
+  mode: 'full' as DigestMode,
   visibilityRange: '7d',
   gapsPageSize: 50,
   leaseSeconds: 120,
@@ -250,6 +289,9 @@ export const STACK_OUTPUTS = {
   webhookUrl: 'WebhookUrl',
   queueUrl: 'QueueUrl',
   dlqUrl: 'DlqUrl',
+  /** Queue of deferred slash commands, and its DLQ (answers nobody got). */
+  commandsQueueUrl: 'CommandsQueueUrl',
+  commandsDlqUrl: 'CommandsDlqUrl',
   tableName: 'TableName',
   readApiKeySecretArn: 'ReadApiKeySecretArn',
   slackTokenSecretArn: 'SlackTokenSecretArn',

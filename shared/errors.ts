@@ -75,3 +75,25 @@ export class UnexpectedResponse extends Error {
     super(message);
   }
 }
+
+/**
+ * The channel's posting pace would make this record wait longer than its invocation can: it goes
+ * back to the queue for that wait (a RateLimited, so the batch sets the visibility) — not a failure.
+ */
+export class ChannelPaceDeferred extends RateLimited {
+  override name = 'ChannelPaceDeferred';
+  constructor(
+    readonly channel: string,
+    readonly retryAfterMs: number,
+  ) {
+    super(`channel ${channel} is at Slack's pace; posting resumes in ${retryAfterMs} ms`, Math.max(1, Math.ceil(retryAfterMs / 1000)));
+  }
+}
+
+/** A store operation failed for a reason other than the data (throttling, network, permissions); `cause` has the SDK error. */
+export class SlackAppStoreError extends Error {
+  override name = 'SlackAppStoreError';
+  constructor(operation: string, options: { cause: unknown }) {
+    super(`${operation} failed: ${options.cause instanceof Error ? options.cause.name : 'unknown error'}`, options);
+  }
+}

@@ -2,19 +2,10 @@
  * Webhook events as the service delivers them (spec §2 "Webhook delivery body", §6 "Events"),
  * and the envelope the ingest function puts on the queue.
  */
+import type { WebhookEvent } from './ports';
 import { isRecord } from './util';
 
-/** Event types the bridge acts on. Other signed types are acknowledged and dropped. */
-export const HANDLED_EVENT_TYPES = ['run.completed', 'draft.ready'] as const;
-export type HandledEventType = (typeof HANDLED_EVENT_TYPES)[number];
-
-/** A delivery body that passed structural validation. `data` is kept as sent (ids and counts only). */
-export interface WebhookEvent {
-  id: string;
-  type: string;
-  created_at: string;
-  data: Record<string, unknown>;
-}
+export type { QueuedEvent, WebhookEvent } from './ports';
 
 export interface RunCompletedData {
   project_id: string;
@@ -28,12 +19,6 @@ export interface DraftReadyData {
   asset_id: string;
   /** Type not fixed by the spec: rendered as given. */
   version: unknown;
-}
-
-/** What ingest sends to SQS: the verified event plus when the bridge received it. */
-export interface QueuedEvent {
-  event: WebhookEvent;
-  received_at: string;
 }
 
 /** SQS message attribute names set by ingest (used by the CLI's DLQ selectors too). */
@@ -115,7 +100,7 @@ function dataIdProblem(value: unknown, name: string): string | undefined {
 }
 
 export function isHandledEventType(type: string): type is HandledEventType {
-  return (HANDLED_EVENT_TYPES as readonly string[]).includes(type);
+  return Object.hasOwn(EVENT_TYPES, type);
 }
 
 /** The project id of an event, when it carries one as a non-empty string. */
@@ -203,11 +188,56 @@ function admissionProblem(event: WebhookEvent, signedAtSeconds: number, toleranc
   // The service signs at send time, after creating the event (retries re-sign later), so a genuine
   // created_at is never after t. A far-future one would supersede every later run of its project.
   if (Date.parse(event.created_at) > (signedAtSeconds + toleranceSeconds) * 1000) return '"created_at" is after the signature timestamp';
-  if (event.type === 'run.completed') return problemOf(parseRunCompletedData(event.data));
-  if (event.type === 'draft.ready') return problemOf(parseDraftReadyData(event.data));
-  return undefined;
+  if (!isHandledEventType(event.type)) return undefined;
+  const data = EVENT_TYPES[event.type].parseData(event.data);
+  return data.ok ? undefined : data.reason;
 }
 
-function problemOf(validation: DataValidation<unknown>): string | undefined {
-  return validation.ok ? undefined : validation.reason;
+// --- The event-type registry ---------------------------------------------------------------------
+
+/** What each handled event type's `data` parses into: the key set is the list of handled types. */
+export interface EventDataByType {
+  'run.completed': RunCompletedData;
+  'draft.ready': DraftReadyData;
+}
+export type HandledEventType = keyof EventDataByType;
+
+export interface EventTypeSpec<T extends HandledEventType> {
+  /** Checks and narrows `data`: ingest quarantines a delivery whose data fails, with the reason. */
+  parseData(data: Record<string, unknown>): DataValidation<EventDataByType[T]>;
+  /** Example `data` (`bridge trigger`'s default fixture); `freshId` for each id that differs per event. */
+  exampleData(projectId: string, freshId: () => string): Record<string, unknown>;
+}
+
+/**
+ * Every event type the bridge acts on; other signed types are acknowledged and dropped. A mapped type,
+ * so a type added to EventDataByType fails `tsc` here and at its digest handler (shared/digest/process.ts)
+ * until each is written.
+ */
+export const EVENT_TYPES: { readonly [T in HandledEventType]: EventTypeSpec<T> } = {
+  'run.completed': {
+    parseData: parseRunCompletedData,
+    exampleData: (projectId, freshId) => ({ project_id: projectId, run_id: freshId(), status: 'completed', answers: 120 }),
+  },
+  'draft.ready': {
+    parseData: parseDraftReadyData,
+    exampleData: (projectId, freshId) => ({ project_id: projectId, asset_id: freshId(), version: 1 }),
+  },
+};
+
+export const HANDLED_EVENT_TYPES = Object.keys(EVENT_TYPES) as readonly HandledEventType[];
+
+/** A handled event with its parsed data, discriminated by `type`. */
+export type TypedEvent = { [T in HandledEventType]: { type: T; event: WebhookEvent; data: EventDataByType[T] } }[HandledEventType];
+
+/** The event with its data parsed by its type's parser; the reason when the type is not handled or the data fails. */
+export function parseTypedEvent(event: WebhookEvent): DataValidation<TypedEvent> {
+  if (!isHandledEventType(event.type)) return { ok: false, reason: `unhandled event type "${event.type}"` };
+  return typedAs(event.type, event);
+}
+
+function typedAs<T extends HandledEventType>(type: T, event: WebhookEvent): DataValidation<TypedEvent> {
+  const data = EVENT_TYPES[type].parseData(event.data);
+  // TypeScript does not correlate T across the union: this is the entry of the same T.
+  return data.ok ? { ok: true, data: { type, event, data: data.data } as TypedEvent } : data;
 }

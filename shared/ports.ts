@@ -3,12 +3,12 @@
  * shared/adapters implement them (DynamoDB, SQS, the read API over fetch, Slack, Secrets Manager,
  * Powertools); tests and the local stack pass the same adapters pointed at local peers. Failures
  * cross these ports as the vocabulary of ./errors.
+ *
+ * A leaf: the data that crosses a port is declared here (or in the leaf modules contracts and
+ * read-api-types), never imported from domain logic, so no import cycle can run through a port.
  */
-import type { MetricName } from './contracts';
-import type { QueuedEvent } from './events';
-import type { QuarantinedDelivery } from './quarantine';
-import type { Gap, Project, Probe, ReasoningCard, VisibilityOverview } from './read-api-types';
-import type { ProjectSnapshot } from './digest/snapshot';
+import type { DigestMode, MetricName, QUEUE_MESSAGE_KINDS } from './contracts';
+import type { Gap, Project, Probe, ReasoningCard, Scalar, VisibilityOverview } from './read-api-types';
 
 // --- Clock -------------------------------------------------------------------------------------
 
@@ -33,6 +33,37 @@ export interface Log {
 export interface Metrics {
   /** Adds 1 (or `value`) to a count metric; `dimensions` adds a breakdown such as the rejection reason. */
   count(name: MetricName, value?: number, dimensions?: Record<string, string>): void;
+}
+
+// --- Messages that cross the queue -------------------------------------------------------------
+
+/** A delivery body that passed structural validation (shared/events.ts). `data` is kept as sent. */
+export interface WebhookEvent {
+  id: string;
+  type: string;
+  created_at: string;
+  data: Record<string, unknown>;
+}
+
+/** What ingest sends to SQS: the verified event plus when the bridge received it. */
+export interface QueuedEvent {
+  event: WebhookEvent;
+  received_at: string;
+}
+
+/** The DLQ message body of a quarantined delivery (JSON; shared/quarantine.ts). */
+export interface QuarantinedDelivery {
+  kind: typeof QUEUE_MESSAGE_KINDS.quarantinedDelivery;
+  /** The body exactly as received (base64 of the bytes the signature covered, a BOM included). */
+  raw_base64: string;
+  /** Why ingest could not process it (a fixed text, never body content). */
+  reason: string;
+  /** When ingest received it (ISO 8601 UTC). */
+  received_at: string;
+  /** The `t` of the verified signature (unix seconds): re-admission checks `created_at` against it. */
+  signed_at: number;
+  /** The body's id, when it is one that can be stored (printable ASCII, bounded). */
+  event_id?: string | undefined;
 }
 
 // --- Ingest: delivery store and queue ----------------------------------------------------------
@@ -177,6 +208,43 @@ export interface DigestStore {
   putSnapshot(snapshot: ProjectSnapshot): Promise<void>;
 }
 
+export interface SnapshotGap {
+  prompt_id: string;
+  prompt_ref: Scalar;
+  prompt_text: string;
+  /** Engines it was lost on (absent in snapshots written before digest v2). */
+  platforms_losing?: string[] | undefined;
+}
+
+/** One past run's numeric headline values. */
+export interface SnapshotPoint {
+  createdAt: string;
+  runId: string;
+  metrics: Record<string, number>;
+}
+
+/** The per-project snapshot kept between digests (shared/digest/snapshot.ts builds and compares it). */
+export interface ProjectSnapshot {
+  projectId: string;
+  /** `created_at` of the run.completed event the snapshot was taken from. */
+  lastCreatedAt: string;
+  lastRunId: string;
+  /** Numeric headline values by metric label (see `parseNumericValue`). */
+  metrics: Record<string, number>;
+  /** Gaps in API order (worst first), de-duplicated by prompt_id. */
+  gaps: SnapshotGap[];
+  /** True when the gaps list filled the page it was read with: gaps beyond it exist or may exist. */
+  gapsTruncated?: boolean | undefined;
+  /** The page size the gaps were read with. */
+  pageSize?: number | undefined;
+  /** The last runs, oldest first, this one included; at most `SNAPSHOT_HISTORY_RUNS`. */
+  history?: SnapshotPoint[] | undefined;
+  /** Each engine's main figure (see `rowPrimaryValue`) by engine name; at most `SNAPSHOT_MAX_METRICS`. */
+  engines?: Record<string, number> | undefined;
+  /** Top-level ts of the latest digest by channel: a draft notice is posted into that thread. */
+  digestThreads?: Record<string, string> | undefined;
+}
+
 /** Changes when a received message becomes visible again. */
 export interface MessageVisibility {
   delay(receiptHandle: string, seconds: number): Promise<void>;
@@ -190,4 +258,84 @@ export interface MessageVisibility {
  */
 export interface DeadLetters {
   quarantine(body: string, reason: string, attributes: Readonly<Record<string, string>>): Promise<void>;
+}
+
+// --- Pacing --------------------------------------------------------------------------------------
+
+/** A reservation of a channel's next posting slot. */
+export type PaceDecision =
+  /** Post after waiting `waitMs` (0: now). The slot is reserved. */
+  | { status: 'reserved'; waitMs: number }
+  /** The wait would exceed the caller's budget: nothing reserved; hand the work back for `retryAfterMs`. */
+  | { status: 'deferred'; retryAfterMs: number };
+
+export interface SlotRequest {
+  /** Slack's Retry-After after a 429: the channel's slots move past it, for every worker. */
+  notBeforeMs?: number | undefined;
+  /** Consecutive slots to reserve (a digest and its thread replies go out together); default 1. */
+  slots?: number | undefined;
+}
+
+/** Paces posts per channel (Slack allows about one message per second per channel; shared/pacing.ts). */
+export interface ChannelPacer {
+  /** The time one post occupies in a channel. */
+  readonly intervalMs: number;
+  /** The channel's next slot(s) (see SlotRequest); the decision's wait is for the first. */
+  reserve(channel: string, nowMs: number, maxWaitMs: number, request?: SlotRequest): Promise<PaceDecision>;
+}
+
+// --- Subscriptions (the Slack app writes them, the digest routes by them) ----------------------
+
+/** Who did something in Slack. */
+export interface Actor {
+  userId: string;
+  userName?: string | undefined;
+}
+
+/** One project ↔ channel subscription with its settings and the last change made to it. */
+export interface Subscription {
+  projectId: string;
+  /** The project's name when subscribed: lets `list`, `mute`, … answer without the read API. */
+  projectName: string;
+  channel: string;
+  mode: DigestMode;
+  /** Epoch ms until which digests to this channel are skipped; absent when not muted. */
+  mutedUntilMs?: number | undefined;
+  createdBy: string;
+  createdAtMs: number;
+  changedBy: string;
+  changedAtMs: number;
+  /** Human summary of the last change, e.g. "muted for 7d" — shown on digests and in `list`. */
+  lastChange: string;
+}
+
+export type SettingsChange = { kind: 'mute'; untilMs: number; label: string } | { kind: 'unmute' } | { kind: 'mode'; mode: DigestMode };
+
+export interface NewSubscription {
+  projectId: string;
+  projectName: string;
+  channel: string;
+  actor: Actor;
+  nowMs: number;
+  mode?: DigestMode | undefined;
+  mutedUntilMs?: number | undefined;
+  lastChange?: string | undefined;
+}
+
+export type SubscribeResult = { status: 'subscribed'; subscription: Subscription } | { status: 'already'; subscription: Subscription };
+
+/** Many-to-many project ↔ channel subscriptions. Errors of the backing store propagate (the caller retries). */
+export interface SubscriptionStore {
+  /** Adds the subscription; an existing one keeps its settings (`already`). */
+  subscribe(input: NewSubscription): Promise<SubscribeResult>;
+  /** false when the channel was not subscribed to the project. */
+  unsubscribe(projectId: string, channel: string): Promise<boolean>;
+  /** Applies the change; null when the channel is not subscribed to the project. */
+  change(projectId: string, channel: string, change: SettingsChange, actor: Actor, nowMs: number): Promise<Subscription | null>;
+  /** Every channel subscribed to the project (digest routing). */
+  forProject(projectId: string): Promise<Subscription[]>;
+  /** Every project the channel subscribes (`list`). */
+  forChannel(channel: string): Promise<Subscription[]>;
+  /** Every subscription (`bridge subscriptions list`); a full scan, for operators only. */
+  listAll(): Promise<Subscription[]>;
 }

@@ -10,22 +10,10 @@
  */
 import { QUEUE_MESSAGE_KINDS, DEFAULT_SIGNATURE_TOLERANCE_SECONDS } from './contracts';
 import { isHandledEventType, isStorableEventId, parseSignedDelivery, type QueuedEvent, type WebhookEvent } from './events';
+import type { QuarantinedDelivery } from './ports';
 import { isRecord } from './util';
 
-/** The DLQ message body of a quarantined delivery (JSON). */
-export interface QuarantinedDelivery {
-  kind: typeof QUEUE_MESSAGE_KINDS.quarantinedDelivery;
-  /** The body exactly as received (base64 of the bytes the signature covered, a BOM included). */
-  raw_base64: string;
-  /** Why ingest could not process it (a fixed text, never body content). */
-  reason: string;
-  /** When ingest received it (ISO 8601 UTC). */
-  received_at: string;
-  /** The `t` of the verified signature (unix seconds): re-admission checks `created_at` against it. */
-  signed_at: number;
-  /** The body's id, when it is one that can be stored (printable ASCII, bounded). */
-  event_id?: string | undefined;
-}
+export type { QuarantinedDelivery } from './ports';
 
 /** SQS message attributes of a quarantined delivery (`event_id` only when known and storable). */
 export const QUARANTINE_ATTRIBUTES = {

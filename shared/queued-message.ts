@@ -2,18 +2,11 @@
  * The one parser of a queued message (the body ingest sends to SQS, docs/CONTRACTS.md): parsed once
  * into what the digest acts on, or into why it never can be. The digest and `bridge dlq` share it.
  */
-import {
-  isHandledEventType,
-  parseDraftReadyData,
-  parseRunCompletedData,
-  validateWebhookEvent,
-  type DraftReadyData,
-  type RunCompletedData,
-  type WebhookEvent,
-} from './events';
+import { parseTypedEvent, validateWebhookEvent, type TypedEvent } from './events';
 import { isRecord } from './util';
 import { QUEUE_MESSAGE_KINDS } from './contracts';
-import { parseDeferredSlackCommand, type DeferredSlackCommand } from './slack-app/service';
+import { parseDeferredSlackCommand } from './slack-app/service';
+import type { DeferredSlackCommand } from './slack-app/ports';
 import { parseQuarantinedDelivery, readmitQuarantined, type QuarantinedDelivery } from './quarantine';
 
 /** What could be read from a message, usable or not (for logs and `bridge dlq list`). */
@@ -26,8 +19,8 @@ export interface QueuedMessageHints {
 }
 
 export type QueuedMessage =
-  | { kind: 'run_completed'; event: WebhookEvent; run: RunCompletedData; hints: QueuedMessageHints }
-  | { kind: 'draft_ready'; event: WebhookEvent; draft: DraftReadyData; hints: QueuedMessageHints }
+  /** A webhook event of a handled type, its data parsed by the type's entry in EVENT_TYPES. */
+  | { kind: 'event'; typed: TypedEvent; hints: QueuedMessageHints }
   /** A `/visibility` command the Slack endpoint deferred (it needs the read API). */
   | { kind: 'slack_command'; command: DeferredSlackCommand; hints: QueuedMessageHints }
   /** A replayed quarantined delivery of a type the bridge does not act on: acknowledged, as ingest would. */
@@ -69,14 +62,8 @@ function readmitted(delivery: QuarantinedDelivery): QueuedMessage {
 function queuedEventOf(parsed: unknown, hints: QueuedMessageHints): QueuedMessage {
   const validation = validateWebhookEvent(isRecord(parsed) ? parsed['event'] : undefined);
   if (!validation.ok) return { kind: 'unusable', reason: `not a queued event: ${validation.reason}`, hints };
-  const event = validation.event;
-  if (!isHandledEventType(event.type)) return { kind: 'unusable', reason: `unhandled event type "${event.type}"`, hints };
-  if (event.type === 'run.completed') {
-    const run = parseRunCompletedData(event.data);
-    return run.ok ? { kind: 'run_completed', event, run: run.data, hints } : { kind: 'unusable', reason: run.reason, hints };
-  }
-  const draft = parseDraftReadyData(event.data);
-  return draft.ok ? { kind: 'draft_ready', event, draft: draft.data, hints } : { kind: 'unusable', reason: draft.reason, hints };
+  const typed = parseTypedEvent(validation.event);
+  return typed.ok ? { kind: 'event', typed: typed.data, hints } : { kind: 'unusable', reason: typed.reason, hints };
 }
 
 function slackCommandOf(body: Record<string, unknown>, hints: QueuedMessageHints): QueuedMessage {

@@ -5,27 +5,37 @@
  */
 import type { SQSBatchResponse, SQSRecord } from 'aws-lambda';
 import { ConfigError, integer, optionalString, requiredString, stringMap, url, type Env } from '../../shared/config-env';
-import { DIGEST_DEFAULTS, ENV, SLACK_APP_DEFAULTS, type EnvName } from '../../shared/contracts';
+import { DIGEST_DEFAULTS, DIGEST_MODES, ENV, SLACK_APP_DEFAULTS, type DigestMode, type EnvName } from '../../shared/contracts';
+import type { SQSClient } from '@aws-sdk/client-sqs';
 import { createDynamoClient, createSqsClient, readAwsEndpoints, type AwsEndpoints } from '../../shared/adapters/aws-clients';
 import { DynamoDigestStore, DIGEST_RETENTION_SECONDS } from '../../shared/adapters/dynamo-digest-store';
 import { SqsMessageVisibility } from '../../shared/adapters/sqs-message-visibility';
 import { DynamoSubscriptionStore } from '../../shared/adapters/dynamo-subscription-store';
 import { DynamoChannelPacer } from '../../shared/adapters/dynamo-channel-pacer';
-import { ResponseUrlResponder, SLACK_RESPONSE_ORIGINS } from '../../shared/adapters/slack-response-url';
+import { ResponseUrlResponder, responseOriginsFor } from '../../shared/adapters/slack-response-url';
 import { SqsDeadLetters } from '../../shared/adapters/sqs-dead-letters';
 import { createSecretsProvider, secretsManagerSecret } from '../../shared/adapters/secrets-manager';
 import { ReadApiClient } from '../../shared/adapters/read-api';
 import { createSlackPoster } from '../../shared/adapters/slack-poster';
 import { readHeaderSecretValue, staticSecret } from '../../shared/secrets';
-import { systemClock, type Clock, type Log, type Metrics, type SecretSource, type SlackPoster } from '../../shared/ports';
+import {
+  systemClock,
+  type Clock,
+  type Log,
+  type MessageVisibility,
+  type Metrics,
+  type SecretSource,
+  type SlackPoster,
+} from '../../shared/ports';
 import { handleSqsBatch } from '../../shared/digest/sqs-batch';
 import type { DigestDeps } from '../../shared/digest/process';
 import { dashboardUrlTemplateProblem } from '../../shared/digest/links';
-import type { DigestMode } from '../../shared/digest/render';
 
 export interface DigestConfig {
   tableName: string;
   queueUrl: string;
+  /** Deferred slash commands' queue (a second event source); unset where commands share the digest queue. */
+  commandsQueueUrl: string | undefined;
   dlqUrl: string;
   readApiBaseUrl: string;
   readApiKey: { secretArn: string } | { value: string };
@@ -76,6 +86,7 @@ export function readDigestConfig(env: Env): DigestConfig {
   return {
     tableName: requiredString(env, ENV.tableName),
     queueUrl: requiredString(env, ENV.queueUrl),
+    commandsQueueUrl: optionalString(env, ENV.commandsQueueUrl),
     dlqUrl: requiredString(env, ENV.dlqUrl),
     readApiBaseUrl: url(env, ENV.readApiBaseUrl),
     readApiKey: secretRef(env, ENV.readApiKeySecretArn, ENV.readApiKey),
@@ -108,19 +119,9 @@ function dashboardUrlTemplate(env: Env): string | undefined {
 
 function digestMode(env: Env): DigestMode {
   const mode = optionalString(env, ENV.digestMode) ?? DIGEST_DEFAULTS.mode;
-  if (mode !== 'full' && mode !== 'changes') throw new ConfigError(ENV.digestMode, `must be "full" or "changes", got "${mode}"`);
-  return mode;
-}
-
-/**
- * Where answers to deferred slash commands may go: Slack's hooks host, plus the local Slack server's
- * origin when SLACK_API_URL points at one (its response_urls are on that server).
- */
-export function responseOrigins(slackApiUrl: string | undefined): string[] {
-  const origins: string[] = [...SLACK_RESPONSE_ORIGINS];
-  const local = slackApiUrl !== undefined && URL.canParse(slackApiUrl) ? new URL(slackApiUrl).origin : undefined;
-  if (local !== undefined && !origins.includes(local)) origins.push(local);
-  return origins;
+  const known = DIGEST_MODES.find((m) => m === mode);
+  if (known === undefined) throw new ConfigError(ENV.digestMode, `must be "full" or "changes", got "${mode}"`);
+  return known;
 }
 
 /** Time kept back from the Lambda's remaining time so the function returns its batch response. */
@@ -170,6 +171,17 @@ function clientsForSecrets(config: DigestConfig, deadline: () => number, clock: 
   };
 }
 
+/** Failed records get their retry delay on the queue they came from: the digest queue or the commands queue. */
+function visibilityByQueue(sqs: SQSClient, config: DigestConfig): (records: readonly SQSRecord[]) => MessageVisibility {
+  const digest = new SqsMessageVisibility(sqs, config.queueUrl);
+  const commandsUrl = config.commandsQueueUrl;
+  if (commandsUrl === undefined) return () => digest;
+  const commands = new SqsMessageVisibility(sqs, commandsUrl);
+  const commandsArnSuffix = `:${commandsUrl.slice(commandsUrl.lastIndexOf('/') + 1)}`;
+  // An event source reads one queue, so every record of a batch has the same ARN (…:<queue name>).
+  return (records) => (records[0]?.eventSourceARN.endsWith(commandsArnSuffix) ? commands : digest);
+}
+
 export function createDigestRuntime(
   config: DigestConfig,
   observe: { log: Log; metrics: Metrics },
@@ -187,7 +199,7 @@ export function createDigestRuntime(
     now: () => clock.now(),
   });
   const sqs = createSqsClient({ ...DIGEST_CLIENT_BOUNDS, ...config.aws.sqs });
-  const visibility = new SqsMessageVisibility(sqs, config.queueUrl);
+  const visibility = visibilityByQueue(sqs, config);
   const deadLetters = new SqsDeadLetters(sqs, config.dlqUrl);
   const clients = clientsForSecrets(config, () => deadlineMs, clock);
   // Subscriptions and channel paces live in the same table as the claims.
@@ -197,7 +209,7 @@ export function createDigestRuntime(
     params: { intervalMs: config.paceIntervalMs, burst: SLACK_APP_DEFAULTS.paceBurst },
     clock: () => clock.now(),
   });
-  const responder = new ResponseUrlResponder({ allowedOrigins: responseOrigins(config.slackApiUrl) });
+  const responder = new ResponseUrlResponder({ allowedOrigins: responseOriginsFor(config.slackApiUrl) });
 
   const resolveDeps = async (): Promise<DigestDeps> => {
     // Both go in an Authorization header: a value fetch would refuse fails here as "fix the secret <name>".
@@ -226,7 +238,7 @@ export function createDigestRuntime(
   return {
     handle(records, remainingMs) {
       deadlineMs = clock.now() + remainingMs - DEADLINE_MARGIN_MS;
-      return handleSqsBatch(records, resolveDeps, visibility, observe.log, observe.metrics);
+      return handleSqsBatch(records, resolveDeps, visibility(records), observe.log, observe.metrics);
     },
   };
 }

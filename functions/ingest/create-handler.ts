@@ -7,7 +7,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from '
 import { boundedHeader, handleDelivery } from '../../shared/ingest';
 import { createIngestDeps, readIngestConfig } from './runtime';
 import { createObservability, type Observability } from '../../shared/adapters/powertools';
-import { httpApiResultFrom, ingestRequestFromHttpApi } from './http-api-event';
+import { httpApiResult, httpApiRouteOf } from '../http-api';
 import type { Env } from '../../shared/config-env';
 import { DEFAULT_STAGE, ENV, SERVICES } from '../../shared/contracts';
 
@@ -16,10 +16,11 @@ export type IngestHandler = (event: APIGatewayProxyEventV2) => Promise<APIGatewa
 export function createIngestHandler(env: Env, observability: Observability = observabilityFor(env)): IngestHandler {
   const deps = createIngestDeps(readIngestConfig(env), observability);
   return async (event) => {
-    const request = ingestRequestFromHttpApi(event);
+    // The body stays as sent (base64 or not): its size is checked before it is decoded.
+    const request = { ...httpApiRouteOf(event), body: event.body, isBase64Encoded: event.isBase64Encoded };
     observability.appendKeys({ deliveryId: boundedHeader(request.headers['x-service-delivery']) });
     try {
-      return httpApiResultFrom(await handleDelivery(request, deps));
+      return httpApiResult(await handleDelivery(request, deps));
     } finally {
       observability.flush();
       observability.resetKeys();

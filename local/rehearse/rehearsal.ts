@@ -321,7 +321,7 @@ async function digestScenario(context: ScenarioContext): Promise<void> {
   context.record(`digest: posted in the configured channel ${channel}`, true, (post.text ?? '').slice(0, 80));
 }
 
-function slashCommandForm(context: ScenarioContext, text: string): string {
+function slashCommandForm(context: ScenarioContext, text: string, responseUrl = 'https://hooks.slack.com/commands/T0/1/rehearsal'): string {
   return new URLSearchParams({
     token: 'unused',
     team_id: context.stack.peers.slack.teamId,
@@ -331,7 +331,7 @@ function slashCommandForm(context: ScenarioContext, text: string): string {
     user_name: 'operator',
     command: '/visibility',
     text,
-    response_url: 'https://hooks.slack.com/commands/T0/1/rehearsal',
+    response_url: responseUrl,
     trigger_id: '1.2.3',
   }).toString();
 }
@@ -342,6 +342,19 @@ async function slashCommandScenario(context: ScenarioContext): Promise<void> {
     'slash command: signed /visibility help is answered',
     answer.status === 200,
     `HTTP ${answer.status} ${answer.text.slice(0, 120)}`,
+  );
+  // A deferred answer the bridge can never deliver (a response_url it refuses to call) is retried from
+  // the commands' own queue, then rests in their DLQ: its event source, redrive and alarm metric.
+  const dlqUrl = context.outputs['CommandsDlqUrl']!;
+  const form = slashCommandForm(context, 'projects', 'https://answers.invalid/never');
+  const deferred = await context.slackRequest(context.outputs['SlackCommandsUrl']!, form);
+  await context.waitFor('the undeliverable command in the commands DLQ', async () =>
+    (await context.stack.queueCounts(dlqUrl)).visible > 0 ? true : undefined,
+  );
+  context.record(
+    'slash command: an answer that cannot be delivered rests in the commands DLQ',
+    deferred.status === 200,
+    `HTTP ${deferred.status}`,
   );
 }
 
@@ -379,8 +392,8 @@ async function faultScenarios(context: ScenarioContext): Promise<void> {
 
   // At once: an unusable record put straight on the digest queue, a run and an older run of the
   // same project (superseded), while Slack answers the first post with 429 (waited out).
-  const queue = stack.queues().find((q) => q.hasRedrive);
-  if (!queue) throw new Error('the template has no queue with a redrive policy');
+  const queue = stack.queues().find((q) => q.url === context.outputs['QueueUrl']);
+  if (!queue) throw new Error('the stack output QueueUrl names no queue of the template');
   const postsBefore = context.postsIn(context.defaultChannel).length;
   stack.peers.slack.injectFault({ method: 'chat.postMessage', kind: 'ratelimited', times: 1, retryAfterSeconds: 1 });
   const sqs = createSqsClient(stack.peers.sqs.url);
@@ -511,8 +524,8 @@ async function floodScenario(context: ScenarioContext): Promise<void> {
 /** Slack down: the digest's record goes to the DLQ after maxReceiveCount; `bridge dlq replay --stack` posts it once. */
 async function slackOutageScenario(context: ScenarioContext): Promise<void> {
   const { stack } = context;
-  const dlq = stack.queues().find((q) => !q.hasRedrive);
-  if (!dlq) throw new Error('the template has no dead-letter queue');
+  const dlq = stack.queues().find((q) => q.url === context.outputs['DlqUrl']);
+  if (!dlq) throw new Error('the stack output DlqUrl names no queue of the template');
   const channel = context.defaultChannel;
   const parkedBefore = (await stack.queueCounts(dlq.url)).visible;
   stack.peers.slack.injectFault({ method: 'chat.postMessage', kind: 'server_error' });

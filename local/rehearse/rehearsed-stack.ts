@@ -31,8 +31,8 @@ import { createResources, type CreatedResources } from './resources';
 import type { MetricId } from './alarm-coverage';
 
 export const REHEARSAL_ACCOUNT_ID = '000000000000';
-/** Queue time runs this much faster: the template's 1,985 s visibility timeout passes in about 3 s. */
-export const DEFAULT_TIME_SCALE = 600;
+/** Queue time runs this much faster: the rest of the template's 1,985 s visibility timeout passes in about 1 s. */
+export const DEFAULT_TIME_SCALE = 2000;
 const EGRESS_PRELOAD = fileURLToPath(new URL('./egress.cjs', import.meta.url));
 
 export interface RehearsedStackOptions {
@@ -190,6 +190,15 @@ export class RehearsedStack {
       const busy = this.pollers.some((poller) => poller.inFlight > 0) || this.gateway.inFlight > 0;
       if (!busy && (await this.queuedMessages(false)) === 0) return true;
       await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    if (process.env['REHEARSAL_DEBUG']) {
+      for (const queue of this.queues()) console.error('settle timed out:', queue.name, await this.queueCounts(queue.url));
+      console.error(
+        'pollers in flight:',
+        this.pollers.map((poller) => poller.inFlight),
+        'gateway:',
+        this.gateway.inFlight,
+      );
     }
     return false;
   }
@@ -424,6 +433,10 @@ export class RehearsedStack {
         // The environment enforces the function's timeout; the poller only needs to outlast it.
         functionTimeoutMs: (fn.spec.timeoutSeconds + 5) * 1000,
         functionName: fn.spec.functionName,
+        // Lambda's event source leaves a failed record hidden for the rest of its visibility timeout; here that wait is compressed.
+        onBatch: (outcome) => {
+          if (outcome.failed.length > 0) this.peers.sqs.expedite(queue.url, outcome.failed);
+        },
       });
       poller.start();
       this.pollers.push(poller);

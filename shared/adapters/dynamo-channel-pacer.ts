@@ -1,6 +1,6 @@
 /**
  * ChannelPacer on the bridge's table: `pace#<channel id>` holds `tat_ms`, the channel's GCRA
- * theoretical arrival time (see shared/slack-app/pacing.ts). A reservation is a read and one
+ * theoretical arrival time (see shared/pacing.ts). A reservation is a read and one
  * conditional write on the value read; a lost race re-reads and tries again, a few times.
  * `expires_at` lets TTL drop channels that went quiet.
  */
@@ -12,8 +12,9 @@ import {
   type DynamoDBClient,
 } from '@aws-sdk/client-dynamodb';
 import { SLACK_APP_DEFAULTS, TABLE } from '../contracts';
-import { reserveSlot, type PaceParams, type SlotRequest } from '../slack-app/pacing';
-import { SlackAppStoreError, type ChannelPacer, type PaceDecision } from '../slack-app/ports';
+import { SlackAppStoreError } from '../errors';
+import { reserveSlot, type PaceParams } from '../pacing';
+import type { ChannelPacer, PaceDecision, SlotRequest } from '../ports';
 
 export interface DynamoChannelPacerOptions {
   tableName: string;

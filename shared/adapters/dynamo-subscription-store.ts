@@ -18,17 +18,9 @@ import {
   type AttributeValue,
   type DynamoDBClient,
 } from '@aws-sdk/client-dynamodb';
-import { SUBSCRIPTION_ATTRIBUTES, TABLE } from '../contracts';
-import {
-  SlackAppStoreError,
-  type Actor,
-  type DigestMode,
-  type NewSubscription,
-  type SettingsChange,
-  type SubscribeResult,
-  type Subscription,
-  type SubscriptionStore,
-} from '../slack-app/ports';
+import { SUBSCRIPTION_ATTRIBUTES, TABLE, type DigestMode } from '../contracts';
+import { SlackAppStoreError } from '../errors';
+import type { Actor, NewSubscription, SettingsChange, SubscribeResult, Subscription, SubscriptionStore } from '../ports';
 
 type Item = Record<string, AttributeValue>;
 

@@ -225,7 +225,7 @@ export class ReadApiClient implements ReadApi {
     if (list === undefined) throw shapeError(path, 'no "projects" array');
     const projects: Project[] = [];
     for (const item of list) {
-      if (!isObject(item)) continue;
+      if (!isRecord<Json>(item)) continue;
       const id = idString(item['id']);
       if (id === undefined) continue;
       const name = nonEmptyString(item['name']) ?? id;
@@ -243,7 +243,7 @@ export class ReadApiClient implements ReadApi {
     const metrics: Metric[] = [];
     if (Array.isArray(metricsRaw)) {
       for (const item of metricsRaw) {
-        if (!isObject(item)) continue;
+        if (!isRecord<Json>(item)) continue;
         const label = typeof item['label'] === 'string' ? item['label'] : undefined;
         if (label === undefined) continue;
         metrics.push({ label, value: toScalar(item['value']), caption: captionOf(item['caption']) });
@@ -268,7 +268,7 @@ export class ReadApiClient implements ReadApi {
     const gaps: Gap[] = [];
     let skipped = 0;
     for (const item of list) {
-      const gap = isObject(item) ? parseGap(item) : undefined;
+      const gap = isRecord<Json>(item) ? parseGap(item) : undefined;
       if (gap === undefined) skipped += 1;
       else gaps.push(gap);
     }
@@ -282,7 +282,7 @@ export class ReadApiClient implements ReadApi {
     if (list === undefined) throw shapeError(path, 'no "probes" array');
     const probes: Probe[] = [];
     for (const item of list) {
-      if (!isObject(item)) continue;
+      if (!isRecord<Json>(item)) continue;
       const id = idString(item['id']);
       if (id === undefined) continue;
       probes.push({ id, reasoning_card_id: idString(item['reasoning_card_id']) ?? null, engine: engineOf(item) });
@@ -295,16 +295,16 @@ export class ReadApiClient implements ReadApi {
     const path = `/v1/projects/${seg(projectId)}/results/${seg(resultId)}/reasoning`;
     const body = await this.get(path, {});
     let card: Json = body;
-    if (isObject(body) && !Array.isArray(body['reasons'])) {
+    if (isRecord<Json>(body) && !Array.isArray(body['reasons'])) {
       // Tolerate one wrapping object, e.g. {"reasoning_card": {"reasons": [...]}}.
-      const inner = Object.values(body).find((v) => isObject(v) && Array.isArray(v['reasons']));
+      const inner = Object.values(body).find((v) => isRecord<Json>(v) && Array.isArray(v['reasons']));
       if (inner !== undefined) card = inner;
     }
-    const list = isObject(card) ? card['reasons'] : undefined;
+    const list = isRecord<Json>(card) ? card['reasons'] : undefined;
     if (!Array.isArray(list)) throw shapeError(path, 'no "reasons" array');
     const reasons: Reason[] = [];
     for (const item of list) {
-      if (!isObject(item)) continue;
+      if (!isRecord<Json>(item)) continue;
       const impact = textOf(item['impact']);
       const category = textOf(item['category']);
       const detail = textOf(item['detail']);
@@ -396,10 +396,6 @@ function seg(value: string): string {
   return encodeURIComponent(value);
 }
 
-function isObject(value: unknown): value is JsonObject {
-  return isRecord(value);
-}
-
 function nonEmptyString(value: Json | undefined): string | undefined {
   return typeof value === 'string' && value.trim() !== '' ? value : undefined;
 }
@@ -436,17 +432,17 @@ function toScalar(value: Json | undefined): Scalar {
 /** The array under `key`, or the body itself when the service sent a bare array. */
 function listField(body: Json, key: string): Json[] | undefined {
   if (Array.isArray(body)) return body;
-  if (!isObject(body)) return undefined;
+  if (!isRecord<Json>(body)) return undefined;
   const value = body[key];
   return Array.isArray(value) ? value : undefined;
 }
 
 /** The overview object: the body, or one object field of it that holds the metrics array. */
 function findOverview(body: Json): JsonObject | undefined {
-  if (!isObject(body)) return undefined;
+  if (!isRecord<Json>(body)) return undefined;
   if (Array.isArray(body['metrics'])) return body;
   for (const value of Object.values(body)) {
-    if (isObject(value) && Array.isArray(value['metrics'])) return value;
+    if (isRecord<Json>(value) && Array.isArray(value['metrics'])) return value;
   }
   return undefined;
 }
@@ -458,9 +454,9 @@ function findCollection(overview: JsonObject, pattern: RegExp): Collection | und
   for (const [key, value] of Object.entries(overview)) {
     if (key === 'metrics' || !pattern.test(key)) continue;
     if (Array.isArray(value)) return { kind: 'array', items: value };
-    if (isObject(value)) {
+    if (isRecord<Json>(value)) {
       const entries = Object.entries(value);
-      if (entries.length > 0 && entries.every(([, v]) => isObject(v))) return { kind: 'keyed', entries };
+      if (entries.length > 0 && entries.every(([, v]) => isRecord<Json>(v))) return { kind: 'keyed', entries };
     }
   }
   return undefined;
@@ -471,7 +467,7 @@ function rowsOf(collection: Collection | undefined, scalarField: string, keyFiel
   const rows: GenericRow[] = [];
   if (collection.kind === 'array') {
     for (const item of collection.items) {
-      if (isObject(item)) {
+      if (isRecord<Json>(item)) {
         const row = flatten(item, new Set());
         if (row.length > 0) rows.push(row);
       } else if (typeof item === 'string' || typeof item === 'number' || typeof item === 'boolean') {
@@ -480,7 +476,7 @@ function rowsOf(collection: Collection | undefined, scalarField: string, keyFiel
     }
   } else {
     for (const [key, value] of collection.entries) {
-      if (!isObject(value)) continue;
+      if (!isRecord<Json>(value)) continue;
       const inner = flatten(value, new Set());
       const hasKeyField = inner.some(([field]) => field === keyField);
       rows.push(hasKeyField ? inner : [[keyField, key], ...inner]);
@@ -561,12 +557,12 @@ function errorDetails(text: string): { code: string | null; message: string | nu
   } catch {
     return { code: null, message: null };
   }
-  if (!isObject(body)) return { code: null, message: null };
+  if (!isRecord<Json>(body)) return { code: null, message: null };
   const error = body['error'];
   const code =
-    nonEmptyString(body['code']) ?? (isObject(error) ? nonEmptyString(error['code']) : undefined) ?? nonEmptyString(error) ?? null;
+    nonEmptyString(body['code']) ?? (isRecord<Json>(error) ? nonEmptyString(error['code']) : undefined) ?? nonEmptyString(error) ?? null;
   const message =
-    (isObject(error) ? nonEmptyString(error['message']) : undefined) ??
+    (isRecord<Json>(error) ? nonEmptyString(error['message']) : undefined) ??
     nonEmptyString(body['message']) ??
     nonEmptyString(body['error_description']) ??
     null;

@@ -6,7 +6,7 @@
 import { WebAPIHTTPError, WebAPIPlatformError, WebAPIRateLimitedError, WebAPIRequestError } from '@slack/web-api';
 import { ENV } from '../contracts';
 import { NeedsOperatorFix, Unavailable } from '../errors';
-import { isChannelId } from '../slack-app/routing';
+import { isChannelId } from '../routing';
 
 export type SlackUnavailableReason = 'ratelimited' | 'server_error' | 'network' | 'timeout' | 'deadline';
 

@@ -3,9 +3,24 @@
  * (Slack's hooks host in production, the local Slack server locally), so a forged queue message
  * cannot make the worker POST elsewhere.
  */
+import { ConfigError } from '../config-env';
+import { ENV } from '../contracts';
 import type { Responder, SlackReply } from '../slack-app/ports';
 
 export const SLACK_RESPONSE_ORIGINS = ['https://hooks.slack.com'] as const;
+
+/**
+ * Where answers may go, for the Slack and digest functions alike: Slack's hooks host, plus the local
+ * Slack server's origin when SLACK_API_URL points at one (its response_urls are on that server).
+ * A SLACK_API_URL that is not a URL fails the cold start.
+ */
+export function responseOriginsFor(slackApiUrl: string | undefined): string[] {
+  const origins: string[] = [...SLACK_RESPONSE_ORIGINS];
+  if (slackApiUrl === undefined || slackApiUrl === '') return origins;
+  if (!URL.canParse(slackApiUrl)) throw new ConfigError(ENV.slackApiUrl, `must be an absolute URL, got "${slackApiUrl}"`);
+  const local = new URL(slackApiUrl).origin;
+  return origins.includes(local) ? origins : [...origins, local];
+}
 
 export interface ResponseUrlResponderOptions {
   allowedOrigins?: readonly string[] | undefined;

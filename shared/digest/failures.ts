@@ -41,17 +41,3 @@ export function classifyFailure(error: unknown): FailureVerdict {
   if (error instanceof UnexpectedResponse) return { ...base, fix: error.hint };
   return base;
 }
-
-/**
- * The channel's posting pace would make this record wait longer than its invocation can: it goes
- * back to the queue for that wait (a RateLimited, so the batch sets the visibility) — not a failure.
- */
-export class ChannelPaceDeferred extends RateLimited {
-  override name = 'ChannelPaceDeferred';
-  constructor(
-    readonly channel: string,
-    readonly retryAfterMs: number,
-  ) {
-    super(`channel ${channel} is at Slack's pace; posting resumes in ${retryAfterMs} ms`, Math.max(1, Math.ceil(retryAfterMs / 1000)));
-  }
-}

@@ -8,10 +8,11 @@ import { SLACK_APP_METRICS } from '../contracts';
 import type { WebhookEvent } from '../events';
 import { describeError } from '../observability';
 import type { DigestClaim, DigestStore, Log, Metrics, PostingProgress, SlackMessage, SlackMessageMetadata, SlackPoster } from '../ports';
-import { routeDigest } from '../slack-app/routing';
-import type { DigestMode, Subscription, SubscriptionStore } from '../slack-app/ports';
+import { routeDigest } from '../routing';
+import type { DigestMode } from '../contracts';
+import type { Subscription, SubscriptionStore } from '../ports';
 import { ClaimBusyError } from './failures';
-import { PacedChannel, type PaceDeps } from './pace';
+import { PacedChannel, type PaceDeps } from '../pacing';
 
 export interface FanOutDeps extends PaceDeps {
   slack: SlackPoster;

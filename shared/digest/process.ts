@@ -6,21 +6,43 @@
  * channel (./fan-out); the top-level ts and the number of thread replies are recorded after each
  * post, so a retry continues where the failed attempt stopped, in the channels not yet done.
  * The only window left is a crash between Slack accepting a post and the progress write.
- * Deferred `/visibility` commands come through the same queue and are answered via response_url.
+ * Deferred `/visibility` commands (their own queue, the same function) are answered via response_url.
+ * Each handled event type has its handler in EVENT_HANDLERS.
  */
 import { DIGEST_METRICS, SLACK_APP_METRICS } from '../contracts';
-import type { DraftReadyData, RunCompletedData, WebhookEvent } from '../events';
-import { NeedsOperatorFix, RateLimited, Unavailable } from '../errors';
+import {
+  HANDLED_EVENT_TYPES,
+  type DraftReadyData,
+  type EventDataByType,
+  type HandledEventType,
+  type RunCompletedData,
+  type TypedEvent,
+  type WebhookEvent,
+} from '../events';
+import { ChannelPaceDeferred, NeedsOperatorFix, RateLimited, Unavailable } from '../errors';
 import { describeError } from '../observability';
-import type { Clock, DeadLetters, DigestClaim, DigestStore, Log, Metrics, ReadApi, SlackPoster } from '../ports';
+import type {
+  ChannelPacer,
+  Clock,
+  DeadLetters,
+  DigestClaim,
+  DigestStore,
+  Log,
+  Metrics,
+  ReadApi,
+  SlackPoster,
+  Subscription,
+  SubscriptionStore,
+} from '../ports';
 import { parseQueuedMessage } from '../queued-message';
 import type { Gap, Project, ReasoningCard } from '../read-api-types';
-import { renderDigest, renderDraftReady, type DigestMode } from './render';
+import type { DigestMode } from '../contracts';
+import { renderDigest, renderDraftReady } from './render';
 import { buildSnapshot } from './snapshot';
-import { ChannelPaceDeferred, ClaimBusyError, classifyFailure } from './failures';
+import { ClaimBusyError, classifyFailure } from './failures';
 import { channelsFor, failureText, postToChannels, type ChannelTarget } from './fan-out';
-import type { ChannelPacer, Responder, Subscription, SubscriptionStore } from '../slack-app/ports';
-import { runDeferredCommand, type DeferredDeps, type DeferredSlackCommand } from '../slack-app/service';
+import type { DeferredDeps, DeferredSlackCommand, Responder } from '../slack-app/ports';
+import { runDeferredCommand } from '../slack-app/service';
 import { findReasoningCard } from './reasoning-card';
 
 export interface ChannelRouting {
@@ -87,30 +109,44 @@ const PROJECT_CONCURRENCY = 3;
 
 type Outcomes = Map<string, RecordOutcome>;
 type Claimed = Extract<DigestClaim, { status: 'claimed' }>;
-type RunItem = { record: QueueRecord; event: WebhookEvent; run: RunCompletedData };
-type DraftItem = { record: QueueRecord; event: WebhookEvent; draft: DraftReadyData };
+/** One record of a handled event type, its data parsed. */
+type EventItem<T extends HandledEventType> = { record: QueueRecord; event: WebhookEvent; data: EventDataByType[T] };
 type CommandItem = { record: QueueRecord; work: DeferredSlackCommand };
 /** What a record is, for log lines. */
 type Labelled = { record: QueueRecord; event: { id: string; type: string } };
 type UnusableItem = { record: QueueRecord; reason: string; eventId: string | undefined; type: string | undefined };
 
+type EventItems = { [T in HandledEventType]: EventItem<T>[] };
+type Job = () => Promise<void>;
+
 /** A batch sorted by what each message is. */
 interface SortedBatch {
-  runsByProject: Map<string, RunItem[]>;
-  drafts: DraftItem[];
+  events: EventItems;
   commands: CommandItem[];
   unusable: UnusableItem[];
   ignored: QueueRecord[];
 }
 
+/**
+ * The digest's handler of each event type: the batch's records of that type in, the jobs that
+ * settle them out. A mapped type, so a type added to the event registry (shared/events.ts) fails
+ * `tsc` here until it has its handler.
+ */
+const EVENT_HANDLERS: { readonly [T in HandledEventType]: (items: EventItem<T>[], deps: DigestDeps, outcomes: Outcomes) => Job[] } = {
+  // Several runs of one project in one batch make one digest: a job per project.
+  'run.completed': (items, deps, outcomes) =>
+    [...groupByProject(items).values()].map((group) => () => digestProjectRuns(group, deps, outcomes)),
+  'draft.ready': (items, deps, outcomes) =>
+    items.map((item) => () => settle(item, () => noticeDraft(item.event, item.data, deps), deps, outcomes)),
+};
+
 export async function processBatch(records: readonly QueueRecord[], deps: DigestDeps): Promise<RecordOutcome[]> {
   const outcomes: Outcomes = new Map();
   const batch = sortBatch(records, deps);
   for (const record of batch.ignored) outcomes.set(record.messageId, { messageId: record.messageId, ok: true, result: 'ignored' });
-  const jobs: (() => Promise<void>)[] = [];
+  const jobs: Job[] = [];
   for (const item of batch.unusable) jobs.push(() => quarantine(item, deps, outcomes));
-  for (const group of batch.runsByProject.values()) jobs.push(() => digestProjectRuns(group, deps, outcomes));
-  for (const item of batch.drafts) jobs.push(() => settle(item, () => noticeDraft(item.event, item.draft, deps), deps, outcomes));
+  for (const type of HANDLED_EVENT_TYPES) jobs.push(...eventJobs(type, batch.events, deps, outcomes));
   for (const item of batch.commands) jobs.push(() => settle(commandLabel(item), () => answerCommand(item.work, deps), deps, outcomes));
   await runLimited(jobs, PROJECT_CONCURRENCY);
   return records.map(
@@ -118,9 +154,30 @@ export async function processBatch(records: readonly QueueRecord[], deps: Digest
   );
 }
 
-/** Parses each message once, into runs grouped by project, drafts, and the unusable. */
+function eventJobs<T extends HandledEventType>(type: T, events: EventItems, deps: DigestDeps, outcomes: Outcomes): Job[] {
+  const handler = EVENT_HANDLERS[type] as (items: EventItem<T>[], deps: DigestDeps, outcomes: Outcomes) => Job[];
+  const items = events[type];
+  return items.length === 0 ? [] : handler(items, deps, outcomes);
+}
+
+function groupByProject(items: readonly EventItem<'run.completed'>[]): Map<string, EventItem<'run.completed'>[]> {
+  const groups = new Map<string, EventItem<'run.completed'>[]>();
+  for (const item of items) groups.set(item.data.project_id, [...(groups.get(item.data.project_id) ?? []), item]);
+  return groups;
+}
+
+function emptyEventItems(): EventItems {
+  return Object.fromEntries(HANDLED_EVENT_TYPES.map((type) => [type, []])) as unknown as EventItems;
+}
+
+function addEvent(events: EventItems, record: QueueRecord, typed: TypedEvent): void {
+  // The items of typed.type get typed.data: the same T on both sides, which TypeScript cannot correlate.
+  events[typed.type].push({ record, event: typed.event, data: typed.data } as never);
+}
+
+/** Parses each message once, into events by type, deferred commands, and the unusable. */
 function sortBatch(records: readonly QueueRecord[], deps: DigestDeps): SortedBatch {
-  const batch: SortedBatch = { runsByProject: new Map(), drafts: [], commands: [], unusable: [], ignored: [] };
+  const batch: SortedBatch = { events: emptyEventItems(), commands: [], unusable: [], ignored: [] };
   for (const record of records) {
     const message = parseQueuedMessage(record.body);
     if (message.kind === 'unusable') {
@@ -136,14 +193,8 @@ function sortBatch(records: readonly QueueRecord[], deps: DigestDeps): SortedBat
       batch.commands.push({ record, work: message.command });
       continue;
     }
-    deps.log.debug('message parsed', { messageId: record.messageId, eventId: message.event.id });
-    if (message.kind === 'draft_ready') {
-      batch.drafts.push({ record, event: message.event, draft: message.draft });
-      continue;
-    }
-    const group = batch.runsByProject.get(message.run.project_id) ?? [];
-    group.push({ record, event: message.event, run: message.run });
-    batch.runsByProject.set(message.run.project_id, group);
+    deps.log.debug('message parsed', { messageId: record.messageId, eventId: message.typed.event.id });
+    addEvent(batch.events, record, message.typed);
   }
   return batch;
 }
@@ -178,9 +229,9 @@ async function quarantine(item: UnusableItem, deps: DigestDeps, outcomes: Outcom
  * the others are superseded by digestRun itself, except one whose top-level message an earlier
  * attempt already posted: that one still finishes its thread.
  */
-async function digestProjectRuns(group: readonly RunItem[], deps: DigestDeps, outcomes: Outcomes): Promise<void> {
+async function digestProjectRuns(group: readonly EventItem<'run.completed'>[], deps: DigestDeps, outcomes: Outcomes): Promise<void> {
   const newestFirst = [...group].sort((a, b) => Date.parse(b.event.created_at) - Date.parse(a.event.created_at));
-  for (const item of newestFirst) await settle(item, () => digestRun(item.event, item.run, deps), deps, outcomes);
+  for (const item of newestFirst) await settle(item, () => digestRun(item.event, item.data, deps), deps, outcomes);
 }
 
 async function settle(item: Labelled, work: () => Promise<RecordResult>, deps: DigestDeps, outcomes: Outcomes): Promise<void> {

@@ -24,7 +24,7 @@ import { reasoningReplies } from './render/sections/reasoning';
 
 export type { BlockKitMessage } from './render/blocks';
 export { MESSAGE_TEXT_BUDGET } from './render/blocks';
-export type { DigestInput, DigestMode, DigestOptions } from './render/model';
+export type { DigestInput, DigestOptions } from './render/model';
 export { buildModel, isQuietRun } from './render/model';
 export { renderDraftReady, type DraftReadyInput } from './render/sections/draft';
 export { formatEventTime, formatScalar, formatSigned } from './render/format';
@@ -44,19 +44,85 @@ function count(value: number | undefined, fallback: number): number {
   return value !== undefined && Number.isFinite(value) ? Math.max(0, Math.floor(value)) : fallback;
 }
 
-interface MainParts {
-  blocks: KnownBlock[];
-  overflow: { metrics: string[]; alerts: string[]; engines: string[]; gaps: string[] };
+/** The standing lists of the main message: what does not fit goes to the thread. */
+type ListSection = 'gaps' | 'alerts' | 'engines' | 'metrics';
+
+interface ListSpec {
+  render(model: DigestModel): MainList;
+  /** Its overflow's thread replies: the title of lines a–b (1-based) and the notification fallback. */
+  reply: { title(a: number, b: number, model: DigestModel, overflow: number): string; fallback(name: string): string };
+  /** A line as it reads in the thread, when not as in the message. */
+  threadLine?: ((line: string) => string) | undefined;
 }
 
-function mainParts(model: DigestModel): MainParts {
-  const metrics = metricsSection(model);
-  const alerts: MainList = alertsList(model);
-  const engines = enginesList(model);
-  const gaps = worstGapsList(model, count(model.input.options?.topGaps, DEFAULT_TOP_GAPS));
-  const blocks: KnownBlock[] = [section(headlineText(model)), ...changesSection(model), divider(), ...metrics.blocks, divider()];
-  blocks.push(...alerts.blocks, ...engines.blocks, divider(), ...gaps.blocks, ...footerBlocks(model));
-  return { blocks, overflow: { metrics: metrics.overflow, alerts: alerts.overflow, engines: engines.overflow, gaps: gaps.overflow } };
+/** Every list section; the thread shows their overflow in this order, after the changed and gone gaps. */
+const LISTS: { readonly [L in ListSection]: ListSpec } = {
+  gaps: {
+    render: (model) => worstGapsList(model, count(model.input.options?.topGaps, DEFAULT_TOP_GAPS)),
+    reply: {
+      title: (a, b, model, overflow) => `*More gaps* (${a + model.gaps.length - overflow}–${b + model.gaps.length - overflow})`,
+      fallback: (name) => `More gaps of ${name}`,
+    },
+  },
+  alerts: {
+    render: alertsList,
+    reply: { title: (a, b) => `*More alerts* (${a}–${b}, most severe first)`, fallback: (name) => `More alerts of ${name}` },
+  },
+  engines: {
+    render: enginesList,
+    reply: { title: (a, b) => `*More AI engines* (${a}–${b})`, fallback: (name) => `More engines of ${name}` },
+  },
+  metrics: {
+    render: metricsSection,
+    reply: { title: (a, b) => `*More metrics* (${a}–${b})`, fallback: (name) => `More metrics of ${name}` },
+    threadLine: (field) => field.replace(/\n/g, ' · '),
+  },
+};
+
+const DIVIDER = 'divider';
+/** The main message, top to bottom: a section renderer, a list section by name, or a divider. */
+type MainSection = ((model: DigestModel) => KnownBlock[]) | ListSection | typeof DIVIDER;
+
+const MAIN_SECTIONS: readonly MainSection[] = [
+  (model) => [section(headlineText(model))],
+  changesSection,
+  DIVIDER,
+  'metrics',
+  DIVIDER,
+  'alerts',
+  'engines',
+  DIVIDER,
+  'gaps',
+  footerBlocks,
+];
+
+type Overflow = Partial<Record<ListSection, string[]>>;
+
+function mainParts(model: DigestModel): { blocks: KnownBlock[]; overflow: Overflow } {
+  const blocks: KnownBlock[] = [];
+  const overflow: Overflow = {};
+  for (const part of MAIN_SECTIONS) {
+    if (part === DIVIDER) blocks.push(divider());
+    else if (typeof part === 'function') blocks.push(...part(model));
+    else {
+      const list = LISTS[part].render(model);
+      blocks.push(...list.blocks);
+      overflow[part] = list.overflow;
+    }
+  }
+  return { blocks, overflow };
+}
+
+function overflowReplies(model: DigestModel, overflow: Overflow): BlockKitMessage[] {
+  return (Object.keys(LISTS) as ListSection[]).flatMap((name) => {
+    const { reply, threadLine } = LISTS[name];
+    const lines = overflow[name] ?? [];
+    return repliesFor(
+      threadLine ? lines.map(threadLine) : lines,
+      (a, b) => reply.title(a, b, model, lines.length),
+      reply.fallback(model.name),
+    );
+  });
 }
 
 function changedGapsOverflow(model: DigestModel): string[] {
@@ -67,7 +133,7 @@ function changedGapsOverflow(model: DigestModel): string[] {
   return changed.length > 3 ? changed : [];
 }
 
-function threadReplies(model: DigestModel, overflow: MainParts['overflow']): BlockKitMessage[] {
+function threadReplies(model: DigestModel, overflow: Overflow): BlockKitMessage[] {
   const name = model.name;
   const gone = [
     ...model.diff.resolvedGaps.map((g) => ({ g, tag: 'Resolved' })),
@@ -78,18 +144,7 @@ function threadReplies(model: DigestModel, overflow: MainParts['overflow']): Blo
   return [
     ...repliesFor(changedGapsOverflow(model), (a, b) => `*Changed gaps* (${a}–${b})`, `Changed gaps of ${name}`),
     ...repliesFor(goneLines, (a, b) => `*No longer in the list* (${a}–${b})`, `Gaps gone from the list of ${name}`),
-    ...repliesFor(
-      overflow.gaps,
-      (a, b) => `*More gaps* (${a + model.gaps.length - overflow.gaps.length}–${b + model.gaps.length - overflow.gaps.length})`,
-      `More gaps of ${name}`,
-    ),
-    ...repliesFor(overflow.alerts, (a, b) => `*More alerts* (${a}–${b}, most severe first)`, `More alerts of ${name}`),
-    ...repliesFor(overflow.engines, (a, b) => `*More AI engines* (${a}–${b})`, `More engines of ${name}`),
-    ...repliesFor(
-      overflow.metrics.map((f) => f.replace(/\n/g, ' · ')),
-      (a, b) => `*More metrics* (${a}–${b})`,
-      `More metrics of ${name}`,
-    ),
+    ...overflowReplies(model, overflow),
     ...repliesFor(captions, () => '*About these figures*', `About the figures of ${name}`),
     ...reasoningReplies(model, count(model.input.options?.reasoningGaps, DEFAULT_REASONING_GAPS)),
   ];

@@ -5,12 +5,14 @@
  * `SNAPSHOT_MAX_METRICS` metrics and `SNAPSHOT_MAX_GAPS` gaps, texts cut to `SNAPSHOT_MAX_TEXT` characters,
  * and a history of the last `SNAPSHOT_HISTORY_RUNS` runs' first `SNAPSHOT_HISTORY_METRICS` metrics.
  */
-import type { Gap, Scalar, VisibilityOverview } from '../read-api-types';
+import type { ProjectSnapshot, SnapshotGap, SnapshotPoint } from '../ports';
+import type { Gap, VisibilityOverview } from '../read-api-types';
 import { gapTrend } from './gap-trend';
 import { parseNumericValue } from './numeric';
 import { rowName, rowPrimaryValue } from './rows';
 
 export { parseNumericValue } from './numeric';
+export type { ProjectSnapshot, SnapshotGap, SnapshotPoint } from '../ports';
 
 export const SNAPSHOT_MAX_GAPS = 500;
 export const SNAPSHOT_MAX_METRICS = 100;
@@ -26,42 +28,6 @@ const SNAPSHOT_MAX_GAP_ENGINES = 10;
 /** "vs last week" uses the history point closest to 7 days before the run, if it is 5 to 9 days old. */
 const WEEK_MS = 7 * 24 * 3600 * 1000;
 const WEEK_TOLERANCE_MS = 2 * 24 * 3600 * 1000;
-
-export interface SnapshotGap {
-  prompt_id: string;
-  prompt_ref: Scalar;
-  prompt_text: string;
-  /** Engines it was lost on (absent in snapshots written before digest v2). */
-  platforms_losing?: string[] | undefined;
-}
-
-/** One past run's numeric headline values. */
-export interface SnapshotPoint {
-  createdAt: string;
-  runId: string;
-  metrics: Record<string, number>;
-}
-
-export interface ProjectSnapshot {
-  projectId: string;
-  /** `created_at` of the run.completed event the snapshot was taken from. */
-  lastCreatedAt: string;
-  lastRunId: string;
-  /** Numeric headline values by metric label (see `parseNumericValue`). */
-  metrics: Record<string, number>;
-  /** Gaps in API order (worst first), de-duplicated by prompt_id. */
-  gaps: SnapshotGap[];
-  /** True when the gaps list filled the page it was read with: gaps beyond it exist or may exist. */
-  gapsTruncated?: boolean | undefined;
-  /** The page size the gaps were read with. */
-  pageSize?: number | undefined;
-  /** The last runs, oldest first, this one included; at most `SNAPSHOT_HISTORY_RUNS`. */
-  history?: SnapshotPoint[] | undefined;
-  /** Each engine's main figure (see `rowPrimaryValue`) by engine name; at most `SNAPSHOT_MAX_METRICS`. */
-  engines?: Record<string, number> | undefined;
-  /** Top-level ts of the latest digest by channel: a draft notice is posted into that thread. */
-  digestThreads?: Record<string, string> | undefined;
-}
 
 /** The run a snapshot is taken from (from the run.completed event). */
 export interface SnapshotRun {

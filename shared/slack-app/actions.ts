@@ -7,8 +7,9 @@
 import { SLACK_APP_DEFAULTS } from '../contracts';
 import type { Clock } from '../ports';
 import type { BlockActionInteraction, ButtonAction } from './interactions';
-import type { Actor, Responder, SettingsChange, SlackReply, Subscription, SubscriptionStore } from './ports';
-import { changeAnnouncement } from './service';
+import type { Actor, SettingsChange, Subscription, SubscriptionStore } from '../ports';
+import type { Responder, SlackReply } from './ports';
+import { changeAnnouncement } from './handlers';
 
 export interface ActionDeps {
   store: SubscriptionStore;

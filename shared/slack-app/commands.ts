@@ -1,10 +1,28 @@
 /**
- * One parse per input: a slash command's form body into a typed request, and its text into a
- * typed `/visibility` command. Never throws; bad input becomes `invalid` (known verb, bad
- * arguments: the reply shows its usage) or `unknown` (with a "did you mean").
+ * The `/visibility` command table: each verb's argument parser, usage line, help line, whether it is
+ * answered inline or deferred, and its handler. Help, usage replies, "did you mean" and the app
+ * manifest's `usage_hint` are generated from it. Adding a verb is one entry in CommandArgs
+ * (./ports.ts) and one here (with its handler in ./handlers.ts): a missing entry fails `tsc`.
+ *
+ * Parsing never throws: bad input becomes `invalid` (known verb, bad arguments: the reply shows its
+ * usage) or `unknown` (with a "did you mean").
  */
-import { DIGEST_MODES, type DigestMode } from './ports';
-import { parseDuration } from './duration';
+import { DIGEST_MODES, SLACK_APP_DEFAULTS } from '../contracts';
+import { parseDuration } from '../duration';
+import { answerList, answerProjects, answerStatus, answerSubscribe, changeSubscription } from './handlers';
+import { editDistance } from './project-match';
+import type {
+  CommandArgs,
+  CommandContext,
+  CommandOf,
+  CommandVerb,
+  DeferredDeps,
+  DeferredVerb,
+  InlineDeps,
+  SlackReply,
+  VisibilityCommand,
+} from './ports';
+import * as reply from './replies';
 
 export interface SlashCommandRequest {
   command: string;
@@ -42,35 +60,130 @@ export function parseSlashCommandForm(rawBody: string): SlashCommandParse {
   };
 }
 
-export type VisibilityCommand =
-  | { kind: 'subscribe'; project: string }
-  | { kind: 'unsubscribe'; project: string }
-  | { kind: 'list' }
-  | { kind: 'projects' }
-  | { kind: 'status'; project: string }
-  | { kind: 'mute'; project: string; durationMs: number; durationLabel: string }
-  | { kind: 'unmute'; project: string }
-  | { kind: 'mode'; project: string; mode: DigestMode }
-  | { kind: 'help' }
-  | { kind: 'invalid'; verb: CommandVerb; problem: string }
-  | { kind: 'unknown'; verb: string; suggestion?: CommandVerb | undefined };
+// --- The table -----------------------------------------------------------------------------------
 
-export const COMMAND_USAGE = {
-  subscribe: 'subscribe <project name or id>',
-  unsubscribe: 'unsubscribe <project>',
-  list: 'list',
-  projects: 'projects',
-  status: 'status <project>',
-  mute: 'mute <project> <duration: 30m, 2h, 7d, 1w>',
-  unmute: 'unmute <project>',
-  mode: 'mode <project> full|changes',
-  help: 'help',
-} as const;
-export type CommandVerb = keyof typeof COMMAND_USAGE;
-export const COMMAND_VERBS = Object.keys(COMMAND_USAGE) as CommandVerb[];
+/** The arguments parsed, or the problem shown with the verb's usage. */
+type ArgsParse<V extends CommandVerb> = { ok: true; args: CommandArgs[V] } | { ok: false; problem: string };
+
+interface CommandSpecBase<V extends CommandVerb> {
+  /** The arguments as the usage line shows them ('' for none). */
+  usage: string;
+  /** What the verb does, for `help`. */
+  help: string;
+  /** Shown in the app manifest's usage_hint (Slack shows it while typing). */
+  inUsageHint?: true | undefined;
+  parse(args: readonly string[]): ArgsParse<V>;
+}
+
+/** Answered in the acknowledgement (DynamoDB only: within Slack's 3 s). */
+interface InlineSpec<V extends CommandVerb> extends CommandSpecBase<V> {
+  deferred: false;
+  answer(command: CommandOf<V>, context: CommandContext, deps: InlineDeps): Promise<SlackReply>;
+}
+
+/** Acknowledged at once, queued whole, answered via response_url by the digest function. */
+interface DeferredSpec<V extends CommandVerb> extends CommandSpecBase<V> {
+  deferred: true;
+  /** The acknowledgement shown while the answer is worked out. */
+  ack(command: CommandOf<V>): string;
+  /** The argument words `parse` reads back into the same command: how the worker checks a queued one. */
+  words(command: CommandOf<V>): string[];
+  answer(command: CommandOf<V>, context: CommandContext, deps: DeferredDeps): Promise<SlackReply>;
+}
+
+type CommandTable = { readonly [V in CommandVerb]: V extends DeferredVerb ? DeferredSpec<V> : InlineSpec<V> };
+
+const none = () => ({ ok: true as const, args: {} });
+
+export const COMMANDS: CommandTable = {
+  subscribe: {
+    usage: '<project name or id>',
+    help: "post this project's digests here",
+    inUsageHint: true,
+    parse: projectOnly,
+    deferred: true,
+    ack: lookingUp,
+    words: (command) => [command.project],
+    answer: answerSubscribe,
+  },
+  unsubscribe: { usage: '<project>', help: 'stop posting them here', parse: projectOnly, deferred: false, answer: changeSubscription },
+  list: {
+    usage: '',
+    help: "this channel's subscriptions and their settings",
+    inUsageHint: true,
+    parse: none,
+    deferred: false,
+    answer: (_command, context, deps) => answerList(context, deps),
+  },
+  projects: {
+    usage: '',
+    help: 'the projects the bridge can see',
+    parse: none,
+    deferred: true,
+    ack: () => 'Asking the service for its projects…',
+    words: () => [],
+    answer: (_command, context, deps) => answerProjects(context, deps),
+  },
+  status: {
+    usage: '<project>',
+    help: 'the current figures, now',
+    inUsageHint: true,
+    parse: projectOnly,
+    deferred: true,
+    ack: lookingUp,
+    words: (command) => [command.project],
+    answer: answerStatus,
+  },
+  mute: {
+    usage: '<project> <duration: 30m, 2h, 7d, 1w>',
+    help: 'skip digests here for a while',
+    parse: parseMute,
+    deferred: false,
+    answer: changeSubscription,
+  },
+  unmute: { usage: '<project>', help: 'end a mute', parse: projectOnly, deferred: false, answer: changeSubscription },
+  mode: {
+    usage: '<project> full|changes',
+    help: '`full` every digest, `changes` one line when nothing moved',
+    parse: parseMode,
+    deferred: false,
+    answer: changeSubscription,
+  },
+  help: {
+    usage: '',
+    help: 'this text',
+    inUsageHint: true,
+    parse: none,
+    deferred: false,
+    answer: () => Promise.resolve(reply.helpReply(helpLines())),
+  },
+};
+
+export const COMMAND_VERBS = Object.keys(COMMANDS) as CommandVerb[];
+
+const COMMAND = SLACK_APP_DEFAULTS.command;
+
+/** `subscribe <project name or id>`: the verb and its arguments. */
+export function usageOf(verb: CommandVerb): string {
+  const { usage } = COMMANDS[verb];
+  return usage === '' ? verb : `${verb} ${usage}`;
+}
+
+function helpLines(): string[] {
+  return COMMAND_VERBS.map((verb) => `• \`${COMMAND} ${usageOf(verb)}\` — ${COMMANDS[verb].help}`);
+}
+
+/** The manifest's usage_hint: the verbs most reached for. */
+export function usageHint(): string {
+  return COMMAND_VERBS.filter((verb) => COMMANDS[verb].inUsageHint)
+    .map(usageOf)
+    .join(' | ');
+}
+
+// --- Parsing -------------------------------------------------------------------------------------
 
 function isVerb(word: string): word is CommandVerb {
-  return Object.hasOwn(COMMAND_USAGE, word);
+  return Object.hasOwn(COMMANDS, word);
 }
 
 export function parseCommandText(text: string): VisibilityCommand {
@@ -85,58 +198,63 @@ export function parseCommandText(text: string): VisibilityCommand {
   return parseVerb(verb, rest);
 }
 
-function parseVerb(verb: CommandVerb, args: string[]): VisibilityCommand {
-  switch (verb) {
-    case 'help':
-    case 'list':
-    case 'projects':
-      return { kind: verb };
-    case 'subscribe':
-    case 'unsubscribe':
-    case 'status':
-    case 'unmute':
-      return withProject(verb, args, (project) => ({ kind: verb, project }));
-    case 'mute':
-      return parseMute(args);
-    case 'mode':
-      return parseMode(args);
-  }
+function parseVerb<V extends CommandVerb>(verb: V, args: readonly string[]): VisibilityCommand {
+  const parsed = (COMMANDS[verb] as CommandSpecBase<V>).parse(args);
+  if (!parsed.ok) return { kind: 'invalid', verb, problem: parsed.problem };
+  // TypeScript does not correlate V across the union: the arguments are the parse of the same verb.
+  return { kind: verb, ...parsed.args } as VisibilityCommand;
 }
 
-function withProject(verb: CommandVerb, args: string[], build: (project: string) => VisibilityCommand): VisibilityCommand {
+const NAME_THE_PROJECT = 'name the project (its name or id)';
+
+function projectOnly(args: readonly string[]): ArgsParse<'subscribe'> {
   const project = projectArgument(args);
-  if (project === '') return { kind: 'invalid', verb, problem: 'name the project (its name or id)' };
-  return build(project);
+  return project === '' ? { ok: false, problem: NAME_THE_PROJECT } : { ok: true, args: { project } };
 }
 
 /** Project names may have spaces; surrounding quotes (straight or curly, as Slack sends them) are dropped. */
-function projectArgument(words: string[]): string {
+function projectArgument(words: readonly string[]): string {
   return words
     .join(' ')
     .replace(/^["'“‘]+|["'”’]+$/g, '')
     .trim();
 }
 
-function parseMute(args: string[]): VisibilityCommand {
+function parseMute(args: readonly string[]): ArgsParse<'mute'> {
   const last = args.at(-1);
-  if (args.length < 2 || last === undefined)
-    return { kind: 'invalid', verb: 'mute', problem: 'name the project and how long, e.g. `mute Northwind 7d`' };
-  const duration = parseDuration(last);
-  if (!duration.ok) return { kind: 'invalid', verb: 'mute', problem: duration.problem };
-  return withProject('mute', args.slice(0, -1), (project) => ({
-    kind: 'mute',
-    project,
-    durationMs: duration.ms,
-    durationLabel: duration.label,
-  }));
+  if (args.length < 2 || last === undefined) return { ok: false, problem: 'name the project and how long, e.g. `mute Northwind 7d`' };
+  const duration = parseMuteDuration(last);
+  if (!duration.ok) return duration;
+  const project = projectArgument(args.slice(0, -1));
+  if (project === '') return { ok: false, problem: NAME_THE_PROJECT };
+  return { ok: true, args: { project, durationMs: duration.ms, durationLabel: duration.label } };
 }
 
-function parseMode(args: string[]): VisibilityCommand {
+export const MIN_MUTE_MS = 60_000;
+export const MAX_MUTE_MS = 90 * 24 * 3600_000;
+
+/** Mute durations: `<n><unit>` with unit m, h, d or w (e.g. 30m, 2h, 7d, 1w), whole numbers, bounded. */
+export function parseMuteDuration(text: string): { ok: true; ms: number; label: string } | { ok: false; problem: string } {
+  const duration = parseDuration(text, { units: ['m', 'h', 'd', 'w'], fractions: false });
+  if (duration === undefined)
+    return { ok: false, problem: `"${text}" is not a duration: write a number and a unit, e.g. 30m, 2h, 7d or 1w` };
+  if (duration.ms < MIN_MUTE_MS) return { ok: false, problem: 'a mute lasts at least 1m' };
+  if (duration.ms > MAX_MUTE_MS) return { ok: false, problem: 'a mute lasts at most 90d (use `unsubscribe` to stop digests for good)' };
+  return { ok: true, ms: duration.ms, label: `${duration.count}${duration.unit}` };
+}
+
+function parseMode(args: readonly string[]): ArgsParse<'mode'> {
   const last = args.at(-1)?.toLowerCase();
   const mode = DIGEST_MODES.find((m) => m === last);
   if (args.length < 2 || mode === undefined)
-    return { kind: 'invalid', verb: 'mode', problem: 'end with `full` (every digest) or `changes` (one line when nothing moved)' };
-  return withProject('mode', args.slice(0, -1), (project) => ({ kind: 'mode', project, mode }));
+    return { ok: false, problem: 'end with `full` (every digest) or `changes` (one line when nothing moved)' };
+  const project = projectArgument(args.slice(0, -1));
+  if (project === '') return { ok: false, problem: NAME_THE_PROJECT };
+  return { ok: true, args: { project, mode } };
+}
+
+function lookingUp(command: { project: string }): string {
+  return `Looking up "${command.project}"…`;
 }
 
 /** The closest verb within two edits, so a typo gets "did you mean `subscribe`?". */
@@ -147,20 +265,4 @@ export function suggestVerb(word: string): CommandVerb | undefined {
     if (distance <= 2 && (best === undefined || distance < best.distance)) best = { verb, distance };
   }
   return best?.verb;
-}
-
-/** Levenshtein distance, capped input length so a pasted essay costs nothing. */
-export function editDistance(a: string, b: string): number {
-  const left = a.slice(0, 64);
-  const right = b.slice(0, 64);
-  let previous = Array.from({ length: right.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= left.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= right.length; j++) {
-      const substitution = (previous[j - 1] ?? 0) + (left[i - 1] === right[j - 1] ? 0 : 1);
-      current.push(Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, substitution));
-    }
-    previous = current;
-  }
-  return previous[right.length] ?? 0;
 }

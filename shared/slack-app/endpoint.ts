@@ -17,7 +17,9 @@ import {
 import { handleButtonAction } from './actions';
 import { parseSlashCommandForm } from './commands';
 import { parseInteractionForm } from './interactions';
-import { SlackAppStoreError, type DeferredCommandQueue, type Responder, type SlackReply, type SubscriptionStore } from './ports';
+import { SlackAppStoreError } from '../errors';
+import type { SubscriptionStore } from '../ports';
+import type { DeferredCommandQueue, Responder, SlackReply } from './ports';
 import * as reply from './replies';
 import { answerSlashCommand, type CommandAck } from './service';
 

@@ -3,9 +3,9 @@
  * (`encodeActionValue`); `/slack/interactions` parses the `payload` form field once into a typed
  * action. Never throws.
  */
-import type { Actor } from './ports';
+import type { Actor } from '../ports';
 import { isRecord } from '../util';
-import { isChannelId } from './routing';
+import { isChannelId } from '../routing';
 
 export const ACTION_IDS = { mute7d: 'mute_7d', onlyChanges: 'only_changes', openDashboard: 'open_dashboard' } as const;
 

@@ -10,6 +10,7 @@
  * `channels:read` (only `bridge doctor`'s channel check uses it; it reports a missing scope itself).
  */
 import { HTTP_PATHS, SLACK_APP_DEFAULTS } from '../contracts';
+import { usageHint } from './commands';
 
 export interface ManifestOptions {
   /** Base URL of the bridge's API (the stack's API URL, or the local gateway). */
@@ -50,7 +51,7 @@ export function buildSlackAppManifest(options: ManifestOptions): SlackAppManifes
           command: SLACK_APP_DEFAULTS.command,
           url: `${base}${HTTP_PATHS.slackCommands}`,
           description: 'Subscribe this channel to AI-visibility digests',
-          usage_hint: 'subscribe <project> | list | status <project> | help',
+          usage_hint: usageHint(),
           // Raw text: project names are matched as typed, not as Slack's <#C…|…> escapes.
           should_escape: false,
         },

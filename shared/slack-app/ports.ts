@@ -1,69 +1,62 @@
 /**
- * Ports of the Slack app (slash commands, buttons, routing, pacing). Declared here for now; the
- * adapters live in shared/adapters (DynamoDB) and the wiring phase passes the read-API client and
- * a response_url poster.
+ * Ports of the Slack app (slash commands and buttons) and the vocabulary of `/visibility` commands:
+ * what a command parses into and what a deferred command carries through its queue. A leaf: the
+ * command table (./commands.ts) and its handlers import these types, never the other way round.
+ * Subscriptions and pacing, shared with the digest, are in ../ports.ts.
  */
+import type { DigestMode, QUEUE_MESSAGE_KINDS } from '../contracts';
+import type { Actor, SubscriptionStore, Clock } from '../ports';
 import type { Project, VisibilityOverview } from '../read-api-types';
-import type { DeferredSlackCommand } from './service';
-import type { SlotRequest } from './pacing';
 
-/** The digest modes of the digest issue: `changes` posts one compact line when nothing moved. */
-export type DigestMode = 'full' | 'changes';
-export const DIGEST_MODES: readonly DigestMode[] = ['full', 'changes'];
+// --- Commands ------------------------------------------------------------------------------------
 
-/** Who did something in Slack. */
-export interface Actor {
-  userId: string;
-  userName?: string | undefined;
+/**
+ * What each verb's arguments parse into. The key set is the list of verbs: a verb added here fails
+ * `tsc` in the command table (./commands.ts) until it has its parser, usage, help and handler.
+ */
+export interface CommandArgs {
+  subscribe: { project: string };
+  unsubscribe: { project: string };
+  list: object;
+  projects: object;
+  status: { project: string };
+  mute: { project: string; durationMs: number; durationLabel: string };
+  unmute: { project: string };
+  mode: { project: string; mode: DigestMode };
+  help: object;
 }
+export type CommandVerb = keyof CommandArgs;
 
-/** One project ↔ channel subscription with its settings and the last change made to it. */
-export interface Subscription {
-  projectId: string;
-  /** The project's name when subscribed: lets `list`, `mute`, … answer without the read API. */
-  projectName: string;
-  channel: string;
-  mode: DigestMode;
-  /** Epoch ms until which digests to this channel are skipped; absent when not muted. */
-  mutedUntilMs?: number | undefined;
-  createdBy: string;
-  createdAtMs: number;
-  changedBy: string;
-  changedAtMs: number;
-  /** Human summary of the last change, e.g. "muted for 7d" — shown on digests and in `list`. */
-  lastChange: string;
-}
+/** Verbs answered later via response_url (they need the read API, whose latency is not bounded below 3 s). */
+export type DeferredVerb = 'subscribe' | 'status' | 'projects';
 
-export type SettingsChange = { kind: 'mute'; untilMs: number; label: string } | { kind: 'unmute' } | { kind: 'mode'; mode: DigestMode };
+/** A parsed command of one verb: `kind` is the verb, the rest its arguments. */
+export type CommandOf<V extends CommandVerb> = V extends CommandVerb ? { kind: V } & CommandArgs[V] : never;
 
-export interface NewSubscription {
-  projectId: string;
-  projectName: string;
+export type ParsedCommand = { [V in CommandVerb]: CommandOf<V> }[CommandVerb];
+export type DeferredCommand = { [V in DeferredVerb]: CommandOf<V> }[DeferredVerb];
+
+export type VisibilityCommand =
+  | ParsedCommand
+  | { kind: 'invalid'; verb: CommandVerb; problem: string }
+  | { kind: 'unknown'; verb: string; suggestion?: CommandVerb | undefined };
+
+/** Where a command was typed and where its answer goes. */
+export interface CommandContext {
   channel: string;
   actor: Actor;
-  nowMs: number;
-  mode?: DigestMode | undefined;
-  mutedUntilMs?: number | undefined;
-  lastChange?: string | undefined;
+  responseUrl: string;
 }
 
-export type SubscribeResult = { status: 'subscribed'; subscription: Subscription } | { status: 'already'; subscription: Subscription };
-
-/** Many-to-many project ↔ channel subscriptions. Errors of the backing store propagate (the caller retries). */
-export interface SubscriptionStore {
-  /** Adds the subscription; an existing one keeps its settings (`already`). */
-  subscribe(input: NewSubscription): Promise<SubscribeResult>;
-  /** false when the channel was not subscribed to the project. */
-  unsubscribe(projectId: string, channel: string): Promise<boolean>;
-  /** Applies the change; null when the channel is not subscribed to the project. */
-  change(projectId: string, channel: string, change: SettingsChange, actor: Actor, nowMs: number): Promise<Subscription | null>;
-  /** Every channel subscribed to the project (digest routing). */
-  forProject(projectId: string): Promise<Subscription[]>;
-  /** Every project the channel subscribes (`list`). */
-  forChannel(channel: string): Promise<Subscription[]>;
-  /** Every subscription (`bridge subscriptions list`); a full scan, for operators only. */
-  listAll(): Promise<Subscription[]>;
+/** Queue message body of a deferred command (`kind` tells it from a webhook event envelope): the parsed command, whole. */
+export interface DeferredSlackCommand {
+  kind: typeof QUEUE_MESSAGE_KINDS.slackCommand;
+  command: DeferredCommand;
+  context: CommandContext;
+  receivedAtMs: number;
 }
+
+// --- Ports ---------------------------------------------------------------------------------------
 
 /** What the read key can see (`GET /v1/projects`). */
 export interface ProjectDirectory {
@@ -89,30 +82,20 @@ export interface Responder {
   respond(responseUrl: string, reply: SlackReply): Promise<void>;
 }
 
-/** A reservation of a channel's next posting slot. */
-export type PaceDecision =
-  /** Post after waiting `waitMs` (0: now). The slot is reserved. */
-  | { status: 'reserved'; waitMs: number }
-  /** The wait would exceed the caller's budget: nothing reserved; hand the work back for `retryAfterMs`. */
-  | { status: 'deferred'; retryAfterMs: number };
-
-/** Paces posts per channel (Slack allows about one message per second per channel). */
-export interface ChannelPacer {
-  /** The time one post occupies in a channel. */
-  readonly intervalMs: number;
-  /** The channel's next slot(s) (see SlotRequest); the decision's wait is for the first. */
-  reserve(channel: string, nowMs: number, maxWaitMs: number, request?: SlotRequest): Promise<PaceDecision>;
-}
-
-/** A store operation failed for a reason other than the data (throttling, network, permissions); `cause` has the SDK error. */
-export class SlackAppStoreError extends Error {
-  override name = 'SlackAppStoreError';
-  constructor(operation: string, options: { cause: unknown }) {
-    super(`${operation} failed: ${options.cause instanceof Error ? options.cause.name : 'unknown error'}`, options);
-  }
-}
-
-/** The digest queue as the Slack endpoints see it: deferred commands go there, answered by the digest worker. */
+/** Where the Slack endpoint hands deferred commands: their own queue, answered by the digest function. */
 export interface DeferredCommandQueue {
   send(message: DeferredSlackCommand): Promise<void>;
+}
+
+/** What inline commands need: DynamoDB only, so they answer within Slack's 3 s. */
+export interface InlineDeps {
+  store: SubscriptionStore;
+  clock: Clock;
+}
+
+/** What deferred commands need besides: the read API and response_url. */
+export interface DeferredDeps extends InlineDeps {
+  directory: ProjectDirectory;
+  status: StatusSource;
+  responder: Responder;
 }

@@ -2,8 +2,6 @@
  * Finds the project a user means: exact id, else the name case-insensitively (whole name, then a
  * part of it). Several candidates are listed back rather than guessed; none gets close names.
  */
-import { editDistance } from './commands';
-
 export interface NamedProject {
   id: string;
   name: string;
@@ -39,4 +37,20 @@ function closest<P extends NamedProject>(lower: string, projects: readonly P[]):
     .sort((a, b) => a.distance - b.distance)
     .slice(0, MAX_SUGGESTIONS)
     .map((scored) => scored.project);
+}
+
+/** Levenshtein distance, capped input length so a pasted essay costs nothing. */
+export function editDistance(a: string, b: string): number {
+  const left = a.slice(0, 64);
+  const right = b.slice(0, 64);
+  let previous = Array.from({ length: right.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= left.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= right.length; j++) {
+      const substitution = (previous[j - 1] ?? 0) + (left[i - 1] === right[j - 1] ? 0 : 1);
+      current.push(Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, substitution));
+    }
+    previous = current;
+  }
+  return previous[right.length] ?? 0;
 }

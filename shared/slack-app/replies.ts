@@ -3,9 +3,9 @@
  * channel's subscriptions are posted in the channel, so everyone there sees who changed what.
  */
 import { escapeSlackText, truncateText } from '../slack-text';
-import { COMMAND_USAGE, COMMAND_VERBS, type CommandVerb } from './commands';
 import type { NamedProject } from './project-match';
-import type { SlackReply, Subscription } from './ports';
+import type { Subscription } from '../ports';
+import type { SlackReply } from './ports';
 import { SLACK_APP_DEFAULTS } from '../contracts';
 
 /** Lines shown before "and N more": keeps a reply well inside Slack's 40,000-character text limit. */
@@ -35,29 +35,19 @@ export function slackDate(ms: number): string {
   return `<!date^${Math.floor(ms / 1000)}^{date_short_pretty} {time}|${iso}>`;
 }
 
-export function helpReply(): SlackReply {
-  const lines = COMMAND_VERBS.map((verb) => `• \`${COMMAND} ${COMMAND_USAGE[verb]}\` — ${HELP[verb]}`);
+/** `lines`: one per verb, from the command table (./commands.ts). */
+export function helpReply(lines: readonly string[]): SlackReply {
   return ephemeral(`*${COMMAND}* — AI-visibility digests in this channel\n${lines.join('\n')}`);
 }
 
-const HELP: Readonly<Record<CommandVerb, string>> = {
-  subscribe: "post this project's digests here",
-  unsubscribe: 'stop posting them here',
-  list: "this channel's subscriptions and their settings",
-  projects: 'the projects the bridge can see',
-  status: 'the current figures, now',
-  mute: 'skip digests here for a while',
-  unmute: 'end a mute',
-  mode: '`full` every digest, `changes` one line when nothing moved',
-  help: 'this text',
-};
-
-export function usageReply(verb: CommandVerb, problem: string): SlackReply {
-  return ephemeral(`\`${COMMAND} ${verb}\`: ${problem}.\nUsage: \`${COMMAND} ${COMMAND_USAGE[verb]}\``);
+/** `usage`: the verb's usage line (`mute <project> <duration…>`). */
+export function usageReply(verb: string, usage: string, problem: string): SlackReply {
+  return ephemeral(`\`${COMMAND} ${verb}\`: ${problem}.\nUsage: \`${COMMAND} ${usage}\``);
 }
 
-export function unknownReply(verb: string, suggestion: CommandVerb | undefined): SlackReply {
-  const hint = suggestion ? ` Did you mean \`${COMMAND} ${COMMAND_USAGE[suggestion]}\`?` : '';
+/** `suggestion`: the usage line of the closest verb, when one is close. */
+export function unknownReply(verb: string, suggestion: string | undefined): SlackReply {
+  const hint = suggestion ? ` Did you mean \`${COMMAND} ${suggestion}\`?` : '';
   return ephemeral(`I don't know \`${escapeSlackText(truncateText(verb, 40))}\`.${hint} \`${COMMAND} help\` lists the commands.`);
 }
 

@@ -1,43 +1,26 @@
 /**
- * The `/visibility` command logic over ports. Slack wants an answer within 3 s, so:
- * - inline (DynamoDB only): help, list, unsubscribe, mute, unmute, mode — the project is found
- *   among the channel's own subscriptions, which keep the project's name;
- * - deferred (need the read API, whose latency is not bounded below 3 s: 429 + Retry-After):
- *   subscribe, status, projects — acknowledged at once, handed to the queue as a
- *   `DeferredSlackCommand`, and answered by the digest worker via response_url.
+ * The `/visibility` command logic over ports, dispatched through the command table (./commands.ts).
+ * Slack wants an answer within 3 s, so inline verbs (DynamoDB only) are answered in the
+ * acknowledgement, and deferred ones (they need the read API, whose latency is not bounded below
+ * 3 s: 429 + Retry-After) are acknowledged at once, queued whole as a `DeferredSlackCommand`, and
+ * answered by the digest function via response_url.
  */
 import { QUEUE_MESSAGE_KINDS } from '../contracts';
-import type { Clock } from '../ports';
-import { parseCommandText, type SlashCommandRequest, type VisibilityCommand } from './commands';
-import { matchProject } from './project-match';
+import type { Actor } from '../ports';
+import { isRecord } from '../util';
+import { COMMANDS, parseCommandText, usageOf, type SlashCommandRequest } from './commands';
 import type {
-  Actor,
-  ProjectDirectory,
-  Responder,
-  SettingsChange,
+  CommandContext,
+  CommandVerb,
+  DeferredCommand,
+  DeferredDeps,
+  DeferredSlackCommand,
+  DeferredVerb,
+  InlineDeps,
   SlackReply,
-  StatusSource,
-  Subscription,
-  SubscriptionStore,
+  VisibilityCommand,
 } from './ports';
 import * as reply from './replies';
-import { statusReply } from './status';
-
-export interface CommandContext {
-  channel: string;
-  actor: Actor;
-  responseUrl: string;
-}
-
-export type DeferredCommand = Extract<VisibilityCommand, { kind: 'subscribe' | 'status' | 'projects' }>;
-
-/** Queue message body of a deferred command (`kind` tells it from a webhook event envelope). */
-export interface DeferredSlackCommand {
-  kind: typeof QUEUE_MESSAGE_KINDS.slackCommand;
-  command: DeferredCommand;
-  context: CommandContext;
-  receivedAtMs: number;
-}
 
 export interface CommandAck {
   /** The HTTP body of the acknowledgement (JSON). */
@@ -48,19 +31,12 @@ export interface CommandAck {
   failure?: unknown;
 }
 
-export interface InlineDeps {
-  store: SubscriptionStore;
-  clock: Clock;
-}
-
-export interface DeferredDeps extends InlineDeps {
-  directory: ProjectDirectory;
-  status: StatusSource;
-  responder: Responder;
-}
-
 export function isDeferred(command: VisibilityCommand): command is DeferredCommand {
-  return command.kind === 'subscribe' || command.kind === 'status' || command.kind === 'projects';
+  return isVerb(command.kind) && COMMANDS[command.kind].deferred;
+}
+
+function isVerb(kind: string): kind is CommandVerb {
+  return Object.hasOwn(COMMANDS, kind);
 }
 
 export async function answerSlashCommand(request: SlashCommandRequest, deps: InlineDeps): Promise<CommandAck> {
@@ -68,7 +44,7 @@ export async function answerSlashCommand(request: SlashCommandRequest, deps: Inl
   const context: CommandContext = { channel: request.channelId, actor: actorOf(request), responseUrl: request.responseUrl };
   if (isDeferred(command)) {
     return {
-      reply: reply.ephemeral(deferredAck(command)),
+      reply: reply.ephemeral(ackOf(command)),
       deferred: { kind: QUEUE_MESSAGE_KINDS.slackCommand, command, context, receivedAtMs: deps.clock.now() },
     };
   }
@@ -83,83 +59,43 @@ function actorOf(request: SlashCommandRequest): Actor {
   return { userId: request.userId, ...(request.userName ? { userName: request.userName } : {}) };
 }
 
-function deferredAck(command: DeferredCommand): string {
-  if (command.kind === 'projects') return 'Asking the service for its projects…';
-  return `Looking up "${command.project}"…`;
+/**
+ * The table's entry for a command of its own verb. TypeScript does not correlate a verb with its
+ * command across the union, so the entry is viewed through the one signature every entry satisfies.
+ */
+function deferredSpec(verb: DeferredVerb) {
+  return COMMANDS[verb] as unknown as {
+    ack(command: DeferredCommand): string;
+    words(command: Record<string, unknown>): string[];
+    answer(command: DeferredCommand, context: CommandContext, deps: DeferredDeps): Promise<SlackReply>;
+  };
+}
+
+function inlineSpec(verb: InlineVerb) {
+  return COMMANDS[verb] as unknown as { answer(command: InlineCommand, context: CommandContext, deps: InlineDeps): Promise<SlackReply> };
+}
+
+function ackOf(command: DeferredCommand): string {
+  return deferredSpec(command.kind).ack(command);
 }
 
 type InlineCommand = Exclude<VisibilityCommand, DeferredCommand>;
+type InlineVerb = Exclude<CommandVerb, DeferredVerb>;
 
-async function answerInline(command: InlineCommand, context: CommandContext, deps: InlineDeps): Promise<SlackReply> {
-  switch (command.kind) {
-    case 'help':
-      return reply.helpReply();
-    case 'invalid':
-      return reply.usageReply(command.verb, command.problem);
-    case 'unknown':
-      return reply.unknownReply(command.verb, command.suggestion);
-    case 'list':
-      return reply.listReply(await deps.store.forChannel(context.channel), deps.clock.now());
-    case 'unsubscribe':
-    case 'mute':
-    case 'unmute':
-    case 'mode':
-      return changeSubscription(command, context, deps);
+function answerInline(command: InlineCommand, context: CommandContext, deps: InlineDeps): Promise<SlackReply> {
+  if (command.kind === 'invalid') return Promise.resolve(reply.usageReply(command.verb, usageOf(command.verb), command.problem));
+  if (command.kind === 'unknown') {
+    const suggestion = command.suggestion === undefined ? undefined : usageOf(command.suggestion);
+    return Promise.resolve(reply.unknownReply(command.verb, suggestion));
   }
+  return inlineSpec(command.kind).answer(command, context, deps);
 }
 
-type ChangeCommand = Extract<VisibilityCommand, { kind: 'unsubscribe' | 'mute' | 'unmute' | 'mode' }>;
-
-async function changeSubscription(command: ChangeCommand, context: CommandContext, deps: InlineDeps): Promise<SlackReply> {
-  const subscriptions = await deps.store.forChannel(context.channel);
-  const match = matchProject(command.project, subscriptions.map(asNamed));
-  if (match.status === 'ambiguous') return reply.ambiguousReply(command.project, match.candidates);
-  if (match.status === 'not_found') return reply.notFoundReply(command.project, match.suggestions, 'channel');
-  const { subscription } = match.project;
-  if (command.kind === 'unsubscribe') return unsubscribe(subscription, context, deps);
-  const change = settingsChange(command, deps.clock.now());
-  const changed = await deps.store.change(subscription.projectId, context.channel, change, context.actor, deps.clock.now());
-  // Removed between the read and the write (someone unsubscribed meanwhile).
-  if (changed === null) return reply.notFoundReply(command.project, [], 'channel');
-  return reply.inChannel(changeAnnouncement(changed, context.actor, change));
-}
-
-function asNamed(subscription: Subscription) {
-  return { id: subscription.projectId, name: subscription.projectName, subscription };
-}
-
-async function unsubscribe(subscription: Subscription, context: CommandContext, deps: InlineDeps): Promise<SlackReply> {
-  await deps.store.unsubscribe(subscription.projectId, context.channel);
-  return reply.inChannel(`${reply.mention(context.actor.userId)} unsubscribed this channel from ${reply.name(asNamed(subscription))}.`);
-}
-
-export function settingsChange(command: Extract<ChangeCommand, { kind: 'mute' | 'unmute' | 'mode' }>, nowMs: number): SettingsChange {
-  if (command.kind === 'mute') return { kind: 'mute', untilMs: nowMs + command.durationMs, label: command.durationLabel };
-  if (command.kind === 'unmute') return { kind: 'unmute' };
-  return { kind: 'mode', mode: command.mode };
-}
-
-/** One line saying who changed what, e.g. "🔕 @ana muted *Northwind* here for 7d (until …)". */
-export function changeAnnouncement(subscription: Subscription, actor: Actor, change: SettingsChange): string {
-  const who = reply.mention(actor.userId);
-  const project = reply.name(asNamed(subscription));
-  switch (change.kind) {
-    case 'mute':
-      return `🔕 ${who} muted ${project} here for ${change.label} (until ${reply.slackDate(change.untilMs)}). \`/visibility unmute ${subscription.projectName}\` ends it.`;
-    case 'unmute':
-      return `🔔 ${who} unmuted ${project} here: its digests are posted again.`;
-    case 'mode':
-      return change.mode === 'changes'
-        ? `${who} set ${project} to *changes* here: a run where nothing moved gets one line. \`/visibility mode ${subscription.projectName} full\` undoes it.`
-        : `${who} set ${project} to *full* here: every run gets the whole digest.`;
-  }
-}
-
-/** Runs a deferred command in the digest worker and answers via response_url. Throws only when the answer can't be delivered. */
+/** Runs a deferred command in the digest function and answers via response_url. Throws only when the answer can't be delivered. */
 export async function runDeferredCommand(work: DeferredSlackCommand, deps: DeferredDeps): Promise<void> {
   let answer: SlackReply;
   try {
-    answer = await answerDeferred(work.command, work.context, deps);
+    answer = await deferredSpec(work.command.kind).answer(work.command, work.context, deps);
   } catch {
     // The read API or the table failed: say so now rather than retry past the user's attention span.
     answer = reply.unavailableReply("The visibility service's read API or the bridge's table");
@@ -167,51 +103,40 @@ export async function runDeferredCommand(work: DeferredSlackCommand, deps: Defer
   await deps.responder.respond(work.context.responseUrl, answer);
 }
 
-async function answerDeferred(command: DeferredCommand, context: CommandContext, deps: DeferredDeps): Promise<SlackReply> {
-  const projects = await deps.directory.listProjects();
-  if (command.kind === 'projects') {
-    const here = await deps.store.forChannel(context.channel);
-    return reply.projectsReply(projects, new Set(here.map((s) => s.projectId)));
-  }
-  const match = matchProject(command.project, projects);
-  if (match.status === 'ambiguous') return reply.ambiguousReply(command.project, match.candidates);
-  if (match.status === 'not_found') return reply.notFoundReply(command.project, match.suggestions, 'service');
-  if (command.kind === 'status') return statusReply(match.project, await deps.status.getVisibility(match.project.id), context.actor.userId);
-  return subscribe(match.project, context, deps);
-}
-
-async function subscribe(project: { id: string; name: string }, context: CommandContext, deps: DeferredDeps): Promise<SlackReply> {
-  const result = await deps.store.subscribe({
-    projectId: project.id,
-    projectName: project.name,
-    channel: context.channel,
-    actor: context.actor,
-    nowMs: deps.clock.now(),
-  });
-  if (result.status === 'already') {
-    return reply.ephemeral(
-      `This channel is already subscribed to ${reply.name(project)} (${reply.settingsSummary(result.subscription, deps.clock.now())}).`,
-    );
-  }
-  return reply.inChannel(
-    `✅ ${reply.mention(context.actor.userId)} subscribed this channel to ${reply.name(project)}: its digests are posted here. ` +
-      `\`/visibility mode ${project.name} changes\` keeps quiet runs to one line; \`/visibility mute ${project.name} 7d\` pauses them.`,
-  );
-}
-
-/** Reads a queue message body as a deferred command; null when it is something else (e.g. a webhook event envelope). */
+/**
+ * Reads a queue message body as a deferred command; null when it is something else (e.g. a webhook
+ * event envelope). The command travels parsed and whole; it is checked by parsing its verb's
+ * arguments again from the fields it carries, so a malformed message can't smuggle an unchecked shape.
+ */
 export function parseDeferredSlackCommand(body: unknown): DeferredSlackCommand | null {
-  if (typeof body !== 'object' || body === null) return null;
-  const candidate = body as Partial<DeferredSlackCommand>;
-  if (candidate.kind !== QUEUE_MESSAGE_KINDS.slackCommand) return null;
-  const { command, context } = candidate;
-  if (typeof command !== 'object' || typeof context !== 'object') return null;
-  if (typeof context.channel !== 'string' || typeof context.responseUrl !== 'string' || typeof context.actor?.userId !== 'string')
-    return null;
-  // Re-parse the command from its own fields so a malformed message can't smuggle an unchecked shape.
-  const reparsed = parseCommandText(
-    command.kind === 'projects' ? 'projects' : `${command.kind} ${typeof command.project === 'string' ? command.project : ''}`,
-  );
-  if (!isDeferred(reparsed)) return null;
-  return { kind: QUEUE_MESSAGE_KINDS.slackCommand, command: reparsed, context, receivedAtMs: Number(candidate.receivedAtMs) || 0 };
+  if (!isRecord(body) || body['kind'] !== QUEUE_MESSAGE_KINDS.slackCommand) return null;
+  const { command, context } = body;
+  if (!isRecord(command) || !isRecord(context) || !isRecord(context['actor'])) return null;
+  const { channel, responseUrl } = context;
+  const { userId, userName } = context['actor'];
+  if (typeof channel !== 'string' || typeof responseUrl !== 'string' || typeof userId !== 'string') return null;
+  const reparsed = reparse(command);
+  if (reparsed === null) return null;
+  const actor: Actor = { userId, ...(typeof userName === 'string' ? { userName } : {}) };
+  return {
+    kind: QUEUE_MESSAGE_KINDS.slackCommand,
+    command: reparsed,
+    context: { channel, actor, responseUrl },
+    receivedAtMs: Number(body['receivedAtMs']) || 0,
+  };
+}
+
+/** The carried command, when parsing its own argument words gives it back exactly (every field, not only the project). */
+function reparse(command: Record<string, unknown>): DeferredCommand | null {
+  const kind = command['kind'];
+  if (typeof kind !== 'string' || !isVerb(kind)) return null;
+  if (!COMMANDS[kind].deferred) return null;
+  const words = deferredSpec(kind as DeferredVerb).words(command);
+  const reparsed = parseCommandText([kind, ...words].join(' '));
+  return isDeferred(reparsed) && sameFields(reparsed, command) ? reparsed : null;
+}
+
+function sameFields(a: object, b: Record<string, unknown>): boolean {
+  const entries = Object.entries(a);
+  return entries.length === Object.keys(b).length && entries.every(([key, value]) => b[key] === value);
 }

@@ -4,6 +4,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { sleep } from '../../shared/util';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ReadyInfo } from '../../local/ready-info';
@@ -52,10 +53,6 @@ async function startStack(readyFile: string): Promise<ReadyInfo> {
 function bridge(args: readonly string[], readyFile: string, stdin?: string): Promise<Ran> {
   const run = collect(tsx('cli/main.ts', args, { BRIDGE_READY_FILE: readyFile }, stdin));
   return run.done.then((code) => ({ code, stdout: run.out(), stderr: run.err() }));
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((r) => setTimeout(r, ms));
 }
 
 async function until<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, tries = 100): Promise<T> {

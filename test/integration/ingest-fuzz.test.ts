@@ -19,6 +19,7 @@ import type { DeliveryClaim, DeliveryStore, EventQueue } from '../../shared/port
 import type { QueuedEvent } from '../../shared/events';
 import type { QuarantinedDelivery } from '../../shared/quarantine';
 import { createSignatureVerifier, signPayload } from '../../shared/signature';
+import { isRecord } from '../../shared/util';
 import { RecordingObserver } from '../support/recording-observer';
 import { DynamoDeliveryStore } from '../../shared/adapters/dynamo-delivery-store';
 import { SqsEventQueue } from '../../shared/adapters/sqs-event-queue';
@@ -369,10 +370,6 @@ function validlySigned(header: string | undefined, bytes: Buffer): boolean {
     if (Math.abs(NOW_S - t) > TOLERANCE) return false;
     return SECRETS.some((secret) => signatures.has(createHmac('sha256', secret).update(`${t}.`).update(bytes).digest('hex')));
   });
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** Depth of nesting of a parsed JSON value (iterative). */

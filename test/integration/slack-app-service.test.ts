@@ -11,11 +11,11 @@ import { VisibilitySimulator } from '../../local/simulator/server';
 import { ReadApiClient } from '../../shared/adapters/read-api';
 import { DynamoSubscriptionStore } from '../../shared/adapters/dynamo-subscription-store';
 import { ResponseUrlResponder } from '../../shared/adapters/slack-response-url';
-import { answerSlashCommand, parseDeferredSlackCommand, runDeferredCommand, type DeferredDeps } from '../../shared/slack-app/service';
+import { answerSlashCommand, parseDeferredSlackCommand, runDeferredCommand } from '../../shared/slack-app/service';
 import { handleButtonAction } from '../../shared/slack-app/actions';
 import { encodeActionValue, parseInteractionForm } from '../../shared/slack-app/interactions';
 import type { SlashCommandRequest } from '../../shared/slack-app/commands';
-import type { SlackReply } from '../../shared/slack-app/ports';
+import type { DeferredDeps, SlackReply } from '../../shared/slack-app/ports';
 
 const API_KEY = 'read-key-for-slack-app-tests';
 const NOW = Date.parse('2026-03-01T12:00:00Z');

@@ -4,7 +4,7 @@ import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { ensureBridgeTable, startLocalDynamo, type LocalDynamo } from '../../local/dynamo';
 import { DynamoSubscriptionStore } from '../../shared/adapters/dynamo-subscription-store';
 import { DynamoChannelPacer } from '../../shared/adapters/dynamo-channel-pacer';
-import { SlackAppStoreError } from '../../shared/slack-app/ports';
+import { SlackAppStoreError } from '../../shared/errors';
 
 const TABLE = 'slack-app-store-test';
 const NOW = Date.parse('2026-03-01T12:00:00Z');

@@ -71,7 +71,7 @@ beforeAll(async () => {
   process.env['AWS_SECRET_ACCESS_KEY'] = 'local';
   gateway = await startGateway({
     [ENV.tableName]: TABLE,
-    [ENV.queueUrl]: queueUrl,
+    [ENV.commandsQueueUrl]: queueUrl,
     [ENV.slackSigningSecret]: JSON.stringify([SECRET]),
     [ENV.slackApiUrl]: 'http://127.0.0.1:9/api/',
     [ENV.awsRegion]: 'us-east-1',

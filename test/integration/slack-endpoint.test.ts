@@ -65,7 +65,7 @@ beforeEach(async () => {
   await sqs.send(new PurgeQueueCommand({ QueueUrl: queueUrl }));
   const env = {
     [ENV.tableName]: TABLE,
-    [ENV.queueUrl]: queueUrl,
+    [ENV.commandsQueueUrl]: queueUrl,
     [ENV.slackSigningSecret]: JSON.stringify([SECRET]),
     // The response_url peer stands where the local Slack server would be.
     [ENV.slackApiUrl]: `${hooks.url}/api`,

@@ -62,7 +62,7 @@ function slackFunction(secretId: string) {
   const clock = { ms: NOW, now: () => clock.ms };
   const env = {
     [ENV.tableName]: 'slack-signing-secret-test',
-    [ENV.queueUrl]: `${NOWHERE}/000000000000/never`,
+    [ENV.commandsQueueUrl]: `${NOWHERE}/000000000000/never`,
     [ENV.slackSigningSecretSecretArn]: secretId,
     [ENV.secretsCacheSeconds]: '0',
     [ENV.awsRegion]: 'us-east-1',

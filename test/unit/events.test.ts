@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { validateWebhookEvent, hasSqsInvalidCharacter, parseRunCompletedData, projectIdOf } from '../../shared/events';
+import {
+  EVENT_TYPES,
+  HANDLED_EVENT_TYPES,
+  hasSqsInvalidCharacter,
+  parseRunCompletedData,
+  parseTypedEvent,
+  projectIdOf,
+  validateWebhookEvent,
+} from '../../shared/events';
 
 describe('validateWebhookEvent', () => {
   const good = { id: 'e1', type: 'run.completed', created_at: '2026-11-01T10:00:00Z', data: { project_id: 'p1' } };
@@ -85,5 +93,25 @@ describe('validateWebhookEvent', () => {
       data: { project_id: 'p', run_id: 'r', status: 'completed', answers: null },
     });
     expect(parseRunCompletedData({ project_id: 'p' }).ok).toBe(false);
+  });
+});
+
+describe('the event-type registry', () => {
+  it('parses the example data of every handled type, and names the type in a refusal', () => {
+    for (const type of HANDLED_EVENT_TYPES) {
+      const data = EVENT_TYPES[type].exampleData('p1', () => 'id-1');
+      const event = { id: 'e1', type, created_at: '2026-03-01T12:00:00Z', data };
+      expect(parseTypedEvent(event)).toEqual({ ok: true, data: { type, event, data } });
+      const refused = parseTypedEvent({ ...event, data: {} });
+      expect(refused.ok).toBe(false);
+      expect(!refused.ok && refused.reason.startsWith(type)).toBe(true);
+    }
+  });
+
+  it('leaves other types to the caller (acknowledged and dropped)', () => {
+    expect(parseTypedEvent({ id: 'e1', type: 'prompt.added', created_at: '2026-03-01T12:00:00Z', data: {} })).toEqual({
+      ok: false,
+      reason: 'unhandled event type "prompt.added"',
+    });
   });
 });

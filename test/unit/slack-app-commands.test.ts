@@ -1,7 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { COMMAND_VERBS, parseCommandText, parseSlashCommandForm, suggestVerb } from '../../shared/slack-app/commands';
-import { MAX_MUTE_MS, parseDuration } from '../../shared/slack-app/duration';
+import {
+  COMMAND_VERBS,
+  COMMANDS,
+  MAX_MUTE_MS,
+  parseCommandText,
+  parseMuteDuration,
+  parseSlashCommandForm,
+  suggestVerb,
+  usageHint,
+  usageOf,
+} from '../../shared/slack-app/commands';
+import { parseDeferredSlackCommand } from '../../shared/slack-app/service';
 import { matchProject } from '../../shared/slack-app/project-match';
 
 describe('slash command form', () => {
@@ -103,13 +113,13 @@ describe('command text', () => {
 
 describe('durations', () => {
   it('accepts units and their words, bounded', () => {
-    expect(parseDuration('30m')).toEqual({ ok: true, ms: 1_800_000, label: '30m' });
-    expect(parseDuration('3 days')).toEqual({ ok: true, ms: 259_200_000, label: '3d' });
-    expect(parseDuration('90d')).toEqual({ ok: true, ms: MAX_MUTE_MS, label: '90d' });
-    expect(parseDuration('0m').ok).toBe(false);
-    expect(parseDuration('13w').ok).toBe(false);
-    expect(parseDuration('7').ok).toBe(false);
-    expect(parseDuration('7y').ok).toBe(false);
+    expect(parseMuteDuration('30m')).toEqual({ ok: true, ms: 1_800_000, label: '30m' });
+    expect(parseMuteDuration('3 days')).toEqual({ ok: true, ms: 259_200_000, label: '3d' });
+    expect(parseMuteDuration('90d')).toEqual({ ok: true, ms: MAX_MUTE_MS, label: '90d' });
+    expect(parseMuteDuration('0m').ok).toBe(false);
+    expect(parseMuteDuration('13w').ok).toBe(false);
+    expect(parseMuteDuration('7').ok).toBe(false);
+    expect(parseMuteDuration('7y').ok).toBe(false);
   });
 });
 
@@ -136,5 +146,33 @@ describe('project matching', () => {
   it('suggests close names when nothing matches', () => {
     expect(matchProject('Voltwya', projects)).toEqual({ status: 'not_found', suggestions: [projects[4]] });
     expect(matchProject('Acme', projects)).toEqual({ status: 'not_found', suggestions: [] });
+  });
+});
+
+describe('the command table', () => {
+  it('generates help, usage and the manifest usage_hint from its entries', () => {
+    expect(COMMAND_VERBS).toEqual(Object.keys(COMMANDS));
+    expect(usageOf('mute')).toBe('mute <project> <duration: 30m, 2h, 7d, 1w>');
+    expect(usageOf('list')).toBe('list');
+    expect(usageHint()).toBe('subscribe <project name or id> | list | status <project> | help');
+  });
+
+  it('queues a deferred command whole and reads back exactly what was queued', () => {
+    const context = { channel: 'C1', responseUrl: 'https://hooks.slack.com/x', actor: { userId: 'U1', userName: 'ana' } };
+    for (const text of ['subscribe Northwind Outdoor', 'status p_123', 'projects']) {
+      const command = parseCommandText(text);
+      const queued = { kind: 'slack_command', command, context, receivedAtMs: 5 };
+      expect(parseDeferredSlackCommand(JSON.parse(JSON.stringify(queued)))).toEqual(queued);
+    }
+  });
+
+  it('refuses a queued command with a field its verb does not parse back', () => {
+    const context = { channel: 'C1', responseUrl: 'u', actor: { userId: 'U1' } };
+    const body = (command: unknown) => ({ kind: 'slack_command', command, context, receivedAtMs: 1 });
+    expect(parseDeferredSlackCommand(body({ kind: 'status', project: 'p', extra: 'x' }))).toBeNull();
+    expect(parseDeferredSlackCommand(body({ kind: 'status', project: 7 }))).toBeNull();
+    expect(parseDeferredSlackCommand(body({ kind: 'status', project: ' p' }))).toBeNull();
+    // Inline verbs are never queued.
+    expect(parseDeferredSlackCommand(body({ kind: 'mute', project: 'p', durationMs: 60_000, durationLabel: '1m' }))).toBeNull();
   });
 });

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { routeDigest } from '../../shared/slack-app/routing';
-import { reserveSlot } from '../../shared/slack-app/pacing';
-import type { Subscription } from '../../shared/slack-app/ports';
+import { routeDigest } from '../../shared/routing';
+import { reserveSlot } from '../../shared/pacing';
+import type { Subscription } from '../../shared/ports';
 
 const NOW = Date.parse('2026-03-01T12:00:00Z');
 

@@ -1,4 +1,5 @@
 /** What the digest says, worked out once from the renderer's input; every section reads from it. */
+import type { DigestMode } from '../../contracts';
 import type { Gap, Project, ReasoningCard, VisibilityOverview } from '../../read-api-types';
 import { changeTone, type MetricDirections } from '../metric-direction';
 import { alertsBySeverity, type AlertView } from '../rows';
@@ -6,15 +7,11 @@ import { diffSnapshots, isTruncated, type ProjectSnapshot, type SnapshotDiff } f
 import { fillUrlTemplate } from '../links';
 import { formatNumber, projectName } from './format';
 
-export type DigestMode = 'full' | 'changes';
-
 export interface DigestOptions {
   /** Gaps listed in the main message's standing list (default 5). */
   topGaps?: number | undefined;
   /** Top gaps whose reasoning card gets a thread reply (default 3). */
   reasoningGaps?: number | undefined;
-  /** Kept for compatibility; the thread now holds every gap beyond the main message. */
-  maxGapReplies?: number | undefined;
   /** https URL template with {project_id} {run_id} {prompt_id} {asset_id}; none = no links. */
   dashboardUrlTemplate?: string | undefined;
   /** 'changes': a quiet run (see `isQuietRun`) renders one compact line and no thread. Default 'full'. */

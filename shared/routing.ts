@@ -6,7 +6,8 @@
  * 3. the configured default channel, only when neither of the above names a channel.
  * One entry per channel: each is posted under its own claim (`post#<channel>#<event id>`).
  */
-import type { DigestMode, Subscription } from './ports';
+import type { DigestMode } from './contracts';
+import type { Subscription } from './ports';
 
 export interface FallbackRouting {
   defaultChannel: string;

@@ -1,15 +1,55 @@
 /**
- * Slack's pace (about one message per second per channel) before every chat.postMessage: slots are
- * reserved with the channel pacer (a digest's whole thread at once); a wait that fits the invocation
- * is slept, a longer one hands the record back with that wait as its visibility delay (see
- * docs/SLACK-APP.md, "Paced posting").
+ * Slack's pace: about one message per second per channel, for every worker at once.
+ *
+ * - `reserveSlot`: per-channel pacing as GCRA (a token bucket kept as one number): the channel's
+ *   "theoretical arrival time" (TAT) advances by one interval per post; a post may go when TAT − burst
+ *   allowance has passed. One number per channel makes the store's update a single conditional write
+ *   (the ChannelPacer adapter, shared/adapters/dynamo-channel-pacer.ts, keeps it in DynamoDB).
+ * - `PacedChannel`: before every chat.postMessage, slots are reserved with the pacer (a digest's whole
+ *   thread at once); a wait that fits the invocation is slept, a longer one hands the record back with
+ *   that wait as its visibility delay (see docs/SLACK-APP.md, "Paced posting").
  */
-import { SLACK_APP_METRICS } from '../contracts';
-import { Unavailable } from '../errors';
-import type { Clock, Metrics } from '../ports';
-import type { ChannelPacer } from '../slack-app/ports';
-import type { SlotRequest } from '../slack-app/pacing';
-import { ChannelPaceDeferred } from './failures';
+import { SLACK_APP_METRICS } from './contracts';
+import { ChannelPaceDeferred, Unavailable } from './errors';
+import type { ChannelPacer, Clock, Metrics, PaceDecision, SlotRequest } from './ports';
+import { sleep } from './util';
+
+// --- GCRA ------------------------------------------------------------------------------------------
+
+export interface PaceParams {
+  /** Time a post occupies (Slack: about 1,000 ms per channel). */
+  intervalMs: number;
+  /** Posts that may go back to back before the interval applies (≥ 1). */
+  burst: number;
+}
+
+export interface PaceStep {
+  decision: PaceDecision;
+  /** The TAT to store when the decision reserved a slot. */
+  nextTatMs?: number | undefined;
+}
+
+/**
+ * Reserves the next slot(s) given the stored TAT (undefined: the channel has never been paced). The
+ * wait is for the first; slot k goes k intervals later. Deferred when the last would not fit `maxWaitMs`.
+ */
+export function reserveSlot(
+  storedTatMs: number | undefined,
+  nowMs: number,
+  maxWaitMs: number,
+  params: PaceParams,
+  request: SlotRequest = {},
+): PaceStep {
+  const allowanceMs = (Math.max(1, Math.floor(params.burst)) - 1) * params.intervalMs;
+  const slots = Math.max(1, Math.floor(request.slots ?? 1));
+  const notBefore = request.notBeforeMs === undefined ? nowMs : request.notBeforeMs + allowanceMs;
+  const tat = Math.max(storedTatMs ?? nowMs, nowMs, notBefore);
+  const waitMs = Math.max(0, tat - allowanceMs - nowMs);
+  if (waitMs + (slots - 1) * params.intervalMs > maxWaitMs) return { decision: { status: 'deferred', retryAfterMs: waitMs } };
+  return { decision: { status: 'reserved', waitMs }, nextTatMs: tat + slots * params.intervalMs };
+}
+
+// --- Paced posting ---------------------------------------------------------------------------------
 
 export interface PaceDeps {
   pacer?: ChannelPacer | undefined;
@@ -53,10 +93,6 @@ function maxWaitMs(deps: PaceDeps, now: number): number {
   // A short invocation keeps half its time for the post rather than a fixed allowance it doesn't have.
   const left = Math.max(0, deadline - now);
   return Math.max(0, left - Math.min(POST_ALLOWANCE_MS, left / 2));
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 /** How late a post may go after its slot before the slot is given up for a new one (Slack's interval minus the pace's margin). */
