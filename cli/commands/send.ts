@@ -41,12 +41,28 @@ export interface Delivery {
   body: string;
 }
 
+/** Per event type: the flags that fill its data, and its data as the service sends it (a new type is a compile error until it has an entry). */
+const SEND_DATA: {
+  readonly [T in HandledEventType]: { readonly flags: readonly string[]; data(input: DeliveryInput): Record<string, unknown> };
+} = {
+  'run.completed': {
+    flags: ['run', 'answers'],
+    data: (input) => ({
+      project_id: input.projectId,
+      run_id: input.runId ?? randomUUID(),
+      status: 'completed',
+      answers: input.answers ?? 0,
+    }),
+  },
+  'draft.ready': {
+    flags: ['asset', 'version'],
+    data: (input) => ({ project_id: input.projectId, asset_id: input.assetId ?? randomUUID(), version: parseVersion(input.version) }),
+  },
+};
+
 export function buildDelivery(input: DeliveryInput): Delivery {
   const id = input.deliveryId ?? randomUUID();
-  const data: Record<string, unknown> =
-    input.type === 'run.completed'
-      ? { project_id: input.projectId, run_id: input.runId ?? randomUUID(), status: 'completed', answers: input.answers ?? 0 }
-      : { project_id: input.projectId, asset_id: input.assetId ?? randomUUID(), version: parseVersion(input.version) };
+  const data = SEND_DATA[input.type].data(input);
   const event: WebhookEvent = { id, type: input.type, created_at: (input.createdAt ?? new Date()).toISOString(), data };
   return { event, body: JSON.stringify(event) };
 }
@@ -204,11 +220,11 @@ async function sendTarget(parsed: Parsed, ctx: CommandContext): Promise<{ url: s
 
 async function sendCommand(parsed: Parsed, io: CliIo): Promise<CommandResult> {
   const eventType = eventTypeArgument(parsed);
-  if (eventType === 'run.completed' && (parsed.values['asset'] !== undefined || parsed.values['version'] !== undefined)) {
-    throw new UsageError('--asset and --version apply to draft.ready', 'send');
-  }
-  if (eventType === 'draft.ready' && (parsed.values['run'] !== undefined || parsed.values['answers'] !== undefined)) {
-    throw new UsageError('--run and --answers apply to run.completed', 'send');
+  for (const type of HANDLED_EVENT_TYPES) {
+    const { flags } = SEND_DATA[type];
+    if (type !== eventType && flags.some((flag) => parsed.values[flag] !== undefined)) {
+      throw new UsageError(`${flags.map((flag) => `--${flag}`).join(' and ')} apply to ${type}`, 'send');
+    }
   }
 
   const version = versionOption(parsed);

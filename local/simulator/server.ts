@@ -28,6 +28,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { BodyTooLargeError, closeServer, listen, readBody, send } from '../http';
+import { HANDLED_EVENT_TYPES } from '../../shared/events';
 import { timingSafeEqual } from 'node:crypto';
 import { RANGES, SimulatorData, type RunInfo, type SimulatorFixture } from './data';
 import {
@@ -40,6 +41,7 @@ import {
   type WebhookInfo,
   type WebhookRegistration,
   type WebhookSenderOptions,
+  SIMULATED_EVENTS,
 } from './webhooks';
 import { WakeableSleeps } from './wakeable-sleeps';
 import { isRecord } from '../../shared/util';
@@ -406,7 +408,8 @@ export class VisibilitySimulator {
       ok(204, undefined);
       return;
     }
-    if ((parts[1] === 'runs' || parts[1] === 'drafts') && parts.length === 2 && method === 'POST') {
+    const handled = HANDLED_EVENT_TYPES.find((type) => SIMULATED_EVENTS[type].route === parts[1]);
+    if (handled !== undefined && parts.length === 2 && method === 'POST') {
       const body = await readJson(req);
       const projectId = body['project_id'];
       if (typeof projectId !== 'string' || !this.data.hasProject(projectId)) {
@@ -423,13 +426,7 @@ export class VisibilitySimulator {
         ok(wait ? 200 : 202, wait ? { ...summary, reports: await both.delivered } : summary);
         return;
       }
-      let sent: SentEvent & { run?: RunInfo };
-      if (parts[1] === 'runs') {
-        sent = this.webhooks.triggerRun(projectId, { duplicates });
-      } else {
-        const assetId = typeof body['asset_id'] === 'string' ? body['asset_id'] : undefined;
-        sent = this.webhooks.sendDraftReady(projectId, assetId, body['version'], { duplicates });
-      }
+      const sent = this.webhooks.sendHandled(handled, projectId, body, { duplicates });
       const summary = { event: sent.event, ...(sent.run === undefined ? {} : { run: sent.run }) };
       const report: DeliveryReport | undefined = wait ? await sent.delivered : undefined;
       ok(wait ? 200 : 202, report === undefined ? summary : { ...summary, report });

@@ -17,6 +17,7 @@
  * Deviation from the real service, for local use: http and loopback URLs are accepted.
  * Retry timers are unref'd: a process whose only work is a pending retry may exit.
  */
+import type { HandledEventType } from '../../shared/events';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { signPayload } from '../../shared/signature';
 import { deterministicUuid, type RunInfo } from './data';
@@ -274,6 +275,16 @@ export class WebhookSender {
     return { older, newer, delivered };
   }
 
+  /** Sends one event of a type the bridge handles, as its control route asks (see SIMULATED_EVENTS). */
+  sendHandled(
+    type: HandledEventType,
+    projectId: string,
+    body: Readonly<Record<string, unknown>>,
+    options: SendOptions = {},
+  ): SentEvent & { run?: RunInfo } {
+    return SIMULATED_EVENTS[type].send(this, projectId, body, options);
+  }
+
   /** Sends any event type with the given data (ids and counts only, as the service does). */
   sendEvent(type: string, data: Record<string, unknown>, options: SendOptions = {}): SentEvent {
     let createdMs = this.now();
@@ -434,3 +445,26 @@ export class WebhookSender {
     return this.stopped ? Promise.resolve() : this.sleeps.sleep(ms);
   }
 }
+
+/**
+ * Each event type the bridge handles, as the simulator sends it: its control route (`POST /_sim/<route>`)
+ * and its sender. A new type is a compile error until it has an entry.
+ */
+export const SIMULATED_EVENTS: {
+  readonly [T in HandledEventType]: {
+    readonly route: string;
+    send(
+      sender: WebhookSender,
+      projectId: string,
+      body: Readonly<Record<string, unknown>>,
+      options: SendOptions,
+    ): SentEvent & { run?: RunInfo };
+  };
+} = {
+  'run.completed': { route: 'runs', send: (sender, projectId, _body, options) => sender.triggerRun(projectId, options) },
+  'draft.ready': {
+    route: 'drafts',
+    send: (sender, projectId, body, options) =>
+      sender.sendDraftReady(projectId, typeof body['asset_id'] === 'string' ? body['asset_id'] : undefined, body['version'], options),
+  },
+};
