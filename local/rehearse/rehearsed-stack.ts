@@ -45,6 +45,8 @@ export interface RehearsedStackOptions {
   onLine?: (line: FunctionLine) => void;
   /** The simulator's seed (default 1). */
   seed?: number;
+  /** The HTTP API's id (default a random one); stacks rehearsed side by side share it so their alarms resolve alike. */
+  apiId?: string;
 }
 
 export interface PlatformMetric extends MetricId {
@@ -106,7 +108,7 @@ export class RehearsedStack {
 
   static async start(options: RehearsedStackOptions): Promise<RehearsedStack> {
     const region = options.stack.region ?? 'us-east-1';
-    const apiId = `rh${randomBytes(4).toString('hex')}`;
+    const apiId = options.apiId ?? `rh${randomBytes(4).toString('hex')}`;
     const dynamo = await startLocalDynamo();
     const sqs = await SqsServer.start({ region, timeScale: options.timeScale ?? DEFAULT_TIME_SCALE });
     const secrets = await LocalSecretsManagerServer.start({ region });
