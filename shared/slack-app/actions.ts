@@ -5,11 +5,12 @@
  * setting, so the button works on every digest.
  */
 import { SLACK_APP_DEFAULTS } from '../contracts';
+import { SLACK_LIMITS, truncateText } from '../slack-text';
 import type { Clock } from '../ports';
 import type { BlockActionInteraction, ButtonAction } from './interactions';
 import type { Actor, SettingsChange, Subscription, SubscriptionStore } from '../ports';
 import type { Responder, SlackReply } from './ports';
-import { changeAnnouncement } from './handlers';
+import { changeAnnouncement } from './replies';
 
 export interface ActionDeps {
   store: SubscriptionStore;
@@ -63,8 +64,12 @@ async function applyOrSubscribe(
   return (await store.change(action.projectId, action.channel, change, actor, nowMs)) ?? created.subscription;
 }
 
-/** The original message with the note as a context block; a plain in-channel note when the blocks are unknown. */
-export function annotated(messageBlocks: readonly unknown[], note: string): SlackReply {
+/**
+ * The original message with the note as a context block; a plain in-channel note when the blocks are
+ * unknown. The note is cut to one text object, so a refused update can't leave a saved change unannounced.
+ */
+export function annotated(messageBlocks: readonly unknown[], fullNote: string): SlackReply {
+  const note = truncateText(fullNote, SLACK_LIMITS.textObject);
   if (messageBlocks.length === 0) return { response_type: 'in_channel', text: note };
   const context = { type: 'context', elements: [{ type: 'mrkdwn', text: note }] };
   // Slack allows 50 blocks per message: drop the last ones before the note rather than fail the update.

@@ -3,7 +3,7 @@
  * them). Inline handlers use DynamoDB only — the project is found among the channel's own
  * subscriptions, which keep the project's name; deferred ones also read the service's read API.
  */
-import type { Actor, SettingsChange, Subscription } from '../ports';
+import type { SettingsChange, Subscription } from '../ports';
 import { matchProject } from './project-match';
 import type { CommandContext, CommandOf, DeferredDeps, InlineDeps, SlackReply } from './ports';
 import * as reply from './replies';
@@ -27,7 +27,7 @@ export async function changeSubscription(command: ChangeCommand, context: Comman
   const changed = await deps.store.change(subscription.projectId, context.channel, change, context.actor, deps.clock.now());
   // Removed between the read and the write (someone unsubscribed meanwhile).
   if (changed === null) return reply.notFoundReply(command.project, [], 'channel');
-  return reply.inChannel(changeAnnouncement(changed, context.actor, change));
+  return reply.inChannel(reply.changeAnnouncement(changed, context.actor, change));
 }
 
 function asNamed(subscription: Subscription) {
@@ -43,22 +43,6 @@ export function settingsChange(command: CommandOf<'mute' | 'unmute' | 'mode'>, n
   if (command.kind === 'mute') return { kind: 'mute', untilMs: nowMs + command.durationMs, label: command.durationLabel };
   if (command.kind === 'unmute') return { kind: 'unmute' };
   return { kind: 'mode', mode: command.mode };
-}
-
-/** One line saying who changed what, e.g. "🔕 @ana muted *Northwind* here for 7d (until …)". */
-export function changeAnnouncement(subscription: Subscription, actor: Actor, change: SettingsChange): string {
-  const who = reply.mention(actor.userId);
-  const project = reply.name(asNamed(subscription));
-  switch (change.kind) {
-    case 'mute':
-      return `🔕 ${who} muted ${project} here for ${change.label} (until ${reply.slackDate(change.untilMs)}). \`/visibility unmute ${subscription.projectName}\` ends it.`;
-    case 'unmute':
-      return `🔔 ${who} unmuted ${project} here: its digests are posted again.`;
-    case 'mode':
-      return change.mode === 'changes'
-        ? `${who} set ${project} to *changes* here: a run where nothing moved gets one line. \`/visibility mode ${subscription.projectName} full\` undoes it.`
-        : `${who} set ${project} to *full* here: every run gets the whole digest.`;
-  }
 }
 
 export async function answerProjects(context: CommandContext, deps: DeferredDeps): Promise<SlackReply> {
@@ -92,13 +76,6 @@ export async function answerSubscribe(command: CommandOf<'subscribe'>, context: 
     actor: context.actor,
     nowMs: deps.clock.now(),
   });
-  if (result.status === 'already') {
-    return reply.ephemeral(
-      `This channel is already subscribed to ${reply.name(project)} (${reply.settingsSummary(result.subscription, deps.clock.now())}).`,
-    );
-  }
-  return reply.inChannel(
-    `✅ ${reply.mention(context.actor.userId)} subscribed this channel to ${reply.name(project)}: its digests are posted here. ` +
-      `\`/visibility mode ${project.name} changes\` keeps quiet runs to one line; \`/visibility mute ${project.name} 7d\` pauses them.`,
-  );
+  if (result.status === 'already') return reply.alreadySubscribedReply(project, result.subscription, deps.clock.now());
+  return reply.subscribedReply(project, context.actor);
 }

@@ -1,7 +1,11 @@
 /**
  * Finds the project a user means: exact id, else the name case-insensitively (whole name, then a
  * part of it). Several candidates are listed back rather than guessed; none gets close names.
+ * Names and ids are compared as replies show them (sanitized: see `shownAs`), so a name or id copied
+ * from a reply finds its project.
  */
+import { neutraliseFormatting, stripInvisible } from '../slack-text';
+
 export interface NamedProject {
   id: string;
   name: string;
@@ -16,12 +20,20 @@ export function matchProject<P extends NamedProject>(query: string, projects: re
   const wanted = query.trim();
   const byId = projects.find((p) => p.id === wanted);
   if (byId) return { status: 'found', project: byId };
-  const lower = wanted.toLowerCase();
-  const exact = projects.filter((p) => p.name.trim().toLowerCase() === lower);
+  // Two ids can show alike (`a_b`, `aˍb`): then both are listed back, never one guessed.
+  const byShownId = projects.filter((p) => shownAs(p.id) === shownAs(wanted));
+  if (byShownId.length > 0) return pick(byShownId);
+  const lower = shownAs(wanted).toLowerCase();
+  const exact = projects.filter((p) => shownAs(p.name).toLowerCase() === lower);
   if (exact.length > 0) return pick(exact);
-  const partial = lower === '' ? [] : projects.filter((p) => p.name.toLowerCase().includes(lower));
+  const partial = lower === '' ? [] : projects.filter((p) => shownAs(p.name).toLowerCase().includes(lower));
   if (partial.length > 0) return pick(partial);
   return { status: 'not_found', suggestions: closest(lower, projects) };
+}
+
+/** Text as a reply shows it (before escaping and cutting): no invisible characters, one space between words, style markers as look-alikes. */
+function shownAs(text: string): string {
+  return neutraliseFormatting(stripInvisible(text).replace(/\s+/g, ' ').trim());
 }
 
 function pick<P extends NamedProject>(candidates: P[]): ProjectMatch<P> {
@@ -32,7 +44,7 @@ function pick<P extends NamedProject>(candidates: P[]): ProjectMatch<P> {
 function closest<P extends NamedProject>(lower: string, projects: readonly P[]): P[] {
   const limit = Math.max(2, Math.floor(lower.length / 3));
   return projects
-    .map((project) => ({ project, distance: editDistance(lower, project.name.toLowerCase()) }))
+    .map((project) => ({ project, distance: editDistance(lower, shownAs(project.name).toLowerCase()) }))
     .filter((scored) => scored.distance <= limit)
     .sort((a, b) => a.distance - b.distance)
     .slice(0, MAX_SUGGESTIONS)

@@ -1,18 +1,18 @@
 /** `status <project>`: the project's current figures as a compact message (no gaps, no thread). */
 import type { GenericRow, Project, Scalar, VisibilityOverview } from '../read-api-types';
-import { escapeSlackText, truncateText } from '../slack-text';
-import { inChannel, name } from './replies';
+import { serviceText } from '../slack-text';
+import { inChannel, mention, name } from './replies';
 import type { SlackReply } from './ports';
 
 const MAX_ENGINES = 6;
 const MAX_FIELDS_PER_ROW = 4;
-const VALUE_CHARS = 40;
+/** Longest shown piece of each service string (escaped UTF-16 code units). */
+const LEN = { label: 60, field: 40, value: 40 } as const;
 
 export function statusReply(project: Project, overview: VisibilityOverview, requestedBy: string): SlackReply {
-  const lines = [`${name(project)} — current figures (asked by <@${requestedBy}>)`];
+  const lines = [`${name(project)} — current figures (asked by ${mention(requestedBy)})`];
   const metrics = overview.metrics.map(
-    (m) =>
-      `${escapeSlackText(m.label)} *${scalar(m.value)}*${m.caption ? ` (${escapeSlackText(truncateText(m.caption, VALUE_CHARS))})` : ''}`,
+    (m) => `${serviceText(m.label, LEN.label)} *${scalar(m.value)}*${m.caption ? ` (${serviceText(m.caption, LEN.value)})` : ''}`,
   );
   lines.push(metrics.length > 0 ? metrics.join(' · ') : '_No metrics yet._');
   for (const row of overview.engines.slice(0, MAX_ENGINES)) lines.push(`• ${rowText(row)}`);
@@ -25,10 +25,12 @@ export function statusReply(project: Project, overview: VisibilityOverview, requ
 function rowText(row: GenericRow): string {
   return row
     .slice(0, MAX_FIELDS_PER_ROW)
-    .map(([field, value]) => `${escapeSlackText(field)}: ${scalar(value)}`)
+    .map(([field, value]) => `${serviceText(field, LEN.field)}: ${scalar(value)}`)
     .join(', ');
 }
 
+/** A value as text; blank or missing shows "—" (an empty `*…*` would show the asterisks). */
 function scalar(value: Scalar): string {
-  return value === null ? '—' : escapeSlackText(truncateText(String(value), VALUE_CHARS));
+  const text = value === null ? '' : serviceText(String(value), LEN.value);
+  return text === '' ? '—' : text;
 }

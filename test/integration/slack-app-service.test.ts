@@ -78,13 +78,13 @@ function request(text: string, user = 'U1'): SlashCommandRequest {
 }
 
 /** Runs a command as the handler and the digest worker will: the ack, then any deferred work through the queue's JSON. */
-async function run(text: string, user = 'U1'): Promise<SlackReply> {
-  const ack = await answerSlashCommand(request(text, user), deps);
+async function run(text: string, user = 'U1', through: DeferredDeps = deps): Promise<SlackReply> {
+  const ack = await answerSlashCommand(request(text, user), through);
   if (!ack.deferred) return ack.reply;
   expect(ack.reply.response_type).toBe('ephemeral');
   const work = parseDeferredSlackCommand(JSON.parse(JSON.stringify(ack.deferred)));
   expect(work).not.toBeNull();
-  await runDeferredCommand(work!, deps);
+  await runDeferredCommand(work!, through);
   return responses.at(-1)!;
 }
 
@@ -137,8 +137,9 @@ describe('/visibility commands', () => {
     await run('subscribe Brightsmile');
     const reply = await run('projects');
     expect(reply.text).toContain('Projects the bridge can see (4)');
-    expect(reply.text).toMatch(/\*Brightsmile Dental\* — id `[^`]+` ✓ subscribed here/);
-    expect(reply.text).not.toMatch(/\*Ledgerly\* — id `[^`]+` ✓/);
+    // Ids are shown sanitized and outside code spans (a backtick in an id could close the span).
+    expect(reply.text).toMatch(/\*Brightsmile Dental\* — id [\w-]+ ✓ subscribed here/);
+    expect(reply.text).not.toMatch(/\*Ledgerly\* — id [\w-]+ ✓/);
   });
 
   it('answers status with the current figures', async () => {
@@ -221,5 +222,82 @@ describe('digest buttons', () => {
       status: 'acknowledged',
     });
     expect(responses.length).toBe(before);
+  });
+});
+
+describe('service names that try to ping, link, hide or overflow (issue 21)', () => {
+  const INJECTION = 'Acme` <!channel> <https://evil.example/login|click to re-authenticate> `';
+  const HOSTILE = {
+    'p-inject': INJECTION,
+    'p-bidi': 'Invoice \u202Egnp.exe\u202C \u200B*bold* _it_ ~s~ https://evil.example',
+    'p-long': `${'<!here> '.repeat(500)}${'W'.repeat(2000)}`,
+  };
+  let hostileSim: VisibilitySimulator;
+  let hostile: DeferredDeps;
+
+  beforeAll(async () => {
+    const projects = Object.entries(HOSTILE).map(([id, name]) => ({
+      id,
+      name,
+      industry: 'Security',
+      visibility: {
+        metrics: [{ label: name, value: name, caption: name }],
+        engines: [{ engine: name, visibility: 40 }],
+        alerts: [{ severity: 'warning', message: name }],
+      },
+      gaps: [],
+    }));
+    hostileSim = await VisibilitySimulator.start({ apiKey: API_KEY, fixture: { projects } });
+    const readApi = new ReadApiClient({ baseUrl: hostileSim.url, apiKey: API_KEY });
+    hostile = { ...deps, directory: readApi, status: readApi };
+  });
+
+  afterAll(() => hostileSim.close());
+
+  /** No ping, link, bidi or zero-width character, no name in a code span, within one text object. */
+  function expectSafe(answer: SlackReply | undefined): void {
+    const texts = [answer!.text, ...((answer!.blocks ?? []) as { elements?: { text: string }[] }[]).flatMap((b) => b.elements ?? [])];
+    for (const item of texts) {
+      const text = typeof item === 'string' ? item : item.text;
+      expect(text.length).toBeLessThanOrEqual(3000);
+      expect(text).not.toMatch(/[\u200B-\u200F\u2060\uFEFF\u202A-\u202E\u2066-\u2069]/);
+      const foreign = text.replace(/`\/visibility[a-z <>]*`|`(full|changes|7d)`/g, '').replace(/<@U\d+>|<!date\^\d+\^[^|>]+\|[^>]+>/g, '');
+      expect(foreign).not.toMatch(/[<>`]/);
+      expect(text).not.toContain('*bold*');
+    }
+  }
+
+  it.each(Object.keys(HOSTILE))('subscribe, list, projects, status, mute, mode, unmute and both buttons with %s', async (id) => {
+    const answers = {
+      subscribe: await run(`subscribe ${id}`, 'U1', hostile),
+      list: await run('list', 'U1', hostile),
+      projects: await run('projects', 'U1', hostile),
+      status: await run(`status ${id}`, 'U1', hostile),
+      mute: await run(`mute ${id} 2h`, 'U1', hostile),
+      mode: await run(`mode ${id} changes`, 'U1', hostile),
+      unmute: await run(`unmute ${id}`, 'U1', hostile),
+      unsubscribe: await run(`unsubscribe ${id}`, 'U1', hostile),
+    };
+    for (const answer of Object.values(answers)) expectSafe(answer);
+    expect(answers.subscribe.text).toContain('subscribed this channel to');
+    expect(answers.list.text).toContain("This channel's subscriptions (1)");
+    expect(answers.projects.text).toContain('Projects the bridge can see (3)');
+    expect(answers.status.text).toContain('current figures');
+    expect(answers.mute.text).toContain('muted');
+    expect(answers.mode.text).toContain('to *changes*');
+    expect(answers.unmute.text).toContain('unmuted');
+    expect(answers.unsubscribe.text).toContain('unsubscribed');
+    for (const kind of ['mute_7d', 'only_changes'] as const) {
+      const action = { kind, projectId: id, projectName: HOSTILE[id as keyof typeof HOSTILE], channel };
+      const blocks = [{ type: 'section', text: { type: 'mrkdwn', text: 'digest' } }];
+      await handleButtonAction({ actor: { userId: 'U5' }, responseUrl: `${hookUrl}/actions/1`, action, messageBlocks: blocks }, hostile);
+      expectSafe(responses.at(-1));
+      expect(responses.at(-1)?.replace_original).toBe(true);
+    }
+  });
+
+  it('the disguised link and the ping are shown as text, outside code spans', async () => {
+    const reply = await run('subscribe p-inject', 'U1', hostile);
+    expect(reply.text).toContain('*Acmeˋ &lt;!channel&gt; &lt;https://evil.example/login|click to re-authenticate&gt; ˋ*');
   });
 });

@@ -1,0 +1,193 @@
+/**
+ * Every reply, note and ephemeral answer of the Slack app, built by the real reply builders from
+ * hostile service strings (issue 21): nothing can ping, link, hide, restyle or overflow.
+ */
+import { describe, expect, it } from 'vitest';
+import type { Subscription } from '../../shared/ports';
+import type { Project, VisibilityOverview } from '../../shared/read-api-types';
+import { annotated, buttonChange } from '../../shared/slack-app/actions';
+import type { SlackReply } from '../../shared/slack-app/ports';
+import { matchProject } from '../../shared/slack-app/project-match';
+import * as reply from '../../shared/slack-app/replies';
+import { statusReply } from '../../shared/slack-app/status';
+import { SLACK_LIMITS } from '../../shared/slack-text';
+
+const NOW = Date.parse('2026-03-01T12:00:00Z');
+const ACTOR = { userId: 'U0ANA', userName: 'ana' };
+
+/** The names tried in issue 21, each with what it must not show. */
+const INJECTION_NAMES = {
+  pingAndDisguisedLink: 'Acme` <!channel> <https://evil.example/login|click to re-authenticate> `',
+  bidi: 'Invoice \u202Egnp.exe\u202C',
+  zeroWidth: 'Pay\u200Bpal\u200D \uFEFFSupport\u2060',
+  formatting: '*bold* _italic_ ~struck~ `code`',
+  bareUrl: 'Northwind https://evil.example/login',
+  long: `${'<!here> '.repeat(500)}${'W'.repeat(2000)}`,
+  mentionAndDate: '<@U0BOSS> <!subteam^S123> <!date^0^{date}|x> <#C0GENERAL>',
+} as const;
+
+const BIDI_OR_INVISIBLE = /[\u200B-\u200F\u2060\uFEFF\u202A-\u202E\u2066-\u2069]/;
+/** Markup the bridge itself writes: a mention of a Slack user id and a Slack date. */
+const BRIDGE_MARKUP = /<@[UW][A-Z0-9]+>|<!date\^\d+\^\{date_short_pretty\} \{time\}\|[\dTZ:-]+>/g;
+/** Code spans the bridge writes hold only its own words (commands, modes), never a service string. */
+const BRIDGE_CODE_SPAN = /^`(\/visibility(?: [a-z]+(?: <[a-z ]+>)?)?|full|changes|7d)`$/;
+
+function expectSafe(text: string, limit: number = SLACK_LIMITS.textObject): void {
+  expect(text.length).toBeLessThanOrEqual(limit);
+  expect(text).not.toMatch(BIDI_OR_INVISIBLE);
+  for (const span of text.match(/`[^`]*`/g) ?? []) expect(span).toMatch(BRIDGE_CODE_SPAN);
+  const serviceParts = text.replace(/`[^`]*`/g, '').replace(BRIDGE_MARKUP, '');
+  expect(serviceParts).not.toContain('`');
+  expect(serviceParts).not.toContain('<!');
+  expect(serviceParts).not.toContain('<http');
+  expect(serviceParts).not.toMatch(/[<>]/);
+  for (const marked of ['*bold*', '_italic_', '~struck~']) expect(text).not.toContain(marked);
+}
+
+function expectSafeReply(answer: SlackReply): void {
+  expectSafe(answer.text);
+  for (const block of (answer.blocks ?? []) as { type: string; elements?: { text: string }[] }[]) {
+    if (block.type === 'context') for (const element of block.elements ?? []) expectSafe(element.text);
+  }
+}
+
+const cases = Object.entries(INJECTION_NAMES).map(([label, name]) => ({
+  label,
+  project: { id: `p-${label}`, name, industry: null } satisfies Project,
+}));
+
+function subscription(name: string, id: string, overrides: Partial<Subscription> = {}): Subscription {
+  return {
+    projectId: id,
+    projectName: name,
+    channel: 'C0DIGESTS',
+    mode: 'full',
+    createdBy: 'U0ANA',
+    createdAtMs: NOW - 1000,
+    changedBy: 'U0ANA',
+    changedAtMs: NOW - 1000,
+    lastChange: 'subscribed',
+    ...overrides,
+  };
+}
+
+function hostileOverview(name: string): VisibilityOverview {
+  return {
+    metrics: [
+      { label: name, value: name, caption: name },
+      { label: 'Score', value: 42, caption: null },
+    ],
+    engines: [
+      [
+        ['engine', name],
+        [name, name],
+      ],
+    ],
+    alerts: [[['message', name]]],
+  };
+}
+
+/** A digest as Slack sends it back with a button click: its own blocks, the note is appended. */
+const DIGEST_BLOCKS = [{ type: 'section', text: { type: 'mrkdwn', text: 'digest' } }];
+
+describe.each(cases)('replies with the "$label" name', ({ project }) => {
+  const sub = subscription(project.name, project.id);
+
+  it('subscribe (new and already) names the project sanitized, outside code spans', () => {
+    expectSafeReply(reply.subscribedReply(project, ACTOR));
+    expectSafeReply(reply.alreadySubscribedReply(project, sub, NOW));
+  });
+
+  it('mute, mode and unmute announcements', () => {
+    for (const change of [
+      { kind: 'mute', untilMs: NOW + 3_600_000, label: '1h' },
+      { kind: 'mode', mode: 'changes' },
+      { kind: 'mode', mode: 'full' },
+      { kind: 'unmute' },
+    ] as const) {
+      expectSafeReply(reply.inChannel(reply.changeAnnouncement(sub, ACTOR, change)));
+    }
+    expectSafeReply(reply.inChannel(reply.changeAnnouncement(sub, ACTOR, { kind: 'mute', untilMs: NOW, label: project.name })));
+  });
+
+  it('both button notes, on the digest and alone', () => {
+    for (const kind of ['mute_7d', 'only_changes'] as const) {
+      const action = { kind, projectId: project.id, projectName: project.name, channel: 'C0DIGESTS' };
+      const note = reply.changeAnnouncement(sub, ACTOR, buttonChange(action, NOW));
+      const onDigest = annotated(DIGEST_BLOCKS, note);
+      expectSafeReply(onDigest);
+      expect(onDigest.blocks).toHaveLength(2);
+      expectSafeReply(annotated([], note));
+    }
+  });
+
+  it('status, with the name in every field the read API sends', () => {
+    const answer = statusReply(project, hostileOverview(project.name), ACTOR.userId);
+    expectSafeReply(answer);
+    expect(answer.text).toContain('<@U0ANA>');
+  });
+
+  it('projects, list, ambiguous and not found', () => {
+    const hostileId = { ...project, id: project.name };
+    expectSafeReply(reply.projectsReply([project, hostileId], new Set([project.id])));
+    expectSafeReply(reply.listReply([sub, subscription(project.name, 'p2', { lastChange: project.name, changedBy: project.name })], NOW));
+    expectSafeReply(reply.ambiguousReply(project.name, [project, hostileId]));
+    expectSafeReply(reply.notFoundReply(project.name, [project], 'service'));
+    expectSafeReply(reply.notFoundReply(project.name, [project], 'channel'));
+    expectSafeReply(reply.unknownReply(project.name, 'subscribe <project name or id>'));
+  });
+});
+
+describe('reply safety', () => {
+  it('the disguised link and the ping become visible text, and the name is never in a code span', () => {
+    const { project } = cases[0]!;
+    const text = reply.subscribedReply(project, ACTOR).text;
+    expect(text).toContain('*Acmeˋ &lt;!channel&gt; &lt;https://evil.example/login|click to re-authenticate&gt; ˋ*');
+  });
+
+  it('the bidi name shows in sending order, so "gnp.exe" reads as it is', () => {
+    expect(reply.name(cases[1]!.project)).toBe('*Invoice gnp.exe*');
+  });
+
+  it('a 6,000-character name is cut in every reply and both button notes (was a 12,136-character note)', () => {
+    const long = cases.find((c) => c.label === 'long')!.project;
+    expect(long.name).toHaveLength(6000);
+    const sub = subscription(long.name, long.id);
+    const note = reply.changeAnnouncement(
+      sub,
+      ACTOR,
+      buttonChange({ kind: 'mute_7d', projectId: long.id, projectName: long.name, channel: 'C' }, NOW),
+    );
+    expect(note.length).toBeLessThan(600);
+    expect(reply.name(long).length).toBeLessThanOrEqual(reply.REPLY_LEN.projectName + 2);
+    const many = Array.from({ length: 60 }, (_, i) => ({ ...long, id: `p${i}` }));
+    expect(reply.projectsReply(many, new Set()).text.length).toBeLessThanOrEqual(SLACK_LIMITS.textObject);
+  });
+
+  it('a note longer than a text object is cut rather than refused', () => {
+    const answer = annotated(DIGEST_BLOCKS, 'x'.repeat(12_136));
+    expect(answer.text.length).toBeLessThanOrEqual(SLACK_LIMITS.textObject);
+    const context = answer.blocks?.at(-1) as { elements: { text: string }[] };
+    expect(context.elements[0]!.text.length).toBeLessThanOrEqual(SLACK_LIMITS.textObject);
+  });
+
+  it('only Slack user ids become mentions: anything else from the store is shown as text', () => {
+    expect(reply.mention('U0ANA')).toBe('<@U0ANA>');
+    expect(reply.mention('<!channel>')).toBe('&lt;!channel&gt;');
+    expect(reply.mention('')).toBe('someone');
+  });
+
+  it('a name or id copied from a reply finds its project', () => {
+    const projects = cases.map((c) => c.project);
+    for (const project of projects.filter((p) => p.name.length < reply.REPLY_LEN.projectName)) {
+      const shown = reply.name(project).slice(1, -1).replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+      expect(matchProject(shown, projects)).toEqual({ status: 'found', project });
+    }
+    const underscored = { id: 'proj_1', name: 'Underscored' };
+    expect(matchProject(reply.projectId(underscored.id), [underscored])).toEqual({ status: 'found', project: underscored });
+    const lookalike = { id: 'projˍ1', name: 'Look-alike' };
+    expect(matchProject('projˍ1', [underscored, lookalike])).toEqual({ status: 'found', project: lookalike });
+    expect(matchProject('proj\u200B_1', [underscored, lookalike])).toEqual({ status: 'ambiguous', candidates: [underscored, lookalike] });
+    expect(matchProject('x', [underscored, lookalike]).status).toBe('not_found');
+  });
+});
