@@ -125,6 +125,8 @@ export const SLACK_APP_METRICS = {
   slackRateLimited: 'SlackRateLimited',
   /** A digest not posted to a channel because the channel muted the project. */
   digestMutedSkip: 'DigestMutedSkip',
+  /** A subscribed channel Slack refused for good (bot not in it, archived…): marked broken and skipped, the run goes on. */
+  digestChannelRefused: 'DigestChannelRefused',
   /** The Slack signing secret holds a value that does not parse: the last good verifier (if any) stays in use. */
   slackSigningSecretInvalid: 'SlackSigningSecretInvalid',
   /** The Slack signing secret could not be read (placeholder, deleted, AccessDenied, outage): the last good verifier serves for a bounded time. */
@@ -194,6 +196,12 @@ export const METRIC_REGISTRY: { readonly [M in AnyMetricName]: MetricSpec } = {
   SlackPostPaced: { emitters: [digest], failure: false, alarms: [] },
   SlackRateLimited: { emitters: [digest], failure: true, alarms: ['SlackPaceRateLimited'] },
   DigestMutedSkip: { emitters: [digest], failure: false, alarms: [] },
+  DigestChannelRefused: {
+    emitters: [digest],
+    failure: true,
+    alarms: [],
+    unalarmed: "a member's channel, not the bridge: the run goes on, and whoever subscribed it is told once in the home channel",
+  },
   SlackSigningSecretInvalid: { emitters: [slack], failure: true, alarms: ['SlackSigningSecretUnusable'] },
   SlackSigningSecretUnreadable: { emitters: [slack], failure: true, alarms: ['SlackSigningSecretUnusable'] },
   WebhookThrottled: { emitters: [WEBHOOK_API_SERVICE], failure: true, alarms: ['WebhookThrottled'] },

@@ -307,6 +307,8 @@ export interface Subscription {
   changedAtMs: number;
   /** Human summary of the last change, e.g. "muted for 7d" — shown on digests and in `list`. */
   lastChange: string;
+  /** Set when Slack refused a digest here for good (bot not in the channel, archived…): skipped until re-subscribed. */
+  broken?: { code: string; atMs: number } | undefined;
 }
 
 export type SettingsChange = { kind: 'mute'; untilMs: number; label: string } | { kind: 'unmute' } | { kind: 'mode'; mode: DigestMode };
@@ -326,7 +328,7 @@ export type SubscribeResult = { status: 'subscribed'; subscription: Subscription
 
 /** Many-to-many project ↔ channel subscriptions. Errors of the backing store propagate (the caller retries). */
 export interface SubscriptionStore {
-  /** Adds the subscription; an existing one keeps its settings (`already`). */
+  /** Adds the subscription; an existing one keeps its settings (`already`), a broken one is replaced (subscribing again repairs it). */
   subscribe(input: NewSubscription): Promise<SubscribeResult>;
   /** false when the channel was not subscribed to the project. */
   unsubscribe(projectId: string, channel: string): Promise<boolean>;
@@ -338,4 +340,9 @@ export interface SubscriptionStore {
   forChannel(channel: string): Promise<Subscription[]>;
   /** Every subscription (`bridge subscriptions list`); a full scan, for operators only. */
   listAll(): Promise<Subscription[]>;
+  /**
+   * Marks the subscription broken (digests skip it until it is subscribed again). The subscription as
+   * marked when this call marked it; null when it was already broken or is gone (only one caller notifies).
+   */
+  markBroken(projectId: string, channel: string, code: string, nowMs: number): Promise<Subscription | null>;
 }

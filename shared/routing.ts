@@ -1,9 +1,10 @@
 /**
- * Where a project's digest goes. Sources, in order:
- * 1. subscriptions (DynamoDB), each with its mode; a muted one is skipped with its reason;
- * 2. the configured `projectChannels[project]`, unless a subscription of that channel already
- *    decided (its settings win);
- * 3. the configured default channel, only when neither of the above names a channel.
+ * Where a project's digest goes:
+ * - its home channel: the configured `projectChannels[project]`, else the default channel. It gets
+ *   every digest whatever other channels subscribe or mute; only its own subscription (a mute or mode
+ *   set in that channel, matched by the channel id Slack sends) or the stage file changes that;
+ * - every other subscribed channel, with its mode; one that muted the project, or that Slack refused
+ *   for good (`broken`), is skipped with its reason.
  * One entry per channel: each is posted under its own claim (`post#<channel>#<event id>`).
  */
 import type { DigestMode } from './contracts';
@@ -20,17 +21,24 @@ export interface ChannelDelivery {
   channel: string;
   mode: DigestMode;
   source: RouteSource;
+  /** The project's configured or default channel: never dropped by another channel, and its failure fails the run. */
+  home: boolean;
 }
 
-export interface SkippedChannel {
-  channel: string;
-  reason: 'muted';
-  mutedUntilMs: number;
-}
+export type SkippedChannel =
+  { channel: string; reason: 'muted'; mutedUntilMs: number } | { channel: string; reason: 'broken'; code: string; sinceMs: number };
 
 export interface DigestRoute {
   deliveries: ChannelDelivery[];
   skipped: SkippedChannel[];
+}
+
+/** The project's home channel (configured, else default); undefined when neither is set. */
+export function homeChannel(projectId: string, fallback: FallbackRouting): { channel: string; source: 'config' | 'default' } | undefined {
+  const configured = fallback.projectChannels[projectId]?.trim();
+  if (configured) return { channel: configured, source: 'config' };
+  const defaultChannel = fallback.defaultChannel.trim();
+  return defaultChannel === '' ? undefined : { channel: defaultChannel, source: 'default' };
 }
 
 export function routeDigest(
@@ -40,22 +48,26 @@ export function routeDigest(
   nowMs: number,
 ): DigestRoute {
   const route: DigestRoute = { deliveries: [], skipped: [] };
+  const home = homeChannel(projectId, fallback);
   const decided = new Set<string>();
   for (const subscription of subscriptions) {
     if (subscription.projectId !== projectId || decided.has(subscription.channel)) continue;
     decided.add(subscription.channel);
-    const muted = subscription.mutedUntilMs;
-    if (muted !== undefined && muted > nowMs) route.skipped.push({ channel: subscription.channel, reason: 'muted', mutedUntilMs: muted });
-    else route.deliveries.push({ channel: subscription.channel, mode: subscription.mode, source: 'subscription' });
+    const isHome = subscription.channel === home?.channel;
+    const skipped = skipReason(subscription, isHome, nowMs);
+    if (skipped) route.skipped.push(skipped);
+    else route.deliveries.push({ channel: subscription.channel, mode: subscription.mode, source: 'subscription', home: isHome });
   }
-  const configured = fallback.projectChannels[projectId]?.trim();
-  if (configured && !decided.has(configured)) {
-    decided.add(configured);
-    route.deliveries.push({ channel: configured, mode: 'full', source: 'config' });
-  }
-  const defaultChannel = fallback.defaultChannel.trim();
-  if (decided.size === 0 && defaultChannel !== '') route.deliveries.push({ channel: defaultChannel, mode: 'full', source: 'default' });
+  if (home && !decided.has(home.channel)) route.deliveries.push({ channel: home.channel, mode: 'full', source: home.source, home: true });
   return route;
+}
+
+/** Why a subscribed channel gets nothing this time; the home channel is never skipped as broken (its failure is an operator's fix). */
+function skipReason(subscription: Subscription, isHome: boolean, nowMs: number): SkippedChannel | undefined {
+  const { channel, mutedUntilMs, broken } = subscription;
+  if (mutedUntilMs !== undefined && mutedUntilMs > nowMs) return { channel, reason: 'muted', mutedUntilMs };
+  if (broken && !isHome) return { channel, reason: 'broken', code: broken.code, sinceMs: broken.atMs };
+  return undefined;
 }
 
 /** Slack's conversation ids: C… (public), G… (private, older), D… (direct); anything else is a name (`#digests`). */

@@ -2,7 +2,9 @@
  * SubscriptionStore on the bridge's one table (pk only, no GSI, no transactions — dynalite has none):
  *   sub#<project id>   the routing source of truth: one map attribute `ch_<channel>` per subscribed
  *                      channel {project_name, mode, muted_until?, created_by, created_at, changed_by,
- *                      changed_at, last_change}; settings changes are one conditional update here.
+ *                      changed_at, last_change, broken_code?, broken_at?}; settings changes are one
+ *                      conditional update here. A broken entry (Slack refused posts there) is
+ *                      skipped by routing and replaced by the next subscribe.
  *   chan#<channel id>  the index for `list`: one attribute `pr_<project id>` {project_name, subscribed_at}.
  * Invariant (by write order): a `sub#` entry always has its `chan#` index entry. Subscribe writes the
  * index first; unsubscribe removes the entry first. A crash in between leaves only an index entry,
@@ -48,7 +50,8 @@ export class DynamoSubscriptionStore implements SubscriptionStore {
           'SET #c = :entry, project_id = :pid',
           { '#c': channelAttr(input.channel) },
           { ':entry': entryValue(subscription), ':pid': { S: input.projectId } },
-          'attribute_not_exists(#c)',
+          // Subscribing again is how a broken subscription is repaired (the bot was invited meanwhile).
+          'attribute_not_exists(#c) OR attribute_exists(#c.broken_at)',
         );
         return { status: 'subscribed', subscription };
       } catch (error) {
@@ -84,6 +87,27 @@ export class DynamoSubscriptionStore implements SubscriptionStore {
           { '#c': channelAttr(channel), ...names },
           values,
           'attribute_exists(#c)',
+          true,
+        );
+        const entry = result?.[channelAttr(channel)];
+        return entry ? parseEntry(projectId, channel, entry) : null;
+      } catch (error) {
+        if (error instanceof ConditionalCheckFailedException) return null;
+        throw error;
+      }
+    });
+  }
+
+  async markBroken(projectId: string, channel: string, code: string, nowMs: number): Promise<Subscription | null> {
+    return guard('markBroken', async () => {
+      try {
+        const result = await this.update(
+          projectKey(projectId),
+          'SET #c.broken_code = :code, #c.broken_at = :at',
+          { '#c': channelAttr(channel) },
+          { ':code': { S: code }, ':at': { N: String(nowMs) } },
+          // Only the first marker gets the subscription back (and sends the one notice).
+          'attribute_exists(#c) AND attribute_not_exists(#c.broken_at)',
           true,
         );
         const entry = result?.[channelAttr(channel)];
@@ -286,6 +310,7 @@ function parseEntry(projectId: string, channel: string, value: AttributeValue): 
   const m = value.M;
   if (!m) return null;
   const mutedUntil = m['muted_until']?.N;
+  const brokenAt = m['broken_at']?.N;
   return {
     projectId,
     projectName: m['project_name']?.S ?? projectId,
@@ -297,6 +322,7 @@ function parseEntry(projectId: string, channel: string, value: AttributeValue): 
     changedBy: m['changed_by']?.S ?? '',
     changedAtMs: Number(m['changed_at']?.N ?? 0),
     lastChange: m['last_change']?.S ?? '',
+    ...(brokenAt === undefined ? {} : { broken: { code: m['broken_code']?.S ?? 'unknown', atMs: Number(brokenAt) } }),
   };
 }
 

@@ -1,17 +1,19 @@
 /**
- * One event, every channel its project is routed to (`routeDigest`: subscriptions, then the
- * configured fallback). Each channel posts under its own claim (`post#<channel>#<event id>`) with its
+ * One event, every channel its project is routed to (`routeDigest`: the home channel and the
+ * subscribed ones). Each channel posts under its own claim (`post#<channel>#<event id>`) with its
  * own progress (top-level ts, replies posted), so a failure in one channel never re-posts to another
  * and a retry does only the channels not yet done. Every post waits for its channel's pace slot.
+ * A subscribed channel Slack refuses for good is left out of the run (./refused-channel), not retried.
  */
 import { SLACK_APP_METRICS } from '../contracts';
 import type { WebhookEvent } from '../events';
 import { describeError } from '../observability';
 import type { DigestClaim, DigestStore, Log, Metrics, PostingProgress, SlackMessage, SlackMessageMetadata, SlackPoster } from '../ports';
-import { routeDigest } from '../routing';
+import { homeChannel, routeDigest, type SkippedChannel } from '../routing';
 import type { DigestMode } from '../contracts';
 import type { Subscription, SubscriptionStore } from '../ports';
 import { ClaimBusyError } from './failures';
+import { channelRefusalCode, handleRefusedChannel } from './refused-channel';
 import { PacedChannel, type PaceDeps } from '../pacing';
 
 export interface FanOutDeps extends PaceDeps {
@@ -19,7 +21,7 @@ export interface FanOutDeps extends PaceDeps {
   store: DigestStore;
   log: Log;
   metrics: Metrics;
-  subscriptions?: Pick<SubscriptionStore, 'forProject'> | undefined;
+  subscriptions?: Pick<SubscriptionStore, 'forProject' | 'markBroken'> | undefined;
   channels: { defaultChannel: string; byProject: Readonly<Record<string, string>> };
 }
 
@@ -28,6 +30,8 @@ export interface ChannelTarget {
   channel: string;
   mode: DigestMode;
   subscription: Subscription | undefined;
+  /** The project's configured or default channel: a failure there fails the run, whatever it is. */
+  home: boolean;
 }
 
 export interface ChannelMessage {
@@ -39,30 +43,47 @@ export interface ChannelMessage {
 
 type Claimed = Extract<DigestClaim, { status: 'claimed' }>;
 
-/** The channels of the project's digest; a muted channel is skipped (logged and counted). */
+function fallbackOf(deps: FanOutDeps) {
+  return { defaultChannel: deps.channels.defaultChannel, projectChannels: deps.channels.byProject };
+}
+
+/** The channels of the project's digest; a muted or broken channel is skipped (logged; a mute counted). */
 export async function channelsFor(projectId: string, fallbackMode: DigestMode, deps: FanOutDeps): Promise<ChannelTarget[]> {
   const subscriptions = deps.subscriptions ? await deps.subscriptions.forProject(projectId) : [];
-  const fallback = { defaultChannel: deps.channels.defaultChannel, projectChannels: deps.channels.byProject };
-  const route = routeDigest(projectId, subscriptions, fallback, deps.clock.now());
-  for (const skipped of route.skipped) {
-    deps.log.info('not posted to a channel that muted the project', {
-      projectId,
-      channel: skipped.channel,
-      mutedUntil: new Date(skipped.mutedUntilMs).toISOString(),
-    });
-    deps.metrics.count(SLACK_APP_METRICS.digestMutedSkip);
-  }
+  const route = routeDigest(projectId, subscriptions, fallbackOf(deps), deps.clock.now());
+  for (const skipped of route.skipped) logSkipped(projectId, skipped, deps);
   return route.deliveries.map((delivery) => ({
     channel: delivery.channel,
     // Configuration-routed channels keep the deployment's mode; a subscription carries its own.
     mode: delivery.source === 'subscription' ? delivery.mode : fallbackMode,
     subscription: subscriptions.find((s) => s.channel === delivery.channel && s.projectId === projectId),
+    home: delivery.home,
   }));
+}
+
+function logSkipped(projectId: string, skipped: SkippedChannel, deps: FanOutDeps): void {
+  if (skipped.reason === 'broken') {
+    // Counted once, when Slack refused it (DigestChannelRefused); subscribing again repairs it.
+    deps.log.info('not posted to a channel Slack refused; it waits to be subscribed again', {
+      projectId,
+      channel: skipped.channel,
+      code: skipped.code,
+      since: new Date(skipped.sinceMs).toISOString(),
+    });
+    return;
+  }
+  deps.log.info('not posted to a channel that muted the project', {
+    projectId,
+    channel: skipped.channel,
+    mutedUntil: new Date(skipped.mutedUntilMs).toISOString(),
+  });
+  deps.metrics.count(SLACK_APP_METRICS.digestMutedSkip);
 }
 
 /**
  * Posts to every target side by side; resolves to the top-level ts per channel once all are done.
  * A failed channel fails the whole record (after the others finished theirs): its retry finds them done.
+ * Except a subscribed (not home) channel Slack refuses for good: it is marked broken and left out.
  */
 export async function postToChannels(
   event: WebhookEvent,
@@ -73,9 +94,12 @@ export async function postToChannels(
   deps: FanOutDeps,
 ): Promise<Map<string, string>> {
   const results = await Promise.allSettled(targets.map((t) => postToChannel(event, eventClaim, t.channel, messageFor(t), metadata, deps)));
-  const failures = results.flatMap((r, i) =>
-    r.status === 'rejected' ? [{ channel: targets[i]?.channel, error: r.reason as unknown }] : [],
-  );
+  const rejected = results.flatMap((r, i) => {
+    const target = targets[i];
+    return r.status === 'rejected' && target ? [{ target, channel: target.channel, error: r.reason as unknown }] : [];
+  });
+  const failures: typeof rejected = [];
+  for (const failure of rejected) if (!(await leftOut(failure.target, failure.error, deps))) failures.push(failure);
   const [first, ...others] = failures;
   if (first) {
     // The first is thrown (and logged by the batch); the others are logged here.
@@ -90,6 +114,15 @@ export async function postToChannels(
   const posted = new Map<string, string>();
   for (const r of results) if (r.status === 'fulfilled' && r.value) posted.set(r.value.channel, r.value.ts);
   return posted;
+}
+
+/** True when the channel's failure is a subscribed channel's refusal, now handled (the run goes on without it). */
+async function leftOut(target: ChannelTarget, error: unknown, deps: FanOutDeps): Promise<boolean> {
+  const code = channelRefusalCode(error);
+  if (code === undefined || target.home || !target.subscription) return false;
+  const home = homeChannel(target.subscription.projectId, fallbackOf(deps))?.channel;
+  await handleRefusedChannel(target.subscription, code, home, deps);
+  return true;
 }
 
 async function postToChannel(

@@ -402,7 +402,7 @@ async function postDigest(event: WebhookEvent, run: RunCompletedData, claim: Cla
   const snapshot = buildSnapshot(snapshotRun, overview, gaps, previous);
   await deps.store.putSnapshot({ ...snapshot, digestThreads: { ...previous?.digestThreads, ...Object.fromEntries(posted) } });
   await deps.store.finish(event.id, claim.token, 'posted');
-  deps.log.info('digest posted', { eventId: event.id, projectId, runId: run.run_id, channels: targets.map((t) => t.channel) });
+  deps.log.info('digest posted', { eventId: event.id, projectId, runId: run.run_id, channels: [...posted.keys()] });
   deps.metrics.count(DIGEST_METRICS.digestPosted);
   return 'posted';
 }
@@ -424,10 +424,10 @@ function settingsChange(subscription: Subscription | undefined) {
   return { what: subscription.lastChange, by: subscription.changedBy, atMs: subscription.changedAtMs };
 }
 
-/** Every channel of the project muted it (and no configuration names another): nothing to post or read. */
+/** Every channel of the project muted it or refuses posts (and there is no home channel, or it muted it too): nothing to post or read. */
 async function finishUnrouted(event: WebhookEvent, claim: Claimed, deps: DigestDeps): Promise<RecordResult> {
   await deps.store.finish(event.id, claim.token, 'skipped');
-  deps.log.info('digest posted nowhere: every channel of the project muted it', { eventId: event.id });
+  deps.log.info('digest posted nowhere: every channel of the project muted it or refuses posts', { eventId: event.id });
   // A handled run for the UndeliveredDigests alarm (drafts are not counted as accepted runs).
   if (event.type === 'run.completed') deps.metrics.count(DIGEST_METRICS.runMuted);
   return 'muted';

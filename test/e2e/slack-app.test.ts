@@ -65,8 +65,8 @@ describe('the Slack app on the local stack', () => {
     expect(await command(`subscribe ${project.name}`)).toBe(200);
     expect(repliesIn(CHANNEL)).toContain(project.name);
 
-    // A subscribed project goes to its subscribers; the default channel is the fallback for projects nobody subscribed to.
-    expect(await runPosts(project.id)).toMatchObject({ inChannel: 1, elsewhere: 0 });
+    // A subscribed project goes to its subscribers, and still to its home (default) channel: no other channel can take it away.
+    expect(await runPosts(project.id)).toMatchObject({ inChannel: 1, elsewhere: 1 });
 
     expect(await command(`mute ${project.name} 1d`)).toBe(200);
     expect((await runPosts(project.id)).inChannel).toBe(0);

@@ -196,11 +196,26 @@ describe('fan-out to subscribed channels', () => {
     expect(observer.countOf('DigestMutedSkip')).toBe(1);
   });
 
-  it('counts a run that every channel muted as handled (RunMuted), posting nothing', async () => {
+  it('keeps posting to the default channel when another channel subscribes and mutes the project (no hijack)', async () => {
+    await subscribe(projectA, 'C0HIJACK');
+    await subscriptions.change(projectA, 'C0HIJACK', { kind: 'mute', untilMs: now + 52 * 7 * 86_400_000, label: '52w' }, ANA, now);
+    expect((await deliver({}, runEvent(projectA))).failed.size).toBe(0);
+    expect(postsTo('C0HIJACK')).toBe(0);
+    expect(topLevel('#digests')).toHaveLength(1);
+    expect(peers.slack.messages('#digests').length).toBeGreaterThan(1); // the digest and its thread, as without the mute
+    expect(observer.countOf('DigestPosted')).toBe(1);
+  });
+
+  it('counts a run that every channel muted, the home channel itself included, as handled (RunMuted), posting nothing', async () => {
+    const hour = { kind: 'mute', untilMs: now + 3_600_000, label: '1h' } as const;
     await subscribe(projectA, 'C0ALPHA');
-    await subscriptions.change(projectA, 'C0ALPHA', { kind: 'mute', untilMs: now + 3_600_000, label: '1h' }, ANA, now);
+    await subscriptions.change(projectA, 'C0ALPHA', hour, ANA, now);
+    // Only the default channel's own subscription can mute it there.
+    await subscribe(projectA, '#digests');
+    await subscriptions.change(projectA, '#digests', hour, ANA, now);
     expect((await deliver({}, runEvent(projectA))).failed.size).toBe(0);
     expect(postsTo('C0ALPHA')).toBe(0);
+    expect(postsTo('#digests')).toBe(0);
     expect(observer.countOf('RunMuted')).toBe(1);
     expect(observer.countOf('DigestPosted')).toBe(0);
   });
@@ -257,11 +272,14 @@ function postTimes(channel: string, start: number): { slack: SlackPoster; posted
 }
 
 describe('paced posting', () => {
+  /** These tests watch one subscribed channel's pace: no home channel shares the fake clock. */
+  const alone = { channels: { defaultChannel: '', byProject: {} } };
+
   it("reserves one slot per pace interval in a channel for a burst of five runs (Slack's pace with a margin)", async () => {
     await subscribe(projectA, 'C0BURST');
     const start = now;
     const pacer = new RecordingPacer(new DynamoChannelPacer(peers.dynamo.client, { tableName: TABLE }));
-    for (let i = 0; i < 5; i++) expect((await deliver({ pacer }, runEvent(projectA))).failed.size).toBe(0);
+    for (let i = 0; i < 5; i++) expect((await deliver({ ...alone, pacer }, runEvent(projectA))).failed.size).toBe(0);
 
     const slots = pacer.slots.filter((s) => s.channel === 'C0BURST').map((s) => s.atMs - start);
     expect(slots).toHaveLength(postsTo('C0BURST'));
@@ -277,7 +295,7 @@ describe('paced posting', () => {
     const { slack, postedAt } = postTimes('C0LIMIT', start);
     peers.slack.injectFault({ kind: 'ratelimited', method: 'chat.postMessage', channel: 'C0LIMIT', retryAfterSeconds: 3, times: 1 });
     const pacer = new DynamoChannelPacer(peers.dynamo.client, { tableName: TABLE });
-    expect((await deliver({ pacer, slack }, runEvent(projectA))).failed.size).toBe(0);
+    expect((await deliver({ ...alone, pacer, slack }, runEvent(projectA))).failed.size).toBe(0);
 
     const calls = peers.slack.calls('chat.postMessage').filter((c) => c.channel === 'C0LIMIT');
     expect(calls.map((c) => c.status)).toEqual([429, ...calls.slice(1).map(() => 200)]);
@@ -303,7 +321,7 @@ describe('paced posting', () => {
       stalled = true;
       return Promise.resolve();
     };
-    expect((await deliver({ pacer, slack, sleep }, runEvent(projectA))).failed.size).toBe(0);
+    expect((await deliver({ ...alone, pacer, slack, sleep }, runEvent(projectA))).failed.size).toBe(0);
 
     expect(postedAt.length).toBeGreaterThan(1);
     const gaps = postedAt.slice(1).map((at, i) => at - postedAt[i]!);
@@ -314,7 +332,7 @@ describe('paced posting', () => {
     await subscribe(projectA, 'C0BUSY');
     const pacer = new DynamoChannelPacer(peers.dynamo.client, { tableName: TABLE });
     for (let i = 0; i < 3; i++) await pacer.reserve('C0BUSY', now, Number.POSITIVE_INFINITY); // another worker's posts
-    const result = await deliver({ pacer, deadline: () => now + 5_500 }, runEvent(projectA));
+    const result = await deliver({ ...alone, pacer, deadline: () => now + 5_500 }, runEvent(projectA));
     expect(result.failed.size).toBe(1);
     expect(postsTo('C0BUSY')).toBe(0);
     expect(observer.countOf('DigestFailed')).toBe(0);

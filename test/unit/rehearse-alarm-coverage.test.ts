@@ -202,7 +202,7 @@ describe('metric filters', () => {
 describe('unalarmedReasonsFrom', () => {
   it('reads the table in docs/DEPLOY.md', () => {
     const reasons = unalarmedReasonsFrom(deployMd);
-    expect(Object.keys(reasons).sort()).toEqual(['DigestFailed', 'IngestUnavailable']);
+    expect(Object.keys(reasons).sort()).toEqual(['DigestChannelRefused', 'DigestFailed', 'IngestUnavailable']);
     expect(reasons.DigestFailed).toContain('BatchItemFailed');
   });
 
@@ -232,7 +232,9 @@ describe('failure metrics', () => {
 
   it('a failure metric whose alarm is gone, and a reason for an alarmed metric, are both reported', () => {
     const without = alarms.filter((a) => a.metric.name !== 'SigningSecretsInvalid');
-    expect(failureCoverage(without, { DigestFailed: 'x', IngestUnavailable: 'y', BatchItemFailed: 'z' })).toEqual({
+    expect(
+      failureCoverage(without, { DigestFailed: 'x', IngestUnavailable: 'y', DigestChannelRefused: 'w', BatchItemFailed: 'z' }),
+    ).toEqual({
       unwatched: ['SigningSecretsInvalid'],
       needlessReasons: ['BatchItemFailed'],
     });

@@ -24,41 +24,65 @@ function sub(channel: string, extra: Partial<Subscription> = {}): Subscription {
 describe('digest routing', () => {
   const fallback = { defaultChannel: 'CDEFAULT', projectChannels: { p1: 'CCONFIG' } };
 
-  it('posts to the default channel only when nothing else names one', () => {
+  it("posts to the project's home channel: the configured one, else the default", () => {
     expect(routeDigest('p2', [], fallback, NOW)).toEqual({
-      deliveries: [{ channel: 'CDEFAULT', mode: 'full', source: 'default' }],
+      deliveries: [{ channel: 'CDEFAULT', mode: 'full', source: 'default', home: true }],
       skipped: [],
     });
+    expect(routeDigest('p1', [], fallback, NOW).deliveries).toEqual([{ channel: 'CCONFIG', mode: 'full', source: 'config', home: true }]);
     expect(routeDigest('p2', [], { defaultChannel: ' ', projectChannels: {} }, NOW)).toEqual({ deliveries: [], skipped: [] });
   });
 
-  it('posts to every subscribed channel with its mode, plus the configured channel', () => {
+  it('posts to every subscribed channel with its mode, plus the home channel', () => {
     const route = routeDigest('p1', [sub('CA'), sub('CB', { mode: 'changes' })], fallback, NOW);
     expect(route.deliveries).toEqual([
-      { channel: 'CA', mode: 'full', source: 'subscription' },
-      { channel: 'CB', mode: 'changes', source: 'subscription' },
-      { channel: 'CCONFIG', mode: 'full', source: 'config' },
+      { channel: 'CA', mode: 'full', source: 'subscription', home: false },
+      { channel: 'CB', mode: 'changes', source: 'subscription', home: false },
+      { channel: 'CCONFIG', mode: 'full', source: 'config', home: true },
     ]);
   });
 
   it('skips a muted channel with its reason, and the mute ends on time', () => {
     const muted = sub('CA', { mutedUntilMs: NOW + 1 });
-    expect(routeDigest('p1', [muted], { defaultChannel: 'CDEFAULT', projectChannels: {} }, NOW)).toEqual({
+    expect(routeDigest('p1', [muted], { defaultChannel: '', projectChannels: {} }, NOW)).toEqual({
       deliveries: [],
       skipped: [{ channel: 'CA', reason: 'muted', mutedUntilMs: NOW + 1 }],
     });
     expect(routeDigest('p1', [muted], { defaultChannel: '', projectChannels: {} }, NOW + 1).deliveries).toEqual([
-      { channel: 'CA', mode: 'full', source: 'subscription' },
+      { channel: 'CA', mode: 'full', source: 'subscription', home: false },
     ]);
   });
 
-  it("lets a subscription's settings win over the configuration of the same channel", () => {
-    const route = routeDigest('p1', [sub('CCONFIG', { mode: 'changes' }), sub('CDEFAULT', { mutedUntilMs: NOW + 60_000 })], fallback, NOW);
-    expect(route.deliveries).toEqual([{ channel: 'CCONFIG', mode: 'changes', source: 'subscription' }]);
-    expect(route.skipped.map((s) => s.channel)).toEqual(['CDEFAULT']);
+  it('keeps the default channel whatever another channel subscribes or mutes (no hijack)', () => {
+    // `subscribe X` then `mute X 52w` in C1: the default channel still gets X.
+    const hijack = [sub('C1', { mutedUntilMs: NOW + 52 * 7 * 86_400_000 })];
+    const route = routeDigest(
+      'p2',
+      hijack.map((s) => ({ ...s, projectId: 'p2' })),
+      fallback,
+      NOW,
+    );
+    expect(route.deliveries).toEqual([{ channel: 'CDEFAULT', mode: 'full', source: 'default', home: true }]);
+    expect(route.skipped.map((s) => s.channel)).toEqual(['C1']);
+    expect(routeDigest('p1', hijack, fallback, NOW).deliveries.map((d) => d.channel)).toEqual(['CCONFIG']);
   });
 
-  it('names each channel at most once and ignores other projects', () => {
+  it("lets only the home channel's own subscription change or mute it", () => {
+    const route = routeDigest('p1', [sub('CCONFIG', { mode: 'changes' }), sub('CDEFAULT', { mutedUntilMs: NOW + 60_000 })], fallback, NOW);
+    expect(route.deliveries).toEqual([{ channel: 'CCONFIG', mode: 'changes', source: 'subscription', home: true }]);
+    expect(route.skipped.map((s) => s.channel)).toEqual(['CDEFAULT']);
+    const mutedHere = routeDigest('p1', [sub('CCONFIG', { mutedUntilMs: NOW + 60_000 })], fallback, NOW);
+    expect(mutedHere).toEqual({ deliveries: [], skipped: [{ channel: 'CCONFIG', reason: 'muted', mutedUntilMs: NOW + 60_000 }] });
+  });
+
+  it('skips a broken subscription, but never the home channel for it', () => {
+    const broken = { code: 'not_in_channel', atMs: NOW - 1 };
+    const route = routeDigest('p1', [sub('CA', { broken }), sub('CCONFIG', { broken })], fallback, NOW);
+    expect(route.skipped).toEqual([{ channel: 'CA', reason: 'broken', code: 'not_in_channel', sinceMs: NOW - 1 }]);
+    expect(route.deliveries).toEqual([{ channel: 'CCONFIG', mode: 'full', source: 'subscription', home: true }]);
+  });
+
+  it('names each channel at most once, always delivers to an unmuted home channel, and ignores other projects', () => {
     fc.assert(
       fc.property(
         fc.array(
@@ -66,15 +90,25 @@ describe('digest routing', () => {
             channel: fc.constantFrom('CA', 'CB', 'CCONFIG', 'CDEFAULT'),
             project: fc.constantFrom('p1', 'p2'),
             muted: fc.boolean(),
+            broken: fc.boolean(),
           }),
         ),
         (rows) => {
-          const subs = rows.map((r) => sub(r.channel, { projectId: r.project, ...(r.muted ? { mutedUntilMs: NOW + 1000 } : {}) }));
+          const subs = rows.map((r) =>
+            sub(r.channel, {
+              projectId: r.project,
+              ...(r.muted ? { mutedUntilMs: NOW + 1000 } : {}),
+              ...(r.broken ? { broken: { code: 'is_archived', atMs: NOW } } : {}),
+            }),
+          );
           const route = routeDigest('p1', subs, fallback, NOW);
           const channels = [...route.deliveries.map((d) => d.channel), ...route.skipped.map((s) => s.channel)];
           expect(new Set(channels).size).toBe(channels.length);
-          const subscribed = new Set(subs.filter((s) => s.projectId === 'p1').map((s) => s.channel));
+          const own = subs.filter((s) => s.projectId === 'p1');
+          const subscribed = new Set(own.map((s) => s.channel));
           for (const d of route.deliveries) if (d.source === 'subscription') expect(subscribed.has(d.channel)).toBe(true);
+          const homeMutedHere = own.find((s) => s.channel === 'CCONFIG')?.mutedUntilMs !== undefined;
+          expect(route.deliveries.some((d) => d.channel === 'CCONFIG' && d.home)).toBe(!homeMutedHere);
         },
       ),
     );
