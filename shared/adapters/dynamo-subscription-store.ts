@@ -80,43 +80,48 @@ export class DynamoSubscriptionStore implements SubscriptionStore {
   async change(projectId: string, channel: string, change: SettingsChange, actor: Actor, nowMs: number): Promise<Subscription | null> {
     return guard('change', async () => {
       const { expression, names, values } = changeExpression(change, actor, nowMs);
-      try {
-        const result = await this.update(
-          projectKey(projectId),
-          expression,
-          { '#c': channelAttr(channel), ...names },
-          values,
-          'attribute_exists(#c)',
-          true,
-        );
-        const entry = result?.[channelAttr(channel)];
-        return entry ? parseEntry(projectId, channel, entry) : null;
-      } catch (error) {
-        if (error instanceof ConditionalCheckFailedException) return null;
-        throw error;
-      }
+      return this.updateEntry(projectId, channel, expression, names, values, 'attribute_exists(#c)');
     });
   }
 
   async markBroken(projectId: string, channel: string, code: string, nowMs: number): Promise<Subscription | null> {
-    return guard('markBroken', async () => {
-      try {
-        const result = await this.update(
-          projectKey(projectId),
-          'SET #c.broken_code = :code, #c.broken_at = :at',
-          { '#c': channelAttr(channel) },
-          { ':code': { S: code }, ':at': { N: String(nowMs) } },
-          // Only the first marker gets the subscription back (and sends the one notice).
-          'attribute_exists(#c) AND attribute_not_exists(#c.broken_at)',
-          true,
-        );
-        const entry = result?.[channelAttr(channel)];
-        return entry ? parseEntry(projectId, channel, entry) : null;
-      } catch (error) {
-        if (error instanceof ConditionalCheckFailedException) return null;
-        throw error;
-      }
-    });
+    return guard('markBroken', () =>
+      this.updateEntry(
+        projectId,
+        channel,
+        'SET #c.broken_code = :code, #c.broken_at = :at',
+        {},
+        { ':code': { S: code }, ':at': { N: String(nowMs) } },
+        // Only the first marker gets the subscription back (and sends the one notice).
+        'attribute_exists(#c) AND attribute_not_exists(#c.broken_at)',
+      ),
+    );
+  }
+
+  /** A conditional update of one channel's entry of a project: the entry after it, or null when the condition did not hold. */
+  private async updateEntry(
+    projectId: string,
+    channel: string,
+    expression: string,
+    names: Record<string, string>,
+    values: Record<string, AttributeValue>,
+    condition: string,
+  ): Promise<Subscription | null> {
+    try {
+      const result = await this.update(
+        projectKey(projectId),
+        expression,
+        { '#c': channelAttr(channel), ...names },
+        values,
+        condition,
+        true,
+      );
+      const entry = result?.[channelAttr(channel)];
+      return entry ? parseEntry(projectId, channel, entry) : null;
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return null;
+      throw error;
+    }
   }
 
   async forProject(projectId: string): Promise<Subscription[]> {
