@@ -8,17 +8,14 @@ import { SLACK_APP_DEFAULTS } from '../../shared/contracts';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { DeleteMessageCommand } from '@aws-sdk/client-sqs';
 import { DynamoDigestStore } from '../../shared/adapters/dynamo-digest-store';
 import { DynamoSubscriptionStore } from '../../shared/adapters/dynamo-subscription-store';
 import { DynamoChannelPacer } from '../../shared/adapters/dynamo-channel-pacer';
 import { ResponseUrlResponder } from '../../shared/adapters/slack-response-url';
-import { SqsMessageVisibility } from '../../shared/adapters/sqs-message-visibility';
 import { SqsDeadLetters } from '../../shared/adapters/sqs-dead-letters';
 import { ReadApiClient } from '../../shared/adapters/read-api';
 import { createSlackPoster } from '../../shared/adapters/slack-poster';
 import type { SlackPoster } from '../../shared/ports';
-import { handleSqsBatch } from '../../shared/digest/sqs-batch';
 import type { DigestDeps } from '../../shared/digest/process';
 import type { WebhookEvent } from '../../shared/events';
 import type { ChannelPacer, PaceDecision } from '../../shared/ports';
@@ -28,7 +25,7 @@ import { QUEUE_MESSAGE_KINDS } from '../../shared/contracts';
 import { RecordingObserver } from '../support/recording-observer';
 import { startDigestPeers, type DigestPeers } from '../support/digest-peers';
 import { VisibilitySimulator } from '../../local/simulator/server';
-import { enqueue, receiveRecords } from '../support/sqs-records';
+import { enqueue, invokeDigestBatch, receiveRecords } from '../support/sqs-records';
 
 const TABLE = 'bridge-fanout';
 const TOKEN = 'xoxb-fanout';
@@ -98,19 +95,7 @@ const lastRun = new Map<string, { runId: string; answers: number }>();
 
 async function deliver(options: Partial<DigestDeps> = {}, ...bodies: (WebhookEvent | string)[]) {
   for (const body of bodies) await enqueue(peers.sqs, peers.queueUrl, body);
-  const records = await receiveRecords(peers.sqs, peers.queueUrl);
-  const response = await handleSqsBatch(
-    records,
-    () => Promise.resolve(deps(options)),
-    new SqsMessageVisibility(peers.sqs, peers.queueUrl),
-    observer,
-    observer,
-  );
-  const failed = new Set(response.batchItemFailures.map((f) => f.itemIdentifier));
-  for (const record of records) {
-    if (!failed.has(record.messageId))
-      await peers.sqs.send(new DeleteMessageCommand({ QueueUrl: peers.queueUrl, ReceiptHandle: record.receiptHandle }));
-  }
+  const { records, failed } = await invokeDigestBatch(peers.sqs, peers.queueUrl, () => deps(options), observer);
   return { records, failed };
 }
 

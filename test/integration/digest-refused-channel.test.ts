@@ -7,20 +7,17 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { DeleteMessageCommand } from '@aws-sdk/client-sqs';
 import { DynamoDigestStore } from '../../shared/adapters/dynamo-digest-store';
 import { DynamoSubscriptionStore } from '../../shared/adapters/dynamo-subscription-store';
-import { SqsMessageVisibility } from '../../shared/adapters/sqs-message-visibility';
 import { SqsDeadLetters } from '../../shared/adapters/sqs-dead-letters';
 import { ReadApiClient } from '../../shared/adapters/read-api';
 import { createSlackPoster } from '../../shared/adapters/slack-poster';
-import { handleSqsBatch } from '../../shared/digest/sqs-batch';
 import type { DigestDeps } from '../../shared/digest/process';
 import type { WebhookEvent } from '../../shared/events';
 import { LocalSlackServer } from '../../local/slack-server';
 import { RecordingObserver } from '../support/recording-observer';
 import { startDigestPeers, type DigestPeers } from '../support/digest-peers';
-import { enqueue, receiveRecords } from '../support/sqs-records';
+import { enqueue, invokeDigestBatch, receiveRecords } from '../support/sqs-records';
 
 const TABLE = 'bridge-refused';
 const TOKEN = 'xoxb-refused';
@@ -67,19 +64,7 @@ function runEvent(projectId: string): WebhookEvent {
 
 async function deliver(options: Partial<DigestDeps>, event: WebhookEvent) {
   await enqueue(peers.sqs, peers.queueUrl, event);
-  const records = await receiveRecords(peers.sqs, peers.queueUrl);
-  const response = await handleSqsBatch(
-    records,
-    () => Promise.resolve(deps(options)),
-    new SqsMessageVisibility(peers.sqs, peers.queueUrl),
-    observer,
-    observer,
-  );
-  const failed = new Set(response.batchItemFailures.map((f) => f.itemIdentifier));
-  for (const record of records) {
-    if (!failed.has(record.messageId))
-      await peers.sqs.send(new DeleteMessageCommand({ QueueUrl: peers.queueUrl, ReceiptHandle: record.receiptHandle }));
-  }
+  const { records, failed } = await invokeDigestBatch(peers.sqs, peers.queueUrl, () => deps(options), observer);
   return { records, failed };
 }
 

@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { DeleteMessageCommand, ReceiveMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { ReceiveMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDigestStore } from '../../shared/adapters/dynamo-digest-store';
 import { SqsMessageVisibility } from '../../shared/adapters/sqs-message-visibility';
 import { SqsDeadLetters } from '../../shared/adapters/sqs-dead-letters';
@@ -19,7 +19,7 @@ import type { LocalDynamo } from '../../local/dynamo';
 import type { VisibilitySimulator } from '../../local/simulator/server';
 import type { LocalSlackServer } from '../../local/slack-server';
 import { startDigestPeers, type DigestPeers } from '../support/digest-peers';
-import { enqueue, receiveRecords } from '../support/sqs-records';
+import { enqueue, invokeDigestBatch, receiveRecords } from '../support/sqs-records';
 import { quarantinedDelivery } from '../../shared/quarantine';
 
 const TABLE = 'bridge-digest';
@@ -67,20 +67,7 @@ function runEvent(projectId: string, overrides: Partial<WebhookEvent> = {}): Web
 
 async function deliver(...events: (WebhookEvent | string)[]) {
   for (const event of events) await enqueue(sqs, queueUrl, event);
-  const records = await receiveRecords(sqs, queueUrl);
-  const response = await handleSqsBatch(
-    records,
-    () => Promise.resolve(deps()),
-    new SqsMessageVisibility(sqs, queueUrl),
-    observer,
-    observer,
-  );
-  const failed = new Set(response.batchItemFailures.map((f) => f.itemIdentifier));
-  // As the event source mapping does: successes are deleted, failures come back after the visibility timeout.
-  for (const record of records) {
-    if (!failed.has(record.messageId))
-      await sqs.send(new DeleteMessageCommand({ QueueUrl: queueUrl, ReceiptHandle: record.receiptHandle }));
-  }
+  const { records, failed } = await invokeDigestBatch(sqs, queueUrl, () => deps(), observer);
   return { records, failed, failedIndexes: records.map((r, i) => (failed.has(r.messageId) ? i : -1)).filter((i) => i >= 0) };
 }
 

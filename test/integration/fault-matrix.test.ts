@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { DeleteMessageCommand, GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDigestStore } from '../../shared/adapters/dynamo-digest-store';
 import { SqsMessageVisibility } from '../../shared/adapters/sqs-message-visibility';
 import { SqsDeadLetters } from '../../shared/adapters/sqs-dead-letters';
@@ -22,7 +22,7 @@ import type { VisibilitySimulator, FaultSpec } from '../../local/simulator/serve
 import type { LocalSlackServer, FaultSpec as SlackFault } from '../../local/slack-server';
 import { startDigestPeers, type DigestPeers } from '../support/digest-peers';
 import { SECRET_NOT_SET_FIX, SecretNotSet } from '../../shared/errors';
-import { enqueue, receiveRecords } from '../support/sqs-records';
+import { enqueue, invokeDigestBatch, receiveRecords } from '../support/sqs-records';
 
 const TOKEN = 'xoxb-fault-matrix';
 let dynamo: LocalDynamo;
@@ -67,19 +67,7 @@ function runEvent(): WebhookEvent {
 
 /** One invocation over whatever is visible on the queue; like the event source mapping, successes are deleted. */
 async function invoke() {
-  const records = await receiveRecords(sqs, queueUrl);
-  const response = await handleSqsBatch(
-    records,
-    () => Promise.resolve(deps()),
-    new SqsMessageVisibility(sqs, queueUrl),
-    observer,
-    observer,
-  );
-  const failed = new Set(response.batchItemFailures.map((f) => f.itemIdentifier));
-  for (const record of records) {
-    if (!failed.has(record.messageId))
-      await sqs.send(new DeleteMessageCommand({ QueueUrl: queueUrl, ReceiptHandle: record.receiptHandle }));
-  }
+  const { records, failed } = await invokeDigestBatch(sqs, queueUrl, () => deps(), observer);
   return { received: records.length, failed: failed.size };
 }
 

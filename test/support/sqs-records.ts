@@ -1,8 +1,12 @@
 /** Receives messages from a (local) SQS queue and shapes them as the Lambda SQS event source does. */
-import { ReceiveMessageCommand, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { DeleteMessageCommand, ReceiveMessageCommand, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSRecord } from 'aws-lambda';
 import type { QueuedEvent, WebhookEvent } from '../../shared/events';
 import { messageAttributesFor } from '../../shared/adapters/sqs-event-queue';
+import { SqsMessageVisibility } from '../../shared/adapters/sqs-message-visibility';
+import type { DigestDeps } from '../../shared/digest/process';
+import { handleSqsBatch } from '../../shared/digest/sqs-batch';
+import type { Log, Metrics } from '../../shared/ports';
 
 export async function enqueue(sqs: SQSClient, queueUrl: string, event: WebhookEvent | string): Promise<void> {
   if (typeof event === 'string') {
@@ -41,4 +45,30 @@ export async function receiveRecords(sqs: SQSClient, queueUrl: string, max = 10)
     eventSourceARN: 'arn:aws:sqs:us-east-1:000000000000:local',
     awsRegion: 'us-east-1',
   }));
+}
+
+/**
+ * One invocation of the digest handler over what is visible on the queue, as the event source
+ * mapping makes it: successes are deleted, failures stay for their visibility timeout.
+ */
+export async function invokeDigestBatch(
+  sqs: SQSClient,
+  queueUrl: string,
+  deps: () => DigestDeps,
+  observer: Log & Metrics,
+): Promise<{ records: SQSRecord[]; failed: Set<string> }> {
+  const records = await receiveRecords(sqs, queueUrl);
+  const response = await handleSqsBatch(
+    records,
+    () => Promise.resolve(deps()),
+    new SqsMessageVisibility(sqs, queueUrl),
+    observer,
+    observer,
+  );
+  const failed = new Set(response.batchItemFailures.map((f) => f.itemIdentifier));
+  for (const record of records) {
+    if (!failed.has(record.messageId))
+      await sqs.send(new DeleteMessageCommand({ QueueUrl: queueUrl, ReceiptHandle: record.receiptHandle }));
+  }
+  return { records, failed };
 }
