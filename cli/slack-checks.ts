@@ -10,7 +10,20 @@ export { fixForSlackError };
 export type SlackCheckFailure = { ok: false; error: string; fix: string };
 
 export type SlackAuthCheck =
-  { ok: true; team: string; teamId: string; user: string; userId: string; botId: string | undefined; url: string } | SlackCheckFailure;
+  | {
+      ok: true;
+      team: string;
+      teamId: string;
+      /** The Enterprise Grid org, when the workspace is in one. */
+      enterpriseId: string | undefined;
+      user: string;
+      userId: string;
+      botId: string | undefined;
+      url: string;
+    }
+  | SlackCheckFailure;
+
+export type SlackAppIdCheck = { ok: true; appId: string } | SlackCheckFailure;
 
 export type SlackMembershipCheck = { ok: true; isMember: boolean; channelId: string; name: string | undefined } | SlackCheckFailure;
 
@@ -23,6 +36,7 @@ export async function checkSlackAuth(token: string, slackApiUrl?: string, option
       ok: true,
       team: result.team ?? '',
       teamId: result.team_id ?? '',
+      enterpriseId: typeof result.enterprise_id === 'string' && result.enterprise_id !== '' ? result.enterprise_id : undefined,
       user: result.user ?? '',
       userId: result.user_id ?? '',
       botId: result.bot_id,
@@ -30,6 +44,24 @@ export async function checkSlackAuth(token: string, slackApiUrl?: string, option
     };
   } catch (err) {
     return checkFailure(err, token, 'auth.test', undefined);
+  }
+}
+
+/** `bots.info` of the token's bot (auth.test's `bot_id`): the app it belongs to (scope `users:read`). Never throws. */
+export async function botAppId(
+  token: string,
+  botId: string,
+  slackApiUrl?: string,
+  options: { timeoutMs?: number } = {},
+): Promise<SlackAppIdCheck> {
+  const client = createSlackClient(token, slackApiUrl, options.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS, () => Number.POSITIVE_INFINITY);
+  try {
+    const appId = (await client.bots.info({ bot: botId })).bot?.app_id;
+    if (appId === undefined || appId === '')
+      return { ok: false, error: 'no_app_id', fix: 'copy the App ID from the app’s Basic Information page' };
+    return { ok: true, appId };
+  } catch (err) {
+    return checkFailure(err, token, 'bots.info', undefined);
   }
 }
 

@@ -10,7 +10,8 @@ import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BridgeStack, stackNameFor } from './bridge-stack';
 import { ClientRateLimitStack, requireStageRegion } from './client-rate-limit';
-import { CONFIG_DIR, ConfigError, loadStageConfig, type BridgeConfig } from './config';
+import { ConfigError as SettingError } from '../shared/config-env';
+import { CONFIG_DIR, loadStageConfig, type BridgeConfig } from './config';
 
 export interface BuiltApp {
   readonly app: App;
@@ -54,7 +55,8 @@ function main(): void {
   try {
     buildApp().app.synth();
   } catch (error) {
-    if (error instanceof ConfigError) {
+    // Every stage-file error (infra/config-fields.ts's, or a shared validator's such as slackAccess's) names the key and file.
+    if (error instanceof SettingError) {
       process.stderr.write(`${error.message}\n`);
       process.exit(1);
     }

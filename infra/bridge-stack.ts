@@ -7,9 +7,10 @@
 import { CfnOutput, Stack, Tags, type StackProps } from 'aws-cdk-lib';
 import { GraphWidget } from 'aws-cdk-lib/aws-cloudwatch';
 import type { Construct } from 'constructs';
-import { STACK_OUTPUTS, stackNameFor } from '../shared/contracts';
+import { HTTP_PATHS, STACK_OUTPUTS, stackNameFor } from '../shared/contracts';
 import { blockedRequestsMetric, WebhookFront, type ClientRateLimitStack } from './client-rate-limit';
 import type { BridgeConfig } from './config';
+import { ApiCustomDomain } from './custom-domain';
 import { DigestWorker } from './digest-worker';
 import { keepLogicalId, STABLE_LOGICAL_IDS as IDS } from './logical-ids';
 import { Monitoring } from './monitoring';
@@ -34,8 +35,10 @@ export class BridgeStack extends Stack {
   readonly webhook: Webhook;
   readonly slackApp: SlackApp;
   readonly monitoring: Monitoring;
-  /** CloudFront + WAF in front of the webhook (clientRateLimitEnabled), else undefined. */
+  /** CloudFront + WAF in front of the webhook and the Slack routes (clientRateLimitEnabled), else undefined. */
   readonly front: WebhookFront | undefined;
+  /** The API's custom domain (customDomainName), else undefined. */
+  readonly customDomain: ApiCustomDomain | undefined;
 
   constructor(scope: Construct, id: string, props: BridgeStackProps) {
     const { config, clientRateLimit, ...stackProps } = props;
@@ -59,9 +62,21 @@ export class BridgeStack extends Stack {
     const { queue, dlq } = this.worker;
     this.webhook = new Webhook(this, 'Webhook', { config, table, queue, dlq, signingSecrets: this.secrets.signingSecrets.secret });
     const [api, ingestFunction, digestFunction] = [this.webhook.api, this.webhook.function.fn, this.worker.function.fn];
-    this.slackApp = new SlackApp(this, 'SlackApp', { config, api, table, digestFunction: this.worker.function });
+    this.slackApp = new SlackApp(this, 'SlackApp', {
+      config,
+      api,
+      stage: this.webhook.stage,
+      table,
+      digestFunction: this.worker.function,
+      slackToken: this.secrets.slackToken.secret,
+      actionSigningKey: this.secrets.actionSigningKey,
+    });
     const extraAlarms = this.slackApp.alarmSpecs();
     this.monitoring = new Monitoring(this, 'Monitoring', { config, api, ingestFunction, digestFunction, queue, dlq, extraAlarms });
+    this.customDomain =
+      config.customDomain === undefined
+        ? undefined
+        : new ApiCustomDomain(this, 'CustomDomain', { config, domain: config.customDomain, api, stage: this.webhook.stage });
     this.front = clientRateLimit === undefined ? undefined : this.addFront(clientRateLimit);
     this.pinStatefulIds();
     this.addOutputs();
@@ -69,7 +84,13 @@ export class BridgeStack extends Stack {
 
   /** The CloudFront front with the us-east-1 web ACL; its blocked requests go on the dashboard (the alarm lives in us-east-1). */
   private addFront(edge: ClientRateLimitStack): WebhookFront {
-    const front = new WebhookFront(this, 'ClientRateLimit', { config: this.config, api: this.webhook.api, webAcl: edge.webAcl });
+    const front = new WebhookFront(this, 'ClientRateLimit', {
+      config: this.config,
+      api: this.webhook.api,
+      webAcl: edge.webAcl,
+      // The execute-api host is disabled with a custom domain: CloudFront then reaches the API by the domain.
+      originDomainName: this.config.customDomain?.name,
+    });
     this.monitoring.dashboard.addWidgets(
       new GraphWidget({
         title: `Refused by the per-client rate limit (WAF, ${edge.region})`,
@@ -98,6 +119,11 @@ export class BridgeStack extends Stack {
     keepLogicalId(this.webhook.accessLogs, IDS.accessLogs);
   }
 
+  /** Where the service and Slack reach the API, without a trailing slash: CloudFront, else the custom domain, else execute-api. */
+  get publicBaseUrl(): string {
+    return this.front?.baseUrl ?? this.customDomain?.baseUrl ?? this.webhook.api.apiEndpoint;
+  }
+
   private addOutputs(): void {
     const { config, webhook, worker, secrets, monitoring } = this;
     const output = (key: string, value: string, description: string): void => {
@@ -105,7 +131,7 @@ export class BridgeStack extends Stack {
     };
     output(
       STACK_OUTPUTS.webhookUrl,
-      this.front?.webhookUrl ?? webhook.publicUrl,
+      this.front === undefined && this.customDomain === undefined ? webhook.publicUrl : `${this.publicBaseUrl}${HTTP_PATHS.webhook}`,
       'URL to register as the webhook endpoint (events run.completed and draft.ready)',
     );
     output(STACK_OUTPUTS.queueUrl, worker.queue.queueUrl, 'Digest queue');
@@ -133,6 +159,18 @@ export class BridgeStack extends Stack {
     output(STACK_OUTPUTS.readApiBaseUrl, config.readApiBaseUrl, 'Read API base URL');
     output(STACK_OUTPUTS.slackDefaultChannel, config.slackDefaultChannel, 'Default Slack channel');
     output(STACK_OUTPUTS.slackProjectChannels, JSON.stringify(config.projectChannels), 'Project id → Slack channel (JSON)');
-    for (const [key, value, description] of this.slackApp.outputs()) output(key, value, description);
+    output(
+      STACK_OUTPUTS.actionSigningKeySecretArn,
+      secrets.actionSigningKey.secretArn,
+      'Generated key that signs the values on the buttons; rotate by putting ["<new>", "<old>"]',
+    );
+    if (this.customDomain !== undefined) {
+      output(
+        STACK_OUTPUTS.customDomainTarget,
+        this.customDomain.dnsTarget,
+        `Point ${config.customDomain?.name ?? 'the custom domain'} here (CNAME, or an alias record)`,
+      );
+    }
+    for (const [key, value, description] of this.slackApp.outputs(this.publicBaseUrl)) output(key, value, description);
   }
 }

@@ -147,30 +147,41 @@ export interface WebhookFrontProps {
   readonly api: HttpApi;
   /** The web ACL in us-east-1 (ClientRateLimitStack). */
   readonly webAcl: CfnWebACL;
+  /** The API's custom domain when it has one (its execute-api host is then disabled); default the execute-api host. */
+  readonly originDomainName?: string | undefined;
 }
 
-/** The CloudFront distribution the service is pointed at: every request passes the web ACL, then reaches the API unchanged. */
+/**
+ * The CloudFront distribution the service and Slack are pointed at: every request (`/webhook`,
+ * `/slack/commands`, `/slack/interactions`) passes the web ACL, then reaches the API unchanged: the
+ * body as sent and every viewer header but Host, so the X-Service-Signature and X-Slack-Signature /
+ * X-Slack-Request-Timestamp the functions verify arrive as signed.
+ */
 export class WebhookFront extends Construct {
   readonly distribution: Distribution;
 
   constructor(scope: Construct, id: string, props: WebhookFrontProps) {
     super(scope, id);
     const stack = Stack.of(this);
-    const origin = new HttpOrigin(`${props.api.apiId}.execute-api.${stack.region}.${stack.urlSuffix}`, {
+    const originHost = props.originDomainName ?? `${props.api.apiId}.execute-api.${stack.region}.${stack.urlSuffix}`;
+    const origin = new HttpOrigin(originHost, {
       protocolPolicy: OriginProtocolPolicy.HTTPS_ONLY,
       originSslProtocols: [OriginSslPolicy.TLS_V1_2],
       readTimeout: Duration.seconds(30),
     });
     this.distribution = new Distribution(this, 'Distribution', {
-      comment: `Slack bridge webhook (${props.config.stage}): per-client rate limit in front of the HTTP API`,
+      comment: `Slack bridge webhook and Slack app (${props.config.stage}): per-client rate limit in front of the HTTP API`,
+      // One behaviour for every path: the webhook and the Slack routes need the same treatment.
       defaultBehavior: {
         origin,
-        // POST needs the full method set; the API itself only routes POST /webhook.
+        // POST needs the full method set; the API itself only routes POST /webhook and POST /slack/*.
         allowedMethods: AllowedMethods.ALLOW_ALL,
         viewerProtocolPolicy: ViewerProtocolPolicy.HTTPS_ONLY,
+        // Nothing cached: every delivery, command and click reaches the functions.
         cachePolicy: CachePolicy.CACHING_DISABLED,
-        // Every viewer header (X-Service-Signature, X-Service-Delivery, Content-Type) except Host,
-        // which must name the execute-api domain for API Gateway to route the request.
+        // Every viewer header (X-Service-Signature, X-Service-Delivery, X-Slack-Signature,
+        // X-Slack-Request-Timestamp, Content-Type) except Host, which must name the origin's domain
+        // for API Gateway to route the request. The body is forwarded as received (no compression).
         originRequestPolicy: OriginRequestPolicy.ALL_VIEWER_EXCEPT_HOST_HEADER,
         compress: false,
       },
@@ -189,9 +200,14 @@ export class WebhookFront extends Construct {
     });
   }
 
+  /** `https://<distribution>.cloudfront.net`: the base of the webhook URL and of the Slack request URLs. */
+  get baseUrl(): string {
+    return `https://${this.distribution.distributionDomainName}`;
+  }
+
   /** The URL to register with the service. */
   get webhookUrl(): string {
-    return `https://${this.distribution.distributionDomainName}${HTTP_PATHS.webhook}`;
+    return `${this.baseUrl}${HTTP_PATHS.webhook}`;
   }
 }
 

@@ -113,6 +113,25 @@ export class ConfigFields {
     return out;
   }
 
+  /** The key's value as the file holds it (undefined when absent), for a validator of its own. */
+  value(key: string): unknown {
+    return this.values[key];
+  }
+
+  /** A JSON array of strings each matching `pattern` (trimmed, duplicates dropped); absent means empty. */
+  stringList(key: string, pattern: RegExp, hint: string): string[] {
+    const value = this.raw(key);
+    if (value === undefined) return [];
+    if (!Array.isArray(value)) throw this.fail(key, `must be a JSON array such as ${hint}, got ${show(value)}`);
+    const out: string[] = [];
+    for (const item of value as unknown[]) {
+      const text = this.text(key, item);
+      if (!pattern.test(text)) throw this.fail(key, `holds ${show(item)}, which is not ${hint}`);
+      if (!out.includes(text)) out.push(text);
+    }
+    return out;
+  }
+
   /** Keys the file holds that the schema does not know (a typo would otherwise be silently ignored). */
   rejectUnknown(known: readonly string[]): void {
     const unknown = Object.keys(this.values).find((key) => !known.includes(key) && key !== '$comment');

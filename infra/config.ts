@@ -6,6 +6,8 @@
  */
 import { DIGEST_MODES, type DigestMode } from '../shared/contracts';
 import { dashboardUrlTemplateProblem } from '../shared/digest/links';
+import { parseSlackAccessPolicy, type SlackAccessPolicy } from '../shared/slack-app/policy';
+import { SLACK_ID_PATTERNS } from '../shared/slack-app/workspace-gate';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -23,6 +25,14 @@ export const LOG_RETENTION_DAYS = [
 ] as const;
 
 export type TableRemovalPolicy = 'retain' | 'destroy';
+
+/** An API Gateway custom domain for the API (`customDomainName` + `customDomainCertificateArn`). */
+export interface CustomDomain {
+  /** e.g. `slack-bridge.example.com`; the webhook and Slack request URLs use it. */
+  readonly name: string;
+  /** An ACM certificate for it, in the stage's region (a regional endpoint). */
+  readonly certificateArn: string;
+}
 export type LogLevel = 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
 
 export interface BridgeConfig {
@@ -76,6 +86,19 @@ export interface BridgeConfig {
   readonly clientRateLimitEnabled: boolean;
   /** Requests one client address may send in any 5 minutes before WAF refuses it (403). */
   readonly clientRateLimitPerFiveMinutes: number;
+  /** Workspaces (T…) whose requests the Slack app serves; empty: it serves nobody (403 not_configured). */
+  readonly slackTeamIds: readonly string[];
+  /** Enterprise Grid org (E…) the Slack requests must come from, when set. */
+  readonly slackEnterpriseId: string | undefined;
+  /** The Slack app's id (A…): requests for another app are refused. */
+  readonly slackAppId: string | undefined;
+  /** Who may change subscriptions, and where (shared/slack-app/policy.ts). */
+  readonly slackAccess: SlackAccessPolicy;
+  /** Route throttle of POST /slack/commands and POST /slack/interactions (each), apart from the webhook's. */
+  readonly slackThrottleRateLimit: number;
+  readonly slackThrottleBurstLimit: number;
+  /** The API's custom domain; with it the default execute-api endpoint is disabled. */
+  readonly customDomain: CustomDomain | undefined;
 }
 
 /** Defaults of the optional keys (documented in docs/DEPLOY.md). */
@@ -106,6 +129,10 @@ export const CONFIG_DEFAULTS = {
   apiThrottleBurstLimit: 1000,
   clientRateLimitEnabled: false,
   clientRateLimitPerFiveMinutes: 300,
+  // Slack sends one request per command or click; a workspace's busiest minute is a few per second.
+  // Far below the webhook's, so a flood of unsigned Slack requests is refused on its own routes.
+  slackThrottleRateLimit: 50,
+  slackThrottleBurstLimit: 100,
 } as const;
 
 const OPTIONAL_WITHOUT_DEFAULT = [
@@ -116,6 +143,12 @@ const OPTIONAL_WITHOUT_DEFAULT = [
   'slackTokenSecretArn',
   'signingSecretsSecretArn',
   'slackSigningSecretArn',
+  'slackTeamIds',
+  'slackEnterpriseId',
+  'slackAppId',
+  'slackAccess',
+  'customDomainName',
+  'customDomainCertificateArn',
 ];
 
 /** Every key a stage file may hold. */
@@ -129,6 +162,8 @@ const REGION = '[a-z]{2}(?:-[a-z]+)+-\\d';
 /** A complete secret ARN, i.e. with the 6-character suffix Secrets Manager appends to the name. */
 const SECRET_ARN = new RegExp(`^${ARN_PARTITION}:secretsmanager:${REGION}:\\d{12}:secret:[A-Za-z0-9/_+=.@-]+-[A-Za-z0-9]{6}$`);
 const TOPIC_ARN = new RegExp(`^${ARN_PARTITION}:sns:${REGION}:\\d{12}:[A-Za-z0-9_-]{1,256}$`);
+const CERTIFICATE_ARN = new RegExp(`^${ARN_PARTITION}:acm:${REGION}:\\d{12}:certificate/[0-9a-f-]{36}$`);
+const DOMAIN_NAME = /^(?=.{4,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/;
 const SECRET_ARN_HINT =
   'must be empty (the stack creates the secret) or the complete ARN of an existing secret, ' +
   'including the 6-character suffix (arn:aws:secretsmanager:<region>:<account>:secret:<name>-AbCdEf)';
@@ -211,7 +246,80 @@ export function parseStageConfig(stage: string, values: Readonly<Record<string, 
     clientRateLimitEnabled: f.boolean('clientRateLimitEnabled'),
     // WAF's rate-based rule accepts 10 to 2 billion requests per evaluation window.
     clientRateLimitPerFiveMinutes: f.integer('clientRateLimitPerFiveMinutes', 10, 2_000_000_000),
+    ...slackApp(f),
+    customDomain: customDomain(f),
   };
+}
+
+type SlackAppKey =
+  'slackTeamIds' | 'slackEnterpriseId' | 'slackAppId' | 'slackAccess' | 'slackThrottleRateLimit' | 'slackThrottleBurstLimit';
+
+function slackApp(f: ConfigFields): Pick<BridgeConfig, SlackAppKey> {
+  const slackTeamIds = f.stringList('slackTeamIds', SLACK_ID_PATTERNS.team, 'a workspace id such as ["T0123ABCD"]');
+  const slackEnterpriseId = f.optionalString(
+    'slackEnterpriseId',
+    SLACK_ID_PATTERNS.enterprise,
+    'must be empty or an Enterprise Grid org id (E…)',
+  );
+  const slackAppId = f.optionalString(
+    'slackAppId',
+    SLACK_ID_PATTERNS.app,
+    'must be empty or the Slack app id (A…, Basic Information → App ID)',
+  );
+  // Unset is allowed (the app is created after the first deploy): the Slack app then serves nobody.
+  // Half set is a mistake: the workspace without the app (or the reverse) would serve nobody either.
+  const workspace = slackTeamIds.length > 0 || slackEnterpriseId !== undefined;
+  if (workspace && slackAppId === undefined)
+    throw f.fail('slackAppId', 'must be set with "slackTeamIds" (Basic Information → App Credentials → App ID)');
+  if (!workspace && slackAppId !== undefined)
+    throw f.fail('slackTeamIds', 'must name the workspace (T…) when "slackAppId" is set (`npx bridge doctor` prints it)');
+  const slackAccess = parseSlackAccessPolicy(f.value('slackAccess'), 'slackAccess', f.file);
+  if (
+    JSON.stringify(slackAccessJson(slackAccess)).length + JSON.stringify(f.stringMap('projectChannels')).length >
+    MAX_PROJECT_CHANNELS_JSON
+  ) {
+    throw f.fail(
+      'slackAccess',
+      `and "projectChannels" together are too large for the functions' environment (more than ${MAX_PROJECT_CHANNELS_JSON} characters of JSON)`,
+    );
+  }
+  return {
+    slackTeamIds,
+    slackEnterpriseId,
+    slackAppId,
+    slackAccess,
+    slackThrottleRateLimit: f.number('slackThrottleRateLimit', 1, 10_000),
+    slackThrottleBurstLimit: f.integer('slackThrottleBurstLimit', 1, 5_000),
+  };
+}
+
+/**
+ * The policy as the stage file spells it (what SLACK_ACCESS_POLICY carries): parseSlackAccessPolicy
+ * reads it back to the same policy.
+ */
+export function slackAccessJson(policy: SlackAccessPolicy): Record<string, unknown> {
+  const { changes } = policy;
+  const rule =
+    changes.kind === 'everyone' ? 'everyone' : changes.kind === 'users' ? { users: [...changes.userIds] } : { userGroup: changes.groupId };
+  return Object.keys(policy.changeChannels).length === 0 ? { changes: rule } : { changes: rule, changeChannels: policy.changeChannels };
+}
+
+function customDomain(f: ConfigFields): CustomDomain | undefined {
+  const name = f.optionalString(
+    'customDomainName',
+    DOMAIN_NAME,
+    'must be empty or a lower-case host name such as slack-bridge.example.com',
+  );
+  const certificateArn = f.optionalString(
+    'customDomainCertificateArn',
+    CERTIFICATE_ARN,
+    'must be empty or an ACM certificate ARN (arn:aws:acm:<stage region>:<account>:certificate/<id>)',
+  );
+  if (name === undefined && certificateArn === undefined) return undefined;
+  if (name === undefined) throw f.fail('customDomainName', 'must be set with "customDomainCertificateArn"');
+  if (certificateArn === undefined)
+    throw f.fail('customDomainCertificateArn', `must be set with "customDomainName": an ACM certificate for ${name} in the stage's region`);
+  return { name, certificateArn };
 }
 
 function dashboardUrlTemplate(f: ConfigFields): string | undefined {

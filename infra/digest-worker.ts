@@ -82,6 +82,8 @@ export class DigestWorker extends Construct {
         [ENV.visibilityRange]: config.visibilityRange,
         [ENV.gapsPageSize]: String(config.gapsPageSize),
         [ENV.digestMode]: config.digestMode,
+        // The failure log says "moving to the DLQ" on the last receive instead of "will be retried".
+        [ENV.maxReceiveCount]: String(config.maxReceiveCount),
         ...(config.dashboardUrlTemplate === undefined ? {} : { [ENV.dashboardUrlTemplate]: config.dashboardUrlTemplate }),
         [ENV.secretsCacheSeconds]: String(SECRETS_CACHE_SECONDS),
         [ENV.digestLeaseSeconds]: String(this.budget.leaseSeconds),

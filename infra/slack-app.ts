@@ -1,15 +1,24 @@
 /**
  * The Slack app: the Slack function behind `POST /slack/commands` and `POST /slack/interactions`
- * on the webhook's HTTP API, its signing secret, the queue of deferred commands (./slack-commands),
- * least-privilege roles (its own, and the table statements the digest worker needs for
- * subscriptions, pacing and per-channel claims), its alarms and the values the stack outputs for
- * `bridge slack manifest`.
+ * on the webhook's HTTP API (with a throttle of their own), its signing secret, the queue of
+ * deferred commands (./slack-commands), the stage's workspace, app and access policy, least-privilege
+ * roles (its own, and the table statements the digest worker needs for subscriptions, their audit
+ * trail, pacing and per-channel claims), its alarms and the values the stack outputs for
+ * `bridge slack manifest` and `bridge doctor`.
  */
-import { Validations } from 'aws-cdk-lib';
+import { Annotations, Validations } from 'aws-cdk-lib';
 import { MathExpression, Metric } from 'aws-cdk-lib/aws-cloudwatch';
-import { HttpMethod, PayloadFormatVersion, type HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
+import {
+  HttpMethod,
+  PayloadFormatVersion,
+  type CfnStage,
+  type HttpApi,
+  type HttpRoute,
+  type HttpStage,
+} from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import type { Table } from 'aws-cdk-lib/aws-dynamodb';
+import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import {
   DEFAULT_SIGNATURE_TOLERANCE_SECONDS,
@@ -27,7 +36,7 @@ import {
 import { FIVE_MINUTES } from './metrics';
 import type { AlarmSpec } from './alarms';
 import { BridgeFunction } from './bridge-function';
-import type { BridgeConfig } from './config';
+import { slackAccessJson, type BridgeConfig } from './config';
 import { BridgeSecret } from './secrets';
 import { SlackCommands } from './slack-commands';
 import { Store } from './store';
@@ -35,12 +44,24 @@ import { Store } from './store';
 /** Slack waits 3 s for the answer; a slower function is of no use to anyone. */
 export const SLACK_TIMEOUT_SECONDS = 5;
 
+/** Slack's request URLs: each gets the stage file's Slack throttle instead of the webhook's. */
+export const SLACK_PATHS = [HTTP_PATHS.slackCommands, HTTP_PATHS.slackInteractions] as const;
+
+/** SlackRequestForeign in 5 minutes that raise the alarm: one stray request is noise, a few are someone (or a reinstall). */
+export const FOREIGN_REQUESTS_ALARM_THRESHOLD = 3;
+
 export interface SlackAppProps {
   readonly config: BridgeConfig;
   readonly api: HttpApi;
+  /** The API's stage: the Slack routes' throttle goes in its route settings. */
+  readonly stage: HttpStage;
   readonly table: Table;
   /** The digest worker's function: answers deferred commands (from their own queue), fans digests out, paces posts. */
   readonly digestFunction: BridgeFunction;
+  /** The bot token: the Slack function reads it only when `slackAccess.changes` is a user group (usergroups.users.list). */
+  readonly slackToken: ISecret;
+  /** Signs and verifies the values on the bridge's buttons (digest function signs, Slack function verifies). */
+  readonly actionSigningKey: ISecret;
 }
 
 export class SlackApp extends Construct {
@@ -62,21 +83,14 @@ export class SlackApp extends Construct {
     });
     this.commands = new SlackCommands(this, 'Commands', { config: props.config, digestFunction: props.digestFunction });
     this.function = this.createFunction(props);
-    this.addRoutes();
+    throttleRoutes(props.stage, this.addRoutes(), props.config);
     grantDigestWorker(props);
-  }
-
-  /** Base URL of the API, without a trailing slash (the manifest's request URLs are this plus HTTP_PATHS). */
-  get baseUrl(): string {
-    return this.api.apiEndpoint;
-  }
-
-  get commandsUrl(): string {
-    return `${this.baseUrl}${HTTP_PATHS.slackCommands}`;
-  }
-
-  get interactionsUrl(): string {
-    return `${this.baseUrl}${HTTP_PATHS.slackInteractions}`;
+    if (props.config.slackTeamIds.length === 0 && props.config.slackEnterpriseId === undefined) {
+      Annotations.of(this).addWarningV2(
+        'bridge:slackWorkspaceUnset',
+        `${props.config.source} names no Slack workspace ("slackTeamIds") or app ("slackAppId"): the Slack app answers every request 403 until they are set and deployed (docs/DEPLOY.md, runbook step 9).`,
+      );
+    }
   }
 
   /** Alarms of the new paths, handed to Monitoring (its topic accepts only the alarms it is told about). */
@@ -133,28 +147,51 @@ export class SlackApp extends Construct {
         metric: this.function.fn.metricErrors({ statistic: 'Sum', period: FIVE_MINUTES }),
         threshold: 1,
       },
+      {
+        id: 'SlackRequestForeign',
+        description: `At least ${FOREIGN_REQUESTS_ALARM_THRESHOLD} correctly signed Slack requests in 5 minutes came from another workspace, org or app than the stage file names (or the stage names none yet), and were refused (403): someone else's workspace is using this app's URLs, or the app was reinstalled or recreated and "slackTeamIds" / "slackAppId" are stale. \`npx bridge doctor\` prints the ids Slack reports.`,
+        metric: slackMetric(SLACK_APP_METRICS.slackRequestForeign, this.config.stage),
+        threshold: FOREIGN_REQUESTS_ALARM_THRESHOLD,
+      },
       ...this.commands.alarmSpecs(),
     ];
   }
 
-  /** [output key, value, description] of the Slack app's stack outputs. */
-  outputs(): [string, string, string][] {
+  /**
+   * [output key, value, description] of the Slack app's stack outputs. `baseUrl` is the API's public
+   * base (CloudFront, the custom domain or execute-api), without a trailing slash.
+   */
+  outputs(baseUrl: string): [string, string, string][] {
     const secret = this.signingSecret;
+    const { slackTeamIds, slackEnterpriseId, slackAppId } = this.config;
+    // Set ones only: CloudFormation refuses an output with an empty value.
+    const ids: [string, string | undefined, string][] = [
+      [STACK_OUTPUTS.slackTeamIds, slackTeamIds.join(',') || undefined, 'Slack workspaces (T…) the app serves'],
+      [STACK_OUTPUTS.slackEnterpriseId, slackEnterpriseId, 'Enterprise Grid org (E…) the requests must come from'],
+      [STACK_OUTPUTS.slackAppId, slackAppId, 'The Slack app (A…) the requests must be for'],
+    ];
     return [
-      [STACK_OUTPUTS.apiBaseUrl, this.baseUrl, 'Base URL of the API (`bridge slack manifest` builds the Slack request URLs from it)'],
-      [STACK_OUTPUTS.slackCommandsUrl, this.commandsUrl, 'Request URL of the /visibility slash command'],
-      [STACK_OUTPUTS.slackInteractionsUrl, this.interactionsUrl, 'Request URL of the Slack app interactivity (buttons)'],
+      [STACK_OUTPUTS.apiBaseUrl, baseUrl, 'Base URL of the API (`bridge slack manifest` builds the Slack request URLs from it)'],
+      [STACK_OUTPUTS.slackCommandsUrl, `${baseUrl}${HTTP_PATHS.slackCommands}`, 'Request URL of the /visibility slash command'],
+      [
+        STACK_OUTPUTS.slackInteractionsUrl,
+        `${baseUrl}${HTTP_PATHS.slackInteractions}`,
+        'Request URL of the Slack app interactivity (buttons)',
+      ],
       [STACK_OUTPUTS.slackSigningSecretSecretArn, secret.secret.secretArn, 'Secret with the Slack app signing secret'],
       [STACK_OUTPUTS.putSlackSigningSecretCommand, secret.putValueCommand(), 'Puts the Slack app signing secret'],
       [STACK_OUTPUTS.slackFunctionName, this.function.fn.functionName, 'Slack function'],
+      ...ids.flatMap(([key, value, description]): [string, string, string][] => (value === undefined ? [] : [[key, value, description]])),
       ...this.commands.outputs(),
     ];
   }
 
   private createFunction(props: SlackAppProps): BridgeFunction {
+    const { config } = props;
+    const needsBotToken = usesUserGroup(config);
     const fn = new BridgeFunction(this, 'Slack', {
       service: SERVICES.slack,
-      config: props.config,
+      config,
       description: 'Verifies and answers the Slack app (/visibility commands and digest buttons)',
       timeoutSeconds: SLACK_TIMEOUT_SECONDS,
       environment: {
@@ -163,48 +200,83 @@ export class SlackApp extends Construct {
         [ENV.slackSigningSecretSecretArn]: this.signingSecret.secret.secretArn,
         [ENV.signatureToleranceSeconds]: String(DEFAULT_SIGNATURE_TOLERANCE_SECONDS),
         [ENV.secretsCacheSeconds]: String(DIGEST_DEFAULTS.secretsCacheSeconds),
+        [ENV.actionSigningKeySecretArn]: props.actionSigningKey.secretArn,
+        ...workspaceEnvironment(config),
+        ...(needsBotToken ? { [ENV.slackBotTokenSecretArn]: props.slackToken.secretArn } : {}),
       },
     });
     fn.allow(
       'SubscriptionsOfProjectsAndChannels',
       ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:BatchGetItem'],
       [props.table.tableArn],
-      Store.leadingKeys(TABLE.prefixes.subscriptionsOfProject, TABLE.prefixes.subscriptionsOfChannel),
+      Store.leadingKeys(TABLE.prefixes.subscriptionsOfProject, TABLE.prefixes.subscriptionsOfChannel, TABLE.prefixes.audit),
     );
+    // The replay guard: one conditional put per request acted on; the item expires with the tolerance.
+    fn.allow('SlackRequestReplayGuard', ['dynamodb:PutItem'], [props.table.tableArn], Store.leadingKeys(TABLE.prefixes.slackRequest));
     this.commands.grantSend(fn);
     fn.allow('ReadSlackSigningSecret', ['secretsmanager:GetSecretValue'], [this.signingSecret.secret.secretArn]);
+    fn.allow('ReadActionSigningKey', ['secretsmanager:GetSecretValue'], [props.actionSigningKey.secretArn]);
+    // Only a user-group policy needs the token (to read the group's members): otherwise the role can't read it.
+    if (needsBotToken) fn.allow('ReadSlackBotToken', ['secretsmanager:GetSecretValue'], [props.slackToken.secretArn]);
     return fn;
   }
 
-  private addRoutes(): void {
+  private addRoutes(): HttpRoute[] {
     const integration = new HttpLambdaIntegration('SlackIntegration', this.function.fn, {
       payloadFormatVersion: PayloadFormatVersion.VERSION_2_0,
     });
-    for (const path of [HTTP_PATHS.slackCommands, HTTP_PATHS.slackInteractions]) {
-      for (const route of this.api.addRoutes({ path, methods: [HttpMethod.POST], integration })) {
-        Validations.of(route).acknowledge({
-          id: 'AwsSolutions-APIG4',
-          reason:
-            'Slack cannot present credentials an API Gateway authorizer understands; every request is authenticated by ' +
-            'its X-Slack-Signature (HMAC-SHA256 with the app signing secret over the timestamp and raw body), verified ' +
-            'in the Slack function before anything else.',
-        });
-      }
+    const routes = SLACK_PATHS.flatMap((path) => this.api.addRoutes({ path, methods: [HttpMethod.POST], integration }));
+    for (const route of routes) {
+      Validations.of(route).acknowledge({
+        id: 'AwsSolutions-APIG4',
+        reason:
+          'Slack cannot present credentials an API Gateway authorizer understands; every request is authenticated by ' +
+          'its X-Slack-Signature (HMAC-SHA256 with the app signing secret over the timestamp and raw body), verified ' +
+          'in the Slack function before anything else.',
+      });
     }
+    return routes;
   }
+}
+
+function usesUserGroup(config: BridgeConfig): boolean {
+  return config.slackAccess.changes.kind === 'userGroup';
+}
+
+/** The stage's workspace, org, app and access policy, as the Slack function reads them (unset ones absent). */
+function workspaceEnvironment(config: BridgeConfig): Record<string, string> {
+  return {
+    ...(config.slackTeamIds.length > 0 ? { [ENV.slackTeamIds]: config.slackTeamIds.join(',') } : {}),
+    ...(config.slackEnterpriseId !== undefined ? { [ENV.slackEnterpriseId]: config.slackEnterpriseId } : {}),
+    ...(config.slackAppId !== undefined ? { [ENV.slackAppId]: config.slackAppId } : {}),
+    [ENV.slackAccessPolicy]: JSON.stringify(slackAccessJson(config.slackAccess)),
+  };
+}
+
+/**
+ * The Slack routes' own throttle (route settings of the stage): a flood of unsigned requests on them
+ * is answered 429 there and never takes the webhook's share of the stage throttle. CloudFormation
+ * needs the routes to exist before a stage names them in its route settings, hence the dependency.
+ */
+function throttleRoutes(stage: HttpStage, routes: readonly HttpRoute[], config: BridgeConfig): void {
+  const cfnStage = stage.node.defaultChild as CfnStage;
+  const settings = { ThrottlingRateLimit: config.slackThrottleRateLimit, ThrottlingBurstLimit: config.slackThrottleBurstLimit };
+  cfnStage.routeSettings = Object.fromEntries(SLACK_PATHS.map((path) => [`POST ${path}`, settings]));
+  for (const route of routes) stage.node.addDependency(route);
 }
 
 /**
  * The digest worker's share of the Slack app: it answers deferred commands (subscribe writes both
- * subscription items), routes digests by the subscriptions, and paces and claims each channel's post.
+ * subscription items and the channel's audit trail), routes digests by the subscriptions, paces and
+ * claims each channel's post, and signs the values on the digest's buttons.
  */
 function grantDigestWorker(props: SlackAppProps): void {
-  const { digestFunction: fn, table } = props;
+  const { digestFunction: fn, table, config } = props;
   fn.allow(
     'SlackSubscriptions',
     ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:BatchGetItem'],
     [table.tableArn],
-    Store.leadingKeys(TABLE.prefixes.subscriptionsOfProject, TABLE.prefixes.subscriptionsOfChannel),
+    Store.leadingKeys(TABLE.prefixes.subscriptionsOfProject, TABLE.prefixes.subscriptionsOfChannel, TABLE.prefixes.audit),
   );
   fn.allow(
     'SlackPacingAndChannelPosts',
@@ -212,6 +284,10 @@ function grantDigestWorker(props: SlackAppProps): void {
     [table.tableArn],
     Store.leadingKeys(TABLE.prefixes.pace, TABLE.prefixes.channelPost),
   );
+  fn.allow('ReadActionSigningKey', ['secretsmanager:GetSecretValue'], [props.actionSigningKey.secretArn]);
+  fn.fn.addEnvironment(ENV.actionSigningKeySecretArn, props.actionSigningKey.secretArn);
+  // Deferred subscribe checks the channel rule of the policy once the project is known.
+  fn.fn.addEnvironment(ENV.slackAccessPolicy, JSON.stringify(slackAccessJson(config.slackAccess)));
 }
 
 /** A count metric of the Slack app, as its Powertools EMF records carry it: {service (default slack), stage}. */

@@ -51,6 +51,9 @@ export class Webhook extends Construct {
       apiName: `visibility-slack-bridge-${config.stage}`,
       description: 'Receives signed webhook deliveries of the visibility service',
       createDefaultStage: false,
+      // With a custom domain (custom-domain.ts) the random execute-api host is closed: it is the one
+      // address a flood could still aim at the stage throttle.
+      disableExecuteApiEndpoint: config.customDomain !== undefined,
     });
     this.addRoute();
     this.accessLogs = new LogGroup(this, 'AccessLogs', { retention: config.logRetentionDays as RetentionDays });
@@ -64,7 +67,7 @@ export class Webhook extends Construct {
     this.countThrottled();
   }
 
-  /** The URL to register with the service: the execute-api endpoint, or CloudFront when rate limiting per client. */
+  /** The execute-api endpoint's webhook URL (the stack picks the public one: CloudFront, the custom domain or this). */
   get publicUrl(): string {
     return `${this.stage.url}${HTTP_PATHS.webhook.slice(1)}`;
   }
@@ -113,11 +116,17 @@ export class Webhook extends Construct {
    * WebhookThrottled {service, stage}: requests API Gateway answered 429 (stage throttle). The 4xx
    * metric mixes them with the ingest function's own 401/413 answers, so the access log is the
    * only exact source; the stage and service are written into every log line for the dimensions.
+   * The Slack routes have their own throttle (slack-app.ts): their 429s say nothing about the webhook.
    */
   private countThrottled(): void {
     new MetricFilter(this, 'ThrottledFilter', {
       logGroup: this.accessLogs,
-      filterPattern: FilterPattern.stringValue('$.status', '=', '429'),
+      filterPattern: FilterPattern.all(
+        FilterPattern.stringValue('$.status', '=', '429'),
+        ...[HTTP_PATHS.slackCommands, HTTP_PATHS.slackInteractions].map((path) =>
+          FilterPattern.stringValue('$.routeKey', '!=', `POST ${path}`),
+        ),
+      ),
       metricNamespace: METRICS_NAMESPACE,
       metricName: WEBHOOK_API_METRICS.throttled,
       metricValue: '1',

@@ -26,11 +26,21 @@ export interface GatewayRoute {
   path: string;
   /** The function behind this route, when not the gateway's default `createHandler` (one API, several functions). */
   createHandler?: (() => HttpApiHandler) | undefined;
+  /** The route's own throttle (the stage's route settings): its requests take tokens from it, never the stage default's. */
+  throttle?: Throttle | undefined;
+}
+
+/** API Gateway's throttle: a bucket of `burstLimit` tokens refilled at `rateLimit` per second. */
+export interface Throttle {
+  rateLimit: number;
+  burstLimit: number;
 }
 
 export interface GatewayRequestInfo {
   method: string;
   path: string;
+  /** `POST /webhook` when a route matched (also for a request its throttle refused), else undefined. */
+  routeKey: string | undefined;
   status: number;
   durationMs: number;
   /** The event given to the function (absent when no route matched or the body was too large). */
@@ -54,8 +64,11 @@ export interface HttpGatewayOptions {
   stage?: string;
   /** API Gateway's integration timeout (default 30 000 ms, as HTTP API): 503 when it passes. */
   timeoutMs?: number;
-  /** The stage's default route throttle (token bucket: `rateLimit` per second, `burstLimit` tokens); 429 past it. Default: none. */
-  throttle?: { rateLimit: number; burstLimit: number } | undefined;
+  /**
+   * The stage's default route throttle (token bucket: `rateLimit` per second, `burstLimit` tokens); 429
+   * past it. It covers every request but those of a route with its own `throttle`. Default: none.
+   */
+  throttle?: Throttle | undefined;
   /** The function's own timeout (e.g. 8 000 ms): a Lambda timeout is a function error, 500. Default: none. */
   functionTimeoutMs?: number;
   /** Largest body accepted (default 10 MiB, API Gateway's payload limit). */
@@ -154,7 +167,20 @@ export class HttpGateway {
     const method = (req.method ?? 'GET').toUpperCase();
     const path = url.pathname;
     const requestId = `${randomBytes(10).toString('base64').replace(/=+$/, '')}=`;
-    const info: GatewayRequestInfo = { method, path, status: 0, durationMs: 0, event: undefined, result: undefined, error: undefined };
+    const route = (this.options.routes ?? [{ method: 'POST', path: '/webhook' }]).find(
+      (r) => r.method.toUpperCase() === method && r.path === path,
+    );
+    const routeKey = route ? `${route.method.toUpperCase()} ${route.path}` : undefined;
+    const info: GatewayRequestInfo = {
+      method,
+      path,
+      routeKey,
+      status: 0,
+      durationMs: 0,
+      event: undefined,
+      result: undefined,
+      error: undefined,
+    };
     const finish = (status: number, headers: Record<string, string | string[]>, body: Buffer): void => {
       info.status = status;
       info.durationMs = performance.now() - started;
@@ -179,20 +205,17 @@ export class HttpGateway {
       else res.destroy();
       return;
     }
-    if (!this.takeToken()) {
+    if (!this.takeToken(route)) {
       message(429, 'Too Many Requests');
       return;
     }
-    const route = (this.options.routes ?? [{ method: 'POST', path: '/webhook' }]).find(
-      (r) => r.method.toUpperCase() === method && r.path === path,
-    );
     if (!route || this.closed) {
       message(this.closed ? 503 : 404, this.closed ? 'Service Unavailable' : 'Not Found');
       return;
     }
 
     const event = toHttpApiEvent(req, body, {
-      routeKey: `${route.method.toUpperCase()} ${route.path}`,
+      routeKey: routeKey ?? '$default',
       stage: this.options.stage ?? '$default',
       requestId,
       apiId: this.options.apiId ?? 'local',
@@ -229,17 +252,20 @@ export class HttpGateway {
     finish(status, headers, responseBody);
   }
 
-  private tokens: { count: number; atMs: number } | undefined;
+  /** Token buckets: the stage default's (key undefined) and each throttled route's. */
+  private readonly buckets = new Map<GatewayRoute | undefined, { count: number; atMs: number }>();
 
-  /** API Gateway's throttle: a bucket of `burstLimit` tokens refilled at `rateLimit` per second. */
-  private takeToken(): boolean {
-    const throttle = this.options.throttle;
+  /** A token from the route's own throttle when it has one, else from the stage default's (throttling comes before the 404). */
+  private takeToken(route: GatewayRoute | undefined): boolean {
+    const own = route?.throttle !== undefined;
+    const throttle = own ? route.throttle : this.options.throttle;
     if (!throttle) return true;
+    const key = own ? route : undefined;
     const now = Date.now();
-    const bucket = this.tokens ?? { count: throttle.burstLimit, atMs: now };
+    const bucket = this.buckets.get(key) ?? { count: throttle.burstLimit, atMs: now };
     bucket.count = Math.min(throttle.burstLimit, bucket.count + ((now - bucket.atMs) / 1000) * throttle.rateLimit);
     bucket.atMs = now;
-    this.tokens = bucket;
+    this.buckets.set(key, bucket);
     if (bucket.count < 1) return false;
     bucket.count -= 1;
     return true;

@@ -9,6 +9,43 @@
  */
 import type { Observability } from '../shared/adapters/powertools';
 import type { LogFields } from '../shared/ports';
+import type { DeadLettered } from './sqs/engine';
+
+/**
+ * What a log line tells the person running the bridge, beyond its level: the story `npm start`'s
+ * terminal and `npx bridge tail` tell one line per step (warnings and errors are failures anyway).
+ */
+export type StoryKind = 'delivery' | 'digest' | 'skip' | 'dlq';
+
+/** The local SQS moved a message to a dead-letter queue (AWS logs nothing then; its last attempt said so). */
+export const DEAD_LETTER_MESSAGE = 'message moved to the DLQ';
+
+/**
+ * The messages of the story, by the exact text the functions log (a reworded line drops out of the
+ * story: test/e2e/cli-local.test.ts follows a delivery, a digest, a mute and a DLQ arrival through it).
+ */
+export const STORY_MESSAGES: Readonly<Record<string, StoryKind>> = {
+  'delivery accepted': 'delivery',
+  'delivery rejected': 'delivery',
+  'duplicate delivery acknowledged': 'delivery',
+  'signed event of an unhandled type acknowledged': 'delivery',
+  'digest posted': 'digest',
+  'draft notice posted': 'digest',
+  'run superseded: a newer run of the project was already taken up': 'skip',
+  'not posted to a channel that muted the project': 'skip',
+  'digest posted nowhere: every channel of the project muted it or refuses posts': 'skip',
+  'not posted to a channel Slack refused; it waits to be subscribed again': 'skip',
+  'replayed delivery ignored': 'skip',
+  'event already handled; nothing posted': 'skip',
+  [DEAD_LETTER_MESSAGE]: 'dlq',
+};
+
+export function storyKindOf(message: string): StoryKind | undefined {
+  return Object.hasOwn(STORY_MESSAGES, message) ? STORY_MESSAGES[message] : undefined;
+}
+
+/** Skips are info lines: shown at the default (warn) level all the same, one line each. */
+export const SKIP_MESSAGES: readonly string[] = Object.keys(STORY_MESSAGES).filter((m) => STORY_MESSAGES[m] === 'skip');
 
 export type LocalLogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
 
@@ -168,6 +205,29 @@ function formatValue(value: unknown): string {
 
 function oneLine(text: string): string {
   return text.replace(/\s*[\r\n]+\s*/g, ' ').trim();
+}
+
+/** Logs a dead-letter arrival of the local SQS as one warning, with the event it carried when it is one. */
+export function logDeadLetter(hub: LocalObservabilityHub, moved: DeadLettered): void {
+  hub.log('sqs', 'warn', DEAD_LETTER_MESSAGE, {
+    queue: moved.source,
+    dlq: moved.target,
+    ...carriedEvent(moved.body),
+    messageId: moved.messageId,
+    receiveCount: moved.receiveCount,
+    next: 'npx bridge dlq peek',
+  });
+}
+
+/** The event id and type of a queued webhook event (`{event: {id, type}}`), or the kind of another message. */
+function carriedEvent(body: string): LogFields {
+  try {
+    const parsed = JSON.parse(body) as { event?: { id?: unknown; type?: unknown }; kind?: unknown };
+    if (typeof parsed.event?.id === 'string') return { eventId: parsed.event.id, type: parsed.event.type };
+    return typeof parsed.kind === 'string' ? { type: parsed.kind } : {};
+  } catch {
+    return {};
+  }
 }
 
 function dimensionSuffix(dimensions: Record<string, string>): string {

@@ -9,6 +9,25 @@ import { randomUUID } from 'node:crypto';
 import { signSlackRequest } from '../shared/slack-request-signature';
 import { isRecord } from '../shared/util';
 
+/** The local Slack's workspace and app: the only ones the local stack's Slack function serves. */
+export const LOCAL_SLACK_TEAM_ID = 'T0LOCAL';
+export const LOCAL_SLACK_APP_ID = 'A0LOCALAPP';
+
+/**
+ * Who sends, as Slack would tell the app: by default a member of the local workspace through the
+ * local app. Tests set another team, org or app to play a request the bridge must refuse.
+ */
+export interface SlackSender {
+  /** The workspace the request comes from (`team_id`, a click's `team.id`). */
+  teamId: string;
+  /** A click's `user.team_id` (the clicker's own workspace, another one in a Slack Connect channel); default `teamId`. */
+  userTeamId?: string | undefined;
+  /** Enterprise Grid org (`enterprise_id`, a click's `enterprise.id`); none by default. */
+  enterpriseId?: string | undefined;
+  /** `api_app_id`; default the local app's. */
+  appId?: string | undefined;
+}
+
 /** Where the bridge's Slack endpoints are and the secret Slack signs with (the app's settings in Slack). */
 export interface SlackAppTarget {
   commandsUrl: string;
@@ -30,12 +49,14 @@ export interface CommandDelivery {
   user: SlackUser;
   teamId: string;
   responseUrl: string;
+  enterpriseId?: string | undefined;
+  appId?: string | undefined;
 }
 
-export interface ClickDelivery {
-  channel: string;
+export interface ClickDelivery extends SlackSender {
+  /** The channel the click is reported in; null: a payload without `channel`. */
+  channel: string | null;
   user: SlackUser;
-  teamId: string;
   responseUrl: string;
   message: { ts: string; text: string | undefined; blocks: unknown[] };
   /** The button clicked, as it is in the message's blocks. */
@@ -69,19 +90,26 @@ export function commandForm(delivery: CommandDelivery): string {
     text,
     response_url: delivery.responseUrl,
     trigger_id: randomUUID(),
-    api_app_id: 'A0LOCALAPP',
+    api_app_id: delivery.appId ?? LOCAL_SLACK_APP_ID,
+    ...(delivery.enterpriseId !== undefined ? { enterprise_id: delivery.enterpriseId } : {}),
   }).toString();
 }
 
 export function blockActionsForm(delivery: ClickDelivery, nowMs: number): string {
   const payload = {
     type: 'block_actions',
-    user: { id: delivery.user.id, username: delivery.user.name, name: delivery.user.name, team_id: delivery.teamId },
-    api_app_id: 'A0LOCALAPP',
+    user: { id: delivery.user.id, username: delivery.user.name, name: delivery.user.name, team_id: delivery.userTeamId ?? delivery.teamId },
+    api_app_id: delivery.appId ?? LOCAL_SLACK_APP_ID,
     team: { id: delivery.teamId },
-    container: { type: 'message', message_ts: delivery.message.ts, channel_id: delivery.channel, is_ephemeral: false },
+    ...(delivery.enterpriseId !== undefined ? { enterprise: { id: delivery.enterpriseId } } : {}),
+    container: {
+      type: 'message',
+      message_ts: delivery.message.ts,
+      ...(delivery.channel !== null ? { channel_id: delivery.channel } : {}),
+      is_ephemeral: false,
+    },
     trigger_id: randomUUID(),
-    channel: { id: delivery.channel, name: delivery.channel },
+    ...(delivery.channel !== null ? { channel: { id: delivery.channel, name: delivery.channel } } : {}),
     message: { type: 'message', ts: delivery.message.ts, text: delivery.message.text ?? '', blocks: delivery.message.blocks },
     response_url: delivery.responseUrl,
     actions: [

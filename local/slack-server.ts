@@ -7,7 +7,9 @@
  * `token` body field are accepted as well.
  *
  * Implemented methods, the ones the bridge and its CLI call: `auth.test`, `chat.postMessage`,
- * `chat.update`, `chat.delete`, `conversations.info`, `conversations.history`, `conversations.replies`.
+ * `chat.update`, `chat.delete`, `conversations.info` (`is_member` true only where the bot is a member,
+ * `is_archived` for `archivedChannels`), `conversations.history`, `conversations.replies`,
+ * `usergroups.users.list` (the `userGroups` option).
  * Anything else answers `{ ok: false, error: 'unknown_method' }`.
  *
  * Every call is recorded (`calls()`), successful posts are kept (`messages()`), and faults can be
@@ -31,9 +33,12 @@ import {
   deliverSigned,
   findButton,
   readReply,
+  LOCAL_SLACK_APP_ID,
+  LOCAL_SLACK_TEAM_ID,
   type AppAnswer,
   type AppReply,
   type SlackAppTarget,
+  type SlackSender,
   type SlackUser,
 } from './slack-app-delivery';
 import { isRecord, sleep } from '../shared/util';
@@ -115,6 +120,8 @@ interface ResponseTarget {
   userId: string;
   /** The message a button was on (answers may replace or delete it). */
   messageTs?: string | undefined;
+  /** The button was on an ephemeral message (a read's answer with "Share in channel"). */
+  ephemeral?: boolean | undefined;
 }
 
 export interface PostedMessage {
@@ -126,6 +133,19 @@ export interface PostedMessage {
   metadata: unknown;
   /** Set when `chat.update` changed the message. */
   edited: boolean;
+  /** Files shared with the message (files.completeUploadExternal). */
+  files?: LocalSlackFile[] | undefined;
+}
+
+/** A file as Slack lists it on its message; `url_private` serves the bytes from this server. */
+export interface LocalSlackFile {
+  id: string;
+  name: string;
+  title: string;
+  mimetype: string;
+  size: number;
+  alt_txt: string | undefined;
+  url_private: string;
 }
 
 export interface LocalSlackServerOptions {
@@ -142,6 +162,10 @@ export interface LocalSlackServerOptions {
    * `channel_not_found`. When omitted every channel exists.
    */
   knownChannels?: string[];
+  /** Channels that are archived: `conversations.info` says `is_archived`, posts answer `is_archived`. */
+  archivedChannels?: string[];
+  /** User groups and their members (`usergroups.users.list`), e.g. `{ S0LOCALOPS: ['U0LOCAL'] }`. */
+  userGroups?: Record<string, string[]>;
   /** Latency added to every call (ms). */
   latencyMs?: number;
   /**
@@ -160,6 +184,10 @@ export interface LocalSlackServerOptions {
   responseUrlOrigin?: string;
   team?: string;
   teamId?: string;
+  /** The app's id (`api_app_id`) the commands and clicks carry; default LOCAL_SLACK_APP_ID. */
+  appId?: string;
+  /** Enterprise Grid org of the workspace (auth.test's `enterprise_id`, the `enterprise_id` of what it sends); none by default. */
+  enterpriseId?: string;
   botUserId?: string;
   botId?: string;
   botName?: string;
@@ -191,6 +219,7 @@ export class LocalSlackServer {
   readonly apiUrl: string;
   readonly team: string;
   readonly teamId: string;
+  readonly appId: string;
   private readonly responseUrlOrigin: string | undefined;
   readonly botUserId: string;
   readonly botId: string;
@@ -202,7 +231,9 @@ export class LocalSlackServer {
   /** Answers the bridge sent to response_url paths (deferred slash commands), oldest first. */
   readonly responses: { path: string; body: string }[] = [];
   private tokens: Set<string> | undefined;
-  private readonly members: Set<string> | 'all';
+  private members: Set<string> | 'all';
+  private readonly archived: Set<string>;
+  private readonly userGroups: Map<string, string[]>;
   private readonly known: Set<string> | undefined;
   private latencyMs: number;
   private lastTsMicros = 0;
@@ -222,7 +253,8 @@ export class LocalSlackServer {
     this.port = address.port;
     this.apiUrl = `http://${this.host}:${this.port}/api/`;
     this.team = options.team ?? 'Local Workspace';
-    this.teamId = options.teamId ?? 'T0LOCAL';
+    this.teamId = options.teamId ?? LOCAL_SLACK_TEAM_ID;
+    this.appId = options.appId ?? LOCAL_SLACK_APP_ID;
     this.responseUrlOrigin = options.responseUrlOrigin;
     this.botUserId = options.botUserId ?? 'U0LOCALBOT';
     this.botId = options.botId ?? 'B0LOCALBOT';
@@ -230,6 +262,8 @@ export class LocalSlackServer {
     this.tokens = options.tokens ? new Set(options.tokens) : undefined;
     this.members = toChannelSet(options.memberChannels ?? 'all');
     this.known = options.knownChannels ? new Set(options.knownChannels.map(normalizeChannel)) : undefined;
+    this.archived = new Set((options.archivedChannels ?? []).map(normalizeChannel));
+    this.userGroups = new Map(Object.entries(options.userGroups ?? {}));
     this.latencyMs = options.latencyMs ?? 0;
     this.rateLimit = options.channelPace ? new ChannelRateLimit(options.channelPace) : undefined;
   }
@@ -301,7 +335,14 @@ export class LocalSlackServer {
    * its answer shown as Slack shows it (ephemeral unless `in_channel`); later answers to its
    * response_url too.
    */
-  async sendCommand(input: { channel: string; line: string; user?: SlackUser; slash?: string }): Promise<AppAnswer> {
+  async sendCommand(input: {
+    channel: string;
+    line: string;
+    user?: SlackUser;
+    slash?: string;
+    /** Another workspace, org or app than the local one (tests of what the bridge refuses). */
+    from?: Partial<SlackSender>;
+  }): Promise<AppAnswer> {
     const app = this.requireApp();
     const channel = normalizeChannel(input.channel);
     const user = input.user ?? LOCAL_USER;
@@ -311,7 +352,9 @@ export class LocalSlackServer {
       slash: input.slash ?? SLACK_APP_DEFAULTS.command,
       channel,
       user,
-      teamId: this.teamId,
+      teamId: input.from?.teamId ?? this.teamId,
+      appId: input.from?.appId ?? this.appId,
+      enterpriseId: input.from?.enterpriseId ?? this.options.enterpriseId,
       responseUrl,
     });
     const answer = await deliverSigned(app.commandsUrl, app.signingSecret, form, Date.now());
@@ -320,17 +363,48 @@ export class LocalSlackServer {
     return answer;
   }
 
-  /** A user clicks the button `actionId` on the message `ts`: a signed `block_actions` to the interactions URL. */
-  async clickButton(input: { channel: string; ts: string; actionId: string; user?: SlackUser }): Promise<AppAnswer> {
+  /**
+   * A user clicks the button `actionId` on the message `ts` (posted, or an ephemeral one such as a
+   * read's answer with "Share in channel"): a signed `block_actions` to the interactions URL.
+   */
+  async clickButton(input: {
+    channel: string;
+    ts: string;
+    actionId: string;
+    user?: SlackUser;
+    /** Another workspace, org or app than the local one. */
+    from?: Partial<SlackSender>;
+    /** Where the click is reported: another channel (a forwarded copy of the message), or null (a payload without `channel`). */
+    clickedIn?: string | null;
+  }): Promise<AppAnswer> {
     const app = this.requireApp();
     const channel = normalizeChannel(input.channel);
-    const message = this.posted.find((m) => m.channel === channel && m.ts === input.ts);
+    const posted = this.posted.find((m) => m.channel === channel && m.ts === input.ts);
+    const ephemeral = posted ? undefined : this.ephemeral.find((m) => m.channel === channel && m.ts === input.ts);
+    const message = posted ?? ephemeral;
     if (!message) throw new Error(`no message ${input.ts} in #${channel}`);
     const button = findButton(message.blocks ?? [], input.actionId);
     if (!button) throw new Error(`message ${input.ts} in #${channel} has no button ${input.actionId}`);
     const user = input.user ?? LOCAL_USER;
-    const responseUrl = this.issueResponseUrl({ channel, userId: user.id, messageTs: message.ts });
-    const delivery = { channel, user, teamId: this.teamId, responseUrl, button };
+    if (ephemeral && ephemeral.userId !== user.id)
+      throw new Error(`message ${input.ts} in #${channel} is visible only to ${ephemeral.userId}`);
+    const clickedIn = input.clickedIn === undefined ? channel : input.clickedIn === null ? null : normalizeChannel(input.clickedIn);
+    // A click elsewhere is on a copy of the message: answers go to that channel, never change the original.
+    const responseUrl = this.issueResponseUrl(
+      clickedIn === channel
+        ? { channel, userId: user.id, messageTs: message.ts, ephemeral: ephemeral !== undefined }
+        : { channel: clickedIn ?? channel, userId: user.id },
+    );
+    const delivery = {
+      channel: clickedIn,
+      user,
+      teamId: input.from?.teamId ?? this.teamId,
+      userTeamId: input.from?.userTeamId,
+      appId: input.from?.appId ?? this.appId,
+      enterpriseId: input.from?.enterpriseId ?? this.options.enterpriseId,
+      responseUrl,
+      button,
+    };
     const form = blockActionsForm(
       { ...delivery, message: { ts: message.ts, text: message.text, blocks: message.blocks ?? [] } },
       Date.now(),
@@ -351,8 +425,11 @@ export class LocalSlackServer {
 
   /** An answer as Slack applies it: delete or replace the clicked message, post in the channel, or show only to its user. */
   private applyReply(target: ResponseTarget, reply: AppReply): void {
+    if (target.ephemeral && this.applyToEphemeral(target, reply)) return;
     const index =
-      target.messageTs === undefined ? -1 : this.posted.findIndex((m) => m.channel === target.channel && m.ts === target.messageTs);
+      target.messageTs === undefined || target.ephemeral
+        ? -1
+        : this.posted.findIndex((m) => m.channel === target.channel && m.ts === target.messageTs);
     const original = this.posted[index];
     if (reply.deleteOriginal && original) {
       this.posted.splice(index, 1);
@@ -375,6 +452,23 @@ export class LocalSlackServer {
       this.ephemeral.push({ channel: target.channel, ts: this.nextTs(), userId: target.userId, text: reply.text, blocks: reply.blocks });
     }
     this.notify();
+  }
+
+  /** An answer to a click on an ephemeral message that deletes or replaces it; false when the answer does neither. */
+  private applyToEphemeral(target: ResponseTarget, reply: AppReply): boolean {
+    if (!reply.deleteOriginal && !reply.replaceOriginal) return false;
+    const index = this.ephemeral.findIndex((m) => m.channel === target.channel && m.ts === target.messageTs);
+    const original = this.ephemeral[index];
+    if (original === undefined) return true;
+    if (reply.deleteOriginal) this.ephemeral.splice(index, 1);
+    else Object.assign(original, { text: reply.text, blocks: reply.blocks });
+    this.notify();
+    return true;
+  }
+
+  /** `/invite @bot` in `channel`: the bot becomes a member (it already is of every channel when `memberChannels` is `'all'`). */
+  inviteBot(channel: string): void {
+    if (this.members !== 'all') this.members.add(normalizeChannel(channel));
   }
 
   /** Forgets recorded calls and messages and clears faults. Tokens and memberships stay. */
@@ -446,6 +540,7 @@ export class LocalSlackServer {
   private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://localhost');
     const match = /^\/api\/([A-Za-z0-9_.]+)$/.exec(url.pathname);
+    if (await this.serveFiles(req, res, url)) return;
     const raw = (await readBody(req, MAX_BODY_BYTES)).toString('utf8');
     if (url.pathname === FAULTS_PATH) {
       this.controlFaults(req.method ?? 'GET', raw, res);
@@ -458,6 +553,12 @@ export class LocalSlackServer {
       const reply = readReply(raw);
       if (target && reply) this.applyReply(target, reply);
       respond(res, { status: 200, body: 'ok' });
+      return;
+    }
+    if (url.pathname.startsWith(RESPONSE_URL_PATH) && req.method === 'GET') {
+      // What the bridge answered on this response_url so far: `npx bridge slack command` waits for a deferred answer here.
+      const answers = this.responses.filter((r) => r.path === url.pathname).map((r) => r.body);
+      respond(res, { status: 200, body: { ok: true, answers } });
       return;
     }
     if (!match?.[1]) {
@@ -591,8 +692,14 @@ export class LocalSlackServer {
           team_id: this.teamId,
           user_id: this.botUserId,
           bot_id: this.botId,
+          ...(this.options.enterpriseId !== undefined ? { enterprise_id: this.options.enterpriseId } : {}),
           is_enterprise_install: false,
         });
+      case 'bots.info':
+        // `bridge doctor` reads the bot's app id here (auth.test's bot_id → bot.app_id).
+        return optString(args.bot) === this.botId
+          ? ok({ bot: { id: this.botId, app_id: this.appId, user_id: this.botUserId, name: this.botName, deleted: false } })
+          : fail('bot_not_found');
       case 'chat.postMessage':
         return this.postMessage(args, call);
       case 'chat.update':
@@ -605,6 +712,12 @@ export class LocalSlackServer {
         return this.conversationHistory(args);
       case 'conversations.replies':
         return this.conversationReplies(args);
+      case 'usergroups.users.list':
+        return this.userGroupMembers(args);
+      case 'files.getUploadURLExternal':
+        return this.fileUploadUrl(args);
+      case 'files.completeUploadExternal':
+        return this.completeFileUpload(args, call);
       default:
         return fail('unknown_method');
     }
@@ -630,6 +743,7 @@ export class LocalSlackServer {
     if (!rawChannel) return fail('channel_not_found');
     const channel = normalizeChannel(rawChannel);
     if (!this.channelExists(channel)) return fail('channel_not_found');
+    if (this.archived.has(channel)) return fail('is_archived');
     if (!this.isMember(channel)) return fail('not_in_channel');
     const retryAfterSeconds = this.rateLimit?.take(channel, call.at);
     if (retryAfterSeconds !== undefined) return rateLimited(retryAfterSeconds);
@@ -700,10 +814,16 @@ export class LocalSlackServer {
         name: channel,
         is_channel: true,
         is_private: false,
-        is_archived: false,
+        is_archived: this.archived.has(channel),
         is_member: this.isMember(channel),
       },
     });
+  }
+
+  /** The members of a user group (`usergroups.users.list`); `no_such_subgroup` for a group the options don't name. */
+  private userGroupMembers(args: Record<string, unknown>): SlackAnswer {
+    const members = this.userGroups.get(optString(args.usergroup) ?? '');
+    return members === undefined ? fail('no_such_subgroup') : ok({ users: [...members] });
   }
 
   /** Top-level messages, newest first, from `oldest` on (metadata only with include_all_metadata, as Slack does). */
@@ -753,7 +873,100 @@ export class LocalSlackServer {
       text: message.text ?? '',
       ...(message.blocks !== undefined ? { blocks: message.blocks } : {}),
       ...(message.metadata !== undefined ? { metadata: message.metadata } : {}),
+      ...(message.files !== undefined ? { files: message.files } : {}),
     };
+  }
+
+  // -- files (the trend charts): files.getUploadURLExternal, the upload URL, files.completeUploadExternal --
+
+  /** Where the bytes of an upload go (`POST /_upload/<file id>`), and where they are served (`GET /_files/<file id>/<name>`). */
+  static readonly FILE_UPLOAD_PATH = '/_upload/';
+  static readonly FILE_DOWNLOAD_PATH = '/_files/';
+  private readonly fileUploads = new Map<
+    string,
+    { name: string; length: number; altText: string | undefined; bytes?: Buffer; withToken?: boolean }
+  >();
+
+  /** An upload's bytes (undefined until sent), and whether they came with an Authorization header (they need none). */
+  fileUpload(fileId: string): { bytes: Buffer | undefined; withToken: boolean } | undefined {
+    const upload = this.fileUploads.get(fileId);
+    return upload && { bytes: upload.bytes, withToken: upload.withToken === true };
+  }
+
+  /** Takes the bytes of an upload and serves uploaded files; false for any other path. */
+  private async serveFiles(req: http.IncomingMessage, res: http.ServerResponse, url: URL): Promise<boolean> {
+    const { FILE_UPLOAD_PATH, FILE_DOWNLOAD_PATH } = LocalSlackServer;
+    if (url.pathname.startsWith(FILE_UPLOAD_PATH) && req.method === 'POST') {
+      const upload = this.fileUploads.get(url.pathname.slice(FILE_UPLOAD_PATH.length));
+      const bytes = await readBody(req, MAX_BODY_BYTES);
+      // Slack checks the size announced in files.getUploadURLExternal; a mismatch is a client bug.
+      if (upload === undefined) send(res, 404, 'no such upload');
+      else if (bytes.length !== upload.length) send(res, 400, `length ${bytes.length} is not the ${upload.length} announced`);
+      else {
+        Object.assign(upload, { bytes, withToken: req.headers.authorization !== undefined });
+        send(res, 200, `OK - ${bytes.length}`);
+      }
+      return true;
+    }
+    if (url.pathname.startsWith(FILE_DOWNLOAD_PATH) && req.method === 'GET') {
+      const stored = this.fileUploads.get(url.pathname.slice(FILE_DOWNLOAD_PATH.length).split('/')[0] ?? '');
+      if (stored?.bytes === undefined) send(res, 404, 'no such file');
+      else send(res, 200, stored.bytes, { 'content-type': mimetypeOf(stored.name), 'cache-control': 'no-store' });
+      return true;
+    }
+    return false;
+  }
+
+  private fileUploadUrl(args: Record<string, unknown>): SlackAnswer {
+    const name = optString(args.filename);
+    const length = Number(optString(args.length));
+    if (name === undefined || name.trim() === '' || !Number.isInteger(length) || length <= 0) return fail('invalid_arguments');
+    const altText = optString(args.alt_txt);
+    if (altText !== undefined && altText.length > 1000) return fail('alt_txt_too_large');
+    const id = `F${randomUUID().replace(/-/g, '').slice(0, 10).toUpperCase()}`;
+    this.fileUploads.set(id, { name, length, altText });
+    return ok({ upload_url: `http://${this.host}:${this.port}${LocalSlackServer.FILE_UPLOAD_PATH}${id}`, file_id: id });
+  }
+
+  /** Shares uploaded files into a channel (or thread) as one message carrying a `files` list, as Slack shows it. */
+  private completeFileUpload(args: Record<string, unknown>, call: RecordedCall): SlackAnswer {
+    let listed: unknown = args.files;
+    try {
+      if (typeof listed === 'string') listed = JSON.parse(listed);
+    } catch {
+      return fail('invalid_arguments');
+    }
+    const entries = Array.isArray(listed) ? listed.filter(isRecord) : [];
+    if (entries.length === 0) return fail('invalid_arguments');
+    const channel = normalizeChannel(optString(args.channel_id) ?? '');
+    if (channel === '' || !this.channelExists(channel)) return fail('channel_not_found');
+    if (!this.isMember(channel)) return fail('not_in_channel');
+    const threadTs = optString(args.thread_ts);
+    if (threadTs !== undefined && !this.posted.some((m) => m.channel === channel && m.ts === threadTs)) return fail('thread_not_found');
+    const files: LocalSlackFile[] = [];
+    for (const entry of entries) {
+      const id = optString(entry.id) ?? '';
+      const stored = this.fileUploads.get(id);
+      if (stored?.bytes === undefined) return fail('file_not_found');
+      const name = stored.name;
+      const url_private = `http://${this.host}:${this.port}${LocalSlackServer.FILE_DOWNLOAD_PATH}${id}/${encodeURIComponent(name)}`;
+      const title = optString(entry.title) ?? name;
+      files.push({ id, name, title, mimetype: mimetypeOf(name), size: stored.bytes.length, alt_txt: stored.altText, url_private });
+    }
+    const message: PostedMessage = {
+      channel,
+      ts: this.nextTs(),
+      thread_ts: threadTs,
+      text: optString(args.initial_comment) ?? '',
+      blocks: undefined,
+      metadata: undefined,
+      edited: false,
+      files,
+    };
+    this.posted.push(message);
+    call.ts = message.ts;
+    this.notify();
+    return ok({ files: files.map((f) => ({ id: f.id, title: f.title })) });
   }
 
   /** Unique, strictly increasing Slack-style timestamps (`seconds.micros`). */
@@ -876,6 +1089,10 @@ function bearer(header: string | undefined): string | undefined {
 
 function normalizeChannel(channel: string): string {
   return channel.trim().replace(/^#/, '');
+}
+
+function mimetypeOf(name: string): string {
+  return /\.png$/i.test(name) ? 'image/png' : 'application/octet-stream';
 }
 
 function toChannelSet(channels: string[] | 'all'): Set<string> | 'all' {

@@ -5,7 +5,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { BodyTooLargeError, closeServer, listen, readBody, sendJson } from './http';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { createSqsClient as createBoundedSqsClient, LOCAL_CREDENTIALS } from '../shared/adapters/aws-clients';
-import { SqsEngine } from './sqs/engine';
+import { SqsEngine, type DeadLettered } from './sqs/engine';
 import { SqsError, internalError, unknownOperation } from './sqs/errors';
 import { isRecord } from '../shared/util';
 
@@ -18,6 +18,8 @@ export interface SqsServerOptions {
   region?: string;
   /** Visibility timeouts and delays pass this many times faster (default 1; see the engine). */
   timeScale?: number;
+  /** Called when a redrive moves a message to its dead-letter queue. */
+  onDeadLetter?: (moved: DeadLettered) => void;
 }
 
 export const ACCOUNT_ID = '000000000000';
@@ -47,6 +49,7 @@ export class SqsServer {
       region,
       accountId: ACCOUNT_ID,
       ...(options.timeScale ? { timeScale: options.timeScale } : {}),
+      ...(options.onDeadLetter ? { onDeadLetter: options.onDeadLetter } : {}),
     });
     holder.engine = engine;
     return new SqsServer(server, engine, url, region);

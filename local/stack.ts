@@ -30,7 +30,8 @@ import { HttpGateway, type GatewayRequestInfo, type GatewayRoute } from './http-
 import { LambdaPoller, type PollerProblem } from './lambda-poller';
 import type { ReadyInfo } from './ready-info';
 import { LOCAL_SLACK_TOKEN } from './ready-info';
-import { LocalObservabilityHub, type LocalLogLevel } from './local-observability';
+import { LocalObservabilityHub, logDeadLetter, type LocalLogLevel } from './local-observability';
+import type { DeadLettered } from './sqs/engine';
 import { EventsServer } from './events-server';
 import { SecretsEndpointTakenError, startLocalSecrets, type LocalSecrets } from './local-secrets';
 import { ReadApiClient } from '../shared/adapters/read-api';
@@ -40,6 +41,8 @@ import { readDigestConfig } from '../functions/digest/runtime';
 import { createIngestHandler, type IngestHandler } from '../functions/ingest/create-handler';
 import { createDigestHandler } from '../functions/digest/create-handler';
 import { createSlackHandler } from '../functions/slack/create-handler';
+import { readSlackConfig } from '../functions/slack/runtime';
+import { LOCAL_SLACK_APP_ID, LOCAL_SLACK_TEAM_ID } from './slack-app-delivery';
 import { DIGEST_DEFAULTS, ENV, HTTP_PATHS, METRICS_NAMESPACE, SERVICES } from '../shared/contracts';
 
 /** The stage name of the local stack (BRIDGE_STAGE). */
@@ -284,7 +287,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   try {
     const [dynamo, sqs, simulator, slack] = await Promise.all([
       startDynamo(options.dataDir, cleanup),
-      startSqs(host, region, maxReceiveCount, visibilityTimeoutSeconds, cleanup),
+      startSqs(host, region, maxReceiveCount, visibilityTimeoutSeconds, cleanup, (moved) => logDeadLetter(observability, moved)),
       options.realReadApi ? Promise.resolve(undefined) : startSimulator(options, host, fixture, cleanup),
       options.realSlack ? Promise.resolve(undefined) : startSlack(options, host, cleanup),
     ]);
@@ -324,6 +327,11 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       ...(slack ? { [ENV.slackPaceIntervalMs]: '20' } : {}),
       // A record's budget scales with the (often short) local function timeout, as the stack derives it.
       [ENV.digestRecordBudgetSeconds]: String(Math.floor(functionTimeoutMs / 8000)),
+      [ENV.maxReceiveCount]: String(maxReceiveCount),
+      // The Slack app serves only the local Slack's workspace and app; the digest signs its buttons with the stack's own key.
+      [ENV.slackTeamIds]: slack?.teamId ?? LOCAL_SLACK_TEAM_ID,
+      [ENV.slackAppId]: slack?.appId ?? LOCAL_SLACK_APP_ID,
+      [ENV.actionSigningKey]: randomBytes(32).toString('hex'),
       [ENV.awsEndpointDynamodb]: dynamo.endpoint,
       [ENV.awsEndpointSqs]: sqs.server.url,
       [ENV.awsRegion]: region,
@@ -348,6 +356,12 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       [ENV.slackSigningSecret]: JSON.stringify([slackSigningSecret]),
       [ENV.powertoolsServiceName]: SERVICES.slack,
     };
+    try {
+      readSlackConfig(slackEnv);
+    } catch (error) {
+      if (error instanceof ConfigError) throw new LocalStackError(error.message);
+      throw error;
+    }
     const slackRoutes = [HTTP_PATHS.slackCommands, HTTP_PATHS.slackInteractions].map((path) => ({
       method: 'POST',
       path,
@@ -653,6 +667,7 @@ async function startSqs(
   maxReceiveCount: number,
   visibilityTimeoutSeconds: number,
   cleanup: (() => Promise<void>)[],
+  onDeadLetter: (moved: DeadLettered) => void,
 ): Promise<StartedSqs> {
   if (!Number.isInteger(maxReceiveCount) || maxReceiveCount < 1 || maxReceiveCount > 1000) {
     throw new LocalStackError(`maxReceiveCount must be a whole number from 1 to 1000, got ${maxReceiveCount}`);
@@ -660,7 +675,7 @@ async function startSqs(
   if (!Number.isInteger(visibilityTimeoutSeconds) || visibilityTimeoutSeconds < 0 || visibilityTimeoutSeconds > 43_200) {
     throw new LocalStackError(`the visibility timeout must be whole seconds from 0 to 43200, got ${visibilityTimeoutSeconds}`);
   }
-  const server = await SqsServer.start({ host, region });
+  const server = await SqsServer.start({ host, region, onDeadLetter });
   cleanup.push(() => server.close());
   const client = createSqsClient(server.url, region);
   const pollerClient = createSqsClient(server.url, region);

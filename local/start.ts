@@ -9,6 +9,8 @@ import { parseArgs } from 'node:util';
 import { DIGEST_MODES, ENV, HTTP_PATHS, type DigestMode } from '../shared/contracts';
 import { dashboardUrlTemplateProblem } from '../shared/digest/links';
 import { LocalStackError, generateSecret, startLocalStack, type DeliverySummary, type LocalStack, type LocalStackOptions } from './stack';
+import { SKIP_MESSAGES, type LocalLogEntry } from './local-observability';
+import type { PostedMessage, RecordedCall } from './slack-server';
 
 const DEFAULT_PORT = 8787;
 /** `npm run simulator`'s default port (local/simulator/main.ts): tried first so its trigger commands need no --url. */
@@ -17,7 +19,8 @@ const SHUTDOWN_TIMEOUT_MS = 15_000;
 
 const HELP = `Run the whole bridge on this machine: webhook endpoint (API Gateway + ingest function),
 DynamoDB (dynalite), SQS queue + DLQ, the digest function, a local Slack and the
-visibility-service simulator. Digests print in this terminal.
+visibility-service simulator. This terminal prints one line per delivery, digest, skipped run,
+DLQ arrival and failure; the Slack preview (its URL is in the banner) shows every message in full.
 
 Usage: npm start -- [options]
 
@@ -44,7 +47,8 @@ Options:
   --ready-file FILE   where to write the endpoints, ports, secrets and project ids as JSON once
                       ready (default .local/ready.json, which \`npx bridge\` reads by itself;
                       removed again on shutdown)
-  --verbose           show the functions' info log lines too (default: warnings and errors only)
+  --verbose           print every Slack message in full and the functions' info log lines too
+                      (default: one line per digest, skip, DLQ arrival, warning and error)
   -h, --help          show this help
 
 Environment:
@@ -205,9 +209,72 @@ function printDelivery(d: DeliverySummary): void {
   out(`${dim('webhook')} ← ${what}  ${status} ${d.outcome} ${dim(`(${Math.round(d.durationMs)} ms)`)}`);
 }
 
+/** --verbose: every message in full, as the local Slack renders it as text. */
 function printSlackMessage(rendered: string, isReply: boolean): void {
   if (!isReply) out();
   out(isReply ? rendered : bold(rendered.split('\n')[0] ?? '') + rendered.slice(rendered.split('\n')[0]?.length ?? 0));
+}
+
+const HEADLINE_CHARS = 140;
+
+function clock(at: number): string {
+  return new Date(at).toISOString().slice(11, 19);
+}
+
+/** A message's notification text on one line: links as their label, Slack tokens as their fallback, cut to fit a terminal. */
+function headlineOf(text: string | undefined): string {
+  const line = (text ?? '')
+    .split('\n')[0]!
+    .replace(/<[^<>|]*\|([^<>]*)>/g, '$1')
+    .replace(/<[#@!]?([^<>]*)>/g, '$1')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&')
+    .trim();
+  return line.length > HEADLINE_CHARS ? `${line.slice(0, HEADLINE_CHARS - 1)}…` : line;
+}
+
+function eventIdOf(message: PostedMessage): string | undefined {
+  const payload = (message.metadata as { event_payload?: { event_id?: unknown } } | undefined)?.event_payload;
+  return typeof payload?.event_id === 'string' ? payload.event_id : undefined;
+}
+
+const isTopLevel = (m: PostedMessage): boolean => m.thread_ts === undefined || m.thread_ts === m.ts;
+const bareChannel = (channel: string): string => channel.trim().replace(/^#/, '');
+
+/**
+ * One line per channel a digest or draft notice went to, once the bridge logged it posted (its whole
+ * thread is in by then): channel, headline (mark, project, cause) and the number of thread replies.
+ */
+function printPosted(stack: LocalStack, entry: LocalLogEntry): void {
+  const kind = entry.message === 'digest posted' ? 'digest' : 'draft';
+  const eventId = entry.fields['eventId'];
+  const channels = Array.isArray(entry.fields['channels']) ? entry.fields['channels'].map(String) : [];
+  const label = kind === 'digest' ? green('digest') : green('draft ');
+  if (!stack.slack) {
+    out(
+      `${dim(clock(entry.at))} ${label}  ${typeof entry.fields['projectId'] === 'string' ? entry.fields['projectId'] : ''} → ${channels.join(', ')} ${dim('(posted to Slack)')}`,
+    );
+    return;
+  }
+  const messages = stack.slack.messages().filter((m) => eventIdOf(m) === eventId);
+  for (const channel of channels) {
+    const own = messages.filter((m) => m.channel === bareChannel(channel));
+    const main = own.find(isTopLevel) ?? own[0];
+    const replies =
+      main && isTopLevel(main)
+        ? stack.slack.messages().filter((m) => m.channel === main.channel && m.thread_ts === main.ts && m.ts !== main.ts).length
+        : 0;
+    const where = main && !isTopLevel(main) ? "in the digest's thread" : `${replies} thread ${replies === 1 ? 'reply' : 'replies'}`;
+    out(`${dim(clock(entry.at))} ${label}  #${bareChannel(channel)}  ${bold(headlineOf(main?.text))}  ${dim(`· ${where}`)}`);
+  }
+}
+
+/** Without --verbose: a top-level message that is no digest or draft notice (those get printPosted's line), one line. */
+function printOtherMessage(stack: LocalStack | undefined, call: RecordedCall): void {
+  const message = stack?.slack?.messages().find((m) => m.ts === call.ts && m.channel === bareChannel(call.channel ?? ''));
+  if (!message || !isTopLevel(message) || eventIdOf(message) !== undefined) return;
+  out(`${dim(clock(call.at))} ${'slack '}  #${message.channel}  ${headlineOf(message.text)}`);
 }
 
 function printBanner(stack: LocalStack, readyMs: number, args: Args, generatedSecret: boolean): void {
@@ -222,7 +289,10 @@ function printBanner(stack: LocalStack, readyMs: number, args: Args, generatedSe
       ? ['Simulator', `${stack.simulatorUrl}  ${dim('API key')} ${stack.apiKey}`]
       : ['Read API', `${stack.simulatorUrl} ${dim('(real service; register the webhook URL there: it must be public HTTPS)')}`],
     stack.slack
-      ? ['Slack', `local Web API ${stack.slack.apiUrl} → ${stack.slackChannel} ${dim('(messages print below)')}`]
+      ? [
+          'Slack',
+          `local Web API ${stack.slack.apiUrl} → ${stack.slackChannel} ${dim(args.verbose ? '(messages print below in full)' : '(one line per digest below; in full in the preview)')}`,
+        ]
       : ['Slack', `real workspace → ${stack.slackChannel}`],
     [
       'DynamoDB',
@@ -366,8 +436,11 @@ async function main(argv: string[]): Promise<void> {
     retryScale: 1,
     logLevel: args.verbose ? 'info' : 'warn',
     logWrite: (line) => process.stderr.write(`${dim(line)}\n`),
+    // Skipped runs are info lines: one line each in this terminal all the same.
+    logHighlight: SKIP_MESSAGES,
     onDelivery: printDelivery,
-    onSlackMessage: (rendered, call) => printSlackMessage(rendered, call.thread_ts !== undefined),
+    onSlackMessage: (rendered, call) =>
+      args.verbose ? printSlackMessage(rendered, call.thread_ts !== undefined) : printOtherMessage(running.stack, call),
     ...(args.fixture !== undefined ? { fixture: args.fixture } : {}),
     ...(args.apiLatencyMs !== undefined ? { apiLatencyMs: args.apiLatencyMs } : {}),
     env: {
@@ -376,13 +449,15 @@ async function main(argv: string[]): Promise<void> {
     },
     ...(args.dataDir !== undefined ? { dataDir: args.dataDir } : {}),
     ...(args.slackLog !== undefined ? { slackLogFile: args.slackLog } : {}),
-    ...(slackEnv
-      ? { realSlack: { token: slackEnv[0], channel: slackEnv[1] }, logHighlight: ['digest posted', 'draft notice posted'] }
-      : {}),
+    ...(slackEnv ? { realSlack: { token: slackEnv[0], channel: slackEnv[1] } } : {}),
     ...(apiEnv ? { realReadApi: { baseUrl: apiEnv[0], apiKey: apiEnv[1] } } : {}),
   };
   const stack = await startLocalStack(options);
   running.stack = stack;
+  if (!args.verbose)
+    stack.observability.subscribe((entry) => {
+      if (entry.message === 'digest posted' || entry.message === 'draft notice posted') printPosted(stack, entry);
+    });
   const readyMs = performance.now();
   if (stopping) {
     stopping = false;

@@ -214,6 +214,8 @@ export interface SnapshotGap {
   prompt_text: string;
   /** Engines it was lost on (absent in snapshots written before digest v2). */
   platforms_losing?: string[] | undefined;
+  /** Who won it (absent before digest v3): a change of winner is news. */
+  top_competitor?: string | undefined;
 }
 
 /** One past run's numeric headline values. */
@@ -221,6 +223,10 @@ export interface SnapshotPoint {
   createdAt: string;
   runId: string;
   metrics: Record<string, number>;
+  /** The run's answer count (digest v3; sampling noise). */
+  answers?: number | undefined;
+  /** Prompts lost to each top rival (digest v3; "vs last week"), at most `SNAPSHOT_HISTORY_RIVALS`. */
+  rivals?: Record<string, number> | undefined;
 }
 
 /** The per-project snapshot kept between digests (shared/digest/snapshot.ts builds and compares it). */
@@ -243,6 +249,8 @@ export interface ProjectSnapshot {
   engines?: Record<string, number> | undefined;
   /** Top-level ts of the latest digest by channel: a draft notice is posted into that thread. */
   digestThreads?: Record<string, string> | undefined;
+  /** Channels that were shown "About these figures" (digest v3: once per channel). */
+  aboutPosted?: string[] | undefined;
 }
 
 /** Changes when a received message becomes visible again. */
@@ -324,6 +332,17 @@ export interface NewSubscription {
   lastChange?: string | undefined;
 }
 
+/** One change to a channel's subscriptions, as `list` shows it under "Recent changes". */
+export interface AuditEntry {
+  /** The Slack user id of who made it. */
+  who: string;
+  whenMs: number;
+  /** What changed, e.g. "subscribed", "muted for 7d", "mode changes", "unsubscribed" (+ " (button)"). */
+  what: string;
+  projectId: string;
+  projectName: string;
+}
+
 export type SubscribeResult = { status: 'subscribed'; subscription: Subscription } | { status: 'already'; subscription: Subscription };
 
 /** Many-to-many project ↔ channel subscriptions. Errors of the backing store propagate (the caller retries). */
@@ -345,4 +364,11 @@ export interface SubscriptionStore {
    * marked when this call marked it; null when it was already broken or is gone (only one caller notifies).
    */
   markBroken(projectId: string, channel: string, code: string, nowMs: number): Promise<Subscription | null>;
+  /** Appends a change to the channel's history (unsubscribes included: they delete the subscription). */
+  recordChange(channel: string, entry: AuditEntry): Promise<void>;
+  /** The channel's newest changes (at most `AUDIT_KEPT`), newest first. */
+  recentChanges(channel: string): Promise<AuditEntry[]>;
 }
+
+/** How many changes a channel's history keeps. */
+export const AUDIT_KEPT = 20;

@@ -188,7 +188,7 @@ export interface CheckableMessage {
  * (links, mentions, dates), so any such character means API text slipped through unescaped.
  */
 export function findUnescapedMarkup(text: string, options: { allowLinks?: boolean } = {}): string | null {
-  if (options.allowLinks === true) text = text.replace(RENDERED_LINK, 'link');
+  if (options.allowLinks === true) text = text.replace(RENDERED_LINK, 'link').replace(RENDERED_DATE, 'date');
   const angle = /[<>]/.exec(text);
   if (angle) return `unescaped "${angle[0]}" at ${angle.index}`;
   const amp = /&(?!amp;|lt;|gt;)/.exec(text);
@@ -198,6 +198,8 @@ export function findUnescapedMarkup(text: string, options: { allowLinks?: boolea
 
 /** A link the renderer itself writes (`<https://…|label>`): https only, no whitespace or markup in the URL. */
 const RENDERED_LINK = /<https:\/\/[^\s<>|]+\|[^<>|]+>/g;
+/** A date token the renderer itself writes (`<!date^1794994200^{date_short_pretty} {time}|fallback>`). */
+const RENDERED_DATE = /<!date\^\d+\^(?:\{[a-z_]+\} ?)+\|[^<>|]+>/g;
 
 interface TextLike {
   type: string;

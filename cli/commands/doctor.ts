@@ -4,7 +4,8 @@
  *
  * Checks: the stack exists; each secret is set (not the placeholder; signing secrets a JSON array
  * of non-empty strings; the Slack signing secret plain or a JSON array); the read-API key works (GET /v1/projects); the Slack token is valid
- * (auth.test) and the bot is in every configured channel; the DLQ is empty; the last accepted
+ * (auth.test) and the bot is in every configured channel; the stage's Slack workspace, org and app ids are the
+ * token's (auth.test, bots.info: else the stage-file lines to add); the DLQ is empty; the last accepted
  * delivery is recent (max `accepted_at` of the `delivery#` records).
  *
  * With --local READY_FILE the local stack is checked instead: no CloudFormation or Secrets Manager,
@@ -14,7 +15,8 @@ import { ScanCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { ReadApiClient, ReadApiUnavailableError, isReadApiError } from '../../shared/adapters/read-api';
 import { SECRET_PLACEHOLDER } from '../../shared/secrets';
-import { checkSlackAuth, fixForSlackError, isBotInChannel } from '../slack-checks';
+import { botAppId, checkSlackAuth, fixForSlackError, isBotInChannel } from '../slack-checks';
+import { LOCAL_SLACK_APP_ID, LOCAL_SLACK_TEAM_ID } from '../../local/slack-app-delivery';
 import { buildContext, formatAge, positiveNumber, str, AWS_OPTIONS, type CommandContext, type Parsed } from '../args';
 import type { LeafDef } from '../command-spec';
 import { dynamoClient, endpointFor, secretsClient, sqsClient, STACK_OUTPUTS } from '../aws';
@@ -207,6 +209,91 @@ export async function checkSlack(token: string, slackApiUrl: string | undefined,
   return checks;
 }
 
+/** The Slack ids the stage serves (its stage file's `slackTeamIds`, `slackEnterpriseId`, `slackAppId`, as deployed). */
+export interface StageSlackIds {
+  teamIds: readonly string[];
+  enterpriseId: string | undefined;
+  appId: string | undefined;
+}
+
+/** What the bot token says about its workspace and app (the app id unknown when bots.info could not say). */
+export interface TokenSlackIds {
+  teamId: string;
+  enterpriseId: string | undefined;
+  appId: string | undefined;
+  /** Why the app id is unknown (e.g. bots.info's missing_scope). */
+  appIdProblem?: string | undefined;
+}
+
+/** Where the stage's ids are fixed: the file, and the deploy that applies it. */
+export interface StageFileHint {
+  file: string;
+  deploy: string;
+}
+
+/**
+ * The stage serves the token's workspace (or its whole Grid org) and app; otherwise the exact stage-file
+ * lines to add or change. Until they are set the Slack app answers every request 403.
+ */
+export function checkWorkspaceIds(stage: StageSlackIds, token: TokenSlackIds, where: StageFileHint): Check {
+  const id = 'slack.workspace';
+  const title = 'Slack workspace and app allowed';
+  const lines: string[] = [];
+  const orgWide = stage.teamIds.length === 0 && stage.enterpriseId !== undefined && stage.enterpriseId === token.enterpriseId;
+  if (!orgWide && !stage.teamIds.includes(token.teamId)) lines.push(`"slackTeamIds": ${JSON.stringify([...stage.teamIds, token.teamId])}`);
+  if (stage.enterpriseId !== token.enterpriseId && (stage.enterpriseId !== undefined || stage.teamIds.length === 0)) {
+    lines.push(
+      token.enterpriseId === undefined
+        ? 'no "slackEnterpriseId" (the workspace is in no Grid org)'
+        : `"slackEnterpriseId": "${token.enterpriseId}"`,
+    );
+  }
+  if (token.appId !== undefined && stage.appId !== token.appId) lines.push(`"slackAppId": "${token.appId}"`);
+  if (token.appId === undefined && stage.appId === undefined)
+    lines.push(`"slackAppId": "A…" (the App ID on the app's Basic Information page; bots.info: ${token.appIdProblem ?? 'no answer'})`);
+  if (lines.length > 0) {
+    const fix = `in ${where.file} set ${lines.join(', ')}; then ${where.deploy}`;
+    return fail(
+      id,
+      title,
+      `the stage does not name the token's workspace ${token.teamId}${token.appId !== undefined ? ` and app ${token.appId}` : ''}: Slack requests are answered 403`,
+      fix,
+    );
+  }
+  const app = token.appId ?? stage.appId ?? '';
+  const detail = `${orgWide ? `every workspace of ${stage.enterpriseId ?? ''}` : token.teamId}, app ${app}`;
+  return token.appId === undefined
+    ? warn(
+        id,
+        title,
+        `${detail} (not confirmed: bots.info ${token.appIdProblem ?? 'did not answer'})`,
+        'add the users:read scope to confirm the app id, or compare it with Basic Information',
+      )
+    : ok(id, title, detail);
+}
+
+/** Reads the token's ids (auth.test, bots.info) and compares them with the stage's. */
+export async function checkSlackWorkspace(
+  token: string,
+  slackApiUrl: string | undefined,
+  stage: StageSlackIds,
+  where: StageFileHint,
+): Promise<Check> {
+  const auth = await checkSlackAuth(token, slackApiUrl, { timeoutMs: HTTP_TIMEOUT_MS });
+  if (!auth.ok) return skip('slack.workspace', 'Slack workspace and app allowed', 'needs a valid Slack token');
+  const app = auth.botId === undefined ? undefined : await botAppId(token, auth.botId, slackApiUrl, { timeoutMs: HTTP_TIMEOUT_MS });
+  return checkWorkspaceIds(
+    stage,
+    {
+      teamId: auth.teamId,
+      enterpriseId: auth.enterpriseId,
+      appId: app?.ok === true ? app.appId : undefined,
+      appIdProblem: app === undefined ? 'no bot id' : app.ok ? undefined : app.error,
+    },
+    where,
+  );
+}
+
 export async function checkDlq(sqs: SQSClient, dlqUrl: string, endpoint: string | undefined, hint: Hint = plainHint): Promise<Check> {
   const id = 'dlq';
   const title = 'DLQ empty';
@@ -350,6 +437,8 @@ interface Plan {
   channels: string[];
   dlqUrl: string | undefined;
   tableName: string | undefined;
+  /** The Slack ids the stage serves and where to fix them; undefined: not checked (a local stack on a real Slack). */
+  slackIds: { stage: StageSlackIds; where: StageFileHint } | undefined;
 }
 
 async function planLocal(ctx: CommandContext): Promise<Plan> {
@@ -397,6 +486,13 @@ async function planLocal(ctx: CommandContext): Promise<Plan> {
     channels: channelsFrom(local.slackDefaultChannel, local.slackProjectChannels),
     dlqUrl: local.dlqUrl,
     tableName: local.tableName,
+    // The local stack serves only its local Slack's workspace and app (local/stack.ts).
+    slackIds: realSlack
+      ? undefined
+      : {
+          stage: { teamIds: [LOCAL_SLACK_TEAM_ID], enterpriseId: undefined, appId: LOCAL_SLACK_APP_ID },
+          where: { file: 'local/stack.ts', deploy: 'restart `npm start`' },
+        },
   };
 }
 
@@ -487,7 +583,30 @@ async function planStack(ctx: CommandContext): Promise<Plan | { ready: false; ch
     channels: channelsFrom(outputs[STACK_OUTPUTS.slackDefaultChannel], typeof channelMap === 'string' ? {} : channelMap),
     dlqUrl: outputs[STACK_OUTPUTS.dlqUrl],
     tableName: outputs[STACK_OUTPUTS.tableName],
+    slackIds: { stage: stageSlackIds(outputs), where: stageFileHint(ctx.stack.stackName) },
   };
+}
+
+/** The stage's Slack ids from the stack outputs (absent when the stage file leaves them unset). */
+function stageSlackIds(outputs: Record<string, string>): StageSlackIds {
+  const value = (name: string) => (outputs[name]?.trim() ? outputs[name].trim() : undefined);
+  const teams = value(STACK_OUTPUTS.slackTeamIds);
+  return {
+    teamIds:
+      teams === undefined
+        ? []
+        : teams
+            .split(',')
+            .map((t) => t.trim())
+            .filter((t) => t !== ''),
+    enterpriseId: value(STACK_OUTPUTS.slackEnterpriseId),
+    appId: value(STACK_OUTPUTS.slackAppId),
+  };
+}
+
+function stageFileHint(stackName: string): StageFileHint {
+  const stage = /^VisibilitySlackBridge-(.+)$/.exec(stackName)?.[1] ?? '<stage>';
+  return { file: `config/${stage}.json`, deploy: `npx cdk deploy -c stage=${stage}` };
 }
 
 async function doctorCommand(parsed: Parsed, io: CliIo): Promise<CommandResult> {
@@ -542,6 +661,8 @@ async function doctorCommand(parsed: Parsed, io: CliIo): Promise<CommandResult> 
     } else {
       for (const check of await checkSlack(plan.secrets.slackToken, slackApiUrl, plan.channels)) add(check);
     }
+    if (plan.secrets.slackToken !== undefined && plan.slackIds !== undefined)
+      add(await checkSlackWorkspace(plan.secrets.slackToken, slackApiUrl, plan.slackIds.stage, plan.slackIds.where));
 
     progress.update('checking the DLQ…');
     if (plan.dlqUrl === undefined)

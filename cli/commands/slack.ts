@@ -2,15 +2,18 @@
  * `bridge slack manifest`: the Slack app manifest with this bridge's request URLs, to paste at
  * api.slack.com/apps → Create New App → From an app manifest.
  * `bridge slack command "/visibility …" --channel C`: a slash command signed as Slack signs it,
- * POSTed to the bridge's /slack/commands, and the reply printed (the local stack by default).
+ * POSTed to the bridge's /slack/commands, and the reply printed (the local stack by default); a
+ * deferred command's answer too, once the bridge posts it to the local Slack's response_url.
  */
 import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { HTTP_PATHS, SLACK_APP_DEFAULTS } from '../../shared/contracts';
 import { buildSlackAppManifest } from '../../shared/slack-app/manifest';
 import { signSlackRequest } from '../../shared/slack-request-signature';
-import { commandForm } from '../../local/slack-app-delivery';
-import { bool, buildContext, str, AWS_OPTIONS, type CommandContext, type Parsed, type StackAccess } from '../args';
+import { commandForm, readReply, type AppReply } from '../../local/slack-app-delivery';
+import { RESPONSE_URL_PATH, renderMessageAsText } from '../../local/slack-server';
+import { COMMANDS, parseCommandText } from '../../shared/slack-app/commands';
+import { bool, buildContext, duration, str, AWS_OPTIONS, type CommandContext, type Parsed, type StackAccess } from '../args';
 import type { GroupDef, Handler } from '../command-spec';
 import { endpointFor, secretsClient, STACK_OUTPUTS } from '../aws';
 import { parseSlackSigningSecretValue, readSecret } from './secrets';
@@ -41,7 +44,8 @@ the stack (output ApiBaseUrl), of the local stack, or of --base-url.`,
       synopsis: '"/visibility <text>" --channel C [--local READY_FILE | --stack NAME | --url URL --secret S] [--user U] [options]',
       description: `Signs a slash command with the Slack app's signing secret (the ready file's
 slackSigningSecret, or --secret), POSTs it to /slack/commands and prints the reply.
-Deferred commands (subscribe, status, projects) answer later via response_url.`,
+Deferred commands (subscribe, status, projects) answer later via response_url: against the
+local stack the command waits for that answer (up to --wait) and prints it too.`,
       args: [{ name: 'line', variadic: true }],
       options: {
         channel: { value: 'C', help: 'the Slack channel id the command is sent from (required)' },
@@ -52,6 +56,10 @@ Deferred commands (subscribe, status, projects) answer later via response_url.`,
           help: "the Slack app signing secret instead of the ready file's (or the stack's secret SlackSigningSecretSecretArn)",
         },
         'response-url': { value: 'URL', help: "where deferred answers go (default: the local Slack server's)" },
+        wait: {
+          value: 'DURATION',
+          help: "how long to wait for a deferred command's answer on the local Slack (default 20s; 0s: don't wait)",
+        },
         ...AWS_OPTIONS,
       },
       run: withContext('change', command),
@@ -84,6 +92,13 @@ async function manifest(parsed: Parsed, ctx: CommandContext): Promise<CommandRes
     throw new CliError((error as Error).message, 'pass the API base URL with --base-url', 'bad_url');
   }
   ctx.out.say(JSON.stringify(built, null, 2));
+  // On stderr, so the manifest on stdout stays pasteable: the app serves nobody until the stage names it.
+  if (ctx.local === undefined)
+    ctx.io.stderr.write(
+      'once the app is installed, put its ids in the stage file (config/<stage>.json) and redeploy: "slackTeamIds": ["T…"] ' +
+        '(the workspace), "slackAppId": "A…" (Basic Information → App ID), and "slackEnterpriseId": "E…" on an Enterprise Grid; ' +
+        `until then every command and button is answered 403. ${ctx.hint('doctor')} prints the exact lines.\n`,
+    );
   return { exitCode: 0, json: built };
 }
 
@@ -187,7 +202,68 @@ async function command(parsed: Parsed, ctx: CommandContext): Promise<CommandResu
     teamId: 'T0LOCAL',
     responseUrl: target.responseUrl,
   });
-  return post(target, form, ctx);
+  const posted = await post(target, form, ctx);
+  const waitMs = duration(parsed, 'wait') ?? DEFERRED_WAIT_MS;
+  if (posted.exitCode !== 0 || !isDeferred(line) || waitMs <= 0 || !readableResponseUrl(target.responseUrl, ctx.local)) return posted;
+  return withDeferredAnswer(posted, await waitForDeferredAnswer(target.responseUrl, waitMs, ctx), waitMs, ctx);
+}
+
+/** Long enough for a read-API look-up behind a queue poll on a loaded machine; --wait changes it. */
+const DEFERRED_WAIT_MS = 20_000;
+const DEFERRED_POLL_MS = 250;
+
+/** Whether the bridge answers this command line later, on the response_url (subscribe, status, projects). */
+function isDeferred(line: string): boolean {
+  const command = parseCommandText(line.trim().replace(/^\/\S+\s*/, ''));
+  return Object.hasOwn(COMMANDS, command.kind) && COMMANDS[command.kind as keyof typeof COMMANDS].deferred;
+}
+
+/** Only the local Slack server keeps what was posted to its response_urls (Slack itself shows it in the channel). */
+function readableResponseUrl(responseUrl: string, local: LocalReady | undefined): boolean {
+  if (local?.slackApiUrl === undefined) return false;
+  const url = new URL(responseUrl);
+  return url.origin === new URL(local.slackApiUrl).origin && url.pathname.startsWith(RESPONSE_URL_PATH);
+}
+
+type Waited = { answer: AppReply } | { unreadable: string } | { timedOut: true };
+
+/** Polls the local Slack for the first answer posted to `responseUrl`, until `waitMs` has passed. */
+async function waitForDeferredAnswer(responseUrl: string, waitMs: number, ctx: CommandContext): Promise<Waited> {
+  const until = ctx.now() + waitMs;
+  for (;;) {
+    let answers: unknown;
+    try {
+      const response = await ctx.fetch(responseUrl, { signal: AbortSignal.timeout(5_000) });
+      if (!response.ok) return { unreadable: `the local Slack answered HTTP ${response.status} at ${responseUrl}` };
+      answers = ((await response.json()) as { answers?: unknown }).answers;
+    } catch (error) {
+      return { unreadable: `the local Slack did not answer at ${responseUrl} (${(error as Error).message})` };
+    }
+    const answer = Array.isArray(answers) ? answers.map((a) => readReply(a)).find((r) => r !== undefined) : undefined;
+    if (answer !== undefined) return { answer };
+    if (ctx.now() >= until) return { timedOut: true };
+    await ctx.sleep(DEFERRED_POLL_MS);
+  }
+}
+
+/** The deferred answer printed as Slack would show it (as text), or why there is none. */
+function withDeferredAnswer(posted: CommandResult, waited: Waited, waitMs: number, ctx: CommandContext): CommandResult {
+  if ('unreadable' in waited) {
+    // The command itself went through; only its later answer can't be shown here.
+    ctx.out.warn(`${waited.unreadable}: the deferred answer is not shown`);
+    return posted;
+  }
+  if ('timedOut' in waited) {
+    ctx.out.warn(
+      `no answer on the response_url within ${Math.round(waitMs / 1000)}s: \`${ctx.hint('tail')}\` shows what the digest function did with the command (--wait to wait longer)`,
+    );
+    return { exitCode: 1, json: { ...(posted.json as object), deferred: null } };
+  }
+  const { answer } = waited;
+  const where = answer.responseType === 'in_channel' ? 'in the channel' : 'only visible to you';
+  ctx.out.say(`answer (${where}):`);
+  ctx.out.say(renderMessageAsText({ text: answer.text, blocks: answer.blocks }));
+  return { exitCode: 0, json: { ...(posted.json as object), deferred: answer } };
 }
 
 async function commandTarget(parsed: Parsed, ctx: CommandContext): Promise<Target> {
@@ -262,7 +338,9 @@ async function post(target: Target, form: string, ctx: CommandContext): Promise<
   }
   const body = await response.text();
   const reply = parseReply(body);
-  ctx.out.say(`${response.status} ${reply?.text ?? body}`);
+  const shown = response.ok ? readReply(body) : undefined;
+  // As Slack shows it: mentions, dates and links as text, blocks included.
+  ctx.out.say(`${response.status} ${shown ? renderMessageAsText({ text: shown.text, blocks: shown.blocks }) : (reply?.text ?? body)}`);
   return { exitCode: response.ok ? 0 : 1, json: { status: response.status, reply: reply ?? body } };
 }
 

@@ -12,12 +12,14 @@ import { colours } from '../colour';
 import { aws, CliError } from '../errors';
 import type { CliIo } from '../io';
 import type { CommandResult } from '../result';
+import { storyKindOf, type StoryKind } from '../../local/local-observability';
 
 export const TAIL: LeafDef = {
-  summary: 'streams deliveries, digests and failures live',
+  summary: 'streams deliveries, digests, skips, DLQ arrivals and failures live',
   synopsis: '[--all] [--since DURATION] [--json] [options]',
-  description: `Streams deliveries (accepted, rejected, duplicates), digests posted and failures (warnings and
-errors) as they happen, until Ctrl-C. Local stack: the event stream \`npm start\` serves (eventsUrl
+  description: `Streams deliveries (accepted, rejected, duplicates), digests posted, runs skipped (muted,
+superseded, already handled), messages reaching the DLQ and failures (warnings and errors) as they
+happen, one line each, until Ctrl-C. Local stack: the event stream \`npm start\` serves (eventsUrl
 in its ready file). Deployed stack: the ingest and digest functions' CloudWatch log groups, polled
 every 2 s (stack outputs IngestFunctionName / DigestFunctionName). With --json each raw event is
 one JSON line (NDJSON).`,
@@ -39,33 +41,57 @@ export interface TailEvent {
   fields: Record<string, unknown>;
 }
 
-export type TailKind = 'delivery' | 'digest' | 'failure' | 'other';
-
-const DELIVERY_MESSAGES = new Set([
-  'delivery accepted',
-  'delivery rejected',
-  'duplicate delivery acknowledged',
-  'signed event of an unhandled type acknowledged',
-]);
-const DIGEST_MESSAGES = new Set(['digest posted', 'draft notice posted']);
+export type TailKind = StoryKind | 'failure' | 'other';
 
 export function classify(event: TailEvent): TailKind {
-  if (DELIVERY_MESSAGES.has(event.message)) return 'delivery';
-  if (DIGEST_MESSAGES.has(event.message)) return 'digest';
+  const kind = storyKindOf(event.message);
+  if (kind !== undefined) return kind;
   if (/^(warn|warning|error|critical)$/i.test(event.level)) return 'failure';
   return 'other';
 }
 
-const SHOWN_FIELDS = ['deliveryId', 'eventId', 'type', 'projectId', 'reason', 'errorMessage', 'fix', 'replies'];
+const SHOWN_FIELDS = [
+  'deliveryId',
+  'eventId',
+  'type',
+  'projectId',
+  'channel',
+  'channels',
+  'mutedUntil',
+  'queue',
+  'receiveCount',
+  'reason',
+  'errorMessage',
+  'fix',
+  'replies',
+  'next',
+];
 
 export function formatEvent(event: TailEvent, paint: ReturnType<typeof colours>): string {
   const kind = classify(event);
   const time = new Date(event.at).toISOString().slice(11, 19);
-  const label = kind === 'digest' ? paint.green(kind.padEnd(8)) : kind === 'failure' ? paint.red(kind.padEnd(8)) : kind.padEnd(8);
+  const label =
+    kind === 'digest'
+      ? paint.green(kind.padEnd(8))
+      : kind === 'failure' || kind === 'dlq'
+        ? paint.red(kind.padEnd(8))
+        : kind === 'skip'
+          ? paint.yellow(kind.padEnd(8))
+          : kind.padEnd(8);
   const fields = SHOWN_FIELDS.filter((key) => event.fields[key] !== undefined && event.fields[key] !== null)
-    .map((key) => `${key}=${String(event.fields[key] as string | number)}`)
+    .map((key) => `${key}=${fieldText(event.fields[key])}`)
     .join(' ');
   return `${time} ${label} ${event.service.padEnd(6)} ${event.message}${fields === '' ? '' : `  ${fields}`}`;
+}
+
+/** One field as one short token: lists comma-separated, anything else as its text with spaces quoted. */
+function fieldText(value: unknown): string {
+  const text = Array.isArray(value)
+    ? value.map((item) => fieldText(item)).join(',')
+    : typeof value === 'string'
+      ? value
+      : (JSON.stringify(value) ?? typeof value);
+  return /\s/.test(text) ? JSON.stringify(text) : text;
 }
 
 function toTailEvent(raw: unknown, fallbackService: string, fallbackAt: number): TailEvent | undefined {

@@ -17,6 +17,8 @@ import { SqsDeadLetters } from '../../shared/adapters/sqs-dead-letters';
 import { createSecretsProvider, secretsManagerSecret } from '../../shared/adapters/secrets-manager';
 import { ReadApiClient } from '../../shared/adapters/read-api';
 import { createSlackPoster } from '../../shared/adapters/slack-poster';
+import { SlackWorkspace } from '../../shared/adapters/slack-workspace';
+import { slackAccessPolicyFromEnv, type SlackAccessPolicy } from '../../shared/slack-app/policy';
 import { readHeaderSecretValue, staticSecret } from '../../shared/secrets';
 import {
   systemClock,
@@ -30,6 +32,7 @@ import {
 import { handleSqsBatch } from '../../shared/digest/sqs-batch';
 import type { DigestDeps } from '../../shared/digest/process';
 import { dashboardUrlTemplateProblem } from '../../shared/digest/links';
+import { actionValueCodecFrom, readActionSigningKeyRef, type ActionSigningKeyRef } from '../../shared/slack-app/button-value';
 
 export interface DigestConfig {
   tableName: string;
@@ -51,6 +54,12 @@ export interface DigestConfig {
   paceIntervalMs: number;
   dashboardUrlTemplate: string | undefined;
   digestMode: DigestMode;
+  /** Who may change what through the Slack app (deferred `subscribe` checks where). */
+  slackAccess: SlackAccessPolicy;
+  /** The queues' maxReceiveCount, when the stack says it (the last attempt's log line says "moving to the DLQ"). */
+  maxReceiveCount: number | undefined;
+  /** The key that signs the digest's button values; none = digests without Mute / Only changes buttons. */
+  actionSigningKey: ActionSigningKeyRef | undefined;
   aws: AwsEndpoints;
 }
 
@@ -102,6 +111,9 @@ export function readDigestConfig(env: Env): DigestConfig {
     paceIntervalMs: integer(env, ENV.slackPaceIntervalMs, SLACK_APP_DEFAULTS.paceIntervalMs, 0, 60_000),
     dashboardUrlTemplate: dashboardUrlTemplate(env),
     digestMode: digestMode(env),
+    slackAccess: slackAccessPolicyFromEnv(env),
+    maxReceiveCount: optionalString(env, ENV.maxReceiveCount) === undefined ? undefined : integer(env, ENV.maxReceiveCount, 1, 1, 1000),
+    actionSigningKey: readActionSigningKeyRef(env),
     aws: readAwsEndpoints(env),
   };
 }
@@ -182,6 +194,17 @@ function visibilityByQueue(sqs: SQSClient, config: DigestConfig): (records: read
   return (records) => (records[0]?.eventSourceARN.endsWith(commandsArnSuffix) ? commands : digest);
 }
 
+/** The button signer through the secret cache, as the Slack function verifies with it. */
+function actionValuesFor(config: DigestConfig, observe: { log: Log; metrics: Metrics }, clock: Clock) {
+  const ref = config.actionSigningKey;
+  if (ref === undefined) return undefined;
+  const source =
+    'secretArn' in ref
+      ? secretsManagerSecret(createSecretsProvider(), ref.secretArn, config.secretsCacheSeconds)
+      : staticSecret(ref.value, ENV.actionSigningKey);
+  return actionValueCodecFrom(source, { clock, ...observe, maxBackoffMs: config.secretsCacheSeconds * 1000 });
+}
+
 export function createDigestRuntime(
   config: DigestConfig,
   observe: { log: Log; metrics: Metrics },
@@ -210,6 +233,10 @@ export function createDigestRuntime(
     clock: () => clock.now(),
   });
   const responder = new ResponseUrlResponder({ allowedOrigins: responseOriginsFor(config.slackApiUrl) });
+  // Deferred commands: whether the bot can post in a channel (subscribe), with the same token as the poster.
+  const workspace = new SlackWorkspace({ token: secrets.slackToken, slackApiUrl: config.slackApiUrl, clock });
+  const slackApp = { access: config.slackAccess, groups: workspace, channels: workspace };
+  const actionValues = actionValuesFor(config, observe, clock);
 
   const resolveDeps = async (): Promise<DigestDeps> => {
     // Both go in an Authorization header: a value fetch would refuse fails here as "fix the secret <name>".
@@ -221,12 +248,15 @@ export function createDigestRuntime(
       subscriptions,
       pacer,
       responder,
+      slackApp,
+      actionValues,
       channels: { defaultChannel: config.defaultChannel, byProject: config.projectChannels },
       options: {
         gapsPageSize: config.gapsPageSize,
         dashboardUrlTemplate: config.dashboardUrlTemplate,
         mode: config.digestMode,
         recordBudgetMs: config.recordBudgetSeconds * 1000,
+        maxReceiveCount: config.maxReceiveCount,
       },
       deadline: () => deadlineMs,
       clock,

@@ -9,10 +9,18 @@ import { DynamoSubscriptionStore } from '../../shared/adapters/dynamo-subscripti
 import { createSecretsProvider, secretsManagerSecret } from '../../shared/adapters/secrets-manager';
 import { ResponseUrlResponder, responseOriginsFor } from '../../shared/adapters/slack-response-url';
 import { SqsDeferredCommandQueue } from '../../shared/adapters/sqs-slack-command-queue';
+import { DynamoReplayGuard } from '../../shared/adapters/dynamo-replay-guard';
+import { SlackWorkspace } from '../../shared/adapters/slack-workspace';
+import { NeedsOperatorFix } from '../../shared/errors';
 import { staticSecret } from '../../shared/secrets';
 import { systemClock, type Clock, type Log, type Metrics, type SecretSource } from '../../shared/ports';
+import { actionValueCodecFrom, readActionSigningKeyRef, type ActionSigningKeyRef } from '../../shared/slack-app/button-value';
 import type { SlackEndpointDeps } from '../../shared/slack-app/endpoint';
+import { shareValuesFrom } from '../../shared/slack-app/interactions';
+import { parseSlackAccessPolicy } from '../../shared/slack-app/policy';
+import type { SlackAccessPolicy, UserGroupMembers } from '../../shared/slack-app/ports';
 import { slackVerifierFrom } from '../../shared/slack-app/verifier-source';
+import { readWorkspaceAllowList, type WorkspaceAllowList } from '../../shared/slack-app/workspace-gate';
 
 export interface SlackConfig {
   tableName: string;
@@ -23,6 +31,15 @@ export interface SlackConfig {
   secretsCacheSeconds: number;
   /** Origins response_url may point at: Slack's hooks host, plus the local Slack server when SLACK_API_URL names one. */
   responseOrigins: string[];
+  /** The workspaces (or Grid org) and the app served; a stage naming none serves nobody (403). */
+  workspace: WorkspaceAllowList;
+  /** The key that signs the bridge's button values (required: every click is verified with it). */
+  actionSigningKey: ActionSigningKeyRef;
+  /** Who may change subscriptions, and where (the stage's `slackAccess`). */
+  access: SlackAccessPolicy;
+  /** The bot token: only a user-group policy needs it here (to read the group's members). */
+  slackToken: { secretArn: string } | { value: string } | undefined;
+  slackApiUrl: string | undefined;
   aws: AwsEndpoints;
 }
 
@@ -34,8 +51,43 @@ export function readSlackConfig(env: Env): SlackConfig {
     toleranceSeconds: integer(env, ENV.signatureToleranceSeconds, DEFAULT_SIGNATURE_TOLERANCE_SECONDS, 1, 3600),
     secretsCacheSeconds: integer(env, ENV.secretsCacheSeconds, DIGEST_DEFAULTS.secretsCacheSeconds, 0, 3600),
     responseOrigins: responseOriginsFor(optionalString(env, ENV.slackApiUrl)),
+    workspace: readWorkspaceAllowList(env),
+    actionSigningKey: requiredActionSigningKey(env),
+    access: readSlackAccessPolicy(env),
+    slackToken: readSlackToken(env),
+    slackApiUrl: optionalString(env, ENV.slackApiUrl),
     aws: readAwsEndpoints(env),
   };
+}
+
+function requiredActionSigningKey(env: Env): ActionSigningKeyRef {
+  const ref = readActionSigningKeyRef(env);
+  if (ref === undefined)
+    throw new ConfigError(
+      ENV.actionSigningKeySecretArn,
+      `is not set (or ${ENV.actionSigningKey} for local runs); the Slack function cannot verify the values of its buttons`,
+    );
+  return ref;
+}
+
+/** The stage's `slackAccess` as the stack passes it (JSON); unset: the default policy. */
+export function readSlackAccessPolicy(env: Env): SlackAccessPolicy {
+  const name = ENV.slackAccessPolicy;
+  const text = optionalString(env, name);
+  let value: unknown;
+  try {
+    value = text === undefined ? undefined : JSON.parse(text);
+  } catch {
+    throw new ConfigError(name, 'is not JSON; it must be the stage\'s "slackAccess" object as JSON, e.g. {"changes":"everyone"}');
+  }
+  return parseSlackAccessPolicy(value, name, `the environment variable ${name}`);
+}
+
+function readSlackToken(env: Env): SlackConfig['slackToken'] {
+  const secretArn = optionalString(env, ENV.slackBotTokenSecretArn);
+  if (secretArn) return { secretArn };
+  const value = optionalString(env, ENV.slackBotToken);
+  return value ? { value } : undefined;
 }
 
 function readSigningSecret(env: Env): SlackConfig['signingSecret'] {
@@ -63,23 +115,45 @@ export function createSlackDeps(
   observe: { log: Log; metrics: Metrics },
   clock: Clock = systemClock,
 ): SlackEndpointDeps {
-  const source: SecretSource =
-    'secretArn' in config.signingSecret
-      ? secretsManagerSecret(createSecretsProvider(), config.signingSecret.secretArn, config.secretsCacheSeconds)
-      : staticSecret(config.signingSecret.value, ENV.slackSigningSecret);
+  let provider: ReturnType<typeof createSecretsProvider> | undefined; // only when a secret is read by ARN
+  // One secret cache for every secret: Secrets Manager by ARN when deployed, the value itself locally.
+  const secret = (ref: { secretArn: string } | { value: string }, valueName: string): SecretSource =>
+    'secretArn' in ref
+      ? secretsManagerSecret((provider ??= createSecretsProvider()), ref.secretArn, config.secretsCacheSeconds)
+      : staticSecret(ref.value, valueName);
+  const cache = { clock, log: observe.log, metrics: observe.metrics, maxBackoffMs: config.secretsCacheSeconds * 1000 };
+  const actionValues = actionValueCodecFrom(secret(config.actionSigningKey, ENV.actionSigningKey), cache);
+  const dynamo = createDynamoClient({ ...SLACK_CLIENT_BOUNDS, ...config.aws.dynamodb });
   return {
-    verifier: slackVerifierFrom(source, {
+    verifier: slackVerifierFrom(secret(config.signingSecret, ENV.slackSigningSecret), {
+      ...cache,
       toleranceSeconds: config.toleranceSeconds,
-      clock,
-      log: observe.log,
-      metrics: observe.metrics,
-      maxBackoffMs: config.secretsCacheSeconds * 1000,
     }),
-    store: new DynamoSubscriptionStore(createDynamoClient({ ...SLACK_CLIENT_BOUNDS, ...config.aws.dynamodb }), config.tableName),
+    workspace: config.workspace,
+    replays: new DynamoReplayGuard(dynamo, config.tableName, config.toleranceSeconds),
+    actionValues,
+    shares: shareValuesFrom(actionValues),
+    access: config.access,
+    groups: userGroups(config, secret, clock),
+    store: new DynamoSubscriptionStore(dynamo, config.tableName),
     queue: new SqsDeferredCommandQueue(createSqsClient({ ...SLACK_CLIENT_BOUNDS, ...config.aws.sqs }), config.commandsQueueUrl),
     responder: new ResponseUrlResponder({ allowedOrigins: config.responseOrigins, timeoutMs: RESPONSE_URL_TIMEOUT_MS }),
     clock,
     log: observe.log,
     metrics: observe.metrics,
+  };
+}
+
+/** A user-group policy reads the group with the bot token; without a token (no such policy) a read says what to set. */
+function userGroups(
+  config: SlackConfig,
+  secret: (ref: { secretArn: string } | { value: string }, valueName: string) => SecretSource,
+  clock: Clock,
+): UserGroupMembers {
+  if (config.slackToken !== undefined)
+    return new SlackWorkspace({ token: secret(config.slackToken, ENV.slackBotToken), slackApiUrl: config.slackApiUrl, clock });
+  const fix = `set ${ENV.slackBotTokenSecretArn} (the stack does for a "userGroup" policy) so the Slack function can read the group`;
+  return {
+    membersOf: () => Promise.reject(new NeedsOperatorFix(`the Slack function has no bot token to read a user group; ${fix}`, fix)),
   };
 }

@@ -5,6 +5,7 @@
 
 export const PREVIEW_CSS = `
 *{box-sizing:border-box}
+[hidden]{display:none!important}
 html,body{margin:0;height:100%}
 body{font:15px/1.46668 -apple-system,BlinkMacSystemFont,"Segoe UI",Lato,"Helvetica Neue",Helvetica,Arial,sans-serif;color:#1d1c1d;background:#fff}
 #app{display:flex;flex-direction:column;height:100vh}
@@ -54,6 +55,7 @@ pre{font:12px/1.5 Monaco,Menlo,Consolas,"Courier New",monospace;background:#f8f8
 blockquote{margin:4px 0;padding-left:12px;border-left:4px solid #ddd}
 .bullet{display:block;padding-left:1em;text-indent:-1em}
 .mention{color:#1264a3;background:#e8f5fa;border-radius:3px;padding:0 2px}
+.slack-date{font:inherit}
 .thread{margin-top:4px}
 .thread summary{list-style:none;display:inline-flex;gap:8px;align-items:center;cursor:pointer;padding:3px 6px;margin-left:-6px;border:1px solid transparent;border-radius:6px;font-size:13px}
 .thread summary::-webkit-details-marker{display:none}
@@ -86,6 +88,64 @@ export const PREVIEW_JS = `
   let loading = false;
   let again = false;
 
+  // Slack's <!date^…> tokens, written in the reader's time zone and locale (the server sends the
+  // instant and the format; its fallback text shows until this runs).
+  const DAY_MS = 86400000;
+  function dayNumber(date) {
+    return Math.floor((date.getTime() - date.getTimezoneOffset() * 60000) / DAY_MS);
+  }
+  function ordinal(day) {
+    const tens = day % 100;
+    const suffix = tens >= 11 && tens <= 13 ? 'th' : ({ 1: 'st', 2: 'nd', 3: 'rd' })[day % 10] || 'th';
+    return day + suffix;
+  }
+  function part(date, options) {
+    return new Intl.DateTimeFormat(undefined, options).format(date);
+  }
+  function longDate(date) {
+    return part(date, { month: 'long' }) + ' ' + ordinal(date.getDate()) + ', ' + date.getFullYear();
+  }
+  function shortDate(date) {
+    return part(date, { month: 'short' }) + ' ' + date.getDate() + ', ' + date.getFullYear();
+  }
+  function pretty(date, plain) {
+    const days = dayNumber(date) - dayNumber(new Date());
+    return days === 0 ? 'today' : days === -1 ? 'yesterday' : days === 1 ? 'tomorrow' : plain(date);
+  }
+  function ago(date) {
+    const seconds = Math.round((date.getTime() - Date.now()) / 1000);
+    const units = [['year', 31536000], ['month', 2592000], ['day', 86400], ['hour', 3600], ['minute', 60]];
+    const relative = new Intl.RelativeTimeFormat(undefined, { numeric: 'auto' });
+    for (const [unit, size] of units) if (Math.abs(seconds) >= size) return relative.format(Math.round(seconds / size), unit);
+    return relative.format(seconds, 'second');
+  }
+  const DATE_TOKENS = {
+    date_num: (d) => d.getFullYear() + '-' + String(d.getMonth() + 1).padStart(2, '0') + '-' + String(d.getDate()).padStart(2, '0'),
+    date: longDate,
+    date_short: shortDate,
+    date_long: (d) => part(d, { weekday: 'long' }) + ', ' + longDate(d),
+    date_pretty: (d) => pretty(d, longDate),
+    date_short_pretty: (d) => pretty(d, shortDate),
+    date_long_pretty: (d) => pretty(d, DATE_TOKENS.date_long),
+    time: (d) => part(d, { hour: 'numeric', minute: '2-digit' }),
+    time_secs: (d) => part(d, { hour: 'numeric', minute: '2-digit', second: '2-digit' }),
+    ago,
+  };
+  function formatDates(root) {
+    for (const time of root.querySelectorAll('time.slack-date')) {
+      const date = new Date(time.getAttribute('datetime'));
+      if (Number.isNaN(date.getTime())) continue;
+      time.textContent = time.dataset.format.replace(/\\{(\\w+)\\}/g, (token, name) => (DATE_TOKENS[name] ? DATE_TOKENS[name](date) : token));
+      time.title = date.toString();
+    }
+  }
+
+  // Slack opens a channel at its newest message.
+  function scrollToNewest() {
+    const list = timeline.querySelector('.messages');
+    if (list) list.scrollTop = list.scrollHeight;
+  }
+
   function applyFilter() {
     for (const message of timeline.querySelectorAll('.messages > .message')) {
       message.hidden = filter !== '' && message.dataset.channel !== filter;
@@ -107,9 +167,9 @@ export const PREVIEW_JS = `
       if (!response.ok) throw new Error('HTTP ' + response.status);
       timeline.innerHTML = await response.text();
       for (const details of timeline.querySelectorAll('details.thread')) details.open = open.has(details.dataset.ts);
+      formatDates(timeline);
       applyFilter();
-      const next = timeline.querySelector('.messages');
-      if (next && atBottom) next.scrollTop = next.scrollHeight;
+      if (atBottom) scrollToNewest();
     } catch (error) {
       status.textContent = 'update failed: ' + error.message;
     } finally {
@@ -151,6 +211,7 @@ export const PREVIEW_JS = `
     if (!button) return;
     filter = button.dataset.channel;
     applyFilter();
+    scrollToNewest();
     const channel = document.getElementById('composer-channel');
     if (channel && filter !== '') channel.value = filter;
   });
@@ -168,6 +229,8 @@ export const PREVIEW_JS = `
   events.addEventListener('open', () => { status.textContent = 'live'; status.className = 'status live'; void refresh(); });
   events.addEventListener('change', () => void refresh());
   events.addEventListener('error', () => { status.textContent = 'reconnecting…'; status.className = 'status down'; });
+  formatDates(timeline);
   applyFilter();
+  scrollToNewest();
 })();
 `;

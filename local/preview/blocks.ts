@@ -4,6 +4,7 @@
  * placeholder. Images are never loaded (the preview works offline): their alt text is shown instead.
  */
 import { isRecord } from '../../shared/util';
+import { EMOJI } from './emoji';
 import { escapeHtml, mrkdwnToHtml, plainToHtml, renderInline } from './mrkdwn';
 
 type Obj = Record<string, unknown>;
@@ -76,7 +77,7 @@ function richInlineHtml(elements: unknown[]): string {
         html = renderInline(`<${escapeSlack(str(el.url))}${str(el.text) ? `|${escapeSlack(str(el.text))}` : ''}>`);
       else if (el.type === 'user') html = `<span class="mention">@${escapeHtml(str(el.user_id))}</span>`;
       else if (el.type === 'channel') html = `<span class="mention">#${escapeHtml(str(el.channel_id))}</span>`;
-      else if (el.type === 'emoji') html = escapeHtml(`:${str(el.name)}:`);
+      else if (el.type === 'emoji') html = EMOJI[str(el.name)] ?? escapeHtml(`:${str(el.name)}:`);
       if (style.code === true) html = `<code>${html}</code>`;
       if (style.bold === true) html = `<b>${html}</b>`;
       if (style.italic === true) html = `<i>${html}</i>`;
@@ -130,15 +131,23 @@ export function blockHtml(block: unknown): string {
     case 'rich_text':
       return richTextHtml(block);
     case 'markdown':
-      return `<div class="block section">${mrkdwnToHtml(str(block.text))}</div>`;
+      return textSectionHtml(mrkdwnToHtml(str(block.text)));
     default:
       return `<div class="block unknown">[${escapeHtml(str(block.type) || 'unknown')} block]</div>`;
   }
 }
 
+/**
+ * Text alone in a section, laid out as a section's text: one flowing paragraph. (Straight inside the
+ * flex `.section`, every text run and tag became a column of its own.)
+ */
+function textSectionHtml(html: string): string {
+  return `<div class="block section"><div class="section-body"><div class="text">${html}</div></div></div>`;
+}
+
 /** A message body: its blocks, or its `text` as mrkdwn when it has none (as Slack shows it). */
 export function messageBodyHtml(message: { text?: string | undefined; blocks?: unknown[] | undefined }): string {
   const blocks = message.blocks ?? [];
-  if (blocks.length === 0) return `<div class="block section">${mrkdwnToHtml(message.text ?? '')}</div>`;
+  if (blocks.length === 0) return textSectionHtml(mrkdwnToHtml(message.text ?? ''));
   return blocks.map(blockHtml).join('');
 }

@@ -6,8 +6,11 @@
  * entities (`&amp;`, `&lt;`, `&gt;`) are decoded first (they show as `&`, `<`, `>`), then escaped again.
  *
  * Supported: *bold*, _italic_, ~strike~, `code`, ```pre```, `<url>` / `<url|text>` links,
- * `<#C…>` / `<#C…|name>` channels, `<@U…>` users, `<!here>`-style broadcasts, `>` quote lines.
+ * `<#C…>` / `<#C…|name>` channels, `<@U…>` users, `<!here>`-style broadcasts, `>` quote lines,
+ * `<!date^…>` tokens (a `<time>` the page's script shows in the reader's time zone) and the
+ * `:emoji:` codes of EMOJI.
  */
+import { EMOJI } from './emoji';
 
 /** Escapes text for an HTML text node or a double-quoted attribute. */
 export function escapeHtml(text: string): string {
@@ -37,6 +40,32 @@ function unstash(text: string, slots: Slots): string {
 
 const SAFE_URL = /^(?:https?:\/\/|mailto:)/i;
 
+/**
+ * `<!date^EPOCH^FORMAT|fallback>` (optionally `^LINK` after the format): a `<time>` carrying the
+ * instant and the format; the page's script writes it in the reader's time zone, as Slack does.
+ * The fallback shows until then (and to a reader without script).
+ */
+function renderDate(target: string, label: string | undefined): string | undefined {
+  const match = /^!date\^(-?\d{1,12})\^([^^]*)(?:\^(.*))?$/.exec(target);
+  if (!match) return undefined;
+  const [, seconds = '0', format = '', link] = match;
+  const instant = new Date(Number(seconds) * 1000);
+  if (Number.isNaN(instant.getTime())) return undefined;
+  const time =
+    `<time class="slack-date" datetime="${instant.toISOString()}" data-format="${escapeHtml(decodeSlackEntities(format))}">` +
+    `${escapeHtml(label ?? instant.toISOString())}</time>`;
+  const url = link === undefined ? '' : decodeSlackEntities(link);
+  return SAFE_URL.test(url) ? `<a href="${escapeHtml(url)}" target="_blank" rel="noopener noreferrer">${time}</a>` : time;
+}
+
+/** `:name:` codes Slack shows as emoji (those in EMOJI; others stay text, as an unknown code does in Slack). */
+export function withEmoji(text: string, rendered: (emoji: string) => string = (emoji) => emoji): string {
+  return text.replace(/:([a-z0-9_+-]+):/g, (code, name: string) => {
+    const emoji = EMOJI[name];
+    return emoji === undefined ? code : rendered(emoji);
+  });
+}
+
 /** One `<…>` reference (link, channel, user, broadcast) as HTML. */
 function renderReference(inner: string): string {
   const bar = inner.indexOf('|');
@@ -44,6 +73,10 @@ function renderReference(inner: string): string {
   const label = bar < 0 ? undefined : decodeSlackEntities(inner.slice(bar + 1));
   if (target.startsWith('#')) return `<span class="mention">#${escapeHtml(label || target.slice(1))}</span>`;
   if (target.startsWith('@')) return `<span class="mention">@${escapeHtml(label || target.slice(1))}</span>`;
+  if (target.startsWith('!date^')) {
+    const date = renderDate(target, label);
+    if (date !== undefined) return date;
+  }
   if (target.startsWith('!')) return `<span class="mention">@${escapeHtml(label || target.slice(1).split('^')[0] || '')}</span>`;
   const url = decodeSlackEntities(target);
   const text = label || url;
@@ -67,6 +100,7 @@ export function renderInline(mrkdwn: string): string {
   let text = mrkdwn.replace(new RegExp(SLOT, 'g'), '');
   text = text.replace(/`([^`\n]+)`/g, (_m, code: string) => stash(slots, `<code>${escapeHtml(decodeSlackEntities(code))}</code>`));
   text = text.replace(/<([^<>\n]+)>/g, (_m, inner: string) => stash(slots, renderReference(inner)));
+  text = withEmoji(text, (emoji) => stash(slots, emoji));
   const formatted = applyEmphasis(escapeHtml(decodeSlackEntities(text)));
   return unstash(formatted, slots);
 }
@@ -110,5 +144,5 @@ export function mrkdwnToHtml(mrkdwn: string): string {
 
 /** A plain_text object as HTML (only escaped; Slack shows it as written). */
 export function plainToHtml(text: string): string {
-  return escapeHtml(text).replace(/\n/g, '<br>');
+  return withEmoji(escapeHtml(text)).replace(/\n/g, '<br>');
 }

@@ -1,7 +1,8 @@
 /**
- * Takes docs/preview.png: starts the local stack, sends the demo run, opens the preview with the
- * digest's thread expanded, types `/visibility list` in the message box (its answer shows only to
- * the user), and screenshots it. Run with `npx tsx local/preview/screenshot.ts [file]`.
+ * Takes docs/preview.png: starts the local stack, sends the demo run (a baseline) and a second run
+ * of the project, opens the preview (scrolled to the newest message, as Slack opens; threads
+ * collapsed under their digest), types `/visibility list` in the message box (its answer shows only
+ * to the user), and screenshots it. Run with `npx tsx local/preview/screenshot.ts [file]`.
  */
 import { startLocalStack } from '../stack';
 import { launchChromium } from './chromium';
@@ -13,12 +14,14 @@ async function main(file: string): Promise<void> {
     const simulator = stack.simulator;
     const project = stack.projectIds[0];
     if (!simulator || project === undefined) throw new Error('the local stack has no simulator project');
-    await simulator.triggerRun(project).delivered;
-    await stack.waitForIdle();
-    const page = await browser.newPage({ viewport: { width: 1280, height: 1500 }, deviceScaleFactor: 1 });
+    // The first run is the project's baseline; the second has changes to tell.
+    for (let run = 0; run < 2; run++) {
+      await simulator.triggerRun(project).delivered;
+      await stack.waitForIdle();
+    }
+    const page = await browser.newPage({ viewport: { width: 1280, height: 1000 }, deviceScaleFactor: 1 });
     await page.goto(`${stack.gateway.url}/slack`);
     await page.locator('.status.live').waitFor();
-    await page.locator('.thread summary').first().click();
     await page.locator('#composer-line').fill('/visibility list');
     await page.locator('#composer button[type="submit"]').click();
     await page.locator('.message.ephemeral').waitFor();

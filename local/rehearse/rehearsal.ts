@@ -9,13 +9,16 @@ import { randomBytes } from 'node:crypto';
 import { Agent, request as httpRequest } from 'node:http';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { PutSecretValueCommand } from '@aws-sdk/client-secrets-manager';
 import { bufferIo } from '../../cli/io';
 import { run as runCli } from '../../cli/main';
+import { HTTP_PATHS, TABLE } from '../../shared/contracts';
 import { signPayload } from '../../shared/signature';
 import { signSlackRequest } from '../../shared/slack-request-signature';
 import { createSecretsManagerClient } from '../secrets-manager-server';
+import { RESPONSE_URL_PATH } from '../slack-server';
 import { createSqsClient } from '../sqs-server';
 import {
   alarmCoverage,
@@ -50,9 +53,12 @@ export const SCENARIOS = [
   'digest',
   'slash-command',
   'forged',
+  'foreign',
+  'replay',
   'faults',
   'slack-outage',
   'rotation',
+  'slack-flood',
   'flood',
   'button',
 ] as const;
@@ -74,8 +80,8 @@ export interface RehearsalOptions {
  * against what both emitted.
  */
 export const PARALLEL_GROUPS: readonly (readonly ScenarioName[])[] = [
-  ['outputs', 'runbook', 'digest', 'slash-command', 'forged', 'faults', 'button'],
-  ['outputs', 'slack-outage', 'rotation', 'flood'],
+  ['outputs', 'runbook', 'digest', 'slash-command', 'forged', 'foreign', 'replay', 'faults', 'button'],
+  ['outputs', 'slack-outage', 'rotation', 'slack-flood', 'flood'],
 ];
 
 export async function rehearseInParallel(
@@ -214,10 +220,15 @@ class ScenarioContext {
     });
   }
 
-  /** A signed request to one of the Slack app's URLs, as Slack sends it. */
-  async slackRequest(url: string, form: string, secret = this.values.slackSigningSecret): Promise<{ status: number; text: string }> {
+  /** A signed request to one of the Slack app's URLs, as Slack sends it (at `timestamp`: the same one twice is a replay). */
+  async slackRequest(
+    url: string,
+    form: string,
+    secret = this.values.slackSigningSecret,
+    timestamp = Math.floor(Date.now() / 1000),
+  ): Promise<{ status: number; text: string }> {
     const headers = {
-      ...signSlackRequest(secret, Math.floor(Date.now() / 1000), form),
+      ...signSlackRequest(secret, timestamp, form),
       'content-type': 'application/x-www-form-urlencoded',
     };
     const response = await this.fetch(url, { method: 'POST', headers, body: form });
@@ -259,9 +270,12 @@ const SCENARIO_RUNNERS: Record<ScenarioName, ScenarioRunner> = {
   'slash-command': slashCommandScenario,
   button: buttonScenario,
   forged: forgedScenario,
+  foreign: foreignScenario,
+  replay: replayScenario,
   faults: faultScenarios,
   'slack-outage': slackOutageScenario,
   rotation: rotationScenario,
+  'slack-flood': slackFloodScenario,
   flood: floodScenario,
 };
 
@@ -359,12 +373,28 @@ async function digestScenario(context: ScenarioContext): Promise<void> {
   context.record(`digest: posted in the configured channel ${channel}`, true, (post.text ?? '').slice(0, 80));
 }
 
-function slashCommandForm(context: ScenarioContext, text: string, responseUrl = 'https://hooks.slack.com/commands/T0/1/rehearsal'): string {
+/** Who a slash command comes from: by default the stage's own workspace and app (the template's Slack function names them). */
+interface CommandOrigin {
+  teamId?: string;
+  appId?: string;
+  channel?: string;
+}
+
+function slashCommandForm(
+  context: ScenarioContext,
+  text: string,
+  responseUrl = 'https://hooks.slack.com/commands/T0/1/rehearsal',
+  origin: CommandOrigin = {},
+): string {
+  const identity = context.stack.slackIdentity;
+  const channel = origin.channel ?? 'C0REHEARSE';
   return new URLSearchParams({
     token: 'unused',
-    team_id: context.stack.peers.slack.teamId,
-    channel_id: 'C0REHEARSE',
-    channel_name: 'rehearsal',
+    team_id: origin.teamId ?? context.stack.peers.slack.teamId,
+    ...(identity.enterpriseId !== undefined ? { enterprise_id: identity.enterpriseId } : {}),
+    api_app_id: origin.appId ?? context.stack.peers.slack.appId,
+    channel_id: channel,
+    channel_name: channel.toLowerCase(),
     user_id: 'U0REHEARSE',
     user_name: 'operator',
     command: '/visibility',
@@ -372,6 +402,78 @@ function slashCommandForm(context: ScenarioContext, text: string, responseUrl = 
     response_url: responseUrl,
     trigger_id: '1.2.3',
   }).toString();
+}
+
+/** A response_url on the local Slack server (it keeps what is posted there), as Slack's hooks host. */
+function recordedResponseUrl(name: string): { url: string; answers: (context: ScenarioContext) => number } {
+  const path = `${RESPONSE_URL_PATH}${name}-${randomBytes(4).toString('hex')}`;
+  return {
+    url: `https://hooks.slack.com${path}`,
+    answers: (context) => context.stack.peers.slack.responses.filter((response) => response.path === path).length,
+  };
+}
+
+/** Whether the channel has a subscription index item (`chan#<channel>`): what `subscribe` writes. */
+async function channelSubscribed(context: ScenarioContext, channel: string): Promise<boolean> {
+  const answer = await context.stack.peers.dynamo.client.send(
+    new GetItemCommand({
+      TableName: context.outputs['TableName']!,
+      Key: { [TABLE.partitionKey]: { S: `${TABLE.prefixes.subscriptionsOfChannel}${channel}` } },
+    }),
+  );
+  return answer.Item !== undefined && Object.keys(answer.Item).some((name) => name !== TABLE.partitionKey);
+}
+
+/** A signed command from another workspace, and one for another app: 403, and nothing done. */
+async function foreignScenario(context: ScenarioContext): Promise<void> {
+  const url = context.outputs['SlackCommandsUrl']!;
+  const channel = 'C0FOREIGN';
+  const line = `subscribe ${context.project()}`;
+  for (const [who, origin] of [
+    ['another workspace', { teamId: 'T0OTHERTEAM', channel }],
+    ['another app', { appId: 'A0OTHERAPP', channel }],
+  ] as const) {
+    const responses = recordedResponseUrl('foreign');
+    const answer = await context.slackRequest(url, slashCommandForm(context, line, responses.url, origin));
+    await context.stack.settle(10_000);
+    const subscribed = await channelSubscribed(context, channel);
+    context.record(
+      `foreign: a signed /visibility ${line.split(' ')[0]} from ${who} is refused (403)`,
+      answer.status === 403,
+      `HTTP ${answer.status} ${answer.text.slice(0, 120)}`,
+    );
+    context.record(
+      `foreign: nothing was done for ${who} (no answer, no subscription of ${channel})`,
+      responses.answers(context) === 0 && !subscribed,
+      `answers: ${responses.answers(context)}, subscribed: ${subscribed}`,
+    );
+  }
+}
+
+/** The same signed command twice (a replay inside the 5-minute tolerance): both answered, acted on once. */
+async function replayScenario(context: ScenarioContext): Promise<void> {
+  const url = context.outputs['SlackCommandsUrl']!;
+  const channel = 'C0REPLAY';
+  const responses = recordedResponseUrl('replay');
+  const form = slashCommandForm(context, `subscribe ${context.project()}`, responses.url, { channel });
+  const timestamp = Math.floor(Date.now() / 1000);
+  const first = await context.slackRequest(url, form, undefined, timestamp);
+  await context.waitFor('the deferred answer to the first request', () => (responses.answers(context) > 0 ? true : undefined));
+  await context.stack.settle(10_000);
+  const answered = responses.answers(context);
+  const subscribed = await channelSubscribed(context, channel);
+  const replayed = await context.slackRequest(url, form, undefined, timestamp);
+  await context.stack.settle(10_000);
+  context.record(
+    'replay: the first signed subscribe is acted on (subscribed, answered)',
+    first.status === 200 && subscribed,
+    `HTTP ${first.status}, subscribed: ${subscribed}`,
+  );
+  context.record(
+    'replay: the same request again is answered (200) but not acted on again',
+    replayed.status === 200 && responses.answers(context) === answered,
+    `HTTP ${replayed.status} ${replayed.text.slice(0, 80)}; answers ${answered} → ${responses.answers(context)}`,
+  );
 }
 
 async function slashCommandScenario(context: ScenarioContext): Promise<void> {
@@ -477,8 +579,8 @@ async function slackAnswerUndelivered(context: ScenarioContext): Promise<void> {
     payload: JSON.stringify({
       type: 'block_actions',
       team: { id: slack.teamId },
-      user: { id: 'U0REHEARSE', name: 'operator' },
-      api_app_id: 'A0REHEARSE',
+      user: { id: 'U0REHEARSE', name: 'operator', team_id: slack.teamId },
+      api_app_id: slack.appId,
       channel: { id: context.defaultChannel },
       container: { type: 'message', message_ts: ts, channel_id: context.defaultChannel },
       message: { ts, text: message?.text ?? '', blocks: message?.blocks ?? [] },
@@ -557,6 +659,51 @@ async function floodScenario(context: ScenarioContext): Promise<void> {
   agent.destroy();
   const throttled = statuses.filter((status) => status === 429).length;
   context.record(`flood: ${count} requests at once past the stage's burst are throttled (429)`, throttled > 0, `${throttled} answered 429`);
+}
+
+/**
+ * A flood of unsigned requests on POST /slack/commands, past that route's own burst: 429 there, while
+ * the service's signed deliveries, sent in the middle of it, are still accepted (the webhook's share of
+ * the stage throttle is untouched).
+ */
+async function slackFloodScenario(context: ScenarioContext): Promise<void> {
+  const url = new URL(`${context.stack.gateway.url}${HTTP_PATHS.slackCommands}`);
+  const count = 600;
+  const agent = new Agent({ keepAlive: true, maxSockets: 32 });
+  let firstThrottled: () => void = () => undefined;
+  const throttledOnce = new Promise<void>((resolve) => (firstThrottled = resolve));
+  const flood = Promise.all(
+    Array.from(
+      { length: count },
+      () =>
+        new Promise<number>((resolve) => {
+          const headers = { 'content-type': 'application/x-www-form-urlencoded' };
+          const request = httpRequest(url, { method: 'POST', agent, headers }, (response) => {
+            if (response.statusCode === 429) firstThrottled();
+            response.resume();
+            response.on('end', () => resolve(response.statusCode ?? 0));
+          });
+          request.on('error', () => resolve(0));
+          request.end('command=%2Fvisibility&text=help');
+        }),
+    ),
+  );
+  await Promise.race([throttledOnce, flood]);
+  const deliveries = await Promise.all(Array.from({ length: 3 }, () => context.deliver(context.runCompletedBody())));
+  const statuses = await flood;
+  agent.destroy();
+  await context.stack.settle(30_000);
+  const throttled = statuses.filter((status) => status === 429).length;
+  context.record(
+    `slack flood: ${count} unsigned requests at once on POST ${HTTP_PATHS.slackCommands} past its own burst are throttled (429)`,
+    throttled > 0,
+    `${throttled} answered 429`,
+  );
+  context.record(
+    'slack flood: the service’s signed deliveries sent during it are accepted (the webhook keeps its throttle)',
+    deliveries.every((delivery) => delivery.status >= 200 && delivery.status < 300),
+    deliveries.map((delivery) => `HTTP ${delivery.status}`).join(', '),
+  );
 }
 
 /** Slack down: the digest's record goes to the DLQ after maxReceiveCount; `bridge dlq replay --stack` posts it once. */
@@ -686,9 +833,14 @@ function checkNoSecretsLogged(
   values: OperatorValues,
   record: (name: string, ok: boolean, detail: string) => void,
 ): void {
-  const secrets = [values.webhookSecret, values.readApiKey, values.slackToken, values.slackSigningSecret].filter(
-    (value) => value.length >= 8,
-  );
+  const secrets = [
+    values.webhookSecret,
+    values.readApiKey,
+    values.slackToken,
+    values.slackSigningSecret,
+    // The action-signing key the stack generated (GenerateSecretString), unseen by any operator.
+    ...Object.values(stack.resources.generatedSecrets),
+  ].filter((value) => value.length >= 8);
   const leaked = stack.lines.filter((line) => secrets.some((secret) => line.line.includes(secret)));
   record(
     `logs: no secret value in any of the ${stack.lines.length} lines the functions printed`,

@@ -20,7 +20,8 @@ import { createSecretsManagerClient, LocalSecretsManagerServer } from '../secret
 import { LocalSlackServer } from '../slack-server';
 import { LocalCloudFormationServer } from '../cloudformation-server';
 import { VisibilitySimulator } from '../simulator/server';
-import { HttpGateway, type GatewayRequestInfo, type GatewayRoute, type HttpApiHandler } from '../http-gateway';
+import { HttpGateway, type GatewayRequestInfo, type GatewayRoute, type HttpApiHandler, type Throttle } from '../http-gateway';
+import { ENV } from '../../shared/contracts';
 import { LambdaPoller } from '../lambda-poller';
 import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { assetDirOf, type CfnResource, type StackArtifact } from './assembly';
@@ -58,6 +59,13 @@ export interface AccessLogLine {
   line: string;
 }
 
+/** The workspace, org and app the template's Slack function serves: the rehearsal's local Slack is that workspace. */
+export interface SlackIdentity {
+  teamId: string | undefined;
+  enterpriseId: string | undefined;
+  appId: string | undefined;
+}
+
 interface FunctionWiring {
   fn: RehearsedFunction;
   resource: CfnResource;
@@ -89,6 +97,7 @@ export class RehearsedStack {
     },
     readonly resources: CreatedResources,
     private readonly options: RehearsedStackOptions,
+    readonly slackIdentity: SlackIdentity,
   ) {
     this.sqsClient = createLocalSqsClient(peers.sqs.url);
   }
@@ -117,7 +126,13 @@ export class RehearsedStack {
       region,
       accountId: REHEARSAL_ACCOUNT_ID,
     });
-    const slack = await LocalSlackServer.start({ responseUrlOrigin: 'https://hooks.slack.com' });
+    // The stage's own workspace and app, as the template names them: commands and clicks come from there.
+    const slackIdentity = slackIdentityOf(options.stack.template);
+    const slack = await LocalSlackServer.start({
+      responseUrlOrigin: 'https://hooks.slack.com',
+      ...(slackIdentity.teamId !== undefined ? { teamId: slackIdentity.teamId } : {}),
+      ...(slackIdentity.appId !== undefined ? { appId: slackIdentity.appId } : {}),
+    });
     const egress: Record<string, string> = {};
     const simulator = await VisibilitySimulator.start({
       seed: options.seed ?? 1,
@@ -143,6 +158,7 @@ export class RehearsedStack {
       { dynamo, sqs, secrets, slack, simulator, cloudFormation, recorder },
       resources,
       options,
+      slackIdentity,
     );
     await stack.wire(egress);
     return stack;
@@ -284,16 +300,22 @@ export class RehearsedStack {
   }
 
   /** The stage's DefaultRouteSettings throttle, as API Gateway applies it. */
-  private stageThrottle(): { rateLimit: number; burstLimit: number } | undefined {
+  private stageThrottle(): Throttle | undefined {
     for (const resource of Object.values(this.stack.template.Resources)) {
       if (resource.Type !== 'AWS::ApiGatewayV2::Stage') continue;
-      const settings = this.resolve(resource.Properties?.['DefaultRouteSettings'] ?? null) as {
-        ThrottlingRateLimit?: number;
-        ThrottlingBurstLimit?: number;
-      } | null;
-      if (settings?.ThrottlingRateLimit !== undefined && settings.ThrottlingBurstLimit !== undefined) {
-        return { rateLimit: settings.ThrottlingRateLimit, burstLimit: settings.ThrottlingBurstLimit };
-      }
+      const throttle = throttleOf(this.resolve(resource.Properties?.['DefaultRouteSettings'] ?? null));
+      if (throttle) return throttle;
+    }
+    return undefined;
+  }
+
+  /** The throttle the stage's RouteSettings give one route (`POST /slack/commands`), if any. */
+  private routeThrottle(routeKey: string): Throttle | undefined {
+    for (const resource of Object.values(this.stack.template.Resources)) {
+      if (resource.Type !== 'AWS::ApiGatewayV2::Stage') continue;
+      const settings = this.resolve(resource.Properties?.['RouteSettings'] ?? null) as Record<string, unknown> | null;
+      const throttle = throttleOf(settings?.[routeKey] ?? null);
+      if (throttle) return throttle;
     }
     return undefined;
   }
@@ -394,7 +416,7 @@ export class RehearsedStack {
         if (outcome.kind === 'error') throw new Error(`${outcome.errorType}: ${outcome.errorMessage}`);
         return outcome.result as APIGatewayProxyResultV2;
       };
-      routes.push({ method, path, createHandler: () => handler });
+      routes.push({ method, path, createHandler: () => handler, throttle: this.routeThrottle(props.RouteKey) });
     }
     return routes;
   }
@@ -487,7 +509,7 @@ export class RehearsedStack {
         'context.requestTime': new Date().toUTCString(),
         'context.identity.sourceIp': '127.0.0.1',
         'context.identity.userAgent': info.event?.headers['user-agent'] ?? '-',
-        'context.routeKey': info.event?.routeKey ?? '-',
+        'context.routeKey': info.event?.routeKey ?? info.routeKey ?? '-',
         'context.status': String(info.status),
         'context.responseLength': '-',
         'context.responseLatency': String(Math.round(info.durationMs)),
@@ -518,6 +540,29 @@ export class RehearsedStack {
       // Sampling stops mattering once the rehearsal closes the queues.
     }
   }
+}
+
+function throttleOf(value: unknown): Throttle | undefined {
+  const settings = value as { ThrottlingRateLimit?: number; ThrottlingBurstLimit?: number } | null;
+  if (settings?.ThrottlingRateLimit === undefined || settings.ThrottlingBurstLimit === undefined) return undefined;
+  return { rateLimit: settings.ThrottlingRateLimit, burstLimit: settings.ThrottlingBurstLimit };
+}
+
+/** The Slack function's workspace variables in the template (the function that has SLACK_SIGNING_SECRET_SECRET_ARN). */
+export function slackIdentityOf(template: StackArtifact['template']): SlackIdentity {
+  for (const resource of Object.values(template.Resources)) {
+    if (resource.Type !== 'AWS::Lambda::Function') continue;
+    const variables = (resource.Properties?.['Environment'] as { Variables?: Record<string, unknown> } | undefined)?.Variables ?? {};
+    if (variables[ENV.slackSigningSecretSecretArn] === undefined) continue;
+    const text = (name: string): string | undefined => (typeof variables[name] === 'string' ? variables[name] : undefined);
+    return {
+      // The first listed workspace plays the local Slack's; the rest are served the same way.
+      teamId: text(ENV.slackTeamIds)?.split(',')[0],
+      enterpriseId: text(ENV.slackEnterpriseId),
+      appId: text(ENV.slackAppId),
+    };
+  }
+  return { teamId: undefined, enterpriseId: undefined, appId: undefined };
 }
 
 /** fetch for this process (the simulator's webhook sender), with the rehearsal's network. */

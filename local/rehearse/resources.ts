@@ -4,6 +4,7 @@
  * policy, each secret with its template value), and the `Ref`/`Fn::GetAtt` values of every resource
  * so the rest of the template resolves against them.
  */
+import { randomInt } from 'node:crypto';
 import { CreateTableCommand, UpdateTimeToLiveCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { CreateQueueCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { CreateSecretCommand, type SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
@@ -32,6 +33,8 @@ export interface CreatedResources {
   created: { logicalId: string; type: string; physical: string }[];
   /** Properties the rehearsal reads but does not emulate (named in the report, never silently dropped). */
   notEmulated: string[];
+  /** Values the secrets with GenerateSecretString were created with, by logical id (the logs must never show them). */
+  generatedSecrets: Record<string, string>;
 }
 
 const SUFFIX = 'RHRSL1';
@@ -46,6 +49,7 @@ export async function createResources(template: CfnTemplate, clients: LocalClien
   const resources: Record<string, ResourceValues> = {};
   const created: CreatedResources['created'] = [];
   const notEmulated: string[] = [];
+  const generatedSecrets: Record<string, string> = {};
   const context: ResolveContext = { region, accountId, partition: 'aws', stackName, urlSuffix: 'amazonaws.com', resources };
   const arn = (service: string, resource: string, regional = true): string =>
     `arn:aws:${service}:${regional ? region : ''}:${accountId}:${resource}`;
@@ -55,8 +59,10 @@ export async function createResources(template: CfnTemplate, clients: LocalClien
   for (const [logicalId, resource] of entries.filter(([, r]) => r.Type === 'AWS::SecretsManager::Secret')) {
     const props = resource.Properties ?? {};
     const name = typeof props['Name'] === 'string' ? props['Name'] : generatedName(stackName, logicalId, 64);
-    const secretString = props['SecretString'];
-    if (typeof secretString !== 'string') notEmulated.push(`${logicalId}: SecretString is not a plain string (GenerateSecretString?)`);
+    const generated = props['GenerateSecretString'] === undefined ? undefined : generateSecretString(props['GenerateSecretString']);
+    if (generated !== undefined) generatedSecrets[logicalId] = generated;
+    const secretString = generated ?? props['SecretString'];
+    if (typeof secretString !== 'string') notEmulated.push(`${logicalId}: SecretString is not a plain string`);
     const answer = await clients.secretsManager.send(
       new CreateSecretCommand({ Name: name, ...(typeof secretString === 'string' ? { SecretString: secretString } : {}) }),
     );
@@ -91,7 +97,43 @@ export async function createResources(template: CfnTemplate, clients: LocalClien
     );
     created.push({ logicalId, type: resource.Type, physical: resources[logicalId]!.ref });
   }
-  return { context, created, notEmulated };
+  return { context, created, notEmulated, generatedSecrets };
+}
+
+interface GenerateSecretStringProps {
+  PasswordLength?: number;
+  ExcludeCharacters?: string;
+  ExcludeLowercase?: boolean;
+  ExcludeUppercase?: boolean;
+  ExcludeNumbers?: boolean;
+  ExcludePunctuation?: boolean;
+  IncludeSpace?: boolean;
+  SecretStringTemplate?: string;
+  GenerateStringKey?: string;
+}
+
+const PUNCTUATION = '!"#$%&\'()*+,-./:;<=>?@[\\]^_`{|}~';
+
+/**
+ * What Secrets Manager's GetRandomPassword would generate for these properties (its defaults: 32
+ * characters of letters, digits and punctuation), put in the template's JSON under its key when
+ * there is one. Random each time, as CloudFormation's is.
+ */
+export function generateSecretString(value: unknown): string {
+  const props = (typeof value === 'object' && value !== null ? value : {}) as GenerateSecretStringProps;
+  const classes = [
+    props.ExcludeLowercase ? '' : 'abcdefghijklmnopqrstuvwxyz',
+    props.ExcludeUppercase ? '' : 'ABCDEFGHIJKLMNOPQRSTUVWXYZ',
+    props.ExcludeNumbers ? '' : '0123456789',
+    props.ExcludePunctuation ? '' : PUNCTUATION,
+    props.IncludeSpace ? ' ' : '',
+  ].join('');
+  const alphabet = [...classes].filter((ch) => !(props.ExcludeCharacters ?? '').includes(ch));
+  if (alphabet.length === 0) throw new Error('GenerateSecretString excludes every character');
+  const password = Array.from({ length: props.PasswordLength ?? 32 }, () => alphabet[randomInt(alphabet.length)]).join('');
+  if (props.SecretStringTemplate === undefined || props.GenerateStringKey === undefined) return password;
+  const template = JSON.parse(props.SecretStringTemplate) as Record<string, unknown>;
+  return JSON.stringify({ ...template, [props.GenerateStringKey]: password });
 }
 
 function valuesOf(

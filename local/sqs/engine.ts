@@ -19,6 +19,17 @@ export interface EngineOptions {
    * a received message stays hidden in real time while its invocation runs, as it would in AWS.
    */
   readonly timeScale?: number;
+  /** Called when a redrive moves a message to its dead-letter queue (the local stack logs the arrival). */
+  readonly onDeadLetter?: (moved: DeadLettered) => void;
+}
+
+/** A message the redrive policy moved to a dead-letter queue. */
+export interface DeadLettered {
+  readonly source: string;
+  readonly target: string;
+  readonly messageId: string;
+  readonly body: string;
+  readonly receiveCount: number;
 }
 
 type Operation = (input: JsonObject, signal: AbortSignal) => JsonObject | Promise<JsonObject>;
@@ -599,6 +610,15 @@ export class SqsEngine {
     this.notify(queue);
   }
 
+  private reportDeadLetter(source: Queue, target: Queue, message: StoredMessage): void {
+    const { messageId, body, receiveCount } = message;
+    try {
+      this.options.onDeadLetter?.({ source: source.name, target: target.name, messageId, body, receiveCount });
+    } catch {
+      // A reporting callback must not break a receive.
+    }
+  }
+
   private queueByArn(arn: string): Queue | undefined {
     const name = arn.split(':').pop() ?? '';
     const queue = this.queues.get(name);
@@ -745,6 +765,7 @@ export class SqsEngine {
         message.inFlight = false;
         message.deadLetterSourceArn = queue.arn;
         this.enqueue(deadLetterQueue, message, 0);
+        this.reportDeadLetter(queue, deadLetterQueue, message);
         continue;
       }
       message.receiveCount += 1;

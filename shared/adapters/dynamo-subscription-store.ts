@@ -6,6 +6,11 @@
  *                      conditional update here. A broken entry (Slack refused posts there) is
  *                      skipped by routing and replaced by the next subscribe.
  *   chan#<channel id>  the index for `list`: one attribute `pr_<project id>` {project_name, subscribed_at}.
+ *   audit#<channel id> the channel's recent changes: a list `entries` of {who, at, what, pid, pname},
+ *                      oldest first. Appending is one conditional write (list_append, which returns
+ *                      the new size); past AUDIT_KEPT a second conditional write drops the oldest
+ *                      entry. No read-modify-write: two appenders can't overwrite each other, and a
+ *                      trim removes one entry only while the list is over the kept size.
  * Invariant (by write order): a `sub#` entry always has its `chan#` index entry. Subscribe writes the
  * index first; unsubscribe removes the entry first. A crash in between leaves only an index entry,
  * which `forChannel` ignores because it reads the `sub#` entries themselves.
@@ -22,12 +27,27 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { SUBSCRIPTION_ATTRIBUTES, TABLE, type DigestMode } from '../contracts';
 import { SlackAppStoreError } from '../errors';
-import type { Actor, NewSubscription, SettingsChange, SubscribeResult, Subscription, SubscriptionStore } from '../ports';
+import {
+  AUDIT_KEPT,
+  type Actor,
+  type AuditEntry,
+  type NewSubscription,
+  type SettingsChange,
+  type SubscribeResult,
+  type Subscription,
+  type SubscriptionStore,
+} from '../ports';
 
 type Item = Record<string, AttributeValue>;
 
 const BATCH_GET_LIMIT = 100;
 const UNPROCESSED_ROUNDS = 5;
+/** A project name in an audit entry is cut to this (the list stays far below the 400 KB item limit). */
+const AUDIT_NAME_CHARS = 300;
+/** Append, and trim when full, at most this many times under contention before giving up. */
+const AUDIT_ROUNDS = 5;
+/** Concurrent appends may run ahead of their trims up to this size; readers show the newest AUDIT_KEPT. */
+const AUDIT_STORED = AUDIT_KEPT + 20;
 
 export class DynamoSubscriptionStore implements SubscriptionStore {
   constructor(
@@ -96,6 +116,61 @@ export class DynamoSubscriptionStore implements SubscriptionStore {
         'attribute_exists(#c) AND attribute_not_exists(#c.broken_at)',
       ),
     );
+  }
+
+  async recordChange(channel: string, entry: AuditEntry): Promise<void> {
+    return guard('recordChange', async () => {
+      for (let round = 0; round < AUDIT_ROUNDS; round++) {
+        const appended = await this.appendAudit(channel, entry);
+        // Over the kept size (or full under contention): drop the oldest, then done (or try again).
+        if (appended === undefined || appended > AUDIT_KEPT) await this.trimAudit(channel);
+        if (appended !== undefined) return;
+      }
+      throw new Error(`the audit list of ${channel} stayed full under contention`);
+    });
+  }
+
+  async recentChanges(channel: string): Promise<AuditEntry[]> {
+    return guard('recentChanges', async () => {
+      const result = await this.client.send(
+        new GetItemCommand({ TableName: this.tableName, Key: auditKey(channel), ConsistentRead: true }),
+      );
+      const entries = result.Item?.['entries']?.L ?? [];
+      return entries
+        .slice(-AUDIT_KEPT)
+        .reverse()
+        .flatMap((value) => parseAuditEntry(value) ?? []);
+    });
+  }
+
+  /** The list's size after appending; undefined when it is full (the caller trims and tries again). */
+  private async appendAudit(channel: string, entry: AuditEntry): Promise<number | undefined> {
+    try {
+      const result = await this.client.send(
+        new UpdateItemCommand({
+          TableName: this.tableName,
+          Key: auditKey(channel),
+          UpdateExpression: 'SET #e = list_append(if_not_exists(#e, :empty), :new)',
+          ConditionExpression: 'attribute_not_exists(#e) OR size(#e) < :max',
+          ExpressionAttributeNames: { '#e': 'entries' },
+          ExpressionAttributeValues: { ':empty': { L: [] }, ':new': { L: [auditValue(entry)] }, ':max': { N: String(AUDIT_STORED) } },
+          ReturnValues: 'UPDATED_NEW',
+        }),
+      );
+      return result.Attributes?.['entries']?.L?.length ?? 1;
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return undefined;
+      throw error;
+    }
+  }
+
+  /** Drops the oldest entry while the list is over the kept size; one entry a write, so concurrent trims never over-drop. */
+  private async trimAudit(channel: string): Promise<void> {
+    try {
+      await this.update(auditKey(channel), 'REMOVE #e[0]', { '#e': 'entries' }, { ':kept': { N: String(AUDIT_KEPT) } }, 'size(#e) > :kept');
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    }
   }
 
   /** A conditional update of one channel's entry of a project: the entry after it, or null when the condition did not hold. */
@@ -227,6 +302,35 @@ function projectKey(projectId: string): Item {
 
 function channelKey(channel: string): Item {
   return { [TABLE.partitionKey]: { S: `${TABLE.prefixes.subscriptionsOfChannel}${channel}` } };
+}
+
+function auditKey(channel: string): Item {
+  return { [TABLE.partitionKey]: { S: `${TABLE.prefixes.audit}${channel}` } };
+}
+
+function auditValue(entry: AuditEntry): AttributeValue {
+  return {
+    M: {
+      who: { S: entry.who },
+      at: { N: String(entry.whenMs) },
+      what: { S: entry.what },
+      pid: { S: entry.projectId },
+      pname: { S: entry.projectName.slice(0, AUDIT_NAME_CHARS) },
+    },
+  };
+}
+
+function parseAuditEntry(value: AttributeValue): AuditEntry | undefined {
+  const m = value.M;
+  const projectId = m?.['pid']?.S;
+  if (m === undefined || projectId === undefined) return undefined;
+  return {
+    who: m['who']?.S ?? '',
+    whenMs: Number(m['at']?.N ?? 0),
+    what: m['what']?.S ?? '',
+    projectId,
+    projectName: m['pname']?.S ?? projectId,
+  };
 }
 
 function channelAttr(channel: string): string {

@@ -32,6 +32,14 @@ function clampDelay(seconds: number | undefined): number | undefined {
   return seconds === undefined ? undefined : Math.min(MAX_VISIBILITY_SECONDS, Math.max(1, Math.ceil(seconds)));
 }
 
+/** The failure log line's ending: whether SQS hands the message out again, or this was its last receive. */
+export function retryNote(receiveCount: number | undefined, maxReceiveCount: number | undefined): string {
+  if (receiveCount === undefined) return 'digest failed; the message will be retried';
+  if (maxReceiveCount !== undefined && receiveCount >= maxReceiveCount)
+    return `digest failed on its last attempt (${receiveCount} of ${maxReceiveCount}); moving to the DLQ`;
+  return `digest failed; the message will be retried (attempt ${receiveCount}${maxReceiveCount === undefined ? '' : ` of ${maxReceiveCount}`})`;
+}
+
 export function classifyFailure(error: unknown): FailureVerdict {
   const base = { ...describeError(error), retryAfterSeconds: undefined, needsFix: false, fix: undefined };
   if (error instanceof ClaimBusyError || error instanceof RateLimited || error instanceof Unavailable) {

@@ -39,10 +39,12 @@ import type { Gap, Project, ReasoningCard } from '../read-api-types';
 import type { DigestMode } from '../contracts';
 import { renderDigest, renderDraftReady } from './render';
 import { buildSnapshot } from './snapshot';
-import { ClaimBusyError, classifyFailure } from './failures';
+import { ClaimBusyError, classifyFailure, retryNote } from './failures';
 import { channelsFor, failureText, postToChannels, type ChannelTarget } from './fan-out';
-import type { DeferredDeps, DeferredSlackCommand, Responder } from '../slack-app/ports';
+import type { DeferredDeps, DeferredSlackCommand, Responder, SlackAppWorkerDeps } from '../slack-app/ports';
+import { shareValuesFrom } from '../slack-app/interactions';
 import { runDeferredCommand } from '../slack-app/service';
+import type { ActionValueCodec } from '../slack-app/button-value';
 import { findReasoningCard } from './reasoning-card';
 
 export interface ChannelRouting {
@@ -61,6 +63,8 @@ export interface DigestOptions {
   mode: DigestMode;
   /** Time one record may need: with less left before the deadline it is handed back, not started. */
   recordBudgetMs: number;
+  /** The queue's maxReceiveCount, when known: a failure on the last receive says the message moves to the DLQ. */
+  maxReceiveCount: number | undefined;
 }
 
 export interface DigestDeps {
@@ -84,11 +88,17 @@ export interface DigestDeps {
   responder?: Responder | undefined;
   /** Waits for a pace slot; a test passes one that advances its fixed clock. */
   sleep?: ((ms: number) => Promise<void>) | undefined;
+  /** Signs the values of the digest's buttons (the stage's action-signing key); none or unreadable = no Mute / Only changes buttons. */
+  actionValues?: (() => Promise<ActionValueCodec>) | undefined;
+  /** The `slackAccess` policy and the workspace look-ups deferred commands need; required only when such commands arrive. */
+  slackApp?: SlackAppWorkerDeps | undefined;
 }
 
 export interface QueueRecord {
   messageId: string;
   body: string;
+  /** How many times SQS has handed this message out, this time included (ApproximateReceiveCount). */
+  receiveCount?: number | undefined;
 }
 
 export type RecordResult = 'posted' | 'duplicate' | 'superseded' | 'quarantined' | 'ignored' | 'muted' | 'answered' | 'expired';
@@ -103,6 +113,7 @@ const DEFAULTS: DigestOptions = {
   dashboardUrlTemplate: undefined,
   mode: 'full',
   recordBudgetMs: 0,
+  maxReceiveCount: undefined,
 };
 /** Different projects of one batch are digested side by side, a few at a time (read-API rate limit). */
 const PROJECT_CONCURRENCY = 3;
@@ -266,7 +277,8 @@ async function settle(item: Labelled, work: () => Promise<RecordResult>, deps: D
     };
     if (verdict.needsFix)
       deps.log.error(`digest failed and needs a fix: ${verdict.fix ?? verdict.errorMessage}`, { ...fields, fix: verdict.fix });
-    else deps.log.warn('digest failed; the message will be retried', { ...fields, fix: verdict.fix });
+    else
+      deps.log.warn(retryNote(item.record.receiveCount, { ...DEFAULTS, ...deps.options }.maxReceiveCount), { ...fields, fix: verdict.fix });
     deps.metrics.count(DIGEST_METRICS.digestFailed);
     outcomes.set(messageId, { messageId, ok: false, retryAfterSeconds: verdict.retryAfterSeconds });
   }
@@ -386,8 +398,18 @@ async function postDigest(event: WebhookEvent, run: RunCompletedData, claim: Cla
     reasoningGaps: options.reasoningGaps,
     dashboardUrlTemplate: options.dashboardUrlTemplate,
   };
-  const messageFor = (target: ChannelTarget) =>
-    renderDigest({ ...input, options: { ...renderOptions, mode: target.mode, channel: channelContext(target, project) } });
+  const codec = await actionValueCodec(deps);
+  // "About these figures" once per channel: the channels shown it are kept in the snapshot.
+  const aboutIn = new Set<string>();
+  const messageFor = (target: ChannelTarget) => {
+    const aboutShown = previous?.aboutPosted?.includes(target.channel) === true;
+    const rendered = renderDigest({
+      ...input,
+      options: { ...renderOptions, mode: target.mode, aboutShown, channel: channelContext(target, project, codec) },
+    });
+    if (rendered.about) aboutIn.add(target.channel);
+    return rendered;
+  };
   const metadata = { event_type: 'visibility_digest', event_payload: { event_id: event.id, project_id: projectId, run_id: run.run_id } };
   const posted = await postToChannels(event, claim, targets, messageFor, metadata, deps);
   // Once per event, after every channel: if it fails, the claim is still open and the retry (posting
@@ -398,9 +420,11 @@ async function postDigest(event: WebhookEvent, run: RunCompletedData, claim: Cla
     createdAt: event.created_at,
     pageSize: options.gapsPageSize,
     rawGapCount: gaps.length + skipped,
+    answers: run.answers,
   };
   const snapshot = buildSnapshot(snapshotRun, overview, gaps, previous);
-  await deps.store.putSnapshot({ ...snapshot, digestThreads: { ...previous?.digestThreads, ...Object.fromEntries(posted) } });
+  const aboutPosted = [...new Set([...(previous?.aboutPosted ?? []), ...[...aboutIn].filter((c) => posted.has(c))])];
+  await deps.store.putSnapshot({ ...snapshot, digestThreads: { ...previous?.digestThreads, ...Object.fromEntries(posted) }, aboutPosted });
   await deps.store.finish(event.id, claim.token, 'posted');
   deps.log.info('digest posted', { eventId: event.id, projectId, runId: run.run_id, channels: [...posted.keys()] });
   deps.metrics.count(DIGEST_METRICS.digestPosted);
@@ -408,14 +432,25 @@ async function postDigest(event: WebhookEvent, run: RunCompletedData, claim: Cla
 }
 
 /** The channel-specific part of a digest: its buttons and who last changed the channel's settings. */
-function channelContext(target: ChannelTarget, project: Project) {
+function channelContext(target: ChannelTarget, project: Project, codec: ActionValueCodec | undefined) {
+  const button = { projectId: project.id, projectName: project.name, channel: target.channel };
   return {
-    channel: target.channel,
-    projectId: project.id,
-    projectName: project.name,
+    ...button,
     mode: target.mode,
     change: settingsChange(target.subscription),
+    actionValue: codec?.encode(button),
   };
+}
+
+/** The button signer; undefined (a digest without Mute / Only changes) when none is wired or the key can't be read: the digest matters more. */
+async function actionValueCodec(deps: DigestDeps): Promise<ActionValueCodec | undefined> {
+  if (deps.actionValues === undefined) return undefined;
+  try {
+    return await deps.actionValues();
+  } catch (error) {
+    deps.log.warn('action-signing key unusable: the digest goes without its Mute / Only changes buttons', describeError(error));
+    return undefined;
+  }
 }
 
 /** Who changed the channel's settings and when; none for a plain subscription or a configured channel. */
@@ -527,10 +562,20 @@ async function answerCommand(work: DeferredSlackCommand, deps: DigestDeps): Prom
 }
 
 function commandDeps(deps: DigestDeps): DeferredDeps {
-  if (!deps.subscriptions || !deps.responder)
+  if (!deps.subscriptions || !deps.responder || !deps.slackApp)
     throw new NeedsOperatorFix(
-      'a slash command reached a digest worker without the subscription store',
-      'deploy the digest function with the Slack app wiring (TABLE_NAME, response_url origins)',
+      'a slash command reached a digest worker without the subscription store or the Slack app wiring',
+      'deploy the digest function with the Slack app wiring (TABLE_NAME, response_url origins, SLACK_ACCESS_POLICY)',
     );
-  return { store: deps.subscriptions, clock: deps.clock, directory: deps.readApi, status: deps.readApi, responder: deps.responder };
+  return {
+    ...deps.slackApp,
+    store: deps.subscriptions,
+    clock: deps.clock,
+    directory: deps.readApi,
+    status: deps.readApi,
+    responder: deps.responder,
+    shares: shareValuesFrom(deps.actionValues),
+    metrics: deps.metrics,
+    log: deps.log,
+  };
 }

@@ -9,6 +9,7 @@ import type { ProjectSnapshot, SnapshotGap, SnapshotPoint } from '../ports';
 import type { Gap, VisibilityOverview } from '../read-api-types';
 import { gapTrend } from './gap-trend';
 import { parseNumericValue } from './numeric';
+import { rivalRecord, SNAPSHOT_MAX_GAP_ENGINES } from './rivals';
 import { rowName, rowPrimaryValue } from './rows';
 
 export { parseNumericValue } from './numeric';
@@ -22,8 +23,6 @@ export const SNAPSHOT_MAX_TEXT = 300;
 export const SNAPSHOT_HISTORY_RUNS = 12;
 /** Metrics per history point: the headline ones (first in API order). */
 export const SNAPSHOT_HISTORY_METRICS = 10;
-/** Engines kept per stored gap. */
-const SNAPSHOT_MAX_GAP_ENGINES = 10;
 
 /** "vs last week" uses the history point closest to 7 days before the run, if it is 5 to 9 days old. */
 const WEEK_MS = 7 * 24 * 3600 * 1000;
@@ -39,6 +38,8 @@ export interface SnapshotRun {
   pageSize?: number | undefined;
   /** Gap entries on the page, unreadable ones and duplicates included; default: `gaps.length`. */
   rawGapCount?: number | undefined;
+  /** The run's answer count (run.completed `answers`), kept for the noise of later comparisons. */
+  answers?: number | null | undefined;
 }
 
 export interface SnapshotDiff {
@@ -119,6 +120,7 @@ function storedGaps(gaps: readonly Gap[]): SnapshotGap[] {
       prompt_ref: typeof gap.prompt_ref === 'string' ? cut(gap.prompt_ref) : gap.prompt_ref,
       prompt_text: cut(gap.prompt_text),
       platforms_losing: gap.platforms_losing.slice(0, SNAPSHOT_MAX_GAP_ENGINES).map(cut),
+      top_competitor: cut(gap.top_competitor),
     });
   }
   return stored;
@@ -164,7 +166,13 @@ export function buildSnapshot(
   gaps: readonly Gap[],
   previous: ProjectSnapshot | null = null,
 ): ProjectSnapshot {
-  const point: SnapshotPoint = { createdAt: run.createdAt, runId: run.runId, metrics: numericMetrics(overview, SNAPSHOT_HISTORY_METRICS) };
+  const point: SnapshotPoint = {
+    createdAt: run.createdAt,
+    runId: run.runId,
+    metrics: numericMetrics(overview, SNAPSHOT_HISTORY_METRICS),
+    ...(typeof run.answers === 'number' && Number.isFinite(run.answers) ? { answers: run.answers } : {}),
+    rivals: rivalRecord(storedGaps(gaps)),
+  };
   const earlier = historyOf(previous).filter((p) => p.runId !== run.runId);
   return {
     projectId: run.projectId,

@@ -34,7 +34,11 @@ export async function handleSqsBatch(
     );
   }
   const outcomes = await processBatch(
-    records.map((r) => ({ messageId: r.messageId, body: r.body })),
+    records.map((r) => ({
+      messageId: r.messageId,
+      body: r.body,
+      receiveCount: Number(r.attributes?.ApproximateReceiveCount) || undefined,
+    })),
     deps,
   );
   const handles = new Map(records.map((r) => [r.messageId, r.receiptHandle]));

@@ -1,48 +1,99 @@
 /**
- * Digest buttons: "Mute 7 days" and "Only changes" change the channel's settings for the project
- * and re-post the digest with a note of who changed what; "Open dashboard" is a link (nothing to do).
+ * Buttons: "Mute 7 days" and "Only changes" on digests change the channel's settings for the project
+ * and re-post the digest with a note of who changed what; "Open dashboard" is a link (nothing to do);
+ * "Share in channel" on a read's ephemeral answer posts it in the channel for everyone.
  * A digest routed by the configuration (no subscription yet) gets a subscription carrying the new
- * setting, so the button works on every digest.
+ * setting, so the button works on every digest. The digest buttons are changes: the `slackAccess`
+ * policy decides who and where at once (the project is in the button's value).
  */
-import { SLACK_APP_DEFAULTS } from '../contracts';
+import { QUEUE_MESSAGE_KINDS, SLACK_APP_DEFAULTS } from '../contracts';
 import { SLACK_LIMITS, truncateText } from '../slack-text';
-import type { Clock } from '../ports';
+import { describeChange, recordChange, refuse } from './access';
+import { answerList } from './handlers';
 import type { BlockActionInteraction, ButtonAction } from './interactions';
 import type { Actor, SettingsChange, Subscription, SubscriptionStore } from '../ports';
-import type { Responder, SlackReply } from './ports';
-import { changeAnnouncement } from './replies';
+import { authorize } from './policy';
+import type { CommandContext, DeferredCommand, InlineDeps, Responder, ShareDeps, SlackReply } from './ports';
+import { changeAnnouncement, NOT_RECORDED_NOTE } from './replies';
+import { shareAnswer } from './service';
 
-export interface ActionDeps {
-  store: SubscriptionStore;
+export interface ActionDeps extends InlineDeps, ShareDeps {
   responder: Responder;
-  clock: Clock;
 }
 
-export type ActionResult = { status: 'acknowledged' } | { status: 'changed'; subscription: Subscription };
+export type ActionResult =
+  | { status: 'acknowledged' }
+  | { status: 'changed'; subscription: Subscription }
+  /** Shared in the channel (a list), or queued to be (status, projects). */
+  | { status: 'shared' }
+  /** Not allowed by the policy: the clicker was told who can. */
+  | { status: 'refused' };
+
+type ChangeAction = Extract<ButtonAction, { kind: 'mute_7d' | 'only_changes' }>;
 
 const DAY_MS = 24 * 3600_000;
 
 export async function handleButtonAction(interaction: BlockActionInteraction, deps: ActionDeps): Promise<ActionResult> {
-  const { action, actor } = interaction;
+  const { action } = interaction;
   if (action.kind === 'open_dashboard') return { status: 'acknowledged' };
+  if (action.kind === 'share_in_channel') return shareInChannel(interaction, action, deps);
+  return changeByButton(interaction, action, deps);
+}
+
+async function changeByButton(interaction: BlockActionInteraction, action: ChangeAction, deps: ActionDeps): Promise<ActionResult> {
+  const { actor } = interaction;
+  const request = { userId: actor.userId, access: 'change' as const, channel: action.channel, projectId: action.projectId };
+  const decision = await authorize(request, deps.access, deps.groups);
+  if (!decision.allowed) {
+    await tellClicker(interaction, refuse(decision.refusal, deps, { id: action.projectId, name: action.projectName }), deps);
+    return { status: 'refused' };
+  }
   const nowMs = deps.clock.now();
   const change = buttonChange(action, nowMs);
   const subscription = await applyOrSubscribe(action, change, actor, nowMs, deps.store);
-  await deps.responder.respond(
-    interaction.responseUrl,
-    annotated(interaction.messageBlocks, changeAnnouncement(subscription, actor, change)),
-  );
+  const recorded = await recordChange(deps, action.channel, {
+    actor,
+    whenMs: nowMs,
+    what: `${describeChange(change)} (button)`,
+    project: { id: action.projectId, name: action.projectName },
+  });
+  const note = `${changeAnnouncement(subscription, actor, change)}${recorded ? '' : NOT_RECORDED_NOTE}`;
+  await deps.responder.respond(interaction.responseUrl, annotated(interaction.messageBlocks, note));
   return { status: 'changed', subscription };
 }
 
-export function buttonChange(action: Exclude<ButtonAction, { kind: 'open_dashboard' }>, nowMs: number): SettingsChange {
+/** A new ephemeral message to the clicker; the message the button was on stays as it is. */
+async function tellClicker(interaction: BlockActionInteraction, answer: SlackReply, deps: ActionDeps): Promise<void> {
+  await deps.responder.respond(interaction.responseUrl, { ...answer, response_type: 'ephemeral', replace_original: false });
+}
+
+type ShareAction = Extract<ButtonAction, { kind: 'share_in_channel' }>;
+
+/**
+ * "Share in channel" (its value verified, and clicked in its channel, when the click was parsed):
+ * `list` is answered here (DynamoDB only); `status` and `projects` need the read API, so they go
+ * back through the deferred queue with the share flag and the click's response_url.
+ */
+async function shareInChannel(interaction: BlockActionInteraction, action: ShareAction, deps: ActionDeps): Promise<ActionResult> {
+  const { target } = action;
+  const context: CommandContext = { channel: target.channel, actor: interaction.actor, responseUrl: interaction.responseUrl };
+  if (target.verb === 'list') {
+    await shareAnswer(await answerList(context, deps), context, deps.responder);
+    return { status: 'shared' };
+  }
+  const command: DeferredCommand = target.verb === 'status' ? { kind: 'status', project: target.projectId ?? '' } : { kind: 'projects' };
+  await deps.queue.send({ kind: QUEUE_MESSAGE_KINDS.slackCommand, command, context, receivedAtMs: deps.clock.now(), share: true });
+  return { status: 'shared' };
+}
+
+export function buttonChange(action: ChangeAction, nowMs: number): SettingsChange {
   if (action.kind === 'only_changes') return { kind: 'mode', mode: 'changes' };
   const days = SLACK_APP_DEFAULTS.buttonMuteDays;
   return { kind: 'mute', untilMs: nowMs + days * DAY_MS, label: `${days}d` };
 }
 
 async function applyOrSubscribe(
-  action: Exclude<ButtonAction, { kind: 'open_dashboard' }>,
+  action: ChangeAction,
   change: SettingsChange,
   actor: Actor,
   nowMs: number,

@@ -20,6 +20,7 @@ import type {
   DeferredVerb,
   InlineDeps,
   SlackReply,
+  VerbAccess,
   VisibilityCommand,
 } from './ports';
 import * as reply from './replies';
@@ -70,6 +71,11 @@ interface CommandSpecBase<V extends CommandVerb> {
   usage: string;
   /** What the verb does, for `help`. */
   help: string;
+  /**
+   * `read`: open to every member, answered ephemerally; `change`: changes subscriptions, so the
+   * stage's `slackAccess` policy decides who (at the endpoint) and where (once the project is known).
+   */
+  access: VerbAccess;
   /** Shown in the app manifest's usage_hint (Slack shows it while typing). */
   inUsageHint?: true | undefined;
   parse(args: readonly string[]): ArgsParse<V>;
@@ -99,6 +105,7 @@ export const COMMANDS: CommandTable = {
   subscribe: {
     usage: '<project name or id>',
     help: "post this project's digests here",
+    access: 'change',
     inUsageHint: true,
     parse: projectOnly,
     deferred: true,
@@ -106,10 +113,18 @@ export const COMMANDS: CommandTable = {
     words: (command) => [command.project],
     answer: answerSubscribe,
   },
-  unsubscribe: { usage: '<project>', help: 'stop posting them here', parse: projectOnly, deferred: false, answer: changeSubscription },
+  unsubscribe: {
+    usage: '<project>',
+    help: 'stop posting them here',
+    access: 'change',
+    parse: projectOnly,
+    deferred: false,
+    answer: changeSubscription,
+  },
   list: {
     usage: '',
-    help: "this channel's subscriptions and their settings",
+    help: "this channel's subscriptions, their settings and recent changes",
+    access: 'read',
     inUsageHint: true,
     parse: none,
     deferred: false,
@@ -118,6 +133,7 @@ export const COMMANDS: CommandTable = {
   projects: {
     usage: '',
     help: 'the projects the bridge can see',
+    access: 'read',
     parse: none,
     deferred: true,
     ack: () => 'Asking the service for its projects…',
@@ -127,6 +143,7 @@ export const COMMANDS: CommandTable = {
   status: {
     usage: '<project>',
     help: 'the current figures, now',
+    access: 'read',
     inUsageHint: true,
     parse: projectOnly,
     deferred: true,
@@ -137,14 +154,16 @@ export const COMMANDS: CommandTable = {
   mute: {
     usage: '<project> <duration: 30m, 2h, 7d, 1w>',
     help: 'skip digests here for a while',
+    access: 'change',
     parse: parseMute,
     deferred: false,
     answer: changeSubscription,
   },
-  unmute: { usage: '<project>', help: 'end a mute', parse: projectOnly, deferred: false, answer: changeSubscription },
+  unmute: { usage: '<project>', help: 'end a mute', access: 'change', parse: projectOnly, deferred: false, answer: changeSubscription },
   mode: {
     usage: '<project> full|changes',
     help: '`full` every digest, `changes` one line when nothing moved',
+    access: 'change',
     parse: parseMode,
     deferred: false,
     answer: changeSubscription,
@@ -152,6 +171,7 @@ export const COMMANDS: CommandTable = {
   help: {
     usage: '',
     help: 'this text',
+    access: 'read',
     inUsageHint: true,
     parse: none,
     deferred: false,
@@ -160,6 +180,11 @@ export const COMMANDS: CommandTable = {
 };
 
 export const COMMAND_VERBS = Object.keys(COMMANDS) as CommandVerb[];
+
+/** The verb's column: whether it reads or changes. */
+export function accessOf(verb: CommandVerb): VerbAccess {
+  return COMMANDS[verb].access;
+}
 
 const COMMAND = SLACK_APP_DEFAULTS.command;
 
@@ -253,8 +278,9 @@ function parseMode(args: readonly string[]): ArgsParse<'mode'> {
   return { ok: true, args: { project, mode } };
 }
 
+/** The acknowledgement echoes what was typed, sanitized like every other text the bridge writes. */
 function lookingUp(command: { project: string }): string {
-  return `Looking up "${command.project}"…`;
+  return `Looking up ${reply.quoted(command.project)}…`;
 }
 
 /** The closest verb within two edits, so a typo gets "did you mean `subscribe`?". */

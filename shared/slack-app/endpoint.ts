@@ -1,9 +1,12 @@
 /**
  * The Slack endpoints: `POST /slack/commands` and `POST /slack/interactions`. The signature is
- * checked first, over the raw bytes; nothing is read or written before it passes. Then, within
- * Slack's 3 s: inline commands are answered in the HTTP body, deferred ones are put on the digest
- * queue and acknowledged ephemerally, button clicks change the store and update the message via
- * response_url. Never throws: every failure is an outcome, mapped to HTTP in one place.
+ * checked first, over the raw bytes; nothing is read or written before it passes. Then the request
+ * must come from our workspace (or Grid org) and be for our app (./workspace-gate.ts: 403 otherwise),
+ * and its signature must not have been acted on already (a replay is answered, not acted on again).
+ * Then, within Slack's 3 s: inline commands are answered in the HTTP body, deferred ones are put on
+ * the commands queue and acknowledged ephemerally, button clicks (their values signed by the bridge,
+ * ./button-value.ts) change the store and update the message via response_url. Never throws: every
+ * failure is an outcome, mapped to HTTP in one place.
  */
 import { HTTP_PATHS, METRIC_DIMENSIONS, SLACK_APP_METRICS } from '../contracts';
 import { describeError } from '../observability';
@@ -14,14 +17,15 @@ import {
   type SlackRequestVerifier,
   type SlackSignatureFailure,
 } from '../slack-request-signature';
-import { handleButtonAction } from './actions';
+import { handleButtonAction, type ActionDeps } from './actions';
+import type { ActionValueCodec } from './button-value';
 import { parseSlashCommandForm } from './commands';
-import { parseInteractionForm } from './interactions';
+import { parseInteractionForm, type ButtonRefusal } from './interactions';
 import { SlackAppStoreError } from '../errors';
-import type { SubscriptionStore } from '../ports';
-import type { DeferredCommandQueue, Responder, SlackReply } from './ports';
+import type { ReplayGuard, SlackReply } from './ports';
 import * as reply from './replies';
 import { answerSlashCommand, type CommandAck } from './service';
+import { foreignReason, requestOrigin, type ForeignReason, type WorkspaceAllowList } from './workspace-gate';
 
 /** Interaction payloads carry the message's blocks (up to 50); 1 MiB is far above any real one and bounds the HMAC work. */
 export const MAX_SLACK_BODY_BYTES = 1024 * 1024;
@@ -41,12 +45,15 @@ export interface SlackHttpResponse {
   body: string;
 }
 
-export interface SlackEndpointDeps {
+export interface SlackEndpointDeps extends ActionDeps {
   /** Resolves the verifier for the current signing secret (it may be regenerated while a container lives). */
   verifier: () => Promise<SlackRequestVerifier>;
-  store: SubscriptionStore;
-  queue: DeferredCommandQueue;
-  responder: Responder;
+  /** The workspaces (or Grid org) and the app this stage serves. */
+  workspace: WorkspaceAllowList;
+  /** Signatures already acted on (within the tolerance). */
+  replays: ReplayGuard;
+  /** Verifies the values of the bridge's buttons (the stage's action-signing key, through the secret cache). */
+  actionValues: () => Promise<ActionValueCodec>;
   clock: Clock;
   log: Log;
   metrics: Metrics;
@@ -57,12 +64,31 @@ export type SlackRejection =
   | { kind: 'method_not_allowed' }
   | { kind: 'payload_too_large' }
   | { kind: 'signature'; reason: SlackSignatureFailure }
+  /** Signed, but from another workspace, org or app, or while the stage names none. */
+  | { kind: 'foreign'; reason: ForeignReason }
   | { kind: 'secrets_unavailable' }
   | { kind: 'bad_request'; problem: string }
   | { kind: 'store_unavailable' };
 
+type Route = 'commands' | 'interactions';
+
 export type SlackOutcome =
-  { kind: 'reply'; reply: SlackReply } | { kind: 'acknowledged' } | { kind: 'rejected'; rejection: SlackRejection };
+  | { kind: 'reply'; reply: SlackReply }
+  | { kind: 'acknowledged' }
+  /** Its signature was already acted on: answered (a command ephemerally), nothing done again. */
+  | { kind: 'replayed'; route: Route }
+  | { kind: 'rejected'; rejection: SlackRejection };
+
+/** What a replayed command shows its user (Slack retried, or someone re-sent a captured request). */
+export const ALREADY_HANDLED_TEXT = 'Already handled: this command was received before, so nothing was done again.';
+
+/** The 403 codes of a foreign request: which id is not ours, or that the stage names none yet. */
+const FOREIGN_ERRORS: Readonly<Record<ForeignReason, string>> = {
+  not_configured: 'workspace_not_configured',
+  team: 'foreign_workspace',
+  enterprise: 'foreign_workspace',
+  app: 'foreign_app',
+};
 
 /** The one place that maps outcomes to HTTP answers. Slack shows a non-2xx as an error, so 2xx carries the user-facing text. */
 export function toSlackHttpResponse(outcome: SlackOutcome): SlackHttpResponse {
@@ -73,6 +99,10 @@ export function toSlackHttpResponse(outcome: SlackOutcome): SlackHttpResponse {
   });
   if (outcome.kind === 'reply') return json(200, outcome.reply);
   if (outcome.kind === 'acknowledged') return { statusCode: 200, headers: {}, body: '' };
+  if (outcome.kind === 'replayed')
+    return outcome.route === 'commands'
+      ? json(200, { response_type: 'ephemeral', text: ALREADY_HANDLED_TEXT })
+      : { statusCode: 200, headers: {}, body: '' };
   const r = outcome.rejection;
   switch (r.kind) {
     case 'not_found':
@@ -83,6 +113,8 @@ export function toSlackHttpResponse(outcome: SlackOutcome): SlackHttpResponse {
       return json(413, { ok: false, error: 'payload_too_large' });
     case 'signature':
       return json(401, { ok: false, error: `signature_${r.reason}` });
+    case 'foreign':
+      return json(403, { ok: false, error: FOREIGN_ERRORS[r.reason] });
     case 'bad_request':
       return json(400, { ok: false, error: 'bad_request' });
     case 'secrets_unavailable':
@@ -105,10 +137,29 @@ async function slackOutcome(request: SlackHttpRequest, deps: SlackEndpointDeps):
   const verified = await verify(request, deps);
   if (verified !== null) return rejected(verified);
   const form = request.rawBody.toString('utf8');
+  const foreign = foreignReason(requestOrigin(request.path, form), deps.workspace);
+  if (foreign !== null) return rejected({ kind: 'foreign', reason: foreign });
+  const replay = await checkReplay(request, route, deps);
+  if (replay !== null) return replay;
   return route === 'commands' ? command(form, deps) : interaction(form, deps);
 }
 
-function routeOf(path: string): 'commands' | 'interactions' | undefined {
+/** Null for a first request; the outcome of a replay, or of a table that can't say (nothing done: Slack shows an error). */
+async function checkReplay(request: SlackHttpRequest, route: Route, deps: SlackEndpointDeps): Promise<SlackOutcome | null> {
+  // Verified, so the header is there; its v0= value is unique per (timestamp, body).
+  const signature = request.headers[SLACK_SIGNATURE_HEADER] ?? '';
+  try {
+    if (await deps.replays.firstSeen(signature, deps.clock.now())) return null;
+  } catch (error) {
+    deps.log.error('replay guard failed: the Slack request was not acted on', describeError(error));
+    return rejected({ kind: 'store_unavailable' });
+  }
+  deps.metrics.count(SLACK_APP_METRICS.slackRequestReplayed);
+  deps.log.warn('Slack request replayed: answered, not acted on again', { path: request.path });
+  return { kind: 'replayed', route };
+}
+
+function routeOf(path: string): Route | undefined {
   if (path === HTTP_PATHS.slackCommands) return 'commands';
   if (path === HTTP_PATHS.slackInteractions) return 'interactions';
   return undefined;
@@ -163,7 +214,15 @@ async function enqueue(ack: CommandAck, deps: SlackEndpointDeps): Promise<SlackR
 }
 
 async function interaction(form: string, deps: SlackEndpointDeps): Promise<SlackOutcome> {
-  const parsed = parseInteractionForm(form);
+  let codec: ActionValueCodec;
+  try {
+    codec = await deps.actionValues();
+  } catch (error) {
+    deps.log.error('action-signing key could not be read: the click was not acted on', describeError(error));
+    return rejected({ kind: 'secrets_unavailable' });
+  }
+  const parsed = parseInteractionForm(form, codec);
+  if (!parsed.ok && parsed.refusal !== undefined) return refuseButton(parsed.refusal, deps);
   if (!parsed.ok) return rejected({ kind: 'bad_request', problem: parsed.problem });
   const { action } = parsed.interaction;
   try {
@@ -182,10 +241,32 @@ async function interaction(form: string, deps: SlackEndpointDeps): Promise<Slack
   return { kind: 'acknowledged' };
 }
 
+/** What the clicker of a refused button is told, only them. */
+export const BUTTON_REFUSED_TEXT =
+  "This button can't be used here: it works only on the message the bridge posted, in the channel it was posted to (not on a copy). Use `/visibility` in that channel instead.";
+
+/** A click on a value the bridge did not sign, or outside its channel: nothing changed, the clicker told (200: Slack shows no error). */
+async function refuseButton(refusal: ButtonRefusal, deps: SlackEndpointDeps): Promise<SlackOutcome> {
+  deps.metrics.count(SLACK_APP_METRICS.slackActionRefused, 1, { [METRIC_DIMENSIONS.reason]: refusal.reason });
+  deps.log.warn('button refused', { action: refusal.actionId, reason: refusal.reason, user: refusal.actor.userId });
+  try {
+    await deps.responder.respond(refusal.responseUrl, { response_type: 'ephemeral', replace_original: false, text: BUTTON_REFUSED_TEXT });
+  } catch (error) {
+    deps.log.warn('the refused button could not be answered', describeError(error));
+  }
+  return { kind: 'acknowledged' };
+}
+
 function logRejection(rejection: SlackRejection, path: string, deps: SlackEndpointDeps): void {
+  // Unauthenticated or foreign: one short line (path and reason; never headers or body), as a flood may send many.
   if (rejection.kind === 'signature') {
     deps.metrics.count(SLACK_APP_METRICS.slackRequestRejected, 1, { [METRIC_DIMENSIONS.reason]: `signature_${rejection.reason}` });
     deps.log.warn('Slack request refused', { path, reason: `signature_${rejection.reason}` });
+    return;
+  }
+  if (rejection.kind === 'foreign') {
+    deps.metrics.count(SLACK_APP_METRICS.slackRequestForeign, 1, { [METRIC_DIMENSIONS.reason]: rejection.reason });
+    deps.log.warn('Slack request refused', { path, reason: `foreign_${rejection.reason}` });
     return;
   }
   const detail = rejection.kind === 'bad_request' ? { problem: rejection.problem } : {};

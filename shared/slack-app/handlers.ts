@@ -2,15 +2,24 @@
  * What each `/visibility` verb does, one handler per verb (the command table in ./commands.ts names
  * them). Inline handlers use DynamoDB only — the project is found among the channel's own
  * subscriptions, which keep the project's name; deferred ones also read the service's read API.
+ * Who may change is checked before a handler runs (./service.ts); where a project may be changed is
+ * checked here, once the project is known. Every change is appended to the channel's history.
  */
+import { describeError } from '../observability';
 import type { SettingsChange, Subscription } from '../ports';
+import { describeChange, recordChange, refusedInChannel } from './access';
 import { matchProject } from './project-match';
-import type { CommandContext, CommandOf, DeferredDeps, InlineDeps, SlackReply } from './ports';
+import type { CommandContext, CommandOf, DeferredDeps, InlineDeps, PostingAccess, SlackReply } from './ports';
 import * as reply from './replies';
 import { statusReply } from './status';
 
-export function answerList(context: CommandContext, deps: InlineDeps): Promise<SlackReply> {
-  return deps.store.forChannel(context.channel).then((subscriptions) => reply.listReply(subscriptions, deps.clock.now()));
+export async function answerList(context: CommandContext, deps: InlineDeps): Promise<SlackReply> {
+  const [subscriptions, changes, shareValue] = await Promise.all([
+    deps.store.forChannel(context.channel),
+    deps.store.recentChanges(context.channel),
+    deps.shares.encode({ verb: 'list', channel: context.channel }),
+  ]);
+  return reply.listReply(subscriptions, changes, deps.clock.now(), shareValue);
 }
 
 type ChangeCommand = CommandOf<'unsubscribe' | 'mute' | 'unmute' | 'mode'>;
@@ -22,12 +31,21 @@ export async function changeSubscription(command: ChangeCommand, context: Comman
   if (match.status === 'ambiguous') return reply.ambiguousReply(command.project, match.candidates);
   if (match.status === 'not_found') return reply.notFoundReply(command.project, match.suggestions, 'channel');
   const { subscription } = match.project;
+  const refused = refusedInChannel(match.project, context.channel, deps);
+  if (refused !== null) return refused;
   if (command.kind === 'unsubscribe') return unsubscribe(subscription, context, deps);
-  const change = settingsChange(command, deps.clock.now());
-  const changed = await deps.store.change(subscription.projectId, context.channel, change, context.actor, deps.clock.now());
+  const nowMs = deps.clock.now();
+  const change = settingsChange(command, nowMs);
+  const changed = await deps.store.change(subscription.projectId, context.channel, change, context.actor, nowMs);
   // Removed between the read and the write (someone unsubscribed meanwhile).
   if (changed === null) return reply.notFoundReply(command.project, [], 'channel');
-  return reply.inChannel(reply.changeAnnouncement(changed, context.actor, change));
+  const recorded = await recordChange(deps, context.channel, {
+    actor: context.actor,
+    whenMs: nowMs,
+    what: describeChange(change),
+    project: match.project,
+  });
+  return reply.inChannel(`${reply.changeAnnouncement(changed, context.actor, change)}${recorded ? '' : reply.NOT_RECORDED_NOTE}`);
 }
 
 function asNamed(subscription: Subscription) {
@@ -35,8 +53,15 @@ function asNamed(subscription: Subscription) {
 }
 
 async function unsubscribe(subscription: Subscription, context: CommandContext, deps: InlineDeps): Promise<SlackReply> {
-  await deps.store.unsubscribe(subscription.projectId, context.channel);
-  return reply.inChannel(`${reply.mention(context.actor.userId)} unsubscribed this channel from ${reply.name(asNamed(subscription))}.`);
+  const removed = await deps.store.unsubscribe(subscription.projectId, context.channel);
+  const project = asNamed(subscription);
+  // The history keeps unsubscribes: the subscription itself is gone.
+  const recorded = removed
+    ? await recordChange(deps, context.channel, { actor: context.actor, whenMs: deps.clock.now(), what: 'unsubscribed', project })
+    : true;
+  return reply.inChannel(
+    `${reply.mention(context.actor.userId)} unsubscribed this channel from ${reply.name(project)}.${recorded ? '' : reply.NOT_RECORDED_NOTE}`,
+  );
 }
 
 export function settingsChange(command: CommandOf<'mute' | 'unmute' | 'mode'>, nowMs: number): SettingsChange {
@@ -48,7 +73,8 @@ export function settingsChange(command: CommandOf<'mute' | 'unmute' | 'mode'>, n
 export async function answerProjects(context: CommandContext, deps: DeferredDeps): Promise<SlackReply> {
   const projects = await deps.directory.listProjects();
   const here = await deps.store.forChannel(context.channel);
-  return reply.projectsReply(projects, new Set(here.map((s) => s.projectId)));
+  const shareValue = await deps.shares.encode({ verb: 'projects', channel: context.channel });
+  return reply.projectsReply(projects, new Set(here.map((s) => s.projectId)), shareValue);
 }
 
 /** The service's project the user named, or the reply saying why there is none. */
@@ -62,20 +88,48 @@ async function serviceProject(query: string, deps: DeferredDeps) {
 export async function answerStatus(command: CommandOf<'status'>, context: CommandContext, deps: DeferredDeps): Promise<SlackReply> {
   const found = await serviceProject(command.project, deps);
   if (!found.project) return found.reply;
-  return statusReply(found.project, await deps.status.getVisibility(found.project.id), context.actor.userId);
+  const project = found.project;
+  const [overview, shareValue] = await Promise.all([
+    deps.status.getVisibility(project.id),
+    deps.shares.encode({ verb: 'status', projectId: project.id, channel: context.channel }),
+  ]);
+  return statusReply(project, overview, context.actor.userId, shareValue);
 }
 
+/**
+ * Subscribes the channel once the project is known: where it may be changed (`changeChannels`),
+ * then whether the bot can post here — a channel it can't post in would only be marked broken on
+ * the next run. Subscribing a broken subscription again replaces it (the store's `subscribe`).
+ */
 export async function answerSubscribe(command: CommandOf<'subscribe'>, context: CommandContext, deps: DeferredDeps): Promise<SlackReply> {
   const found = await serviceProject(command.project, deps);
   if (!found.project) return found.reply;
   const project = found.project;
+  const refused = refusedInChannel(project, context.channel, deps);
+  if (refused !== null) return refused;
+  const posting = await postingAccess(context.channel, deps);
+  if (posting === undefined) return reply.postingUncheckedReply(project);
+  if (!posting.canPost) return reply.cannotPostReply(posting, context.channel, project);
+  const nowMs = deps.clock.now();
   const result = await deps.store.subscribe({
     projectId: project.id,
     projectName: project.name,
     channel: context.channel,
     actor: context.actor,
-    nowMs: deps.clock.now(),
+    nowMs,
   });
-  if (result.status === 'already') return reply.alreadySubscribedReply(project, result.subscription, deps.clock.now());
-  return reply.subscribedReply(project, context.actor);
+  if (result.status === 'already') return reply.alreadySubscribedReply(project, result.subscription, nowMs);
+  const recorded = await recordChange(deps, context.channel, { actor: context.actor, whenMs: nowMs, what: 'subscribed', project });
+  const subscribed = reply.subscribedReply(project, context.actor);
+  return recorded ? subscribed : { ...subscribed, text: `${subscribed.text}${reply.NOT_RECORDED_NOTE}` };
+}
+
+/** Whether the bot can post in the channel; undefined when Slack could not say (logged; nothing is subscribed). */
+async function postingAccess(channel: string, deps: DeferredDeps): Promise<PostingAccess | undefined> {
+  try {
+    return await deps.channels.postingAccess(channel);
+  } catch (error) {
+    deps.log.warn('could not check that the bot can post in a channel: nothing subscribed', { channel, ...describeError(error) });
+    return undefined;
+  }
 }

@@ -1,25 +1,32 @@
 /**
- * Buttons on digests. The renderer puts the project and channel in each button's value
- * (`encodeActionValue`); `/slack/interactions` parses the `payload` form field once into a typed
- * action. Never throws.
+ * Buttons on digests. The renderer puts the project and channel in each button's value, signed by
+ * the bridge (`encodeActionValue`, ./button-value.ts); `/slack/interactions` parses the `payload`
+ * form field once into a typed action, or a refusal when the value is not the bridge's or the click
+ * is not in the value's channel. Never throws.
  */
 import type { Actor } from '../ports';
 import { isRecord } from '../util';
 import { isChannelId } from '../routing';
+import type { ActionTarget, ActionValueCodec } from './button-value';
+import type { ShareTarget, ShareValues } from './ports';
 
-export const ACTION_IDS = { mute7d: 'mute_7d', onlyChanges: 'only_changes', openDashboard: 'open_dashboard' } as const;
+export type { ActionTarget } from './button-value';
 
-export interface ActionTarget {
-  projectId: string;
-  projectName: string;
-  channel: string;
-}
+export const ACTION_IDS = {
+  mute7d: 'mute_7d',
+  onlyChanges: 'only_changes',
+  openDashboard: 'open_dashboard',
+  /** On the ephemeral answer of a read (`status`, `projects`, `list`): post it in the channel for everyone. */
+  shareInChannel: 'share_in_channel',
+} as const;
 
 export type ButtonAction =
   | ({ kind: 'mute_7d' } & ActionTarget)
   | ({ kind: 'only_changes' } & ActionTarget)
   /** A link button: Slack opens the URL itself and still reports the click, which needs only a 200. */
-  | { kind: 'open_dashboard' };
+  | { kind: 'open_dashboard' }
+  /** "Share in channel" on a read's ephemeral answer: its signed value, clicked in the channel it names. */
+  | { kind: 'share_in_channel'; target: ShareTarget };
 
 export interface BlockActionInteraction {
   actor: Actor;
@@ -29,25 +36,32 @@ export interface BlockActionInteraction {
   messageBlocks: unknown[];
 }
 
-export type InteractionParse = { ok: true; interaction: BlockActionInteraction } | { ok: false; problem: string };
+/** Why a click on a digest button is refused: its value is not one the bridge signed, or it was not clicked in the value's channel. */
+export type ButtonRefusalReason = 'unsigned' | 'no_channel' | 'other_channel';
 
-/** Slack caps a button value at 2000 characters; project names are cut so the value always fits. */
-const MAX_NAME_IN_VALUE = 500;
-
-export function encodeActionValue(target: ActionTarget): string {
-  return JSON.stringify({ p: target.projectId, n: target.projectName.slice(0, MAX_NAME_IN_VALUE), c: target.channel });
+/** A refused click: nothing is changed, and its user is told via `responseUrl`. */
+export interface ButtonRefusal {
+  reason: ButtonRefusalReason;
+  actionId: string;
+  actor: Actor;
+  responseUrl: string;
 }
 
-export function decodeActionValue(value: unknown): ActionTarget | null {
-  const parsed = parseJson(value);
-  if (!isRecord(parsed)) return null;
-  const { p, n, c } = parsed;
-  if (!isNonEmptyString(p) || !isNonEmptyString(c)) return null;
-  return { projectId: p, projectName: typeof n === 'string' && n !== '' ? n : p, channel: c };
+export type InteractionParse =
+  { ok: true; interaction: BlockActionInteraction } | { ok: false; problem: string; refusal?: ButtonRefusal | undefined };
+
+/** The value of a digest button for `target`, signed with the stage's newest action-signing key. */
+export function encodeActionValue(target: ActionTarget, codec: ActionValueCodec): string {
+  return codec.encode(target);
 }
 
-/** Parses the form body of an interaction request (`payload=<JSON>`). */
-export function parseInteractionForm(rawBody: string): InteractionParse {
+/** The target of a button value the bridge signed; null for an unsigned, forged or cut one. */
+export function decodeActionValue(value: unknown, codec: ActionValueCodec): ActionTarget | null {
+  return codec.decode(value);
+}
+
+/** Parses the form body of an interaction request (`payload=<JSON>`), verifying a digest button's value with `codec`. */
+export function parseInteractionForm(rawBody: string, codec: ActionValueCodec): InteractionParse {
   const payload = parseJson(new URLSearchParams(rawBody).get('payload'));
   if (!isRecord(payload)) return { ok: false, problem: 'interaction body has no JSON `payload` field' };
   if (payload['type'] !== 'block_actions') return { ok: false, problem: `interaction type "${String(payload['type'])}" is not handled` };
@@ -55,13 +69,18 @@ export function parseInteractionForm(rawBody: string): InteractionParse {
   const responseUrl = payload['response_url'];
   if (!isNonEmptyString(user['id']) || !isNonEmptyString(responseUrl))
     return { ok: false, problem: 'block_actions payload lacks user.id or response_url' };
-  const action = parseAction(payload);
-  if (typeof action === 'string') return { ok: false, problem: action };
   const userName = user['username'] ?? user['name'];
+  const actor: Actor = { userId: user['id'], ...(typeof userName === 'string' ? { userName } : {}) };
+  const action = parseAction(payload, codec);
+  if (typeof action === 'string') return { ok: false, problem: action };
+  if ('refused' in action) {
+    const refusal = { reason: action.refused, actionId: action.actionId, actor, responseUrl };
+    return { ok: false, problem: `action ${action.actionId} refused: ${action.refused}`, refusal };
+  }
   return {
     ok: true,
     interaction: {
-      actor: { userId: user['id'], ...(typeof userName === 'string' ? { userName } : {}) },
+      actor,
       responseUrl,
       action,
       messageBlocks: messageBlocks(payload['message']),
@@ -69,23 +88,68 @@ export function parseInteractionForm(rawBody: string): InteractionParse {
   };
 }
 
-function parseAction(payload: Record<string, unknown>): ButtonAction | string {
+type Refused = { refused: ButtonRefusalReason; actionId: string };
+
+function parseAction(payload: Record<string, unknown>, codec: ActionValueCodec): ButtonAction | Refused | string {
   const actions = payload['actions'];
   const first: unknown = Array.isArray(actions) ? actions[0] : undefined;
   if (!isRecord(first)) return 'block_actions payload has no action';
   const actionId = first['action_id'];
   if (actionId === ACTION_IDS.openDashboard) return { kind: 'open_dashboard' };
+  if (actionId === ACTION_IDS.shareInChannel) return shareAction(payload, first['value'], codec);
   if (actionId !== ACTION_IDS.mute7d && actionId !== ACTION_IDS.onlyChanges) return `action "${String(actionId)}" is not handled`;
-  const target = decodeActionValue(first['value']);
-  if (target === null) return `action ${actionId} has no project and channel in its value`;
+  const target = decodeActionValue(first['value'], codec);
+  if (target === null) return { refused: 'unsigned', actionId };
+  // Without the channel clicked in, nothing says the click is where the digest was posted.
   const clickedIn = isRecord(payload['channel']) ? payload['channel']['id'] : undefined;
-  if (!isNonEmptyString(clickedIn)) return { kind: actionId, ...target };
+  if (!isNonEmptyString(clickedIn)) return { refused: 'no_channel', actionId };
   // A digest routed by configuration may name its channel (`#digests`); Slack reports the id, so the
-  // change applies to the channel clicked in, keyed by its id as `/visibility subscribe` keys it.
-  if (!isChannelId(target.channel)) return { kind: actionId, ...target, channel: clickedIn };
+  // change applies to the channel clicked in, keyed by its id as `/visibility subscribe` keys it. Never a DM.
+  if (!isChannelId(target.channel))
+    return clickedIn.startsWith('D') ? { refused: 'other_channel', actionId } : { kind: actionId, ...target, channel: clickedIn };
   // The value names the channel the digest was posted to; a click elsewhere (a forwarded copy) must not change that channel.
-  if (clickedIn !== target.channel) return `action ${actionId} was clicked in ${clickedIn}, not in the digest's channel`;
+  if (clickedIn !== target.channel) return { refused: 'other_channel', actionId };
   return { kind: actionId, ...target };
+}
+
+/** A share is a read, but only of the channel its answer was given in: the value must be signed and name the channel clicked in. */
+function shareAction(payload: Record<string, unknown>, value: unknown, codec: ActionValueCodec): ButtonAction | Refused {
+  const actionId = ACTION_IDS.shareInChannel;
+  const target = decodeShareValue(value, codec);
+  if (target === null) return { refused: 'unsigned', actionId };
+  const clickedIn = isRecord(payload['channel']) ? payload['channel']['id'] : undefined;
+  if (!isNonEmptyString(clickedIn)) return { refused: 'no_channel', actionId };
+  if (clickedIn !== target.channel) return { refused: 'other_channel', actionId };
+  return { kind: 'share_in_channel', target };
+}
+
+const SHARE_VERBS: readonly ShareTarget['verb'][] = ['status', 'projects', 'list'];
+
+/** The value of a "Share in channel" button, signed like the digest buttons' (./button-value.ts). */
+export function encodeShareValue(target: ShareTarget, codec: Pick<ActionValueCodec, 'sign'>): string {
+  const fields: Record<string, string> = { v: target.verb, c: target.channel };
+  if (target.projectId !== undefined) fields['p'] = target.projectId;
+  return codec.sign(fields);
+}
+
+/** The target of a share value the bridge signed; null for anything else. */
+export function decodeShareValue(value: unknown, codec: Pick<ActionValueCodec, 'verify'>): ShareTarget | null {
+  const fields = codec.verify(value);
+  if (fields === null) return null;
+  const verb = SHARE_VERBS.find((v) => v === fields['v']);
+  const channel = fields['c'];
+  const projectId = fields['p'];
+  if (verb === undefined || !isNonEmptyString(channel)) return null;
+  if (verb !== 'status') return { verb, channel };
+  return isNonEmptyString(projectId) ? { verb, channel, projectId } : null;
+}
+
+/**
+ * Share values as the domain signs them, over the stage's action-signing key (resolved through the
+ * secret cache); without a key (`codec` undefined) reads are answered without the button.
+ */
+export function shareValuesFrom(codec: (() => Promise<Pick<ActionValueCodec, 'sign'>>) | undefined): ShareValues {
+  return { encode: async (target) => (codec === undefined ? undefined : encodeShareValue(target, await codec())) };
 }
 
 function messageBlocks(message: unknown): unknown[] {

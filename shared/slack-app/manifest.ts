@@ -5,9 +5,12 @@
  * - `chat:write`: post digests and their thread replies in channels the app was invited to;
  * - `channels:history`: after an attempt whose outcome is unknown, the digest worker reads the
  *   channel (conversations.history / replies) to find what was already posted instead of posting twice;
- * - `groups:history` (only with `privateChannels`): the same for private channels.
- * Not requested: `chat:write.public` (the app must be invited, which keeps channels in control),
- * `channels:read` (only `bridge doctor`'s channel check uses it; it reports a missing scope itself).
+ * - `channels:read`: `subscribe` checks the bot is in the channel (conversations.info) before
+ *   subscribing it, and says how to invite it when not (`bridge doctor` checks channels with it too);
+ * - `usergroups:read`: a `slackAccess` policy that lets a user group change subscriptions reads its
+ *   members (usergroups.users.list);
+ * - `groups:history`, `groups:read` (only with `privateChannels`): the same for private channels.
+ * Not requested: `chat:write.public` (the app must be invited, which keeps channels in control).
  */
 import { HTTP_PATHS, SLACK_APP_DEFAULTS } from '../contracts';
 import { usageHint } from './commands';
@@ -41,7 +44,14 @@ const MAX_NAME = 35;
 export function buildSlackAppManifest(options: ManifestOptions): SlackAppManifest {
   const base = requestBase(options.baseUrl);
   const appName = (options.appName?.trim() || 'AI Visibility').slice(0, MAX_NAME);
-  const scopes = ['commands', 'chat:write', 'channels:history', ...(options.privateChannels ? ['groups:history'] : [])];
+  const scopes = [
+    'commands',
+    'chat:write',
+    'channels:history',
+    'channels:read',
+    'usergroups:read',
+    ...(options.privateChannels ? ['groups:history', 'groups:read'] : []),
+  ];
   return {
     display_information: { name: appName, description: 'AI-visibility digests and /visibility subscriptions' },
     features: {

@@ -5,7 +5,7 @@
  * Subscriptions and pacing, shared with the digest, are in ../ports.ts.
  */
 import type { DigestMode, QUEUE_MESSAGE_KINDS } from '../contracts';
-import type { Actor, SubscriptionStore, Clock } from '../ports';
+import type { Actor, SubscriptionStore, Clock, Log, Metrics } from '../ports';
 import type { Project, VisibilityOverview } from '../read-api-types';
 
 // --- Commands ------------------------------------------------------------------------------------
@@ -54,6 +54,19 @@ export interface DeferredSlackCommand {
   command: DeferredCommand;
   context: CommandContext;
   receivedAtMs: number;
+  /** A "Share in channel" click of a read's answer: answer in the channel and delete the ephemeral one. Reads only. */
+  share?: true | undefined;
+}
+
+/** Whether a verb only reads (open to every member, answered ephemerally) or changes subscriptions (the policy decides). */
+export type VerbAccess = 'read' | 'change';
+
+/** What a "Share in channel" button re-answers, in the channel it was answered in. */
+export interface ShareTarget {
+  verb: 'status' | 'projects' | 'list';
+  /** `status` only: the project's id, as the answer found it. */
+  projectId?: string | undefined;
+  channel: string;
 }
 
 // --- Ports ---------------------------------------------------------------------------------------
@@ -75,6 +88,8 @@ export interface SlackReply {
   blocks?: unknown[] | undefined;
   /** Interactions only: replace the message the button was on. */
   replace_original?: boolean | undefined;
+  /** Interactions only: delete the message the button was on (an ephemeral one included). */
+  delete_original?: boolean | undefined;
 }
 
 /** Posts to a response_url (valid 30 minutes, up to 5 times). Throws when Slack does not accept it. */
@@ -87,15 +102,89 @@ export interface DeferredCommandQueue {
   send(message: DeferredSlackCommand): Promise<void>;
 }
 
-/** What inline commands need: DynamoDB only, so they answer within Slack's 3 s. */
-export interface InlineDeps {
-  store: SubscriptionStore;
-  clock: Clock;
+/**
+ * The members of a Slack user group (`usergroups.users.list`, scope `usergroups:read`). Throws the
+ * domain's errors (Unavailable, NeedsOperatorFix) when the group can't be read: the caller refuses.
+ */
+export interface UserGroupMembers {
+  membersOf(groupId: string): Promise<ReadonlySet<string>>;
 }
 
-/** What deferred commands need besides: the read API and response_url. */
+/** Whether the bot can post in a channel (`conversations.info`), as `subscribe` checks it first. */
+export type PostingAccess =
+  | { canPost: true }
+  /** `botUserId`: the bot's user id when known, so the answer can name whom to invite. */
+  | { canPost: false; reason: 'not_member' | 'archived' | 'not_found'; botUserId?: string | undefined };
+
+/** Throws the domain's errors (Unavailable, NeedsOperatorFix: e.g. a missing `channels:read` scope) when Slack can't say. */
+export interface ChannelAccess {
+  postingAccess(channel: string): Promise<PostingAccess>;
+}
+
+/** Who may change subscriptions: everyone, an allow-list of user ids, or the members of a user group. */
+export type ChangeRule =
+  | { kind: 'everyone' }
+  | { kind: 'users'; userIds: readonly string[] }
+  /** Members of a Slack user group (read with `usergroups.users.list`, scope `usergroups:read`). */
+  | { kind: 'userGroup'; groupId: string };
+
+/** The stage's `slackAccess`, validated (./policy.ts parses it). */
+export interface SlackAccessPolicy {
+  changes: ChangeRule;
+  /** Project id → the channel ids where that project's subscriptions may be changed; a project not named: any channel. */
+  changeChannels: Readonly<Record<string, readonly string[]>>;
+}
+
+/**
+ * Signs the values of "Share in channel" buttons (./interactions.ts `shareValuesFrom`, over the
+ * stage's action-signing key); a click's value is verified where the click is parsed.
+ */
+export interface ShareValues {
+  /** undefined when the stage has no action-signing key: the answer then has no button. */
+  encode(target: ShareTarget): Promise<string | undefined>;
+}
+
+/** What the digest function's worker of deferred commands needs of the Slack app besides the digest's own peers. */
+export interface SlackAppWorkerDeps {
+  access: SlackAccessPolicy;
+  groups: UserGroupMembers;
+  channels: ChannelAccess;
+}
+
+/** Who may change what (the stage's `slackAccess`), and what deciding it reads. */
+export interface AccessDeps {
+  access: SlackAccessPolicy;
+  groups: UserGroupMembers;
+  metrics: Metrics;
+  log: Log;
+}
+
+/** What inline commands need: DynamoDB (and a cached user-group read) only, so they answer within Slack's 3 s. */
+export interface InlineDeps extends AccessDeps {
+  store: SubscriptionStore;
+  clock: Clock;
+  shares: ShareValues;
+}
+
+/** What deferred commands need besides: the read API, response_url and whether the bot can post in a channel. */
 export interface DeferredDeps extends InlineDeps {
   directory: ProjectDirectory;
   status: StatusSource;
   responder: Responder;
+  channels: ChannelAccess;
+}
+
+/** A "Share in channel" of `status` / `projects` goes back through the deferred queue. */
+export interface ShareDeps {
+  queue: DeferredCommandQueue;
+}
+
+/**
+ * Slack requests already acted on, by signature (the `v0=` value): a replayed request (the same
+ * signature within the signature's tolerance) is answered but not acted on again. Throws when the
+ * store can't say (the request is then refused: nothing done).
+ */
+export interface ReplayGuard {
+  /** True the first time `signature` is seen within the tolerance; false for a replay. */
+  firstSeen(signature: string, nowMs: number): Promise<boolean>;
 }

@@ -8,9 +8,11 @@
  */
 import { SLACK_LIMITS, serviceName, serviceText, truncateText } from '../slack-text';
 import type { NamedProject } from './project-match';
-import type { Actor, SettingsChange, Subscription } from '../ports';
-import type { SlackReply } from './ports';
+import type { Actor, AuditEntry, SettingsChange, Subscription } from '../ports';
+import type { PostingAccess, SlackReply } from './ports';
+import type { Refusal } from './policy';
 import { SLACK_APP_DEFAULTS } from '../contracts';
+import { ACTION_IDS } from './interactions';
 
 /** Lines shown before "and N more": keeps a reply well inside Slack's 40,000-character text limit. */
 export const MAX_LISTED = 50;
@@ -26,6 +28,7 @@ export const REPLY_LEN = {
   verb: 40,
   lastChange: 100,
   userId: 40,
+  code: 40,
 } as const;
 
 export function ephemeral(text: string): SlackReply {
@@ -57,6 +60,28 @@ const SLACK_USER_ID = /^[UW][A-Z0-9]{1,40}$/;
 export function mention(userId: string): string {
   if (SLACK_USER_ID.test(userId)) return `<@${userId}>`;
   return userId.trim() === '' ? 'someone' : serviceText(userId, REPLY_LEN.userId);
+}
+
+const USER_GROUP_ID = /^S[A-Z0-9]{2,40}$/;
+const CHANNEL_ID = /^[CGD][A-Z0-9]{2,40}$/;
+
+/** A user group id becomes its mention (shown as @group); anything else as text. */
+export function groupMention(groupId: string): string {
+  return USER_GROUP_ID.test(groupId) ? `<!subteam^${groupId}>` : serviceText(groupId, REPLY_LEN.userId);
+}
+
+/** A channel id becomes its link (#name); anything else as text. */
+export function channelMention(channel: string): string {
+  return CHANNEL_ID.test(channel) ? `<#${channel}>` : serviceText(channel, REPLY_LEN.userId);
+}
+
+/** "a", "a and b", "a, b and c"; past `max` items "…and N others". */
+function spokenList(items: readonly string[], joiner: 'and' | 'or', max = 10): string {
+  const shown = items.slice(0, max);
+  const rest = items.length - shown.length;
+  if (rest > 0) return `${shown.join(', ')} ${joiner} ${rest} other${rest === 1 ? '' : 's'}`;
+  if (shown.length <= 1) return shown.join('');
+  return `${shown.slice(0, -1).join(', ')} ${joiner} ${shown.at(-1) ?? ''}`;
 }
 
 /** A time every reader sees in their own time zone (Slack date formatting), with a plain fallback. */
@@ -124,6 +149,53 @@ export function changeAnnouncement(subscription: Subscription, actor: Actor, cha
   }
 }
 
+const CHANGES = 'change digest subscriptions (`subscribe`, `unsubscribe`, `mute`, `unmute`, `mode` and the digest buttons)';
+const READS_OPEN = `Reading (\`${COMMAND} status\`, \`projects\`, \`list\`) is open to everyone.`;
+
+/** Why a change was refused, naming who can (or where); `project` names the project of a channel refusal. */
+export function refusalReply(refusal: Refusal, project?: NamedProject): SlackReply {
+  switch (refusal.kind) {
+    case 'not_listed':
+      return ephemeral(`Only ${spokenList(refusal.userIds.map(mention), 'and')} can ${CHANGES}: ask one of them. ${READS_OPEN}`);
+    case 'not_in_group':
+      return ephemeral(`Only members of ${groupMention(refusal.groupId)} can ${CHANGES}: ask one of them. ${READS_OPEN}`);
+    case 'group_unreadable':
+      return ephemeral(
+        `Only members of ${groupMention(refusal.groupId)} can ${CHANGES}, and Slack didn't tell me its members just now, so nothing was changed. ` +
+          "Try again in a minute; if it keeps failing, ask the bridge's operator to run `bridge doctor` (the app needs the `usergroups:read` scope).",
+      );
+    case 'wrong_channel': {
+      const named = project ?? { id: refusal.projectId, name: refusal.projectId };
+      return ephemeral(
+        `${name(named)}'s subscriptions can be changed only in ${spokenList(refusal.channels.map(channelMention), 'or')}, so nothing was changed here.`,
+      );
+    }
+  }
+}
+
+/** `subscribe` in a channel the bot can't post in: how to fix it; nothing was subscribed. */
+export function cannotPostReply(access: Exclude<PostingAccess, { canPost: true }>, channel: string, project: NamedProject): SlackReply {
+  const bot = access.botUserId === undefined ? 'this app' : mention(access.botUserId);
+  const invite = `type \`/invite\` here and pick ${bot}, then subscribe again`;
+  const why = {
+    not_member: `I'm not in ${channelMention(channel)}, so I can't post ${name(project)}'s digests here: ${invite}.`,
+    archived: `${channelMention(channel)} is archived, so I can't post ${name(project)}'s digests in it: unarchive it, or subscribe another channel.`,
+    not_found: `I can't see this channel (a private channel or a conversation I'm not in), so I can't post ${name(project)}'s digests here: ${invite}.`,
+  }[access.reason];
+  return ephemeral(`${why} Nothing was subscribed.`);
+}
+
+/** Slack could not say whether the bot can post here: nothing subscribed. */
+export function postingUncheckedReply(project: NamedProject): SlackReply {
+  return ephemeral(
+    `I couldn't check that I can post in this channel just now, so nothing was subscribed to ${name(project)}. ` +
+      "Try again in a minute; if it keeps failing, ask the bridge's operator to run `bridge doctor` (the app needs the `channels:read` scope, and `groups:read` for private channels).",
+  );
+}
+
+/** Added to a change's announcement when its entry in the channel's history could not be written. */
+export const NOT_RECORDED_NOTE = `\n_(This change is in effect but missing from \`${COMMAND} list\`'s recent changes: the bridge's table failed to record it.)_`;
+
 export function settingsSummary(subscription: Subscription, nowMs: number): string {
   const muted =
     subscription.mutedUntilMs !== undefined && subscription.mutedUntilMs > nowMs
@@ -132,25 +204,123 @@ export function settingsSummary(subscription: Subscription, nowMs: number): stri
   return `mode \`${subscription.mode}\`, ${muted}`;
 }
 
-export function listReply(subscriptions: readonly Subscription[], nowMs: number): SlackReply {
-  if (subscriptions.length === 0) {
-    return ephemeral(
-      `This channel has no subscriptions. \`${COMMAND} subscribe <project>\` adds one; \`${COMMAND} projects\` lists the projects.`,
-    );
-  }
+/** How many of the channel's recent changes `list` shows. */
+export const RECENT_CHANGES_SHOWN = 10;
+
+/**
+ * `list`: the channel's subscriptions with their settings, last change and whether they are broken,
+ * then its recent changes (unsubscribes included). Ephemeral, with a "Share in channel" button.
+ */
+export function listReply(
+  subscriptions: readonly Subscription[],
+  changes: readonly AuditEntry[],
+  nowMs: number,
+  shareValue: string | undefined,
+): SlackReply {
+  const sections = [subscriptionsText(subscriptions, nowMs)];
+  if (changes.length > 0) sections.push(recentChangesText(changes));
+  return shareable(sections, shareValue);
+}
+
+function subscriptionsText(subscriptions: readonly Subscription[], nowMs: number): string {
+  if (subscriptions.length === 0)
+    return `This channel has no subscriptions. \`${COMMAND} subscribe <project>\` adds one; \`${COMMAND} projects\` lists the projects.`;
   const sorted = [...subscriptions].sort((a, b) => a.projectName.localeCompare(b.projectName));
   const lines = listLines(sorted, (s) => {
     const change = `last change: ${serviceText(s.lastChange, REPLY_LEN.lastChange)} by ${mention(s.changedBy)} ${slackDate(s.changedAtMs)}`;
-    return `• ${name({ id: s.projectId, name: s.projectName })} — ${settingsSummary(s, nowMs)} (${change})`;
+    const line = `• ${name({ id: s.projectId, name: s.projectName })} — ${settingsSummary(s, nowMs)} (${change})`;
+    return s.broken === undefined ? line : `${line}\n   ${brokenNote(s.broken)}`;
   });
-  return ephemeral(`This channel's subscriptions (${subscriptions.length}):\n${lines}`);
+  return `This channel's subscriptions (${subscriptions.length}):\n${lines}`;
 }
 
-export function projectsReply(projects: readonly NamedProject[], subscribedHere: ReadonlySet<string>): SlackReply {
+/** A subscription Slack refused for good: skipped by the digest until subscribed again. */
+export function brokenNote(broken: { code: string; atMs: number }): string {
+  const fix =
+    broken.code === 'is_archived'
+      ? 'unarchive the channel'
+      : broken.code === 'not_in_channel' || broken.code === 'channel_not_found'
+        ? 'invite the bot'
+        : 'fix that';
+  // A Slack error code (lower case and underscores) reads best as code; anything else in the item is shown sanitized.
+  const code = /^[a-z0-9_]{1,40}$/.test(broken.code) ? `\`${broken.code}\`` : serviceText(broken.code, REPLY_LEN.code);
+  return `⚠ not receiving since ${slackDate(broken.atMs)}: Slack said ${code} — ${fix}, then subscribe again.`;
+}
+
+function recentChangesText(changes: readonly AuditEntry[]): string {
+  const lines = changes.slice(0, RECENT_CHANGES_SHOWN).map((c) => `• ${slackDate(c.whenMs)} ${mention(c.who)} — ${auditWhat(c)}`);
+  return `*Recent changes*\n${lines.join('\n')}`;
+}
+
+/** "muted *Voltway* for 7d": the stored summary around the project's name. */
+function auditWhat(entry: AuditEntry): string {
+  const project = name({ id: entry.projectId, name: entry.projectName });
+  const [verb = '', ...rest] = serviceText(entry.what, REPLY_LEN.lastChange).split(' ');
+  return [verb, project, ...rest].filter((part) => part !== '').join(' ');
+}
+
+/** An ephemeral answer of a read, one section per part, with a "Share in channel" button (none without a signed value). */
+export function shareable(sections: readonly string[], shareValue: string | undefined): SlackReply {
+  const texts = sections.map((text) => truncateText(text, SLACK_LIMITS.textObject));
+  const blocks: unknown[] = texts.map((text) => ({ type: 'section', text: { type: 'mrkdwn', text } }));
+  if (shareValue !== undefined) blocks.push(shareBlock(shareValue));
+  return { response_type: 'ephemeral', text: truncateText(texts.join('\n\n'), REPLY_TEXT_LIMIT), blocks };
+}
+
+const SHARE_BLOCK_ID = 'share';
+
+function shareBlock(value: string): unknown {
+  return {
+    type: 'actions',
+    block_id: SHARE_BLOCK_ID,
+    elements: [
+      {
+        type: 'button',
+        action_id: ACTION_IDS.shareInChannel,
+        text: { type: 'plain_text', text: 'Share in channel' },
+        value,
+      },
+    ],
+  };
+}
+
+/** Whether a reply is a read's answer that can be shared (errors are never posted in the channel). */
+export function isShareable(reply: SlackReply): boolean {
+  return (reply.blocks ?? []).some((block) => isShareBlock(block));
+}
+
+/** The same answer posted in the channel for everyone, without its button, saying who shared it. */
+export function asShared(reply: SlackReply, sharedBy: Actor): SlackReply {
+  const note = `Shared by ${mention(sharedBy.userId)}`;
+  const blocks = (reply.blocks ?? []).filter((block) => !isShareBlock(block));
+  return {
+    response_type: 'in_channel',
+    text: truncateText(`${reply.text}\n${note}`, REPLY_TEXT_LIMIT),
+    blocks: [...blocks, { type: 'context', elements: [{ type: 'mrkdwn', text: note }] }],
+  };
+}
+
+/** Deletes the message the button was on (the ephemeral answer, once shared). */
+export function deleteOriginal(): SlackReply {
+  return { response_type: 'ephemeral', text: '', delete_original: true };
+}
+
+function isShareBlock(block: unknown): boolean {
+  return typeof block === 'object' && block !== null && (block as { block_id?: unknown }).block_id === SHARE_BLOCK_ID;
+}
+
+export function projectsReply(
+  projects: readonly NamedProject[],
+  subscribedHere: ReadonlySet<string>,
+  shareValue: string | undefined,
+): SlackReply {
   if (projects.length === 0) return ephemeral('The read key sees no projects. Check the key in the bridge (`bridge doctor`).');
   const sorted = [...projects].sort((a, b) => a.name.localeCompare(b.name));
   const lines = listLines(sorted, (p) => `• ${name(p)} — id ${projectId(p.id)}${subscribedHere.has(p.id) ? ' ✓ subscribed here' : ''}`);
-  return ephemeral(`Projects the bridge can see (${projects.length}):\n${lines}\n\`${COMMAND} subscribe <name or id>\` posts one here.`);
+  return shareable(
+    [`Projects the bridge can see (${projects.length}):\n${lines}\n\`${COMMAND} subscribe <name or id>\` posts one here.`],
+    shareValue,
+  );
 }
 
 function listLines<T>(items: readonly T[], line: (item: T) => string): string {

@@ -8,7 +8,9 @@
 import { QUEUE_MESSAGE_KINDS } from '../contracts';
 import type { Actor } from '../ports';
 import { isRecord } from '../util';
-import { COMMANDS, parseCommandText, usageOf, type SlashCommandRequest } from './commands';
+import { refuse } from './access';
+import { accessOf, COMMANDS, parseCommandText, usageOf, type SlashCommandRequest } from './commands';
+import { authorizeUser } from './policy';
 import type {
   CommandContext,
   CommandVerb,
@@ -42,6 +44,11 @@ function isVerb(kind: string): kind is CommandVerb {
 export async function answerSlashCommand(request: SlashCommandRequest, deps: InlineDeps): Promise<CommandAck> {
   const command = parseCommandText(request.text);
   const context: CommandContext = { channel: request.channelId, actor: actorOf(request), responseUrl: request.responseUrl };
+  // Who may change: decided before anything is done or queued (where: once the project is known).
+  if (isVerb(command.kind) && accessOf(command.kind) === 'change') {
+    const decision = await authorizeUser(request.userId, deps.access.changes, deps.groups);
+    if (!decision.allowed) return { reply: refuse(decision.refusal, deps) };
+  }
   if (isDeferred(command)) {
     return {
       reply: reply.ephemeral(ackOf(command)),
@@ -100,7 +107,25 @@ export async function runDeferredCommand(work: DeferredSlackCommand, deps: Defer
     // The read API or the table failed: say so now rather than retry past the user's attention span.
     answer = reply.unavailableReply("The visibility service's read API or the bridge's table");
   }
-  await deps.responder.respond(work.context.responseUrl, answer);
+  if (work.share) await shareAnswer(answer, work.context, deps.responder);
+  else await deps.responder.respond(work.context.responseUrl, answer);
+}
+
+/**
+ * A "Share in channel" click: the answer posted in the channel for everyone, then the ephemeral one
+ * the button was on deleted. An error (the project is gone, the service failed) stays ephemeral.
+ */
+export async function shareAnswer(answer: SlackReply, context: CommandContext, responder: DeferredDeps['responder']): Promise<void> {
+  if (!reply.isShareable(answer)) {
+    await responder.respond(context.responseUrl, answer);
+    return;
+  }
+  await responder.respond(context.responseUrl, reply.asShared(answer, context.actor));
+  try {
+    await responder.respond(context.responseUrl, reply.deleteOriginal());
+  } catch {
+    // Shared already: a retry would post it twice. The ephemeral copy goes away with the next reload.
+  }
 }
 
 /**
@@ -118,11 +143,15 @@ export function parseDeferredSlackCommand(body: unknown): DeferredSlackCommand |
   const reparsed = reparse(command);
   if (reparsed === null) return null;
   const actor: Actor = { userId, ...(typeof userName === 'string' ? { userName } : {}) };
+  // Only reads are shared; a change is never answered in the channel as a share.
+  const share = body['share'] === true && accessOf(reparsed.kind) === 'read';
+  if (body['share'] !== undefined && !share) return null;
   return {
     kind: QUEUE_MESSAGE_KINDS.slackCommand,
     command: reparsed,
     context: { channel, actor, responseUrl },
     receivedAtMs: Number(body['receivedAtMs']) || 0,
+    ...(share ? { share: true as const } : {}),
   };
 }
 

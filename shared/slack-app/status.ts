@@ -1,7 +1,7 @@
 /** `status <project>`: the project's current figures as a compact message (no gaps, no thread). */
 import type { GenericRow, Project, Scalar, VisibilityOverview } from '../read-api-types';
 import { serviceText } from '../slack-text';
-import { inChannel, mention, name } from './replies';
+import { mention, name, shareable } from './replies';
 import type { SlackReply } from './ports';
 
 const MAX_ENGINES = 6;
@@ -9,7 +9,13 @@ const MAX_FIELDS_PER_ROW = 4;
 /** Longest shown piece of each service string (escaped UTF-16 code units). */
 const LEN = { label: 60, field: 40, value: 40 } as const;
 
-export function statusReply(project: Project, overview: VisibilityOverview, requestedBy: string): SlackReply {
+/** Ephemeral, with a "Share in channel" button carrying `shareValue`. */
+export function statusReply(
+  project: Project,
+  overview: VisibilityOverview,
+  requestedBy: string,
+  shareValue: string | undefined,
+): SlackReply {
   const lines = [`${name(project)} — current figures (asked by ${mention(requestedBy)})`];
   const metrics = overview.metrics.map(
     (m) => `${serviceText(m.label, LEN.label)} *${scalar(m.value)}*${m.caption ? ` (${serviceText(m.caption, LEN.value)})` : ''}`,
@@ -19,7 +25,7 @@ export function statusReply(project: Project, overview: VisibilityOverview, requ
   if (overview.engines.length > MAX_ENGINES) lines.push(`…and ${overview.engines.length - MAX_ENGINES} more engines`);
   if (overview.alerts.length > 0)
     lines.push(`⚠️ ${overview.alerts.length} alert${overview.alerts.length === 1 ? '' : 's'}: ${rowText(overview.alerts[0] ?? [])}`);
-  return inChannel(lines.join('\n'));
+  return shareable([lines.join('\n')], shareValue);
 }
 
 function rowText(row: GenericRow): string {

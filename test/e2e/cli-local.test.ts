@@ -38,16 +38,28 @@ function collect(child: ChildProcess): { out: () => string; err: () => string; d
   return { out: () => out, err: () => err, done };
 }
 
+/** What `npm start` printed so far: its terminal (stdout and stderr). */
+const terminals = new Map<string, () => string>();
+
 /** `npm start` on free ports writing `readyFile`; resolves with the ready file once it exists. */
 async function startStack(readyFile: string): Promise<ReadyInfo> {
   const child = tsx('local/start.ts', ['--port', '0', '--simulator-port', '0', '--no-demo', '--ready-file', readyFile]);
   stacks.push(child);
   const output = collect(child);
+  terminals.set(readyFile, () => output.out() + output.err());
   for (let i = 0; i < 600 && !existsSync(readyFile); i++) {
     if (child.exitCode !== null) throw new Error(`npm start exited: ${output.err()}`);
     await sleep(100);
   }
   return JSON.parse(readFileSync(readyFile, 'utf8')) as ReadyInfo;
+}
+
+/** The lines `npm start` printed after `mark` (a length of its terminal taken earlier). */
+function terminalSince(readyFile: string, mark: number): string[] {
+  return (terminals.get(readyFile)?.() ?? '')
+    .slice(mark)
+    .split('\n')
+    .filter((line) => line.trim() !== '');
 }
 
 function bridge(args: readonly string[], readyFile: string, stdin?: string): Promise<Ran> {
@@ -101,6 +113,7 @@ describe('bridge against npm start', { timeout: 120_000 }, () => {
   });
 
   it('trigger run.completed is accepted, and tail shows the delivery and the digest; Ctrl-C stops tail with exit 0', async () => {
+    const mark = terminals.get(readyA)?.().length ?? 0;
     const tail = tsx('cli/main.ts', ['tail'], { BRIDGE_READY_FILE: readyA });
     const tailed = collect(tail);
     await until('tail to subscribe', () => (tailed.err().includes('tailing the local stack') ? true : undefined));
@@ -114,9 +127,51 @@ describe('bridge against npm start', { timeout: 120_000 }, () => {
     expect(tailed.out()).toMatch(new RegExp(`delivery +ingest delivery accepted +deliveryId=${deliveryId}`));
     expect(tailed.out()).toMatch(new RegExp(`digest +digest digest posted +eventId=${deliveryId}`));
 
+    // The npm start terminal: the delivery and one line for the digest (channel, headline, replies), not its text.
+    const printed = await until('the digest line in the npm start terminal', () => {
+      const lines = terminalSince(readyA, mark);
+      return lines.some((l) => / digest {2}#/.test(l)) ? lines : undefined;
+    });
+    expect(printed.filter((l) => !/^webhook ← /.test(l))).toEqual([
+      expect.stringMatching(
+        new RegExp(`^\\d\\d:\\d\\d:\\d\\d digest {2}#${infoA.slackChannel.replace(/^#/, '')} {2}\\S.* {2}· \\d+ thread repl(y|ies)$`),
+      ),
+    ]);
+
     tail.kill('SIGINT');
     expect(await tailed.done).toBe(0);
     expect(tailed.err()).toContain('stopped');
+  });
+
+  it('a deferred command prints its answer; a muted channel is one skip line in tail and in the npm start terminal', async () => {
+    const status = await bridge(['slack', 'command', '/visibility status Northwind', '--channel', 'C0STORY'], readyA);
+    expect(status.code).toBe(0);
+    expect(status.stdout).toMatch(/^200 Looking up/m);
+    expect(status.stdout).toMatch(/^answer \(only visible to you\):$/m);
+    expect(status.stdout).toContain('Northwind Outdoor');
+
+    const subscribed = await bridge(['slack', 'command', '/visibility subscribe Northwind', '--channel', 'C0STORY'], readyA);
+    expect(subscribed.stdout).toMatch(/^answer \(.*\):$/m);
+    expect((await bridge(['slack', 'command', '/visibility mute Northwind 7d', '--channel', 'C0STORY'], readyA)).code).toBe(0);
+
+    const mark = terminals.get(readyA)?.().length ?? 0;
+    const tail = tsx('cli/main.ts', ['tail'], { BRIDGE_READY_FILE: readyA });
+    const tailed = collect(tail);
+    await until('tail to subscribe', () => (tailed.err().includes('tailing the local stack') ? true : undefined));
+    const northwind = infoA.projectIds[0]!;
+    expect((await bridge(['trigger', 'run.completed', '--override', `project_id=${northwind}`], readyA)).code).toBe(0);
+
+    const skip = /skip +digest not posted to a channel that muted the project .*channel=C0STORY/;
+    await until('the skip in tail', () => (skip.test(tailed.out()) ? true : undefined));
+    await until('the skip in the npm start terminal', () =>
+      terminalSince(readyA, mark).some((l) => /not posted to a channel that muted the project .*channel=C0STORY/.test(l))
+        ? true
+        : undefined,
+    );
+    // The home channel still gets the digest, one line.
+    await until('the digest line', () => (terminalSince(readyA, mark).some((l) => / digest {2}#/.test(l)) ? true : undefined));
+    tail.kill('SIGINT');
+    expect(await tailed.done).toBe(0);
   });
 
   it('a signing secret added with bridge secrets is accepted by the local ingest within its cache time', async () => {

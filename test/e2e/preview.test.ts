@@ -17,6 +17,24 @@ let page: Page;
 let slack: WebClient;
 let digest: { main: PostedMessage; replies: PostedMessage[] };
 
+/** The few DOM calls the layout checks make in the page (the project's lib has no DOM types). */
+interface Box {
+  top: number;
+  width: number;
+}
+interface DomNode {
+  getBoundingClientRect(): Box;
+  querySelector(selector: string): DomNode | null;
+  previousSibling: DomNode | null;
+  offsetParent: unknown;
+  scrollTop: number;
+  scrollHeight: number;
+  clientHeight: number;
+  dataset: Record<string, string | undefined>;
+}
+declare const document: { createRange(): { selectNode(node: DomNode): void; getBoundingClientRect(): Box } };
+declare function getComputedStyle(node: DomNode): { lineHeight: string };
+
 type Block = { type?: string; text?: { text?: string }; fields?: { text?: string }[] };
 
 /** The digest's headline (its first section) as the page should show it: mrkdwn markers gone, links as their label. */
@@ -51,13 +69,15 @@ describe.skipIf(skipBrowserTests())('the Slack preview page', () => {
     browser = await launchChromium();
     stack = await startTestStack();
     slack = new WebClient(LOCAL_DEFAULTS.slackToken, { slackApiUrl: slackOf(stack).apiUrl });
-    // The demo run `npm start` sends once ready.
-    const sent = simulatorOf(stack).triggerRun(stack.projectIds[0]!);
-    await sent.delivered;
-    await stack.waitForIdle();
-    const [thread] = threadsFor(stack, sent.event.id);
-    if (!thread) throw new Error('the demo run posted no digest');
-    digest = thread;
+    // The demo run `npm start` sends once ready (the project's baseline), then a run with changes to tell, in a thread.
+    for (let run = 0; run < 2; run++) {
+      const sent = simulatorOf(stack).triggerRun(stack.projectIds[0]!);
+      await sent.delivered;
+      await stack.waitForIdle();
+      const [thread] = threadsFor(stack, sent.event.id);
+      if (!thread) throw new Error(`run ${run + 1} posted no digest`);
+      digest = thread;
+    }
     page = await browser.newPage();
     await page.goto(`${stack.gateway.url}/slack`);
   });
@@ -67,7 +87,7 @@ describe.skipIf(skipBrowserTests())('the Slack preview page', () => {
     await stack?.close();
   });
 
-  it('shows the demo digest: headline, bold text, channel and its collapsed thread', async () => {
+  it('shows a digest: headline, bold text, channel and its collapsed thread', async () => {
     const message = page.locator(`.messages > .message[data-ts="${digest.main.ts}"]`);
     await expect(message.locator('.body .section').first().textContent()).resolves.toBe(headlineOf(digest.main));
     expect(await message.locator('.body b').allTextContents()).toContain(firstBoldRun(digest.main));
@@ -158,5 +178,89 @@ describe.skipIf(skipBrowserTests())('the Slack preview page', () => {
         .messages()
         .find((m) => m.ts === digest.main.ts)?.edited,
     ).toBe(true);
+  });
+
+  it('lays out a message without blocks (every slash-command answer) as one flowing paragraph, not as columns', async () => {
+    const words = Array.from({ length: 80 }, (_, i) => `word${i}`).join(' ');
+    const posted = await slack.chat.postMessage({ channel: '#answers', text: `${words} *the bold part* and the rest` });
+    const body = page.locator(`.messages > .message[data-ts="${posted.ts}"] .body`);
+    await body.locator('b').waitFor();
+    const layout = await body.evaluate((element) => {
+      const el = element as unknown as DomNode;
+      const box = el.getBoundingClientRect();
+      const bold = el.querySelector('b');
+      const before = document.createRange();
+      if (bold?.previousSibling) before.selectNode(bold.previousSibling);
+      return {
+        width: box.width,
+        textWidth: before.getBoundingClientRect().width,
+        boldTop: (bold?.getBoundingClientRect().top ?? box.top) - box.top,
+        lineHeight: parseFloat(getComputedStyle(el).lineHeight),
+      };
+    });
+    // The words before the bold part fill whole lines, and the bold part follows them on a later line.
+    expect(layout.textWidth).toBeGreaterThan(layout.width * 0.8);
+    expect(layout.boldTop).toBeGreaterThanOrEqual(layout.lineHeight);
+  });
+
+  it("shows only the clicked channel's messages, and every message again under All messages", async () => {
+    await slack.chat.postMessage({ channel: '#filtered', text: 'only in the filtered channel' });
+    const own = page.locator('.messages > .message', { hasText: 'only in the filtered channel' });
+    await own.waitFor();
+    const other = page.locator(`.messages > .message[data-ts="${digest.main.ts}"]`);
+
+    await page.locator('.channels button[data-channel="filtered"]').click();
+    await expect(page.locator('#title').textContent()).resolves.toBe('# filtered');
+    const shown = await page
+      .locator('.messages > .message')
+      .evaluateAll((els) => (els as unknown as DomNode[]).filter((el) => el.offsetParent !== null).map((el) => el.dataset.channel));
+    expect(shown).toEqual(['filtered']);
+    expect(await other.isVisible()).toBe(false);
+
+    await page.locator('.channels button[data-channel=""]').click();
+    expect(await other.isVisible()).toBe(true);
+    expect(await own.isVisible()).toBe(true);
+  });
+
+  it("writes Slack date tokens in the reader's time zone and :emoji: codes as emoji", async () => {
+    const posted = await slack.chat.postMessage({
+      channel: '#dates',
+      text: ':memo: Draft ready <!date^1732000000^{date_short_pretty} at {time}|2024-11-19T07:06:40Z> · <!date^1732000000^{date_num} {time_secs}|fallback>',
+    });
+    const context = await browser.newContext({ timezoneId: 'Asia/Tokyo', locale: 'en-US' });
+    try {
+      const tokyo = await context.newPage();
+      await tokyo.goto(`${stack.gateway.url}/slack`);
+      const text = tokyo.locator(`.messages > .message[data-ts="${posted.ts}"] .body`);
+      // 1732000000 is 2024-11-19 07:06:40 UTC: 16:06:40 in Tokyo.
+      await expect(text.textContent().then((t) => t?.replace(/\s/g, ' '))).resolves.toBe(
+        '📝 Draft ready Nov 19, 2024 at 4:06 PM · 2024-11-19 4:06:40 PM',
+      );
+      expect(await text.locator('.mention').count()).toBe(0);
+      await expect(text.locator('time').first().getAttribute('datetime')).resolves.toBe('2024-11-19T07:06:40.000Z');
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('opens scrolled to the newest message, as Slack does', async () => {
+    let last = '';
+    for (let i = 0; i < 30; i++) last = (await slack.chat.postMessage({ channel: '#busy', text: `busy message ${i}` })).ts!;
+    const fresh = await browser.newPage({ viewport: { width: 1000, height: 600 } });
+    try {
+      await fresh.goto(`${stack.gateway.url}/slack`);
+      await fresh.locator('.status.live').waitFor();
+      const list = await fresh.locator('.messages').evaluate((element) => {
+        const el = element as unknown as DomNode;
+        return { top: el.scrollTop, height: el.scrollHeight, client: el.clientHeight };
+      });
+      expect(list.height).toBeGreaterThan(list.client * 2);
+      expect(list.top + list.client).toBeGreaterThanOrEqual(list.height - 2);
+      const newest = await fresh.locator(`.messages > .message[data-ts="${last}"]`).boundingBox();
+      expect(newest).not.toBeNull();
+      expect(newest!.y + newest!.height).toBeLessThanOrEqual(600);
+    } finally {
+      await fresh.close();
+    }
   });
 });

@@ -60,6 +60,11 @@ describe('deploy rehearsal (config/dev.json)', () => {
     expect(checkedFunctions.size).toBe(3);
     expect(names).toContain('digest: posted in the configured channel #ai-visibility-dev');
     expect(names).toContain('slack outage: the replayed digest is posted exactly once');
+    // The Slack app's trust: other workspaces and apps refused, a replay not acted on twice, the Slack routes' own throttle.
+    expect(names).toContain('foreign: a signed /visibility subscribe from another workspace is refused (403)');
+    expect(names).toContain('foreign: nothing was done for another app (no answer, no subscription of C0FOREIGN)');
+    expect(names).toContain('replay: the same request again is answered (200) but not acted on again');
+    expect(names).toContain('slack flood: the service’s signed deliveries sent during it are accepted (the webhook keeps its throttle)');
     expect(names.some((name) => name.startsWith("metrics: every alarm's metric was emitted"))).toBe(true);
   }, 240_000);
 

@@ -59,7 +59,7 @@ const metricNames = (props: AlarmProps): string[] =>
   (props.Metrics ?? []).flatMap((m) => (m.MetricStat ? [m.MetricStat.Metric.MetricName] : []));
 
 describe('alarms', () => {
-  it('are the twenty-one named ones, each notifying the topic on alarm and on recovery', () => {
+  it('are the twenty-two named ones, each notifying the topic on alarm and on recovery', () => {
     expect(
       all()
         .map((props) => props.AlarmName.replace('VisibilitySlackBridge-prod-', ''))
@@ -83,6 +83,7 @@ describe('alarms', () => {
         'SlackAnswersUndelivered',
         'SlackErrors',
         'SlackPaceRateLimited',
+        'SlackRequestForeign',
         'SlackRequestRejectedSpike',
         'SlackSigningSecretUnusable',
         'UndeliveredDigests',
@@ -223,9 +224,9 @@ describe('alarms', () => {
 });
 
 describe('429 count', () => {
-  it('a metric filter on the access log counts status 429 as WebhookThrottled {service, stage}', () => {
+  it('a metric filter on the access log counts status 429 as WebhookThrottled {service, stage}, the Slack routes’ own aside', () => {
     template.hasResourceProperties('AWS::Logs::MetricFilter', {
-      FilterPattern: '{ $.status = "429" }',
+      FilterPattern: '{ ($.status = "429") && ($.routeKey != "POST /slack/commands") && ($.routeKey != "POST /slack/interactions") }',
       MetricTransformations: [
         {
           MetricNamespace: 'VisibilitySlackBridge',

@@ -1,7 +1,8 @@
 /**
  * clientRateLimitEnabled: off by default (no CloudFront, no WAF); on, a us-east-1 stack with the
  * CLOUDFRONT-scope web ACL and its rate rule, and a distribution in the stage's stack that uses it
- * and becomes the webhook URL. Both stacks pass cdk-nag and CloudFormation schema validation.
+ * and becomes the webhook URL and the Slack request URLs. Both stacks pass cdk-nag and CloudFormation
+ * schema validation. And the custom domain (customDomainName), which closes the execute-api endpoint.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,7 +12,7 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import { CachePolicy, OriginRequestPolicy } from 'aws-cdk-lib/aws-cloudfront';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { STACK_OUTPUTS } from '../../shared/contracts';
+import { HTTP_PATHS, STACK_OUTPUTS } from '../../shared/contracts';
 import { ConfigError } from '../../infra/config';
 import { logicalId, ref, synthApp } from './helpers';
 
@@ -129,6 +130,27 @@ describe('switched on', () => {
     });
   });
 
+  it('the Slack request URLs (and the base `bridge slack manifest` reads) go through the distribution too', () => {
+    const viaCloudFront = (path: string): unknown => ({
+      'Fn::Join': ['', ['https://', { 'Fn::GetAtt': [distributionId, 'DomainName'] }, ...(path === '' ? [] : [path])]],
+    });
+    expect(outputValue(template, STACK_OUTPUTS.apiBaseUrl)).toEqual(viaCloudFront(''));
+    expect(outputValue(template, STACK_OUTPUTS.slackCommandsUrl)).toEqual(viaCloudFront(HTTP_PATHS.slackCommands));
+    expect(outputValue(template, STACK_OUTPUTS.slackInteractionsUrl)).toEqual(viaCloudFront(HTTP_PATHS.slackInteractions));
+  });
+
+  it('treats the Slack paths like the webhook: one behaviour, X-Slack-Signature and its timestamp forwarded, the body as sent', () => {
+    // No path-specific behaviour that could cache, strip headers from or compress a Slack request.
+    expect(config()['CacheBehaviors']).toBeUndefined();
+    const behavior = config()['DefaultCacheBehavior'] as Record<string, unknown>;
+    // AllViewerExceptHostHeader forwards every viewer header (x-slack-signature, x-slack-request-timestamp, content-type) but Host.
+    expect(behavior['OriginRequestPolicyId']).toBe(OriginRequestPolicy.ALL_VIEWER_EXCEPT_HOST_HEADER.originRequestPolicyId);
+    expect(behavior['CachePolicyId']).toBe(CachePolicy.CACHING_DISABLED.cachePolicyId);
+    expect(behavior['Compress']).toBe(false);
+    expect(behavior['FunctionAssociations']).toBeUndefined();
+    expect(behavior['LambdaFunctionAssociations']).toBeUndefined();
+  });
+
   it('shows the blocked requests (read in us-east-1) on the stage’s dashboard', () => {
     const body = JSON.stringify(template.findResources('AWS::CloudWatch::Dashboard'));
     expect(body).toContain('BlockedRequests');
@@ -197,5 +219,64 @@ describe('regions', () => {
     vi.unstubAllEnvs();
     expect(error).toBeInstanceOf(ConfigError);
     expect((error as ConfigError).message).toMatch(/"clientRateLimitEnabled" needs the stage’s region.*CDK_DEFAULT_REGION/);
+  });
+});
+
+describe('custom domain', () => {
+  const CERTIFICATE = `arn:aws:acm:${STAGE_REGION}:${ACCOUNT}:certificate/0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0`;
+  const DOMAIN = { customDomainName: 'slack-bridge.example.com', customDomainCertificateArn: CERTIFICATE };
+  const built = synthApp(DOMAIN, { env });
+  const { template } = built;
+  const apiId = logicalId(template, 'AWS::ApiGatewayV2::Api', 'WebhookApi');
+  const domainId = logicalId(template, 'AWS::ApiGatewayV2::DomainName', 'CustomDomain');
+
+  it('is a regional API Gateway domain with the stage’s certificate, TLS 1.2, mapped to the API’s $default stage', () => {
+    template.hasResourceProperties('AWS::ApiGatewayV2::DomainName', {
+      DomainName: 'slack-bridge.example.com',
+      DomainNameConfigurations: [{ CertificateArn: CERTIFICATE, EndpointType: 'REGIONAL', SecurityPolicy: 'TLS_1_2' }],
+    });
+    const stageId = logicalId(template, 'AWS::ApiGatewayV2::Stage', 'DefaultStage');
+    template.hasResource('AWS::ApiGatewayV2::ApiMapping', {
+      Properties: { ApiId: ref(apiId), DomainName: ref(domainId), Stage: '$default' },
+      DependsOn: [stageId],
+    });
+  });
+
+  it('disables the default execute-api endpoint (only without a custom domain is it open)', () => {
+    template.hasResourceProperties('AWS::ApiGatewayV2::Api', { DisableExecuteApiEndpoint: true });
+    synthApp({}, { env }).template.hasResourceProperties('AWS::ApiGatewayV2::Api', { DisableExecuteApiEndpoint: false });
+  });
+
+  it('the webhook and Slack request URLs use the domain, and the DNS target is an output', () => {
+    expect(outputValue(template, STACK_OUTPUTS.webhookUrl)).toBe('https://slack-bridge.example.com/webhook');
+    expect(outputValue(template, STACK_OUTPUTS.apiBaseUrl)).toBe('https://slack-bridge.example.com');
+    expect(outputValue(template, STACK_OUTPUTS.slackCommandsUrl)).toBe(`https://slack-bridge.example.com${HTTP_PATHS.slackCommands}`);
+    expect(outputValue(template, STACK_OUTPUTS.slackInteractionsUrl)).toBe(
+      `https://slack-bridge.example.com${HTTP_PATHS.slackInteractions}`,
+    );
+    expect(outputValue(template, STACK_OUTPUTS.customDomainTarget)).toEqual({ 'Fn::GetAtt': [domainId, 'RegionalDomainName'] });
+  });
+
+  it('with the rate limit, CloudFront reaches the API by the domain (the execute-api host is closed)', () => {
+    const both = synthApp({ ...DOMAIN, clientRateLimitEnabled: true }, { env });
+    const distributionId = logicalId(both.template, 'AWS::CloudFront::Distribution', 'ClientRateLimitDistribution');
+    const distribution = resourcesOf(both.template)[distributionId]!.Properties['DistributionConfig'] as {
+      Origins: { DomainName: unknown }[];
+    };
+    expect(distribution.Origins[0]!.DomainName).toBe('slack-bridge.example.com');
+    expect(outputValue(both.template, STACK_OUTPUTS.slackCommandsUrl)).toEqual({
+      'Fn::Join': ['', ['https://', { 'Fn::GetAtt': [distributionId, 'DomainName'] }, HTTP_PATHS.slackCommands]],
+    });
+    expect(new AwsSolutionsChecks().validateScope(both.app).violations).toEqual([]);
+  });
+
+  it('passes cdk-nag without an acknowledgement of its own', () => {
+    expect(new AwsSolutionsChecks().validateScope(built.app).violations).toEqual([]);
+  });
+
+  it('a certificate of another region fails the synth, naming the key', () => {
+    expect(() => synthApp({ ...DOMAIN, customDomainCertificateArn: CERTIFICATE.replace(STAGE_REGION, 'us-east-1') }, { env })).toThrow(
+      /"customDomainCertificateArn" is in us-east-1, but a regional API domain needs a certificate in the stage's region eu-west-1/,
+    );
   });
 });

@@ -6,7 +6,8 @@ import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { buildApp } from '../../infra/app';
-import { CONFIG_DIR, ConfigError, loadStageConfig, parseStageConfig, type BridgeConfig } from '../../infra/config';
+import { CONFIG_DIR, ConfigError, loadStageConfig, parseStageConfig, slackAccessJson, type BridgeConfig } from '../../infra/config';
+import { parseSlackAccessPolicy } from '../../shared/slack-app/policy';
 import { maxDigestBatchSize } from '../../infra/digest-budget';
 import { configDir, devConfig } from './helpers';
 
@@ -16,6 +17,8 @@ const PROD_BASE = {
   slackDefaultChannel: '#ai-visibility',
   alarmEmail: 'ops@example.com',
 };
+const CERTIFICATE = 'arn:aws:acm:eu-west-1:123456789012:certificate/0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0';
+const SLACK_IDS = { slackTeamIds: ['T0123ABCD'], slackAppId: 'A0123ABCD' };
 const read = (values: Record<string, unknown>): BridgeConfig => parseStageConfig('test', values, FILE);
 
 /** Asserts that reading throws a ConfigError for `key` naming the file (and returns it). */
@@ -71,6 +74,13 @@ describe('committed stage files', () => {
       apiThrottleBurstLimit: 1000,
       clientRateLimitEnabled: false,
       clientRateLimitPerFiveMinutes: 300,
+      slackTeamIds: ['T0DEV00001'],
+      slackEnterpriseId: undefined,
+      slackAppId: 'A0DEV00001',
+      slackAccess: { changes: { kind: 'everyone' }, changeChannels: {} },
+      slackThrottleRateLimit: 50,
+      slackThrottleBurstLimit: 100,
+      customDomain: undefined,
     });
   });
 
@@ -140,6 +150,19 @@ describe('errors name the key and the file', () => {
       'complete ARN',
     ],
     ['digestBatchWindowSeconds', { ...PROD_BASE, digestBatchSize: 20, digestBatchWindowSeconds: 0 }, 'at least 1'],
+    ['slackTeamIds', { ...PROD_BASE, ...SLACK_IDS, slackTeamIds: 'T0123ABCD' }, 'JSON array'],
+    ['slackTeamIds', { ...PROD_BASE, ...SLACK_IDS, slackTeamIds: ['acme'] }, 'not a workspace id'],
+    ['slackTeamIds', { ...PROD_BASE, ...SLACK_IDS, slackTeamIds: ['<T… of your workspace>'] }, 'placeholder'],
+    ['slackTeamIds', { ...PROD_BASE, slackAppId: 'A0123ABCD' }, 'must name the workspace'],
+    ['slackAppId', { ...PROD_BASE, slackTeamIds: ['T0123ABCD'] }, 'must be set with "slackTeamIds"'],
+    ['slackAppId', { ...PROD_BASE, ...SLACK_IDS, slackAppId: 'B0123ABCD' }, 'Slack app id'],
+    ['slackEnterpriseId', { ...PROD_BASE, ...SLACK_IDS, slackEnterpriseId: 'T0123ABCD' }, 'Enterprise Grid'],
+    ['slackThrottleBurstLimit', { ...PROD_BASE, slackThrottleBurstLimit: 0 }, 'between 1 and 5000'],
+    ['slackThrottleRateLimit', { ...PROD_BASE, slackThrottleRateLimit: '50' }, 'must be a number'],
+    ['customDomainCertificateArn', { ...PROD_BASE, customDomainName: 'bridge.example.com' }, 'must be set with "customDomainName"'],
+    ['customDomainName', { ...PROD_BASE, customDomainCertificateArn: CERTIFICATE }, 'must be set with'],
+    ['customDomainName', { ...PROD_BASE, customDomainName: 'Bridge.Example.com', customDomainCertificateArn: CERTIFICATE }, 'host name'],
+    ['customDomainCertificateArn', { ...PROD_BASE, customDomainName: 'b.example.com', customDomainCertificateArn: 'cert' }, 'ACM'],
   ] as const)('%s: %j', (key, values, fragment) => {
     expect(configErrorFor(key, values).message).toContain(fragment);
   });
@@ -151,6 +174,55 @@ describe('errors name the key and the file', () => {
   it('stop the app before any stack is built', () => {
     const dir = configDir({ broken: { ...devConfig(), digestMaxConcurrency: 0 } });
     expect(() => buildApp({ context: { stage: 'broken' } }, { configDir: dir })).toThrow(/"digestMaxConcurrency"/);
+  });
+});
+
+describe('Slack app keys', () => {
+  it('may be unset on a production stage: the first deploy comes before the app exists', () => {
+    expect(read(PROD_BASE)).toMatchObject({ slackTeamIds: [], slackAppId: undefined, slackEnterpriseId: undefined });
+  });
+
+  it('read the workspace, org and app ids and the custom domain', () => {
+    const config = read({
+      ...PROD_BASE,
+      slackTeamIds: ['T0123ABCD', 'T0123ABCD', 'T0456EFGH'],
+      slackEnterpriseId: 'E0123ABCD',
+      slackAppId: 'A0123ABCD',
+      customDomainName: 'bridge.example.com',
+      customDomainCertificateArn: CERTIFICATE,
+    });
+    expect(config).toMatchObject({
+      slackTeamIds: ['T0123ABCD', 'T0456EFGH'],
+      slackEnterpriseId: 'E0123ABCD',
+      slackAppId: 'A0123ABCD',
+      customDomain: { name: 'bridge.example.com', certificateArn: CERTIFICATE },
+    });
+  });
+
+  it('slackAccess is validated by the policy’s own parser, naming the key and the file', () => {
+    expect(() => read({ ...PROD_BASE, slackAccess: { changes: { users: ['bob'] } } })).toThrow(
+      /config\/test\.json: "slackAccess" .*not a Slack user id.*Fix "slackAccess" in config\/test\.json/,
+    );
+    expect(() => read({ ...PROD_BASE, slackAccess: { who: 'everyone' } })).toThrow(/"slackAccess" has an unknown key "who"/);
+  });
+
+  it('slackAccess goes to the functions in the stage file’s spelling, which reads back to the same policy', () => {
+    for (const slackAccess of [
+      undefined,
+      { changes: 'everyone' },
+      { changes: { users: ['U0123ABCD', 'W0123ABCD'] }, changeChannels: { proj_1: ['C0123ABCD'] } },
+      { changes: { userGroup: 'S0614TZR7' } },
+    ]) {
+      const policy = read({ ...PROD_BASE, slackAccess }).slackAccess;
+      expect(parseSlackAccessPolicy(JSON.parse(JSON.stringify(slackAccessJson(policy))), 'SLACK_ACCESS_POLICY', 'the variable')).toEqual(
+        policy,
+      );
+    }
+  });
+
+  it('slackAccess and projectChannels must fit the functions’ environment together', () => {
+    const channels = Object.fromEntries(Array.from({ length: 80 }, (_, i) => [`project_${i}`, ['C0123ABCD', 'C0456EFGH']]));
+    expect(() => read({ ...PROD_BASE, slackAccess: { changeChannels: channels } })).toThrow(/"slackAccess" and "projectChannels" together/);
   });
 });
 

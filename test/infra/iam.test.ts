@@ -105,8 +105,8 @@ describe('ingest role', () => {
 });
 
 describe('digest role', () => {
-  it('has exactly eight statements: logs, table, Slack app items, DLQ, two secrets, consumption of two queues', () => {
-    expect(digest).toHaveLength(8);
+  it('has exactly nine statements: logs, table, Slack app items, DLQ, three secrets, consumption of two queues', () => {
+    expect(digest).toHaveLength(9);
     expect(
       digest
         .map((statement) => statement.Sid)
@@ -115,6 +115,7 @@ describe('digest role', () => {
     ).toEqual([
       'DigestClaimsAndSnapshots',
       'QuarantineUnusableMessages',
+      'ReadActionSigningKey',
       'ReadApiKeyAndSlackToken',
       'SlackPacingAndChannelPosts',
       'SlackSubscriptions',

@@ -55,8 +55,10 @@ describe('stage', () => {
 });
 
 describe('imported secrets', () => {
-  it('creates no secret', () => {
-    template.resourceCountIs('AWS::SecretsManager::Secret', 0);
+  it('creates no secret but the generated action-signing key', () => {
+    expect(Object.keys(template.findResources('AWS::SecretsManager::Secret'))).toEqual([
+      logicalId(template, 'AWS::SecretsManager::Secret', 'SecretsActionSigningKey'),
+    ]);
   });
 
   it('passes the given ARNs to the functions', () => {
@@ -89,7 +91,7 @@ describe('imported alarm topic', () => {
     template.resourceCountIs('AWS::SNS::Topic', 0);
     template.resourceCountIs('AWS::KMS::Key', 0);
     const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm')) as { Properties: { AlarmActions: unknown[] } }[];
-    expect(alarms).toHaveLength(21);
+    expect(alarms).toHaveLength(22);
     for (const alarm of alarms) expect(alarm.Properties.AlarmActions).toEqual([ARN.topic]);
   });
 });

@@ -1,8 +1,8 @@
-/** The Slack app's resources: function, routes, signing secret, least-privilege statements, alarms, outputs. */
+/** The Slack app's resources: function, routes and their throttle, signing secret, workspace, least-privilege statements, alarms, outputs. */
 import { describe, expect, it } from 'vitest';
-import { Match } from 'aws-cdk-lib/assertions';
+import { Annotations, Match } from 'aws-cdk-lib/assertions';
 import { ENV, HTTP_PATHS, SERVICES, SLACK_APP_METRICS, STACK_OUTPUTS as OUTPUTS, TABLE } from '../../shared/contracts';
-import { SLACK_TIMEOUT_SECONDS } from '../../infra/slack-app';
+import { FOREIGN_REQUESTS_ALARM_THRESHOLD, SLACK_TIMEOUT_SECONDS } from '../../infra/slack-app';
 import { actionsOf, arnOf, logicalId, ref, resourcesOf, roleStatements, statementBySid, synthApp } from './helpers';
 
 const { template, stack } = synthApp();
@@ -12,13 +12,27 @@ const commandsQueueId = logicalId(template, 'AWS::SQS::Queue', 'SlackAppCommands
 const secretId = logicalId(template, 'AWS::SecretsManager::Secret', 'SlackAppSigningSecret');
 const slackLogsId = logicalId(template, 'AWS::Logs::LogGroup', 'SlackAppSlackLogs');
 const functionId = logicalId(template, 'AWS::Lambda::Function', 'SlackAppSlackFunction');
+const actionKeyId = logicalId(template, 'AWS::SecretsManager::Secret', 'SecretsActionSigningKey');
+const slackTokenId = logicalId(template, 'AWS::SecretsManager::Secret', 'SlackToken');
 const slack = roleStatements(template, 'SlackAppSlackRole');
 const digest = roleStatements(template, 'DigestWorkerDigestRole');
 const subscriptionKeys = {
   'ForAllValues:StringLike': {
-    'dynamodb:LeadingKeys': [`${TABLE.prefixes.subscriptionsOfProject}*`, `${TABLE.prefixes.subscriptionsOfChannel}*`],
+    'dynamodb:LeadingKeys': [
+      `${TABLE.prefixes.subscriptionsOfProject}*`,
+      `${TABLE.prefixes.subscriptionsOfChannel}*`,
+      `${TABLE.prefixes.audit}*`,
+    ],
   },
 };
+type Resources = Record<string, { Type: string; Properties: Record<string, unknown>; DependsOn?: string[] }>;
+const resources = (t: typeof template): Resources => (t.toJSON() as { Resources: Resources }).Resources;
+const variablesOf = (t: typeof template): Record<string, unknown> =>
+  (
+    resources(t)[logicalId(t, 'AWS::Lambda::Function', 'SlackAppSlackFunction')]!.Properties['Environment'] as {
+      Variables: Record<string, unknown>;
+    }
+  ).Variables;
 
 describe('Slack function', () => {
   it('runs the slack entry with the table, the commands queue and signing secret ARN, within Slack’s 3 s', () => {
@@ -66,29 +80,140 @@ describe('Slack function', () => {
   });
 });
 
+describe('Slack workspace, app and access policy', () => {
+  it('the Slack function gets the stage file’s workspace, app and policy (config/dev.json: the rehearsal’s local Slack)', () => {
+    expect(variablesOf(template)).toMatchObject({
+      [ENV.slackTeamIds]: 'T0DEV00001',
+      [ENV.slackAppId]: 'A0DEV00001',
+      [ENV.slackAccessPolicy]: '{"changes":"everyone"}',
+      [ENV.actionSigningKeySecretArn]: ref(actionKeyId),
+    });
+    expect(variablesOf(template)[ENV.slackEnterpriseId]).toBeUndefined();
+    // Without a user-group policy the Slack function has no use for the bot token.
+    expect(variablesOf(template)[ENV.slackBotTokenSecretArn]).toBeUndefined();
+    expect(JSON.stringify(slack)).not.toContain(slackTokenId);
+  });
+
+  it('several workspaces go comma-separated, the org id when set', () => {
+    const built = synthApp({ slackTeamIds: ['T0AAA', 'T0BBB'], slackEnterpriseId: 'E0CCC', slackAppId: 'A0DDD' });
+    expect(variablesOf(built.template)).toMatchObject({
+      [ENV.slackTeamIds]: 'T0AAA,T0BBB',
+      [ENV.slackEnterpriseId]: 'E0CCC',
+      [ENV.slackAppId]: 'A0DDD',
+    });
+    built.template.hasOutput(OUTPUTS.slackTeamIds, { Value: 'T0AAA,T0BBB' });
+    built.template.hasOutput(OUTPUTS.slackEnterpriseId, { Value: 'E0CCC' });
+    built.template.hasOutput(OUTPUTS.slackAppId, { Value: 'A0DDD' });
+  });
+
+  it('unset (a first deploy): no variables, no outputs, and a synth warning that the app serves nobody', () => {
+    const built = synthApp({ slackTeamIds: [], slackAppId: '' });
+    const variables = variablesOf(built.template);
+    for (const name of [ENV.slackTeamIds, ENV.slackEnterpriseId, ENV.slackAppId]) expect(variables[name]).toBeUndefined();
+    const outputs = (built.template.toJSON() as { Outputs: Record<string, unknown> }).Outputs;
+    for (const key of [OUTPUTS.slackTeamIds, OUTPUTS.slackEnterpriseId, OUTPUTS.slackAppId]) expect(outputs[key]).toBeUndefined();
+    Annotations.fromStack(built.stack).hasWarning(
+      '/VisibilitySlackBridge-dev/SlackApp',
+      Match.stringLikeRegexp('answers every request 403'),
+    );
+    Annotations.fromStack(stack).hasNoWarning('*', Match.stringLikeRegexp('answers every request 403'));
+  });
+
+  it('a user-group policy gives the Slack function the bot token, and the right to read it', () => {
+    const built = synthApp({ slackAccess: { changes: { userGroup: 'S0614TZR7' }, changeChannels: { p1: ['C0123ABCD'] } } });
+    const tokenId = logicalId(built.template, 'AWS::SecretsManager::Secret', 'SlackToken');
+    expect(variablesOf(built.template)).toMatchObject({
+      [ENV.slackBotTokenSecretArn]: ref(tokenId),
+      [ENV.slackAccessPolicy]: '{"changes":{"userGroup":"S0614TZR7"},"changeChannels":{"p1":["C0123ABCD"]}}',
+    });
+    const statement = statementBySid(roleStatements(built.template, 'SlackAppSlackRole'), 'ReadSlackBotToken');
+    expect(actionsOf(statement)).toEqual(['secretsmanager:GetSecretValue']);
+    expect(resourcesOf(statement)).toEqual([ref(tokenId)]);
+  });
+
+  it('the digest function gets the policy and the action-signing key too (deferred subscribe, signed buttons)', () => {
+    const digestId = logicalId(template, 'AWS::Lambda::Function', 'DigestWorkerDigestFunction');
+    expect((resources(template)[digestId]!.Properties['Environment'] as { Variables: Record<string, unknown> }).Variables).toMatchObject({
+      [ENV.slackAccessPolicy]: '{"changes":"everyone"}',
+      [ENV.actionSigningKeySecretArn]: ref(actionKeyId),
+    });
+    expect(resourcesOf(statementBySid(digest, 'ReadActionSigningKey'))).toEqual([ref(actionKeyId)]);
+  });
+
+  it('only the digest and Slack functions may read the action-signing key', () => {
+    const readers = Object.values(template.findResources('AWS::IAM::Policy')).filter((policy) =>
+      JSON.stringify(policy).includes(`"Ref":"${actionKeyId}"`),
+    ) as { Properties: { Roles: { Ref: string }[] } }[];
+    expect(readers.flatMap((policy) => policy.Properties.Roles.map((role) => role.Ref)).sort()).toEqual(
+      [logicalId(template, 'AWS::IAM::Role', 'DigestWorkerDigestRole'), logicalId(template, 'AWS::IAM::Role', 'SlackAppSlackRole')].sort(),
+    );
+  });
+});
+
+describe('Slack routes throttle', () => {
+  const stageId = logicalId(template, 'AWS::ApiGatewayV2::Stage', 'DefaultStage');
+  const stageResource = (): Resources[string] => resources(template)[stageId]!;
+
+  it('gives POST /slack/commands and /slack/interactions their own throttle, far below the webhook’s', () => {
+    const settings = { ThrottlingRateLimit: 50, ThrottlingBurstLimit: 100 };
+    expect(stageResource().Properties['RouteSettings']).toEqual({
+      [`POST ${HTTP_PATHS.slackCommands}`]: settings,
+      [`POST ${HTTP_PATHS.slackInteractions}`]: settings,
+    });
+    // The webhook keeps the stage's default throttle.
+    expect(stageResource().Properties['DefaultRouteSettings']).toMatchObject({ ThrottlingRateLimit: 500, ThrottlingBurstLimit: 1000 });
+  });
+
+  it('the stage is created after the routes its settings name (CloudFormation refuses an unknown route key)', () => {
+    const routeIds = Object.entries(template.findResources('AWS::ApiGatewayV2::Route'))
+      .filter(([, route]) => String((route as { Properties: { RouteKey: string } }).Properties.RouteKey).includes('/slack/'))
+      .map(([id]) => id);
+    expect(routeIds).toHaveLength(2);
+    for (const id of routeIds) expect(stageResource().DependsOn).toContain(id);
+  });
+
+  it('takes the stage file’s limits', () => {
+    const built = synthApp({ slackThrottleRateLimit: 5, slackThrottleBurstLimit: 10 });
+    built.template.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
+      RouteSettings: { [`POST ${HTTP_PATHS.slackCommands}`]: { ThrottlingRateLimit: 5, ThrottlingBurstLimit: 10 } },
+    });
+  });
+});
+
 describe('Slack role', () => {
-  it('has exactly its logs, subscription items, queue and secret statements', () => {
+  it('has exactly its logs, subscription items, replay guard, queue and secret statements', () => {
     expect(slack.map((s) => s.Sid).sort()).toEqual([
       'EnqueueDeferredCommands',
+      'ReadActionSigningKey',
       'ReadSlackSigningSecret',
+      'SlackRequestReplayGuard',
       'SubscriptionsOfProjectsAndChannels',
       'WriteOwnLogs',
     ]);
     expect(resourcesOf(statementBySid(slack, 'WriteOwnLogs'))).toEqual([arnOf(slackLogsId)]);
   });
 
-  it('may Get/Update/BatchGet sub# and chan# items only', () => {
+  it('may only Put slackreq# items (the replay guard)', () => {
+    const statement = statementBySid(slack, 'SlackRequestReplayGuard');
+    expect(actionsOf(statement)).toEqual(['dynamodb:PutItem']);
+    expect(resourcesOf(statement)).toEqual([arnOf(tableId)]);
+    expect(statement.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${TABLE.prefixes.slackRequest}*`] } });
+  });
+
+  it('may Get/Update/BatchGet sub#, chan# and audit# items only', () => {
     const statement = statementBySid(slack, 'SubscriptionsOfProjectsAndChannels');
     expect(actionsOf(statement)).toEqual(['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:UpdateItem']);
     expect(resourcesOf(statement)).toEqual([arnOf(tableId)]);
     expect(statement.Condition).toEqual(subscriptionKeys);
   });
 
-  it('may send to the commands queue and read its own secret only', () => {
+  it('may send to the commands queue and read its own secrets only', () => {
     expect(actionsOf(statementBySid(slack, 'EnqueueDeferredCommands'))).toEqual(['sqs:SendMessage']);
     expect(resourcesOf(statementBySid(slack, 'EnqueueDeferredCommands'))).toEqual([arnOf(commandsQueueId)]);
     expect(actionsOf(statementBySid(slack, 'ReadSlackSigningSecret'))).toEqual(['secretsmanager:GetSecretValue']);
     expect(resourcesOf(statementBySid(slack, 'ReadSlackSigningSecret'))).toEqual([ref(secretId)]);
+    expect(actionsOf(statementBySid(slack, 'ReadActionSigningKey'))).toEqual(['secretsmanager:GetSecretValue']);
+    expect(resourcesOf(statementBySid(slack, 'ReadActionSigningKey'))).toEqual([ref(actionKeyId)]);
   });
 
   it('uses no wildcards and cannot consume the queue', () => {
@@ -101,7 +226,7 @@ describe('Slack role', () => {
 });
 
 describe('digest role, Slack app share', () => {
-  it('reads and writes subscriptions (deferred subscribe, routing) by sub#/chan# keys', () => {
+  it('reads and writes subscriptions and their audit trail (deferred subscribe, routing) by sub#/chan#/audit# keys', () => {
     const statement = statementBySid(digest, 'SlackSubscriptions');
     expect(actionsOf(statement)).toEqual(['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:UpdateItem']);
     expect(statement.Condition).toEqual(subscriptionKeys);
@@ -144,6 +269,14 @@ describe('Slack alarms', () => {
       .map((metric) => metric.Dimensions.find((d) => d.Name === 'service')?.Value);
     expect(services.sort()).toEqual([SERVICES.digest, SERVICES.slack].sort());
     template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      AlarmName: `${stack.stackName}-SlackRequestForeign`,
+      MetricName: SLACK_APP_METRICS.slackRequestForeign,
+      Dimensions: Match.arrayWith([{ Name: 'service', Value: SERVICES.slack }]),
+      Threshold: FOREIGN_REQUESTS_ALARM_THRESHOLD,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      AlarmActions: Match.anyValue(),
+    });
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
       AlarmName: `${stack.stackName}-SlackErrors`,
       MetricName: 'Errors',
       Dimensions: [{ Name: 'FunctionName', Value: ref(functionId) }],
@@ -185,8 +318,12 @@ describe('Slack signing secret alarm', () => {
 });
 
 describe('Slack outputs', () => {
-  it('give the request URLs, the API base URL, the secret and its put command', () => {
+  it('give the request URLs, the API base URL, the secret and its put command, the workspace and app', () => {
     const base = template.toJSON() as { Outputs: Record<string, { Value: unknown }> };
+    const apiId = logicalId(template, 'AWS::ApiGatewayV2::Api', 'WebhookApi');
+    expect(base.Outputs[OUTPUTS.apiBaseUrl]?.Value).toEqual({ 'Fn::GetAtt': [apiId, 'ApiEndpoint'] });
+    template.hasOutput(OUTPUTS.slackTeamIds, { Value: 'T0DEV00001' });
+    template.hasOutput(OUTPUTS.slackAppId, { Value: 'A0DEV00001' });
     expect(JSON.stringify(base.Outputs[OUTPUTS.slackCommandsUrl]?.Value)).toContain(HTTP_PATHS.slackCommands);
     expect(JSON.stringify(base.Outputs[OUTPUTS.slackInteractionsUrl]?.Value)).toContain(HTTP_PATHS.slackInteractions);
     expect(base.Outputs[OUTPUTS.apiBaseUrl]).toBeDefined();

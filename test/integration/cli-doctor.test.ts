@@ -95,6 +95,9 @@ async function setup(
     SlackDefaultChannel: '#bridge',
     SlackProjectChannels: JSON.stringify(values.projectChannels ?? { [simulator.projectIds()[0]!]: '#proj-a' }),
     ReadApiBaseUrl: simulator.url,
+    // The stage file's Slack ids: the local Slack server's workspace and app.
+    SlackTeamIds: 'T0LOCAL',
+    SlackAppId: 'A0LOCALAPP',
   };
   const flags = [
     '--stack',
@@ -169,6 +172,7 @@ describe('bridge doctor', () => {
       'slack.auth': 'ok',
       'slack.channel:#bridge': 'ok',
       'slack.channel:#proj-a': 'ok',
+      'slack.workspace': 'ok',
       dlq: 'ok',
       'last-delivery': 'ok',
     });
@@ -362,8 +366,23 @@ describe('bridge doctor', () => {
       'read-api': 'ok',
       'slack.auth': 'ok',
       'slack.channel:#bridge': 'ok',
+      'slack.workspace': 'ok',
       dlq: 'ok',
       'last-delivery': 'ok',
     });
+  });
+
+  it('prints the stage-file lines to add when the stage names no workspace or another app', async () => {
+    const s = await setup();
+    await accepted(s.tableName, 60_000);
+    const { SlackTeamIds: _teams, ...withoutIds } = s.outputs;
+    const missing = await doctor({ ...s, outputs: { ...withoutIds, SlackAppId: 'A0OTHERAPP' } });
+    expect(missing.code).toBe(1);
+    expect(status(missing.checks)).toMatchObject({ 'slack.workspace': 'fail' });
+    expect(missing.text).toContain(
+      'fix: in config/test.json set "slackTeamIds": ["T0LOCAL"], "slackAppId": "A0LOCALAPP"; then npx cdk deploy -c stage=test',
+    );
+    const org = await doctor({ ...s, outputs: { ...withoutIds, SlackEnterpriseId: 'E0ORG' } });
+    expect(org.text).toContain('no "slackEnterpriseId" (the workspace is in no Grid org)');
   });
 });

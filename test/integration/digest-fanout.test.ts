@@ -26,6 +26,10 @@ import { RecordingObserver } from '../support/recording-observer';
 import { startDigestPeers, type DigestPeers } from '../support/digest-peers';
 import { VisibilitySimulator } from '../../local/simulator/server';
 import { enqueue, invokeDigestBatch, receiveRecords } from '../support/sqs-records';
+import { actionValueCodec } from '../../shared/slack-app/button-value';
+import { SlackWorkspace } from '../../shared/adapters/slack-workspace';
+import { staticSecret } from '../../shared/secrets';
+import { DEFAULT_SLACK_ACCESS_POLICY } from '../../shared/slack-app/policy';
 
 const TABLE = 'bridge-fanout';
 const TOKEN = 'xoxb-fanout';
@@ -56,6 +60,14 @@ class RecordingPacer implements ChannelPacer {
   }
 }
 
+/** The stage's button signer (the action-signing key). */
+const BUTTONS = actionValueCodec(['digest-fanout-action-signing-key-0123456789']);
+
+/** The bot's view of the workspace (a deferred `subscribe` checks it can post), on the local Slack server. */
+function slackWorkspace(): SlackWorkspace {
+  return new SlackWorkspace({ token: staticSecret(TOKEN), slackApiUrl: peers.slack.apiUrl });
+}
+
 function deps(overrides: Partial<DigestDeps> = {}): DigestDeps {
   return {
     readApi: new ReadApiClient({ baseUrl: peers.sim.url, apiKey: peers.sim.apiKey, sleep: () => Promise.resolve() }),
@@ -67,6 +79,8 @@ function deps(overrides: Partial<DigestDeps> = {}): DigestDeps {
     // A generous burst: these tests are about where digests go; the pace test sets Slack's own.
     pacer: new DynamoChannelPacer(peers.dynamo.client, { tableName: TABLE, params: { intervalMs: 1000, burst: 1000 } }),
     responder: new ResponseUrlResponder({ allowedOrigins: [receiver.origin] }),
+    actionValues: () => Promise.resolve(BUTTONS),
+    slackApp: { access: DEFAULT_SLACK_ACCESS_POLICY, groups: slackWorkspace(), channels: slackWorkspace() },
     clock: { now: () => now },
     sleep: (ms) => {
       now += ms;
@@ -236,7 +250,7 @@ describe('fan-out to subscribed channels', () => {
     const blocks = main!.blocks as { type: string; elements?: { action_id?: string; value?: string; text?: string }[] }[];
     const buttons = blocks.filter((b) => b.type === 'actions').flatMap((b) => b.elements ?? []);
     expect(buttons.map((b) => b.action_id)).toEqual(['mute_7d']); // already 'changes': no "Only changes"
-    expect(JSON.parse(buttons[0]!.value!)).toMatchObject({ p: projectA, c: 'C0ALPHA' });
+    expect(BUTTONS.decode(buttons[0]!.value)).toMatchObject({ projectId: projectA, channel: 'C0ALPHA' });
     const notes = blocks.filter((b) => b.type === 'context').map((b) => JSON.stringify(b));
     expect(notes.some((n) => n.includes('Only changes set by <@U0BO>'))).toBe(true);
   });

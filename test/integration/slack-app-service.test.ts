@@ -1,7 +1,8 @@
 /**
- * The `/visibility` command service and the digest buttons over real peers: the subscription store
- * on dynalite, the simulator's read API as project directory and status source, and an HTTP server
- * standing in for Slack's response_url.
+ * The `/visibility` command service and the buttons over real peers: the subscription store on
+ * dynalite, the simulator's read API as project directory and status source, the local Slack server
+ * for user groups and channel membership (through the bridge's adapter), and an HTTP server standing
+ * in for Slack's response_url.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -11,21 +12,36 @@ import { VisibilitySimulator } from '../../local/simulator/server';
 import { ReadApiClient } from '../../shared/adapters/read-api';
 import { DynamoSubscriptionStore } from '../../shared/adapters/dynamo-subscription-store';
 import { ResponseUrlResponder } from '../../shared/adapters/slack-response-url';
+import { SlackWorkspace } from '../../shared/adapters/slack-workspace';
 import { answerSlashCommand, parseDeferredSlackCommand, runDeferredCommand } from '../../shared/slack-app/service';
-import { handleButtonAction } from '../../shared/slack-app/actions';
-import { encodeActionValue, parseInteractionForm } from '../../shared/slack-app/interactions';
+import { handleButtonAction, type ActionDeps } from '../../shared/slack-app/actions';
+import { actionValueCodec } from '../../shared/slack-app/button-value';
+import { ACTION_IDS, encodeActionValue, parseInteractionForm, shareValuesFrom } from '../../shared/slack-app/interactions';
+import { DEFAULT_SLACK_ACCESS_POLICY } from '../../shared/slack-app/policy';
 import type { SlashCommandRequest } from '../../shared/slack-app/commands';
 import type { DeferredDeps, SlackReply } from '../../shared/slack-app/ports';
+import { LocalSlackServer } from '../../local/slack-server';
+import { staticSecret } from '../../shared/secrets';
+import { RecordingObserver } from '../support/recording-observer';
+import { RecordingCommandQueue } from '../support/command-queue';
 
 const API_KEY = 'read-key-for-slack-app-tests';
 const NOW = Date.parse('2026-03-01T12:00:00Z');
+const TOKEN = 'xoxb-slack-app-service';
+const codec = actionValueCodec(['k'.repeat(40)]);
+/** The bot is in every channel but these (a channel the bot was never invited to, an archived one). */
+const WITHOUT_BOT = 'C0NOBOT';
+const ARCHIVED = 'C0ARCHIVED';
 
 let dynamo: LocalDynamo;
 let sim: VisibilitySimulator;
 let hook: http.Server;
 let hookUrl: string;
 const responses: SlackReply[] = [];
-let deps: DeferredDeps;
+let deps: DeferredDeps & ActionDeps;
+let slack: LocalSlackServer;
+let observer: RecordingObserver;
+let queue: RecordingCommandQueue;
 let channelCounter = 0;
 
 beforeAll(async () => {
@@ -43,32 +59,51 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => hook.listen(0, '127.0.0.1', resolve));
   hookUrl = `http://127.0.0.1:${(hook.address() as AddressInfo).port}`;
   const readApi = new ReadApiClient({ baseUrl: sim.url, apiKey: API_KEY });
+  slack = await LocalSlackServer.start({
+    tokens: [TOKEN],
+    memberChannels: Array.from({ length: 400 }, (_, i) => `C${i + 1}`).concat(ARCHIVED),
+    knownChannels: [WITHOUT_BOT],
+    archivedChannels: [ARCHIVED],
+    userGroups: { S0OPS: ['U1', 'U7'] },
+  });
+  const workspace = new SlackWorkspace({ token: staticSecret(TOKEN), slackApiUrl: slack.apiUrl });
+  observer = new RecordingObserver();
+  queue = new RecordingCommandQueue();
   deps = {
     store: new DynamoSubscriptionStore(dynamo.client, 'slack-app-service'),
     clock: { now: () => NOW },
     directory: readApi,
     status: readApi,
     responder: new ResponseUrlResponder({ allowedOrigins: [hookUrl] }),
+    access: DEFAULT_SLACK_ACCESS_POLICY,
+    groups: workspace,
+    channels: workspace,
+    shares: shareValuesFrom(() => Promise.resolve(codec)),
+    queue,
+    metrics: observer,
+    log: observer,
   };
 });
 
 afterAll(async () => {
   hook.closeAllConnections();
   await new Promise<void>((resolve) => hook.close(() => resolve()));
-  await Promise.all([sim.close(), dynamo.close()]);
+  await Promise.all([sim.close(), dynamo.close(), slack.close()]);
 });
 
 let channel: string;
 beforeEach(() => {
   channel = `C${++channelCounter}`;
   responses.length = 0;
+  queue.sent.length = 0;
+  observer.counts.clear();
 });
 
-function request(text: string, user = 'U1'): SlashCommandRequest {
+function request(text: string, user = 'U1', where = channel): SlashCommandRequest {
   return {
     command: '/visibility',
     text,
-    channelId: channel,
+    channelId: where,
     userId: user,
     userName: 'ana',
     responseUrl: `${hookUrl}/commands/1`,
@@ -78,8 +113,8 @@ function request(text: string, user = 'U1'): SlashCommandRequest {
 }
 
 /** Runs a command as the handler and the digest worker will: the ack, then any deferred work through the queue's JSON. */
-async function run(text: string, user = 'U1', through: DeferredDeps = deps): Promise<SlackReply> {
-  const ack = await answerSlashCommand(request(text, user), through);
+async function run(text: string, user = 'U1', through: DeferredDeps = deps, where = channel): Promise<SlackReply> {
+  const ack = await answerSlashCommand(request(text, user, where), through);
   if (!ack.deferred) return ack.reply;
   expect(ack.reply.response_type).toBe('ephemeral');
   const work = parseDeferredSlackCommand(JSON.parse(JSON.stringify(ack.deferred)));
@@ -100,6 +135,7 @@ describe('/visibility commands', () => {
     expect(subscribed.response_type).toBe('in_channel');
     expect(subscribed.text).toContain('<@U1> subscribed this channel to *Northwind Outdoor*');
     const list = await run('list');
+    expect(list.response_type).toBe('ephemeral');
     expect(list.text).toContain('*Northwind Outdoor* — mode `full`, not muted');
     const again = await run('subscribe Northwind Outdoor');
     expect(again).toMatchObject({ response_type: 'ephemeral' });
@@ -142,9 +178,9 @@ describe('/visibility commands', () => {
     expect(reply.text).not.toMatch(/\*Ledgerly\* — id [\w-]+ ✓/);
   });
 
-  it('answers status with the current figures', async () => {
+  it('answers status with the current figures, ephemerally', async () => {
     const reply = await run('status Northwind');
-    expect(reply.response_type).toBe('in_channel');
+    expect(reply.response_type).toBe('ephemeral');
     expect(reply.text).toContain('*Northwind Outdoor* — current figures (asked by <@U1>)');
     expect(reply.text.split('\n').length).toBeGreaterThan(1);
   });
@@ -157,6 +193,8 @@ describe('/visibility commands', () => {
 
   it('says the read API failed, and delivers that answer, when the service is unreachable', async () => {
     const down = { ...deps, directory: new ReadApiClient({ baseUrl: 'http://127.0.0.1:9', apiKey: API_KEY, timeoutMs: 500 }) };
+    // The ack echoes what was typed through the sanitizer.
+    expect((await answerSlashCommand(request('status <!channel> *x*'), down)).reply.text).toBe('Looking up "&lt;!channel&gt; ∗x∗"…');
     const ack = await answerSlashCommand(request('status Northwind'), down);
     await runDeferredCommand(ack.deferred!, down);
     expect(responses.at(-1)?.text).toContain('did not answer just now, so nothing was done');
@@ -181,10 +219,10 @@ describe('digest buttons', () => {
       user: { id: 'U5', username: 'bo' },
       channel: { id: channel },
       response_url: `${hookUrl}/actions/1`,
-      actions: [{ action_id: actionId, value: encodeActionValue({ projectId, projectName: 'Northwind Outdoor', channel }) }],
+      actions: [{ action_id: actionId, value: encodeActionValue({ projectId, projectName: 'Northwind Outdoor', channel }, codec) }],
       message: { blocks },
     };
-    const parsed = parseInteractionForm(new URLSearchParams({ payload: JSON.stringify(payload) }).toString());
+    const parsed = parseInteractionForm(new URLSearchParams({ payload: JSON.stringify(payload) }).toString(), codec);
     if (!parsed.ok) throw new Error(parsed.problem);
     return parsed.interaction;
   }
@@ -233,7 +271,7 @@ describe('service names that try to ping, link, hide or overflow (issue 21)', ()
     'p-long': `${'<!here> '.repeat(500)}${'W'.repeat(2000)}`,
   };
   let hostileSim: VisibilitySimulator;
-  let hostile: DeferredDeps;
+  let hostile: typeof deps;
 
   beforeAll(async () => {
     const projects = Object.entries(HOSTILE).map(([id, name]) => ({
@@ -256,9 +294,13 @@ describe('service names that try to ping, link, hide or overflow (issue 21)', ()
 
   /** No ping, link, bidi or zero-width character, no name in a code span, within one text object. */
   function expectSafe(answer: SlackReply | undefined): void {
-    const texts = [answer!.text, ...((answer!.blocks ?? []) as { elements?: { text: string }[] }[]).flatMap((b) => b.elements ?? [])];
-    for (const item of texts) {
-      const text = typeof item === 'string' ? item : item.text;
+    const blocks = (answer!.blocks ?? []) as { type: string; text?: { text: string }; elements?: { type: string; text: unknown }[] }[];
+    const texts = [
+      answer!.text,
+      ...blocks.flatMap((b) => (b.text ? [b.text.text] : [])),
+      ...blocks.flatMap((b) => (b.type === 'actions' ? [] : (b.elements ?? []).map((e) => String(e.text)))),
+    ];
+    for (const text of texts) {
       expect(text.length).toBeLessThanOrEqual(3000);
       expect(text).not.toMatch(/[\u200B-\u200F\u2060\uFEFF\u202A-\u202E\u2066-\u2069]/);
       const foreign = text.replace(/`\/visibility[a-z <>]*`|`(full|changes|7d)`/g, '').replace(/<@U\d+>|<!date\^\d+\^[^|>]+\|[^>]+>/g, '');
@@ -299,5 +341,208 @@ describe('service names that try to ping, link, hide or overflow (issue 21)', ()
   it('the disguised link and the ping are shown as text, outside code spans', async () => {
     const reply = await run('subscribe p-inject', 'U1', hostile);
     expect(reply.text).toContain('*Acmeˋ &lt;!channel&gt; &lt;https://evil.example/login|click to re-authenticate&gt; ˋ*');
+  });
+});
+
+describe('who may do what, where (issue 21)', () => {
+  const usersOnly = { changes: { kind: 'users' as const, userIds: ['U1', 'U2'] }, changeChannels: {} };
+  const opsGroup = { changes: { kind: 'userGroup' as const, groupId: 'S0OPS' }, changeChannels: {} };
+
+  function clickBy(user: string, actionId: string, projectId: string, where = channel) {
+    const payload = {
+      type: 'block_actions',
+      user: { id: user },
+      channel: { id: where },
+      response_url: `${hookUrl}/actions/2`,
+      actions: [{ action_id: actionId, value: encodeActionValue({ projectId, projectName: 'Voltway', channel: where }, codec) }],
+      message: { blocks: [{ type: 'section', text: { type: 'mrkdwn', text: 'digest' } }] },
+    };
+    const parsed = parseInteractionForm(new URLSearchParams({ payload: JSON.stringify(payload) }).toString(), codec);
+    if (!parsed.ok) throw new Error(parsed.problem);
+    return parsed.interaction;
+  }
+
+  it('a member outside the allow-list cannot subscribe, mute or click; told who can, nothing done or queued', async () => {
+    await run('subscribe Voltway');
+    const policed = { ...deps, access: usersOnly };
+    const subscribe = await answerSlashCommand(request('subscribe Ledgerly', 'U9'), policed);
+    expect(subscribe.deferred).toBeUndefined();
+    expect(subscribe.reply).toMatchObject({ response_type: 'ephemeral' });
+    expect(subscribe.reply.text).toMatch(/^Only <@U1> and <@U2> can change digest subscriptions/);
+    const mute = await run('mute Voltway 1d', 'U9', policed);
+    expect(mute.text).toMatch(/^Only <@U1> and <@U2> can/);
+    const voltway = (await deps.store.forChannel(channel))[0]!;
+    expect(await handleButtonAction(clickBy('U9', ACTION_IDS.mute7d, voltway.projectId), policed)).toEqual({ status: 'refused' });
+    expect(responses.at(-1)).toMatchObject({ response_type: 'ephemeral', replace_original: false });
+    expect(responses.at(-1)?.text).toMatch(/^Only <@U1> and <@U2> can/);
+    expect((await deps.store.forChannel(channel))[0]?.mutedUntilMs).toBeUndefined();
+    expect(observer.countOf('SlackCommandRefused')).toBe(3);
+    // Reads stay open to everyone; a listed user changes.
+    expect((await run('list', 'U9', policed)).text).toContain('*Voltway*');
+    expect((await run('mute Voltway 1d', 'U2', policed)).text).toContain('<@U2> muted *Voltway*');
+  });
+
+  it('a user group decides through the local Slack (usergroups.users.list), and an unreadable group refuses', async () => {
+    await run('subscribe Voltway');
+    const policed = { ...deps, access: opsGroup };
+    expect((await run('mode Voltway changes', 'U7', policed)).text).toContain('<@U7> set *Voltway* to *changes*');
+    const outsider = await run('unsubscribe Voltway', 'U9', policed);
+    expect(outsider.text).toMatch(/^Only members of <!subteam\^S0OPS> can change digest subscriptions/);
+    const gone = await run('unmute Voltway', 'U7', {
+      ...deps,
+      access: { changes: { kind: 'userGroup', groupId: 'S0GONE' }, changeChannels: {} },
+    });
+    expect(gone.text).toContain("Slack didn't tell me its members just now, so nothing was changed");
+    expect(observer.entries.some((e) => e.message.includes('user group could not be read'))).toBe(true);
+    expect((await deps.store.forChannel(channel)).map((s) => s.mode)).toEqual(['changes']);
+  });
+
+  it('a project with changeChannels is changed only there: subscribe in the worker, mute and buttons at once', async () => {
+    const projects = await deps.directory.listProjects();
+    const voltway = projects.find((p) => p.name === 'Voltway')!;
+    const home = channel;
+    await run('subscribe Voltway', 'U1', deps, home);
+    channel = `C${++channelCounter}`;
+    await run('subscribe Voltway');
+    const fenced = { ...deps, access: { changes: { kind: 'everyone' as const }, changeChannels: { [voltway.id]: [home] } } };
+    const where = `*Voltway*'s subscriptions can be changed only in <#${home}>, so nothing was changed here.`;
+    expect((await run('mute Voltway 1d', 'U1', fenced)).text).toBe(where);
+    expect(await handleButtonAction(clickBy('U1', ACTION_IDS.onlyChanges, voltway.id), fenced)).toEqual({ status: 'refused' });
+    expect(responses.at(-1)?.text).toBe(where);
+    const other = `C${++channelCounter}`;
+    expect((await run('subscribe Voltway', 'U1', fenced, other)).text).toBe(where);
+    expect(await deps.store.forChannel(other)).toEqual([]);
+    expect((await run('mute Voltway 1d', 'U1', fenced, home)).text).toContain('muted *Voltway*');
+  });
+
+  it('subscribe in a channel without the bot says how to invite it and subscribes nothing; after /invite it works', async () => {
+    const missing = await run('subscribe Voltway', 'U1', deps, WITHOUT_BOT);
+    expect(missing.response_type).toBe('ephemeral');
+    expect(missing.text).toBe(
+      `I'm not in <#${WITHOUT_BOT}>, so I can't post *Voltway*'s digests here: type \`/invite\` here and pick <@U0LOCALBOT>, then subscribe again. Nothing was subscribed.`,
+    );
+    expect(await deps.store.forChannel(WITHOUT_BOT)).toEqual([]);
+    const archived = await run('subscribe Voltway', 'U1', deps, ARCHIVED);
+    expect(archived.text).toContain(`<#${ARCHIVED}> is archived`);
+    slack.inviteBot(WITHOUT_BOT);
+    expect((await run('subscribe Voltway', 'U1', deps, WITHOUT_BOT)).text).toContain('subscribed this channel to *Voltway*');
+  });
+
+  it('list shows a broken subscription, and subscribing again clears it', async () => {
+    await run('subscribe Voltway');
+    const [voltway] = await deps.store.forChannel(channel);
+    await deps.store.markBroken(voltway!.projectId, channel, 'not_in_channel', NOW - 60_000);
+    const list = await run('list');
+    expect(list.text).toContain('⚠ not receiving since <!date^1772366340^');
+    expect(list.text).toContain('Slack said `not_in_channel` — invite the bot, then subscribe again.');
+    expect((await run('subscribe Voltway')).text).toContain('subscribed this channel to *Voltway*');
+    expect((await deps.store.forChannel(channel))[0]?.broken).toBeUndefined();
+    expect((await run('list')).text).not.toContain('not receiving');
+  });
+
+  it('records every change, buttons and unsubscribes included, and list shows them newest first', async () => {
+    await run('subscribe Voltway', 'U1');
+    await run('mute Voltway 2h', 'U7');
+    const [voltway] = await deps.store.forChannel(channel);
+    await handleButtonAction(clickBy('U5', ACTION_IDS.onlyChanges, voltway!.projectId), deps);
+    await run('unsubscribe Voltway', 'U2');
+    const list = await run('list');
+    expect(list.text).toContain('This channel has no subscriptions.');
+    const recent = list.text.slice(list.text.indexOf('*Recent changes*'));
+    expect(recent.split('\n').slice(1)).toEqual([
+      `• <!date^${NOW / 1000}^{date_short_pretty} {time}|2026-03-01T12:00:00Z> <@U2> — unsubscribed *Voltway*`,
+      `• <!date^${NOW / 1000}^{date_short_pretty} {time}|2026-03-01T12:00:00Z> <@U5> — mode *Voltway* changes (button)`,
+      `• <!date^${NOW / 1000}^{date_short_pretty} {time}|2026-03-01T12:00:00Z> <@U7> — muted *Voltway* for 2h`,
+      `• <!date^${NOW / 1000}^{date_short_pretty} {time}|2026-03-01T12:00:00Z> <@U1> — subscribed *Voltway*`,
+    ]);
+  });
+});
+
+describe('reads answer ephemerally with a working "Share in channel" (issue 21)', () => {
+  function shareClick(reply: SlackReply, where = channel) {
+    const actions = (reply.blocks ?? []).find((b) => (b as { type: string }).type === 'actions') as {
+      elements: { action_id: string; value: string }[];
+    };
+    const button = actions.elements[0]!;
+    expect(button.action_id).toBe(ACTION_IDS.shareInChannel);
+    const payload = {
+      type: 'block_actions',
+      user: { id: 'U3' },
+      channel: { id: where },
+      response_url: `${hookUrl}/share/1`,
+      actions: [{ action_id: button.action_id, value: button.value }],
+      container: { type: 'message', is_ephemeral: true },
+    };
+    return parseInteractionForm(new URLSearchParams({ payload: JSON.stringify(payload) }).toString(), codec);
+  }
+
+  it('status: shared through the deferred queue, posted in the channel, the ephemeral answer deleted', async () => {
+    const status = await run('status Northwind', 'U3');
+    expect(status.response_type).toBe('ephemeral');
+    const click = shareClick(status);
+    expect(click.ok).toBe(true);
+    if (!click.ok) return;
+    expect(await handleButtonAction(click.interaction, deps)).toEqual({ status: 'shared' });
+    expect(queue.sent).toHaveLength(1);
+    const work = parseDeferredSlackCommand(queue.sent[0]);
+    expect(work).toMatchObject({ command: { kind: 'status' }, context: { channel }, share: true });
+    responses.length = 0;
+    await runDeferredCommand(work!, deps);
+    expect(responses).toHaveLength(2);
+    expect(responses[0]).toMatchObject({ response_type: 'in_channel' });
+    expect(responses[0]!.text).toContain('*Northwind Outdoor* — current figures');
+    expect(responses[0]!.text).toContain('Shared by <@U3>');
+    expect(JSON.stringify(responses[0]!.blocks)).not.toContain(ACTION_IDS.shareInChannel);
+    expect(responses[1]).toMatchObject({ delete_original: true });
+  });
+
+  it('list: shared at once; projects through the queue; a click in another channel is refused', async () => {
+    await run('subscribe Voltway');
+    const list = await run('list', 'U3');
+    const click = shareClick(list);
+    if (!click.ok) throw new Error(click.problem);
+    responses.length = 0;
+    expect(await handleButtonAction(click.interaction, deps)).toEqual({ status: 'shared' });
+    expect(responses[0]).toMatchObject({ response_type: 'in_channel' });
+    expect(responses[0]!.text).toContain('*Voltway* — mode `full`');
+    expect(responses[1]).toMatchObject({ delete_original: true });
+
+    const projects = await run('projects', 'U3');
+    expect(projects.response_type).toBe('ephemeral');
+    const shared = shareClick(projects);
+    if (!shared.ok) throw new Error(shared.problem);
+    await handleButtonAction(shared.interaction, deps);
+    expect(parseDeferredSlackCommand(queue.sent.at(-1))).toMatchObject({ command: { kind: 'projects' }, share: true });
+
+    const elsewhere = shareClick(list, 'C0ELSEWHERE');
+    expect(elsewhere).toMatchObject({ ok: false, refusal: { reason: 'other_channel' } });
+  });
+
+  it('refuses a share button the bridge did not sign, or clicked without a channel', async () => {
+    const status = await run('status Northwind', 'U3');
+    const forged = JSON.parse(JSON.stringify(status)) as SlackReply;
+    const actions = (forged.blocks ?? []).find((b) => (b as { type: string }).type === 'actions') as { elements: { value: string }[] };
+    actions.elements[0]!.value = actions.elements[0]!.value.replace('"v":"status"', '"v":"list"');
+    expect(shareClick(forged)).toMatchObject({ ok: false, refusal: { reason: 'unsigned' } });
+    expect(shareClick(status, '')).toMatchObject({ ok: false, refusal: { reason: 'no_channel' } });
+  });
+
+  it('never shares a change, and never shares an error', async () => {
+    const body = {
+      kind: 'slack_command',
+      command: { kind: 'subscribe', project: 'Voltway' },
+      context: { channel, responseUrl: 'u', actor: { userId: 'U1' } },
+      share: true,
+    };
+    expect(parseDeferredSlackCommand(body)).toBeNull();
+    const missing = {
+      kind: 'slack_command',
+      command: { kind: 'status', project: 'no-such-project' },
+      context: { channel, responseUrl: `${hookUrl}/x`, actor: { userId: 'U1' } },
+      share: true,
+    };
+    await runDeferredCommand(parseDeferredSlackCommand(missing)!, deps);
+    expect(responses.at(-1)).toMatchObject({ response_type: 'ephemeral' });
+    expect(responses.at(-1)?.text).toContain('No project matches');
   });
 });

@@ -92,6 +92,52 @@ describe('DynamoSubscriptionStore', () => {
     await expect(broken.forProject('p1')).rejects.toThrow(SlackAppStoreError);
     await expect(broken.forProject('p1')).rejects.toThrow(/forProject failed: ResourceNotFoundException/);
   });
+
+  it('subscribing a broken subscription again clears broken (and keeps one subscription)', async () => {
+    await store.subscribe({ projectId: 'pb', projectName: 'Broken Co', channel: 'CBRK', actor: ana, nowMs: NOW });
+    expect(await store.markBroken('pb', 'CBRK', 'not_in_channel', NOW + 1)).toMatchObject({
+      broken: { code: 'not_in_channel', atMs: NOW + 1 },
+    });
+    expect((await store.forChannel('CBRK'))[0]?.broken).toEqual({ code: 'not_in_channel', atMs: NOW + 1 });
+    const again = await store.subscribe({ projectId: 'pb', projectName: 'Broken Co', channel: 'CBRK', actor: bo, nowMs: NOW + 2 });
+    expect(again.status).toBe('subscribed');
+    const [repaired, ...more] = await store.forChannel('CBRK');
+    expect(more).toEqual([]);
+    expect(repaired?.broken).toBeUndefined();
+    expect(repaired).toMatchObject({ createdBy: 'U2', lastChange: 'subscribed' });
+  });
+});
+
+describe('DynamoSubscriptionStore: the channel history (audit#<channel>)', () => {
+  const entry = (i: number, what = 'muted for 1h') => ({ who: 'U1', whenMs: NOW + i, what, projectId: 'p1', projectName: 'Northwind' });
+
+  it('appends who, when and what, and reads them newest first', async () => {
+    await store.recordChange('CAUD', entry(1, 'subscribed'));
+    await store.recordChange('CAUD', entry(2, 'unsubscribed'));
+    expect(await store.recentChanges('CAUD')).toEqual([entry(2, 'unsubscribed'), entry(1, 'subscribed')]);
+    expect(await store.recentChanges('CNONE')).toEqual([]);
+    const item = await dynamo.client.send(new GetItemCommand({ TableName: TABLE, Key: { pk: { S: 'audit#CAUD' } } }));
+    expect(item.Item?.['entries']?.L).toHaveLength(2);
+  });
+
+  it('keeps the newest 20, one at a time and under concurrent appends', async () => {
+    for (let i = 0; i < 45; i++) await store.recordChange('CTRIM', entry(i));
+    const kept = await store.recentChanges('CTRIM');
+    expect(kept.map((e) => e.whenMs - NOW)).toEqual(Array.from({ length: 20 }, (_, i) => 44 - i));
+    const stored = await dynamo.client.send(new GetItemCommand({ TableName: TABLE, Key: { pk: { S: 'audit#CTRIM' } } }));
+    expect(stored.Item?.['entries']?.L).toHaveLength(20);
+
+    await Promise.all(Array.from({ length: 30 }, (_, i) => store.recordChange('CRACEAUD', entry(i))));
+    const raced = await store.recentChanges('CRACEAUD');
+    expect(raced).toHaveLength(20);
+    // No append was lost to another: the ones kept are distinct.
+    expect(new Set(raced.map((e) => e.whenMs)).size).toBe(20);
+  });
+
+  it('cuts a long project name in the entry', async () => {
+    await store.recordChange('CLONG', { ...entry(1), projectName: 'N'.repeat(6000) });
+    expect((await store.recentChanges('CLONG'))[0]?.projectName).toHaveLength(300);
+  });
 });
 
 describe('DynamoChannelPacer', () => {

@@ -16,7 +16,7 @@ import { createSlackHandler } from '../../functions/slack/create-handler';
 import { ENV, HTTP_PATHS } from '../../shared/contracts';
 import { run } from '../../cli/main';
 import { bufferIo } from '../../cli/io';
-import { splitSlashLine } from '../../local/slack-app-delivery';
+import { LOCAL_SLACK_APP_ID, LOCAL_SLACK_TEAM_ID, splitSlashLine } from '../../local/slack-app-delivery';
 import { httpApiEvent } from '../support/deliveries';
 import { RecordingObserver } from '../support/recording-observer';
 import { testSqsClient } from '../support/sqs-client';
@@ -73,6 +73,10 @@ beforeAll(async () => {
     [ENV.tableName]: TABLE,
     [ENV.commandsQueueUrl]: queueUrl,
     [ENV.slackSigningSecret]: JSON.stringify([SECRET]),
+    // The workspace and app `bridge slack command` sends as (the local Slack's).
+    [ENV.slackTeamIds]: LOCAL_SLACK_TEAM_ID,
+    [ENV.slackAppId]: LOCAL_SLACK_APP_ID,
+    [ENV.actionSigningKey]: 'slack-cli-action-signing-key-0123456789abcdef',
     [ENV.slackApiUrl]: 'http://127.0.0.1:9/api/',
     [ENV.awsRegion]: 'us-east-1',
     [ENV.awsEndpointDynamodb]: dynamo.endpoint,

@@ -13,12 +13,17 @@ import { createSlackHandler, type SlackHandler } from '../../functions/slack/cre
 import { ENV, HTTP_PATHS, SLACK_APP_METRICS } from '../../shared/contracts';
 import { signSlackRequest } from '../../shared/slack-request-signature';
 import { ACTION_IDS, encodeActionValue } from '../../shared/slack-app/interactions';
+import { actionValueCodec } from '../../shared/slack-app/button-value';
 import { parseDeferredSlackCommand } from '../../shared/slack-app/service';
 import { httpApiEvent } from '../support/deliveries';
 import { RecordingObserver } from '../support/recording-observer';
 import { testSqsClient } from '../support/sqs-client';
 
 const SECRET = 'slack-signing-secret-test';
+const ACTION_KEY = 'action-signing-key-test-0123456789abcdef';
+const codec = actionValueCodec([ACTION_KEY]);
+const TEAM = 'T0TEAM1';
+const APP = 'A0BRIDGE';
 const TABLE = 'slack-endpoint-test';
 const NOW = Date.parse('2026-03-02T09:00:00Z');
 const NOW_S = NOW / 1000;
@@ -63,19 +68,28 @@ beforeEach(async () => {
   observer = new RecordingObserver();
   hooks.bodies.length = 0;
   await sqs.send(new PurgeQueueCommand({ QueueUrl: queueUrl }));
-  const env = {
+  handler = handlerWith({});
+});
+
+/** The handler as the stack configures it, with `changes` to its environment (undefined removes a variable). */
+function handlerWith(changes: Record<string, string | undefined>): SlackHandler {
+  const base: Record<string, string | undefined> = {
     [ENV.tableName]: TABLE,
     [ENV.commandsQueueUrl]: queueUrl,
     [ENV.slackSigningSecret]: JSON.stringify([SECRET]),
+    [ENV.actionSigningKey]: ACTION_KEY,
+    [ENV.slackTeamIds]: TEAM,
+    [ENV.slackAppId]: APP,
     // The response_url peer stands where the local Slack server would be.
     [ENV.slackApiUrl]: `${hooks.url}/api`,
     [ENV.awsRegion]: 'us-east-1',
     [ENV.awsEndpointDynamodb]: dynamo.endpoint,
     [ENV.awsEndpointSqs]: sqsServer.url,
   };
+  const env = { ...base, ...changes };
   const observability = { log: observer, metrics: observer, flush() {}, appendKeys() {}, resetKeys() {} };
-  handler = createSlackHandler(env, { observability, overrides: { clock: { now: () => NOW } } });
-});
+  return createSlackHandler(env, { observability, overrides: { clock: { now: () => NOW } } });
+}
 
 afterAll(async () => {
   sqs.destroy();
@@ -93,17 +107,20 @@ function commandForm(text: string, channel = 'C100'): string {
     user_name: ana.userName,
     response_url: `${hooks.url}/commands/1`,
     trigger_id: 't1',
-    team_id: 'T1',
+    team_id: TEAM,
+    api_app_id: APP,
   }).toString();
 }
 
 function buttonForm(actionId: string, projectId: string, channel: string): string {
   const payload = {
     type: 'block_actions',
-    user: { id: ana.userId, username: ana.userName },
+    user: { id: ana.userId, username: ana.userName, team_id: TEAM },
+    team: { id: TEAM },
+    api_app_id: APP,
     response_url: `${hooks.url}/actions/1`,
     channel: { id: channel },
-    actions: [{ action_id: actionId, value: encodeActionValue({ projectId, projectName: 'Northwind', channel }) }],
+    actions: [{ action_id: actionId, value: encodeActionValue({ projectId, projectName: 'Northwind', channel }, codec) }],
     message: { blocks: [{ type: 'section', text: { type: 'mrkdwn', text: 'digest' } }] },
   };
   return new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
@@ -173,7 +190,7 @@ describe('Slack endpoint: verification first', () => {
   });
 
   it('answers 400 for a signed body that is not a slash command', async () => {
-    const form = 'text=help';
+    const form = `team_id=${TEAM}&api_app_id=${APP}&text=help`;
     expect((await send(HTTP_PATHS.slackCommands, form)).status).toBe(400);
   });
 });
@@ -225,5 +242,251 @@ describe('Slack endpoint: buttons', () => {
     const result = await handler(slackEvent(HTTP_PATHS.slackInteractions, buttonForm(ACTION_IDS.onlyChanges, 'p600', 'C600')));
     expect(result.statusCode).toBe(200);
     expect(await store.forProject('p600')).toMatchObject([{ channel: 'C600', mode: 'changes', createdBy: 'U1' }]);
+  });
+});
+
+/** The form of a command from `team` through `app` (and an org, when given). */
+function commandFrom(text: string, channel: string, ids: { team?: string; app?: string; enterprise?: string }): string {
+  const form = new URLSearchParams(commandForm(text, channel));
+  form.set('team_id', ids.team ?? TEAM);
+  form.set('api_app_id', ids.app ?? APP);
+  if (ids.enterprise !== undefined) form.set('enterprise_id', ids.enterprise);
+  return form.toString();
+}
+
+/** A click whose payload is changed by `edit` (its value, channel, teams…). */
+function clickWith(edit: (payload: Record<string, unknown>) => void, projectId = 'p700', channel = 'C700'): string {
+  const payload = JSON.parse(new URLSearchParams(buttonForm(ACTION_IDS.mute7d, projectId, channel)).get('payload')!) as Record<
+    string,
+    unknown
+  >;
+  edit(payload);
+  return new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
+}
+
+function actionOf(payload: Record<string, unknown>): Record<string, unknown> {
+  return (payload['actions'] as Record<string, unknown>[])[0]!;
+}
+
+describe('Slack endpoint: only our workspace and our app', () => {
+  it.each([
+    ['another workspace', { team: 'T0OTHER' }, 'foreign_workspace', 'team'],
+    ['another app', { app: 'A0OTHER' }, 'foreign_app', 'app'],
+  ])('refuses a signed command from %s with 403, doing nothing', async (_label, ids, error, reason) => {
+    await subscribe('p403', 'C403');
+    const mute = commandFrom('mute Northwind 1d', 'C403', ids);
+    expect(await send(HTTP_PATHS.slackCommands, mute)).toEqual({ status: 403, body: { ok: false, error } });
+    expect((await send(HTTP_PATHS.slackCommands, commandFrom('subscribe Northwind', 'C403', ids))).status).toBe(403);
+    expect((await store.forChannel('C403'))[0]?.mutedUntilMs).toBeUndefined();
+    expect(await queued()).toEqual([]);
+    expect(observer.countOf(`${SLACK_APP_METRICS.slackRequestForeign}{reason=${reason}}`)).toBe(2);
+    expect(observer.countOf(SLACK_APP_METRICS.slackCommandAnswered)).toBe(0);
+  });
+
+  it.each([
+    ['another workspace', (p: Record<string, unknown>) => (p['team'] = { id: 'T0OTHER' }), 'team'],
+    [
+      'a member of another workspace (Slack Connect)',
+      (p: Record<string, unknown>) => ((p['user'] as Record<string, unknown>)['team_id'] = 'T0OTHER'),
+      'team',
+    ],
+    ['another app', (p: Record<string, unknown>) => (p['api_app_id'] = 'A0OTHER'), 'app'],
+  ])('refuses a click from %s with 403, changing nothing', async (_label, edit, reason) => {
+    await subscribe('p700', 'C700');
+    expect((await send(HTTP_PATHS.slackInteractions, clickWith(edit))).status).toBe(403);
+    expect((await store.forChannel('C700'))[0]?.mutedUntilMs).toBeUndefined();
+    expect(hooks.bodies).toEqual([]);
+    expect(observer.countOf(`${SLACK_APP_METRICS.slackRequestForeign}{reason=${reason}}`)).toBe(1);
+  });
+
+  it('serves nobody while the stage names no workspace or no app', async () => {
+    for (const changes of [{ [ENV.slackTeamIds]: undefined }, { [ENV.slackAppId]: undefined }]) {
+      handler = handlerWith(changes);
+      expect(await send(HTTP_PATHS.slackCommands, commandForm('help'))).toEqual({
+        status: 403,
+        body: { ok: false, error: 'workspace_not_configured' },
+      });
+    }
+    expect(observer.countOf(`${SLACK_APP_METRICS.slackRequestForeign}{reason=not_configured}`)).toBe(2);
+  });
+
+  it('serves any workspace of the Grid org when only the org is named, and no other org', async () => {
+    handler = handlerWith({ [ENV.slackTeamIds]: undefined, [ENV.slackEnterpriseId]: 'E0ORG' });
+    expect((await send(HTTP_PATHS.slackCommands, commandFrom('help', 'C1', { team: 'T0ANY', enterprise: 'E0ORG' }))).status).toBe(200);
+    expect((await send(HTTP_PATHS.slackCommands, commandFrom('help', 'C1', { team: 'T0ANY', enterprise: 'E0OTHER' }))).status).toBe(403);
+    expect((await send(HTTP_PATHS.slackCommands, commandFrom('help', 'C1', { team: 'T0ANY' }))).status).toBe(403);
+    // Both named: both must match.
+    handler = handlerWith({ [ENV.slackEnterpriseId]: 'E0ORG' });
+    expect((await send(HTTP_PATHS.slackCommands, commandFrom('help', 'C1', { enterprise: 'E0ORG' }))).status).toBe(200);
+    expect((await send(HTTP_PATHS.slackCommands, commandFrom('help', 'C1', { team: 'T0ANY', enterprise: 'E0ORG' }))).status).toBe(403);
+    expect(observer.countOf(`${SLACK_APP_METRICS.slackRequestForeign}{reason=enterprise}`)).toBe(2);
+  });
+
+  it('fails the cold start on an id that is not one, naming the variable', () => {
+    expect(() => handlerWith({ [ENV.slackTeamIds]: 'T0TEAM1, my-workspace' })).toThrow(/SLACK_TEAM_IDS.*"my-workspace"/);
+    expect(() => handlerWith({ [ENV.slackAppId]: 'visibility' })).toThrow(/SLACK_APP_ID/);
+    expect(() => handlerWith({ [ENV.slackEnterpriseId]: 'T0TEAM1' })).toThrow(/SLACK_ENTERPRISE_ID/);
+    expect(() => handlerWith({ [ENV.actionSigningKey]: undefined })).toThrow(/ACTION_SIGNING_KEY_SECRET_ARN/);
+    expect(() => handlerWith({ [ENV.actionSigningKey]: 'short' })).toThrow(/ACTION_SIGNING_KEY/);
+  });
+
+  it('logs one short line for a refused request: path and reason, never headers or body', async () => {
+    await send(HTTP_PATHS.slackCommands, commandFrom('help', 'C1', { team: 'T0OTHER' }));
+    const form = commandForm('help');
+    await send(HTTP_PATHS.slackCommands, form, signSlackRequest('another-secret', NOW_S, form));
+    expect(observer.entries).toEqual([
+      { level: 'warn', message: 'Slack request refused', fields: { path: HTTP_PATHS.slackCommands, reason: 'foreign_team' } },
+      { level: 'warn', message: 'Slack request refused', fields: { path: HTTP_PATHS.slackCommands, reason: 'signature_mismatch' } },
+    ]);
+  });
+});
+
+describe('Slack endpoint: replays', () => {
+  it('answers a replayed command "Already handled" and does not act on it again', async () => {
+    const form = commandForm('subscribe Northwind', 'C800');
+    const signed = signSlackRequest(SECRET, NOW_S, form);
+    expect((await send(HTTP_PATHS.slackCommands, form, signed)).body).toMatchObject({ text: 'Looking up "Northwind"…' });
+    const again = await send(HTTP_PATHS.slackCommands, form, signed);
+    expect(again).toEqual({
+      status: 200,
+      body: { response_type: 'ephemeral', text: expect.stringContaining('Already handled') as string },
+    });
+    expect(await queued()).toHaveLength(1);
+    expect(observer.countOf(SLACK_APP_METRICS.slackRequestReplayed)).toBe(1);
+    expect(observer.countOf(SLACK_APP_METRICS.slackCommandDeferred)).toBe(1);
+  });
+
+  it('answers a replayed click 200 and changes nothing the second time', async () => {
+    await subscribe('p810', 'C810');
+    const form = buttonForm(ACTION_IDS.mute7d, 'p810', 'C810');
+    const signed = signSlackRequest(SECRET, NOW_S, form);
+    expect((await send(HTTP_PATHS.slackInteractions, form, signed)).status).toBe(200);
+    await send(HTTP_PATHS.slackCommands, commandForm('unmute Northwind', 'C810'));
+    expect(await send(HTTP_PATHS.slackInteractions, form, signed)).toEqual({ status: 200, body: undefined });
+    expect((await store.forChannel('C810'))[0]?.mutedUntilMs).toBeUndefined(); // the unmute stands
+    expect(hooks.bodies).toHaveLength(1);
+    expect(observer.countOf(SLACK_APP_METRICS.slackActionHandled)).toBe(1);
+  });
+
+  it('answers 503 and does nothing when the table cannot say whether it is a replay', async () => {
+    handler = handlerWith({ [ENV.tableName]: 'no-such-table' });
+    const form = commandForm('subscribe Northwind', 'C820');
+    expect(await send(HTTP_PATHS.slackCommands, form)).toEqual({ status: 503, body: { ok: false, error: 'store_unavailable' } });
+    expect(await queued()).toEqual([]);
+  });
+});
+
+describe('Slack endpoint: signed button values', () => {
+  const forged = actionValueCodec(['another-key-that-is-long-enough-0123456789']);
+  it.each([
+    [
+      'an unsigned value',
+      (p: Record<string, unknown>) => (actionOf(p)['value'] = JSON.stringify({ p: 'p700', n: 'N', c: 'C700' })),
+      'unsigned',
+    ],
+    [
+      'a value signed with another key',
+      (p: Record<string, unknown>) => (actionOf(p)['value'] = forged.encode({ projectId: 'p700', projectName: 'N', channel: 'C700' })),
+      'unsigned',
+    ],
+    [
+      'a signed value for another project',
+      (p: Record<string, unknown>) => {
+        const value = JSON.parse(String(actionOf(p)['value'])) as Record<string, string>;
+        actionOf(p)['value'] = JSON.stringify({ ...value, p: 'p-other' });
+      },
+      'unsigned',
+    ],
+    [
+      'a cut signature',
+      (p: Record<string, unknown>) => {
+        const value = JSON.parse(String(actionOf(p)['value'])) as Record<string, string>;
+        actionOf(p)['value'] = JSON.stringify({ ...value, s: value['s']!.slice(0, 10) });
+      },
+      'unsigned',
+    ],
+    ['a click without a channel', (p: Record<string, unknown>) => delete p['channel'], 'no_channel'],
+    ['a click in another channel (a forwarded copy)', (p: Record<string, unknown>) => (p['channel'] = { id: 'C0ELSE' }), 'other_channel'],
+    ['a click in a DM', (p: Record<string, unknown>) => (p['channel'] = { id: 'D0DM' }), 'other_channel'],
+  ])('refuses %s: nothing changed, the clicker told, 200', async (_label, edit, reason) => {
+    await subscribe('p700', 'C700');
+    const result = await send(HTTP_PATHS.slackInteractions, clickWith(edit));
+    expect(result.status).toBe(200);
+    expect(await store.forProject('p700')).toMatchObject([{ channel: 'C700' }]);
+    expect((await store.forChannel('C700'))[0]?.mutedUntilMs).toBeUndefined();
+    expect(hooks.bodies).toEqual([
+      { response_type: 'ephemeral', replace_original: false, text: expect.stringContaining("This button can't be used here") as string },
+    ]);
+    expect(observer.countOf(`${SLACK_APP_METRICS.slackActionRefused}{reason=${reason}}`)).toBe(1);
+    expect(observer.countOf(SLACK_APP_METRICS.slackActionHandled)).toBe(0);
+  });
+
+  it('accepts a value signed with an older key still listed (rotation)', async () => {
+    const NEW_KEY = 'the-new-action-signing-key-0123456789abcdef';
+    handler = handlerWith({ [ENV.actionSigningKey]: JSON.stringify([NEW_KEY, ACTION_KEY]) });
+    await subscribe('p830', 'C830');
+    expect((await send(HTTP_PATHS.slackInteractions, buttonForm(ACTION_IDS.mute7d, 'p830', 'C830'))).status).toBe(200);
+    expect((await store.forChannel('C830'))[0]?.mutedUntilMs).toBe(NOW + 7 * 24 * 3_600_000);
+  });
+});
+
+describe('Slack endpoint: who may do what, and sharing a read (issue 21)', () => {
+  const usersOnly = { [ENV.slackAccessPolicy]: JSON.stringify({ changes: { users: ['U0BOSS'] } }) };
+
+  it('a member outside the allow-list can neither subscribe, mute nor click: told who can, nothing stored or queued', async () => {
+    handler = handlerWith(usersOnly);
+    await subscribe('p900', 'C900');
+    const subscribing = await send(HTTP_PATHS.slackCommands, commandForm('subscribe Northwind', 'C900'));
+    expect(subscribing).toMatchObject({ status: 200, body: { response_type: 'ephemeral' } });
+    expect(String(subscribing.body?.['text'])).toMatch(/^Only <@U0BOSS> can change digest subscriptions/);
+    const muting = await send(HTTP_PATHS.slackCommands, commandForm('mute Northwind 1d', 'C900'));
+    expect(String(muting.body?.['text'])).toMatch(/^Only <@U0BOSS> can/);
+    expect((await send(HTTP_PATHS.slackInteractions, buttonForm(ACTION_IDS.mute7d, 'p900', 'C900'))).status).toBe(200);
+    expect(hooks.bodies.at(-1)).toMatchObject({ response_type: 'ephemeral', replace_original: false });
+    expect((await store.forChannel('C900'))[0]?.mutedUntilMs).toBeUndefined();
+    expect(await queued()).toEqual([]);
+    expect(observer.countOf(SLACK_APP_METRICS.slackCommandRefused)).toBe(3);
+    // Reading stays open: `list` answers, ephemerally.
+    const list = await send(HTTP_PATHS.slackCommands, commandForm('list', 'C900'));
+    expect(list.body).toMatchObject({ response_type: 'ephemeral' });
+  });
+
+  it('list answers ephemerally with a "Share in channel" button that posts it in the channel and deletes the ephemeral one', async () => {
+    await subscribe('p910', 'C910');
+    const list = await send(HTTP_PATHS.slackCommands, commandForm('list', 'C910'));
+    expect(list.body).toMatchObject({ response_type: 'ephemeral' });
+    const blocks = list.body?.['blocks'] as { type: string; elements?: { action_id: string; value: string }[] }[];
+    const share = blocks.find((b) => b.type === 'actions')?.elements?.[0];
+    expect(share?.action_id).toBe(ACTION_IDS.shareInChannel);
+    const click = (channel: string, response: string) =>
+      new URLSearchParams({
+        payload: JSON.stringify({
+          type: 'block_actions',
+          user: { id: 'U3', team_id: TEAM },
+          team: { id: TEAM },
+          api_app_id: APP,
+          response_url: `${hooks.url}/${response}`,
+          channel: { id: channel },
+          container: { type: 'message', is_ephemeral: true },
+          actions: [{ action_id: share!.action_id, value: share!.value }],
+        }),
+      }).toString();
+    expect((await send(HTTP_PATHS.slackInteractions, click('C910', 'share/1'))).status).toBe(200);
+    expect(hooks.bodies).toHaveLength(2);
+    expect(hooks.bodies[0]).toMatchObject({
+      response_type: 'in_channel',
+      text: expect.stringContaining('*Northwind* — mode `full`') as string,
+    });
+    expect(hooks.bodies[1]).toMatchObject({ delete_original: true });
+    // Forwarded to another channel, the same button shares nothing there.
+    hooks.bodies.length = 0;
+    await send(HTTP_PATHS.slackInteractions, click('C911', 'share/2'));
+    expect(hooks.bodies.every((b) => (b as { response_type?: string }).response_type !== 'in_channel')).toBe(true);
+  });
+
+  it('status is acknowledged ephemerally and queued for the worker', async () => {
+    const status = await send(HTTP_PATHS.slackCommands, commandForm('status Northwind', 'C920'));
+    expect(status.body).toMatchObject({ response_type: 'ephemeral', text: 'Looking up "Northwind"…' });
+    expect(parseDeferredSlackCommand((await queued())[0])).toMatchObject({ command: { kind: 'status' } });
   });
 });

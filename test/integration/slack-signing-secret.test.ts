@@ -14,12 +14,16 @@ import { FIRST_BACKOFF_MS } from '../../shared/secrets';
 import { signSlackRequest } from '../../shared/slack-request-signature';
 import { httpApiEvent } from '../support/deliveries';
 import { RecordingObserver } from '../support/recording-observer';
+import { ensureBridgeTable, startLocalDynamo, type LocalDynamo } from '../../local/dynamo';
 
 const SLACK_SECRET = '8f742231b10e8888abcd99yyyzzz85a5';
 const NEW_SLACK_SECRET = '0d1e2f3a4b5c6d7e8f90a1b2c3d4e5f6';
 const NOW = Date.parse('2026-03-02T09:00:00Z');
-/** Nothing here may reach DynamoDB or SQS (help is answered inline; refusals touch nothing): a closed port fails loudly. */
+/** Nothing here may reach SQS (help is answered inline; refusals touch nothing): a closed port fails loudly. */
 const NOWHERE = 'http://127.0.0.1:9';
+const TABLE = 'slack-signing-secret-test';
+/** A verified request is recorded by the replay guard, so the table is real (dynalite). */
+let dynamo: LocalDynamo;
 
 let server: LocalSecretsManagerServer;
 let client: SecretsManagerClient;
@@ -28,6 +32,8 @@ let secretCounter = 0;
 
 beforeAll(async () => {
   server = await LocalSecretsManagerServer.start();
+  dynamo = await startLocalDynamo();
+  await ensureBridgeTable(dynamo.client, TABLE);
   client = createSecretsManagerClient(server.url);
   // Powertools' SecretsProvider builds its own client: it takes the endpoint, region and credentials from the process.
   const processEnv = {
@@ -49,6 +55,7 @@ afterAll(async () => {
   }
   client.destroy();
   await server.close();
+  await dynamo.close();
 });
 
 let secretName: string;
@@ -61,12 +68,15 @@ function slackFunction(secretId: string) {
   const observer = new RecordingObserver();
   const clock = { ms: NOW, now: () => clock.ms };
   const env = {
-    [ENV.tableName]: 'slack-signing-secret-test',
+    [ENV.tableName]: TABLE,
     [ENV.commandsQueueUrl]: `${NOWHERE}/000000000000/never`,
     [ENV.slackSigningSecretSecretArn]: secretId,
     [ENV.secretsCacheSeconds]: '0',
+    [ENV.slackTeamIds]: 'T0TEAM1',
+    [ENV.slackAppId]: 'A0BRIDGE',
+    [ENV.actionSigningKey]: 'slack-signing-secret-test-action-key-0123456789',
     [ENV.awsRegion]: 'us-east-1',
-    [ENV.awsEndpointDynamodb]: NOWHERE,
+    [ENV.awsEndpointDynamodb]: dynamo.endpoint,
     [ENV.awsEndpointSqs]: NOWHERE,
   };
   const observability = { log: observer, metrics: observer, flush() {}, appendKeys() {}, resetKeys() {} };
@@ -80,6 +90,8 @@ function slackFunction(secretId: string) {
       user_id: 'U1',
       user_name: 'ana',
       response_url: 'https://hooks.slack.com/commands/T1/1/x',
+      team_id: 'T0TEAM1',
+      api_app_id: 'A0BRIDGE',
     }).toString();
     const event = httpApiEvent({
       rawPath: HTTP_PATHS.slackCommands,

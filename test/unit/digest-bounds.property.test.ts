@@ -127,6 +127,9 @@ describe('Block Kit bounds for any input', () => {
       fc.property(digestInput, (input) => {
         const rendered = renderDigest(input);
         for (const message of [rendered.main, ...rendered.thread]) expectWithinBounds(message);
+        // Short by construction, whatever the input: a phone screen's worth of blocks, at most three replies.
+        expect(rendered.main.blocks.length).toBeLessThanOrEqual(8);
+        expect(rendered.thread.length).toBeLessThanOrEqual(3);
       }),
       { numRuns: 40 },
     );

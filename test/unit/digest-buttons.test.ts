@@ -2,7 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import type { ActionsBlock, ContextBlock, KnownBlock } from '@slack/web-api';
 import { renderDigest, type DigestInput } from '../../shared/digest/render';
-import { decodeActionValue } from '../../shared/slack-app/interactions';
+import { decodeActionValue, encodeActionValue } from '../../shared/slack-app/interactions';
+import { actionValueCodec } from '../../shared/slack-app/button-value';
 import { findBlockKitViolations } from '../../shared/slack-text';
 
 const TEMPLATE = 'https://app.example.com/p/{project_id}/runs/{run_id}';
@@ -20,7 +21,9 @@ function input(options: DigestInput['options']): DigestInput {
   };
 }
 
-const CHANNEL = { channel: 'C0ALPHA', projectId: 'proj-1', projectName: 'Northwind', mode: 'full' as const };
+const BUTTONS = actionValueCodec(['digest-buttons-action-signing-key-0123456789']);
+const TARGET = { channel: 'C0ALPHA', projectId: 'proj-1', projectName: 'Northwind' };
+const CHANNEL = { ...TARGET, mode: 'full' as const, actionValue: encodeActionValue(TARGET, BUTTONS) };
 
 function actions(blocks: KnownBlock[]): ActionsBlock['elements'] {
   return blocks.filter((b): b is ActionsBlock => b.type === 'actions').flatMap((b) => b.elements);
@@ -36,7 +39,7 @@ describe('digest buttons', () => {
     const elements = actions(main.blocks);
     expect(elements.map((e) => ('action_id' in e ? e.action_id : ''))).toEqual(['open_dashboard', 'mute_7d', 'only_changes']);
     for (const button of elements.slice(1)) {
-      expect(decodeActionValue('value' in button ? button.value : undefined)).toEqual({
+      expect(decodeActionValue('value' in button ? button.value : undefined, BUTTONS)).toEqual({
         projectId: 'proj-1',
         projectName: 'Northwind',
         channel: 'C0ALPHA',

@@ -31,51 +31,87 @@ describe('every fixture file', () => {
 });
 
 let simulator: VisibilitySimulator;
-let client: ReadApiClient;
 
 beforeAll(async () => {
   simulator = await VisibilitySimulator.start({ fixture: loadFixtureFile(GALLERY) });
-  client = new ReadApiClient({ baseUrl: simulator.url, apiKey: simulator.apiKey, gapsPageSize: PAGE_SIZE });
 });
 afterAll(async () => {
   await simulator.close();
 });
 
+/** A simulator of its own, every project at its first run, for a test that must not share the others' runs. */
+async function withFreshSimulator<T>(work: (sim: VisibilitySimulator) => Promise<T>): Promise<T> {
+  const sim = await VisibilitySimulator.start({ fixture: loadFixtureFile(GALLERY) });
+  try {
+    return await work(sim);
+  } finally {
+    await sim.close();
+  }
+}
+
 /** One digest of the project's next scripted run, as process.ts reads and renders it. */
-async function digestOfNextRun(projectId: string, previous: ProjectSnapshot | null, options: DigestInput['options'] = {}) {
-  const info = simulator.advanceRun(projectId);
-  const createdAt = RUN_TIMES[info.run - 1] ?? RUN_TIMES[0]!;
+async function digestOfNextRun(
+  projectId: string,
+  previous: ProjectSnapshot | null,
+  options: DigestInput['options'] = {},
+  times: readonly string[] = RUN_TIMES,
+  pageSize: number = PAGE_SIZE,
+  sim: VisibilitySimulator = simulator,
+) {
+  const info = sim.advanceRun(projectId);
+  const createdAt = times[info.run - 1] ?? times[0]!;
+  const reader = new ReadApiClient({ baseUrl: sim.url, apiKey: sim.apiKey, gapsPageSize: pageSize });
   const [projects, overview, { gaps, skipped }] = await Promise.all([
-    client.listProjects(),
-    client.getVisibility(projectId),
-    client.getGapsWithSkipped(projectId),
+    reader.listProjects(),
+    reader.getVisibility(projectId),
+    reader.getGapsWithSkipped(projectId),
   ]);
   const project = projects.find((p) => p.id === projectId) ?? { id: projectId, name: projectId, industry: null };
   const reasoning = new Map(
-    await Promise.all(gaps.slice(0, 3).map(async (g) => [g.prompt_id, await findReasoningCard(client, projectId, g)] as const)),
+    await Promise.all(gaps.slice(0, 3).map(async (g) => [g.prompt_id, await findReasoningCard(reader, projectId, g)] as const)),
   );
   const input: DigestInput = {
     project,
     run: { eventId: `ev-${info.run}`, runId: info.runId, answers: info.answers, createdAt, status: 'completed' },
     overview,
     gaps,
-    pageSize: PAGE_SIZE,
+    pageSize,
     unreadableGaps: skipped,
     previous,
     reasoning,
     options: { dashboardUrlTemplate: TEMPLATE, ...options },
   };
-  const snapshotRun = { projectId, runId: info.runId, createdAt, pageSize: PAGE_SIZE, rawGapCount: gaps.length + skipped };
-  return { rendered: renderDigest(input), snapshot: buildSnapshot(snapshotRun, overview, gaps, previous) };
+  const snapshotRun = { projectId, runId: info.runId, createdAt, pageSize, rawGapCount: gaps.length + skipped, answers: info.answers };
+  return { input, rendered: renderDigest(input), snapshot: buildSnapshot(snapshotRun, overview, gaps, previous) };
 }
 
 /** The first two scripted runs: the baseline digest, then the digest the gallery is about. */
 async function secondDigest(projectId: string, options: DigestInput['options'] = {}): Promise<RenderedDigest> {
   const first = await digestOfNextRun(projectId, null, options);
   expectWithinBounds(first.rendered);
+  expectShort(first.rendered);
   const second = await digestOfNextRun(projectId, first.snapshot, options);
   expectWithinBounds(second.rendered);
+  expectShort(second.rendered);
   return second.rendered;
+}
+
+/** The main message's lines as the local Slack shows them, and its blocks. */
+function measure(rendered: RenderedDigest): { lines: number; blocks: number; replies: number; threadChars: number } {
+  return {
+    lines: mainText(rendered).split('\n').length,
+    blocks: rendered.main.blocks.length,
+    replies: rendered.thread.length,
+    threadChars: rendered.thread.reduce((n, m) => n + JSON.stringify(m.blocks).length, 0),
+  };
+}
+
+/** Short by construction: a phone screen for the main message, at most three replies. */
+function expectShort(rendered: RenderedDigest): void {
+  const size = measure(rendered);
+  expect(size.lines).toBeLessThanOrEqual(12);
+  expect(size.blocks).toBeLessThanOrEqual(8);
+  expect(size.replies).toBeLessThanOrEqual(3);
 }
 
 function expectWithinBounds(rendered: RenderedDigest): void {
@@ -96,42 +132,50 @@ function mainText(rendered: RenderedDigest): string {
 }
 
 describe('gallery.json through the simulator, the read-API client and the renderer', () => {
-  it('big drop: 🔴 headline with the biggest changes; new and worsening gaps first, with trend; reasoning on a losing engine', async () => {
+  it('big drop: 🔴, the headline names the causes; changes in units with their reasons; the rest in three replies', async () => {
     const rendered = await secondDigest('gallery-big-drop');
-    expect(rendered.main.text).toMatch(/^🔴 Northwind Outdoor — Visibility score [^·]+ · 2 new gaps · .*Gemini −3\.5/);
+    expect(rendered.main.text).toMatch(/^🔴 Northwind Outdoor — Visibility score −3\.2 pts · /);
     const main = mainText(rendered);
-    expect(main).toContain('Which ultralight tent do thru-hikers recommend?');
-    expect(main).toMatch(/worse/i);
+    expect(main).toContain('50.5 % (−3.2 pts)');
+    expect(main).toContain('Average position* 3.6, was 3.1 — worse');
+    expect(main).toContain('5 of 5 engines lower, most on Gemini (−3.5 pts)');
     expect(asText(rendered)).toContain('Gemini cites TrailForge');
+    expect(main).not.toMatch(/[▲▼]/);
+    expect(asText(rendered)).toContain('Average position* 3.6, was 3.1');
     expect(asText(rendered)).not.toContain('this card is on an engine where the gap is not lost');
+    expect(asText(rendered)).not.toContain('No reasoning card');
     expect(asText(rendered)).toMatchSnapshot();
   });
 
-  it('improvement: a fall in "Average position" and "Open gaps" reads as good news; gaps off a complete list are resolved', async () => {
+  it('improvement: falling position and resolved gaps read as good news; a small-sample share stays within noise', async () => {
     const rendered = await secondDigest('gallery-improvement');
-    expect(rendered.main.text).not.toMatch(/^🔴/);
-    expect(rendered.main.text).toContain('Ledgerly');
+    expect(rendered.main.text).toMatch(/^🟢 Ledgerly — /);
+    expect(rendered.main.text).toContain('3 gaps resolved');
+    expect(mainText(rendered)).toMatch(/Within noise:.*Visibility score \+4\.7 pts \(±\d+(\.\d+)? pts at 25 answers\)/);
     expect(asText(rendered)).toMatch(/Resolved/);
     expect(asText(rendered)).toMatchSnapshot();
   });
 
-  it('220 gaps read 50 at a time: "50+", the ones pushed out "left the top" list, none "resolved"', async () => {
+  it('220 gaps read 50 at a time: the scale is stated, the ones pushed out "left the top" list, engines named once per group', async () => {
     const rendered = await secondDigest('gallery-220-gaps');
     const text = asText(rendered);
-    expect(text).toContain('50+');
+    expect(rendered.main.text).toMatch(/^🟡 Voltway — AmpRoute took 3 prompts/);
+    expect(mainText(rendered)).toContain('219 open gaps');
     expect(text).toMatch(/Left the top/);
     expect(text).not.toMatch(/Resolved/);
+    expect(text.match(/ChatGPT, Perplexity, Gemini, Claude, Copilot/g) ?? []).toHaveLength(0);
+    expect(text).toContain('_All 5 engines_');
     expect(text).toMatchSnapshot();
   });
 
-  it('many engines, metrics and alerts: none dropped, overflow in the thread, alerts most severe first', async () => {
+  it('many engines, metrics and alerts: none dropped from the thread, alerts most severe first, within three replies', async () => {
     const rendered = await secondDigest('gallery-overflow');
     const text = asText(rendered);
     for (const engine of ['ChatGPT', 'Andi', 'Naver Cue']) expect(text).toContain(engine);
     for (let i = 1; i <= 30; i += 1) expect(text).toContain(`Alert ${i} (`);
     expect(text.indexOf('Alert 25 (critical)')).toBeLessThan(text.indexOf('Alert 1 (info)'));
     expect(text.indexOf('Alert 12 (ERROR)')).toBeLessThan(text.indexOf('Alert 6 (warn)'));
-    expect(rendered.thread.length).toBeGreaterThan(0);
+    expect(text.match(/About these figures/g)).toHaveLength(1);
     expect(text).toMatchSnapshot();
   });
 
@@ -153,10 +197,11 @@ describe('gallery.json through the simulator, the read-API client and the render
     expectWithinBounds(rendered);
   });
 
-  it('an empty run says there were no answers, not "all clear"', async () => {
+  it('an empty run says there were no answers, not "all clear", in one message', async () => {
     const rendered = await secondDigest('gallery-empty-run');
     expect(asText(rendered)).toMatch(/no answers in this run/i);
     expect(asText(rendered)).not.toMatch(/all clear/i);
+    expect(rendered.thread).toEqual([]);
     expect(asText(rendered)).toMatchSnapshot();
   });
 
@@ -166,5 +211,71 @@ describe('gallery.json through the simulator, the read-API client and the render
     expect(rendered.thread).toEqual([]);
     expect(rendered.main.blocks).toHaveLength(1);
     expect(asText(rendered)).toMatchSnapshot();
+  });
+
+  it('a baseline is ⚪ and states the position: open gaps on how many engines, visibility, the top rival — one message', async () => {
+    const { rendered } = await withFreshSimulator((sim) => digestOfNextRun('gallery-220-gaps', null, {}, RUN_TIMES, PAGE_SIZE, sim));
+    expectWithinBounds(rendered);
+    expectShort(rendered);
+    expect(rendered.main.text).toBe(
+      '⚪ Voltway — baseline: 220 open gaps on all 5 engines · Visibility score 35.2 % · top rival AmpRoute (13 prompts of the top 50)',
+    );
+    expect(rendered.thread).toEqual([]);
+    expect(asText(rendered)).toMatchSnapshot();
+  });
+
+  it('a noisy small-sample run (3 answers): a −3.2 pt move is within noise, never news, never the mark', async () => {
+    const rendered = await secondDigest('gallery-noisy');
+    expect(rendered.main.text).toBe('⚪ Pinecrest Coffee — no significant change since the last run');
+    expect(mainText(rendered)).toMatch(/Within noise:.*Visibility score −3\.2 pts \(±\d\d(\.\d+)? pts at 3 answers\)/);
+    expect(rendered.thread).toEqual([]);
+    expect(asText(rendered)).toMatchSnapshot();
+  });
+
+  it('a rival switch: who took which prompt from whom, engines newly lost, a second run down, rivals since last run and week', async () => {
+    const times = ['2026-11-01T09:00:00Z', '2026-11-07T09:00:00Z', '2026-11-08T09:00:00Z'];
+    const first = await digestOfNextRun('gallery-rival-switch', null, {}, times);
+    const second = await digestOfNextRun('gallery-rival-switch', first.snapshot, {}, times);
+    expect(second.rendered.main.text).toContain('TrailForge took 2 prompts');
+    const third = await digestOfNextRun('gallery-rival-switch', second.snapshot, {}, times);
+    const rendered = third.rendered;
+    expectWithinBounds(rendered);
+    expectShort(rendered);
+    const text = asText(rendered);
+    expect(rendered.main.text).toMatch(/^🔴 Ridgeway Bikes — Visibility score −3\.1 pts · TrailForge took 2 prompts/);
+    expect(mainText(rendered)).toContain('2nd run down');
+    expect(text).toContain('TrailForge took it from Summitline');
+    expect(text).toContain('now also lost on Gemini, Claude (4/5 engines)');
+    expect(text).toMatch(/TrailForge\* 4 prompts · \d+ engine losses \(\+2 since the last run, \+4 vs last week\)/);
+    expect(text).toContain('Gemini and Claude cite TrailForge');
+    expect(text).toMatchSnapshot();
+  });
+
+  it('the worst case fits a phone: 220 gaps, 26 alerts, 15 engines, 30 metrics (figures reported by the test)', async () => {
+    const { gaps, gapsNext, overflow, overflowNext } = await withFreshSimulator(async (sim) => {
+      const gaps = await digestOfNextRun('gallery-220-gaps', null, {}, RUN_TIMES, 250, sim);
+      const gapsNext = await digestOfNextRun('gallery-220-gaps', gaps.snapshot, {}, RUN_TIMES, 250, sim);
+      const overflow = await digestOfNextRun('gallery-overflow', null, {}, RUN_TIMES, PAGE_SIZE, sim);
+      const overflowNext = await digestOfNextRun('gallery-overflow', overflow.snapshot, {}, RUN_TIMES, PAGE_SIZE, sim);
+      return { gaps, gapsNext, overflow, overflowNext };
+    });
+    const overview = (input: DigestInput): DigestInput['overview'] => ({
+      metrics: input.overview.metrics,
+      engines: input.overview.engines.slice(0, 15),
+      alerts: input.overview.alerts.slice(0, 26),
+    });
+    const previous = {
+      ...gaps.snapshot,
+      ...buildSnapshot({ projectId: 'x', runId: 'r-1', createdAt: RUN_TIMES[0]! }, overview(overflow.input), gaps.input.gaps),
+      gaps: gaps.snapshot.gaps,
+    };
+    const worst = renderDigest({ ...gapsNext.input, overview: overview(overflowNext.input), previous });
+    expectWithinBounds(worst);
+    const size = measure(worst);
+    console.info(
+      `worst case: main ${size.lines} lines / ${size.blocks} blocks; thread ${size.replies} replies / ${size.threadChars} characters of blocks`,
+    );
+    expectShort(worst);
+    expect(worst.thread.length).toBeGreaterThanOrEqual(2);
   });
 });

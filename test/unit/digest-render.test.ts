@@ -88,21 +88,60 @@ function valid(rendered: RenderedDigest): RenderedDigest {
   return rendered;
 }
 
-describe('digest v2', () => {
-  it('leads with a headline: status mark, project, biggest changes (direction-aware)', () => {
+describe('digest v3', () => {
+  it('leads with a headline: status mark, project, the causes of the significant changes', () => {
     const out = valid(renderDigest(input()));
-    expect(out.main.text).toBe('🔴 Northwind Outdoor — Visibility 50.5 (−3.2) · 2 new gaps · Gemini −3.5');
+    expect(out.main.text).toBe('🔴 Northwind Outdoor — Visibility −3.2 pts · Rival Gear took 2 prompts · 1 gap resolved');
     expect(out.main).toMatchSnapshot();
     expect(out.thread).toMatchSnapshot();
   });
 
-  it('puts new and worsening gaps first, with sparkline and vs last week', () => {
-    const text = JSON.stringify(renderDigest(input()).main.blocks);
-    expect(text.indexOf('What changed')).toBeLessThan(text.indexOf('Worst gaps'));
-    expect(text).toContain('_Worse:_ *#2*');
-    expect(text).toContain('vs last week −1.5');
-    expect(text).toMatch(/[▁▂▃▄▅▆▇█]{3}/);
-    expect(text).toContain('_Unchanged:_ Avg position 3.1 · Open gaps 12');
+  it('says changes in units, with vs last week; a sparkline only from 4 points; within noise shown, never called', () => {
+    const main = JSON.stringify(renderDigest(input()).main.blocks);
+    expect(main).toContain('50.5 % (−3.2 pts) · vs last week −1.5 pts');
+    expect(main).not.toMatch(/[▁▂▃▄▅▆▇█]/);
+    expect(main).toContain('_Within noise:_ Gemini −3.5 pts (±3.8 pts at 620 answers)');
+    expect(main).not.toMatch(/[▲▼]/);
+    const older = buildSnapshot({ projectId: 'np', runId: 'r-00', createdAt: '2026-10-30T09:00:00Z' }, overview(55, 45), [gap(1)]);
+    const longer = buildSnapshot(
+      { projectId: 'np', runId: 'r-1', createdAt: '2026-11-07T09:00:00Z' },
+      overview(53.7, 43.5),
+      [gap(1), gap(2), gap(3), gap(4), gap(5)],
+      buildSnapshot({ projectId: 'np', runId: 'r-0', createdAt: '2026-11-01T09:00:00Z' }, overview(52, 45), [gap(1)], older),
+    );
+    expect(JSON.stringify(renderDigest(input({ previous: longer })).main.blocks)).toMatch(/[▁▂▃▄▅▆▇█]{4}/);
+  });
+
+  it('a position reads "3.6, was 3.1 — worse"; a share on few answers stays within noise and never drives the mark', () => {
+    const few = { ...RUN, answers: 12 };
+    const out = valid(
+      renderDigest(
+        input({
+          run: few,
+          overview: {
+            ...overview(50.5, 40),
+            metrics: [
+              ...overview(50.5, 40).metrics.slice(0, 1),
+              { label: 'Avg position', value: 3.6, caption: null },
+              { label: 'Open gaps', value: 12, caption: null },
+            ],
+          },
+        }),
+      ),
+    );
+    const main = JSON.stringify(out.main.blocks);
+    expect(main).toContain('*Avg position* 3.6, was 3.1 — worse');
+    expect(main).toMatch(/Visibility −3\.2 pts \(±\d+(\.\d)? pts at 12 answers\)/);
+    expect(out.main.text).not.toContain('Visibility −3.2');
+  });
+
+  it('no 🔴 with only good news; no "no significant change" above a list of changes', () => {
+    const better = valid(renderDigest(input({ overview: overview(60, 48), gaps: [gap(1), gap(2), gap(3)] })));
+    expect(better.main.text).toMatch(/^🟢 /);
+    const quiet = buildSnapshot({ projectId: 'np', runId: 'r-1', createdAt: '2026-11-07T09:00:00Z' }, overview(50.5, 40), [gap(1)]);
+    const same = valid(renderDigest(input({ gaps: [gap(1)], previous: quiet })));
+    expect(same.main.text).toBe('⚪ Northwind Outdoor — no significant change since the last run');
+    expect(same.thread).toEqual([]);
   });
 
   it('a full page is truncated: "50+", left the top 50, never resolved; duplicates count once', () => {
@@ -111,14 +150,14 @@ describe('digest v2', () => {
     const now = [...all.slice(4), all[4]!, ...Array.from({ length: 3 }, (_, i) => gap(i + 100))];
     const out = valid(renderDigest(input({ gaps: now, previous: prev, pageSize: 50, unreadableGaps: 1 })));
     const text = JSON.stringify([out.main, out.thread]);
-    expect(text).toContain('Worst gaps* (49+');
+    expect(text).toContain('*Open gaps* (49+ read');
     expect(text).toContain('1 gap entry could not be read');
     expect(text).toContain('4 left the top 50');
     expect(text).not.toMatch(/\d+ resolved/);
-    expect(text).toContain('More gaps* (6–');
+    expect(out.thread.length).toBeLessThanOrEqual(3);
   });
 
-  it('orders alerts by severity and sends overflow to the thread', () => {
+  it('orders alerts by severity in the thread and counts the critical ones in the main message', () => {
     const many = {
       ...overview(50.5, 40),
       alerts: [
@@ -137,21 +176,32 @@ describe('digest v2', () => {
       ],
     };
     const out = valid(renderDigest(input({ overview: many })));
-    const main = JSON.stringify(out.main.blocks);
-    expect(main).toContain(`🚨 *Critical* — ${'x'.repeat(300)}`);
-    expect(JSON.stringify(out.thread)).toContain('note 23');
+    expect(JSON.stringify(out.main.blocks)).toContain('🚨 1 critical alert');
+    const thread = JSON.stringify(out.thread);
+    expect(thread).toContain(`🚨 *Critical* — ${'x'.repeat(300)}`);
+    expect(thread.indexOf('Critical')).toBeLessThan(thread.indexOf('note 23'));
   });
 
-  it('links with a dashboard template; none without', () => {
+  it('links a gap only when the template names {prompt_id}; none without a template', () => {
     const linked = valid(renderDigest(input({ options: { dashboardUrlTemplate: TEMPLATE } })));
-    expect(linked.main.blocks.at(-1)).toMatchObject({ type: 'actions' });
-    expect(JSON.stringify(linked.main.blocks)).toContain('<https://app.example.com/p/np/runs/r-2?prompt=p-2|Best tent for question 2?>');
-    expect(JSON.stringify(renderDigest(input()).main.blocks)).not.toContain('https://');
-    expect(linked.main.blocks.at(-1)).toMatchObject({ elements: [{ url: 'https://app.example.com/p/np/runs/r-2' }] });
+    expect(linked.main.blocks.at(-1)).toMatchObject({ type: 'actions', elements: [{ url: 'https://app.example.com/p/np/runs/r-2' }] });
+    expect(JSON.stringify(linked)).toContain('<https://app.example.com/p/np/runs/r-2?prompt=p-2|Best tent for question 2?>');
+    expect(JSON.stringify(renderDigest(input()))).not.toContain('https://');
+    const runOnly = valid(
+      renderDigest(input({ options: { dashboardUrlTemplate: 'https://app.example.com/p/{project_id}/runs/{run_id}' } })),
+    );
+    expect(JSON.stringify(runOnly.thread)).not.toContain('https://');
     expect(dashboardUrlTemplateProblem('http://x.test/{project_id}')).toMatch(/https/);
-    expect(linked.main.blocks.at(-1)).toMatchObject({ elements: [{ url: 'https://app.example.com/p/np/runs/r-2' }] });
     expect(dashboardUrlTemplateProblem('https://x.test/{project}')).toMatch(/unknown placeholder/);
     expect(dashboardUrlTemplateProblem(TEMPLATE)).toBeNull();
+  });
+
+  it('shortens the run id and dates the run with a Slack date token', () => {
+    const out = renderDigest(input({ run: { ...RUN, runId: 'd4ac46c0-5341-4243-b9a7-69f3e60c3e40' } }));
+    const main = JSON.stringify(out.main.blocks);
+    expect(main).toContain('Run d4ac46c0…');
+    expect(main).not.toContain('5341-4243');
+    expect(main).toContain('<!date^1794128400^{date_short_pretty} {time}|2026-11-08 09:00 UTC>');
   });
 
   it('quiet runs in changes mode render one line and no thread', () => {
@@ -165,6 +215,15 @@ describe('digest v2', () => {
     expect(isQuietRun(buildModel(input()))).toBe(false);
   });
 
+  it('"About these figures" once per channel: not when the channel was already shown it', () => {
+    const first = renderDigest(input());
+    expect(first.about).toBe(true);
+    expect(JSON.stringify(first.thread)).toContain('About these figures');
+    const again = renderDigest(input({ options: { aboutShown: true } }));
+    expect(again.about).toBe(false);
+    expect(JSON.stringify(again.thread)).not.toContain('About these figures');
+  });
+
   it('service text cannot restyle or hide, and an empty-looking name falls back to the id', () => {
     const out = valid(
       renderDigest(
@@ -174,24 +233,34 @@ describe('digest v2', () => {
         }),
       ),
     );
-    const text = JSON.stringify(out.main.blocks);
-    expect(out.main.text.startsWith('🔴 np —')).toBe(true);
+    const text = JSON.stringify(out.thread);
+    expect(out.main.text.startsWith('🟢 np —')).toBe(true);
     expect(text).toContain('∗bold∗ ˍitˍ ∼s∼ ˋcˋ &lt;!here&gt; &amp; evil');
-    expect(text).not.toMatch(/[\u200B-\u200F\u202A-\u202E\u2066-\u2069]/);
+    expect(JSON.stringify(out)).not.toMatch(/[\u200B-\u200F\u202A-\u202E\u2066-\u2069]/);
   });
 
-  it('is honest about empty runs and other statuses', () => {
+  it('is honest about empty runs and other statuses, in one message', () => {
     const none = valid(renderDigest(input({ run: { ...RUN, answers: 0 }, gaps: [] })));
     expect(none.main.text).toBe('⚪ Northwind Outdoor — no answers in this run');
+    expect(none.thread).toEqual([]);
     expect(JSON.stringify(none.main.blocks)).not.toContain('all clear');
     const failed = valid(renderDigest(input({ run: { ...RUN, status: 'partial' } })));
     expect(failed.main.text).toContain('run status: partial');
   });
 
-  it('reasoning: engine named, reasons by impact; chooses a result on a losing engine', () => {
-    const reply = JSON.stringify(renderDigest(input()).thread.at(-3));
-    expect(reply).toContain('Why gap 1 is lost on Perplexity');
+  it('a baseline is ⚪ and one message: the position, not "first digest" over the full skeleton', () => {
+    const out = valid(renderDigest(input({ previous: null })));
+    expect(out.main.text).toBe(
+      '⚪ Northwind Outdoor — baseline: 12 open gaps on all 3 engines · Visibility 50.5 % · top rival Rival Gear (6 prompts)',
+    );
+    expect(out.thread).toEqual([]);
+  });
+
+  it('reasoning: one reply, engine named, reasons by impact, gaps without a card left out; chooses a result on a losing engine', () => {
+    const reply = JSON.stringify(renderDigest(input()).thread.at(-1));
+    expect(reply).toContain('card from Perplexity');
     expect(reply.indexOf('Cited less')).toBeLessThan(reply.indexOf('Thin page'));
+    expect(reply).not.toContain('No reasoning card');
     const results = [
       { id: 'a', reasoning_card_id: 'c1', engine: 'Claude' },
       { id: 'b', reasoning_card_id: 'c2', engine: 'gemini' },
@@ -206,16 +275,24 @@ describe('digest v2', () => {
     ).toBe('2');
   });
 
-  it('draft.ready has an Open draft button with a template', () => {
-    const message = renderDraftReady({
-      project: null,
-      projectId: 'np',
-      assetId: 'a-1',
-      version: 2,
-      createdAt: RUN.createdAt,
-      dashboardUrlTemplate: 'https://app.example.com/p/{project_id}/drafts/{asset_id}',
-    });
+  it('draft.ready: a readable title, "Open draft" only when the template names {asset_id}', () => {
+    const notice = (template: string) =>
+      renderDraftReady({
+        project: { id: 'np', name: 'Northwind Outdoor', industry: null },
+        projectId: 'np',
+        assetId: '3f2a9c1e-5b7d-4e2a-9c1e-5b7d4e2a9c1e',
+        version: 2,
+        createdAt: RUN.createdAt,
+        dashboardUrlTemplate: template,
+      });
+    const message = notice('https://app.example.com/p/{project_id}/drafts/{asset_id}');
     expect(findBlockKitViolations(message)).toEqual([]);
+    expect(message.text).toBe('New draft for Northwind Outdoor — version 2 (asset 3f2a9c1e-5b7d-4e2a-9c1e-5b7d4e2a9c1e)');
+    expect(message.blocks.at(-1)).toMatchObject({
+      elements: [{ url: 'https://app.example.com/p/np/drafts/3f2a9c1e-5b7d-4e2a-9c1e-5b7d4e2a9c1e' }],
+    });
     expect(message).toMatchSnapshot();
+    const noAsset = notice('https://app.example.com/p/{project_id}/runs/{run_id}?a={asset_id}');
+    expect(JSON.stringify(noAsset.blocks)).not.toContain('Open draft');
   });
 });

@@ -26,6 +26,17 @@ describe('mrkdwnToHtml', () => {
     ['&gt; quoted\n> also\nafter', '<blockquote>quoted<br>also</blockquote>after'],
     ['• one\n• two', '<span class="bullet">• one</span><span class="bullet">• two</span>'],
     ['line 1\nline 2', 'line 1<br>line 2'],
+    [':memo: *Draft* :no_such_code: 12:30:45', '📝 <b>Draft</b> :no_such_code: 12:30:45'],
+    ['`:memo:`', '<code>:memo:</code>'],
+    [
+      '<!date^1732000000^{date_short_pretty} {time}|2024-11-19T07:06:40Z>',
+      '<time class="slack-date" datetime="2024-11-19T07:06:40.000Z" data-format="{date_short_pretty} {time}">2024-11-19T07:06:40Z</time>',
+    ],
+    [
+      '<!date^0^{date}^https://a.example/x|then>',
+      '<a href="https://a.example/x" target="_blank" rel="noopener noreferrer"><time class="slack-date" datetime="1970-01-01T00:00:00.000Z" data-format="{date}">then</time></a>',
+    ],
+    ['<!date^x^{date}|bad>', '<span class="mention">@bad</span>'],
   ])('%j → %j', (input, html) => {
     expect(mrkdwnToHtml(input)).toBe(html);
   });
@@ -89,7 +100,9 @@ describe('blockHtml', () => {
   });
 
   it('falls back to the text when a message has no blocks', () => {
-    expect(messageBodyHtml({ text: 'just *text*' })).toBe('<div class="block section">just <b>text</b></div>');
+    expect(messageBodyHtml({ text: 'just *text*' })).toBe(
+      '<div class="block section"><div class="section-body"><div class="text">just <b>text</b></div></div></div>',
+    );
   });
 });
 

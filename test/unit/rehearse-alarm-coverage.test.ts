@@ -148,16 +148,25 @@ describe('emfMetrics', () => {
 
 describe('metric filters', () => {
   const filters = metricFilters(json, resolve);
-  const accessLine = (status: string, stage = 'prod'): string =>
-    JSON.stringify({ requestId: 'r', status, routeKey: 'POST /webhook', service: 'webhook-api', bridgeStage: stage });
+  const accessLine = (status: string, stage = 'prod', routeKey = 'POST /webhook'): string =>
+    JSON.stringify({ requestId: 'r', status, routeKey, service: 'webhook-api', bridgeStage: stage });
 
   it('the throttled count: its log group, pattern and metric, with dimensions taken from each access line', () => {
     expect(filters).toHaveLength(1);
     const [filter] = filters;
-    expect(filter).toMatchObject({ pattern: '{ $.status = "429" }', metric: { name: 'WebhookThrottled' } });
+    expect(filter).toMatchObject({ pattern: expect.stringContaining('$.status = "429"') as unknown, metric: { name: 'WebhookThrottled' } });
     expect(filter!.logGroup).toMatch(/AccessLogs/);
     expect(metricFromLogLine(filter!, accessLine('429'))).toEqual(custom('webhook-api', 'WebhookThrottled'));
     expect(metricFromLogLine(filter!, accessLine('200'))).toBeUndefined();
+    // Throttled before routing (a path the API does not route) still counts: the flood took the stage's tokens.
+    expect(metricFromLogLine(filter!, accessLine('429', 'prod', '-'))).toEqual(custom('webhook-api', 'WebhookThrottled'));
+  });
+
+  it('a 429 of the Slack routes’ own throttle is not the webhook’s', () => {
+    const [filter] = filters;
+    for (const route of ['POST /slack/commands', 'POST /slack/interactions']) {
+      expect(metricFromLogLine(filter!, accessLine('429', 'prod', route))).toBeUndefined();
+    }
   });
 
   it('a 429 line feeds the WebhookThrottled alarm; one from another stage does not', () => {
@@ -202,7 +211,14 @@ describe('metric filters', () => {
 describe('unalarmedReasonsFrom', () => {
   it('reads the table in docs/DEPLOY.md', () => {
     const reasons = unalarmedReasonsFrom(deployMd);
-    expect(Object.keys(reasons).sort()).toEqual(['DigestChannelRefused', 'DigestFailed', 'IngestUnavailable']);
+    expect(Object.keys(reasons).sort()).toEqual([
+      'ActionSigningKeyUnusable',
+      'DigestChannelRefused',
+      'DigestFailed',
+      'IngestUnavailable',
+      'SlackActionRefused',
+      'SlackRequestReplayed',
+    ]);
     expect(reasons.DigestFailed).toContain('BatchItemFailed');
   });
 
@@ -232,9 +248,7 @@ describe('failure metrics', () => {
 
   it('a failure metric whose alarm is gone, and a reason for an alarmed metric, are both reported', () => {
     const without = alarms.filter((a) => a.metric.name !== 'SigningSecretsInvalid');
-    expect(
-      failureCoverage(without, { DigestFailed: 'x', IngestUnavailable: 'y', DigestChannelRefused: 'w', BatchItemFailed: 'z' }),
-    ).toEqual({
+    expect(failureCoverage(without, { ...unalarmedReasonsFrom(deployMd), BatchItemFailed: 'z' })).toEqual({
       unwatched: ['SigningSecretsInvalid'],
       needlessReasons: ['BatchItemFailed'],
     });

@@ -1,6 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { ACTION_IDS, decodeActionValue, encodeActionValue, parseInteractionForm } from '../../shared/slack-app/interactions';
+import {
+  ACTION_IDS,
+  decodeActionValue,
+  encodeActionValue as encodeWith,
+  parseInteractionForm as parseWith,
+} from '../../shared/slack-app/interactions';
+import { actionValueCodec, type ActionTarget } from '../../shared/slack-app/button-value';
+
+const codec = actionValueCodec(['interactions-test-action-signing-key-0123456789']);
+const encodeActionValue = (t: ActionTarget) => encodeWith(t, codec);
+const parseInteractionForm = (body: string) => parseWith(body, codec);
 
 const target = { projectId: 'p1', projectName: 'Northwind Outdoor', channel: 'C123' };
 
@@ -44,8 +54,11 @@ describe('interaction payloads', () => {
     const named = { ...target, channel: '#digests' };
     const parsed = parseInteractionForm(form(click(ACTION_IDS.mute7d, encodeActionValue(named), 'C0DIGESTS')));
     expect(parsed.ok && parsed.interaction.action).toEqual({ kind: 'mute_7d', ...target, channel: 'C0DIGESTS' });
+    // Without the channel clicked in, nothing says where the click was: refused, never the value's channel.
     const noChannel = parseInteractionForm(form({ ...click(ACTION_IDS.mute7d, encodeActionValue(named)), channel: undefined }));
-    expect(noChannel.ok && noChannel.interaction.action).toEqual({ kind: 'mute_7d', ...named });
+    expect(!noChannel.ok && noChannel.refusal?.reason).toBe('no_channel');
+    const inDm = parseInteractionForm(form(click(ACTION_IDS.mute7d, encodeActionValue(named), 'D0DM')));
+    expect(!inDm.ok && inDm.refusal?.reason).toBe('other_channel');
   });
 
   it.each([
@@ -54,8 +67,14 @@ describe('interaction payloads', () => {
     ['another interaction type', form({ type: 'view_submission' }), 'is not handled'],
     ['no user', form({ ...click(ACTION_IDS.mute7d, encodeActionValue(target)), user: undefined }), 'lacks user.id'],
     ['an unknown action', form(click('delete_everything', 'x')), 'is not handled'],
-    ['a value without project', form(click(ACTION_IDS.mute7d, '{"c":"C1"}')), 'no project and channel'],
-    ['a click in another channel', form(click(ACTION_IDS.mute7d, encodeActionValue(target), 'C999')), 'not in the digest'],
+    ['a value without project', form(click(ACTION_IDS.mute7d, '{"c":"C1"}')), 'refused: unsigned'],
+    ['an unsigned value', form(click(ACTION_IDS.mute7d, JSON.stringify({ p: 'p1', n: 'N', c: 'C123' }))), 'refused: unsigned'],
+    ['a click in another channel', form(click(ACTION_IDS.mute7d, encodeActionValue(target), 'C999')), 'refused: other_channel'],
+    [
+      'a click without a channel',
+      form({ ...click(ACTION_IDS.mute7d, encodeActionValue(target)), channel: undefined }),
+      'refused: no_channel',
+    ],
   ])('refuses %s', (_, body, problem) => {
     const parsed = parseInteractionForm(body);
     expect(parsed.ok).toBe(false);
@@ -71,7 +90,7 @@ describe('interaction payloads', () => {
         (projectId, projectName, channel) => {
           const value = encodeActionValue({ projectId, projectName, channel });
           expect(value.length).toBeLessThanOrEqual(2000);
-          const decoded = decodeActionValue(value);
+          const decoded = decodeActionValue(value, codec);
           expect(decoded).toMatchObject({ projectId, channel });
         },
       ),

@@ -15,13 +15,13 @@ describe('Slack app manifest', () => {
       is_enabled: true,
       request_url: 'https://abc.execute-api.eu-west-1.amazonaws.com/slack/interactions',
     });
-    expect(manifest.oauth_config.scopes.bot).toEqual(['commands', 'chat:write', 'channels:history']);
+    expect(manifest.oauth_config.scopes.bot).toEqual(['commands', 'chat:write', 'channels:history', 'channels:read', 'usergroups:read']);
   });
 
-  it('keeps a stage path, adds groups:history for private channels and caps the name', () => {
+  it('keeps a stage path, adds groups:history and groups:read for private channels and caps the name', () => {
     const manifest = buildSlackAppManifest({ baseUrl: 'https://api.example.com/prod', privateChannels: true, appName: 'x'.repeat(50) });
     expect(manifest.settings.interactivity.request_url).toBe('https://api.example.com/prod/slack/interactions');
-    expect(manifest.oauth_config.scopes.bot).toContain('groups:history');
+    expect(manifest.oauth_config.scopes.bot).toEqual(expect.arrayContaining(['groups:history', 'groups:read']));
     expect(manifest.display_information.name).toHaveLength(35);
   });
 

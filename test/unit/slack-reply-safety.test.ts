@@ -28,9 +28,10 @@ const INJECTION_NAMES = {
 
 const BIDI_OR_INVISIBLE = /[\u200B-\u200F\u2060\uFEFF\u202A-\u202E\u2066-\u2069]/;
 /** Markup the bridge itself writes: a mention of a Slack user id and a Slack date. */
-const BRIDGE_MARKUP = /<@[UW][A-Z0-9]+>|<!date\^\d+\^\{date_short_pretty\} \{time\}\|[\dTZ:-]+>/g;
+const BRIDGE_MARKUP = /<@[UW][A-Z0-9]+>|<#[CGD][A-Z0-9]+>|<!subteam\^S[A-Z0-9]+>|<!date\^\d+\^\{date_short_pretty\} \{time\}\|[\dTZ:-]+>/g;
 /** Code spans the bridge writes hold only its own words (commands, modes), never a service string. */
-const BRIDGE_CODE_SPAN = /^`(\/visibility(?: [a-z]+(?: <[a-z ]+>)?)?|full|changes|7d)`$/;
+const BRIDGE_CODE_SPAN =
+  /^`(\/visibility(?: [a-z]+(?: <[a-z ]+>)?)?|full|changes|7d|\/invite|bridge doctor|(?:un)?subscribe|(?:un)?mute|mode|projects|list|(?:usergroups|channels|groups):read)`$/;
 
 function expectSafe(text: string, limit: number = SLACK_LIMITS.textObject): void {
   expect(text.length).toBeLessThanOrEqual(limit);
@@ -46,8 +47,9 @@ function expectSafe(text: string, limit: number = SLACK_LIMITS.textObject): void
 
 function expectSafeReply(answer: SlackReply): void {
   expectSafe(answer.text);
-  for (const block of (answer.blocks ?? []) as { type: string; elements?: { text: string }[] }[]) {
+  for (const block of (answer.blocks ?? []) as { type: string; text?: { text: string }; elements?: { text: string }[] }[]) {
     if (block.type === 'context') for (const element of block.elements ?? []) expectSafe(element.text);
+    if (block.type === 'section' && block.text) expectSafe(block.text.text);
   }
 }
 
@@ -122,19 +124,38 @@ describe.each(cases)('replies with the "$label" name', ({ project }) => {
   });
 
   it('status, with the name in every field the read API sends', () => {
-    const answer = statusReply(project, hostileOverview(project.name), ACTOR.userId);
+    const answer = statusReply(project, hostileOverview(project.name), ACTOR.userId, 'signed-value');
     expectSafeReply(answer);
+    expectSafeReply(reply.asShared(answer, ACTOR));
     expect(answer.text).toContain('<@U0ANA>');
   });
 
   it('projects, list, ambiguous and not found', () => {
     const hostileId = { ...project, id: project.name };
-    expectSafeReply(reply.projectsReply([project, hostileId], new Set([project.id])));
-    expectSafeReply(reply.listReply([sub, subscription(project.name, 'p2', { lastChange: project.name, changedBy: project.name })], NOW));
+    expectSafeReply(reply.projectsReply([project, hostileId], new Set([project.id]), 'signed-value'));
+    const broken = subscription(project.name, 'p3', { broken: { code: project.name, atMs: NOW } });
+    const changes = [{ who: project.name, whenMs: NOW, what: project.name, projectId: project.name, projectName: project.name }];
+    const list = reply.listReply(
+      [sub, subscription(project.name, 'p2', { lastChange: project.name, changedBy: project.name }), broken],
+      changes,
+      NOW,
+      undefined,
+    );
+    expectSafeReply(list);
+    expectSafeReply(reply.asShared(list, ACTOR));
     expectSafeReply(reply.ambiguousReply(project.name, [project, hostileId]));
     expectSafeReply(reply.notFoundReply(project.name, [project], 'service'));
     expectSafeReply(reply.notFoundReply(project.name, [project], 'channel'));
     expectSafeReply(reply.unknownReply(project.name, 'subscribe <project name or id>'));
+  });
+
+  it('refusals and "I can\'t post here" answers', () => {
+    expectSafeReply(reply.refusalReply({ kind: 'wrong_channel', projectId: project.id, channels: ['C0HOME', project.name] }, project));
+    expectSafeReply(reply.refusalReply({ kind: 'not_listed', userIds: ['U1', project.name] }));
+    expectSafeReply(reply.refusalReply({ kind: 'not_in_group', groupId: project.name }));
+    for (const reason of ['not_member', 'archived', 'not_found'] as const)
+      expectSafeReply(reply.cannotPostReply({ canPost: false, reason, botUserId: project.name }, project.name, project));
+    expectSafeReply(reply.postingUncheckedReply(project));
   });
 });
 
@@ -161,7 +182,7 @@ describe('reply safety', () => {
     expect(note.length).toBeLessThan(600);
     expect(reply.name(long).length).toBeLessThanOrEqual(reply.REPLY_LEN.projectName + 2);
     const many = Array.from({ length: 60 }, (_, i) => ({ ...long, id: `p${i}` }));
-    expect(reply.projectsReply(many, new Set()).text.length).toBeLessThanOrEqual(SLACK_LIMITS.textObject);
+    expect(reply.projectsReply(many, new Set(), undefined).text.length).toBeLessThanOrEqual(SLACK_LIMITS.textObject);
   });
 
   it('a note longer than a text object is cut rather than refused', () => {

@@ -65,7 +65,11 @@ describe('parseSlackSigningSecret', () => {
 });
 
 describe('the Slack function’s local signing secret (SLACK_SIGNING_SECRET)', () => {
-  const env = { [ENV.tableName]: 't', [ENV.commandsQueueUrl]: 'http://127.0.0.1:1/q' };
+  const env = {
+    [ENV.tableName]: 't',
+    [ENV.commandsQueueUrl]: 'http://127.0.0.1:1/q',
+    [ENV.actionSigningKey]: 'slack-signing-secret-unit-action-key-0123456789',
+  };
 
   it('is read as Slack shows it, or as a JSON array', () => {
     expect(readSlackConfig({ ...env, [ENV.slackSigningSecret]: SLACK_SECRET }).signingSecret).toEqual({ value: SLACK_SECRET });

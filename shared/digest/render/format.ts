@@ -59,19 +59,43 @@ export function formatSigned(delta: number | null | undefined): string | null {
 
 const ISO_TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?$/i;
 
+/** Epoch ms of an ISO 8601 timestamp (no offset = UTC), NaN for anything else. */
+function eventTimeMs(timestamp: string): number {
+  const match = ISO_TIMESTAMP.exec(timestamp.trim());
+  return match ? Date.parse(match[1] === undefined ? `${timestamp.trim()}Z` : timestamp.trim()) : Number.NaN;
+}
+
 /**
  * An ISO 8601 timestamp as "YYYY-MM-DD HH:MM UTC" (a timestamp without offset is read as UTC, so the
  * result never depends on the host's time zone). Anything else is shown as given (escaped).
  */
 export function formatEventTime(timestamp: string): string {
-  const match = ISO_TIMESTAMP.exec(timestamp.trim());
-  const ms = match ? Date.parse(match[1] === undefined ? `${timestamp.trim()}Z` : timestamp.trim()) : Number.NaN;
+  const ms = eventTimeMs(timestamp);
   if (!Number.isFinite(ms)) {
     const raw = inline(timestamp, 40);
     return raw.length === 0 ? 'unknown time' : raw;
   }
   const iso = new Date(ms).toISOString();
   return `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
+}
+
+/**
+ * A Slack date token: each reader sees the time in their own zone; the fallback (clients that can't
+ * format it) is `formatEventTime`'s UTC text. Anything that is not a timestamp is shown as given (escaped).
+ */
+export function slackDate(timestamp: string): string {
+  const ms = eventTimeMs(timestamp);
+  const fallback = formatEventTime(timestamp);
+  if (!Number.isFinite(ms)) return fallback;
+  return `<!date^${Math.floor(ms / 1000)}^{date_short_pretty} {time}|${fallback}>`;
+}
+
+/** A long id shortened for reading ("d4ac46c0…"); the full id stays in the message metadata and links. */
+export function shortId(id: string): string {
+  const chars = Array.from(id.trim());
+  // Cut before escaping, so an entity (`&amp;`) is never cut in half.
+  const text = chars.length > 12 ? `${inline(chars.slice(0, 8).join(''), LEN.id)}…` : inline(id, LEN.id);
+  return text.length > 0 && text !== '…' ? text : '—';
 }
 
 export function plural(n: number, one: string, many: string): string {
@@ -112,9 +136,12 @@ export function humaniseKey(key: string): string {
 
 const SPARKS = ['▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'];
 
-/** A sparkline of the values (oldest first); '' for fewer than two values. */
+/** Fewer points than this make no trend worth drawing. */
+export const SPARKLINE_MIN_POINTS = 4;
+
+/** A sparkline of the values (oldest first); '' for fewer than `SPARKLINE_MIN_POINTS` values. */
 export function sparkline(values: readonly number[]): string {
-  if (values.length < 2) return '';
+  if (values.length < SPARKLINE_MIN_POINTS) return '';
   const min = Math.min(...values);
   const span = Math.max(...values) - min;
   return values.map((v) => SPARKS[span === 0 ? 3 : Math.round(((v - min) / span) * (SPARKS.length - 1))]).join('');

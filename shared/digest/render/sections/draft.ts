@@ -1,10 +1,14 @@
-/** The draft.ready notice (posted in the thread of the project's latest digest when there is one). */
+/**
+ * The draft.ready notice (posted in the thread of the project's latest digest when there is one). The
+ * event carries ids and a version only (spec §6), so the title is the project's name and the version;
+ * "Open draft" only when the dashboard template names {asset_id} (else it would open some other page).
+ */
 import type { KnownBlock } from '@slack/web-api';
 import type { Project } from '../../../read-api-types';
 import { SLACK_LIMITS, truncateText } from '../../../slack-text';
 import { fillUrlTemplate, mrkdwnLink } from '../../links';
-import { context, linkButton, mrkdwn, section, type BlockKitMessage } from '../blocks';
-import { formatEventTime, formatScalar, inline, LEN, projectName } from '../format';
+import { context, linkButton, section, type BlockKitMessage } from '../blocks';
+import { formatScalar, inline, LEN, projectName, shortId, slackDate } from '../format';
 
 export interface DraftReadyInput {
   project: Project | null;
@@ -12,7 +16,7 @@ export interface DraftReadyInput {
   assetId: string;
   version: unknown;
   createdAt: string;
-  /** Dashboard URL template: an "Open draft" button ({asset_id}) when set. */
+  /** Dashboard URL template: an "Open draft" button when it names {asset_id}. */
   dashboardUrlTemplate?: string | undefined;
 }
 
@@ -30,18 +34,28 @@ function formatUnknown(value: unknown): string {
   }
 }
 
+/** The draft's own page: only when the filled template still holds the asset id (a placeholder the event lacks cuts it off). */
+function draftUrl(template: string | undefined, projectId: string, assetId: string): string | null {
+  if (template === undefined || !template.includes('{asset_id}') || assetId.length === 0) return null;
+  const url = fillUrlTemplate(template, { project_id: projectId, asset_id: assetId });
+  try {
+    return url !== null && url.includes(encodeURIComponent(assetId)) ? url : null;
+  } catch {
+    return null; // a lone surrogate: encodeURIComponent throws, the link is not worth it
+  }
+}
+
 export function renderDraftReady(input: DraftReadyInput): BlockKitMessage {
   const name = projectName(input.project?.name ?? null, input.projectId);
   const asset = inline(input.assetId, LEN.id) || '—';
   const version = formatUnknown(input.version);
-  const ids = { project_id: input.projectId, asset_id: input.assetId };
-  const draftUrl = fillUrlTemplate(input.dashboardUrlTemplate, ids);
+  const versionText = version === '—' ? '' : ` — version ${version}`;
+  const url = draftUrl(input.dashboardUrlTemplate, input.projectId, input.assetId);
   const projectUrl = fillUrlTemplate(input.dashboardUrlTemplate, { project_id: input.projectId });
   const blocks: KnownBlock[] = [
-    section(`:memo: *Draft ready* for *${mrkdwnLink(projectUrl, name)}*`),
-    { type: 'section', fields: [mrkdwn(`*Asset*\n${asset}`), mrkdwn(`*Version*\n${version}`)] },
-    context(`Project ${inline(input.projectId, LEN.id)} · ${formatEventTime(input.createdAt)}`),
+    section(`:memo: *New draft for ${mrkdwnLink(projectUrl, name)}*${versionText}`),
+    context(`Asset ${shortId(input.assetId)} · ${slackDate(input.createdAt)}`),
   ];
-  if (draftUrl !== null) blocks.push(linkButton('Open draft', draftUrl, 'open_draft'));
-  return { text: truncateText(`Draft ready for ${name}: asset ${asset}, version ${version}`, SLACK_LIMITS.fallbackText), blocks };
+  if (url !== null) blocks.push(linkButton('Open draft', url, 'open_draft'));
+  return { text: truncateText(`New draft for ${name}${versionText} (asset ${asset})`, SLACK_LIMITS.fallbackText), blocks };
 }

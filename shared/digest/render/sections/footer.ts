@@ -1,19 +1,19 @@
 /** The run's context line, who last changed the channel's settings, and the buttons. */
 import type { ActionsBlock, KnownBlock } from '@slack/web-api';
-import { ACTION_IDS, encodeActionValue } from '../../../slack-app/interactions';
+import { ACTION_IDS } from '../../../slack-app/interactions';
 import { actionButton, context, linkButton } from '../blocks';
-import { formatEventTime, inline, LEN, plural } from '../format';
+import { inline, LEN, plural, shortId, slackDate } from '../format';
 import type { ChannelContext, DigestModel } from '../model';
 
 export function footerBlocks(model: DigestModel): KnownBlock[] {
   const { run } = model.input;
-  const parts = [`Run ${inline(run.runId, LEN.id) || '—'}`];
+  const parts = [`Run ${shortId(run.runId)}`];
   const status = run.status?.trim();
   if (status !== undefined && status.length > 0 && status.toLowerCase() !== 'completed')
     parts.push(`status *${inline(status, LEN.status)}*`);
   if (run.answers !== null && Number.isFinite(run.answers))
     parts.push(run.answers === 0 ? 'no answers in this run' : plural(run.answers, 'answer', 'answers'));
-  parts.push(formatEventTime(run.createdAt));
+  parts.push(slackDate(run.createdAt));
   const blocks: KnownBlock[] = [context(parts.join(' · '))];
   const channel = model.input.options?.channel;
   const note = channel?.change ? settingsNote(channel.change) : null;
@@ -23,11 +23,11 @@ export function footerBlocks(model: DigestModel): KnownBlock[] {
   return blocks;
 }
 
-/** "Open dashboard" when a template is set; "Mute 7 days" and "Only changes" when the channel is known. */
+/** "Open dashboard" when a template is set; "Mute 7 days" and "Only changes" when the channel and its signed value are known. */
 function actionsBlock(model: DigestModel, channel: ChannelContext | undefined): ActionsBlock | null {
   const link = model.projectUrl === null ? [] : linkButton('Open dashboard', model.projectUrl, ACTION_IDS.openDashboard).elements;
-  if (channel === undefined) return link.length > 0 ? { type: 'actions', elements: link } : null;
-  const value = encodeActionValue({ projectId: channel.projectId, projectName: channel.projectName, channel: channel.channel });
+  if (channel?.actionValue === undefined) return link.length > 0 ? { type: 'actions', elements: link } : null;
+  const value = channel.actionValue;
   const elements = [...link, actionButton('Mute 7 days', ACTION_IDS.mute7d, value)];
   if (channel.mode !== 'changes') elements.push(actionButton('Only changes', ACTION_IDS.onlyChanges, value));
   return { type: 'actions', elements };

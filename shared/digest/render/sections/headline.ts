@@ -1,56 +1,55 @@
-/** The headline: status mark, project (linked), the two or three biggest changes. Also the notification text. */
-import { changeTone } from '../../metric-direction';
+/**
+ * The headline: status mark, project (linked), and what the run means in a few words — the causes of the
+ * significant changes, the position on a baseline, or why there is nothing to compare. Also the
+ * notification text.
+ */
 import { mrkdwnLink } from '../../links';
-import { formatScalar, formatSigned, inline, LEN, plural } from '../format';
-import { movedMetrics, type DigestModel } from '../model';
+import { formatNumber, inline, LEN, plural } from '../format';
+import { engineTotal, gapCountText, type DigestModel } from '../model';
+import { assess, type StatusMark } from '../significance';
+import { valueText } from '../units';
 
-export type StatusMark = '🔴' | '🟡' | '🟢' | '⚪';
+export type { StatusMark } from '../significance';
 
-/** Red: a critical/error alert, or more bad news than good; amber: some bad news or a warning; green otherwise. */
-export function statusMark(model: DigestModel): StatusMark {
-  if (model.emptyReason !== null) return '⚪';
-  const moved = movedMetrics(model);
-  const engineWorse = [...model.diff.engineDeltas].filter(
-    ([, d]) => changeTone('visibility', d) === 'worse' && Math.abs(d) > model.threshold,
-  ).length;
-  const bad =
-    moved.filter((m) => m.tone === 'worse').length +
-    engineWorse +
-    (model.diff.newGaps.length + model.diff.worseningGaps.length > 0 ? 1 : 0);
-  const good = moved.filter((m) => m.tone === 'better').length + (model.diff.resolvedGaps.length > 0 ? 1 : 0);
-  if (model.alerts.some((a) => a.severity === 'critical' || a.severity === 'error') || bad > good) return '🔴';
-  if (bad > 0 || model.alerts.some((a) => a.severity === 'warning')) return '🟡';
-  return '🟢';
+/** How many causes the headline names. */
+const HEADLINE_CAUSES = 3;
+
+/** "220 open gaps" from a gap-count metric when there is one (the whole count), else the gaps read ("50+"). */
+export function openGapsText(model: DigestModel): string {
+  const metric = model.metrics.find(
+    (m) => m.reading.kind === 'count' && /\bopen gaps?\b/i.test(m.label.replace(/_/g, ' ')) && m.value !== null,
+  );
+  const count = metric?.value ?? null;
+  return count !== null
+    ? plural(count, 'open gap', 'open gaps')
+    : `${gapCountText(model)} open ${model.gaps.length === 1 && !model.truncated ? 'gap' : 'gaps'}`;
 }
 
-/**
- * The biggest changes as short phrases: the headline metric (the overview's first) when it moved, new
- * gaps, then the other metric and engine moves by relative size. A gap-count metric is left out when
- * new gaps are already named (the same news twice).
- */
-export function biggestChanges(model: DigestModel, max = 3): string[] {
-  const values = new Map(model.input.overview.metrics.map((m) => [m.label, m.value] as const));
-  const previous = model.input.previous;
-  const moved = movedMetrics(model);
-  const lead = moved.find((m) => m.label === model.input.overview.metrics[0]?.label);
-  const newGaps = model.diff.newGaps.length;
-  const metricText = (m: (typeof moved)[number]): string =>
-    `${inline(m.label, LEN.label)} ${formatScalar(values.get(m.label) ?? null)} (${formatSigned(m.delta) ?? ''})`;
-  const moves = moved
-    .filter((m) => m !== lead && !(newGaps > 0 && /\bgaps?\b/i.test(m.label)))
-    .map((m) => ({ size: Math.abs(m.delta) / Math.max(1, Math.abs(Number(previous?.metrics[m.label] ?? 1))), text: metricText(m) }));
-  const engines = [...model.diff.engineDeltas]
-    .filter(([, delta]) => Math.abs(delta) > model.threshold)
-    .map(([engine, delta]) => ({
-      size: Math.abs(delta) / Math.max(1, Math.abs(previous?.engines?.[engine] ?? 1)),
-      text: `${inline(engine, LEN.rowName)} ${formatSigned(delta) ?? ''}`,
-    }));
-  const phrases = [
-    ...(lead === undefined ? [] : [metricText(lead)]),
-    ...(newGaps > 0 ? [plural(newGaps, 'new gap', 'new gaps')] : []),
-    ...[...moves, ...engines].sort((a, b) => b.size - a.size).map((m) => m.text),
+/** "on all 5 engines" / "on 3 of 5 engines" / '' — where the project loses prompts. */
+export function losingOnText(model: DigestModel): string {
+  const losing = new Set(model.gaps.flatMap((g) => g.platforms_losing.map((p) => p.trim().toLowerCase()).filter((p) => p.length > 0))).size;
+  const total = engineTotal(model);
+  if (losing === 0 || total === 0) return '';
+  return losing >= total ? ` on all ${formatNumber(total)} engines` : ` on ${formatNumber(losing)} of ${formatNumber(total)} engines`;
+}
+
+/** "top rival TrailForge (5 prompts)" or null. */
+export function topRivalText(model: DigestModel): string | null {
+  const top = model.rivals[0];
+  if (top === undefined) return null;
+  const of = model.truncated ? ` of the top ${formatNumber(model.gaps.length)}` : '';
+  return `top rival ${inline(top.name, LEN.competitor)} (${plural(top.prompts, 'prompt', 'prompts')}${of})`;
+}
+
+/** The position in a few words: open gaps and where, the lead metric, the top rival. */
+export function positionParts(model: DigestModel): string[] {
+  const lead = model.metrics.find((m) => m.lead && m.value !== null);
+  const rival = topRivalText(model);
+  return [
+    `${openGapsText(model)}${losingOnText(model)}`,
+    ...(lead ? [`${inline(lead.label, LEN.label)} ${valueText(lead.reading, lead.value, lead.raw)}`] : []),
+    ...(rival !== null ? [rival] : []),
   ];
-  return phrases.slice(0, max);
 }
 
 function emptyPhrase(model: DigestModel): string | null {
@@ -62,17 +61,24 @@ function emptyPhrase(model: DigestModel): string | null {
 function headlineParts(model: DigestModel): string[] {
   const empty = emptyPhrase(model);
   if (empty !== null) return [empty];
-  if (model.diff.firstDigest) return ['first digest'];
-  const changes = biggestChanges(model);
-  return changes.length > 0 ? changes : ['no notable changes'];
+  if (model.diff.firstDigest) return [`baseline: ${positionParts(model).join(' · ')}`];
+  const causes = assess(model)
+    .changes.slice(0, HEADLINE_CAUSES)
+    .map((c) => c.phrase);
+  return causes.length > 0 ? causes : ['no significant change since the last run'];
+}
+
+/** The mark: a baseline or an empty run has nothing to judge. */
+export function markOf(model: DigestModel): StatusMark {
+  return model.diff.firstDigest || model.emptyReason !== null ? '⚪' : assess(model).mark;
 }
 
 /** The headline line as mrkdwn (project bold, linked when there is a dashboard template). */
 export function headlineText(model: DigestModel): string {
-  return `${statusMark(model)} *${mrkdwnLink(model.projectUrl, model.name)}* — ${headlineParts(model).join(' · ')}`;
+  return `${markOf(model)} *${mrkdwnLink(model.projectUrl, model.name)}* — ${headlineParts(model).join(' · ')}`;
 }
 
 /** The headline as the message's notification text (no markup). */
 export function headlineFallback(model: DigestModel): string {
-  return `${statusMark(model)} ${model.name} — ${headlineParts(model).join(' · ')}`;
+  return `${markOf(model)} ${model.name} — ${headlineParts(model).join(' · ').replace(/\*/g, '')}`;
 }

@@ -1,22 +1,10 @@
-/** Per-engine rows and alerts, named by meaning; fields humanised; unknown fields still shown. */
+/** Alerts, named by meaning; fields humanised; unknown fields still shown. */
 import type { GenericRow } from '../../../read-api-types';
-import { nameFieldIndex, type AlertView, type Severity } from '../../rows';
-import { formatScalar, formatSigned, humaniseKey, inline, LEN } from '../format';
-import type { DigestModel } from '../model';
+import type { AlertView, Severity } from '../../rows';
+import { formatScalar, humaniseKey, inline, LEN } from '../format';
 
 function fieldsText(row: GenericRow): string {
   return row.map(([field, value]) => `${humaniseKey(field)}: ${formatScalar(value, LEN.fieldValue)}`).join(' · ');
-}
-
-/** `• *Gemini* (−3.5) — Visibility: 40.1 · Mentions: 31`. */
-export function engineLine(model: DigestModel, row: GenericRow): string {
-  const at = nameFieldIndex(row);
-  const nameField = row[at];
-  const name = nameField !== undefined ? formatScalar(nameField[1], LEN.rowName) : '(unnamed engine)';
-  const delta =
-    nameField !== undefined && typeof nameField[1] === 'string' ? formatSigned(model.diff.engineDeltas.get(nameField[1])) : null;
-  const rest = fieldsText(row.filter((_, i) => i !== at));
-  return `• *${name}*${delta !== null ? ` (${delta})` : ''}${rest.length > 0 ? ` — ${rest}` : ''}`;
 }
 
 export const SEVERITY_MARKS: Readonly<Record<Severity, string>> = {

@@ -1,0 +1,210 @@
+/**
+ * The thread: at most three replies, each one message, each only when it has something to say —
+ * changes and gaps (engines named once per group), engines and alerts, reasoning.
+ */
+import { SLACK_LIMITS, truncateText } from '../../../slack-text';
+import { orderReasonsByImpact } from '../../reasoning-choice';
+import { MESSAGE_TEXT_BUDGET, packLines, section, type BlockKitMessage } from '../blocks';
+import { formatNumber, formatScalar, humaniseKey, inline, LEN, plural } from '../format';
+import { gapCountText, type DigestModel, type EngineView } from '../model';
+import { nameFieldIndex } from '../../rows';
+import { assess, spreadNote } from '../significance';
+import { bandText, deltaText, valueText } from '../units';
+import type { Gap } from '../../../read-api-types';
+import { changeLine } from './changes';
+import { enginesText, enginesWhere, gapTitle, trendMark } from './gap-line';
+import { alertLine } from './rows';
+
+/** Each reply's lines, packed into one message; what does not fit is counted, never silently dropped. */
+function reply(model: DigestModel, title: string, lines: readonly string[], more: (hidden: number) => string): BlockKitMessage {
+  const budget = { maxBlocks: SLACK_LIMITS.blocksPerMessage - 3, maxChars: MESSAGE_TEXT_BUDGET - 400 };
+  const packed = packLines(lines, budget);
+  const hidden = lines.length - packed.included;
+  const tail = hidden > 0 ? [section(more(hidden))] : [];
+  return {
+    text: truncateText(`${title.replace(/\*/g, '')} — ${model.name}`, SLACK_LIMITS.fallbackText),
+    blocks: [...packed.blocks, ...tail],
+  };
+}
+
+// --- 1. Changes and gaps ------------------------------------------------------------------------
+
+/** Rivals listed in the thread. */
+const RIVALS_LISTED = 5;
+
+function signed(n: number | null): string | null {
+  if (n === null) return null;
+  return n === 0 ? '±0' : `${n > 0 ? '+' : '\u2212'}${formatNumber(Math.abs(n))}`;
+}
+
+function rivalLines(model: DigestModel): string[] {
+  if (model.rivals.length === 0) return [];
+  const head = `*Who takes your prompts* (of the ${gapCountText(model)} gaps read)`;
+  const lines = model.rivals.slice(0, RIVALS_LISTED).map((r) => {
+    const changes = [
+      signed(r.sinceLastRun) !== null ? `${signed(r.sinceLastRun)} since the last run` : null,
+      signed(r.sinceLastWeek) !== null ? `${signed(r.sinceLastWeek)} vs last week` : null,
+    ].filter((c): c is string => c !== null);
+    return `• *${inline(r.name, LEN.competitor)}* ${plural(r.prompts, 'prompt', 'prompts')} · ${plural(r.engineLosses, 'engine loss', 'engine losses')}${changes.length > 0 ? ` (${changes.join(', ')})` : ''}`;
+  });
+  const rest = model.rivals.length - RIVALS_LISTED;
+  return [head, ...lines, ...(rest > 0 ? [`_+${rest} more rivals_`] : [])];
+}
+
+/** What changed for one gap: a new gap, a new winner, engines newly lost or won back. */
+function gapNews(model: DigestModel, gap: Gap, fresh: ReadonlySet<string>): string {
+  const shift = model.shifts.get(gap.prompt_id);
+  const parts: string[] = [];
+  if (fresh.has(gap.prompt_id)) parts.push('✦ new');
+  if (shift?.previousWinner)
+    parts.push(`${inline(gap.top_competitor, LEN.competitor)} took it from ${inline(shift.previousWinner, LEN.competitor)}`);
+  const spread = spreadNote(model, gap);
+  if (spread.length > 0) parts.push(spread.replace(/^ — /, ''));
+  if (shift && shift.wonBack.length > 0) parts.push(`won back on ${enginesText(shift.wonBack)}`);
+  return parts.length > 0 ? ` · ${parts.join(' · ')}` : fresh.has(gap.prompt_id) ? '' : trendMark(gap);
+}
+
+/** Gaps grouped by the engines they are lost on (groups in order of their worst gap); engines named once per group. */
+function gapGroups(model: DigestModel): string[] {
+  const groups = new Map<string, Gap[]>();
+  for (const gap of model.gaps) {
+    const key = [...gap.platforms_losing]
+      .map((p) => p.trim())
+      .sort()
+      .join('\u0000');
+    groups.set(key, [...(groups.get(key) ?? []), gap]);
+  }
+  const fresh = new Set(model.diff.newGaps.map((g) => g.prompt_id));
+  return [...groups.values()].flatMap((gaps) => {
+    const engines = gaps[0]?.platforms_losing ?? [];
+    const named = enginesWhere(model, engines);
+    const where = engines.length === 0 ? 'No engine named' : named.startsWith('all ') ? `All${named.slice(3)}` : `On ${named}`;
+    const head = `_${where}_ (${formatNumber(gaps.length)})`;
+    return [
+      head,
+      ...gaps.map((g) => {
+        const rival = inline(g.top_competitor, LEN.competitor);
+        return `• ${gapTitle(model, g, 120)}${rival.length > 0 ? ` → ${rival}` : ''}${gapNews(model, g, fresh)}`;
+      }),
+    ];
+  });
+}
+
+function goneLines(model: DigestModel): string[] {
+  const { resolvedGaps, leftTopGaps } = model.diff;
+  const line = (tag: string) => (g: (typeof resolvedGaps)[number]) => `• _${tag}:_ ${gapTitle(model, g, 120)}`;
+  if (resolvedGaps.length + leftTopGaps.length === 0) return [];
+  const head = `*No longer in the list*${leftTopGaps.length > 0 ? ` (${formatNumber(leftTopGaps.length)} left the top ${formatNumber(model.input.pageSize ?? model.gaps.length)}: still open or unknown, not resolved)` : ''}`;
+  return [head, ...resolvedGaps.map(line('Resolved')), ...leftTopGaps.map(line('Left the top list'))];
+}
+
+export function changesAndGapsReply(model: DigestModel): BlockKitMessage | null {
+  const changes = assess(model).changes.map((item) => changeLine(model, item));
+  const unreadable = model.unreadable > 0 ? ` · ${plural(model.unreadable, 'gap entry', 'gap entries')} could not be read` : '';
+  const gaps = gapGroups(model);
+  const lines = [
+    ...(changes.length > 0 ? ['*What changed*', ...changes] : []),
+    ...goneLines(model),
+    ...rivalLines(model),
+    ...(gaps.length > 0
+      ? [
+          `*Open gaps* (${gapCountText(model)} read${model.truncated ? `, the service's top ${formatNumber(model.input.pageSize ?? 0)}` : ''}${unreadable}), by the engines they are lost on`,
+          ...gaps,
+        ]
+      : []),
+  ];
+  if (lines.length === 0) return null;
+  return reply(
+    model,
+    '*Changes and gaps*',
+    lines,
+    (hidden) => `_+${plural(hidden, 'more line', 'more lines')}: the dashboard lists every gap._`,
+  );
+}
+
+// --- 2. Engines and alerts ----------------------------------------------------------------------
+
+function engineLine(engine: EngineView): string {
+  const at = nameFieldIndex(engine.row);
+  const name = engine.name !== null ? inline(engine.name, LEN.rowName) || '(unnamed engine)' : '(unnamed engine)';
+  const main =
+    engine.field === null
+      ? ''
+      : ` ${valueText(engine.reading, engine.value, null)}${
+          engine.delta === null || engine.band === null
+            ? ''
+            : ` (${deltaText(engine.reading, engine.delta) ?? ''}${engine.significant ? ` — ${engine.tone ?? ''}` : engine.delta !== 0 ? `, within noise ${bandText(engine.reading, engine.band)}` : ''})`
+        }`;
+  const rest = engine.row
+    .filter((_, i) => i !== at && engine.row[i]?.[0] !== engine.field)
+    .map(([field, value]) => `${humaniseKey(field)} ${formatScalar(value, LEN.fieldValue)}`)
+    .join(' · ');
+  return `• *${name}*${main}${rest.length > 0 ? ` · ${rest}` : ''}`;
+}
+
+function otherFigures(model: DigestModel): string[] {
+  const lines = model.metrics.map((m) => {
+    const change =
+      m.delta === null
+        ? ''
+        : ` (${deltaText(m.reading, m.delta) ?? ''}${m.significant ? ` — ${m.tone ?? ''}` : m.delta !== 0 && m.band ? `, within noise ${bandText(m.reading, m.band)}` : ''})`;
+    return `• *${inline(m.label, LEN.label) || '—'}* ${valueText(m.reading, m.value, m.raw)}${change}`;
+  });
+  return lines.length > 0 ? ['*Figures*', ...lines] : [];
+}
+
+function aboutLines(model: DigestModel): string[] {
+  const captions = model.metrics.flatMap((m) => {
+    const caption = m.caption === null ? '' : inline(m.caption, LEN.caption);
+    return caption.length > 0 ? [`• *${inline(m.label, LEN.label) || '—'}*: ${caption}`] : [];
+  });
+  return captions.length > 0 ? ['*About these figures*', ...captions] : [];
+}
+
+/** True when this digest shows "About these figures" (once per channel). */
+export function showsAbout(model: DigestModel): boolean {
+  return model.input.options?.aboutShown !== true && aboutLines(model).length > 0;
+}
+
+export function enginesAndAlertsReply(model: DigestModel): BlockKitMessage | null {
+  const engines = model.engines.map(engineLine);
+  const alerts = model.alerts.map(alertLine);
+  const lines = [
+    ...(engines.length > 0 ? [`*AI engines* (${formatNumber(engines.length)})`, ...engines] : []),
+    ...(alerts.length > 0 ? [`*Alerts* (${formatNumber(alerts.length)}, most severe first)`, ...alerts] : []),
+    ...otherFigures(model),
+    ...(showsAbout(model) ? aboutLines(model) : []),
+  ];
+  if (lines.length === 0) return null;
+  return reply(model, '*Engines and alerts*', lines, (hidden) => `_+${plural(hidden, 'more line', 'more lines')} on the dashboard._`);
+}
+
+// --- 3. Reasoning -------------------------------------------------------------------------------
+
+/** Reasons per card (highest impact first). */
+const REASONS_SHOWN = 4;
+
+export function reasoningReply(model: DigestModel, count: number): BlockKitMessage | null {
+  const cards = model.gaps.slice(0, count).flatMap((gap) => {
+    const card = model.input.reasoning.get(gap.prompt_id) ?? null;
+    const reasons = card === null ? [] : orderReasonsByImpact(card.reasons);
+    if (reasons.length === 0) return [];
+    const engine = card?.engine ? inline(card.engine, LEN.platform) : '';
+    const head = `${gapTitle(model, gap, 160)}${engine.length > 0 ? ` — card from ${engine}` : ''}`;
+    const lines = reasons
+      .slice(0, REASONS_SHOWN)
+      .map(
+        (r) =>
+          `• *${inline(r.impact, LEN.impact) || '—'}* · ${inline(r.category, LEN.category) || '—'} · ${inline(r.detail, LEN.detail) || '—'}`,
+      );
+    const more = reasons.length > REASONS_SHOWN ? [`_+${plural(reasons.length - REASONS_SHOWN, 'more reason', 'more reasons')}_`] : [];
+    return [head, ...lines, ...more];
+  });
+  if (cards.length === 0) return null;
+  return reply(
+    model,
+    '*Why the top gaps are lost*',
+    ['*Why the top gaps are lost* (reasoning cards, highest impact first)', ...cards],
+    (hidden) => `_+${plural(hidden, 'more line', 'more lines')}._`,
+  );
+}

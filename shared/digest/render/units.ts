@@ -1,0 +1,45 @@
+/** Values and changes with their units: "50.5 %", "−3.2 pts", "3.6, was 3.1 — worse", "±2.8 pts at 1,240 answers". */
+import type { Scalar } from '../../read-api-types';
+import type { MetricReading, NoiseBand } from '../noise';
+import { formatNumber, formatScalar, formatSigned, LEN, plural } from './format';
+
+/** Percent shares are shown as they are; fractions (0–1) as percent, so every share reads the same way. */
+function shareFactor(reading: MetricReading): number {
+  return reading.scale === 'fraction' ? 100 : 1;
+}
+
+/** Rounded for reading: one decimal for shares and positions. */
+function rounded(n: number): number {
+  return Math.round(n * 100) / 100;
+}
+
+/** The value with its unit; a non-numeric value as sent. */
+export function valueText(reading: MetricReading, value: number | null, raw: Scalar): string {
+  if (value === null) return formatScalar(raw, LEN.value);
+  if (reading.kind === 'share') return `${formatNumber(rounded(value * shareFactor(reading)))} %`;
+  return formatNumber(value);
+}
+
+/** A signed change with its unit: "−3.2 pts" for a share, "+2" otherwise; null without one. */
+export function deltaText(reading: MetricReading, delta: number | null | undefined): string | null {
+  if (delta === null || delta === undefined || !Number.isFinite(delta)) return null;
+  const signed = formatSigned(rounded(delta * shareFactor(reading)));
+  if (signed === null) return null;
+  return reading.kind === 'share' ? `${signed} pts` : signed;
+}
+
+/** "±2.8 pts at 1,240 answers" (sampling error) or "±0.3" (a minimum). */
+export function bandText(reading: MetricReading, band: NoiseBand): string {
+  const width = formatNumber(
+    Math.round(band.halfWidth * (reading.kind === 'share' ? shareFactor(reading) : 1) * 10) / 10 || band.halfWidth,
+  );
+  const unit = reading.kind === 'share' ? ' pts' : '';
+  return band.basis === 'sample' ? `±${width}${unit} at ${plural(band.answers, 'answer', 'answers')}` : `±${width}${unit}`;
+}
+
+/** "1st", "2nd", "3rd", "4th"… */
+export function ordinal(n: number): string {
+  const tens = n % 100;
+  const suffix = tens >= 11 && tens <= 13 ? 'th' : (['th', 'st', 'nd', 'rd'][n % 10] ?? 'th');
+  return `${formatNumber(n)}${suffix}`;
+}
