@@ -15,6 +15,7 @@ import { run } from '../../cli/main';
 import { bufferIo, type BufferedIo } from '../../cli/io';
 import { LocalCloudFormationServer } from '../../local/cloudformation-server';
 import { LOCAL_SLACK_TOKEN } from '../../local/ready-info';
+import { LOCAL_SLACK_APP_ID, LOCAL_SLACK_TEAM_ID } from '../../local/slack-app-delivery';
 import type { LocalStack } from '../../local/stack';
 import { STACK_OUTPUTS, stackNameFor } from '../../shared/contracts';
 import { docCommands, docFiles, shellWords, type DocCommand } from '../support/doc-commands';
@@ -95,6 +96,9 @@ beforeAll(async () => {
         [STACK_OUTPUTS.apiBaseUrl]: ready.apiBaseUrl,
         [STACK_OUTPUTS.ingestFunctionName]: `${STACK_NAME}-Ingest`,
         [STACK_OUTPUTS.digestFunctionName]: `${STACK_NAME}-Digest`,
+        // As a stage file naming the local Slack's workspace and app leaves them.
+        [STACK_OUTPUTS.slackTeamIds]: LOCAL_SLACK_TEAM_ID,
+        [STACK_OUTPUTS.slackAppId]: LOCAL_SLACK_APP_ID,
       },
     },
   ]);
