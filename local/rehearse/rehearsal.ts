@@ -640,25 +640,33 @@ async function badSecretValues(context: ScenarioContext): Promise<void> {
 async function floodScenario(context: ScenarioContext): Promise<void> {
   // Not a route: throttling comes before routing, and no function runs for it.
   const url = new URL(`${context.stack.gateway.url}/flood`);
-  const count = 3_000;
+  const wave = 3_000;
   const agent = new Agent({ keepAlive: true, maxSockets: 64 });
-  const statuses = await Promise.all(
-    Array.from(
-      { length: count },
-      () =>
-        new Promise<number>((resolve) => {
-          const request = httpRequest(url, { method: 'GET', agent }, (response) => {
-            response.resume();
-            response.on('end', () => resolve(response.statusCode ?? 0));
-          });
-          request.on('error', () => resolve(0));
-          request.end();
-        }),
-    ),
-  );
+  // On a loaded machine one wave can take long enough for the bucket to refill; the next wave comes on top.
+  let sent = 0;
+  let throttled = 0;
+  for (let round = 0; round < 4 && throttled === 0; round++) {
+    const statuses = await Promise.all(Array.from({ length: wave }, () => getStatus(url, agent)));
+    sent += wave;
+    throttled += statuses.filter((status) => status === 429).length;
+  }
   agent.destroy();
-  const throttled = statuses.filter((status) => status === 429).length;
-  context.record(`flood: ${count} requests at once past the stage's burst are throttled (429)`, throttled > 0, `${throttled} answered 429`);
+  context.record(
+    `flood: requests at once past the stage's burst are throttled (429)`,
+    throttled > 0,
+    `${throttled} of ${sent} answered 429`,
+  );
+}
+
+function getStatus(url: URL, agent: Agent): Promise<number> {
+  return new Promise<number>((resolve) => {
+    const request = httpRequest(url, { method: 'GET', agent }, (response) => {
+      response.resume();
+      response.on('end', () => resolve(response.statusCode ?? 0));
+    });
+    request.on('error', () => resolve(0));
+    request.end();
+  });
 }
 
 /**

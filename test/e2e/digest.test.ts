@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CreateQueueCommand, DeleteQueueCommand } from '@aws-sdk/client-sqs';
 import type { LocalStack } from '../../local/stack';
-import { eventIdOf, simulatorOf, slackOf, startTestStack, threadsFor, topLevelMessages } from './helpers';
+import { eventIdOf, postBaselines, simulatorOf, slackOf, startTestStack, threadsFor, topLevelMessages } from './helpers';
 
 let stack: LocalStack;
 /** When set, the next webhook attempt finds the digest queue deleted (SQS "down") for its duration. */
@@ -53,6 +53,7 @@ function attemptsFor(eventId: string) {
 describe('run.completed through the whole bridge', () => {
   it('posts exactly one digest: one top-level message with its thread', async () => {
     const [project] = stack.projectIds;
+    await postBaselines(stack, [project!]);
     const sent = simulatorOf(stack).triggerRun(project!);
     const report = await sent.delivered;
     expect(report.results.map((r) => r.outcome)).toEqual(['delivered']);

@@ -52,6 +52,13 @@ export function threadsFor(stack: LocalStack, eventId: string): PostedThread[] {
 }
 
 /** Every top-level message posted so far. */
+/** A project's first digest is a one-message baseline: post one per project, so the next run's digest has a thread; then clear Slack. */
+export async function postBaselines(stack: LocalStack, projectIds: readonly string[]): Promise<void> {
+  for (const projectId of projectIds) await simulatorOf(stack).triggerRun(projectId).delivered;
+  await stack.waitForIdle();
+  slackOf(stack).reset();
+}
+
 export function topLevelMessages(stack: LocalStack): PostedMessage[] {
   return slackOf(stack)
     .messages()

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ListMessageMoveTasksCommand, PurgeQueueCommand, StartMessageMoveTaskCommand } from '@aws-sdk/client-sqs';
 import type { LocalStack } from '../../local/stack';
 import type { FaultKind } from '../../local/slack-server';
-import { simulatorOf, slackOf, startTestStack, threadsFor, topLevelMessages, waitUntil } from './helpers';
+import { postBaselines, simulatorOf, slackOf, startTestStack, threadsFor, topLevelMessages, waitUntil } from './helpers';
 
 const MAX_RECEIVE_COUNT = 2;
 let stack: LocalStack;
@@ -64,13 +64,6 @@ async function runsInto(kind: FaultKind, projectIds: string[]): Promise<string[]
   return events.map((sent) => sent.event.id);
 }
 
-/** A first digest is a one-message baseline: post one while Slack is healthy, so the next run's digest has a thread. */
-async function baselineOf(projectIds: string[]): Promise<void> {
-  for (const projectId of projectIds) await simulatorOf(stack).triggerRun(projectId).delivered;
-  await stack.waitForIdle();
-  slackOf(stack).reset();
-}
-
 async function replayDlq(): Promise<void> {
   const task = await stack.sqs.client.send(
     new StartMessageMoveTaskCommand({ SourceArn: stack.sqs.dlqArn, DestinationArn: stack.sqs.queueArn }),
@@ -93,7 +86,7 @@ describe('Slack outage', () => {
   });
 
   it('posts each digest exactly once when the DLQ is replayed after Slack recovers', async () => {
-    await baselineOf([stack.projectIds[0]!, stack.projectIds[2]!]);
+    await postBaselines(stack, [stack.projectIds[0]!, stack.projectIds[2]!]);
     const failedEvents = await runsInto('server_error', [stack.projectIds[0]!]);
     slackOf(stack).clearFaults();
     failedEvents.push(...(await runsInto('ratelimited', [stack.projectIds[2]!])));
@@ -112,7 +105,7 @@ describe('Slack outage', () => {
   });
 
   it('continues a digest cut off mid-thread where it stopped: one top-level message, each reply once', async () => {
-    await baselineOf([stack.projectIds[3]!]);
+    await postBaselines(stack, [stack.projectIds[3]!]);
     // Slack accepts the top-level message and then rate-limits every call: the thread never gets posted.
     failAfterNextPost = true;
     const dlqBefore = (await stack.depths()).dlq.visible;
