@@ -14,11 +14,12 @@ import { copyFileSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { build } from 'esbuild';
+import { build, type Plugin } from 'esbuild';
 import { LocalSlackServer } from '../local/slack-server';
 import { createSlackFileUploader } from '../shared/adapters/slack-files';
 import { createSlackPoster } from '../shared/adapters/slack-poster';
 import { CHART_ASSETS, CHART_ASSETS_DIR } from '../shared/charts/assets';
+import { ENV } from '../shared/contracts';
 import { loadChartRenderer } from '../shared/charts/load';
 import { chartInput } from './chart-input';
 import { BUILD_DIR, PROJECT_ROOT, log, median, round, scaled, type ResultRow } from './lib';
@@ -56,6 +57,138 @@ const BASELINE_ENTRY = `
 import { performance } from 'node:perf_hooks';
 process.stdout.write(JSON.stringify({ bootMs: performance.now() }));
 `;
+
+/**
+ * The digest function as infra bundles it (its handler, plus two exports for the bench): loaded in a
+ * fresh process with --enable-source-maps as in Lambda, then, with charts on, the renderer imported
+ * and the first chart drawn. The "without chart code" variant replaces shared/charts/load with a stub:
+ * the digest as it was before charts.
+ */
+const DIGEST_ENTRY = `
+export { handler } from './functions/digest/handler';
+export { loadChartRenderer } from './shared/charts/load';
+export { chartInput } from './bench/chart-input';
+`;
+
+const DIGEST_CHILD = `
+const { performance } = require('node:perf_hooks');
+const t0 = performance.now();
+const bundle = require(process.argv[2]);
+const loadMs = performance.now() - t0;
+(async () => {
+  let chartMs = 0;
+  if (process.argv[3] === 'on') {
+    const t1 = performance.now();
+    const renderer = await bundle.loadChartRenderer();
+    const out = await renderer.renderTrendChart(bundle.chartInput());
+    if (out.kind !== 'rendered') throw new Error('no chart');
+    chartMs = performance.now() - t1;
+  }
+  process.stdout.write(JSON.stringify({ bootMs: t0, loadMs, chartMs }));
+})().catch((e) => { console.error(e); process.exit(1); });
+`;
+
+const NO_CHART_CODE: Plugin = {
+  name: 'no-chart-code',
+  setup(b) {
+    b.onResolve({ filter: /charts\/load$/ }, (args) => ({ path: args.path, namespace: 'no-chart-code' }));
+    b.onLoad({ filter: /.*/, namespace: 'no-chart-code' }, () => ({
+      contents: 'export function loadChartRenderer() { return Promise.reject(new Error("no chart code")); }',
+      loader: 'js',
+    }));
+  },
+};
+
+/** What the digest handler reads at load (its configuration); nothing is called. */
+const DIGEST_ENV: Record<string, string> = {
+  [ENV.tableName]: 'bench',
+  [ENV.queueUrl]: 'http://127.0.0.1:9/queue/bench',
+  [ENV.dlqUrl]: 'http://127.0.0.1:9/queue/bench-dlq',
+  [ENV.readApiBaseUrl]: 'http://127.0.0.1:9',
+  [ENV.readApiKey]: 'bench-key',
+  [ENV.slackBotToken]: 'xoxb-bench',
+  [ENV.slackDefaultChannel]: '#bench',
+  [ENV.awsRegion]: 'eu-west-1',
+};
+
+interface DigestColdSample {
+  bootMs: number;
+  loadMs: number;
+  chartMs: number;
+}
+
+/** The digest bundle (minified, source map beside it, as the function ships). */
+async function digestBundle(name: string, plugins: Plugin[]): Promise<{ dir: string; file: string; bytes: number; mapBytes: number }> {
+  const dir = join(BUILD_DIR, name);
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, 'index.js');
+  await build({
+    stdin: { contents: DIGEST_ENTRY, resolveDir: PROJECT_ROOT, loader: 'ts', sourcefile: `${name}.ts` },
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    minify: true,
+    sourcemap: true,
+    sourcesContent: false,
+    alias: VEGA_CANVAS_ALIAS,
+    plugins,
+    outfile: file,
+    logLevel: 'error',
+    absWorkingDir: PROJECT_ROOT,
+  });
+  writeFileSync(join(dir, 'package.json'), JSON.stringify({ type: 'commonjs' }));
+  writeFileSync(join(dir, 'child.cjs'), DIGEST_CHILD);
+  return { dir, file, bytes: statSync(file).size, mapBytes: statSync(`${file}.map`).size };
+}
+
+function spawnDigest(dir: string, file: string, charts: 'on' | 'off'): DigestColdSample {
+  const result = spawnSync(process.execPath, ['--enable-source-maps', join(dir, 'child.cjs'), file, charts], {
+    cwd: dir,
+    env: { ...process.env, ...DIGEST_ENV, LAMBDA_TASK_ROOT: dir, [ENV.chartsEnabled]: String(charts === 'on') },
+    encoding: 'utf8',
+  });
+  if (result.status !== 0) throw new Error(`digest bench child failed: ${result.stderr}`);
+  return JSON.parse(result.stdout) as DigestColdSample;
+}
+
+/** Cold starts of the digest function: without chart code, with it but charts off, charts on (load + first chart). */
+async function digestColdStarts(): Promise<{ rows: ResultRow[]; details: Record<string, unknown> }> {
+  const withCharts = await digestBundle('digest-charts', []);
+  shipAssets(withCharts.dir);
+  const without = await digestBundle('digest-no-charts', [NO_CHART_CODE]);
+  const samples = { without: [] as DigestColdSample[], off: [] as DigestColdSample[], on: [] as DigestColdSample[] };
+  for (let i = 0; i < COLD_SPAWNS; i++) {
+    samples.without.push(spawnDigest(without.dir, without.file, 'off'));
+    samples.off.push(spawnDigest(withCharts.dir, withCharts.file, 'off'));
+    samples.on.push(spawnDigest(withCharts.dir, withCharts.file, 'on'));
+  }
+  const cold = (list: DigestColdSample[]) => median(list.map((s) => s.bootMs + s.loadMs + s.chartMs));
+  const base = cold(samples.without);
+  const on = cold(samples.on);
+  const rows: ResultRow[] = [
+    { benchmark: 'chart', figure: 'digest bundle without chart code (minified JS)', value: round(without.bytes / 1024, 1), unit: 'KiB' },
+    { benchmark: 'chart', figure: 'digest bundle with chart code (minified JS)', value: round(withCharts.bytes / 1024, 1), unit: 'KiB' },
+    { benchmark: 'chart', figure: 'digest source map with chart code', value: round(withCharts.mapBytes / 1024, 1), unit: 'KiB' },
+    { benchmark: 'chart', figure: 'digest cold start, no chart code (boot + load)', value: round(base, 1), unit: 'ms' },
+    { benchmark: 'chart', figure: 'digest cold start, charts off (boot + load)', value: round(cold(samples.off), 1), unit: 'ms' },
+    {
+      benchmark: 'chart',
+      figure: 'digest cold start, charts on (boot + load + first chart)',
+      value: round(on, 1),
+      unit: 'ms',
+    },
+    {
+      benchmark: 'chart',
+      figure: 'digest cold start charts off ÷ no chart code',
+      value: round(cold(samples.off) / base, 2),
+      unit: '×',
+      target: '≤ 1.5×',
+      pass: cold(samples.off) / base <= 1.5,
+    },
+  ];
+  return { rows, details: { digestColdSamples: samples, digestBundleBytes: { without: without.bytes, withCharts: withCharts.bytes } } };
+}
 
 interface ColdSample {
   bootMs: number;
@@ -167,7 +300,10 @@ export async function runChart(): Promise<{ rows: ResultRow[]; details: Record<s
   log(`chart: ${WARM_RUNS} warm renders + uploads to the local Slack server`);
   const warm = await warmFigures();
   const coldTotal = median(cold.map((c) => c.loadMs + c.firstRenderMs));
+  log(`chart: the digest bundle, ${COLD_SPAWNS} cold processes each without chart code, charts off, charts on`);
+  const digest = await digestColdStarts();
   const rows: ResultRow[] = [
+    ...digest.rows,
     {
       benchmark: 'chart',
       figure: 'cold: import renderer (vega, vega-lite, resvg)',
@@ -203,6 +339,7 @@ export async function runChart(): Promise<{ rows: ResultRow[]; details: Record<s
   return {
     rows,
     details: {
+      ...digest.details,
       coldSpawns: COLD_SPAWNS,
       warmRuns: WARM_RUNS,
       coldSamples: cold.map((c) => ({ ...c, warmMs: c.warmMs.map((ms) => round(ms, 1)) })),

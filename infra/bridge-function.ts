@@ -11,10 +11,11 @@ import { fileURLToPath } from 'node:url';
 import { Duration } from 'aws-cdk-lib';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
-import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { NodejsFunction, OutputFormat, type ICommandHooks } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { ENV, METRICS_NAMESPACE, type ServiceName } from '../shared/contracts';
+import { CHART_ASSETS, CHART_ASSETS_DIR } from '../shared/charts/assets';
 import type { BridgeConfig } from './config';
 
 /** Repository root: entries, lockfile and tsconfig are resolved from here. */
@@ -30,6 +31,8 @@ export interface BridgeFunctionProps {
   readonly config: BridgeConfig;
   /** The function's own variables; stage and Powertools settings are added. */
   readonly environment: Record<string, string>;
+  /** The function may draw trend charts: vega bundled (see `chartBundling`) and the chart assets shipped beside the handler. */
+  readonly charts?: boolean | undefined;
 }
 
 export class BridgeFunction extends Construct {
@@ -60,6 +63,7 @@ export class BridgeFunction extends Construct {
         sourceMap: true,
         sourcesContent: false,
         bundleAwsSDK: true,
+        ...(props.charts === true ? chartBundling() : {}),
       },
       description: props.description,
       memorySize: 512,
@@ -75,6 +79,34 @@ export class BridgeFunction extends Construct {
     this.role.addToPrincipalPolicy(new PolicyStatement({ sid, actions, resources, ...(conditions ? { conditions } : {}) }));
   }
 }
+
+/**
+ * What a function that draws charts needs from esbuild. vega-canvas's Node build awaits
+ * `import('canvas')` at the top level, which a CommonJS bundle cannot hold: its browser build is used
+ * instead (it finds no DOM and returns no canvas, which is all the renderer needs; text is measured with
+ * the chart font). The resvg wasm and the font are files, not JavaScript: copied from node_modules into
+ * `chart-assets/` beside the handler, where shared/charts/assets.ts looks first ($LAMBDA_TASK_ROOT).
+ * The chart code itself sits behind a dynamic import (`loadChartRenderer`): bundled, but evaluated
+ * only when a chart is drawn.
+ */
+export function chartBundling(): { esbuildArgs: Record<string, string>; commandHooks: ICommandHooks } {
+  return {
+    esbuildArgs: { '--alias:vega-canvas': `${PROJECT_ROOT}${VEGA_CANVAS_BROWSER}` },
+    commandHooks: {
+      beforeBundling: () => [],
+      beforeInstall: () => [],
+      afterBundling: (inputDir, outputDir) => [
+        `mkdir -p "${outputDir}/${CHART_ASSETS_DIR}"`,
+        ...Object.values(CHART_ASSETS).map(
+          (asset) => `cp "${inputDir}/node_modules/${asset.packagePath}" "${outputDir}/${CHART_ASSETS_DIR}/${asset.file}"`,
+        ),
+      ],
+    },
+  };
+}
+
+/** vega-canvas's browser build, from the repository root. */
+export const VEGA_CANVAS_BROWSER = 'node_modules/vega-canvas/build/vega-canvas.browser.js';
 
 /** Stage and Powertools settings: the metrics carry dimensions {service, stage}. */
 function commonEnvironment(service: ServiceName, config: BridgeConfig): Record<string, string> {

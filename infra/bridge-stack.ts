@@ -18,6 +18,8 @@ import { SlackApp } from './slack-app';
 import { BridgeSecrets, type BridgeSecret } from './secrets';
 import { Store } from './store';
 import { Webhook } from './webhook';
+import { WeeklyReport } from './weekly-report';
+import { QuietHours } from './quiet-hours';
 
 export { stackNameFor };
 
@@ -35,6 +37,8 @@ export class BridgeStack extends Stack {
   readonly webhook: Webhook;
   readonly slackApp: SlackApp;
   readonly monitoring: Monitoring;
+  readonly weeklyReport: WeeklyReport;
+  readonly quietHours: QuietHours;
   /** CloudFront + WAF in front of the webhook and the Slack routes (clientRateLimitEnabled), else undefined. */
   readonly front: WebhookFront | undefined;
   /** The API's custom domain (customDomainName), else undefined. */
@@ -71,7 +75,20 @@ export class BridgeStack extends Stack {
       slackToken: this.secrets.slackToken.secret,
       actionSigningKey: this.secrets.actionSigningKey,
     });
-    const extraAlarms = this.slackApp.alarmSpecs();
+    this.weeklyReport = new WeeklyReport(this, 'WeeklyReport', {
+      config,
+      queue,
+      table,
+      digestFunction: this.worker.function,
+      slackFunction: this.slackApp.function,
+    });
+    this.quietHours = new QuietHours(this, 'QuietHours', {
+      queue,
+      table,
+      digestFunction: this.worker.function,
+      slackFunction: this.slackApp.function,
+    });
+    const extraAlarms = [...this.slackApp.alarmSpecs(), ...this.weeklyReport.alarmSpecs()];
     this.monitoring = new Monitoring(this, 'Monitoring', { config, api, ingestFunction, digestFunction, queue, dlq, extraAlarms });
     this.customDomain =
       config.customDomain === undefined

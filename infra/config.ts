@@ -6,6 +6,8 @@
  */
 import { DIGEST_MODES, type DigestMode } from '../shared/contracts';
 import { dashboardUrlTemplateProblem } from '../shared/digest/links';
+import { parseNoiseMinimums, type NoiseMinimums } from '../shared/digest/noise';
+import { canonicalZone, isTimeZone } from '../shared/weekly/schedule';
 import { parseSlackAccessPolicy, type SlackAccessPolicy } from '../shared/slack-app/policy';
 import { SLACK_ID_PATTERNS } from '../shared/slack-app/workspace-gate';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -51,6 +53,14 @@ export interface BridgeConfig {
   readonly dashboardUrlTemplate: string | undefined;
   /** 'changes': a quiet run posts one compact line and no thread. */
   readonly digestMode: DigestMode;
+  /** Trend charts (PNG) in the digest threads; off: the digest never loads the chart code. */
+  readonly chartsEnabled: boolean;
+  /** The mode a new subscription starts in ('changes' by default: a quiet run is one line there). */
+  readonly subscriptionDefaultMode: DigestMode;
+  /** Per-label minimum changes of metrics that are not shares (shared/digest/noise.ts); empty = the defaults. */
+  readonly noiseMinimums: NoiseMinimums;
+  /** The stage's IANA time zone (default UTC): the weekly report's default Monday 09:00 is there. */
+  readonly timeZone: string;
   readonly digestBatchSize: number;
   readonly digestBatchWindowSeconds: number;
   readonly digestMaxConcurrency: number;
@@ -108,6 +118,9 @@ export const CONFIG_DEFAULTS = {
   visibilityRange: '7d',
   gapsPageSize: 50,
   digestMode: 'full',
+  chartsEnabled: true,
+  subscriptionDefaultMode: 'changes',
+  timeZone: 'UTC',
   digestBatchSize: 10,
   digestBatchWindowSeconds: 5,
   digestMaxConcurrency: 2,
@@ -147,6 +160,7 @@ const OPTIONAL_WITHOUT_DEFAULT = [
   'slackEnterpriseId',
   'slackAppId',
   'slackAccess',
+  'noiseMinimums',
   'customDomainName',
   'customDomainCertificateArn',
 ];
@@ -229,6 +243,10 @@ export function parseStageConfig(stage: string, values: Readonly<Record<string, 
     gapsPageSize: f.integer('gapsPageSize', 1, 1000),
     dashboardUrlTemplate: dashboardUrlTemplate(f),
     digestMode: f.oneOf('digestMode', DIGEST_MODES),
+    chartsEnabled: f.boolean('chartsEnabled'),
+    subscriptionDefaultMode: f.oneOf('subscriptionDefaultMode', DIGEST_MODES),
+    noiseMinimums: noiseMinimums(f),
+    timeZone: stageTimeZone(f),
     ...digestSettings(f),
     ...alarmDestination(f, development),
     ...alarmSettings(f),
@@ -320,6 +338,32 @@ function customDomain(f: ConfigFields): CustomDomain | undefined {
   if (certificateArn === undefined)
     throw f.fail('customDomainCertificateArn', `must be set with "customDomainName": an ACM certificate for ${name} in the stage's region`);
   return { name, certificateArn };
+}
+
+/** Lambda's 4 KB of variables are shared: the minimums go in NOISE_MINIMUMS as JSON. */
+const MAX_NOISE_MINIMUMS_JSON = 1000;
+
+function stageTimeZone(f: ConfigFields): string {
+  const zone = f.value('timeZone') ?? CONFIG_DEFAULTS.timeZone;
+  if (typeof zone !== 'string' || !isTimeZone(zone)) throw f.fail('timeZone', 'must be an IANA time zone such as "Europe/Berlin" or "UTC"');
+  return canonicalZone(zone);
+}
+
+function noiseMinimums(f: ConfigFields): NoiseMinimums {
+  let minimums: NoiseMinimums;
+  try {
+    minimums = parseNoiseMinimums(f.value('noiseMinimums'), 'noiseMinimums', f.file);
+  } catch (error) {
+    // The digest's own validation, reported like every other key of the stage file.
+    const problem = error instanceof Error ? error.message.replace(/^Configuration error: noiseMinimums /, '') : String(error);
+    throw f.fail('noiseMinimums', problem.replace(/ \(fix it in [^)]*\)$/, ''));
+  }
+  if (JSON.stringify(minimums).length > MAX_NOISE_MINIMUMS_JSON)
+    throw f.fail(
+      'noiseMinimums',
+      `is too large for the digest function's environment (more than ${MAX_NOISE_MINIMUMS_JSON} characters of JSON)`,
+    );
+  return minimums;
 }
 
 function dashboardUrlTemplate(f: ConfigFields): string | undefined {

@@ -69,6 +69,8 @@ export class DigestWorker extends Construct {
       config,
       description: 'Reads the visibility figures of queued events and posts Slack digests',
       timeoutSeconds: this.budget.timeoutSeconds,
+      // Bundled with the chart code and its assets whatever chartsEnabled says: the setting is read at run time.
+      charts: true,
       environment: {
         [ENV.tableName]: props.table.tableName,
         // Failed messages get their retry delay with ChangeMessageVisibility (granted by the event source).
@@ -82,6 +84,8 @@ export class DigestWorker extends Construct {
         [ENV.visibilityRange]: config.visibilityRange,
         [ENV.gapsPageSize]: String(config.gapsPageSize),
         [ENV.digestMode]: config.digestMode,
+        [ENV.chartsEnabled]: String(config.chartsEnabled),
+        ...(Object.keys(config.noiseMinimums).length === 0 ? {} : { [ENV.noiseMinimums]: JSON.stringify(config.noiseMinimums) }),
         // The failure log says "moving to the DLQ" on the last receive instead of "will be retried".
         [ENV.maxReceiveCount]: String(config.maxReceiveCount),
         ...(config.dashboardUrlTemplate === undefined ? {} : { [ENV.dashboardUrlTemplate]: config.dashboardUrlTemplate }),

@@ -250,6 +250,8 @@ function workspaceEnvironment(config: BridgeConfig): Record<string, string> {
     ...(config.slackEnterpriseId !== undefined ? { [ENV.slackEnterpriseId]: config.slackEnterpriseId } : {}),
     ...(config.slackAppId !== undefined ? { [ENV.slackAppId]: config.slackAppId } : {}),
     [ENV.slackAccessPolicy]: JSON.stringify(slackAccessJson(config.slackAccess)),
+    // A settings button on a configuration-routed digest subscribes the channel.
+    [ENV.subscriptionDefaultMode]: config.subscriptionDefaultMode,
   };
 }
 
@@ -288,6 +290,8 @@ function grantDigestWorker(props: SlackAppProps): void {
   fn.fn.addEnvironment(ENV.actionSigningKeySecretArn, props.actionSigningKey.secretArn);
   // Deferred subscribe checks the channel rule of the policy once the project is known.
   fn.fn.addEnvironment(ENV.slackAccessPolicy, JSON.stringify(slackAccessJson(config.slackAccess)));
+  // Deferred subscribe creates subscriptions in the stage's default mode.
+  fn.fn.addEnvironment(ENV.subscriptionDefaultMode, config.subscriptionDefaultMode);
 }
 
 /** A count metric of the Slack app, as its Powertools EMF records carry it: {service (default slack), stage}. */

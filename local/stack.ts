@@ -18,7 +18,9 @@ import { randomBytes } from 'node:crypto';
 import { appendFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { sleep } from '../shared/util';
-import { CreateQueueCommand, GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { CreateQueueCommand, GetQueueAttributesCommand, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { weeklySweepMessage } from '../shared/weekly/message';
+import { SWEEP_MINUTES } from '../shared/weekly/schedule';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { ensureBridgeTable, startLocalDynamo, type LocalDynamo } from './dynamo';
@@ -28,6 +30,8 @@ import { VisibilitySimulator } from './simulator/server';
 import { FixtureError, loadFixtureFile, type SimulatorFixture } from './simulator/data';
 import { HttpGateway, type GatewayRequestInfo, type GatewayRoute } from './http-gateway';
 import { LambdaPoller, type PollerProblem } from './lambda-poller';
+import { startQuietSweep } from './quiet-sweep';
+import { describeError } from '../shared/observability';
 import type { ReadyInfo } from './ready-info';
 import { LOCAL_SLACK_TOKEN } from './ready-info';
 import { LocalObservabilityHub, logDeadLetter, type LocalLogLevel } from './local-observability';
@@ -129,6 +133,8 @@ export interface LocalStackOptions {
   pollWaitSeconds?: number;
   /** Messages per digest invocation (default 10). */
   batchSize?: number;
+  /** Put a quiet-hours catch-up sweep on the digest queue this often, as the stack's schedule does every 5 minutes (default: never; `npm start`: 30 s). */
+  quietSweepMs?: number;
   /** Digest invocations side by side (default 2). */
   concurrency?: number;
   /** Extra environment variables for both handlers (e.g. VISIBILITY_RANGE, SIGNATURE_TOLERANCE_SECONDS). */
@@ -413,6 +419,29 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     commandsPoller.start();
     cleanup.push(() => poller.close());
     cleanup.push(() => commandsPoller.close());
+    const quietSweep =
+      options.quietSweepMs !== undefined && options.quietSweepMs > 0
+        ? startQuietSweep({
+            client: sqs.client,
+            queueUrl: sqs.queueUrl,
+            intervalMs: options.quietSweepMs,
+            onError: (error) => observability.forService('digest').log.warn('quiet-hours sweep not queued', describeError(error)),
+          })
+        : undefined;
+    cleanup.push(() => Promise.resolve(quietSweep?.close()));
+    // The stack's weekly-report schedule (infra/weekly-report.ts): the same sweep message on the same queue.
+    const sweepBody = JSON.stringify(weeklySweepMessage());
+    // A send that fails is logged; the next tick sends again, as Scheduler would.
+    const sendSweep = () =>
+      void sqs.client
+        .send(new SendMessageCommand({ QueueUrl: sqs.queueUrl, MessageBody: sweepBody }))
+        .catch((error: unknown) => observability.forService('digest').log.warn('weekly sweep not queued', describeError(error)));
+    const weeklySchedule = setInterval(sendSweep, SWEEP_MINUTES * 60_000);
+    weeklySchedule.unref();
+    cleanup.push(() => {
+      clearInterval(weeklySchedule);
+      return Promise.resolve();
+    });
 
     let webhookId: string | undefined;
     if (simulator && options.registerWebhook !== false) {
@@ -426,6 +455,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     const close = (): Promise<void> => {
       closing ??= (async () => {
         simulator?.webhooks.stop();
+        quietSweep?.close();
         await gateway.close(2000).catch(() => undefined);
         const grace = Math.min(functionTimeoutMs, 10_000);
         await Promise.all([poller.close(grace).catch(() => undefined), commandsPoller.close(grace).catch(() => undefined)]);

@@ -445,8 +445,12 @@ async function main(argv: string[]): Promise<void> {
     ...(args.apiLatencyMs !== undefined ? { apiLatencyMs: args.apiLatencyMs } : {}),
     env: {
       [ENV.digestMode]: args.digestMode,
+      // As deployed (stage key chartsEnabled, default true): each digest's thread gets its trend chart.
+      [ENV.chartsEnabled]: 'true',
       ...(args.dashboardUrl !== undefined ? { [ENV.dashboardUrlTemplate]: args.dashboardUrl } : {}),
     },
+    // The stack's quiet-hours schedule (every 5 minutes deployed), faster so a catch-up shows soon after its window.
+    quietSweepMs: 30_000,
     ...(args.dataDir !== undefined ? { dataDir: args.dataDir } : {}),
     ...(args.slackLog !== undefined ? { slackLogFile: args.slackLog } : {}),
     ...(slackEnv ? { realSlack: { token: slackEnv[0], channel: slackEnv[1] } } : {}),

@@ -42,6 +42,10 @@ export const ENV = {
   dashboardUrlTemplate: 'DASHBOARD_URL_TEMPLATE',
   /** 'full' (default) or 'changes': quiet runs post one compact line. */
   digestMode: 'DIGEST_MODE',
+  /** The mode a new subscription starts in: 'changes' (default) or 'full' (stage key `subscriptionDefaultMode`). */
+  subscriptionDefaultMode: 'SUBSCRIPTION_DEFAULT_MODE',
+  /** JSON object label → minimum change of metrics that are not shares (stage key `noiseMinimums`; shared/digest/noise.ts). */
+  noiseMinimums: 'NOISE_MINIMUMS',
   /** Milliseconds between posts to one channel (default SLACK_APP_DEFAULTS.paceIntervalMs); the local Slack, which has no limit, runs faster. */
   slackPaceIntervalMs: 'SLACK_PACE_INTERVAL_MS',
   stage: 'BRIDGE_STAGE',
@@ -69,6 +73,10 @@ export const ENV = {
   actionSigningKeySecretArn: 'ACTION_SIGNING_KEY_SECRET_ARN',
   /** Local runs only: that key itself. */
   actionSigningKey: 'ACTION_SIGNING_KEY',
+  /** The stage's IANA time zone (stage key `timeZone`, default UTC): quiet hours typed without a zone use it. */
+  timeZone: 'BRIDGE_TIME_ZONE',
+  /** 'true': each digest's thread gets its trend chart (a PNG); anything else or unset: no chart, the chart code never loaded. */
+  chartsEnabled: 'CHARTS_ENABLED',
 } as const;
 export type EnvName = (typeof ENV)[keyof typeof ENV];
 
@@ -113,6 +121,14 @@ export const DIGEST_METRICS = {
   batchItemFailed: 'BatchItemFailed',
   /** A run.completed posted nowhere because every channel of its project muted it: handled, for UndeliveredDigests. */
   runMuted: 'RunMuted',
+  /** A digest's trend chart uploaded into its thread (one per channel). */
+  chartPosted: 'ChartPosted',
+  /** A trend chart that could not be rendered or uploaded (dimension `reason`); the digest is posted all the same. */
+  chartFailed: 'ChartFailed',
+  /** A channel's weekly report posted (shared/weekly). */
+  weeklyReportPosted: 'WeeklyReportPosted',
+  /** A channel's weekly report that could not be posted: the next sweep tries again (alarmed). */
+  weeklyReportFailed: 'WeeklyReportFailed',
 } as const;
 export type DigestMetricName = (typeof DIGEST_METRICS)[keyof typeof DIGEST_METRICS];
 
@@ -139,6 +155,14 @@ export const SLACK_APP_METRICS = {
   slackRateLimited: 'SlackRateLimited',
   /** A digest not posted to a channel because the channel muted the project. */
   digestMutedSkip: 'DigestMutedSkip',
+  /** A digest not posted to a channel because the channel's filter left nothing of the run (shared/digest/channel-filter.ts). */
+  digestFiltered: 'DigestFiltered',
+  /** A digest held in a channel's quiet hours, to be posted in the catch-up when they end (shared/digest/held-digests.ts). */
+  digestHeld: 'DigestHeld',
+  /** One catch-up message posted after a channel's quiet hours, listing the digests held. */
+  quietCatchUpPosted: 'QuietCatchUpPosted',
+  /** A catch-up that could not be posted: the held digests stay and the next sweep tries again. */
+  quietCatchUpFailed: 'QuietCatchUpFailed',
   /** A subscribed channel Slack refused for good (bot not in it, archived…): marked broken and skipped, the run goes on. */
   digestChannelRefused: 'DigestChannelRefused',
   /** The Slack signing secret holds a value that does not parse: the last good verifier (if any) stays in use. */
@@ -212,6 +236,15 @@ export const METRIC_REGISTRY: { readonly [M in AnyMetricName]: MetricSpec } = {
   MessageQuarantined: { emitters: [digest], failure: true, alarms: ['MessageQuarantined'] },
   BatchItemFailed: { emitters: [digest], failure: true, alarms: ['BatchItemFailures'] },
   RunMuted: { emitters: [digest], failure: false, alarms: ['UndeliveredDigests'] },
+  ChartPosted: { emitters: [digest], failure: false, alarms: [] },
+  ChartFailed: {
+    emitters: [digest],
+    failure: true,
+    alarms: [],
+    unalarmed: 'an extra of the digest, which is posted all the same; the thread says why, the reason dimension tells which fix',
+  },
+  WeeklyReportPosted: { emitters: [digest], failure: false, alarms: [] },
+  WeeklyReportFailed: { emitters: [digest], failure: true, alarms: ['WeeklyReportFailed'] },
   SlackRequestRejected: { emitters: [slack], failure: true, alarms: ['SlackRequestRejectedSpike'] },
   SlackCommandAnswered: { emitters: [slack, digest], failure: false, alarms: [] },
   SlackCommandDeferred: { emitters: [slack], failure: false, alarms: [] },
@@ -220,6 +253,15 @@ export const METRIC_REGISTRY: { readonly [M in AnyMetricName]: MetricSpec } = {
   SlackPostPaced: { emitters: [digest], failure: false, alarms: [] },
   SlackRateLimited: { emitters: [digest], failure: true, alarms: ['SlackPaceRateLimited'] },
   DigestMutedSkip: { emitters: [digest], failure: false, alarms: [] },
+  DigestFiltered: { emitters: [digest], failure: false, alarms: [] },
+  DigestHeld: { emitters: [digest], failure: false, alarms: [] },
+  QuietCatchUpPosted: { emitters: [digest], failure: false, alarms: [] },
+  QuietCatchUpFailed: {
+    emitters: [digest],
+    failure: true,
+    alarms: [],
+    unalarmed: 'the held digests stay in the table and the next sweep (every 5 minutes) tries again; each failure is logged',
+  },
   DigestChannelRefused: {
     emitters: [digest],
     failure: true,
@@ -265,6 +307,10 @@ export const QUEUE_MESSAGE_KINDS = {
   slackCommand: 'slack_command',
   /** A signed delivery ingest could not process, kept in the DLQ with its raw bytes (shared/quarantine.ts). */
   quarantinedDelivery: 'quarantined_delivery',
+  /** Post the weekly reports that are due (EventBridge Scheduler every 15 minutes; `bridge trigger weekly`). */
+  weeklySweep: 'weekly_sweep',
+  /** Post the catch-ups of channels whose quiet hours ended (the stack's schedule every 5 minutes; shared/digest/held-digests.ts). */
+  quietCatchUp: 'quiet_catch_up',
 } as const;
 
 /** Signature timestamps further than this from now are refused (the service's documented window). */
@@ -312,6 +358,14 @@ export const TABLE = {
     slackRequest: 'slackreq#',
     /** `audit#<channel id>`: the channel's recent subscription changes (who, when, what), newest last. */
     audit: 'audit#',
+    /** `weekly#<channel>#<ISO week>`: the claim that posts the channel's weekly report once; `weekly#<channel>#base#<project id>`: what it saw. */
+    weekly: 'weekly#',
+    /** `weeklyset#channels`: every channel's weekly-report schedule, one attribute per channel (read whole by the sweep). */
+    weeklySettings: 'weeklyset#',
+    /** `quiet#<channel id>`: the channel's quiet hours (window, zone, who set them). */
+    quiet: 'quiet#',
+    /** `held#<channel id>`: digests held in the channel's quiet hours until its catch-up; `held#~index`: the channels with held digests. */
+    held: 'held#',
   },
   /** On `delivery#` records once enqueued; `bridge doctor` reads the newest. */
   acceptedAtAttribute: 'accepted_at',
@@ -330,6 +384,8 @@ export const SLACK_APP_DEFAULTS = {
   paceBurst: 1,
   /** Mute granted by the digest's "Mute 7 days" button. */
   buttonMuteDays: 7,
+  /** A new subscription's mode unless the stage says otherwise: a quiet run is one line (issue 22). */
+  subscriptionMode: 'changes' as DigestMode,
 } as const;
 
 /** Attribute-name prefixes inside `sub#` and `chan#` items (one attribute per channel / per project). */

@@ -251,6 +251,16 @@ export interface ProjectSnapshot {
   digestThreads?: Record<string, string> | undefined;
   /** Channels that were shown "About these figures" (digest v3: once per channel). */
   aboutPosted?: string[] | undefined;
+  /** Each run's figure per engine over the last 8 weeks, oldest first, for the trend chart (shared/digest/chart-history.ts bounds it). */
+  trend?: TrendPoint[] | undefined;
+}
+
+/** One run's visibility per engine (0–100 or 0–1, as the service sends it), for the trend chart. */
+export interface TrendPoint {
+  /** The run's created_at, epoch ms. */
+  atMs: number;
+  /** Engine name → figure; at most `TREND_LIMITS.engines` engines. */
+  engines: Record<string, number>;
 }
 
 /** Changes when a received message becomes visible again. */
@@ -317,6 +327,8 @@ export interface Subscription {
   lastChange: string;
   /** Set when Slack refused a digest here for good (bot not in the channel, archived…): skipped until re-subscribed. */
   broken?: { code: string; atMs: number } | undefined;
+  /** What of a run this channel hears (`/visibility filter`, digest/channel-filter.ts); none = everything. */
+  filter?: ChannelFilter | undefined;
 }
 
 export type SettingsChange = { kind: 'mute'; untilMs: number; label: string } | { kind: 'unmute' } | { kind: 'mode'; mode: DigestMode };
@@ -353,6 +365,15 @@ export interface SubscriptionStore {
   unsubscribe(projectId: string, channel: string): Promise<boolean>;
   /** Applies the change; null when the channel is not subscribed to the project. */
   change(projectId: string, channel: string, change: SettingsChange, actor: Actor, nowMs: number): Promise<Subscription | null>;
+  /** Sets the channel's filter of the project (`null` removes it), `what` as its last change; null when not subscribed. */
+  setFilter(
+    projectId: string,
+    channel: string,
+    filter: ChannelFilter | null,
+    what: string,
+    actor: Actor,
+    nowMs: number,
+  ): Promise<Subscription | null>;
   /** Every channel subscribed to the project (digest routing). */
   forProject(projectId: string): Promise<Subscription[]>;
   /** Every project the channel subscribes (`list`). */
@@ -368,6 +389,77 @@ export interface SubscriptionStore {
   recordChange(channel: string, entry: AuditEntry): Promise<void>;
   /** The channel's newest changes (at most `AUDIT_KEPT`), newest first. */
   recentChanges(channel: string): Promise<AuditEntry[]>;
+}
+
+// --- Channel filters and quiet hours (the Slack app sets them, the digest applies them) ---------
+
+/** Alert levels a channel filter can ask for, most severe first. */
+export type AlertLevel = 'critical' | 'error' | 'warning' | 'info';
+
+/** What of a run a channel hears (shared/digest/channel-filter.ts applies it). */
+export interface ChannelFilter {
+  /** Engine names as typed (shown back as typed); none = every engine. */
+  engines?: readonly string[] | undefined;
+  /** Alerts at this level or more severe; none = every alert. */
+  minAlertLevel?: AlertLevel | undefined;
+  /** Changes smaller than this (in the figure's unit: points for a share) are not called; none = the noise alone decides. */
+  minChange?: number | undefined;
+}
+
+/** A daily quiet window: from `startMinute` (inclusive) to `endMinute` (exclusive), minutes after local midnight in `timeZone` (IANA). */
+export interface QuietWindow {
+  startMinute: number;
+  endMinute: number;
+  timeZone: string;
+}
+
+export interface QuietSetting {
+  window: QuietWindow;
+  setBy: string;
+  setAtMs: number;
+}
+
+/** A digest held in a channel's quiet hours, as the catch-up lists it. */
+export interface HeldRun {
+  eventId: string;
+  projectId: string;
+  /** The digest's one-line fallback as the renderer wrote it (already safe mrkdwn): mark, project and headline. */
+  headline: string;
+  /** The run's dashboard page (from the validated template), when there is one. */
+  link?: string | undefined;
+  /** The run's created_at. */
+  createdAt: string;
+  heldAtMs: number;
+}
+
+/** A channel's catch-up, taken: the runs it covers (held before its first claim). */
+export interface HeldClaim {
+  token: string;
+  /** 1 for the first claim of this catch-up; more after a failed or crashed attempt. */
+  attempt: number;
+  /** When the catch-up was first claimed: its id, and the runs it covers. */
+  sinceMs: number;
+  runs: HeldRun[];
+}
+
+export type HeldClaimResult = { status: 'claimed'; claim: HeldClaim } | { status: 'busy' } | { status: 'none' };
+
+/** Quiet hours and held digests (shared/digest/held-digests.ts). Errors of the backing store propagate. */
+export interface QuietHoursStore {
+  /** The quiet windows of these channels (channels without one are absent). */
+  windowsOf(channels: readonly string[]): Promise<Map<string, QuietSetting>>;
+  /** Sets the channel's window, or removes it (`null`). */
+  setWindow(channel: string, window: QuietWindow | null, actor: Actor, nowMs: number): Promise<void>;
+  /** Holds a run for the channel's catch-up; holding the same event again changes nothing. */
+  hold(channel: string, run: HeldRun): Promise<void>;
+  /** The channels that have held runs. */
+  channelsWithHeld(): Promise<string[]>;
+  /** Takes the channel's catch-up for `leaseMs`. */
+  claimHeld(channel: string, nowMs: number, leaseMs: number): Promise<HeldClaimResult>;
+  /** Removes the posted runs and ends the claim (conditional on it); drops the channel from the index when nothing is left. */
+  finishHeld(channel: string, token: string, postedEventIds: readonly string[]): Promise<void>;
+  /** Ends the claim without removing anything (the next sweep tries again). */
+  releaseHeld(channel: string, token: string): Promise<void>;
 }
 
 /** How many changes a channel's history keeps. */

@@ -8,6 +8,8 @@ import { QUEUE_MESSAGE_KINDS } from './contracts';
 import { parseDeferredSlackCommand } from './slack-app/service';
 import type { DeferredSlackCommand } from './slack-app/ports';
 import { parseQuarantinedDelivery, readmitQuarantined, type QuarantinedDelivery } from './quarantine';
+import { parseWeeklySweep } from './weekly/message';
+import type { WeeklySweepMessage } from './weekly/ports';
 
 /** What could be read from a message, usable or not (for logs and `bridge dlq list`). */
 export interface QueuedMessageHints {
@@ -23,6 +25,10 @@ export type QueuedMessage =
   | { kind: 'event'; typed: TypedEvent; hints: QueuedMessageHints }
   /** A `/visibility` command the Slack endpoint deferred (it needs the read API). */
   | { kind: 'slack_command'; command: DeferredSlackCommand; hints: QueuedMessageHints }
+  /** Post the weekly reports that are due (the stack's schedule, or `bridge trigger weekly`). */
+  | { kind: 'weekly_sweep'; sweep: WeeklySweepMessage; hints: QueuedMessageHints }
+  /** Post the catch-ups of channels whose quiet hours ended (the stack's 5-minute schedule). */
+  | { kind: 'quiet_catch_up'; hints: QueuedMessageHints }
   /** A replayed quarantined delivery of a type the bridge does not act on: acknowledged, as ingest would. */
   | { kind: 'ignored'; reason: string; hints: QueuedMessageHints }
   | { kind: 'unusable'; reason: string; hints: QueuedMessageHints };
@@ -36,6 +42,9 @@ export function parseQueuedMessage(body: string | undefined): QueuedMessage {
   }
   const hints = hintsOf(parsed);
   if (isRecord(parsed) && parsed['kind'] === QUEUE_MESSAGE_KINDS.slackCommand) return slackCommandOf(parsed, hints);
+  if (isRecord(parsed) && parsed['kind'] === QUEUE_MESSAGE_KINDS.weeklySweep) return weeklySweepOf(parsed, hints);
+  if (isRecord(parsed) && parsed['kind'] === QUEUE_MESSAGE_KINDS.quietCatchUp)
+    return { kind: 'quiet_catch_up', hints: { ...hints, type: QUEUE_MESSAGE_KINDS.quietCatchUp } };
   const quarantined = parseQuarantinedDelivery(parsed);
   if (quarantined !== undefined) return readmitted(quarantined);
   return queuedEventOf(parsed, hints);
@@ -75,6 +84,14 @@ function slackCommandOf(body: Record<string, unknown>, hints: QueuedMessageHints
       hints: { ...hints, type: QUEUE_MESSAGE_KINDS.slackCommand },
     };
   return { kind: 'slack_command', command, hints: { ...hints, type: QUEUE_MESSAGE_KINDS.slackCommand } };
+}
+
+function weeklySweepOf(body: Record<string, unknown>, hints: QueuedMessageHints): QueuedMessage {
+  const sweep = parseWeeklySweep(body);
+  const typed = { ...hints, type: QUEUE_MESSAGE_KINDS.weeklySweep };
+  if (sweep === null)
+    return { kind: 'unusable', reason: 'weekly_sweep message with a channel that is not a string, or `now` not true', hints: typed };
+  return { kind: 'weekly_sweep', sweep, hints: typed };
 }
 
 function hintsOf(body: unknown): QueuedMessageHints {

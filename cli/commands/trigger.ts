@@ -16,23 +16,27 @@ import { needLocal } from '../ready-file';
 import type { CommandResult } from '../result';
 import { deliveryHeaders, liveLocalSecret, postDelivery } from './send';
 import { defaultProjectId, stackSigningSecret } from '../webhook-target';
+import { triggerWeekly } from './weekly';
 
 export const TRIGGER: LeafDef = {
   summary: 'sends a signed event from a fixture, with overrides',
-  synopsis: `${HANDLED_EVENT_TYPES.join('|')} [--fixture FILE] [--override path=value ...] [options]`,
+  synopsis: `${HANDLED_EVENT_TYPES.join('|')} [--fixture FILE] [--override path=value ...] [options] | weekly [--channel C]`,
   description: `Sends one correctly signed event to the webhook, like \`stripe trigger\`: the body is a built-in
 fixture (or FILE: a whole event {"data": {…}} or only its data), with a fresh id and created_at.
 --override path=value (repeatable) sets a field; a path outside id/created_at/data is under data,
 the value is JSON when it parses (answers=12, data.project_id=p1, created_at=2026-01-01T00:00:00Z).
 The URL and the signing secret come from the local stack's ready file (its live Secrets Manager),
 or the stack outputs WebhookUrl / SigningSecretsSecretArn; --url and --secret override them.
-Exit 1 when the webhook does not answer 2xx.`,
-  args: [{ name: 'type', choices: HANDLED_EVENT_TYPES }],
+Exit 1 when the webhook does not answer 2xx.
+\`weekly\` runs the weekly report now (every home or opted-in channel, or --channel C) through the
+digest queue; a channel gets at most one report a week.`,
+  args: [{ name: 'type', choices: [...HANDLED_EVENT_TYPES, 'weekly'] }],
   options: {
     fixture: { value: 'FILE', help: 'the event (or only its data) to send instead of the built-in one' },
     override: { value: 'path=value', multiple: true, help: 'sets a field (repeatable)' },
     url: { value: 'URL', help: "the webhook URL instead of the stack's" },
     secret: { value: 'S', help: "the signing secret instead of the stack's" },
+    channel: { value: 'C', help: '`weekly` only: this channel only' },
     ...AWS_OPTIONS,
   },
   run: triggerCommand,
@@ -119,6 +123,7 @@ async function target(ctx: CommandContext, parsed: Parsed): Promise<{ url: strin
 }
 
 async function triggerCommand(parsed: Parsed, io: CliIo): Promise<CommandResult> {
+  if (parsed.positionals[0] === 'weekly') return triggerWeekly(parsed, io);
   const eventType = eventTypeArgument(parsed);
   const overrides = strs(parsed, 'override').map(parseOverride);
   const ctx = await buildContext(parsed, io, {}, 'change');

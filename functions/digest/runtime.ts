@@ -17,6 +17,12 @@ import { SqsDeadLetters } from '../../shared/adapters/sqs-dead-letters';
 import { createSecretsProvider, secretsManagerSecret } from '../../shared/adapters/secrets-manager';
 import { ReadApiClient } from '../../shared/adapters/read-api';
 import { createSlackPoster } from '../../shared/adapters/slack-poster';
+import { DynamoWeeklyStore } from '../../shared/adapters/dynamo-weekly-store';
+import { DynamoQuietHoursStore } from '../../shared/adapters/dynamo-quiet-hours';
+import { readStageTimeZone } from '../../shared/weekly/config';
+import { createSlackFileUploader } from '../../shared/adapters/slack-files';
+import { loadChartRenderer } from '../../shared/charts/load';
+import type { ChartDeps } from '../../shared/digest/chart-step';
 import { SlackWorkspace } from '../../shared/adapters/slack-workspace';
 import { slackAccessPolicyFromEnv, type SlackAccessPolicy } from '../../shared/slack-app/policy';
 import { readHeaderSecretValue, staticSecret } from '../../shared/secrets';
@@ -32,6 +38,8 @@ import {
 import { handleSqsBatch } from '../../shared/digest/sqs-batch';
 import type { DigestDeps } from '../../shared/digest/process';
 import { dashboardUrlTemplateProblem } from '../../shared/digest/links';
+import { parseNoiseMinimums, type NoiseMinimums } from '../../shared/digest/noise';
+import { readSubscriptionDefaultMode } from '../../shared/slack-app/default-mode';
 import { actionValueCodecFrom, readActionSigningKeyRef, type ActionSigningKeyRef } from '../../shared/slack-app/button-value';
 
 export interface DigestConfig {
@@ -60,6 +68,14 @@ export interface DigestConfig {
   maxReceiveCount: number | undefined;
   /** The key that signs the digest's button values; none = digests without Mute / Only changes buttons. */
   actionSigningKey: ActionSigningKeyRef | undefined;
+  /** The mode `/visibility subscribe` gives a new subscription (stage `subscriptionDefaultMode`). */
+  subscriptionDefaultMode: DigestMode;
+  /** Per-label minimum changes (stage `noiseMinimums`, JSON in NOISE_MINIMUMS); empty = the defaults. */
+  noiseMinimums: NoiseMinimums;
+  /** Trend charts in the digest threads; off: the chart code is never loaded. */
+  chartsEnabled: boolean;
+  /** The stage's zone: the weekly reports' default schedule is Monday 09:00 there. */
+  timeZone: string;
   aws: AwsEndpoints;
 }
 
@@ -114,8 +130,20 @@ export function readDigestConfig(env: Env): DigestConfig {
     slackAccess: slackAccessPolicyFromEnv(env),
     maxReceiveCount: optionalString(env, ENV.maxReceiveCount) === undefined ? undefined : integer(env, ENV.maxReceiveCount, 1, 1, 1000),
     actionSigningKey: readActionSigningKeyRef(env),
+    subscriptionDefaultMode: readSubscriptionDefaultMode(env),
+    noiseMinimums: parseNoiseMinimums(optionalString(env, ENV.noiseMinimums), ENV.noiseMinimums, 'the stage file\'s "noiseMinimums"'),
+    chartsEnabled: chartsEnabled(env),
+    timeZone: readStageTimeZone(env),
     aws: readAwsEndpoints(env),
   };
+}
+
+/** Off unless the stack says `true` (it always sets it, from the stage's `chartsEnabled`). */
+function chartsEnabled(env: Env): boolean {
+  const value = optionalString(env, ENV.chartsEnabled);
+  if (value === undefined || value === 'false') return false;
+  if (value === 'true') return true;
+  throw new ConfigError(ENV.chartsEnabled, `must be "true" or "false", got "${value}"`);
 }
 
 function dashboardUrlTemplate(env: Env): string | undefined {
@@ -164,9 +192,13 @@ function secretSources(config: DigestConfig): { apiKey: SecretSource; slackToken
  */
 function clientsForSecrets(config: DigestConfig, deadline: () => number, clock: Clock) {
   let readApi: { key: string; client: ReadApiClient } | undefined;
-  let slack: { token: string; poster: SlackPoster } | undefined;
+  let slack: { token: string; poster: SlackPoster; charts: ChartDeps | undefined } | undefined;
   const now = () => clock.now();
-  return (apiKey: string, token: string): { readApi: ReadApiClient; slack: SlackPoster } => {
+  const chartsFor = (token: string): ChartDeps | undefined =>
+    config.chartsEnabled
+      ? { renderer: loadChartRenderer, uploader: createSlackFileUploader({ token, deadline, now, slackApiUrl: config.slackApiUrl }) }
+      : undefined;
+  return (apiKey: string, token: string): { readApi: ReadApiClient; slack: SlackPoster; charts: ChartDeps | undefined } => {
     if (readApi?.key !== apiKey) {
       const client = new ReadApiClient({
         baseUrl: config.readApiBaseUrl,
@@ -178,8 +210,9 @@ function clientsForSecrets(config: DigestConfig, deadline: () => number, clock: 
       });
       readApi = { key: apiKey, client };
     }
-    if (slack?.token !== token) slack = { token, poster: createSlackPoster({ token, deadline, now, slackApiUrl: config.slackApiUrl }) };
-    return { readApi: readApi.client, slack: slack.poster };
+    if (slack?.token !== token)
+      slack = { token, poster: createSlackPoster({ token, deadline, now, slackApiUrl: config.slackApiUrl }), charts: chartsFor(token) };
+    return { readApi: readApi.client, slack: slack.poster, charts: slack.charts };
   };
 }
 
@@ -226,7 +259,7 @@ export function createDigestRuntime(
   const deadLetters = new SqsDeadLetters(sqs, config.dlqUrl);
   const clients = clientsForSecrets(config, () => deadlineMs, clock);
   // Subscriptions and channel paces live in the same table as the claims.
-  const subscriptions = new DynamoSubscriptionStore(dynamo, config.tableName);
+  const subscriptions = new DynamoSubscriptionStore(dynamo, config.tableName, config.subscriptionDefaultMode);
   const pacer = new DynamoChannelPacer(dynamo, {
     tableName: config.tableName,
     params: { intervalMs: config.paceIntervalMs, burst: SLACK_APP_DEFAULTS.paceBurst },
@@ -237,6 +270,23 @@ export function createDigestRuntime(
   const workspace = new SlackWorkspace({ token: secrets.slackToken, slackApiUrl: config.slackApiUrl, clock });
   const slackApp = { access: config.slackAccess, groups: workspace, channels: workspace };
   const actionValues = actionValuesFor(config, observe, clock);
+  // Held digests and their catch-ups live in the same table.
+  const quietHours = new DynamoQuietHoursStore(dynamo, config.tableName);
+  const weekly = {
+    store: new DynamoWeeklyStore(dynamo, {
+      tableName: config.tableName,
+      leaseMs: config.leaseSeconds * 1000,
+      deadline: () => deadlineMs,
+      now: () => clock.now(),
+    }),
+    options: {
+      timeZone: config.timeZone,
+      defaultChannel: config.defaultChannel,
+      projectChannels: config.projectChannels,
+      dashboardUrlTemplate: config.dashboardUrlTemplate,
+      noiseMinimums: config.noiseMinimums,
+    },
+  };
 
   const resolveDeps = async (): Promise<DigestDeps> => {
     // Both go in an Authorization header: a value fetch would refuse fails here as "fix the secret <name>".
@@ -250,6 +300,8 @@ export function createDigestRuntime(
       responder,
       slackApp,
       actionValues,
+      weekly,
+      quietHours,
       channels: { defaultChannel: config.defaultChannel, byProject: config.projectChannels },
       options: {
         gapsPageSize: config.gapsPageSize,
@@ -257,6 +309,7 @@ export function createDigestRuntime(
         mode: config.digestMode,
         recordBudgetMs: config.recordBudgetSeconds * 1000,
         maxReceiveCount: config.maxReceiveCount,
+        noiseMinimums: config.noiseMinimums,
       },
       deadline: () => deadlineMs,
       clock,

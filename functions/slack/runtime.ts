@@ -3,7 +3,7 @@
  * wires the adapters into the Slack endpoints. Slack waits 3 s for an answer, so every call is short.
  */
 import { ConfigError, integer, optionalString, parseSlackSigningSecret, requiredString, type Env } from '../../shared/config-env';
-import { DEFAULT_SIGNATURE_TOLERANCE_SECONDS, DIGEST_DEFAULTS, ENV } from '../../shared/contracts';
+import { DEFAULT_SIGNATURE_TOLERANCE_SECONDS, DIGEST_DEFAULTS, ENV, type DigestMode } from '../../shared/contracts';
 import { createDynamoClient, createSqsClient, readAwsEndpoints, type AwsEndpoints } from '../../shared/adapters/aws-clients';
 import { DynamoSubscriptionStore } from '../../shared/adapters/dynamo-subscription-store';
 import { createSecretsProvider, secretsManagerSecret } from '../../shared/adapters/secrets-manager';
@@ -21,6 +21,10 @@ import { parseSlackAccessPolicy } from '../../shared/slack-app/policy';
 import type { SlackAccessPolicy, UserGroupMembers } from '../../shared/slack-app/ports';
 import { slackVerifierFrom } from '../../shared/slack-app/verifier-source';
 import { readWorkspaceAllowList, type WorkspaceAllowList } from '../../shared/slack-app/workspace-gate';
+import { readSubscriptionDefaultMode } from '../../shared/slack-app/default-mode';
+import { DynamoWeeklyStore } from '../../shared/adapters/dynamo-weekly-store';
+import { DynamoQuietHoursStore } from '../../shared/adapters/dynamo-quiet-hours';
+import { readStageTimeZone } from '../../shared/weekly/config';
 
 export interface SlackConfig {
   tableName: string;
@@ -40,6 +44,10 @@ export interface SlackConfig {
   /** The bot token: only a user-group policy needs it here (to read the group's members). */
   slackToken: { secretArn: string } | { value: string } | undefined;
   slackApiUrl: string | undefined;
+  /** The mode of a subscription a button creates when the digest doesn't show one (stage `subscriptionDefaultMode`). */
+  subscriptionDefaultMode: DigestMode;
+  /** The stage's zone: `/visibility weekly` without one uses it. */
+  timeZone: string;
   aws: AwsEndpoints;
 }
 
@@ -56,6 +64,8 @@ export function readSlackConfig(env: Env): SlackConfig {
     access: readSlackAccessPolicy(env),
     slackToken: readSlackToken(env),
     slackApiUrl: optionalString(env, ENV.slackApiUrl),
+    subscriptionDefaultMode: readSubscriptionDefaultMode(env),
+    timeZone: readStageTimeZone(env),
     aws: readAwsEndpoints(env),
   };
 }
@@ -135,7 +145,11 @@ export function createSlackDeps(
     shares: shareValuesFrom(actionValues),
     access: config.access,
     groups: userGroups(config, secret, clock),
-    store: new DynamoSubscriptionStore(dynamo, config.tableName),
+    store: new DynamoSubscriptionStore(dynamo, config.tableName, config.subscriptionDefaultMode),
+    // `/visibility weekly` reads and sets the channels' schedules only (no claim here: leaseMs unused).
+    weekly: { store: new DynamoWeeklyStore(dynamo, { tableName: config.tableName, leaseMs: 0 }), timeZone: config.timeZone },
+    // `/visibility quiet` without a zone uses the stage's.
+    quietHours: { store: new DynamoQuietHoursStore(dynamo, config.tableName), defaultTimeZone: config.timeZone },
     queue: new SqsDeferredCommandQueue(createSqsClient({ ...SLACK_CLIENT_BOUNDS, ...config.aws.sqs }), config.commandsQueueUrl),
     responder: new ResponseUrlResponder({ allowedOrigins: config.responseOrigins, timeoutMs: RESPONSE_URL_TIMEOUT_MS }),
     clock,

@@ -48,6 +48,8 @@ body{font:15px/1.46668 -apple-system,BlinkMacSystemFont,"Segoe UI",Lato,"Helveti
 .button.primary{background:#007a5a;border-color:#007a5a;color:#fff}
 .button.danger{background:#e01e5a;border-color:#e01e5a;color:#fff}
 .image,.unknown{color:#616061;font-style:italic}
+.file{margin:6px 0 0;max-width:600px}.file img{display:block;max-width:100%;height:auto;border:1px solid #ddd;border-radius:8px}
+.file-title{font-size:13px;color:#616061;margin-bottom:4px}.alt-text{font-size:12px;color:#616061;margin-top:4px}
 a{color:#1264a3;text-decoration:none}
 a:hover{text-decoration:underline}
 code{font:12px Monaco,Menlo,Consolas,"Courier New",monospace;color:#e01e5a;background:#f6f6f6;border:1px solid #ddd;border-radius:3px;padding:1px 3px}

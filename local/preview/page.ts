@@ -9,6 +9,8 @@ export const PREVIEW_PATHS = {
   events: '/slack/events',
   command: '/slack/preview/command',
   click: '/slack/preview/click',
+  /** `<prefix><file id>`: the bytes of a file shared in a message (the trend chart's PNG), from this origin. */
+  files: '/slack/files/',
 } as const;
 
 /** The message box under the timeline: slash commands typed here reach the bridge as Slack would send them. */

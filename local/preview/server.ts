@@ -28,6 +28,8 @@ export interface PreviewSource {
   sendCommand?(input: { channel: string; line: string }): Promise<{ status: number; body: unknown }>;
   /** Delivers a click on the button `actionId` of the message `ts` to the Slack app. */
   clickButton?(input: { channel: string; ts: string; actionId: string }): Promise<{ status: number; body: unknown }>;
+  /** The bytes of an uploaded file (the local Slack server's `fileUpload`): images in threads are shown from here. */
+  fileUpload?(fileId: string): { bytes: Buffer | undefined } | undefined;
 }
 
 /** JSON bodies only: a cross-site form can't send one without a CORS preflight, which is never granted. */
@@ -57,6 +59,10 @@ export class SlackPreview {
       return true;
     }
     if (method !== 'GET' && method !== 'HEAD') return false;
+    if (path.startsWith(PREVIEW_PATHS.files)) {
+      this.file(path.slice(PREVIEW_PATHS.files.length), res);
+      return true;
+    }
     switch (path) {
       case PREVIEW_PATHS.page:
         this.send(res, 'text/html', pageHtml(this.workspace(), this.timeline(), this.composer()));
@@ -76,6 +82,24 @@ export class SlackPreview {
       default:
         return false;
     }
+  }
+
+  /**
+   * A shared file's bytes, from this origin (the page's CSP allows images from 'self' only). Only PNGs
+   * are shown as images; anything else is a download, so an uploaded file can never run as a page.
+   */
+  private file(fileId: string, res: ServerResponse): void {
+    const bytes = /^[A-Za-z0-9_-]{1,64}$/.test(fileId) ? this.source.fileUpload?.(fileId)?.bytes : undefined;
+    if (bytes === undefined) {
+      send(res, 404, 'no such file', { ...SECURITY_HEADERS, 'content-type': 'text/plain; charset=utf-8' });
+      return;
+    }
+    const png = bytes.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]));
+    send(res, 200, bytes, {
+      ...SECURITY_HEADERS,
+      'content-type': png ? 'image/png' : 'application/octet-stream',
+      ...(png ? {} : { 'content-disposition': 'attachment' }),
+    });
   }
 
   /** Ends every open event stream (before the HTTP server closes, or it would wait for them). */

@@ -4,6 +4,7 @@
  */
 import { messageBodyHtml } from './blocks';
 import { escapeHtml } from './mrkdwn';
+import { PREVIEW_PATHS } from './page';
 
 /** What the preview needs of a posted message (the local Slack server's `PostedMessage` fits). */
 export interface PreviewMessage {
@@ -13,6 +14,30 @@ export interface PreviewMessage {
   text: string | undefined;
   blocks: unknown[] | undefined;
   edited?: boolean | undefined;
+  /** Files shared with the message (files.completeUploadExternal): images are shown with their alt text. */
+  files?: readonly PreviewFile[] | undefined;
+}
+
+export interface PreviewFile {
+  id: string;
+  name: string;
+  title: string;
+  mimetype: string;
+  alt_txt?: string | undefined;
+}
+
+/** Shared files as Slack shows them: the title, then the image (alt text for screen readers and below it, as Slack's "alt text" shows it). */
+function filesHtml(files: readonly PreviewFile[] | undefined): string {
+  return (files ?? [])
+    .map((file) => {
+      const title = `<div class="file-title">${escapeHtml(file.title || file.name)}</div>`;
+      if (file.mimetype !== 'image/png')
+        return `<figure class="file">${title}<span class="unknown">file ${escapeHtml(file.name)} (${escapeHtml(file.mimetype)})</span></figure>`;
+      const alt = escapeHtml(file.alt_txt ?? '');
+      const src = `${PREVIEW_PATHS.files}${encodeURIComponent(file.id)}`;
+      return `<figure class="file">${title}<img src="${src}" alt="${alt}" loading="lazy"><figcaption class="alt-text">Alt text: ${alt}</figcaption></figure>`;
+    })
+    .join('');
 }
 
 function isReply(message: PreviewMessage): boolean {
@@ -42,7 +67,7 @@ function messageHtml(message: PreviewMessage, botName: string, replies: PreviewM
   return (
     `<article class="message${kind}" data-ts="${escapeHtml(message.ts)}" data-channel="${escapeHtml(message.channel)}">` +
     `<div class="avatar" aria-hidden="true">${initial}</div>` +
-    `<div class="content">${metaHtml(message, botName, !reply, ephemeral)}<div class="body">${messageBodyHtml(message)}</div>${thread}</div>` +
+    `<div class="content">${metaHtml(message, botName, !reply, ephemeral)}<div class="body">${messageBodyHtml(message)}${filesHtml(message.files)}</div>${thread}</div>` +
     `</article>`
   );
 }

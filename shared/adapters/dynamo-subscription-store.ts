@@ -30,6 +30,8 @@ import { SlackAppStoreError } from '../errors';
 import {
   AUDIT_KEPT,
   type Actor,
+  type AlertLevel,
+  type ChannelFilter,
   type AuditEntry,
   type NewSubscription,
   type SettingsChange,
@@ -53,6 +55,8 @@ export class DynamoSubscriptionStore implements SubscriptionStore {
   constructor(
     private readonly client: DynamoDBClient,
     private readonly tableName: string,
+    /** The mode of a new subscription that names none; the composition roots pass the stage's `subscriptionDefaultMode`. */
+    private readonly defaultMode: DigestMode = 'full',
   ) {}
 
   async subscribe(input: NewSubscription): Promise<SubscribeResult> {
@@ -63,7 +67,7 @@ export class DynamoSubscriptionStore implements SubscriptionStore {
         { '#p': projectAttr(input.projectId) },
         { ':entry': indexEntry(input) },
       );
-      const subscription = newSubscription(input);
+      const subscription = newSubscription({ ...input, mode: input.mode ?? this.defaultMode });
       try {
         await this.update(
           projectKey(input.projectId),
@@ -101,6 +105,23 @@ export class DynamoSubscriptionStore implements SubscriptionStore {
     return guard('change', async () => {
       const { expression, names, values } = changeExpression(change, actor, nowMs);
       return this.updateEntry(projectId, channel, expression, names, values, 'attribute_exists(#c)');
+    });
+  }
+
+  async setFilter(
+    projectId: string,
+    channel: string,
+    filter: ChannelFilter | null,
+    what: string,
+    actor: Actor,
+    nowMs: number,
+  ): Promise<Subscription | null> {
+    return guard('setFilter', async () => {
+      const values: Item = { ':by': { S: actor.userId }, ':at': { N: String(nowMs) }, ':what': { S: what } };
+      const sets = '#c.changed_by = :by, #c.changed_at = :at, #c.last_change = :what';
+      if (filter !== null) values[':filter'] = filterValue(filter);
+      const expression = filter === null ? `SET ${sets} REMOVE #c.#f` : `SET ${sets}, #c.#f = :filter`;
+      return this.updateEntry(projectId, channel, expression, { '#f': 'filter' }, values, 'attribute_exists(#c)');
     });
   }
 
@@ -432,7 +453,33 @@ function parseEntry(projectId: string, channel: string, value: AttributeValue): 
     changedAtMs: Number(m['changed_at']?.N ?? 0),
     lastChange: m['last_change']?.S ?? '',
     ...(brokenAt === undefined ? {} : { broken: { code: m['broken_code']?.S ?? 'unknown', atMs: Number(brokenAt) } }),
+    ...filterField(m['filter']),
   };
+}
+
+/** A channel filter as stored in the entry (`filter` map: engines list, min_alert, min_change). */
+function filterValue(filter: ChannelFilter): AttributeValue {
+  const m: Item = {};
+  if (filter.engines?.length) m['engines'] = { L: filter.engines.map((e) => ({ S: e })) };
+  if (filter.minAlertLevel !== undefined) m['min_alert'] = { S: filter.minAlertLevel };
+  if (filter.minChange !== undefined) m['min_change'] = { N: String(filter.minChange) };
+  return { M: m };
+}
+
+const ALERT_LEVELS: readonly AlertLevel[] = ['critical', 'error', 'warning', 'info'];
+
+function filterField(value: AttributeValue | undefined): { filter?: ChannelFilter } {
+  const m = value?.M;
+  if (m === undefined) return {};
+  const engines = (m['engines']?.L ?? []).flatMap((e) => (e.S === undefined ? [] : [e.S]));
+  const level = ALERT_LEVELS.find((l) => l === m['min_alert']?.S);
+  const minChange = Number(m['min_change']?.N);
+  const filter: ChannelFilter = {
+    ...(engines.length > 0 ? { engines } : {}),
+    ...(level === undefined ? {} : { minAlertLevel: level }),
+    ...(Number.isFinite(minChange) && minChange > 0 ? { minChange } : {}),
+  };
+  return Object.keys(filter).length === 0 ? {} : { filter };
 }
 
 function parseMode(mode: string | undefined): DigestMode {

@@ -15,6 +15,7 @@ import type { Subscription, SubscriptionStore } from '../ports';
 import { ClaimBusyError } from './failures';
 import { channelRefusalCode, handleRefusedChannel } from './refused-channel';
 import { PacedChannel, type PaceDeps } from '../pacing';
+import type { ThreadChart } from './chart-step';
 
 export interface FanOutDeps extends PaceDeps {
   slack: SlackPoster;
@@ -39,6 +40,8 @@ export interface ChannelMessage {
   thread: readonly SlackMessage[];
   /** Post the main message as a reply in this thread (a draft notice under the latest digest). */
   threadTs?: string | undefined;
+  /** The run's trend chart, uploaded into the thread after the replies (./chart-step); none = no chart. */
+  chart?: ThreadChart | undefined;
 }
 
 type Claimed = Extract<DigestClaim, { status: 'claimed' }>;
@@ -197,7 +200,9 @@ async function postWithProgress(
   const progress = { ...claim.progress };
   if (claim.attempt > 1) await reconcileWithSlack(event, claim, channel, progress, deps);
   const paced = new PacedChannel(channel, deps);
-  await paced.reserve((progress.mainTs ? 0 : 1) + Math.max(0, message.thread.length - progress.repliesPosted));
+  // The chart counts as one more reply in the progress: done once repliesPosted passes the thread.
+  const chartPending = message.chart !== undefined && progress.repliesPosted <= message.thread.length ? 1 : 0;
+  await paced.reserve((progress.mainTs ? 0 : 1) + Math.max(0, message.thread.length - progress.repliesPosted) + chartPending);
   if (!progress.mainTs) {
     const posted = await paced.post((retryRateLimited) =>
       deps.slack.post(channel, message.main, { metadata, threadTs: message.threadTs, retryRateLimited }),
@@ -217,6 +222,18 @@ async function postWithProgress(
     );
     progress.repliesPosted = i + 1;
     await deps.store.recordChannelProgress(event.id, channel, claim.token, progress);
+  }
+  if (message.chart && chartPending === 1) {
+    // Recorded before the upload: a retry never uploads the chart twice.
+    progress.repliesPosted = message.thread.length + 1;
+    await deps.store.recordChannelProgress(event.id, channel, claim.token, progress);
+    await message.chart.postInThread({
+      channel: progress.channel ?? channel,
+      threadTs: progress.mainTs,
+      paced,
+      slack: deps.slack,
+      eventId: event.id,
+    });
   }
   return { channel, ts: progress.mainTs };
 }

@@ -46,6 +46,15 @@ import { shareValuesFrom } from '../slack-app/interactions';
 import { runDeferredCommand } from '../slack-app/service';
 import type { ActionValueCodec } from '../slack-app/button-value';
 import { findReasoningCard } from './reasoning-card';
+import { filterOf, gateChannels, inputFor } from './channel-gate';
+import { fillUrlTemplate } from './links';
+import { catchUpSweep } from './held-digests';
+import type { QuietHoursStore } from '../ports';
+import { runWeeklySweep } from '../weekly/sweep';
+import type { WeeklyChartHook, WeeklyOptions, WeeklyStore, WeeklySweepMessage } from '../weekly/ports';
+import { threadChart, type ChartDeps } from './chart-step';
+import { nextTrend, trendChartInput } from './chart-history';
+import type { NoiseMinimums } from './noise';
 
 export interface ChannelRouting {
   defaultChannel: string;
@@ -65,6 +74,8 @@ export interface DigestOptions {
   recordBudgetMs: number;
   /** The queue's maxReceiveCount, when known: a failure on the last receive says the message moves to the DLQ. */
   maxReceiveCount: number | undefined;
+  /** Per-label minimum changes of metrics that are not shares (the stage's `noiseMinimums`); none = the defaults. */
+  noiseMinimums: NoiseMinimums | undefined;
 }
 
 export interface DigestDeps {
@@ -92,6 +103,12 @@ export interface DigestDeps {
   actionValues?: (() => Promise<ActionValueCodec>) | undefined;
   /** The `slackAccess` policy and the workspace look-ups deferred commands need; required only when such commands arrive. */
   slackApp?: SlackAppWorkerDeps | undefined;
+  /** Weekly reports (shared/weekly): their store and the stage's defaults; none = a weekly sweep message is acknowledged and does nothing. */
+  weekly?: { store: WeeklyStore; options: WeeklyOptions; chart?: WeeklyChartHook | undefined } | undefined;
+  /** Quiet hours: digests held in a channel's window and their catch-ups (./held-digests); none = never held. */
+  quietHours?: QuietHoursStore | undefined;
+  /** Trend charts in the digest's thread (./chart-step); none = charts off. */
+  charts?: ChartDeps | undefined;
 }
 
 export interface QueueRecord {
@@ -101,7 +118,7 @@ export interface QueueRecord {
   receiveCount?: number | undefined;
 }
 
-export type RecordResult = 'posted' | 'duplicate' | 'superseded' | 'quarantined' | 'ignored' | 'muted' | 'answered' | 'expired';
+export type RecordResult = 'posted' | 'duplicate' | 'superseded' | 'quarantined' | 'ignored' | 'muted' | 'answered' | 'expired' | 'swept';
 
 export type RecordOutcome =
   { messageId: string; ok: true; result: RecordResult } | { messageId: string; ok: false; retryAfterSeconds: number | undefined };
@@ -114,6 +131,7 @@ const DEFAULTS: DigestOptions = {
   mode: 'full',
   recordBudgetMs: 0,
   maxReceiveCount: undefined,
+  noiseMinimums: undefined,
 };
 /** Different projects of one batch are digested side by side, a few at a time (read-API rate limit). */
 const PROJECT_CONCURRENCY = 3;
@@ -134,6 +152,8 @@ type Job = () => Promise<void>;
 interface SortedBatch {
   events: EventItems;
   commands: CommandItem[];
+  weekly: { record: QueueRecord; request: WeeklySweepMessage }[];
+  catchUps: QueueRecord[];
   unusable: UnusableItem[];
   ignored: QueueRecord[];
 }
@@ -159,6 +179,12 @@ export async function processBatch(records: readonly QueueRecord[], deps: Digest
   for (const item of batch.unusable) jobs.push(() => quarantine(item, deps, outcomes));
   for (const type of HANDLED_EVENT_TYPES) jobs.push(...eventJobs(type, batch.events, deps, outcomes));
   for (const item of batch.commands) jobs.push(() => settle(commandLabel(item), () => answerCommand(item.work, deps), deps, outcomes));
+  for (const item of batch.weekly)
+    jobs.push(() =>
+      settle({ record: item.record, event: { id: 'weekly', type: 'weekly_sweep' } }, () => sweepWeekly(item.request, deps), deps, outcomes),
+    );
+  for (const record of batch.catchUps)
+    jobs.push(() => settle({ record, event: { id: 'quiet-hours', type: 'quiet_catch_up' } }, () => catchUpSweep(deps), deps, outcomes));
   await runLimited(jobs, PROJECT_CONCURRENCY);
   return records.map(
     (record) => outcomes.get(record.messageId) ?? { messageId: record.messageId, ok: false, retryAfterSeconds: undefined },
@@ -188,7 +214,7 @@ function addEvent(events: EventItems, record: QueueRecord, typed: TypedEvent): v
 
 /** Parses each message once, into events by type, deferred commands, and the unusable. */
 function sortBatch(records: readonly QueueRecord[], deps: DigestDeps): SortedBatch {
-  const batch: SortedBatch = { events: emptyEventItems(), commands: [], unusable: [], ignored: [] };
+  const batch: SortedBatch = { events: emptyEventItems(), commands: [], weekly: [], catchUps: [], unusable: [], ignored: [] };
   for (const record of records) {
     const message = parseQueuedMessage(record.body);
     if (message.kind === 'unusable') {
@@ -202,6 +228,14 @@ function sortBatch(records: readonly QueueRecord[], deps: DigestDeps): SortedBat
     }
     if (message.kind === 'slack_command') {
       batch.commands.push({ record, work: message.command });
+      continue;
+    }
+    if (message.kind === 'weekly_sweep') {
+      batch.weekly.push({ record, request: message.sweep });
+      continue;
+    }
+    if (message.kind === 'quiet_catch_up') {
+      batch.catchUps.push(record);
       continue;
     }
     deps.log.debug('message parsed', { messageId: record.messageId, eventId: message.typed.event.id });
@@ -397,6 +431,7 @@ async function postDigest(event: WebhookEvent, run: RunCompletedData, claim: Cla
     topGaps: options.topGaps,
     reasoningGaps: options.reasoningGaps,
     dashboardUrlTemplate: options.dashboardUrlTemplate,
+    noiseMinimums: options.noiseMinimums,
   };
   const codec = await actionValueCodec(deps);
   // "About these figures" once per channel: the channels shown it are kept in the snapshot.
@@ -404,14 +439,31 @@ async function postDigest(event: WebhookEvent, run: RunCompletedData, claim: Cla
   const messageFor = (target: ChannelTarget) => {
     const aboutShown = previous?.aboutPosted?.includes(target.channel) === true;
     const rendered = renderDigest({
-      ...input,
-      options: { ...renderOptions, mode: target.mode, aboutShown, channel: channelContext(target, project, codec) },
+      ...inputFor(input, target),
+      options: {
+        ...renderOptions,
+        mode: target.mode,
+        aboutShown,
+        channel: channelContext(target, project, codec),
+        minChange: filterOf(target)?.minChange,
+      },
     });
     if (rendered.about) aboutIn.add(target.channel);
     return rendered;
   };
   const metadata = { event_type: 'visibility_digest', event_payload: { event_id: event.id, project_id: projectId, run_id: run.run_id } };
-  const posted = await postToChannels(event, claim, targets, messageFor, metadata, deps);
+  // One chart per run, in every thread but a compact line's.
+  const trend = nextTrend(previous, event.created_at, overview.engines);
+  // Fewer than two runs draw no trend: the renderer is not even loaded.
+  const chart = deps.charts && trend.length >= 2 ? threadChart(trendChartInput(project.name, trend), deps.charts, deps) : undefined;
+  const withChart = (target: ChannelTarget) => {
+    const message = messageFor(target);
+    return { ...message, chart: message.quiet ? undefined : chart };
+  };
+  // A channel's filter may leave nothing of the run; its quiet hours hold it for the catch-up.
+  const link = fillUrlTemplate(options.dashboardUrlTemplate, { project_id: projectId, run_id: run.run_id });
+  const open = await gateChannels({ event, projectId, input, messageFor, link }, targets, deps);
+  const posted = await postToChannels(event, claim, open, withChart, metadata, deps);
   // Once per event, after every channel: if it fails, the claim is still open and the retry (posting
   // nothing, every channel is done) stores it; marking the event posted first could leave deltas stale.
   const snapshotRun = {
@@ -424,7 +476,12 @@ async function postDigest(event: WebhookEvent, run: RunCompletedData, claim: Cla
   };
   const snapshot = buildSnapshot(snapshotRun, overview, gaps, previous);
   const aboutPosted = [...new Set([...(previous?.aboutPosted ?? []), ...[...aboutIn].filter((c) => posted.has(c))])];
-  await deps.store.putSnapshot({ ...snapshot, digestThreads: { ...previous?.digestThreads, ...Object.fromEntries(posted) }, aboutPosted });
+  await deps.store.putSnapshot({
+    ...snapshot,
+    digestThreads: { ...previous?.digestThreads, ...Object.fromEntries(posted) },
+    aboutPosted,
+    trend,
+  });
   await deps.store.finish(event.id, claim.token, 'posted');
   deps.log.info('digest posted', { eventId: event.id, projectId, runId: run.run_id, channels: [...posted.keys()] });
   deps.metrics.count(DIGEST_METRICS.digestPosted);
@@ -575,7 +632,36 @@ function commandDeps(deps: DigestDeps): DeferredDeps {
     status: deps.readApi,
     responder: deps.responder,
     shares: shareValuesFrom(deps.actionValues),
+    // `status` renders like the digest: same links, page size and noise minimums.
+    statusOptions: {
+      dashboardUrlTemplate: deps.options?.dashboardUrlTemplate,
+      gapsPageSize: deps.options?.gapsPageSize,
+      noiseMinimums: deps.options?.noiseMinimums,
+    },
     metrics: deps.metrics,
     log: deps.log,
   };
+}
+
+/** A weekly sweep: every due channel's report (shared/weekly/sweep.ts); a channel's failure is its own, the sweep succeeds. */
+async function sweepWeekly(request: WeeklySweepMessage, deps: DigestDeps): Promise<RecordResult> {
+  if (deps.weekly === undefined || deps.subscriptions === undefined) {
+    deps.log.warn('weekly sweep ignored: weekly reports are not set up in this runtime');
+    return 'ignored';
+  }
+  const { kind: _kind, ...sweep } = request;
+  await runWeeklySweep(sweep, {
+    ...deps.weekly,
+    digests: deps.store,
+    subscriptions: deps.subscriptions,
+    listProjects: () => deps.readApi.listProjects(),
+    slack: deps.slack,
+    pacer: deps.pacer,
+    clock: deps.clock,
+    log: deps.log,
+    metrics: deps.metrics,
+    deadline: deps.deadline,
+    sleep: deps.sleep,
+  });
+  return 'swept';
 }

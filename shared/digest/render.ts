@@ -122,7 +122,8 @@ export function renderStatus(input: Omit<DigestInput, 'previous'>): BlockKitMess
   const blocks = [
     section(`*${mrkdwnLink(model.projectUrl, model.name)}* — ${positionParts(model).join(' · ')}`),
     ...positionSection(model, count(input.options?.topGaps, DEFAULT_TOP_GAPS)),
-    ...figuresLine(model),
+    // `status` lists the alerts after these blocks (slack-app/status.ts): there is no thread.
+    ...figuresLine(model, 'below'),
   ];
   return { text: truncateText(`${model.name} — ${positionParts(model).join(' · ')}`, SLACK_LIMITS.fallbackText), blocks };
 }

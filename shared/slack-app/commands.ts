@@ -11,6 +11,8 @@ import { DIGEST_MODES, SLACK_APP_DEFAULTS } from '../contracts';
 import { parseDuration } from '../duration';
 import { answerList, answerProjects, answerStatus, answerSubscribe, changeSubscription } from './handlers';
 import { editDistance } from './project-match';
+import { answerFilter, answerQuiet, parseFilter, parseQuiet } from './channel-settings';
+import { answerWeekly, parseWeekly, WEEKLY_USAGE } from '../weekly/command';
 import type {
   CommandArgs,
   CommandContext,
@@ -167,6 +169,30 @@ export const COMMANDS: CommandTable = {
     parse: parseMode,
     deferred: false,
     answer: changeSubscription,
+  },
+  weekly: {
+    usage: WEEKLY_USAGE,
+    help: "this channel's weekly report (default Monday 09:00): on, off, or a day and time",
+    access: 'change',
+    parse: parseWeekly,
+    deferred: false,
+    answer: answerWeekly,
+  },
+  filter: {
+    usage: '<project> engines=ChatGPT,Claude | alerts>=warning | min-change=<pts> | off',
+    help: 'only those engines, alerts at or above a level, changes of at least that size here (combinable)',
+    access: 'change',
+    parse: parseFilter,
+    deferred: false,
+    answer: answerFilter,
+  },
+  quiet: {
+    usage: '<HH:MM-HH:MM> [time zone] | off',
+    help: "hold this channel's digests in that window daily, then post one catch-up",
+    access: 'change',
+    parse: parseQuiet,
+    deferred: false,
+    answer: answerQuiet,
   },
   help: {
     usage: '',

@@ -9,17 +9,19 @@ import { describeError } from '../observability';
 import type { SettingsChange, Subscription } from '../ports';
 import { describeChange, recordChange, refusedInChannel } from './access';
 import { matchProject } from './project-match';
+import { quietHoursLine, withSection } from './channel-settings';
 import type { CommandContext, CommandOf, DeferredDeps, InlineDeps, PostingAccess, SlackReply } from './ports';
 import * as reply from './replies';
 import { statusReply } from './status';
 
 export async function answerList(context: CommandContext, deps: InlineDeps): Promise<SlackReply> {
-  const [subscriptions, changes, shareValue] = await Promise.all([
+  const [subscriptions, changes, shareValue, quiet] = await Promise.all([
     deps.store.forChannel(context.channel),
     deps.store.recentChanges(context.channel),
     deps.shares.encode({ verb: 'list', channel: context.channel }),
+    quietHoursLine(context.channel, deps),
   ]);
-  return reply.listReply(subscriptions, changes, deps.clock.now(), shareValue);
+  return withSection(reply.listReply(subscriptions, changes, deps.clock.now(), shareValue), quiet);
 }
 
 type ChangeCommand = CommandOf<'unsubscribe' | 'mute' | 'unmute' | 'mode'>;
@@ -29,7 +31,7 @@ export async function changeSubscription(command: ChangeCommand, context: Comman
   const subscriptions = await deps.store.forChannel(context.channel);
   const match = matchProject(command.project, subscriptions.map(asNamed));
   if (match.status === 'ambiguous') return reply.ambiguousReply(command.project, match.candidates);
-  if (match.status === 'not_found') return reply.notFoundReply(command.project, match.suggestions, 'channel');
+  if (match.status === 'not_found') return reply.notSubscribedReply(command.project, context.channel, subscriptions, match.suggestions);
   const { subscription } = match.project;
   const refused = refusedInChannel(match.project, context.channel, deps);
   if (refused !== null) return refused;
@@ -38,7 +40,13 @@ export async function changeSubscription(command: ChangeCommand, context: Comman
   const change = settingsChange(command, nowMs);
   const changed = await deps.store.change(subscription.projectId, context.channel, change, context.actor, nowMs);
   // Removed between the read and the write (someone unsubscribed meanwhile).
-  if (changed === null) return reply.notFoundReply(command.project, [], 'channel');
+  if (changed === null)
+    return reply.notSubscribedReply(
+      command.project,
+      context.channel,
+      subscriptions.filter((s) => s !== subscription),
+      [],
+    );
   const recorded = await recordChange(deps, context.channel, {
     actor: context.actor,
     whenMs: nowMs,
@@ -85,15 +93,18 @@ async function serviceProject(query: string, deps: DeferredDeps) {
   return { project: match.project };
 }
 
+/** `status`: the figures and the gaps read side by side (as the digest reads them), rendered by the digest's renderer. */
 export async function answerStatus(command: CommandOf<'status'>, context: CommandContext, deps: DeferredDeps): Promise<SlackReply> {
   const found = await serviceProject(command.project, deps);
   if (!found.project) return found.reply;
   const project = found.project;
-  const [overview, shareValue] = await Promise.all([
+  const [overview, gaps, shareValue] = await Promise.all([
     deps.status.getVisibility(project.id),
+    deps.status.getGapsWithSkipped(project.id),
     deps.shares.encode({ verb: 'status', projectId: project.id, channel: context.channel }),
   ]);
-  return statusReply(project, overview, context.actor.userId, shareValue);
+  const asked = { by: context.actor.userId, atMs: deps.clock.now() };
+  return statusReply({ project, overview, gaps }, asked, shareValue, deps.statusOptions);
 }
 
 /**

@@ -15,14 +15,20 @@ export type { ActionTarget } from './button-value';
 export const ACTION_IDS = {
   mute7d: 'mute_7d',
   onlyChanges: 'only_changes',
+  /** Shown instead of "Mute 7 days" once the channel muted the project, and of "Only changes" in `changes` mode. */
+  unmute: 'unmute',
+  fullDigests: 'full_digests',
   openDashboard: 'open_dashboard',
   /** On the ephemeral answer of a read (`status`, `projects`, `list`): post it in the channel for everyone. */
   shareInChannel: 'share_in_channel',
 } as const;
 
+/** The digest's settings buttons: each changes the channel's settings for the project in its signed value. */
+export const SETTINGS_ACTION_IDS = [ACTION_IDS.mute7d, ACTION_IDS.unmute, ACTION_IDS.onlyChanges, ACTION_IDS.fullDigests] as const;
+export type SettingsActionId = (typeof SETTINGS_ACTION_IDS)[number];
+
 export type ButtonAction =
-  | ({ kind: 'mute_7d' } & ActionTarget)
-  | ({ kind: 'only_changes' } & ActionTarget)
+  | ({ kind: SettingsActionId } & ActionTarget)
   /** A link button: Slack opens the URL itself and still reports the click, which needs only a 200. */
   | { kind: 'open_dashboard' }
   /** "Share in channel" on a read's ephemeral answer: its signed value, clicked in the channel it names. */
@@ -97,19 +103,20 @@ function parseAction(payload: Record<string, unknown>, codec: ActionValueCodec):
   const actionId = first['action_id'];
   if (actionId === ACTION_IDS.openDashboard) return { kind: 'open_dashboard' };
   if (actionId === ACTION_IDS.shareInChannel) return shareAction(payload, first['value'], codec);
-  if (actionId !== ACTION_IDS.mute7d && actionId !== ACTION_IDS.onlyChanges) return `action "${String(actionId)}" is not handled`;
+  const settings = SETTINGS_ACTION_IDS.find((id) => id === actionId);
+  if (settings === undefined) return `action "${String(actionId)}" is not handled`;
   const target = decodeActionValue(first['value'], codec);
-  if (target === null) return { refused: 'unsigned', actionId };
+  if (target === null) return { refused: 'unsigned', actionId: settings };
   // Without the channel clicked in, nothing says the click is where the digest was posted.
   const clickedIn = isRecord(payload['channel']) ? payload['channel']['id'] : undefined;
-  if (!isNonEmptyString(clickedIn)) return { refused: 'no_channel', actionId };
+  if (!isNonEmptyString(clickedIn)) return { refused: 'no_channel', actionId: settings };
   // A digest routed by configuration may name its channel (`#digests`); Slack reports the id, so the
   // change applies to the channel clicked in, keyed by its id as `/visibility subscribe` keys it. Never a DM.
   if (!isChannelId(target.channel))
-    return clickedIn.startsWith('D') ? { refused: 'other_channel', actionId } : { kind: actionId, ...target, channel: clickedIn };
+    return clickedIn.startsWith('D') ? { refused: 'other_channel', actionId: settings } : { kind: settings, ...target, channel: clickedIn };
   // The value names the channel the digest was posted to; a click elsewhere (a forwarded copy) must not change that channel.
-  if (clickedIn !== target.channel) return { refused: 'other_channel', actionId };
-  return { kind: actionId, ...target };
+  if (clickedIn !== target.channel) return { refused: 'other_channel', actionId: settings };
+  return { kind: settings, ...target };
 }
 
 /** A share is a read, but only of the channel its answer was given in: the value must be signed and name the channel clicked in. */

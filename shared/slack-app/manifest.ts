@@ -47,6 +47,8 @@ export function buildSlackAppManifest(options: ManifestOptions): SlackAppManifes
   const scopes = [
     'commands',
     'chat:write',
+    // The digest's trend chart is uploaded into its thread (files.getUploadURLExternal + completeUploadExternal).
+    'files:write',
     'channels:history',
     'channels:read',
     'usergroups:read',

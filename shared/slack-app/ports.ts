@@ -5,8 +5,9 @@
  * Subscriptions and pacing, shared with the digest, are in ../ports.ts.
  */
 import type { DigestMode, QUEUE_MESSAGE_KINDS } from '../contracts';
-import type { Actor, SubscriptionStore, Clock, Log, Metrics } from '../ports';
+import type { Actor, ChannelFilter, SubscriptionStore, Clock, GapsResult, Log, Metrics, QuietHoursStore } from '../ports';
 import type { Project, VisibilityOverview } from '../read-api-types';
+import type { WeeklyStore } from '../weekly/ports';
 
 // --- Commands ------------------------------------------------------------------------------------
 
@@ -23,6 +24,12 @@ export interface CommandArgs {
   mute: { project: string; durationMs: number; durationLabel: string };
   unmute: { project: string };
   mode: { project: string; mode: DigestMode };
+  /** `filter: null` removes the channel's filter of the project. */
+  filter: { project: string; filter: ChannelFilter | null };
+  /** `window: null` ends the channel's quiet hours; `timeZone` undefined = the stage's zone. */
+  quiet: { window: { startMinute: number; endMinute: number; timeZone: string | undefined } | null };
+  /** `on`, `off`, or `at` a day (1 = Monday) and minute of the day, in a zone (none: the stage's). */
+  weekly: { action: 'on' | 'off' | 'at'; day?: number | undefined; minuteOfDay?: number | undefined; timeZone?: string | undefined };
   help: object;
 }
 export type CommandVerb = keyof CommandArgs;
@@ -76,9 +83,19 @@ export interface ProjectDirectory {
   listProjects(): Promise<Project[]>;
 }
 
-/** The current figures of a project (`GET /v1/projects/{id}/visibility`), for `status`. */
+/** What `status` reads, as the digest does: the figures (`…/visibility`) and the gaps (`…/gaps`). */
 export interface StatusSource {
   getVisibility(projectId: string): Promise<VisibilityOverview>;
+  getGapsWithSkipped(projectId: string): Promise<GapsResult>;
+}
+
+/** The digest's settings `status` renders with, so its answer reads like the digest. */
+export interface StatusOptions {
+  dashboardUrlTemplate?: string | undefined;
+  /** page_size the gaps are read with: a full page reads "50+". */
+  gapsPageSize?: number | undefined;
+  /** Per-label minimum changes (the digest's `NoiseMinimums`). */
+  noiseMinimums?: Readonly<Record<string, number>> | undefined;
 }
 
 /** A message for Slack's response_url (or the body of a slash-command acknowledgement). */
@@ -164,6 +181,10 @@ export interface InlineDeps extends AccessDeps {
   store: SubscriptionStore;
   clock: Clock;
   shares: ShareValues;
+  /** A channel's quiet hours (`quiet`, shown by `list`), and the stage's zone for a window typed without one; none = not set up. */
+  quietHours?: { store: QuietHoursStore; defaultTimeZone: string } | undefined;
+  /** `weekly`: the channels' schedules and the stage's zone; none = the verb answers that reports are not set up. */
+  weekly?: { store: Pick<WeeklyStore, 'settings' | 'putSetting'>; timeZone: string } | undefined;
 }
 
 /** What deferred commands need besides: the read API, response_url and whether the bot can post in a channel. */
@@ -172,6 +193,8 @@ export interface DeferredDeps extends InlineDeps {
   status: StatusSource;
   responder: Responder;
   channels: ChannelAccess;
+  /** How `status` renders (the digest's link template, page size, noise minimums); none = defaults. */
+  statusOptions?: StatusOptions | undefined;
 }
 
 /** A "Share in channel" of `status` / `projects` goes back through the deferred queue. */

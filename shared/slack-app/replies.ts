@@ -13,6 +13,7 @@ import type { PostingAccess, SlackReply } from './ports';
 import type { Refusal } from './policy';
 import { SLACK_APP_DEFAULTS } from '../contracts';
 import { ACTION_IDS } from './interactions';
+import { describeFilter } from '../digest/channel-filter';
 
 /** Lines shown before "and N more": keeps a reply well inside Slack's 40,000-character text limit. */
 export const MAX_LISTED = 50;
@@ -149,6 +150,58 @@ export function changeAnnouncement(subscription: Subscription, actor: Actor, cha
   }
 }
 
+/**
+ * The note a settings button leaves on its digest (replacing the previous one), e.g. "🔕 <@U…> muted
+ * *Northwind* here for 7d (until …): Unmute below ends it". The buttons below show the new state.
+ */
+export function buttonNote(subscription: Subscription, actor: Actor, change: SettingsChange): string {
+  const who = mention(actor.userId);
+  const project = name({ id: subscription.projectId, name: subscription.projectName });
+  switch (change.kind) {
+    case 'mute':
+      return `🔕 ${who} muted ${project} here for ${serviceText(change.label, REPLY_LEN.verb)} (until ${slackDate(change.untilMs)}): *Unmute* below ends it sooner.`;
+    case 'unmute':
+      return `🔔 ${who} unmuted ${project} here: its digests are posted again.`;
+    case 'mode':
+      return change.mode === 'changes'
+        ? `${who} set ${project} to *only changes* here: a run where nothing moved gets one line. *Full digests* below undoes it.`
+        : `${who} set ${project} to *full digests* here: every run gets the whole digest.`;
+  }
+}
+
+/** A project name the user typed, plain enough to sit inside a command's code span (a backtick or markup never is). */
+const PLAIN_NAME = /^[\p{L}\p{N}][\p{L}\p{N} ._-]{0,59}$/u;
+
+/** "`/visibility subscribe Voltway`", or with an unusual name "`/visibility subscribe` "…"" (never a foreign string in a code span). */
+export function commandWith(verb: string, project: string): string {
+  const plain = project.trim();
+  return PLAIN_NAME.test(plain) ? `\`${COMMAND} ${verb} ${plain}\`` : `\`${COMMAND} ${verb}\` ${quoted(project)}`;
+}
+
+/**
+ * An inline change (unsubscribe, mute, unmute, mode) naming no subscription of this channel. The
+ * inline path knows only the channel's subscriptions, so it says what the channel is subscribed to
+ * and never that the project doesn't exist.
+ */
+export function notSubscribedReply(
+  query: string,
+  channel: string,
+  subscriptions: readonly Subscription[],
+  suggestions: readonly NamedProject[],
+): SlackReply {
+  const close = suggestions.length > 0 ? ` Did you mean ${suggestions.map(name).join(', ')}?` : '';
+  const names = [...subscriptions]
+    .sort((a, b) => a.projectName.localeCompare(b.projectName))
+    .map((s) => name({ id: s.projectId, name: s.projectName }));
+  const here =
+    names.length === 0
+      ? ' It has no subscriptions yet.'
+      : ` It is subscribed to ${spokenList(names, 'and')} (\`${COMMAND} list\` shows their settings).`;
+  return ephemeral(
+    `${channel.startsWith('D') ? 'This conversation' : channelMention(channel)} isn't subscribed to anything called ${quoted(query)} — ${commandWith('subscribe', query)} first.${close}${here}`,
+  );
+}
+
 const CHANGES = 'change digest subscriptions (`subscribe`, `unsubscribe`, `mute`, `unmute`, `mode` and the digest buttons)';
 const READS_OPEN = `Reading (\`${COMMAND} status\`, \`projects\`, \`list\`) is open to everyone.`;
 
@@ -201,7 +254,9 @@ export function settingsSummary(subscription: Subscription, nowMs: number): stri
     subscription.mutedUntilMs !== undefined && subscription.mutedUntilMs > nowMs
       ? `muted until ${slackDate(subscription.mutedUntilMs)}`
       : 'not muted';
-  return `mode \`${subscription.mode}\`, ${muted}`;
+  const filter =
+    subscription.filter === undefined ? '' : `, filter: ${serviceText(describeFilter(subscription.filter), REPLY_LEN.lastChange)}`;
+  return `mode \`${subscription.mode}\`, ${muted}${filter}`;
 }
 
 /** How many of the channel's recent changes `list` shows. */
@@ -265,6 +320,15 @@ export function shareable(sections: readonly string[], shareValue: string | unde
   const blocks: unknown[] = texts.map((text) => ({ type: 'section', text: { type: 'mrkdwn', text } }));
   if (shareValue !== undefined) blocks.push(shareBlock(shareValue));
   return { response_type: 'ephemeral', text: truncateText(texts.join('\n\n'), REPLY_TEXT_LIMIT), blocks };
+}
+
+/** A read's answer already rendered as blocks (e.g. `status`), with a "Share in channel" button (none without a signed value). */
+export function shareableBlocks(text: string, blocks: readonly unknown[], shareValue: string | undefined): SlackReply {
+  return {
+    response_type: 'ephemeral',
+    text: truncateText(text, REPLY_TEXT_LIMIT),
+    blocks: shareValue === undefined ? [...blocks] : [...blocks, shareBlock(shareValue)],
+  };
 }
 
 const SHARE_BLOCK_ID = 'share';

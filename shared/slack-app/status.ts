@@ -1,42 +1,60 @@
-/** `status <project>`: the project's current figures as a compact message (no gaps, no thread). */
-import type { GenericRow, Project, Scalar, VisibilityOverview } from '../read-api-types';
-import { serviceText } from '../slack-text';
-import { mention, name, shareable } from './replies';
-import type { SlackReply } from './ports';
+/**
+ * `status <project>`: where the project stands now, in the digest's own words — `renderStatus` (the
+ * baseline's pieces: position, who takes its prompts, worst gaps, figures), then its alerts most
+ * severe first, who asked and when. Ephemeral, with a "Share in channel" button.
+ */
+import type { KnownBlock } from '@slack/web-api';
+import { renderStatus } from '../digest/render';
+import { context, section } from '../digest/render/blocks';
+import { alertLine } from '../digest/render/sections/rows';
+import { alertsBySeverity } from '../digest/rows';
+import type { GapsResult } from '../ports';
+import type { Project, VisibilityOverview } from '../read-api-types';
+import { mention, shareableBlocks, slackDate } from './replies';
+import type { SlackReply, StatusOptions } from './ports';
 
-const MAX_ENGINES = 6;
-const MAX_FIELDS_PER_ROW = 4;
-/** Longest shown piece of each service string (escaped UTF-16 code units). */
-const LEN = { label: 60, field: 40, value: 40 } as const;
+/** Alerts listed by line; the rest are counted. */
+export const STATUS_ALERTS_SHOWN = 5;
 
-/** Ephemeral, with a "Share in channel" button carrying `shareValue`. */
+export interface StatusFigures {
+  project: Project;
+  overview: VisibilityOverview;
+  gaps: GapsResult;
+}
+
+/** Ephemeral, with a "Share in channel" button carrying `shareValue` (none without a signed value). */
 export function statusReply(
-  project: Project,
-  overview: VisibilityOverview,
-  requestedBy: string,
+  figures: StatusFigures,
+  asked: { by: string; atMs: number },
   shareValue: string | undefined,
+  options: StatusOptions = {},
 ): SlackReply {
-  const lines = [`${name(project)} — current figures (asked by ${mention(requestedBy)})`];
-  const metrics = overview.metrics.map(
-    (m) => `${serviceText(m.label, LEN.label)} *${scalar(m.value)}*${m.caption ? ` (${serviceText(m.caption, LEN.value)})` : ''}`,
-  );
-  lines.push(metrics.length > 0 ? metrics.join(' · ') : '_No metrics yet._');
-  for (const row of overview.engines.slice(0, MAX_ENGINES)) lines.push(`• ${rowText(row)}`);
-  if (overview.engines.length > MAX_ENGINES) lines.push(`…and ${overview.engines.length - MAX_ENGINES} more engines`);
-  if (overview.alerts.length > 0)
-    lines.push(`⚠️ ${overview.alerts.length} alert${overview.alerts.length === 1 ? '' : 's'}: ${rowText(overview.alerts[0] ?? [])}`);
-  return shareable([lines.join('\n')], shareValue);
+  const { project, overview, gaps } = figures;
+  const rendered = renderStatus({
+    project,
+    // Not a run: no answers to weigh noise by, and nothing to compare (renderStatus compares with nothing).
+    run: { eventId: 'status', runId: 'status', answers: null, createdAt: new Date(asked.atMs).toISOString() },
+    overview,
+    gaps: gaps.gaps,
+    pageSize: options.gapsPageSize,
+    unreadableGaps: gaps.skipped,
+    reasoning: new Map(),
+    options: { dashboardUrlTemplate: options.dashboardUrlTemplate, noiseMinimums: options.noiseMinimums },
+  });
+  const blocks: KnownBlock[] = [
+    ...rendered.blocks,
+    ...alertsSection(overview),
+    context(`Asked by ${mention(asked.by)} · ${slackDate(asked.atMs)}`),
+  ];
+  return shareableBlocks(rendered.text, blocks, shareValue);
 }
 
-function rowText(row: GenericRow): string {
-  return row
-    .slice(0, MAX_FIELDS_PER_ROW)
-    .map(([field, value]) => `${serviceText(field, LEN.field)}: ${scalar(value)}`)
-    .join(', ');
-}
-
-/** A value as text; blank or missing shows "—" (an empty `*…*` would show the asterisks). */
-function scalar(value: Scalar): string {
-  const text = value === null ? '' : serviceText(String(value), LEN.value);
-  return text === '' ? '—' : text;
+/** `*Alerts* (most severe first)` with one line each; none when there are none. */
+function alertsSection(overview: VisibilityOverview): KnownBlock[] {
+  const alerts = alertsBySeverity(overview.alerts);
+  if (alerts.length === 0) return [];
+  const lines = alerts.slice(0, STATUS_ALERTS_SHOWN).map(alertLine);
+  const rest = alerts.length - lines.length;
+  if (rest > 0) lines.push(`_+${rest} more alert${rest === 1 ? '' : 's'} on the dashboard_`);
+  return [section([`*Alerts* (${alerts.length}, most severe first)`, ...lines].join('\n'))];
 }

@@ -163,13 +163,14 @@ describe('digest buttons only on the digest, in its channel', () => {
       const click = await slackOf(stack).clickButton({
         channel: 'C0TRUSTDMBTN',
         ts: digest.ts,
-        actionId: ACTION_IDS.onlyChanges,
+        // A new subscription starts in `changes` mode (subscriptionDefaultMode), so its digest offers "Full digests".
+        actionId: ACTION_IDS.fullDigests,
         clickedIn,
       });
       expect(click.status).toBe(200);
     }
     await stack.waitForIdle();
-    expect((await settingsOf('C0TRUSTDMBTN', project(1).id))?.mode).toBe('full');
+    expect((await settingsOf('C0TRUSTDMBTN', project(1).id))?.mode).toBe('changes');
     expect(await settingsOf('D0TRUSTDM', project(1).id)).toBeUndefined();
     expect(
       slackOf(stack)

@@ -50,6 +50,10 @@ describe('committed stage files', () => {
       gapsPageSize: 50,
       dashboardUrlTemplate: undefined,
       digestMode: 'full',
+      chartsEnabled: true,
+      subscriptionDefaultMode: 'changes',
+      noiseMinimums: {},
+      timeZone: 'UTC',
       digestBatchSize: 10,
       digestBatchWindowSeconds: 5,
       digestMaxConcurrency: 2,
@@ -86,6 +90,14 @@ describe('committed stage files', () => {
 
   it('config/example.json cannot be deployed: its first placeholder is named', () => {
     expect(() => loadStageConfig('example')).toThrow(/config\/example\.json: "readApiBaseUrl" still holds the placeholder/);
+  });
+
+  it('reads subscriptionDefaultMode and noiseMinimums as given', () => {
+    const minimums = { Mentions: 25, 'Average position': 0.2 };
+    expect(read({ ...PROD_BASE, subscriptionDefaultMode: 'full', noiseMinimums: minimums })).toMatchObject({
+      subscriptionDefaultMode: 'full',
+      noiseMinimums: minimums,
+    });
   });
 
   it('a production stage with an alarm address passes', () => {
@@ -133,6 +145,16 @@ describe('errors name the key and the file', () => {
     ['gapsPageSize', { ...PROD_BASE, gapsPageSize: 0 }, 'between 1 and 1000'],
     ['dashboardUrlTemplate', { ...PROD_BASE, dashboardUrlTemplate: 'http://dash.example.com/{project_id}' }, 'https://'],
     ['digestMode', { ...PROD_BASE, digestMode: 'quiet' }, '"full", "changes"'],
+    ['subscriptionDefaultMode', { ...PROD_BASE, subscriptionDefaultMode: 'quiet' }, '"full", "changes"'],
+    ['noiseMinimums', { ...PROD_BASE, noiseMinimums: [1] }, 'object of label → minimum change'],
+    ['noiseMinimums', { ...PROD_BASE, noiseMinimums: { Mentions: -1 } }, '"Mentions" must be a number ≥ 0'],
+    ['noiseMinimums', { ...PROD_BASE, noiseMinimums: { Mentions: '25' } }, '"Mentions" must be a number ≥ 0'],
+    ['noiseMinimums', { ...PROD_BASE, noiseMinimums: { ' ': 1 } }, 'empty label'],
+    [
+      'noiseMinimums',
+      { ...PROD_BASE, noiseMinimums: Object.fromEntries(Array.from({ length: 60 }, (_, i) => [`Custom metric ${i}`, 1])) },
+      'too large',
+    ],
     ['digestMaxConcurrency', { ...PROD_BASE, digestMaxConcurrency: 1 }, 'between 2 and 1000'],
     ['tableDeletionProtection', { ...PROD_BASE, tableDeletionProtection: 'false' }, 'true or false'],
     ['tableRemovalPolicy', { ...PROD_BASE, tableRemovalPolicy: 'snapshot' }, '"retain", "destroy"'],

@@ -105,8 +105,8 @@ describe('ingest role', () => {
 });
 
 describe('digest role', () => {
-  it('has exactly nine statements: logs, table, Slack app items, DLQ, three secrets, consumption of two queues', () => {
-    expect(digest).toHaveLength(9);
+  it('has exactly twelve statements: logs, table, Slack app items, weekly reports, quiet hours, DLQ, three secrets, consumption of two queues', () => {
+    expect(digest).toHaveLength(12);
     expect(
       digest
         .map((statement) => statement.Sid)
@@ -115,10 +115,13 @@ describe('digest role', () => {
     ).toEqual([
       'DigestClaimsAndSnapshots',
       'QuarantineUnusableMessages',
+      'QuietHoursHeldDigests',
       'ReadActionSigningKey',
       'ReadApiKeyAndSlackToken',
       'SlackPacingAndChannelPosts',
       'SlackSubscriptions',
+      'WeeklyClaimsAndBaselines',
+      'WeeklySchedulesRead',
       'WriteOwnLogs',
     ]);
   });
@@ -167,8 +170,8 @@ describe('digest role', () => {
 });
 
 describe('other principals', () => {
-  it('the only IAM policies in the stack belong to the three function roles', () => {
-    template.resourceCountIs('AWS::IAM::Role', 3);
-    template.resourceCountIs('AWS::IAM::Policy', 3);
+  it("the only IAM policies in the stack belong to the three function roles and the weekly and quiet-hours schedules' roles", () => {
+    template.resourceCountIs('AWS::IAM::Role', 5);
+    template.resourceCountIs('AWS::IAM::Policy', 5);
   });
 });

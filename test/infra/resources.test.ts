@@ -250,6 +250,9 @@ describe('digest function', () => {
       DIGEST_RECORD_BUDGET_SECONDS: String(budget.perRecordSeconds),
       ACTION_SIGNING_KEY_SECRET_ARN: ref(actionKeyId),
       SLACK_ACCESS_POLICY: '{"changes":"everyone"}',
+      SUBSCRIPTION_DEFAULT_MODE: 'changes',
+      BRIDGE_TIME_ZONE: 'UTC',
+      CHARTS_ENABLED: 'true',
       BRIDGE_STAGE: 'dev',
       POWERTOOLS_SERVICE_NAME: 'digest',
       POWERTOOLS_METRICS_NAMESPACE: 'VisibilitySlackBridge',
@@ -260,6 +263,20 @@ describe('digest function', () => {
 
   it('has no reserved concurrency', () => {
     expect(fn(digestId).ReservedConcurrentExecutions).toBeUndefined();
+  });
+
+  it("passes the stage's noiseMinimums as JSON and subscriptionDefaultMode to the functions that subscribe", () => {
+    const custom = synthApp({ noiseMinimums: { Mentions: 25, 'Average position': 0.2 }, subscriptionDefaultMode: 'full' }).template;
+    const variables = (prefix: string) =>
+      (custom.toJSON() as { Resources: Record<string, { Properties: FunctionProps }> }).Resources[
+        logicalId(custom, 'AWS::Lambda::Function', prefix)
+      ]!.Properties.Environment.Variables;
+    const digest = variables('DigestWorkerDigestFunction');
+    expect(JSON.parse(String(digest['NOISE_MINIMUMS']))).toEqual({ Mentions: 25, 'Average position': 0.2 });
+    expect(digest['SUBSCRIPTION_DEFAULT_MODE']).toBe('full');
+    expect(variables('SlackAppSlackFunction')['SUBSCRIPTION_DEFAULT_MODE']).toBe('full');
+    // Without minimums the variable is absent (the list above): the digest uses its defaults.
+    expect(fn(digestId).Environment.Variables['NOISE_MINIMUMS']).toBeUndefined();
   });
 });
 

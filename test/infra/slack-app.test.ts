@@ -184,10 +184,12 @@ describe('Slack role', () => {
   it('has exactly its logs, subscription items, replay guard, queue and secret statements', () => {
     expect(slack.map((s) => s.Sid).sort()).toEqual([
       'EnqueueDeferredCommands',
+      'QuietHoursWindows',
       'ReadActionSigningKey',
       'ReadSlackSigningSecret',
       'SlackRequestReplayGuard',
       'SubscriptionsOfProjectsAndChannels',
+      'WeeklySchedules',
       'WriteOwnLogs',
     ]);
     expect(resourcesOf(statementBySid(slack, 'WriteOwnLogs'))).toEqual([arnOf(slackLogsId)]);

@@ -249,10 +249,10 @@ describe('fan-out to subscribed channels', () => {
     const [main] = topLevel('C0ALPHA');
     const blocks = main!.blocks as { type: string; elements?: { action_id?: string; value?: string; text?: string }[] }[];
     const buttons = blocks.filter((b) => b.type === 'actions').flatMap((b) => b.elements ?? []);
-    expect(buttons.map((b) => b.action_id)).toEqual(['mute_7d']); // already 'changes': no "Only changes"
+    expect(buttons.map((b) => b.action_id)).toEqual(['mute_7d', 'full_digests']); // already 'changes': "Full digests"
     expect(BUTTONS.decode(buttons[0]!.value)).toMatchObject({ projectId: projectA, channel: 'C0ALPHA' });
     const notes = blocks.filter((b) => b.type === 'context').map((b) => JSON.stringify(b));
-    expect(notes.some((n) => n.includes('Only changes set by <@U0BO>'))).toBe(true);
+    expect(notes.some((n) => n.includes('Set to only changes by <@U0BO>'))).toBe(true);
   });
 });
 

@@ -17,6 +17,8 @@ import { answerSlashCommand, parseDeferredSlackCommand, runDeferredCommand } fro
 import { handleButtonAction, type ActionDeps } from '../../shared/slack-app/actions';
 import { actionValueCodec } from '../../shared/slack-app/button-value';
 import { ACTION_IDS, encodeActionValue, parseInteractionForm, shareValuesFrom } from '../../shared/slack-app/interactions';
+import { renderDigest } from '../../shared/digest/render';
+import { DIGEST_BLOCK_IDS } from '../../shared/digest/render/sections/footer';
 import { DEFAULT_SLACK_ACCESS_POLICY } from '../../shared/slack-app/policy';
 import type { SlashCommandRequest } from '../../shared/slack-app/commands';
 import type { DeferredDeps, SlackReply } from '../../shared/slack-app/ports';
@@ -99,6 +101,15 @@ beforeEach(() => {
   observer.counts.clear();
 });
 
+/** The mrkdwn of a reply's section and context blocks, top to bottom. */
+function blockTexts(reply: SlackReply): string[] {
+  return ((reply.blocks ?? []) as { type: string; text?: { text: string }; elements?: { text?: unknown }[] }[]).flatMap((b) => {
+    if (b.type === 'section' && b.text) return [b.text.text];
+    if (b.type === 'context') return (b.elements ?? []).map((e) => String(e.text));
+    return [];
+  });
+}
+
 function request(text: string, user = 'U1', where = channel): SlashCommandRequest {
   return {
     command: '/visibility',
@@ -154,10 +165,26 @@ describe('/visibility commands', () => {
     expect((await run('list')).text).toContain('no subscriptions');
   });
 
-  it('refuses changes to projects the channel does not subscribe, saying what to do', async () => {
-    const reply = await run('mute Ledgerly 1d');
+  it('refuses changes to projects the channel does not subscribe, saying so and never that the project does not exist', async () => {
+    // A channel id of 3+ characters, as Slack sends them, so the answer names the channel (#ops in Slack).
+    const ops = `C${channelCounter + 200}`;
+    const here = (text: string) => run(text, 'U1', deps, ops);
+    const reply = await here('mute Ledgerly 1d');
     expect(reply.response_type).toBe('ephemeral');
-    expect(reply.text).toContain("This channel isn't subscribed to it: `/visibility list`");
+    expect(reply.text).toBe(
+      `<#${ops}> isn't subscribed to anything called "Ledgerly" — \`/visibility subscribe Ledgerly\` first. It has no subscriptions yet.`,
+    );
+    await here('subscribe Voltway');
+    await here('subscribe Brightsmile');
+    for (const verb of ['unsubscribe Ledgerly', 'unmute Ledgerly', 'mode Ledgerly full']) {
+      const text = (await here(verb)).text;
+      expect(text).toContain(`<#${ops}> isn't subscribed to anything called "Ledgerly" — \`/visibility subscribe Ledgerly\` first.`);
+      expect(text).toContain('It is subscribed to *Brightsmile Dental* and *Voltway*');
+      expect(text).not.toContain('No project matches');
+    }
+    // A name close to a subscription here gets a "did you mean"; an unusual name stays out of the code span.
+    expect((await here('unmute Voltwey')).text).toContain('Did you mean *Voltway*?');
+    expect((await here('unmute Volt`way')).text).toContain('— `/visibility subscribe` "Voltˋway" first.');
   });
 
   it('lists ambiguity and unknown projects from the service', async () => {
@@ -178,11 +205,54 @@ describe('/visibility commands', () => {
     expect(reply.text).not.toMatch(/\*Ledgerly\* — id [\w-]+ ✓/);
   });
 
-  it('answers status with the current figures, ephemerally', async () => {
+  it("answers status in the digest's words, ephemerally, with Share in channel", async () => {
     const reply = await run('status Northwind');
     expect(reply.response_type).toBe('ephemeral');
-    expect(reply.text).toContain('*Northwind Outdoor* — current figures (asked by <@U1>)');
-    expect(reply.text.split('\n').length).toBeGreaterThan(1);
+    const texts = blockTexts(reply);
+    // The digest's position: open gaps and where, the lead metric, who takes the prompts, the worst gaps, the figures.
+    expect(texts[0]).toMatch(/^\*Northwind Outdoor\* — \d+ open gaps? on /);
+    expect(texts.join('\n')).toContain('*Who takes your prompts:*');
+    expect(texts.join('\n')).toContain('*Worst gaps*');
+    expect(texts.join('\n')).not.toMatch(/engine: |visibility: \d/);
+    expect(texts.at(-1)).toBe('Asked by <@U1> · <!date^1772366400^{date_short_pretty} {time}|2026-03-01T12:00:00Z>');
+    expect(JSON.stringify(reply.blocks?.at(-1))).toContain(ACTION_IDS.shareInChannel);
+    // The button's value names this test's channel: the rest is the answer.
+    expect({ ...reply, blocks: reply.blocks?.slice(0, -1) }).toMatchSnapshot();
+  });
+
+  it('lists the alerts most severe first in status', async () => {
+    const alertsSim = await VisibilitySimulator.start({
+      apiKey: API_KEY,
+      fixture: {
+        projects: [
+          {
+            id: 'p-alerts',
+            name: 'Alerting',
+            industry: 'Energy',
+            visibility: {
+              metrics: [{ label: 'Visibility score', value: 41 }],
+              engines: [{ engine: 'ChatGPT', visibility: 41 }],
+              alerts: [
+                { severity: 'info', message: 'New engine tracked' },
+                { severity: 'critical', message: 'Lost every prompt on Gemini' },
+                { severity: 'warning', message: 'Share of voice falling' },
+              ],
+            },
+            gaps: [],
+          },
+        ],
+      },
+    });
+    try {
+      const readApi = new ReadApiClient({ baseUrl: alertsSim.url, apiKey: API_KEY });
+      const text = blockTexts(await run('status Alerting', 'U1', { ...deps, directory: readApi, status: readApi })).join('\n');
+      expect(text).toContain('🚨 1 critical alert (below)');
+      const order = ['Lost every prompt on Gemini', 'Share of voice falling', 'New engine tracked'].map((t) => text.indexOf(t));
+      expect(order.every((at, i) => at > 0 && (i === 0 || at > order[i - 1]!))).toBe(true);
+      expect(text).toContain('*Alerts* (3, most severe first)');
+    } finally {
+      await alertsSim.close();
+    }
   });
 
   it('answers help, typos and bad arguments inline and ephemerally', async () => {
@@ -237,7 +307,10 @@ describe('digest buttons', () => {
     expect(reply.replace_original).toBe(true);
     expect(reply.blocks?.at(-1)).toEqual({
       type: 'context',
-      elements: [{ type: 'mrkdwn', text: expect.stringContaining('🔕 <@U5> muted *Northwind Outdoor* here for 7d') as string }],
+      block_id: DIGEST_BLOCK_IDS.settingsNote,
+      elements: [
+        { type: 'mrkdwn', verbatim: true, text: expect.stringContaining('🔕 <@U5> muted *Northwind Outdoor* here for 7d') as string },
+      ],
     });
   });
 
@@ -251,7 +324,118 @@ describe('digest buttons', () => {
     });
     const result = await handleButtonAction(click('only_changes', 'p-sub', []), deps);
     expect(result).toMatchObject({ status: 'changed', subscription: { mode: 'changes', createdBy: 'U1', changedBy: 'U5' } });
-    expect(responses.at(-1)).toMatchObject({ response_type: 'in_channel', text: expect.stringContaining('to *changes*') as string });
+    expect(responses.at(-1)).toMatchObject({ response_type: 'in_channel', text: expect.stringContaining('to *only changes*') as string });
+  });
+
+  /** A digest as the renderer posts it to `channel` in `mode`, with its signed settings buttons. */
+  function digestBlocks(projectId: string, mode: 'full' | 'changes' = 'full'): unknown[] {
+    const target = { channel, projectId, projectName: 'Northwind Outdoor' };
+    const { main } = renderDigest({
+      project: { id: projectId, name: 'Northwind Outdoor', industry: null },
+      run: { eventId: 'evt-1', runId: 'run-1', answers: 400, createdAt: '2026-03-01T11:00:00Z' },
+      overview: { metrics: [{ label: 'Visibility score', value: 41, caption: null }], engines: [], alerts: [] },
+      gaps: [],
+      previous: null,
+      reasoning: new Map(),
+      options: { channel: { ...target, mode, actionValue: encodeActionValue(target, codec) } },
+    });
+    return JSON.parse(JSON.stringify(main.blocks)) as unknown[];
+  }
+
+  type Element = { action_id?: string; text?: { text: string }; value?: string; confirm?: unknown };
+  function buttonsOf(blocks: readonly unknown[] | undefined): Element[] {
+    return ((blocks ?? []) as { type: string; elements?: Element[] }[])
+      .filter((b) => b.type === 'actions')
+      .flatMap((b) => b.elements ?? []);
+  }
+  function notesOf(blocks: readonly unknown[] | undefined): string[] {
+    return ((blocks ?? []) as { block_id?: string; elements?: { text: string }[] }[])
+      .filter((b) => b.block_id === DIGEST_BLOCK_IDS.settingsNote)
+      .map((b) => b.elements?.[0]?.text ?? '');
+  }
+  /** Clicks a button of `blocks` (the value it carries) as Slack sends it; returns the re-rendered message. */
+  async function clickOn(blocks: unknown[], actionId: string): Promise<SlackReply> {
+    const button = buttonsOf(blocks).find((b) => b.action_id === actionId);
+    if (!button) throw new Error(`no ${actionId} button`);
+    const payload = {
+      type: 'block_actions',
+      user: { id: 'U5', username: 'bo' },
+      channel: { id: channel },
+      response_url: `${hookUrl}/actions/1`,
+      actions: [{ action_id: actionId, value: button.value }],
+      message: { blocks },
+    };
+    const parsed = parseInteractionForm(new URLSearchParams({ payload: JSON.stringify(payload) }).toString(), codec);
+    if (!parsed.ok) throw new Error(parsed.problem);
+    expect(await handleButtonAction(parsed.interaction, deps)).toMatchObject({ status: 'changed' });
+    return responses.at(-1)!;
+  }
+
+  it('the buttons show the state and toggle it: Mute 7 days (confirmed) ↔ Unmute, Only changes ↔ Full digests', async () => {
+    const digest = digestBlocks('p-toggle');
+    const initial = buttonsOf(digest);
+    expect(initial.map((b) => b.text?.text)).toEqual(['Mute 7 days', 'Only changes']);
+    // A mis-tap would silence the channel for a week: Slack asks first.
+    expect(initial[0]!.confirm).toMatchObject({
+      title: { type: 'plain_text' },
+      confirm: { text: 'Mute 7 days' },
+      deny: { text: 'Cancel' },
+    });
+    expect(initial[1]!.confirm).toBeUndefined();
+
+    const muted = await clickOn(digest, ACTION_IDS.mute7d);
+    expect(buttonsOf(muted.blocks).map((b) => [b.action_id, b.text?.text])).toEqual([
+      ['unmute', 'Unmute'],
+      ['only_changes', 'Only changes'],
+    ]);
+    expect(buttonsOf(muted.blocks)[0]!.confirm).toBeUndefined();
+    expect((await deps.store.forChannel(channel))[0]).toMatchObject({ mutedUntilMs: NOW + 7 * 86_400_000, mode: 'full' });
+
+    const changesOnly = await clickOn(muted.blocks!, ACTION_IDS.onlyChanges);
+    expect(buttonsOf(changesOnly.blocks).map((b) => b.text?.text)).toEqual(['Unmute', 'Full digests']);
+    const unmuted = await clickOn(changesOnly.blocks!, ACTION_IDS.unmute);
+    expect(buttonsOf(unmuted.blocks).map((b) => b.text?.text)).toEqual(['Mute 7 days', 'Full digests']);
+    expect((await deps.store.forChannel(channel))[0]).toMatchObject({ mode: 'changes', lastChange: 'unmuted' });
+    expect((await deps.store.forChannel(channel))[0]?.mutedUntilMs).toBeUndefined();
+    const full = await clickOn(unmuted.blocks!, ACTION_IDS.fullDigests);
+    expect(buttonsOf(full.blocks).map((b) => b.text?.text)).toEqual(['Mute 7 days', 'Only changes']);
+    expect((await deps.store.forChannel(channel))[0]).toMatchObject({ mode: 'full' });
+
+    // Every re-rendered message keeps the rest of the digest and the buttons' signed value.
+    for (const message of [muted, changesOnly, unmuted, full]) {
+      const rest = (message.blocks ?? []).filter((b) => !notesOf([b]).length && (b as { type: string }).type !== 'actions');
+      expect(rest).toEqual(digest.filter((b) => (b as { type: string }).type !== 'actions'));
+      expect(new Set(buttonsOf(message.blocks).map((b) => b.value))).toEqual(new Set([initial[0]!.value]));
+    }
+  });
+
+  it('the note is one note: a second "Only changes" replaces it, naming the user as a mention', async () => {
+    const digest = digestBlocks('p-note');
+    const first = await clickOn(digest, ACTION_IDS.onlyChanges);
+    // A stale copy of the digest (another member's client) still shows "Only changes".
+    const second = await clickOn(
+      first.blocks!.map((b) => b),
+      ACTION_IDS.fullDigests,
+    );
+    const third = await clickOn(digestBlocks('p-note').concat(), ACTION_IDS.onlyChanges);
+    const again = await clickOn(third.blocks!, ACTION_IDS.fullDigests);
+    const twice = await clickOn((await clickOn(again.blocks!, ACTION_IDS.onlyChanges)).blocks!.slice(), ACTION_IDS.fullDigests);
+    for (const message of [first, second, third, again, twice]) expect(notesOf(message.blocks)).toHaveLength(1);
+    expect(notesOf(first.blocks)[0]).toBe(
+      '<@U5> set *Northwind Outdoor* to *only changes* here: a run where nothing moved gets one line. *Full digests* below undoes it.',
+    );
+    expect(notesOf(second.blocks)[0]).toBe('<@U5> set *Northwind Outdoor* to *full digests* here: every run gets the whole digest.');
+    // Just above the buttons, where the digest shows who changed the settings.
+    const types = (first.blocks ?? []).map((b) => (b as { type: string }).type);
+    expect(types.slice(-2)).toEqual(['context', 'actions']);
+    for (const message of [first, second]) expect(JSON.stringify(message.blocks)).not.toMatch(/set by|@U0LOCAL/);
+  });
+
+  it('a digest in changes mode shows Full digests, and its mute keeps that mode on a new subscription', async () => {
+    const digest = digestBlocks('p-changes-config', 'changes');
+    expect(buttonsOf(digest).map((b) => b.text?.text)).toEqual(['Mute 7 days', 'Full digests']);
+    await clickOn(digest, ACTION_IDS.mute7d);
+    expect((await deps.store.forChannel(channel))[0]).toMatchObject({ projectId: 'p-changes-config', mode: 'changes' });
   });
 
   it('acknowledges the dashboard link without a change or a response', async () => {
@@ -324,12 +508,13 @@ describe('service names that try to ping, link, hide or overflow (issue 21)', ()
     expect(answers.subscribe.text).toContain('subscribed this channel to');
     expect(answers.list.text).toContain("This channel's subscriptions (1)");
     expect(answers.projects.text).toContain('Projects the bridge can see (3)');
-    expect(answers.status.text).toContain('current figures');
+    expect(answers.status).toMatchObject({ response_type: 'ephemeral' });
+    expect(JSON.stringify(answers.status.blocks)).toContain('Asked by <@U1>');
     expect(answers.mute.text).toContain('muted');
     expect(answers.mode.text).toContain('to *changes*');
     expect(answers.unmute.text).toContain('unmuted');
     expect(answers.unsubscribe.text).toContain('unsubscribed');
-    for (const kind of ['mute_7d', 'only_changes'] as const) {
+    for (const kind of ['mute_7d', 'unmute', 'only_changes', 'full_digests'] as const) {
       const action = { kind, projectId: id, projectName: HOSTILE[id as keyof typeof HOSTILE], channel };
       const blocks = [{ type: 'section', text: { type: 'mrkdwn', text: 'digest' } }];
       await handleButtonAction({ actor: { userId: 'U5' }, responseUrl: `${hookUrl}/actions/1`, action, messageBlocks: blocks }, hostile);
@@ -490,8 +675,9 @@ describe('reads answer ephemerally with a working "Share in channel" (issue 21)'
     await runDeferredCommand(work!, deps);
     expect(responses).toHaveLength(2);
     expect(responses[0]).toMatchObject({ response_type: 'in_channel' });
-    expect(responses[0]!.text).toContain('*Northwind Outdoor* — current figures');
+    expect(responses[0]!.text).toMatch(/^Northwind Outdoor — \d+ open gaps/);
     expect(responses[0]!.text).toContain('Shared by <@U3>');
+    expect(blockTexts(responses[0]!)).toContain('Shared by <@U3>');
     expect(JSON.stringify(responses[0]!.blocks)).not.toContain(ACTION_IDS.shareInChannel);
     expect(responses[1]).toMatchObject({ delete_original: true });
   });

@@ -5,6 +5,7 @@ import { renderDigest, type DigestInput } from '../../shared/digest/render';
 import { decodeActionValue, encodeActionValue } from '../../shared/slack-app/interactions';
 import { actionValueCodec } from '../../shared/slack-app/button-value';
 import { findBlockKitViolations } from '../../shared/slack-text';
+import { DIGEST_BLOCK_IDS, settingsButtons } from '../../shared/digest/render/sections/footer';
 
 const TEMPLATE = 'https://app.example.com/p/{project_id}/runs/{run_id}';
 const CHANGED_AT = Date.UTC(2026, 10, 18, 9, 30);
@@ -51,13 +52,38 @@ describe('digest buttons', () => {
     expect(main.blocks.slice(-2)).toMatchSnapshot();
   });
 
-  it('leaves out Only changes in a channel already in that mode, and shows who set it', () => {
+  it('shows Full digests instead of Only changes in a channel in that mode, and who set it, as a mention', () => {
     const change = { what: 'mode changes', by: 'U0BO', atMs: CHANGED_AT };
     const { main } = renderDigest(input({ channel: { ...CHANNEL, mode: 'changes', change } }));
-    expect(actions(main.blocks).map((e) => ('action_id' in e ? e.action_id : ''))).toEqual(['mute_7d']);
+    const elements = actions(main.blocks);
+    expect(elements.map((e) => ('action_id' in e ? e.action_id : ''))).toEqual(['mute_7d', 'full_digests']);
+    expect(elements.map((e) => ('text' in e && e.text ? e.text.text : ''))).toEqual(['Mute 7 days', 'Full digests']);
     expect(contextTexts(main.blocks)).toContain(
-      'Only changes set by <@U0BO> on <!date^1794994200^{date_short_pretty}|2026-11-18T09:30:00Z>',
+      'Set to only changes by <@U0BO> on <!date^1794994200^{date_short_pretty}|2026-11-18T09:30:00Z>',
     );
+  });
+
+  it('names each last change in words: never "Unmuted set by"', () => {
+    const noteFor = (what: string) => {
+      const { main } = renderDigest(input({ channel: { ...CHANNEL, change: { what, by: 'U0BO', atMs: CHANGED_AT } } }));
+      return contextTexts(main.blocks).find((t) => t.includes('<@U0BO>'));
+    };
+    expect(noteFor('unmuted')).toMatch(/^Unmuted by <@U0BO> on <!date\^/);
+    expect(noteFor('muted for 7d')).toMatch(/^Muted for 7d by <@U0BO> on /);
+    expect(noteFor('mode full')).toMatch(/^Set to full digests by <@U0BO> on /);
+    // The note carries the id a click replaces it by, so a click never adds a second note.
+    const { main } = renderDigest(input({ channel: { ...CHANNEL, change: { what: 'unmuted', by: 'U0BO', atMs: CHANGED_AT } } }));
+    expect(main.blocks.filter((b) => b.block_id === DIGEST_BLOCK_IDS.settingsNote)).toHaveLength(1);
+  });
+
+  it('asks Slack to confirm "Mute 7 days" and not the mode buttons', () => {
+    const [mute, mode] = settingsButtons({ muted: false, mode: 'full' }, 'v');
+    expect(mute).toMatchObject({ action_id: 'mute_7d', confirm: { confirm: { text: 'Mute 7 days' }, deny: { text: 'Cancel' } } });
+    expect(mode).toMatchObject({ action_id: 'only_changes' });
+    expect(mode).not.toHaveProperty('confirm');
+    const [unmute, full] = settingsButtons({ muted: true, mode: 'changes' }, 'v');
+    expect(unmute).toEqual({ type: 'button', action_id: 'unmute', text: { type: 'plain_text', text: 'Unmute' }, value: 'v' });
+    expect(full).toMatchObject({ action_id: 'full_digests', value: 'v' });
   });
 
   it('shows no note for a value that is not a Slack user id', () => {

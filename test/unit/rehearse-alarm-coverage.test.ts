@@ -213,9 +213,11 @@ describe('unalarmedReasonsFrom', () => {
     const reasons = unalarmedReasonsFrom(deployMd);
     expect(Object.keys(reasons).sort()).toEqual([
       'ActionSigningKeyUnusable',
+      'ChartFailed',
       'DigestChannelRefused',
       'DigestFailed',
       'IngestUnavailable',
+      'QuietCatchUpFailed',
       'SlackActionRefused',
       'SlackRequestReplayed',
     ]);

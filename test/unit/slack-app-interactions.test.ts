@@ -50,6 +50,20 @@ describe('interaction payloads', () => {
     expect(link.ok && link.interaction.action).toEqual({ kind: 'open_dashboard' });
   });
 
+  it('parses the toggled buttons, "Unmute" and "Full digests", and refuses them unsigned or in another channel', () => {
+    for (const [id, kind] of [
+      [ACTION_IDS.unmute, 'unmute'],
+      [ACTION_IDS.fullDigests, 'full_digests'],
+    ] as const) {
+      const parsed = parseInteractionForm(form(click(id, encodeActionValue(target))));
+      expect(parsed.ok && parsed.interaction.action).toEqual({ kind, ...target });
+      const unsigned = parseInteractionForm(form(click(id, JSON.stringify({ k: 'digest', p: 'p1', n: 'x', c: 'C123' }))));
+      expect(!unsigned.ok && unsigned.refusal).toMatchObject({ reason: 'unsigned', actionId: id });
+      const elsewhere = parseInteractionForm(form(click(id, encodeActionValue(target), 'C999')));
+      expect(!elsewhere.ok && elsewhere.refusal?.reason).toBe('other_channel');
+    }
+  });
+
   it('applies a click on a digest routed to a channel by name to the channel clicked in, by its id', () => {
     const named = { ...target, channel: '#digests' };
     const parsed = parseInteractionForm(form(click(ACTION_IDS.mute7d, encodeActionValue(named), 'C0DIGESTS')));

@@ -15,7 +15,14 @@ describe('Slack app manifest', () => {
       is_enabled: true,
       request_url: 'https://abc.execute-api.eu-west-1.amazonaws.com/slack/interactions',
     });
-    expect(manifest.oauth_config.scopes.bot).toEqual(['commands', 'chat:write', 'channels:history', 'channels:read', 'usergroups:read']);
+    expect(manifest.oauth_config.scopes.bot).toEqual([
+      'commands',
+      'chat:write',
+      'files:write',
+      'channels:history',
+      'channels:read',
+      'usergroups:read',
+    ]);
   });
 
   it('keeps a stage path, adds groups:history and groups:read for private channels and caps the name', () => {

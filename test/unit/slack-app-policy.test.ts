@@ -84,7 +84,7 @@ describe('authorize', () => {
 
 describe('the command table decides read or change for every verb', () => {
   it.each(COMMAND_VERBS)('%s', (verb) => {
-    const changes = ['subscribe', 'unsubscribe', 'mute', 'unmute', 'mode'];
+    const changes = ['subscribe', 'unsubscribe', 'mute', 'unmute', 'mode', 'filter', 'quiet', 'weekly'];
     expect(accessOf(verb)).toBe(changes.includes(verb) ? 'change' : 'read');
   });
 });

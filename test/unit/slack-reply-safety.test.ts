@@ -10,6 +10,7 @@ import type { SlackReply } from '../../shared/slack-app/ports';
 import { matchProject } from '../../shared/slack-app/project-match';
 import * as reply from '../../shared/slack-app/replies';
 import { statusReply } from '../../shared/slack-app/status';
+import type { Gap } from '../../shared/read-api-types';
 import { SLACK_LIMITS } from '../../shared/slack-text';
 
 const NOW = Date.parse('2026-03-01T12:00:00Z');
@@ -29,9 +30,12 @@ const INJECTION_NAMES = {
 const BIDI_OR_INVISIBLE = /[\u200B-\u200F\u2060\uFEFF\u202A-\u202E\u2066-\u2069]/;
 /** Markup the bridge itself writes: a mention of a Slack user id and a Slack date. */
 const BRIDGE_MARKUP = /<@[UW][A-Z0-9]+>|<#[CGD][A-Z0-9]+>|<!subteam\^S[A-Z0-9]+>|<!date\^\d+\^\{date_short_pretty\} \{time\}\|[\dTZ:-]+>/g;
-/** Code spans the bridge writes hold only its own words (commands, modes), never a service string. */
+/**
+ * Code spans the bridge writes hold only its own words (commands, modes), never a service string; a
+ * name the user typed only when it is plain (letters, digits, spaces, `.`, `_`, `-`), e.g. `/visibility subscribe Voltway`.
+ */
 const BRIDGE_CODE_SPAN =
-  /^`(\/visibility(?: [a-z]+(?: <[a-z ]+>)?)?|full|changes|7d|\/invite|bridge doctor|(?:un)?subscribe|(?:un)?mute|mode|projects|list|(?:usergroups|channels|groups):read)`$/;
+  /^`(\/visibility(?: [a-z]+(?: <[a-z ]+>| [\p{L}\p{N}][\p{L}\p{N} ._-]*)?)?|full|changes|7d|\/invite|bridge doctor|(?:un)?subscribe|(?:un)?mute|mode|projects|list|(?:usergroups|channels|groups):read)`$/u;
 
 function expectSafe(text: string, limit: number = SLACK_LIMITS.textObject): void {
   expect(text.length).toBeLessThanOrEqual(limit);
@@ -85,8 +89,33 @@ function hostileOverview(name: string): VisibilityOverview {
         [name, name],
       ],
     ],
-    alerts: [[['message', name]]],
+    alerts: [
+      [['message', name]],
+      [
+        ['severity', name],
+        ['message', name],
+        [name, name],
+      ],
+      [
+        ['severity', 'critical'],
+        ['message', name],
+      ],
+    ],
   };
+}
+
+function hostileGaps(name: string): Gap[] {
+  return [
+    {
+      prompt_id: 'q1',
+      prompt_ref: name,
+      prompt_text: name,
+      platforms_losing: [name, 'ChatGPT'],
+      top_competitor: name,
+      extra: [[name, name]],
+    },
+    { prompt_id: name, prompt_ref: 2, prompt_text: 'plain', platforms_losing: ['Gemini'], top_competitor: 'Rival', extra: [] },
+  ];
 }
 
 /** A digest as Slack sends it back with a button click: its own blocks, the note is appended. */
@@ -112,22 +141,28 @@ describe.each(cases)('replies with the "$label" name', ({ project }) => {
     expectSafeReply(reply.inChannel(reply.changeAnnouncement(sub, ACTOR, { kind: 'mute', untilMs: NOW, label: project.name })));
   });
 
-  it('both button notes, on the digest and alone', () => {
-    for (const kind of ['mute_7d', 'only_changes'] as const) {
+  it('every button note, on the digest and alone', () => {
+    for (const kind of ['mute_7d', 'unmute', 'only_changes', 'full_digests'] as const) {
       const action = { kind, projectId: project.id, projectName: project.name, channel: 'C0DIGESTS' };
-      const note = reply.changeAnnouncement(sub, ACTOR, buttonChange(action, NOW));
-      const onDigest = annotated(DIGEST_BLOCKS, note);
+      const note = reply.buttonNote(sub, ACTOR, buttonChange(action, NOW));
+      const onDigest = annotated(DIGEST_BLOCKS, note, { muted: kind === 'mute_7d', mode: 'full' });
       expectSafeReply(onDigest);
       expect(onDigest.blocks).toHaveLength(2);
-      expectSafeReply(annotated([], note));
+      expectSafeReply(annotated([], note, { muted: false, mode: 'full' }));
     }
   });
 
   it('status, with the name in every field the read API sends', () => {
-    const answer = statusReply(project, hostileOverview(project.name), ACTOR.userId, 'signed-value');
+    const figures = { project, overview: hostileOverview(project.name), gaps: { gaps: hostileGaps(project.name), skipped: 0 } };
+    const answer = statusReply(figures, { by: ACTOR.userId, atMs: NOW }, 'signed-value');
     expectSafeReply(answer);
     expectSafeReply(reply.asShared(answer, ACTOR));
-    expect(answer.text).toContain('<@U0ANA>');
+    expect(JSON.stringify(answer.blocks)).toContain('Asked by <@U0ANA>');
+  });
+
+  it('"this channel isn\'t subscribed to it", naming what it is subscribed to', () => {
+    expectSafeReply(reply.notSubscribedReply(project.name, 'C0DIGESTS', [sub], [project]));
+    expectSafeReply(reply.notSubscribedReply(project.name, 'D0DM', [], []));
   });
 
   it('projects, list, ambiguous and not found', () => {
@@ -174,7 +209,7 @@ describe('reply safety', () => {
     const long = cases.find((c) => c.label === 'long')!.project;
     expect(long.name).toHaveLength(6000);
     const sub = subscription(long.name, long.id);
-    const note = reply.changeAnnouncement(
+    const note = reply.buttonNote(
       sub,
       ACTOR,
       buttonChange({ kind: 'mute_7d', projectId: long.id, projectName: long.name, channel: 'C' }, NOW),
@@ -186,7 +221,7 @@ describe('reply safety', () => {
   });
 
   it('a note longer than a text object is cut rather than refused', () => {
-    const answer = annotated(DIGEST_BLOCKS, 'x'.repeat(12_136));
+    const answer = annotated(DIGEST_BLOCKS, 'x'.repeat(12_136), { muted: true, mode: 'full' });
     expect(answer.text.length).toBeLessThanOrEqual(SLACK_LIMITS.textObject);
     const context = answer.blocks?.at(-1) as { elements: { text: string }[] };
     expect(context.elements[0]!.text.length).toBeLessThanOrEqual(SLACK_LIMITS.textObject);

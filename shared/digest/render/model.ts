@@ -23,6 +23,8 @@ export interface DigestOptions {
   noiseMinimums?: NoiseMinimums | undefined;
   /** Per-label direction overrides (see metric-direction.ts). */
   directions?: MetricDirections | undefined;
+  /** A channel filter's `min-change` (../channel-filter.ts): a smaller change is not called, whatever its noise. */
+  minChange?: number | undefined;
   /** The channel the digest is rendered for: its "Mute 7 days" / "Only changes" buttons; none = no buttons. */
   channel?: ChannelContext | undefined;
   /** This channel was already shown "About these figures" (the metric captions): not again. */
@@ -142,7 +144,8 @@ function metricViews(input: DigestInput, diff: SnapshotDiff): MetricView[] {
     const delta = diff.metricDeltas.get(metric.label) ?? null;
     const before = delta !== null && value !== null ? value - delta : null;
     const reading = readMetric(metric.label, before === null ? [metric.value] : [metric.value, before]);
-    const band = value === null ? null : noiseBand(metric.label, reading, value, input.run.answers, options.noiseMinimums);
+    const band =
+      value === null ? null : atLeast(noiseBand(metric.label, reading, value, input.run.answers, options.noiseMinimums), options.minChange);
     const significant = band !== null && beyondNoise(delta, band);
     const series = diff.series.get(metric.label) ?? [];
     return {
@@ -185,12 +188,15 @@ function engineViews(input: DigestInput, diff: SnapshotDiff): EngineView[] {
     const band =
       primary === null
         ? null
-        : noiseBand(
-            primary.field,
-            reading,
-            primary.value,
-            engineAnswers(row, input.run.answers, rows.length),
-            input.options?.noiseMinimums,
+        : atLeast(
+            noiseBand(
+              primary.field,
+              reading,
+              primary.value,
+              engineAnswers(row, input.run.answers, rows.length),
+              input.options?.noiseMinimums,
+            ),
+            input.options?.minChange,
           );
     const significant = band !== null && beyondNoise(delta, band);
     return {
@@ -205,6 +211,16 @@ function engineViews(input: DigestInput, diff: SnapshotDiff): EngineView[] {
       tone: primary === null ? null : changeTone(primary.field, delta),
     };
   });
+}
+
+/**
+ * The band widened to a channel's `min-change`: a change below it is not called even beyond its noise
+ * (a change of exactly min-change still is: the band is a hair under it).
+ */
+function atLeast(band: NoiseBand, minChange: number | undefined): NoiseBand {
+  if (minChange === undefined || !(minChange > 0)) return band;
+  const floor = minChange - 1e-9;
+  return band.halfWidth >= floor ? band : { basis: 'minimum', halfWidth: floor };
 }
 
 /** Links to a prompt only when the template names {prompt_id}: otherwise every gap would open the same page. */

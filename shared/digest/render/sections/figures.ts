@@ -13,7 +13,7 @@ const FIGURES_SHOWN = 3;
 const NOISE_SHOWN = 3;
 
 /** `Visibility score 50.5 % · Average position 3.6 · 12 open gaps · top rival TrailForge (5 prompts)`. */
-export function figuresText(model: DigestModel): string {
+export function figuresText(model: DigestModel, alertsWhere = 'in the thread'): string {
   const metrics = model.metrics
     .filter((m) => m.value !== null && !/\bgaps?\b/i.test(m.label.replace(/_/g, ' ')))
     .slice(0, FIGURES_SHOWN)
@@ -21,12 +21,12 @@ export function figuresText(model: DigestModel): string {
   const rival = topRivalText(model);
   // Alerts are a standing state, not a change: the severe ones are counted here, all are in the thread.
   const severe = model.alerts.filter((a) => a.severity === 'critical' || a.severity === 'error').length;
-  const alerts = severe > 0 ? [`🚨 ${plural(severe, 'critical alert', 'critical alerts')} (in the thread)`] : [];
+  const alerts = severe > 0 ? [`🚨 ${plural(severe, 'critical alert', 'critical alerts')} (${alertsWhere})`] : [];
   return [...metrics, openGapsText(model), ...(rival !== null ? [rival] : []), ...alerts].join(' · ');
 }
 
-export function figuresLine(model: DigestModel): ContextBlock[] {
-  return [context(figuresText(model))];
+export function figuresLine(model: DigestModel, alertsWhere?: string): ContextBlock[] {
+  return [context(figuresText(model, alertsWhere))];
 }
 
 /** `Within noise: Share of voice +4 pts (±18 pts at 25 answers) · …` — shown, never called a change. */

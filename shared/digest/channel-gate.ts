@@ -1,0 +1,115 @@
+/**
+ * Between routing and posting, a channel's own settings decide whether it gets this run now:
+ * 1. its filter (stored with its subscription, ./channel-filter.ts) may leave nothing of the run: not
+ *    posted there, logged like a mute and counted (`DigestFiltered`);
+ * 2. its quiet hours (./quiet-hours.ts) may be on: the run is held for the catch-up (./held-digests.ts),
+ *    logged and counted (`DigestHeld`).
+ * The channels left are posted as before. A filtered channel is never held (nothing to catch up on).
+ */
+import { SLACK_APP_METRICS } from '../contracts';
+import type { WebhookEvent } from '../events';
+import type { Log, Metrics, SlackMessage } from '../ports';
+import { describeFilter, filterDigestInput, isEmptyFilter, type ChannelFilter } from './channel-filter';
+import type { ChannelTarget } from './fan-out';
+import { quietNow, type QuietHoursStore } from './held-digests';
+import { describeWindow, quietEndsAt } from './quiet-hours';
+import { buildModel, type DigestInput } from './render';
+import { assess } from './render/significance';
+
+export interface GateDeps {
+  quietHours?: QuietHoursStore | undefined;
+  clock: { now(): number };
+  log: Log;
+  metrics: Metrics;
+}
+
+export interface GateRun {
+  event: WebhookEvent;
+  projectId: string;
+  /** The renderer's input before any channel's filter. */
+  input: DigestInput;
+  /** The channel's digest (its filter applied): its fallback text is the held run's headline. */
+  messageFor: (target: ChannelTarget) => { main: SlackMessage };
+  /** The run's dashboard page, when the template gives one. */
+  link: string | null;
+}
+
+/** The channel's filter, from its subscription (configuration-routed channels have none). */
+export function filterOf(target: ChannelTarget): ChannelFilter | undefined {
+  return target.subscription?.filter;
+}
+
+/** The renderer's input for this channel: its filter applied. */
+export function inputFor(input: DigestInput, target: ChannelTarget): DigestInput {
+  return filterDigestInput(input, filterOf(target));
+}
+
+/** The targets to post to now; the others are left out (filtered) or held (quiet hours). */
+export async function gateChannels(run: GateRun, targets: readonly ChannelTarget[], deps: GateDeps): Promise<ChannelTarget[]> {
+  const open = targets.filter((target) => !leftOutByFilter(run, target, deps));
+  if (!deps.quietHours || open.length === 0) return open;
+  const nowMs = deps.clock.now();
+  const settings = await deps.quietHours.windowsOf(open.map((t) => t.channel));
+  const post: ChannelTarget[] = [];
+  for (const target of open) {
+    const window = quietNow(settings.get(target.channel), nowMs);
+    if (window === undefined) {
+      post.push(target);
+      continue;
+    }
+    await deps.quietHours.hold(target.channel, {
+      eventId: run.event.id,
+      projectId: run.projectId,
+      headline: run.messageFor(target).main.text,
+      link: run.link ?? undefined,
+      createdAt: run.event.created_at,
+      heldAtMs: nowMs,
+    });
+    deps.log.info('digest held: the channel has quiet hours', {
+      eventId: run.event.id,
+      projectId: run.projectId,
+      channel: target.channel,
+      quietHours: describeWindow(window),
+      catchUpAfter: new Date(quietEndsAt(window, nowMs)).toISOString(),
+    });
+    deps.metrics.count(SLACK_APP_METRICS.digestHeld);
+  }
+  return post;
+}
+
+function leftOutByFilter(run: GateRun, target: ChannelTarget, deps: GateDeps): boolean {
+  const filter = filterOf(target);
+  if (!filteredToNothing(run.input, filter) || filter === undefined) return false;
+  deps.log.info('not posted to a channel whose filter left nothing of the run', {
+    eventId: run.event.id,
+    projectId: run.projectId,
+    channel: target.channel,
+    filter: describeFilter(filter),
+  });
+  deps.metrics.count(SLACK_APP_METRICS.digestFiltered);
+  return true;
+}
+
+/** The changes called in the run, and its alerts. */
+function newsOf(input: DigestInput): { changes: number; alerts: number } {
+  const model = buildModel(input);
+  return { changes: assess(model).changes.length, alerts: model.alerts.length };
+}
+
+/**
+ * True when the filter took away everything this run had to tell this channel: the unfiltered run has a
+ * change called or an alert; the filtered one calls no change, and has no alert at the level the channel
+ * asked for (`alerts>=`; a filter without that term is about changes, so a standing project-wide alert
+ * does not post every run). A first digest or an empty run always posts (it says so); a run with nothing
+ * to tell anyway posts as the channel's mode says, filter or not.
+ */
+export function filteredToNothing(input: DigestInput, filter: ChannelFilter | undefined): boolean {
+  if (filter === undefined || isEmptyFilter(filter)) return false;
+  const filtered = filterDigestInput(input, filter);
+  const model = buildModel(filtered);
+  if (model.diff.firstDigest || model.emptyReason !== null) return false;
+  const left = newsOf(filtered);
+  if (left.changes > 0 || (filter.minAlertLevel !== undefined && left.alerts > 0)) return false;
+  const all = newsOf(input);
+  return all.changes > 0 || all.alerts > 0;
+}

@@ -1,0 +1,57 @@
+/**
+ * Quiet hours' CDK part: the catch-up sweep schedule (every 5 minutes, a quiet_catch_up message to the
+ * digest queue), its role (sqs:SendMessage on that queue only, assumable by Scheduler of this account),
+ * and the table grants: the digest function on quiet# and held# (no Put, Delete, Scan or Query), the
+ * Slack function on quiet# only.
+ */
+import { describe, expect, it } from 'vitest';
+import { Match } from 'aws-cdk-lib/assertions';
+import { QUEUE_MESSAGE_KINDS, TABLE } from '../../shared/contracts';
+import { actionsOf, arnOf, logicalId, resourcesOf, roleStatements, statementBySid, synthApp } from './helpers';
+
+const { template } = synthApp({ development: false, alarmEmail: 'ops@example.com' }, { stage: 'prod' });
+const queueId = logicalId(template, 'AWS::SQS::Queue', 'DigestQueue');
+
+describe('quiet-hours catch-up schedule', () => {
+  it('sends a quiet_catch_up message to the digest queue every 5 minutes', () => {
+    const schedules = Object.entries(template.findResources('AWS::Scheduler::Schedule')).filter(([id]) => id.startsWith('QuietHours'));
+    expect(schedules).toHaveLength(1);
+    const props = schedules[0]?.[1]?.Properties as {
+      ScheduleExpression: string;
+      Target: { Arn: unknown; Input: string; RoleArn: unknown; RetryPolicy: { MaximumEventAgeInSeconds: number } };
+    };
+    expect(props.ScheduleExpression).toBe('rate(5 minutes)');
+    expect(props.Target.Arn).toEqual(arnOf(queueId));
+    expect(JSON.parse(props.Target.Input)).toEqual({ kind: QUEUE_MESSAGE_KINDS.quietCatchUp });
+    expect(props.Target.RetryPolicy.MaximumEventAgeInSeconds).toBe(300);
+    expect(props.Target.RoleArn).toEqual(arnOf(logicalId(template, 'AWS::IAM::Role', 'QuietHoursSchedulerRole')));
+  });
+
+  it("gives the scheduler's role only sqs:SendMessage on the digest queue, assumable by Scheduler of this account", () => {
+    template.hasResourceProperties('AWS::IAM::Role', {
+      AssumeRolePolicyDocument: {
+        Statement: [
+          Match.objectLike({
+            Principal: { Service: 'scheduler.amazonaws.com' },
+            Condition: { StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } } },
+          }),
+        ],
+      },
+      Description: Match.stringLikeRegexp('quiet-hours catch-up'),
+    });
+    const statements = roleStatements(template, 'QuietHoursSchedulerRole');
+    expect(statements.flatMap(actionsOf)).toEqual(['sqs:SendMessage']);
+    expect(statements.flatMap(resourcesOf)).toEqual([arnOf(queueId)]);
+  });
+
+  it('grants the digest function quiet# and held# items, and the Slack function quiet# only', () => {
+    const digest = statementBySid(roleStatements(template, 'DigestWorkerDigest'), 'QuietHoursHeldDigests');
+    expect(actionsOf(digest)).toEqual(['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:UpdateItem']);
+    expect(digest.Condition).toEqual({
+      'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${TABLE.prefixes.quiet}*`, `${TABLE.prefixes.held}*`] },
+    });
+    const slack = statementBySid(roleStatements(template, 'SlackAppSlack'), 'QuietHoursWindows');
+    expect(actionsOf(slack)).toEqual(['dynamodb:BatchGetItem', 'dynamodb:DeleteItem', 'dynamodb:PutItem']);
+    expect(slack.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${TABLE.prefixes.quiet}*`] } });
+  });
+});

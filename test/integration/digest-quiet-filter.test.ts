@@ -1,0 +1,229 @@
+/**
+ * Per-channel filters and quiet hours through the digest worker, against real peers: dynalite (the
+ * bridge table), the local SQS server, the service simulator and the local Slack server. A fixed clock.
+ * - quiet hours: runs inside a channel's window are held (once per event, retries included), nothing is
+ *   posted there; after the window one catch-up lists them, posted exactly once even when two sweeps
+ *   run side by side; a failed catch-up keeps the runs for the next sweep;
+ * - filters: a run the channel's filter leaves nothing of posts nothing there and is counted.
+ */
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { DynamoDigestStore } from '../../shared/adapters/dynamo-digest-store';
+import { DynamoSubscriptionStore } from '../../shared/adapters/dynamo-subscription-store';
+import { DynamoQuietHoursStore } from '../../shared/adapters/dynamo-quiet-hours';
+import { SqsDeadLetters } from '../../shared/adapters/sqs-dead-letters';
+import { ReadApiClient } from '../../shared/adapters/read-api';
+import { createSlackPoster } from '../../shared/adapters/slack-poster';
+import { QUEUE_MESSAGE_KINDS } from '../../shared/contracts';
+import type { DigestDeps } from '../../shared/digest/process';
+import { sweepCatchUps } from '../../shared/digest/held-digests';
+import type { WebhookEvent } from '../../shared/events';
+import { RecordingObserver } from '../support/recording-observer';
+import { startDigestPeers, type DigestPeers } from '../support/digest-peers';
+import { enqueue, invokeDigestBatch, receiveRecords } from '../support/sqs-records';
+
+const TABLE = 'bridge-quiet';
+const TOKEN = 'xoxb-quiet';
+const ANA = { userId: 'U0ANA' };
+const NIGHT = { startMinute: 22 * 60, endMinute: 7 * 60, timeZone: 'UTC' };
+
+let peers: DigestPeers;
+let project: string;
+let observer: RecordingObserver;
+let subscriptions: DynamoSubscriptionStore;
+let quietHours: DynamoQuietHoursStore;
+let store: DynamoDigestStore;
+let now = Date.UTC(2026, 10, 24, 12, 0);
+
+function deps(): DigestDeps {
+  return {
+    readApi: new ReadApiClient({ baseUrl: peers.sim.url, apiKey: peers.sim.apiKey, sleep: () => Promise.resolve() }),
+    slack: createSlackPoster({ token: TOKEN, slackApiUrl: peers.slack.apiUrl, sleep: () => Promise.resolve(), maxAttempts: 1 }),
+    store,
+    deadLetters: new SqsDeadLetters(peers.sqs, peers.dlqUrl),
+    channels: { defaultChannel: '#digests', byProject: {} },
+    subscriptions,
+    quietHours,
+    options: { dashboardUrlTemplate: 'https://dash.example/p/{project_id}/runs/{run_id}' },
+    clock: { now: () => now },
+    log: observer,
+    metrics: observer,
+  };
+}
+
+function runEvent(): WebhookEvent {
+  const run = peers.sim.advanceRun(project);
+  return {
+    id: randomUUID(),
+    type: 'run.completed',
+    created_at: new Date(now).toISOString(),
+    data: { project_id: project, run_id: run.runId, status: 'completed', answers: run.answers },
+  };
+}
+
+async function deliver(...events: (WebhookEvent | string)[]) {
+  for (const event of events) await enqueue(peers.sqs, peers.queueUrl, event);
+  return invokeDigestBatch(peers.sqs, peers.queueUrl, deps, observer);
+}
+
+const topLevel = (channel: string) => peers.slack.messages(channel).filter((m) => !m.thread_ts);
+const sweepMessage = JSON.stringify({ kind: QUEUE_MESSAGE_KINDS.quietCatchUp });
+
+beforeAll(async () => {
+  peers = await startDigestPeers({ tableName: TABLE, queueName: 'quiet', visibilityTimeoutSeconds: 1, slackToken: TOKEN });
+  [project] = peers.sim.projectIds() as [string];
+  subscriptions = new DynamoSubscriptionStore(peers.dynamo.client, TABLE);
+  quietHours = new DynamoQuietHoursStore(peers.dynamo.client, TABLE);
+  store = new DynamoDigestStore(peers.dynamo.client, { tableName: TABLE, leaseMs: 600_000, retentionSeconds: 86400 });
+});
+
+afterAll(async () => {
+  await peers.close();
+});
+
+beforeEach(async () => {
+  observer = new RecordingObserver();
+  now += 7 * 24 * 3_600_000;
+  await peers.reset();
+  for (const s of await subscriptions.listAll()) await subscriptions.unsubscribe(s.projectId, s.channel);
+});
+
+describe('quiet hours', () => {
+  it('holds runs inside the window and posts one catch-up after it, exactly once under concurrent sweeps', async () => {
+    await subscriptions.subscribe({ projectId: project, projectName: 'Northwind', channel: 'C0QUIET', actor: ANA, nowMs: now });
+    await quietHours.setWindow('C0QUIET', NIGHT, ANA, now);
+    const day = Math.floor(now / 86_400_000) * 86_400_000;
+
+    now = day + 23 * 3_600_000; // 23:00 UTC: quiet
+    const first = runEvent();
+    expect((await deliver(first)).failed.size).toBe(0);
+    now = day + 26 * 3_600_000; // 02:00 next day: still quiet
+    const second = runEvent();
+    // The first again (a redelivery) holds nothing more.
+    expect((await deliver(second, first)).failed.size).toBe(0);
+
+    expect(topLevel('C0QUIET')).toHaveLength(0);
+    expect(topLevel('#digests')).toHaveLength(2); // the home channel has no quiet hours
+    expect(observer.countOf('DigestHeld')).toBe(2);
+
+    // A sweep during the window posts nothing.
+    expect((await deliver(sweepMessage)).failed.size).toBe(0);
+    expect(topLevel('C0QUIET')).toHaveLength(0);
+
+    now = day + 31 * 3_600_000 + 60_000; // 07:01: the window is over
+    // Two sweeps in one batch run side by side: one message.
+    expect((await deliver(sweepMessage, sweepMessage)).failed.size).toBe(0);
+    const posted = topLevel('C0QUIET');
+    expect(posted).toHaveLength(1);
+    const text = JSON.stringify(posted[0]?.blocks);
+    expect(text).toContain('2 digests were held during quiet hours (22:00–07:00 UTC)');
+    // Oldest first, newest last, each with its link.
+    const firstAt = text.indexOf(`/runs/${String(first.data['run_id'])}|open`);
+    const secondAt = text.indexOf(`/runs/${String(second.data['run_id'])}|open`);
+    expect(firstAt).toBeGreaterThan(0);
+    expect(secondAt).toBeGreaterThan(firstAt);
+    expect(observer.countOf('QuietCatchUpPosted')).toBe(1);
+
+    // Nothing is left to catch up on: a later sweep posts nothing, the index is empty.
+    expect((await deliver(sweepMessage)).failed.size).toBe(0);
+    expect(topLevel('C0QUIET')).toHaveLength(1);
+    expect(await quietHours.channelsWithHeld()).toEqual([]);
+    expect(await receiveRecords(peers.sqs, peers.dlqUrl)).toHaveLength(0);
+  });
+
+  it('two sweeps racing on the store itself post once', async () => {
+    await quietHours.hold('C0RACE', {
+      eventId: 'e1',
+      projectId: project,
+      headline: 'Northwind — held',
+      createdAt: new Date(now).toISOString(),
+      heldAtMs: now,
+    });
+    now += 60_000;
+    const sweepDeps = { quietHours, slack: deps().slack, clock: { now: () => now }, log: observer, metrics: observer };
+    const [a, b] = await Promise.all([sweepCatchUps(sweepDeps), sweepCatchUps(sweepDeps)]);
+    expect([...a.posted, ...b.posted]).toEqual(['C0RACE']);
+    expect(topLevel('C0RACE')).toHaveLength(1);
+  });
+
+  it('a catch-up Slack refuses keeps its runs; the next sweep posts them once', async () => {
+    await quietHours.hold('C0FAIL', {
+      eventId: 'e2',
+      projectId: project,
+      headline: 'Northwind — held',
+      createdAt: new Date(now).toISOString(),
+      heldAtMs: now,
+    });
+    now += 60_000;
+    peers.slack.injectFault({ method: 'chat.postMessage', channel: 'C0FAIL', kind: 'slack_error', error: 'internal_error', times: 1 });
+    expect((await deliver(sweepMessage)).failed.size).toBe(0);
+    expect(topLevel('C0FAIL')).toHaveLength(0);
+    expect(observer.countOf('QuietCatchUpFailed')).toBe(1);
+    expect(await quietHours.channelsWithHeld()).toEqual(['C0FAIL']);
+
+    expect((await deliver(sweepMessage)).failed.size).toBe(0);
+    expect(topLevel('C0FAIL')).toHaveLength(1);
+    expect(await quietHours.channelsWithHeld()).toEqual([]);
+  });
+});
+
+describe('quiet hours after a crash', () => {
+  it('a catch-up whose post went out but was not recorded is found in Slack, not posted again', async () => {
+    // Slack's ts come from the local server's real clock: the lookup window starts at the catch-up's first claim.
+    let t = Date.now();
+    await quietHours.hold('C0CRASH', {
+      eventId: 'e3',
+      projectId: project,
+      headline: 'Northwind — held',
+      createdAt: new Date(t).toISOString(),
+      heldAtMs: t,
+    });
+    t += 60_000;
+    const real = deps().slack;
+    // The post reaches Slack, then the worker dies before recording it (its claim is released on the error).
+    const dying = {
+      ...real,
+      post: async (...args: Parameters<typeof real.post>) => {
+        await real.post(...args);
+        throw new Error('worker died after posting');
+      },
+    };
+    const sweepDeps = { quietHours, clock: { now: () => t }, log: observer, metrics: observer };
+    expect((await sweepCatchUps({ ...sweepDeps, slack: dying })).failed).toEqual(['C0CRASH']);
+    expect(topLevel('C0CRASH')).toHaveLength(1);
+
+    t += 60_000;
+    expect((await sweepCatchUps({ ...sweepDeps, slack: real })).posted).toEqual(['C0CRASH']);
+    expect(topLevel('C0CRASH')).toHaveLength(1);
+    expect(await quietHours.channelsWithHeld()).toEqual([]);
+  });
+});
+
+describe('filters', () => {
+  it('a run the filter leaves nothing of posts nothing in that channel, counted; other channels get it', async () => {
+    await subscriptions.subscribe({ projectId: project, projectName: 'Northwind', channel: 'C0FILTER', actor: ANA, nowMs: now });
+    // A baseline first: a first digest always posts.
+    expect((await deliver(runEvent())).failed.size).toBe(0);
+    expect(topLevel('C0FILTER')).toHaveLength(1);
+    // An engine the project is not measured on, and no change small enough to call.
+    const nothing = { engines: ['NoSuchEngine'], minChange: 1000 };
+    expect(await subscriptions.setFilter(project, 'C0FILTER', nothing, 'filter', ANA, now)).toMatchObject({ filter: nothing });
+
+    now += 86_400_000;
+    expect((await deliver(runEvent())).failed.size).toBe(0);
+    const home = topLevel('#digests');
+    expect(home).toHaveLength(2);
+    // The run had news (the home channel's digest calls changes): the filter took it all.
+    expect(home[1]?.text).not.toContain('no significant change');
+    expect(topLevel('C0FILTER')).toHaveLength(1);
+    expect(observer.countOf('DigestFiltered')).toBe(1);
+    expect(observer.countOf('DigestPosted')).toBe(2);
+
+    // `off` removes it: the next run posts there again.
+    await subscriptions.setFilter(project, 'C0FILTER', null, 'filter off', ANA, now);
+    expect((await subscriptions.forChannel('C0FILTER'))[0]?.filter).toBeUndefined();
+    now += 86_400_000;
+    expect((await deliver(runEvent())).failed.size).toBe(0);
+    expect(topLevel('C0FILTER')).toHaveLength(2);
+  });
+});

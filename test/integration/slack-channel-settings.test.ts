@@ -1,0 +1,149 @@
+/**
+ * `/visibility filter` and `/visibility quiet` through the command service over dynalite: stored with
+ * the subscription / per channel, announced in the channel, recorded in the channel's history, shown by
+ * `list`; bad input answered with what to fix; changes refused to whom the policy refuses them.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { ensureBridgeTable, startLocalDynamo, type LocalDynamo } from '../../local/dynamo';
+import { DynamoSubscriptionStore } from '../../shared/adapters/dynamo-subscription-store';
+import { DynamoQuietHoursStore } from '../../shared/adapters/dynamo-quiet-hours';
+import { answerSlashCommand } from '../../shared/slack-app/service';
+import type { SlashCommandRequest } from '../../shared/slack-app/commands';
+import type { InlineDeps, SlackReply } from '../../shared/slack-app/ports';
+import { DEFAULT_SLACK_ACCESS_POLICY } from '../../shared/slack-app/policy';
+import { findUnescapedMarkup } from '../../shared/slack-text';
+import { RecordingObserver } from '../support/recording-observer';
+
+const TABLE = 'slack-channel-settings';
+const NOW = Date.parse('2026-11-24T23:00:00Z');
+
+let dynamo: LocalDynamo;
+let store: DynamoSubscriptionStore;
+let quiet: DynamoQuietHoursStore;
+let observer: RecordingObserver;
+let deps: InlineDeps;
+let channel: string;
+let counter = 0;
+
+function request(text: string, userId = 'U0ANA'): SlashCommandRequest {
+  return {
+    command: '/visibility',
+    text,
+    channelId: channel,
+    userId,
+    userName: 'ana',
+    responseUrl: 'https://hooks.slack.com/x',
+    triggerId: 't',
+    teamId: 'T1',
+  };
+}
+
+async function say(text: string, userId?: string): Promise<SlackReply> {
+  return (await answerSlashCommand(request(text, userId), deps)).reply;
+}
+
+beforeAll(async () => {
+  dynamo = await startLocalDynamo();
+  await ensureBridgeTable(dynamo.client, TABLE);
+  store = new DynamoSubscriptionStore(dynamo.client, TABLE);
+  quiet = new DynamoQuietHoursStore(dynamo.client, TABLE);
+});
+
+afterAll(async () => {
+  await dynamo.close();
+});
+
+beforeEach(async () => {
+  channel = `C0SET${++counter}`;
+  observer = new RecordingObserver();
+  deps = {
+    store,
+    clock: { now: () => NOW },
+    access: DEFAULT_SLACK_ACCESS_POLICY,
+    groups: { membersOf: () => Promise.resolve(new Set<string>()) },
+    shares: { encode: () => Promise.resolve(undefined) },
+    quietHours: { store: quiet, defaultTimeZone: 'Europe/Berlin' },
+    metrics: observer,
+    log: observer,
+  };
+  await store.subscribe({ projectId: 'p-north', projectName: 'Northwind', channel, actor: { userId: 'U0ANA' }, nowMs: NOW });
+});
+
+describe('/visibility filter', () => {
+  it('stores the filter with the subscription, announces it, records it, and list shows it; off removes it', async () => {
+    const set = await say('filter northwind engines=ChatGPT,Claude alerts>=warning min-change=2');
+    expect(set.response_type).toBe('in_channel');
+    expect(set.text).toContain('<@U0ANA> filtered *Northwind* here: engines ChatGPT, Claude · alerts ≥ warning · min-change 2');
+    const [subscription] = await store.forChannel(channel);
+    expect(subscription?.filter).toEqual({ engines: ['ChatGPT', 'Claude'], minAlertLevel: 'warning', minChange: 2 });
+    expect(subscription?.lastChange).toBe('filter engines ChatGPT, Claude · alerts ≥ warning · min-change 2');
+    expect((await store.recentChanges(channel))[0]).toMatchObject({ who: 'U0ANA', projectId: 'p-north' });
+
+    const list = await say('list');
+    expect(list.text).toContain('filter: engines ChatGPT, Claude · alerts ≥ warning · min-change 2');
+
+    const off = await say('filter Northwind off');
+    expect(off.text).toContain('removed the filter of *Northwind*');
+    expect((await store.forChannel(channel))[0]?.filter).toBeUndefined();
+    expect((await say('list')).text).not.toContain('filter:');
+  });
+
+  it('answers bad input with what to fix, and an unknown project with the channel’s subscriptions', async () => {
+    const bad = await say('filter Northwind min-change=lots');
+    expect(bad.response_type).toBe('ephemeral');
+    expect(bad.text).toContain('min-change=');
+    expect(bad.text).toContain('filter <project>');
+    const unknown = await say('filter Southwind alerts>=error');
+    expect(unknown.response_type).toBe('ephemeral');
+    expect((await store.forChannel(channel))[0]?.filter).toBeUndefined();
+  });
+
+  it('an engine name with markup is stored as typed and shown sanitized', async () => {
+    const set = await say('filter Northwind engines=<!channel>,*Bold*');
+    expect(findUnescapedMarkup(set.text.replace(/<@U0ANA>/g, ''))).toBeNull();
+    expect(set.text).not.toContain('<!channel>');
+  });
+
+  it('is a change: a user the policy does not allow is refused and nothing is stored', async () => {
+    deps = { ...deps, access: { changes: { kind: 'users', userIds: ['U0BOSS'] }, changeChannels: {} } };
+    const refused = await say('filter Northwind alerts>=critical');
+    expect(refused.response_type).toBe('ephemeral');
+    expect(observer.countOf('SlackCommandRefused')).toBe(1);
+    expect((await store.forChannel(channel))[0]?.filter).toBeUndefined();
+  });
+});
+
+describe('/visibility quiet', () => {
+  it('sets the window in the stage zone by default, says it is quiet now, and list shows it; off ends it', async () => {
+    const set = await say('quiet 22:00-07:00');
+    expect(set.response_type).toBe('in_channel');
+    // 23:00Z is 00:00 in Berlin: inside the window, which ends at 07:00 Berlin = 06:00Z.
+    expect(set.text).toContain('22:00–07:00 Europe/Berlin');
+    expect(set.text).toContain('now quiet until <!date^1795586400^');
+    expect((await quiet.windowsOf([channel])).get(channel)?.window).toEqual({
+      startMinute: 1320,
+      endMinute: 420,
+      timeZone: 'Europe/Berlin',
+    });
+    expect((await store.recentChanges(channel))[0]).toMatchObject({ what: 'quiet hours 22:00–07:00 Europe/Berlin', projectId: '*' });
+
+    const list = await say('list');
+    expect(list.text).toContain('*Quiet hours* 22:00–07:00 Europe/Berlin — quiet now, digests are held');
+
+    const other = await say('quiet 12:00-13:00 America/New_York');
+    // The sanitizer shows `_` as a look-alike (never a style marker).
+    expect(other.text).toContain('12:00–13:00 America/New\u02CDYork');
+    expect(other.text).not.toContain('now quiet');
+
+    await say('quiet off');
+    expect((await quiet.windowsOf([channel])).size).toBe(0);
+    expect((await say('list')).text).not.toContain('Quiet hours');
+  });
+
+  it('bad input says what to fix; without the store wired the verb says so', async () => {
+    expect((await say('quiet 25:00-07:00')).text).toContain('not a window');
+    expect((await say('quiet 22:00-07:00 Nowhere/Land')).text).toContain('not a time zone');
+    deps = { ...deps, quietHours: undefined };
+    expect((await say('quiet 22:00-07:00')).text).toContain("aren't set up");
+  });
+});
