@@ -274,7 +274,9 @@ export function listReply(
 ): SlackReply {
   const sections = [subscriptionsText(subscriptions, nowMs)];
   if (changes.length > 0) sections.push(recentChangesText(changes));
-  return shareable(sections, shareValue);
+  // Nothing to show the channel: an empty list stays the asker's hint, without a Share button.
+  const worthSharing = subscriptions.length > 0 || changes.length > 0;
+  return shareable(sections, worthSharing ? shareValue : undefined);
 }
 
 function subscriptionsText(subscriptions: readonly Subscription[], nowMs: number): string {

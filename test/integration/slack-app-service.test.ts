@@ -682,6 +682,12 @@ describe('reads answer ephemerally with a working "Share in channel" (issue 21)'
     expect(responses[1]).toMatchObject({ delete_original: true });
   });
 
+  it('list: a channel with nothing to show gets its hint without a Share button', async () => {
+    const empty = await run('list', 'U3');
+    expect(empty.text).toContain('This channel has no subscriptions.');
+    expect(JSON.stringify(empty.blocks ?? [])).not.toContain(ACTION_IDS.shareInChannel);
+  });
+
   it('list: shared at once; projects through the queue; a click in another channel is refused', async () => {
     await run('subscribe Voltway');
     const list = await run('list', 'U3');
