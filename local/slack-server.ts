@@ -182,6 +182,8 @@ export interface LocalSlackServerOptions {
    * uses Slack's `https://hooks.slack.com`, which the deployed function accepts, and routes it here.
    */
   responseUrlOrigin?: string;
+  /** Origin of the file upload URLs handed out (default this server's own URL); the rehearsal uses `https://files.slack.com`, routed here. */
+  fileUploadOrigin?: string;
   team?: string;
   teamId?: string;
   /** The app's id (`api_app_id`) the commands and clicks carry; default LOCAL_SLACK_APP_ID. */
@@ -221,6 +223,7 @@ export class LocalSlackServer {
   readonly teamId: string;
   readonly appId: string;
   private readonly responseUrlOrigin: string | undefined;
+  private readonly fileUploadOrigin: string | undefined;
   readonly botUserId: string;
   readonly botId: string;
   readonly botName: string;
@@ -256,6 +259,7 @@ export class LocalSlackServer {
     this.teamId = options.teamId ?? LOCAL_SLACK_TEAM_ID;
     this.appId = options.appId ?? LOCAL_SLACK_APP_ID;
     this.responseUrlOrigin = options.responseUrlOrigin;
+    this.fileUploadOrigin = options.fileUploadOrigin;
     this.botUserId = options.botUserId ?? 'U0LOCALBOT';
     this.botId = options.botId ?? 'B0LOCALBOT';
     this.botName = options.botName ?? 'visibility-bridge';
@@ -925,7 +929,8 @@ export class LocalSlackServer {
     if (altText !== undefined && altText.length > 1000) return fail('alt_txt_too_large');
     const id = `F${randomUUID().replace(/-/g, '').slice(0, 10).toUpperCase()}`;
     this.fileUploads.set(id, { name, length, altText });
-    return ok({ upload_url: `http://${this.host}:${this.port}${LocalSlackServer.FILE_UPLOAD_PATH}${id}`, file_id: id });
+    const origin = this.fileUploadOrigin ?? `http://${this.host}:${this.port}`;
+    return ok({ upload_url: `${origin}${LocalSlackServer.FILE_UPLOAD_PATH}${id}`, file_id: id });
   }
 
   /** Shares uploaded files into a channel (or thread) as one message carrying a `files` list, as Slack shows it. */

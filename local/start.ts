@@ -10,6 +10,7 @@ import { DIGEST_MODES, ENV, HTTP_PATHS, type DigestMode } from '../shared/contra
 import { dashboardUrlTemplateProblem } from '../shared/digest/links';
 import { LocalStackError, generateSecret, startLocalStack, type DeliverySummary, type LocalStack, type LocalStackOptions } from './stack';
 import { SKIP_MESSAGES, type LocalLogEntry } from './local-observability';
+import { seedDemoHistory } from './demo-history';
 import type { PostedMessage, RecordedCall } from './slack-server';
 
 const DEFAULT_PORT = 8787;
@@ -485,8 +486,12 @@ async function main(argv: string[]): Promise<void> {
   const demoProject = stack.projectIds[0];
   if (args.demo && simulator && demoProject !== undefined) {
     const name = simulator.data.projects().find((p) => p.id === demoProject)?.name ?? demoProject;
+    // 8 weeks of back-dated runs first: the demo digest is a real one, with its trend chart (./demo-history).
+    const history = await seedDemoHistory(stack, demoProject);
     const sent = simulator.triggerRun(demoProject);
     out();
+    if (history.seeded)
+      out(`Demo: ${bold(name)} starts with 8 weeks of history (${history.runs} daily runs), so its digest has a trend chart.`);
     out(
       `Demo: the simulator finished run ${sent.run.runId.slice(0, 8)} of ${bold(name)} and sent run.completed ${sent.event.id.slice(0, 8)} (signed) to the webhook…`,
     );

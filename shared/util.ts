@@ -9,3 +9,13 @@ export function isRecord<T = unknown>(value: unknown): value is Record<string, T
 export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
+
+/** The JSON a string holds; undefined for anything else (not a string, or not JSON): the caller checks the shape. */
+export function parseJsonOrUndefined(value: unknown): unknown {
+  if (typeof value !== 'string') return undefined;
+  try {
+    return JSON.parse(value);
+  } catch {
+    return undefined;
+  }
+}

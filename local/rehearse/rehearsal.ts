@@ -9,16 +9,14 @@ import { randomBytes } from 'node:crypto';
 import { Agent, request as httpRequest } from 'node:http';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { PutSecretValueCommand } from '@aws-sdk/client-secrets-manager';
 import { bufferIo } from '../../cli/io';
 import { run as runCli } from '../../cli/main';
-import { HTTP_PATHS, TABLE } from '../../shared/contracts';
+import { HTTP_PATHS } from '../../shared/contracts';
 import { signPayload } from '../../shared/signature';
 import { signSlackRequest } from '../../shared/slack-request-signature';
 import { createSecretsManagerClient } from '../secrets-manager-server';
-import { RESPONSE_URL_PATH } from '../slack-server';
 import { createSqsClient } from '../sqs-server';
 import {
   alarmCoverage,
@@ -31,7 +29,9 @@ import {
 } from './alarm-coverage';
 import { checkCalls, describeDenial, rolePolicies } from './iam-check';
 import { egressFetch, REHEARSAL_ACCOUNT_ID, type RehearsedStack } from './rehearsed-stack';
+import { chartScenario, quietScenario, weeklyScenario } from './report-scenarios';
 import { runbookSteps } from './runbook';
+import { channelSubscribed, recordedResponseUrl, slashCommandForm } from './slack-requests';
 
 export interface Check {
   name: string;
@@ -51,6 +51,9 @@ export const SCENARIOS = [
   'outputs',
   'runbook',
   'digest',
+  'weekly',
+  'chart',
+  'quiet',
   'slash-command',
   'forged',
   'foreign',
@@ -80,8 +83,8 @@ export interface RehearsalOptions {
  * against what both emitted.
  */
 export const PARALLEL_GROUPS: readonly (readonly ScenarioName[])[] = [
-  ['outputs', 'runbook', 'digest', 'slash-command', 'forged', 'foreign', 'replay', 'faults', 'button'],
-  ['outputs', 'slack-outage', 'rotation', 'slack-flood', 'flood'],
+  ['outputs', 'runbook', 'digest', 'weekly', 'slash-command', 'forged', 'foreign', 'replay', 'faults', 'button'],
+  ['outputs', 'chart', 'quiet', 'slack-outage', 'rotation', 'slack-flood', 'flood'],
 ];
 
 export async function rehearseInParallel(
@@ -210,12 +213,12 @@ class ScenarioContext {
     return { status: response.status, text: await response.text() };
   }
 
-  runCompletedBody(overrides: Record<string, unknown> = {}): string {
+  runCompletedBody(overrides: Record<string, unknown> = {}, projectId = this.project()): string {
     return JSON.stringify({
       id: `evt_rehearsal_${randomBytes(6).toString('hex')}`,
       type: 'run.completed',
       created_at: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
-      data: { project_id: this.project(), run_id: `run_${randomBytes(4).toString('hex')}`, status: 'completed', answers: 120 },
+      data: { project_id: projectId, run_id: `run_${randomBytes(4).toString('hex')}`, status: 'completed', answers: 120 },
       ...overrides,
     });
   }
@@ -267,6 +270,9 @@ const SCENARIO_RUNNERS: Record<ScenarioName, ScenarioRunner> = {
   outputs: operatorOutputs,
   runbook,
   digest: digestScenario,
+  weekly: weeklyScenario,
+  chart: chartScenario,
+  quiet: quietScenario,
   'slash-command': slashCommandScenario,
   button: buttonScenario,
   forged: forgedScenario,
@@ -371,57 +377,6 @@ async function digestScenario(context: ScenarioContext): Promise<void> {
   const post = await context.waitFor(`a digest in ${channel}`, () => context.postsIn(channel)[before]);
   context.digestTs = post.ts;
   context.record(`digest: posted in the configured channel ${channel}`, true, (post.text ?? '').slice(0, 80));
-}
-
-/** Who a slash command comes from: by default the stage's own workspace and app (the template's Slack function names them). */
-interface CommandOrigin {
-  teamId?: string;
-  appId?: string;
-  channel?: string;
-}
-
-function slashCommandForm(
-  context: ScenarioContext,
-  text: string,
-  responseUrl = 'https://hooks.slack.com/commands/T0/1/rehearsal',
-  origin: CommandOrigin = {},
-): string {
-  const identity = context.stack.slackIdentity;
-  const channel = origin.channel ?? 'C0REHEARSE';
-  return new URLSearchParams({
-    token: 'unused',
-    team_id: origin.teamId ?? context.stack.peers.slack.teamId,
-    ...(identity.enterpriseId !== undefined ? { enterprise_id: identity.enterpriseId } : {}),
-    api_app_id: origin.appId ?? context.stack.peers.slack.appId,
-    channel_id: channel,
-    channel_name: channel.toLowerCase(),
-    user_id: 'U0REHEARSE',
-    user_name: 'operator',
-    command: '/visibility',
-    text,
-    response_url: responseUrl,
-    trigger_id: '1.2.3',
-  }).toString();
-}
-
-/** A response_url on the local Slack server (it keeps what is posted there), as Slack's hooks host. */
-function recordedResponseUrl(name: string): { url: string; answers: (context: ScenarioContext) => number } {
-  const path = `${RESPONSE_URL_PATH}${name}-${randomBytes(4).toString('hex')}`;
-  return {
-    url: `https://hooks.slack.com${path}`,
-    answers: (context) => context.stack.peers.slack.responses.filter((response) => response.path === path).length,
-  };
-}
-
-/** Whether the channel has a subscription index item (`chan#<channel>`): what `subscribe` writes. */
-async function channelSubscribed(context: ScenarioContext, channel: string): Promise<boolean> {
-  const answer = await context.stack.peers.dynamo.client.send(
-    new GetItemCommand({
-      TableName: context.outputs['TableName']!,
-      Key: { [TABLE.partitionKey]: { S: `${TABLE.prefixes.subscriptionsOfChannel}${channel}` } },
-    }),
-  );
-  return answer.Item !== undefined && Object.keys(answer.Item).some((name) => name !== TABLE.partitionKey);
 }
 
 /** A signed command from another workspace, and one for another app: 403, and nothing done. */

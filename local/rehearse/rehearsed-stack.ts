@@ -130,6 +130,8 @@ export class RehearsedStack {
     const slackIdentity = slackIdentityOf(options.stack.template);
     const slack = await LocalSlackServer.start({
       responseUrlOrigin: 'https://hooks.slack.com',
+      // As Slack's files.getUploadURLExternal answers: the deployed function sends chart bytes to Slack hosts only.
+      fileUploadOrigin: 'https://files.slack.com',
       ...(slackIdentity.teamId !== undefined ? { teamId: slackIdentity.teamId } : {}),
       ...(slackIdentity.appId !== undefined ? { appId: slackIdentity.appId } : {}),
     });
@@ -290,6 +292,7 @@ export class RehearsedStack {
       [this.resolve({ 'Fn::GetAtt': [this.apiLogicalId(), 'ApiEndpoint'] }) as string]: this.gateway.url,
       'https://slack.com': `http://${peers.slack.host}:${peers.slack.port}`,
       'https://hooks.slack.com': `http://${peers.slack.host}:${peers.slack.port}`,
+      'https://files.slack.com': `http://${peers.slack.host}:${peers.slack.port}`,
       ...this.readApiOrigins(),
     });
     this.egress = egress;

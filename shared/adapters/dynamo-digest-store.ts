@@ -7,7 +7,6 @@
  *   snapshot#<project id>: newest_run_ms (high-water mark of runs taken up), last_created_ms and the
  *     snapshot as JSON of the last digest posted.
  */
-import { randomUUID } from 'node:crypto';
 import {
   ConditionalCheckFailedException,
   GetItemCommand,
@@ -18,9 +17,7 @@ import {
 import { channelPostKey, TABLE } from '../contracts';
 import type { DigestClaim, DigestStore, PostingProgress } from '../ports';
 import type { ProjectSnapshot } from '../digest/snapshot';
-
-/** A failure text longer than this is cut: it is for a person reading `bridge dlq peek`. */
-const MAX_FAILURE_CHARS = 500;
+import { deadlineBound, finishLease, releaseLease, takeLease, type LeaseTable } from './dynamo-lease';
 
 export interface DynamoDigestStoreOptions {
   tableName: string;
@@ -43,10 +40,11 @@ export class DynamoDigestStore implements DigestStore {
 
   /** Bounds a call by the invocation's deadline (besides the client's own request timeout). */
   private bounded(): { abortSignal?: AbortSignal } {
-    const deadline = this.options.deadline?.() ?? Number.POSITIVE_INFINITY;
-    if (!Number.isFinite(deadline)) return {};
-    const now = this.options.now?.() ?? Date.now();
-    return { abortSignal: AbortSignal.timeout(Math.max(1, deadline - now)) };
+    return deadlineBound(this.options);
+  }
+
+  private get lease(): LeaseTable {
+    return { client: this.client, tableName: this.options.tableName, bounded: () => this.bounded() };
   }
 
   private claimKey(eventId: string): Record<string, AttributeValue> {
@@ -94,29 +92,9 @@ export class DynamoDigestStore implements DigestStore {
   }
 
   private async claimAt(key: Record<string, AttributeValue>, nowMs: number): Promise<DigestClaim> {
-    const token = randomUUID();
-    try {
-      // Creates the record, or takes over one whose holder's lease ended (keeping its progress).
-      const result = await this.client.send(
-        new UpdateItemCommand({
-          TableName: this.options.tableName,
-          Key: key,
-          UpdateExpression: `SET #state = :in_progress, #owner = :token, lease_until = :lease, ${TABLE.ttlAttribute} = if_not_exists(${TABLE.ttlAttribute}, :expires), first_claimed_ms = if_not_exists(first_claimed_ms, :now) ADD attempts :one`,
-          ConditionExpression: `attribute_not_exists(${TABLE.partitionKey}) OR (#state = :in_progress AND lease_until < :now)`,
-          ExpressionAttributeNames: { '#state': 'state', '#owner': 'owner' },
-          ExpressionAttributeValues: {
-            ':in_progress': { S: 'in_progress' },
-            ':token': { S: token },
-            ':lease': { N: String(nowMs + this.options.leaseMs) },
-            ':now': { N: String(nowMs) },
-            ':expires': { N: String(Math.floor(nowMs / 1000) + this.options.retentionSeconds) },
-            ':one': { N: '1' },
-          },
-          ReturnValues: 'ALL_NEW',
-        }),
-        this.bounded(),
-      );
-      const item = result.Attributes ?? {};
+    const outcome = await takeLease(this.lease, key, nowMs, this.options.leaseMs, this.options.retentionSeconds);
+    if (outcome.taken) {
+      const { item, token } = outcome;
       const progress: PostingProgress = { repliesPosted: Number(item['replies_posted']?.N ?? 0) };
       if (item['channel']?.S) progress.channel = item['channel'].S;
       if (item['main_ts']?.S) progress.mainTs = item['main_ts'].S;
@@ -127,16 +105,10 @@ export class DynamoDigestStore implements DigestStore {
         attempt: Number(item['attempts']?.N ?? 1),
         firstClaimedMs: Number(item['first_claimed_ms']?.N ?? nowMs),
       };
-    } catch (error) {
-      if (!(error instanceof ConditionalCheckFailedException)) throw error;
     }
-    const existing = await this.client.send(
-      new GetItemCommand({ TableName: this.options.tableName, Key: key, ConsistentRead: true }),
-      this.bounded(),
-    );
-    const state = existing.Item?.['state']?.S;
-    if (state === 'posted' || state === 'skipped') return { status: 'done', outcome: state, mainTs: existing.Item?.['main_ts']?.S };
-    const leaseUntil = Number(existing.Item?.['lease_until']?.N ?? nowMs);
+    const state = outcome.existing?.['state']?.S;
+    if (state === 'posted' || state === 'skipped') return { status: 'done', outcome: state, mainTs: outcome.existing?.['main_ts']?.S };
+    const leaseUntil = Number(outcome.existing?.['lease_until']?.N ?? nowMs);
     return { status: 'busy', retryAfterSeconds: Math.max(1, Math.ceil((leaseUntil - nowMs) / 1000)) };
   }
 
@@ -165,43 +137,12 @@ export class DynamoDigestStore implements DigestStore {
     );
   }
 
-  private async finishAt(key: Record<string, AttributeValue>, token: string, outcome: 'posted' | 'skipped'): Promise<void> {
-    await this.client.send(
-      new UpdateItemCommand({
-        TableName: this.options.tableName,
-        Key: key,
-        UpdateExpression: 'SET #state = :outcome REMOVE lease_until',
-        ConditionExpression: '#owner = :token',
-        ExpressionAttributeNames: { '#state': 'state', '#owner': 'owner' },
-        ExpressionAttributeValues: { ':outcome': { S: outcome }, ':token': { S: token } },
-      }),
-      this.bounded(),
-    );
+  private finishAt(key: Record<string, AttributeValue>, token: string, outcome: 'posted' | 'skipped'): Promise<void> {
+    return finishLease(this.lease, key, token, outcome);
   }
 
-  private async releaseAt(key: Record<string, AttributeValue>, token: string, failure?: string): Promise<void> {
-    // The failure is kept on the claim so `bridge dlq peek` can say why the message failed.
-    const failureUpdate = failure === undefined ? '' : `, ${TABLE.lastFailureAttribute} = :failure`;
-    try {
-      await this.client.send(
-        new UpdateItemCommand({
-          TableName: this.options.tableName,
-          Key: key,
-          UpdateExpression: `SET lease_until = :zero${failureUpdate}`,
-          ConditionExpression: '#owner = :token AND #state = :in_progress',
-          ExpressionAttributeNames: { '#owner': 'owner', '#state': 'state' },
-          ExpressionAttributeValues: {
-            ':zero': { N: '0' },
-            ':token': { S: token },
-            ':in_progress': { S: 'in_progress' },
-            ...(failure === undefined ? {} : { ':failure': { S: failure.slice(0, MAX_FAILURE_CHARS) } }),
-          },
-        }),
-        this.bounded(),
-      );
-    } catch (error) {
-      if (!(error instanceof ConditionalCheckFailedException)) throw error;
-    }
+  private releaseAt(key: Record<string, AttributeValue>, token: string, failure?: string): Promise<void> {
+    return releaseLease(this.lease, key, token, failure);
   }
 
   async getSnapshot(projectId: string): Promise<ProjectSnapshot | null> {

@@ -11,7 +11,6 @@
  * Errors are wrapped in SlackAppStoreError naming the operation.
  */
 import {
-  BatchGetItemCommand,
   ConditionalCheckFailedException,
   DeleteItemCommand,
   GetItemCommand,
@@ -21,7 +20,8 @@ import {
   type DynamoDBClient,
 } from '@aws-sdk/client-dynamodb';
 import { TABLE } from '../contracts';
-import { SlackAppStoreError } from '../errors';
+import { batchGetAll } from './dynamo-batch-get';
+import { storeGuard } from './store-guard';
 import type { Actor, HeldClaimResult, HeldRun, QuietHoursStore, QuietSetting, QuietWindow } from '../ports';
 
 type Item = Record<string, AttributeValue>;
@@ -30,8 +30,6 @@ const RUN_PREFIX = 'r_';
 const INDEX_PREFIX = 'ch_';
 /** Channel ids are upper-case letters and digits: `~index` can't be one. */
 const INDEX_SUFFIX = '~index';
-const BATCH_GET_LIMIT = 100;
-const UNPROCESSED_ROUNDS = 5;
 /** A stored headline is cut to this (a held item holds many runs, far below 400 KB). */
 const HEADLINE_CHARS = 600;
 
@@ -44,12 +42,10 @@ export class DynamoQuietHoursStore implements QuietHoursStore {
   async windowsOf(channels: readonly string[]): Promise<Map<string, QuietSetting>> {
     return guard('windowsOf', async () => {
       const settings = new Map<string, QuietSetting>();
-      const unique = [...new Set(channels)];
-      for (let start = 0; start < unique.length; start += BATCH_GET_LIMIT) {
-        for (const item of await this.batchGet(unique.slice(start, start + BATCH_GET_LIMIT).map(quietKey))) {
-          const parsed = parseSetting(item);
-          if (parsed) settings.set(parsed.channel, parsed.setting);
-        }
+      const keys = [...new Set(channels)].map(quietKey);
+      for (const item of await batchGetAll(this.client, this.tableName, keys, 'quiet-hours')) {
+        const parsed = parseSetting(item);
+        if (parsed) settings.set(parsed.channel, parsed.setting);
       }
       return settings;
     });
@@ -228,29 +224,10 @@ export class DynamoQuietHoursStore implements QuietHoursStore {
       if (!(error instanceof ConditionalCheckFailedException)) throw error;
     }
   }
-
-  private async batchGet(keys: Item[]): Promise<Item[]> {
-    const items: Item[] = [];
-    let pending = keys;
-    for (let round = 0; pending.length > 0; round++) {
-      if (round === UNPROCESSED_ROUNDS) throw new Error(`${pending.length} quiet-hours items stayed unprocessed`);
-      const result = await this.client.send(
-        new BatchGetItemCommand({ RequestItems: { [this.tableName]: { Keys: pending, ConsistentRead: true } } }),
-      );
-      items.push(...(result.Responses?.[this.tableName] ?? []));
-      pending = result.UnprocessedKeys?.[this.tableName]?.Keys ?? [];
-    }
-    return items;
-  }
 }
 
-async function guard<T>(operation: string, run: () => Promise<T>): Promise<T> {
-  try {
-    return await run();
-  } catch (error) {
-    throw new SlackAppStoreError(`quiet-hours store ${operation}`, { cause: error });
-  }
-}
+/** Every operation's errors become a SlackAppStoreError naming it. */
+const guard = storeGuard('quiet-hours store');
 
 function quietKey(channel: string): Item {
   return { [TABLE.partitionKey]: { S: `${TABLE.prefixes.quiet}${channel}` } };

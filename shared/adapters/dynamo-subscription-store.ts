@@ -17,7 +17,6 @@
  * Size: an item holds 400 KB, about 2,000 channels per project or 4,000 projects per channel.
  */
 import {
-  BatchGetItemCommand,
   ConditionalCheckFailedException,
   GetItemCommand,
   ScanCommand,
@@ -26,7 +25,8 @@ import {
   type DynamoDBClient,
 } from '@aws-sdk/client-dynamodb';
 import { SUBSCRIPTION_ATTRIBUTES, TABLE, type DigestMode } from '../contracts';
-import { SlackAppStoreError } from '../errors';
+import { batchGetAll } from './dynamo-batch-get';
+import { storeGuard } from './store-guard';
 import {
   AUDIT_KEPT,
   type Actor,
@@ -42,8 +42,6 @@ import {
 
 type Item = Record<string, AttributeValue>;
 
-const BATCH_GET_LIMIT = 100;
-const UNPROCESSED_ROUNDS = 5;
 /** A project name in an audit entry is cut to this (the list stays far below the 400 KB item limit). */
 const AUDIT_NAME_CHARS = 300;
 /** Append, and trim when full, at most this many times under contention before giving up. */
@@ -283,39 +281,16 @@ export class DynamoSubscriptionStore implements SubscriptionStore {
   }
 
   /** Reads the `sub#` items (pk + the one channel attribute), 100 keys a call, retrying unprocessed keys a few rounds. */
-  private async batchGet(keys: Item[], attribute: string): Promise<Item[]> {
-    const items: Item[] = [];
-    for (let start = 0; start < keys.length; start += BATCH_GET_LIMIT) {
-      let pending: Item[] = keys.slice(start, start + BATCH_GET_LIMIT);
-      for (let round = 0; pending.length > 0; round++) {
-        if (round === UNPROCESSED_ROUNDS) throw new Error(`${pending.length} subscription items stayed unprocessed`);
-        const result = await this.client.send(
-          new BatchGetItemCommand({
-            RequestItems: {
-              [this.tableName]: {
-                Keys: pending,
-                ConsistentRead: true,
-                ProjectionExpression: 'pk, project_id, #c',
-                ExpressionAttributeNames: { '#c': attribute },
-              },
-            },
-          }),
-        );
-        items.push(...(result.Responses?.[this.tableName] ?? []));
-        pending = result.UnprocessedKeys?.[this.tableName]?.Keys ?? [];
-      }
-    }
-    return items;
+  private batchGet(keys: Item[], attribute: string): Promise<Item[]> {
+    return batchGetAll(this.client, this.tableName, keys, 'subscription', {
+      ProjectionExpression: 'pk, project_id, #c',
+      ExpressionAttributeNames: { '#c': attribute },
+    });
   }
 }
 
-async function guard<T>(operation: string, run: () => Promise<T>): Promise<T> {
-  try {
-    return await run();
-  } catch (error) {
-    throw new SlackAppStoreError(`subscription store ${operation}`, { cause: error });
-  }
-}
+/** Every operation's errors become a SlackAppStoreError naming it. */
+const guard = storeGuard('subscription store');
 
 function projectKey(projectId: string): Item {
   return { [TABLE.partitionKey]: { S: `${TABLE.prefixes.subscriptionsOfProject}${projectId}` } };

@@ -8,17 +8,10 @@
  *   weekly#<channel>#base#<project id>: the baseline the channel's last report left (JSON), kept 8 weeks.
  * Channel ids hold no `#`, so the keys split unambiguously.
  */
-import { randomUUID } from 'node:crypto';
-import {
-  ConditionalCheckFailedException,
-  GetItemCommand,
-  PutItemCommand,
-  UpdateItemCommand,
-  type AttributeValue,
-  type DynamoDBClient,
-} from '@aws-sdk/client-dynamodb';
+import { GetItemCommand, PutItemCommand, UpdateItemCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SUBSCRIPTION_ATTRIBUTES, TABLE } from '../contracts';
 import type { WeeklyBaseline, WeeklyClaim, WeeklySetting, WeeklyStore } from '../weekly/ports';
+import { deadlineBound, finishLease, releaseLease, takeLease, type LeaseTable } from './dynamo-lease';
 
 export interface DynamoWeeklyStoreOptions {
   tableName: string;
@@ -31,7 +24,6 @@ export interface DynamoWeeklyStoreOptions {
 
 const CLAIM_RETENTION_SECONDS = 35 * 24 * 3600;
 const BASELINE_RETENTION_SECONDS = 56 * 24 * 3600;
-const MAX_FAILURE_CHARS = 500;
 const SETTINGS_KEY = `${TABLE.prefixes.weeklySettings}channels`;
 const CHANNEL_ATTRIBUTE = SUBSCRIPTION_ATTRIBUTES.channelPrefix;
 
@@ -56,10 +48,11 @@ export class DynamoWeeklyStore implements WeeklyStore {
   ) {}
 
   private bounded(): { abortSignal?: AbortSignal } {
-    const deadline = this.options.deadline?.() ?? Number.POSITIVE_INFINITY;
-    if (!Number.isFinite(deadline)) return {};
-    const now = this.options.now?.() ?? Date.now();
-    return { abortSignal: AbortSignal.timeout(Math.max(1, deadline - now)) };
+    return deadlineBound(this.options);
+  }
+
+  private get lease(): LeaseTable {
+    return { client: this.client, tableName: this.options.tableName, bounded: () => this.bounded() };
   }
 
   async settings(): Promise<Map<string, WeeklySetting>> {
@@ -90,29 +83,9 @@ export class DynamoWeeklyStore implements WeeklyStore {
   }
 
   async claim(channel: string, week: string, nowMs: number): Promise<WeeklyClaim> {
-    const claimKey = key(weeklyClaimKey(channel, week));
-    const token = randomUUID();
-    try {
-      const result = await this.client.send(
-        new UpdateItemCommand({
-          TableName: this.options.tableName,
-          Key: claimKey,
-          UpdateExpression: `SET #state = :in_progress, #owner = :token, lease_until = :lease, ${TABLE.ttlAttribute} = if_not_exists(${TABLE.ttlAttribute}, :expires), first_claimed_ms = if_not_exists(first_claimed_ms, :now) ADD attempts :one`,
-          ConditionExpression: `attribute_not_exists(${TABLE.partitionKey}) OR (#state = :in_progress AND lease_until < :now)`,
-          ExpressionAttributeNames: { '#state': 'state', '#owner': 'owner' },
-          ExpressionAttributeValues: {
-            ':in_progress': { S: 'in_progress' },
-            ':token': { S: token },
-            ':lease': { N: String(nowMs + this.options.leaseMs) },
-            ':now': { N: String(nowMs) },
-            ':expires': { N: String(Math.floor(nowMs / 1000) + CLAIM_RETENTION_SECONDS) },
-            ':one': { N: '1' },
-          },
-          ReturnValues: 'ALL_NEW',
-        }),
-        this.bounded(),
-      );
-      const item = result.Attributes ?? {};
+    const outcome = await takeLease(this.lease, key(weeklyClaimKey(channel, week)), nowMs, this.options.leaseMs, CLAIM_RETENTION_SECONDS);
+    if (outcome.taken) {
+      const { item, token } = outcome;
       return {
         status: 'claimed',
         token,
@@ -120,14 +93,8 @@ export class DynamoWeeklyStore implements WeeklyStore {
         firstClaimedMs: Number(item['first_claimed_ms']?.N ?? nowMs),
         postedTs: item['posted_ts']?.S,
       };
-    } catch (error) {
-      if (!(error instanceof ConditionalCheckFailedException)) throw error;
     }
-    const existing = await this.client.send(
-      new GetItemCommand({ TableName: this.options.tableName, Key: claimKey, ConsistentRead: true }),
-      this.bounded(),
-    );
-    if (existing.Item?.['state']?.S === 'posted') return { status: 'done', ts: existing.Item['posted_ts']?.S };
+    if (outcome.existing?.['state']?.S === 'posted') return { status: 'done', ts: outcome.existing['posted_ts']?.S };
     return { status: 'busy' };
   }
 
@@ -145,42 +112,12 @@ export class DynamoWeeklyStore implements WeeklyStore {
     );
   }
 
-  async finish(channel: string, week: string, token: string): Promise<void> {
-    await this.client.send(
-      new UpdateItemCommand({
-        TableName: this.options.tableName,
-        Key: key(weeklyClaimKey(channel, week)),
-        UpdateExpression: 'SET #state = :posted REMOVE lease_until',
-        ConditionExpression: '#owner = :token',
-        ExpressionAttributeNames: { '#state': 'state', '#owner': 'owner' },
-        ExpressionAttributeValues: { ':posted': { S: 'posted' }, ':token': { S: token } },
-      }),
-      this.bounded(),
-    );
+  finish(channel: string, week: string, token: string): Promise<void> {
+    return finishLease(this.lease, key(weeklyClaimKey(channel, week)), token, 'posted');
   }
 
-  async release(channel: string, week: string, token: string, failure: string): Promise<void> {
-    try {
-      await this.client.send(
-        new UpdateItemCommand({
-          TableName: this.options.tableName,
-          Key: key(weeklyClaimKey(channel, week)),
-          UpdateExpression: `SET lease_until = :zero, ${TABLE.lastFailureAttribute} = :failure`,
-          ConditionExpression: '#owner = :token AND #state = :in_progress',
-          ExpressionAttributeNames: { '#owner': 'owner', '#state': 'state' },
-          ExpressionAttributeValues: {
-            ':zero': { N: '0' },
-            ':token': { S: token },
-            ':in_progress': { S: 'in_progress' },
-            ':failure': { S: failure.slice(0, MAX_FAILURE_CHARS) },
-          },
-        }),
-        this.bounded(),
-      );
-    } catch (error) {
-      // Taken over meanwhile (our lease ended): the new holder decides.
-      if (!(error instanceof ConditionalCheckFailedException)) throw error;
-    }
+  release(channel: string, week: string, token: string, failure: string): Promise<void> {
+    return releaseLease(this.lease, key(weeklyClaimKey(channel, week)), token, failure);
   }
 
   async baseline(channel: string, projectId: string): Promise<WeeklyBaseline | null> {

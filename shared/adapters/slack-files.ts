@@ -13,9 +13,8 @@
 import type { FilesGetUploadURLExternalResponse, WebClient } from '@slack/web-api';
 import type { SlackFileUpload, SlackFileUploader } from '../charts/types';
 import { UnexpectedResponse } from '../errors';
-import { headerValueProblem, unusableSecret } from '../secrets';
 import { classifySlackError, fixForSlackError, SlackPermanentError, SlackUnavailableError } from './slack-errors';
-import { createSlackClient, DEFAULT_REQUEST_TIMEOUT_MS, redactor } from './slack-poster';
+import { slackConnection } from './slack-poster';
 
 export interface SlackFileUploaderOptions {
   token: string;
@@ -44,16 +43,10 @@ const FILE_FIXES: Readonly<Record<string, string>> = {
 };
 
 export function createSlackFileUploader(options: SlackFileUploaderOptions): SlackFileUploader {
-  const problem = headerValueProblem(options.token);
-  if (problem !== undefined) throw unusableSecret(options.tokenSecretName ?? 'Slack bot token', problem);
-  const now = options.now ?? Date.now;
-  const deadline = options.deadline;
-  const remainingMs = (): number => (deadline ? deadline() - now() : Number.POSITIVE_INFINITY);
-  const requestTimeoutMs = Math.max(1, options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS);
-  const client = createSlackClient(options.token, options.slackApiUrl, requestTimeoutMs, remainingMs);
+  const { client, redact, remainingMs, requestTimeoutMs } = slackConnection(options);
   const steps: UploadSteps = {
     client,
-    redact: redactor(options.token),
+    redact,
     allowedOrigins: uploadOrigins(options.slackApiUrl),
     requestBudgetMs: () => Math.max(1, Math.floor(Math.min(requestTimeoutMs, remainingMs()))),
   };

@@ -43,19 +43,19 @@ type PostMessageBlocks = Extract<ChatPostMessageArguments, { blocks: unknown }>[
 
 export const DEFAULT_REQUEST_TIMEOUT_MS = 10_000;
 
-/** The poster's settings with defaults applied, shared by its methods. */
-interface PosterContext {
+/** What every Slack Web API adapter (the poster, the file uploader) starts from. */
+export interface SlackConnection {
   client: WebClient;
-  sleep: (ms: number) => Promise<void>;
-  maxAttempts: number;
-  minAttemptMs: number;
-  maxRetryWaitMs: number;
-  backoffBaseMs: number;
+  /** Time left before the deadline (infinite without one). */
   remainingMs: () => number;
+  requestTimeoutMs: number;
   redact: (text: string) => string;
 }
 
-function posterContext(options: SlackPosterOptions): PosterContext {
+/** Checks the token can go in a header (else "fix the secret"), then builds the deadline-bounded client. */
+export function slackConnection(
+  options: Pick<SlackPosterOptions, 'token' | 'tokenSecretName' | 'slackApiUrl' | 'deadline' | 'now' | 'requestTimeoutMs'>,
+): SlackConnection {
   const problem = headerValueProblem(options.token);
   if (problem !== undefined) throw unusableSecret(options.tokenSecretName ?? 'Slack bot token', problem);
   const now = options.now ?? Date.now;
@@ -64,13 +64,29 @@ function posterContext(options: SlackPosterOptions): PosterContext {
   const requestTimeoutMs = Math.max(1, options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS);
   return {
     client: createSlackClient(options.token, options.slackApiUrl, requestTimeoutMs, remainingMs),
+    remainingMs,
+    requestTimeoutMs,
+    redact: redactor(options.token),
+  };
+}
+
+/** The poster's settings with defaults applied, shared by its methods. */
+interface PosterContext extends SlackConnection {
+  sleep: (ms: number) => Promise<void>;
+  maxAttempts: number;
+  minAttemptMs: number;
+  maxRetryWaitMs: number;
+  backoffBaseMs: number;
+}
+
+function posterContext(options: SlackPosterOptions): PosterContext {
+  return {
+    ...slackConnection(options),
     sleep: options.sleep ?? defaultSleep,
     maxAttempts: Math.max(1, Math.floor(options.maxAttempts ?? 3)),
     minAttemptMs: Math.max(0, options.minAttemptMs ?? 1_000),
     maxRetryWaitMs: options.maxRetryWaitMs ?? 30_000,
     backoffBaseMs: Math.max(0, options.backoffBaseMs ?? 500),
-    remainingMs,
-    redact: redactor(options.token),
   };
 }
 

@@ -53,7 +53,8 @@ import type { QuietHoursStore } from '../ports';
 import { runWeeklySweep } from '../weekly/sweep';
 import type { WeeklyChartHook, WeeklyOptions, WeeklyStore, WeeklySweepMessage } from '../weekly/ports';
 import { threadChart, type ChartDeps } from './chart-step';
-import { nextTrend, trendChartInput } from './chart-history';
+import { PacedChannel } from '../pacing';
+import { nextTrend, trendChartInput, trendOf } from './chart-history';
 import type { NoiseMinimums } from './noise';
 
 export interface ChannelRouting {
@@ -644,6 +645,21 @@ function commandDeps(deps: DigestDeps): DeferredDeps {
 }
 
 /** A weekly sweep: every due channel's report (shared/weekly/sweep.ts); a channel's failure is its own, the sweep succeeds. */
+/** Each project's trend chart in its weekly report's thread, from its stored trend; none when charts are off. */
+function weeklyCharts(deps: DigestDeps): WeeklyChartHook | undefined {
+  const charts = deps.charts;
+  if (charts === undefined) return undefined;
+  return async ({ channel, ts, projects }) => {
+    const paced = new PacedChannel(channel, deps);
+    for (const project of projects) {
+      const snapshot = await deps.store.getSnapshot(project.id);
+      if (snapshot === null) continue;
+      const chart = threadChart(trendChartInput(project.name, trendOf(snapshot)), charts, deps);
+      await chart.postInThread({ channel, threadTs: ts, paced, slack: deps.slack, eventId: `weekly#${channel}#${project.id}` });
+    }
+  };
+}
+
 async function sweepWeekly(request: WeeklySweepMessage, deps: DigestDeps): Promise<RecordResult> {
   if (deps.weekly === undefined || deps.subscriptions === undefined) {
     deps.log.warn('weekly sweep ignored: weekly reports are not set up in this runtime');
@@ -652,6 +668,7 @@ async function sweepWeekly(request: WeeklySweepMessage, deps: DigestDeps): Promi
   const { kind: _kind, ...sweep } = request;
   await runWeeklySweep(sweep, {
     ...deps.weekly,
+    chart: deps.weekly.chart ?? weeklyCharts(deps),
     digests: deps.store,
     subscriptions: deps.subscriptions,
     listProjects: () => deps.readApi.listProjects(),

@@ -13,7 +13,7 @@ import { ConfigError, optionalString, type Env } from '../config-env';
 import { ENV, SLACK_APP_METRICS } from '../contracts';
 import type { SecretSource } from '../ports';
 import { verifierFromSecret, type SecretVerifierOptions, type VerifierSecretKind } from '../secrets';
-import { isRecord } from '../util';
+import { isRecord, parseJsonOrUndefined } from '../util';
 
 /** What a digest button acts on: the project, its name (for the reply) and the channel the digest was posted to. */
 export interface ActionTarget {
@@ -78,7 +78,7 @@ function signFields(fields: Readonly<Record<string, string>>, key: KeyObject): s
 }
 
 function verifyFields(value: unknown, keys: readonly KeyObject[]): Record<string, string> | null {
-  const parsed = parseJson(value);
+  const parsed = parseJsonOrUndefined(value);
   if (!isRecord(parsed)) return null;
   const { [SIGNATURE_FIELD]: signature, ...rest } = parsed;
   if (typeof signature !== 'string' || !Object.values(rest).every((field) => typeof field === 'string')) return null;
@@ -152,13 +152,4 @@ export function actionSigningKeyKind(): VerifierSecretKind<ActionValueCodec> {
 
 export function actionValueCodecFrom(source: SecretSource, options: SecretVerifierOptions): () => Promise<ActionValueCodec> {
   return verifierFromSecret(source, actionSigningKeyKind(), options);
-}
-
-function parseJson(value: unknown): unknown {
-  if (typeof value !== 'string') return undefined;
-  try {
-    return JSON.parse(value);
-  } catch {
-    return undefined;
-  }
 }

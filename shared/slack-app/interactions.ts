@@ -5,7 +5,7 @@
  * is not in the value's channel. Never throws.
  */
 import type { Actor } from '../ports';
-import { isRecord } from '../util';
+import { isRecord, parseJsonOrUndefined } from '../util';
 import { isChannelId } from '../routing';
 import type { ActionTarget, ActionValueCodec } from './button-value';
 import type { ShareTarget, ShareValues } from './ports';
@@ -68,7 +68,7 @@ export function decodeActionValue(value: unknown, codec: ActionValueCodec): Acti
 
 /** Parses the form body of an interaction request (`payload=<JSON>`), verifying a digest button's value with `codec`. */
 export function parseInteractionForm(rawBody: string, codec: ActionValueCodec): InteractionParse {
-  const payload = parseJson(new URLSearchParams(rawBody).get('payload'));
+  const payload = parseJsonOrUndefined(new URLSearchParams(rawBody).get('payload'));
   if (!isRecord(payload)) return { ok: false, problem: 'interaction body has no JSON `payload` field' };
   if (payload['type'] !== 'block_actions') return { ok: false, problem: `interaction type "${String(payload['type'])}" is not handled` };
   const user = isRecord(payload['user']) ? payload['user'] : {};
@@ -163,15 +163,6 @@ function messageBlocks(message: unknown): unknown[] {
   if (!isRecord(message)) return [];
   const blocks = message['blocks'];
   return Array.isArray(blocks) ? blocks : [];
-}
-
-function parseJson(value: unknown): unknown {
-  if (typeof value !== 'string') return undefined;
-  try {
-    return JSON.parse(value);
-  } catch {
-    return undefined;
-  }
 }
 
 function isNonEmptyString(value: unknown): value is string {

@@ -17,7 +17,7 @@
  */
 import { ConfigError, optionalString, type Env } from '../config-env';
 import { ENV, HTTP_PATHS } from '../contracts';
-import { isRecord } from '../util';
+import { isRecord, parseJsonOrUndefined } from '../util';
 
 /** Slack's id shapes: teams T…, Grid orgs E…, apps A…. Exported for the stage-file validation. */
 export const SLACK_ID_PATTERNS = {
@@ -84,7 +84,7 @@ export function requestOrigin(path: string, rawBody: string): RequestOrigin {
       appId: text(form.get('api_app_id')),
     };
   }
-  const payload = parseJson(form.get('payload'));
+  const payload = parseJsonOrUndefined(form.get('payload'));
   if (!isRecord(payload)) return { teamIds: [], enterpriseId: undefined, appId: undefined };
   const field = (parent: unknown, name: string) => (isRecord(parent) ? parent[name] : undefined);
   return {
@@ -100,13 +100,4 @@ function present(values: readonly unknown[]): string[] {
 
 function text(value: unknown): string | undefined {
   return typeof value === 'string' && value !== '' ? value : undefined;
-}
-
-function parseJson(value: string | null): unknown {
-  if (value === null) return undefined;
-  try {
-    return JSON.parse(value);
-  } catch {
-    return undefined;
-  }
 }

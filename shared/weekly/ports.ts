@@ -83,11 +83,12 @@ export interface WeeklyStore {
 }
 
 /**
- * Where the trend chart goes once charts are wired into the digest (issue 23, deliverable 1): called
- * after the report is posted, with its ts, to upload one chart per project into its thread. A
- * failure there is the chart's own (counted by its owner); the report is already posted.
+ * The trend charts of a posted report: called once, right after the report is posted (a retry that
+ * finds it posted never calls it again), with the channel id Slack answered and the report's ts, to
+ * upload one chart per project into its thread. A failure there is the chart's own (counted by its
+ * owner); the report is already posted.
  */
-export type WeeklyChartHook = (input: { channel: string; ts: string; projectIds: readonly string[] }) => Promise<void>;
+export type WeeklyChartHook = (input: { channel: string; ts: string; projects: readonly { id: string; name: string }[] }) => Promise<void>;
 
 /** Queue message body of a weekly sweep (EventBridge Scheduler sends it; `bridge trigger weekly` too). */
 export interface WeeklySweepMessage {
@@ -125,6 +126,6 @@ export interface WeeklyDeps {
   options: WeeklyOptions;
   deadline?: (() => number) | undefined;
   sleep?: ((ms: number) => Promise<void>) | undefined;
-  /** Unset until charts are wired (see WeeklyChartHook). */
+  /** Unset when charts are off (see WeeklyChartHook). */
   chart?: WeeklyChartHook | undefined;
 }

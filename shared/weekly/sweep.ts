@@ -198,7 +198,8 @@ async function postReport(item: DueChannel, token: string, deps: WeeklyDeps): Pr
   // First: from here on a retry finishes the week instead of posting it again.
   await deps.store.recordPosted(channel, week, token, posted.ts);
   await keepBaselines(channel, inputs, nowMs, deps);
-  await attachChart(channel, posted.ts, projects, deps);
+  // files.completeUploadExternal takes channel ids only: the one Slack answered, not a configured name.
+  await attachChart(posted.channel, posted.ts, projects, deps);
   return posted.ts;
 }
 
@@ -215,10 +216,15 @@ async function keepBaselines(
       deps.log.warn('weekly baseline not stored: next report lists no opened/closed gaps', { channel, ...describeError(r.reason) });
 }
 
-async function attachChart(channel: string, ts: string, projects: readonly { id: string }[], deps: WeeklyDeps): Promise<void> {
+async function attachChart(
+  channel: string,
+  ts: string,
+  projects: readonly { id: string; name: string }[],
+  deps: WeeklyDeps,
+): Promise<void> {
   if (deps.chart === undefined || projects.length === 0) return;
   try {
-    await deps.chart({ channel, ts, projectIds: projects.map((p) => p.id) });
+    await deps.chart({ channel, ts, projects });
   } catch (error) {
     deps.log.warn('weekly report chart not attached', { channel, ...describeError(error) });
   }

@@ -69,7 +69,7 @@ describe.skipIf(skipBrowserTests())('the Slack preview page', () => {
     browser = await launchChromium();
     stack = await startTestStack();
     slack = new WebClient(LOCAL_DEFAULTS.slackToken, { slackApiUrl: slackOf(stack).apiUrl });
-    // The demo run `npm start` sends once ready (the project's baseline), then a run with changes to tell, in a thread.
+    // The demo run `npm start` sends once ready (on a test stack, without the seeded history: the project's baseline), then a run with changes to tell, in a thread.
     for (let run = 0; run < 2; run++) {
       const sent = simulatorOf(stack).triggerRun(stack.projectIds[0]!);
       await sent.delivered;

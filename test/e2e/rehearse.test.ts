@@ -65,6 +65,14 @@ describe('deploy rehearsal (config/dev.json)', () => {
     expect(names).toContain('foreign: nothing was done for another app (no answer, no subscription of C0FOREIGN)');
     expect(names).toContain('replay: the same request again is answered (200) but not acted on again');
     expect(names).toContain('slack flood: the service’s signed deliveries sent during it are accepted (the webhook keeps its throttle)');
+    // This round's paths through the real bundle: the weekly report, the trend chart, quiet hours.
+    expect(names).toContain('weekly: the report is posted in the default channel #ai-visibility-dev');
+    expect(names).toContain('weekly: with Slack failing, the report due in C0WEEKLYDOWN fails and counts WeeklyReportFailed');
+    expect(names).toContain('weekly: the sweep sent again the same week posts nothing twice');
+    expect(names).toContain("chart: the second run's digest thread in #ai-visibility-dev gets the trend PNG");
+    expect(names).toContain('chart: the bundle ships the wasm and the font (no ChartAssetMissing logged)');
+    expect(names).toContain("quiet: the run's digest is held in C0QUIET (DigestHeld), nothing posted there");
+    expect(names.some((name) => name.startsWith('quiet: after quiet off, the quiet_catch_up sweep posts one catch-up'))).toBe(true);
     expect(names.some((name) => name.startsWith("metrics: every alarm's metric was emitted"))).toBe(true);
   }, 240_000);
 

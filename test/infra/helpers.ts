@@ -6,7 +6,8 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Environment } from 'aws-cdk-lib';
-import { Template } from 'aws-cdk-lib/assertions';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import { expect } from 'vitest';
 import { buildApp, type BuiltApp } from '../../infra/app';
 
 /** The committed development stage file (config/dev.json). */
@@ -94,3 +95,39 @@ export function statementBySid(statements: Statement[], sid: string): Statement 
 
 export const ref = (id: string): { Ref: string } => ({ Ref: id });
 export const arnOf = (id: string): { 'Fn::GetAtt': [string, string] } => ({ 'Fn::GetAtt': [id, 'Arn'] });
+
+/** An EventBridge Scheduler schedule's properties (the fields the schedule tests read). */
+export interface ScheduleProps {
+  ScheduleExpression: string;
+  ScheduleExpressionTimezone: string;
+  State: string;
+  Target: { Arn: unknown; Input: string; RoleArn: unknown; RetryPolicy: { MaximumEventAgeInSeconds: number } };
+}
+
+/** The properties of the only schedule whose logical id starts with `prefix` (fails when there is not exactly one). */
+export function scheduleProps(template: Template, prefix: string): ScheduleProps {
+  const schedules = Object.entries(template.findResources('AWS::Scheduler::Schedule')).filter(([id]) => id.startsWith(prefix));
+  expect(schedules).toHaveLength(1);
+  return schedules[0]?.[1]?.Properties as ScheduleProps;
+}
+
+/**
+ * A schedule's role: assumable by Scheduler of this account only (a role whose description matches
+ * `description`), allowed sqs:SendMessage on the queue `queueId` and nothing else.
+ */
+export function expectQueueSenderRole(template: Template, rolePrefix: string, description: string, queueId: string): void {
+  template.hasResourceProperties('AWS::IAM::Role', {
+    AssumeRolePolicyDocument: {
+      Statement: [
+        Match.objectLike({
+          Principal: { Service: 'scheduler.amazonaws.com' },
+          Condition: { StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } } },
+        }),
+      ],
+    },
+    Description: Match.stringLikeRegexp(description),
+  });
+  const statements = roleStatements(template, rolePrefix);
+  expect(statements.flatMap(actionsOf)).toEqual(['sqs:SendMessage']);
+  expect(statements.flatMap(resourcesOf)).toEqual([arnOf(queueId)]);
+}

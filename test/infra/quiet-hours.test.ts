@@ -5,21 +5,15 @@
  * Slack function on quiet# only.
  */
 import { describe, expect, it } from 'vitest';
-import { Match } from 'aws-cdk-lib/assertions';
 import { QUEUE_MESSAGE_KINDS, TABLE } from '../../shared/contracts';
-import { actionsOf, arnOf, logicalId, resourcesOf, roleStatements, statementBySid, synthApp } from './helpers';
+import { actionsOf, arnOf, expectQueueSenderRole, logicalId, roleStatements, scheduleProps, statementBySid, synthApp } from './helpers';
 
 const { template } = synthApp({ development: false, alarmEmail: 'ops@example.com' }, { stage: 'prod' });
 const queueId = logicalId(template, 'AWS::SQS::Queue', 'DigestQueue');
 
 describe('quiet-hours catch-up schedule', () => {
   it('sends a quiet_catch_up message to the digest queue every 5 minutes', () => {
-    const schedules = Object.entries(template.findResources('AWS::Scheduler::Schedule')).filter(([id]) => id.startsWith('QuietHours'));
-    expect(schedules).toHaveLength(1);
-    const props = schedules[0]?.[1]?.Properties as {
-      ScheduleExpression: string;
-      Target: { Arn: unknown; Input: string; RoleArn: unknown; RetryPolicy: { MaximumEventAgeInSeconds: number } };
-    };
+    const props = scheduleProps(template, 'QuietHours');
     expect(props.ScheduleExpression).toBe('rate(5 minutes)');
     expect(props.Target.Arn).toEqual(arnOf(queueId));
     expect(JSON.parse(props.Target.Input)).toEqual({ kind: QUEUE_MESSAGE_KINDS.quietCatchUp });
@@ -28,20 +22,7 @@ describe('quiet-hours catch-up schedule', () => {
   });
 
   it("gives the scheduler's role only sqs:SendMessage on the digest queue, assumable by Scheduler of this account", () => {
-    template.hasResourceProperties('AWS::IAM::Role', {
-      AssumeRolePolicyDocument: {
-        Statement: [
-          Match.objectLike({
-            Principal: { Service: 'scheduler.amazonaws.com' },
-            Condition: { StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } } },
-          }),
-        ],
-      },
-      Description: Match.stringLikeRegexp('quiet-hours catch-up'),
-    });
-    const statements = roleStatements(template, 'QuietHoursSchedulerRole');
-    expect(statements.flatMap(actionsOf)).toEqual(['sqs:SendMessage']);
-    expect(statements.flatMap(resourcesOf)).toEqual([arnOf(queueId)]);
+    expectQueueSenderRole(template, 'QuietHoursSchedulerRole', 'quiet-hours catch-up', queueId);
   });
 
   it('grants the digest function quiet# and held# items, and the Slack function quiet# only', () => {

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { Match } from 'aws-cdk-lib/assertions';
 import { QUEUE_MESSAGE_KINDS, TABLE } from '../../shared/contracts';
-import { actionsOf, arnOf, logicalId, resourcesOf, roleStatements, statementBySid, synthApp } from './helpers';
+import { actionsOf, arnOf, expectQueueSenderRole, logicalId, roleStatements, scheduleProps, statementBySid, synthApp } from './helpers';
 
 const { template } = synthApp({ development: false, alarmEmail: 'ops@example.com', timeZone: 'Europe/Berlin' }, { stage: 'prod' });
 const queueId = logicalId(template, 'AWS::SQS::Queue', 'DigestQueue');
@@ -14,14 +14,7 @@ const queueId = logicalId(template, 'AWS::SQS::Queue', 'DigestQueue');
 describe('weekly report schedule', () => {
   it('sweeps every 15 minutes in the stage zone, sending a weekly_sweep message to the digest queue', () => {
     // The quiet-hours sweep has its own schedule (test/infra/quiet-hours.test.ts).
-    const schedules = Object.entries(template.findResources('AWS::Scheduler::Schedule')).filter(([id]) => id.startsWith('WeeklyReport'));
-    expect(schedules).toHaveLength(1);
-    const props = schedules[0]?.[1]?.Properties as {
-      ScheduleExpression: string;
-      ScheduleExpressionTimezone: string;
-      State: string;
-      Target: { Arn: unknown; Input: string; RoleArn: unknown; RetryPolicy: { MaximumEventAgeInSeconds: number } };
-    };
+    const props = scheduleProps(template, 'WeeklyReport');
     expect(props.ScheduleExpression).toBe('cron(0/15 * * * ? *)');
     expect(props.ScheduleExpressionTimezone).toBe('Europe/Berlin');
     expect(props.Target.Arn).toEqual(arnOf(queueId));
@@ -36,20 +29,7 @@ describe('weekly report schedule', () => {
   });
 
   it("gives the scheduler's role only sqs:SendMessage on the digest queue, assumable by Scheduler of this account", () => {
-    template.hasResourceProperties('AWS::IAM::Role', {
-      AssumeRolePolicyDocument: {
-        Statement: [
-          Match.objectLike({
-            Principal: { Service: 'scheduler.amazonaws.com' },
-            Condition: { StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } } },
-          }),
-        ],
-      },
-      Description: Match.stringLikeRegexp('weekly-report sweep'),
-    });
-    const statements = roleStatements(template, 'WeeklyReportSchedulerRole');
-    expect(statements.flatMap(actionsOf)).toEqual(['sqs:SendMessage']);
-    expect(statements.flatMap(resourcesOf)).toEqual([arnOf(queueId)]);
+    expectQueueSenderRole(template, 'WeeklyReportSchedulerRole', 'weekly-report sweep', queueId);
   });
 
   it('grants the digest function its weekly keys, read-only on the schedules, and the Slack function the schedules only', () => {

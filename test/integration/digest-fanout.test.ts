@@ -8,11 +8,9 @@ import { SLACK_APP_DEFAULTS } from '../../shared/contracts';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { DynamoDigestStore } from '../../shared/adapters/dynamo-digest-store';
 import { DynamoSubscriptionStore } from '../../shared/adapters/dynamo-subscription-store';
 import { DynamoChannelPacer } from '../../shared/adapters/dynamo-channel-pacer';
 import { ResponseUrlResponder } from '../../shared/adapters/slack-response-url';
-import { SqsDeadLetters } from '../../shared/adapters/sqs-dead-letters';
 import { ReadApiClient } from '../../shared/adapters/read-api';
 import { createSlackPoster } from '../../shared/adapters/slack-poster';
 import type { SlackPoster } from '../../shared/ports';
@@ -23,7 +21,7 @@ import type { SlackReply } from '../../shared/slack-app/ports';
 import type { SlotRequest } from '../../shared/ports';
 import { QUEUE_MESSAGE_KINDS } from '../../shared/contracts';
 import { RecordingObserver } from '../support/recording-observer';
-import { startDigestPeers, type DigestPeers } from '../support/digest-peers';
+import { peerDigestDeps, startDigestPeers, steppedTime, type DigestPeers } from '../support/digest-peers';
 import { VisibilitySimulator } from '../../local/simulator/server';
 import { enqueue, invokeDigestBatch, receiveRecords } from '../support/sqs-records';
 import { actionValueCodec } from '../../shared/slack-app/button-value';
@@ -70,10 +68,7 @@ function slackWorkspace(): SlackWorkspace {
 
 function deps(overrides: Partial<DigestDeps> = {}): DigestDeps {
   return {
-    readApi: new ReadApiClient({ baseUrl: peers.sim.url, apiKey: peers.sim.apiKey, sleep: () => Promise.resolve() }),
-    slack: createSlackPoster({ token: TOKEN, slackApiUrl: peers.slack.apiUrl, sleep: () => Promise.resolve(), maxAttempts: 2 }),
-    store: new DynamoDigestStore(peers.dynamo.client, { tableName: TABLE, leaseMs: 600_000, retentionSeconds: 86400 }),
-    deadLetters: new SqsDeadLetters(peers.sqs, peers.dlqUrl),
+    ...peerDigestDeps(peers, { slackToken: TOKEN, maxAttempts: 2 }),
     channels: { defaultChannel: '#digests', byProject: { [projectB]: '#project-b' } },
     subscriptions,
     // A generous burst: these tests are about where digests go; the pace test sets Slack's own.
@@ -81,11 +76,10 @@ function deps(overrides: Partial<DigestDeps> = {}): DigestDeps {
     responder: new ResponseUrlResponder({ allowedOrigins: [receiver.origin] }),
     actionValues: () => Promise.resolve(BUTTONS),
     slackApp: { access: DEFAULT_SLACK_ACCESS_POLICY, groups: slackWorkspace(), channels: slackWorkspace() },
-    clock: { now: () => now },
-    sleep: (ms) => {
-      now += ms;
-      return Promise.resolve();
-    },
+    ...steppedTime(
+      () => now,
+      (ms) => (now += ms),
+    ),
     log: observer,
     metrics: observer,
     ...overrides,

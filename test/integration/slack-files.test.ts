@@ -4,20 +4,12 @@ import { SlackPermanentError, SlackUnavailableError } from '../../shared/adapter
 import { createSlackFileUploader, isAllowedUploadUrl } from '../../shared/adapters/slack-files';
 import { createSlackPoster } from '../../shared/adapters/slack-poster';
 import { UnexpectedResponse } from '../../shared/errors';
+import { rejection } from '../support/rejection';
 
 const TOKEN = 'xoxb-local-files-test-token';
 const CHANNEL = 'C0CHARTS';
 /** A PNG signature and a few bytes: the adapter moves bytes, it does not read them. */
 const BYTES = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 1, 2, 3, 4, 5]);
-
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (err) {
-    return err;
-  }
-  throw new Error('expected the promise to reject');
-}
 
 describe('createSlackFileUploader against LocalSlackServer', () => {
   let server: LocalSlackServer;

@@ -8,6 +8,7 @@ import { SlackPermanentError, SlackUnavailableError } from '../../shared/adapter
 import { createSlackPoster, type SlackPosterOptions } from '../../shared/adapters/slack-poster';
 import type { SlackMessage } from '../../shared/ports';
 import { checkSlackAuth, isBotInChannel } from '../../cli/slack-checks';
+import { rejection } from '../support/rejection';
 
 const TOKEN = 'xoxb-local-test-token-1234';
 
@@ -41,15 +42,6 @@ function fakeTime(start = 1_000_000): { now: () => number; sleep: (ms: number) =
     },
     waits,
   };
-}
-
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (err) {
-    return err;
-  }
-  throw new Error('expected the promise to reject');
 }
 
 describe('createSlackPoster against LocalSlackServer', () => {

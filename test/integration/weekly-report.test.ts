@@ -6,13 +6,9 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DIGEST_METRICS } from '../../shared/contracts';
-import { DynamoDigestStore } from '../../shared/adapters/dynamo-digest-store';
 import { DynamoSubscriptionStore } from '../../shared/adapters/dynamo-subscription-store';
 import { DynamoChannelPacer } from '../../shared/adapters/dynamo-channel-pacer';
 import { DynamoWeeklyStore } from '../../shared/adapters/dynamo-weekly-store';
-import { SqsDeadLetters } from '../../shared/adapters/sqs-dead-letters';
-import { ReadApiClient } from '../../shared/adapters/read-api';
-import { createSlackPoster } from '../../shared/adapters/slack-poster';
 import type { DigestDeps } from '../../shared/digest/process';
 import type { WebhookEvent } from '../../shared/events';
 import { findUnescapedMarkup } from '../../shared/slack-text';
@@ -22,7 +18,7 @@ import { accessOf, parseCommandText } from '../../shared/slack-app/commands';
 import { DEFAULT_SLACK_ACCESS_POLICY } from '../../shared/slack-app/policy';
 import type { InlineDeps } from '../../shared/slack-app/ports';
 import { RecordingObserver } from '../support/recording-observer';
-import { startDigestPeers, type DigestPeers } from '../support/digest-peers';
+import { peerDigestDeps, startDigestPeers, steppedTime, type DigestPeers } from '../support/digest-peers';
 import { enqueue, invokeDigestBatch } from '../support/sqs-records';
 
 const TABLE = 'bridge-weekly';
@@ -41,10 +37,7 @@ let now: number;
 
 function deps(): DigestDeps {
   return {
-    readApi: new ReadApiClient({ baseUrl: peers.sim.url, apiKey: peers.sim.apiKey, sleep: () => Promise.resolve() }),
-    slack: createSlackPoster({ token: TOKEN, slackApiUrl: peers.slack.apiUrl, sleep: () => Promise.resolve(), maxAttempts: 1 }),
-    store: new DynamoDigestStore(peers.dynamo.client, { tableName: TABLE, leaseMs: 600_000, retentionSeconds: 86400 }),
-    deadLetters: new SqsDeadLetters(peers.sqs, peers.dlqUrl),
+    ...peerDigestDeps(peers, { slackToken: TOKEN, maxAttempts: 1 }),
     channels: { defaultChannel: '#digests', byProject: {} },
     subscriptions,
     pacer: new DynamoChannelPacer(peers.dynamo.client, { tableName: TABLE, params: { intervalMs: 1000, burst: 1 } }),
@@ -52,11 +45,10 @@ function deps(): DigestDeps {
       store: weeklyStore,
       options: { timeZone: 'Europe/Berlin', defaultChannel: '#digests', projectChannels: {} },
     },
-    clock: { now: () => now },
-    sleep: (ms) => {
-      now += ms;
-      return Promise.resolve();
-    },
+    ...steppedTime(
+      () => now,
+      (ms) => (now += ms),
+    ),
     log: observer,
     metrics: observer,
   };

@@ -7,6 +7,11 @@ import { startLocalDynamo, ensureBridgeTable, type LocalDynamo } from '../../loc
 import { SqsServer, createSqsClient } from '../../local/sqs-server';
 import { VisibilitySimulator } from '../../local/simulator/server';
 import { LocalSlackServer } from '../../local/slack-server';
+import { DynamoDigestStore } from '../../shared/adapters/dynamo-digest-store';
+import { ReadApiClient } from '../../shared/adapters/read-api';
+import { createSlackPoster } from '../../shared/adapters/slack-poster';
+import { SqsDeadLetters } from '../../shared/adapters/sqs-dead-letters';
+import type { DigestDeps } from '../../shared/digest/process';
 
 export interface DigestPeers {
   dynamo: LocalDynamo;
@@ -58,6 +63,39 @@ export async function startDigestPeers(options: {
     async close() {
       sqs.destroy();
       await Promise.all([sqsServer.close(), dynamo.close(), sim.close(), slack.close()]);
+    },
+  };
+}
+
+/**
+ * The digest's deps on these peers: the read API on the simulator and the poster on the local Slack
+ * server (neither waits between attempts), a digest store on the table, the queue's DLQ.
+ */
+export function peerDigestDeps(
+  peers: DigestPeers,
+  options: { slackToken: string; maxAttempts: number },
+): Pick<DigestDeps, 'readApi' | 'slack' | 'store' | 'deadLetters'> {
+  const noWait = (): Promise<void> => Promise.resolve();
+  return {
+    readApi: new ReadApiClient({ baseUrl: peers.sim.url, apiKey: peers.sim.apiKey, sleep: noWait }),
+    slack: createSlackPoster({
+      token: options.slackToken,
+      slackApiUrl: peers.slack.apiUrl,
+      sleep: noWait,
+      maxAttempts: options.maxAttempts,
+    }),
+    store: new DynamoDigestStore(peers.dynamo.client, { tableName: peers.tableName, leaseMs: 600_000, retentionSeconds: 86400 }),
+    deadLetters: new SqsDeadLetters(peers.sqs, peers.dlqUrl),
+  };
+}
+
+/** A test's own clock for the digest: its waits move the clock (`advance`) instead of waiting. */
+export function steppedTime(now: () => number, advance: (ms: number) => void): Pick<DigestDeps, 'clock' | 'sleep'> {
+  return {
+    clock: { now },
+    sleep: (ms) => {
+      advance(ms);
+      return Promise.resolve();
     },
   };
 }

@@ -62,12 +62,8 @@ export interface DigestInput {
   options?: DigestOptions | undefined;
 }
 
-/** A headline metric read by meaning: kind, unit, change and whether the change is beyond its noise. */
-export interface MetricView {
-  /** As sent (not escaped). */
-  label: string;
-  raw: Scalar;
-  caption: string | null;
+/** A figure compared with the last digest: what a metric and an engine's row share. */
+export interface ComparedFigure {
   value: number | null;
   reading: MetricReading;
   /** Change since the last digest; null on the first or when either side is not numeric. */
@@ -76,6 +72,14 @@ export interface MetricView {
   /** The change is larger than its noise. */
   significant: boolean;
   tone: ChangeTone | null;
+}
+
+/** A headline metric read by meaning: kind, unit, change and whether the change is beyond its noise. */
+export interface MetricView extends ComparedFigure {
+  /** As sent (not escaped). */
+  label: string;
+  raw: Scalar;
+  caption: string | null;
   /** Runs in a row (this one included) that moved it the same way; ≥ 2 is marked ("2nd run down"). */
   streak: number;
   weekDelta: number | null;
@@ -85,17 +89,11 @@ export interface MetricView {
 }
 
 /** One AI engine's row with its main figure compared like a metric. */
-export interface EngineView {
+export interface EngineView extends ComparedFigure {
   name: string | null;
   row: GenericRow;
   /** The field compared (see `rowPrimaryValue`), null when the row has no number. */
   field: string | null;
-  value: number | null;
-  reading: MetricReading;
-  delta: number | null;
-  band: NoiseBand | null;
-  significant: boolean;
-  tone: ChangeTone | null;
 }
 
 export interface DigestModel {

@@ -1,0 +1,66 @@
+/**
+ * Requests as Slack sends them to the stack's Slack app, and what the app did with them: shared by the
+ * rehearsal's scenarios (rehearsal.ts, report-scenarios.ts).
+ */
+import { randomBytes } from 'node:crypto';
+import { GetItemCommand } from '@aws-sdk/client-dynamodb';
+import { TABLE } from '../../shared/contracts';
+import { RESPONSE_URL_PATH } from '../slack-server';
+import type { RehearsedStack } from './rehearsed-stack';
+
+/** What these helpers read of a scenario's context. */
+export interface StackHost {
+  readonly stack: RehearsedStack;
+  readonly outputs: Record<string, string>;
+}
+
+/** Who a slash command comes from: by default the stage's own workspace and app (the template's Slack function names them). */
+export interface CommandOrigin {
+  teamId?: string;
+  appId?: string;
+  channel?: string;
+}
+
+export function slashCommandForm(
+  context: StackHost,
+  text: string,
+  responseUrl = 'https://hooks.slack.com/commands/T0/1/rehearsal',
+  origin: CommandOrigin = {},
+): string {
+  const identity = context.stack.slackIdentity;
+  const channel = origin.channel ?? 'C0REHEARSE';
+  return new URLSearchParams({
+    token: 'unused',
+    team_id: origin.teamId ?? context.stack.peers.slack.teamId,
+    ...(identity.enterpriseId !== undefined ? { enterprise_id: identity.enterpriseId } : {}),
+    api_app_id: origin.appId ?? context.stack.peers.slack.appId,
+    channel_id: channel,
+    channel_name: channel.toLowerCase(),
+    user_id: 'U0REHEARSE',
+    user_name: 'operator',
+    command: '/visibility',
+    text,
+    response_url: responseUrl,
+    trigger_id: '1.2.3',
+  }).toString();
+}
+
+/** A response_url on the local Slack server (it keeps what is posted there), as Slack's hooks host. */
+export function recordedResponseUrl(name: string): { url: string; answers: (context: StackHost) => number } {
+  const path = `${RESPONSE_URL_PATH}${name}-${randomBytes(4).toString('hex')}`;
+  return {
+    url: `https://hooks.slack.com${path}`,
+    answers: (context) => context.stack.peers.slack.responses.filter((response) => response.path === path).length,
+  };
+}
+
+/** Whether the channel has a subscription index item (`chan#<channel>`): what `subscribe` writes. */
+export async function channelSubscribed(context: StackHost, channel: string): Promise<boolean> {
+  const answer = await context.stack.peers.dynamo.client.send(
+    new GetItemCommand({
+      TableName: context.outputs['TableName']!,
+      Key: { [TABLE.partitionKey]: { S: `${TABLE.prefixes.subscriptionsOfChannel}${channel}` } },
+    }),
+  );
+  return answer.Item !== undefined && Object.keys(answer.Item).some((name) => name !== TABLE.partitionKey);
+}
