@@ -77,8 +77,8 @@ export async function answerFilter(command: CommandOf<'filter'>, context: Comman
   return reply.inChannel(`${text}${recorded ? '' : reply.NOT_RECORDED_NOTE}`);
 }
 
-/** The project name the channel's history shows for a change of the whole channel. */
-const WHOLE_CHANNEL = { id: '*', name: 'all projects' };
+/** What the channel's history names for a change of its quiet hours ("set *quiet hours* to 22:00–07:00 …"). */
+const QUIET_HOURS_SUBJECT = { id: '*', name: 'quiet hours' };
 
 /** `quiet <window> [tz]` / `quiet off`: the channel's window, in the typed zone or the stage's. */
 export async function answerQuiet(command: CommandOf<'quiet'>, context: CommandContext, deps: InlineDeps): Promise<SlackReply> {
@@ -87,8 +87,9 @@ export async function answerQuiet(command: CommandOf<'quiet'>, context: CommandC
   const nowMs = deps.clock.now();
   const window = command.window === null ? null : { ...command.window, timeZone: command.window.timeZone ?? quiet.defaultTimeZone };
   await quiet.store.setWindow(context.channel, window, context.actor, nowMs);
-  const what = window === null ? 'quiet hours off' : `quiet hours ${describeWindow(window)}`;
-  const recorded = await recordChange(deps, context.channel, { actor: context.actor, whenMs: nowMs, what, project: WHOLE_CHANNEL });
+  // The history shows the subject after the first word: "set *quiet hours* to …", "turned *quiet hours* off".
+  const what = window === null ? 'turned off' : `set to ${describeWindow(window)}`;
+  const recorded = await recordChange(deps, context.channel, { actor: context.actor, whenMs: nowMs, what, project: QUIET_HOURS_SUBJECT });
   const who = reply.mention(context.actor.userId);
   const text =
     window === null

@@ -125,7 +125,11 @@ describe('/visibility quiet', () => {
       endMinute: 420,
       timeZone: 'Europe/Berlin',
     });
-    expect((await store.recentChanges(channel))[0]).toMatchObject({ what: 'quiet hours 22:00–07:00 Europe/Berlin', projectId: '*' });
+    expect((await store.recentChanges(channel))[0]).toMatchObject({
+      what: 'set to 22:00–07:00 Europe/Berlin',
+      projectId: '*',
+      projectName: 'quiet hours',
+    });
 
     const list = await say('list');
     expect(list.text).toContain('*Quiet hours* 22:00–07:00 Europe/Berlin — quiet now, digests are held');
