@@ -132,13 +132,7 @@ describe('quiet hours', () => {
   });
 
   it('two sweeps racing on the store itself post once', async () => {
-    await quietHours.hold('C0RACE', {
-      eventId: 'e1',
-      projectId: project,
-      headline: 'Northwind — held',
-      createdAt: new Date(now).toISOString(),
-      heldAtMs: now,
-    });
+    await holdRun('C0RACE', 'e1', now);
     now += 60_000;
     const sweepDeps = { quietHours, slack: deps().slack, clock: { now: () => now }, log: observer, metrics: observer };
     const [a, b] = await Promise.all([sweepCatchUps(sweepDeps), sweepCatchUps(sweepDeps)]);
@@ -147,13 +141,7 @@ describe('quiet hours', () => {
   });
 
   it('a catch-up Slack refuses keeps its runs; the next sweep posts them once', async () => {
-    await quietHours.hold('C0FAIL', {
-      eventId: 'e2',
-      projectId: project,
-      headline: 'Northwind — held',
-      createdAt: new Date(now).toISOString(),
-      heldAtMs: now,
-    });
+    await holdRun('C0FAIL', 'e2', now);
     now += 60_000;
     peers.slack.injectFault({ method: 'chat.postMessage', channel: 'C0FAIL', kind: 'slack_error', error: 'internal_error', times: 1 });
     expect((await deliver(sweepMessage)).failed.size).toBe(0);
@@ -167,17 +155,22 @@ describe('quiet hours', () => {
   });
 });
 
+/** One run of the project held in `channel` at `atMs`, as the digest holds it inside quiet hours. */
+function holdRun(channel: string, eventId: string, atMs: number): Promise<void> {
+  return quietHours.hold(channel, {
+    eventId,
+    projectId: project,
+    headline: 'Northwind — held',
+    createdAt: new Date(atMs).toISOString(),
+    heldAtMs: atMs,
+  });
+}
+
 describe('quiet hours after a crash', () => {
   it('a catch-up whose post went out but was not recorded is found in Slack, not posted again', async () => {
     // Slack's ts come from the local server's real clock: the lookup window starts at the catch-up's first claim.
     let t = Date.now();
-    await quietHours.hold('C0CRASH', {
-      eventId: 'e3',
-      projectId: project,
-      headline: 'Northwind — held',
-      createdAt: new Date(t).toISOString(),
-      heldAtMs: t,
-    });
+    await holdRun('C0CRASH', 'e3', t);
     t += 60_000;
     const real = deps().slack;
     // The post reaches Slack, then the worker dies before recording it (its claim is released on the error).

@@ -12,6 +12,7 @@ import { deliveryBody, httpApiEvent } from '../support/deliveries';
 import { signPayload } from '../../shared/signature';
 import type * as IngestModule from '../../functions/ingest/handler';
 import { testSqsClient } from '../support/sqs-client';
+import { MINIMAL_DIGEST_ENV } from '../support/function-env';
 
 const SECRET = 'whsec_handler';
 let dynamo: LocalDynamo;
@@ -145,15 +146,7 @@ describe('ingest configuration', () => {
 });
 
 describe('digest configuration', () => {
-  const env = {
-    TABLE_NAME: 't',
-    QUEUE_URL: 'q',
-    DLQ_URL: 'dlq',
-    READ_API_BASE_URL: 'https://api.example.com',
-    READ_API_KEY: 'k',
-    SLACK_BOT_TOKEN: 'xoxb-1',
-    SLACK_DEFAULT_CHANNEL: '#runs',
-  };
+  const env = MINIMAL_DIGEST_ENV;
 
   it('checks DIGEST_LEASE_SECONDS and says it must outlast the function timeout', () => {
     expect(readDigestConfig(env).leaseSeconds).toBe(120);

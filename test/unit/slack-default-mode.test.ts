@@ -3,16 +3,9 @@ import { describe, expect, it } from 'vitest';
 import { readDigestConfig } from '../../functions/digest/runtime';
 import { ENV } from '../../shared/contracts';
 import { readSubscriptionDefaultMode } from '../../shared/slack-app/default-mode';
+import { MINIMAL_DIGEST_ENV } from '../support/function-env';
 
-const DIGEST_ENV = {
-  TABLE_NAME: 't',
-  QUEUE_URL: 'q',
-  DLQ_URL: 'dlq',
-  READ_API_BASE_URL: 'https://api.example.com',
-  READ_API_KEY: 'k',
-  SLACK_BOT_TOKEN: 'xoxb-1',
-  SLACK_DEFAULT_CHANNEL: '#runs',
-};
+const DIGEST_ENV = MINIMAL_DIGEST_ENV;
 
 describe('SUBSCRIPTION_DEFAULT_MODE', () => {
   it('is `changes` when unset (issue 22), `full` when the stage says so, and refused otherwise naming the variable', () => {
