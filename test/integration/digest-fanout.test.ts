@@ -368,6 +368,7 @@ describe('deferred slash commands', () => {
     expect(observer.countOf('MessageQuarantined')).toBe(1);
     expect(receiver.replies).toHaveLength(0);
   });
+
   it('each queue takes only its own kinds: a command on the digest queue and a run on the commands queue are quarantined', async () => {
     const command = {
       kind: QUEUE_MESSAGE_KINDS.slackCommand,
@@ -381,10 +382,16 @@ describe('deferred slash commands', () => {
     expect(observer.countOf('MessageQuarantined')).toBe(2);
     expect(receiver.replies).toHaveLength(0);
     expect(topLevel('#digests')).toHaveLength(0);
-    const quarantined = await receiveRecords(peers.sqs, peers.dlqUrl);
-    expect(quarantined.map((r) => JSON.parse(r.body) as unknown)).toEqual(
-      expect.arrayContaining([expect.objectContaining({ kind: 'slack_command' }), expect.objectContaining({ event: expect.anything() })]),
-    );
+    const quarantined = (await receiveRecords(peers.sqs, peers.dlqUrl)).map((r) => JSON.parse(r.body) as Record<string, unknown>);
+    expect(quarantined.map((body) => (body['kind'] === 'slack_command' ? 'command' : 'event' in body ? 'event' : 'other')).sort()).toEqual([
+      'command',
+      'event',
+    ]);
+    const reasons = observer.entries.filter((e) => e.message.startsWith('message quarantined')).map((e) => e.fields?.['reason']);
+    expect(reasons).toEqual([
+      'a slack_command message on the digest queue: it belongs on the commands queue',
+      'a run.completed message on the commands queue: it belongs on the digest queue',
+    ]);
   });
 });
 

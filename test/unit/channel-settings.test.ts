@@ -6,7 +6,9 @@
 import { describe, expect, it } from 'vitest';
 import { describeFilter, filterDigestInput, parseFilterArgs } from '../../shared/digest/channel-filter';
 import { filteredToNothing } from '../../shared/digest/channel-gate';
-import type { ChannelFilter } from '../../shared/ports';
+import { runViews } from '../../shared/digest/channel-views';
+import type { ChannelTarget } from '../../shared/digest/fan-out';
+import type { ChannelFilter, Subscription } from '../../shared/ports';
 import { isQuietAt, localMinuteOfDay, quietEndsAt } from '../../shared/digest/quiet-hours';
 import { renderCatchUp } from '../../shared/digest/held-digests';
 import { buildModel, type DigestInput } from '../../shared/digest/render';
@@ -243,6 +245,38 @@ describe('applying a filter', () => {
     expect(nothingLeft(onlyAlert, { minAlertLevel: 'info' })).toBe(false);
     // A first digest always posts.
     expect(nothingLeft(input({ previous: null }), { engines: ['Perplexity'] })).toBe(false);
+  });
+});
+
+describe("each channel's view of the run", () => {
+  const target = (channel: string, filter?: ChannelFilter): ChannelTarget => ({
+    channel,
+    mode: 'full',
+    home: false,
+    subscription: filter === undefined ? undefined : ({ channel, filter } as Subscription),
+  });
+
+  it('reads one model for the run: unfiltered channels share its figures, a filtered channel has its own, built once', () => {
+    const views = runViews(input(), (t) => ({ mode: t.mode, aboutShown: t.channel === 'C0SEEN' }));
+    const plain = views.modelFor(target('C0PLAIN'));
+    expect(plain.metrics).toBe(views.run.metrics);
+    expect(views.modelFor(target('C0SEEN')).engines).toBe(views.run.engines);
+    expect(views.modelFor(target('C0SEEN')).input.options?.aboutShown).toBe(true);
+    expect(plain.input.options?.aboutShown).toBe(false);
+    const chatGpt = target('C0GPT', { engines: ['ChatGPT'] });
+    expect(views.filtered(chatGpt)).toBe(views.filtered(chatGpt));
+    expect(views.modelFor(chatGpt).engines.map((e) => e.name)).toEqual(['ChatGPT']);
+    expect(views.run.engines.map((e) => e.name)).toEqual(['ChatGPT', 'Gemini']);
+  });
+
+  it('renders the same channel digest as a model built for that channel alone', () => {
+    const filter: ChannelFilter = { engines: ['Gemini'], minChange: 2 };
+    const views = runViews(input(), (t) => ({ mode: t.mode }));
+    const alone = buildModel({ ...filterDigestInput(input(), filter), options: { minChange: 2, mode: 'full' } });
+    const { input: viewed, promptUrl: _v, ...figures } = views.modelFor(target('C0GEM', filter));
+    const { input: own, promptUrl: _o, ...expected } = alone;
+    expect(figures).toEqual(expected);
+    expect(viewed.options).toEqual(own.options);
   });
 });
 
