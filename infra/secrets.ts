@@ -67,7 +67,7 @@ export class BridgeSecret extends Construct {
 export const ACTION_SIGNING_KEY_LENGTH = 64;
 
 /**
- * The key that signs the values the bridge puts on its buttons (HMAC; shared/slack-app/button-value.ts).
+ * The key that signs the values the bridge puts on its buttons (HMAC; shared/buttons/value.ts).
  * The stack generates it: nobody outside the stack needs it, so there is no operator step. CloudFormation
  * generates the value once, at creation; later deploys keep it (and any value put since). Rotate by
  * putting `["<new key>", "<old key>"]`: the functions sign with the first and accept each, so buttons

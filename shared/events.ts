@@ -211,7 +211,7 @@ export interface EventTypeSpec<T extends HandledEventType> {
 
 /**
  * Every event type the bridge acts on; other signed types are acknowledged and dropped. A mapped type,
- * so a type added to EventDataByType fails `tsc` here and at its digest handler (shared/digest/process.ts)
+ * so a type added to EventDataByType fails `tsc` here and at its queue message kind (shared/worker/kinds.ts) and its handler on the digest queue (shared/worker/queues.ts)
  * until each is written.
  */
 export const EVENT_TYPES: { readonly [T in HandledEventType]: EventTypeSpec<T> } = {

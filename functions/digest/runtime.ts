@@ -35,12 +35,15 @@ import {
   type SecretSource,
   type SlackPoster,
 } from '../../shared/ports';
-import { handleSqsBatch } from '../../shared/digest/sqs-batch';
-import type { DigestDeps } from '../../shared/digest/process';
+import { handleSqsBatch } from '../../shared/worker/sqs';
+import { COMMAND_QUEUE, DIGEST_QUEUE } from '../../shared/worker/queues';
+import { commandQueueDeps, digestQueueDeps, type WorkerWiring } from '../../shared/worker/wiring';
+import { sleep } from '../../shared/util';
 import { dashboardUrlTemplateProblem } from '../../shared/digest/links';
 import { parseNoiseMinimums, type NoiseMinimums } from '../../shared/digest/noise';
+import { DIGEST_OPTION_DEFAULTS } from '../../shared/digest/deps';
 import { readSubscriptionDefaultMode } from '../../shared/slack-app/default-mode';
-import { actionValueCodecFrom, readActionSigningKeyRef, type ActionSigningKeyRef } from '../../shared/slack-app/button-value';
+import { actionValueCodecFrom, readActionSigningKeyRef, type ActionSigningKeyRef } from '../../shared/buttons/value';
 
 export interface DigestConfig {
   tableName: string;
@@ -216,12 +219,18 @@ function clientsForSecrets(config: DigestConfig, deadline: () => number, clock: 
   };
 }
 
-/** Failed records get their retry delay on the queue they came from: the digest queue or the commands queue. */
-function visibilityByQueue(sqs: SQSClient, config: DigestConfig): (records: readonly SQSRecord[]) => MessageVisibility {
-  const digest = new SqsMessageVisibility(sqs, config.queueUrl);
+/**
+ * The queue a batch came from: the commands queue's records go to its kinds (slash commands), the digest
+ * queue's to its own; failed records get their retry delay on the queue they came from.
+ */
+function queueOf(
+  sqs: SQSClient,
+  config: DigestConfig,
+): (records: readonly SQSRecord[]) => { name: 'digest' | 'commands'; visibility: MessageVisibility } {
+  const digest = { name: 'digest' as const, visibility: new SqsMessageVisibility(sqs, config.queueUrl) };
   const commandsUrl = config.commandsQueueUrl;
   if (commandsUrl === undefined) return () => digest;
-  const commands = new SqsMessageVisibility(sqs, commandsUrl);
+  const commands = { name: 'commands' as const, visibility: new SqsMessageVisibility(sqs, commandsUrl) };
   const commandsArnSuffix = `:${commandsUrl.slice(commandsUrl.lastIndexOf('/') + 1)}`;
   // An event source reads one queue, so every record of a batch has the same ARN (…:<queue name>).
   return (records) => (records[0]?.eventSourceARN.endsWith(commandsArnSuffix) ? commands : digest);
@@ -255,7 +264,7 @@ export function createDigestRuntime(
     now: () => clock.now(),
   });
   const sqs = createSqsClient({ ...DIGEST_CLIENT_BOUNDS, ...config.aws.sqs });
-  const visibility = visibilityByQueue(sqs, config);
+  const queue = queueOf(sqs, config);
   const deadLetters = new SqsDeadLetters(sqs, config.dlqUrl);
   const clients = clientsForSecrets(config, () => deadlineMs, clock);
   // Subscriptions and channel paces live in the same table as the claims.
@@ -288,7 +297,7 @@ export function createDigestRuntime(
     },
   };
 
-  const resolveDeps = async (): Promise<DigestDeps> => {
+  const wiring = async (): Promise<WorkerWiring> => {
     // Both go in an Authorization header: a value fetch would refuse fails here as "fix the secret <name>".
     const [apiKey, token] = await Promise.all([readHeaderSecretValue(secrets.apiKey), readHeaderSecretValue(secrets.slackToken)]);
     return {
@@ -303,15 +312,16 @@ export function createDigestRuntime(
       weekly,
       quietHours,
       channels: { defaultChannel: config.defaultChannel, byProject: config.projectChannels },
-      options: {
+      digestOptions: {
+        ...DIGEST_OPTION_DEFAULTS,
         gapsPageSize: config.gapsPageSize,
         dashboardUrlTemplate: config.dashboardUrlTemplate,
         mode: config.digestMode,
-        recordBudgetMs: config.recordBudgetSeconds * 1000,
-        maxReceiveCount: config.maxReceiveCount,
         noiseMinimums: config.noiseMinimums,
       },
+      batch: { recordBudgetMs: config.recordBudgetSeconds * 1000, maxReceiveCount: config.maxReceiveCount },
       deadline: () => deadlineMs,
+      sleep,
       clock,
       log: observe.log,
       metrics: observe.metrics,
@@ -321,7 +331,10 @@ export function createDigestRuntime(
   return {
     handle(records, remainingMs) {
       deadlineMs = clock.now() + remainingMs - DEADLINE_MARGIN_MS;
-      return handleSqsBatch(records, resolveDeps, visibility(records), observe.log, observe.metrics);
+      const { name, visibility } = queue(records);
+      return name === 'commands'
+        ? handleSqsBatch(records, COMMAND_QUEUE, async () => commandQueueDeps(await wiring()), visibility, observe.log, observe.metrics)
+        : handleSqsBatch(records, DIGEST_QUEUE, async () => digestQueueDeps(await wiring()), visibility, observe.log, observe.metrics);
     },
   };
 }

@@ -14,7 +14,7 @@ import { SlackWorkspace } from '../../shared/adapters/slack-workspace';
 import { NeedsOperatorFix } from '../../shared/errors';
 import { staticSecret } from '../../shared/secrets';
 import { systemClock, type Clock, type Log, type Metrics, type SecretSource } from '../../shared/ports';
-import { actionValueCodecFrom, readActionSigningKeyRef, type ActionSigningKeyRef } from '../../shared/slack-app/button-value';
+import { actionValueCodecFrom, readActionSigningKeyRef, type ActionSigningKeyRef } from '../../shared/buttons/value';
 import type { SlackEndpointDeps } from '../../shared/slack-app/endpoint';
 import { shareValuesFrom } from '../../shared/slack-app/interactions';
 import { parseSlackAccessPolicy } from '../../shared/slack-app/policy';

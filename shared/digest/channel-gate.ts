@@ -8,12 +8,14 @@
  */
 import { SLACK_APP_METRICS } from '../contracts';
 import type { WebhookEvent } from '../events';
-import type { Log, Metrics, SlackMessage } from '../ports';
-import { describeFilter, filterDigestInput, isEmptyFilter, type ChannelFilter } from './channel-filter';
+import type { Log, Metrics } from '../ports';
+import { describeFilter, isEmptyFilter, type ChannelFilter } from './channel-filter';
+import { filterOf, type RunViews } from './channel-views';
 import type { ChannelTarget } from './fan-out';
 import { quietNow, type QuietHoursStore } from './held-digests';
 import { describeWindow, quietEndsAt } from './quiet-hours';
-import { buildModel, type DigestInput } from './render';
+import { digestHeadline } from './render';
+import type { DigestModel } from './render/model';
 import { assess } from './render/significance';
 
 export interface GateDeps {
@@ -26,22 +28,10 @@ export interface GateDeps {
 export interface GateRun {
   event: WebhookEvent;
   projectId: string;
-  /** The renderer's input before any channel's filter. */
-  input: DigestInput;
-  /** The channel's digest (its filter applied): its fallback text is the held run's headline. */
-  messageFor: (target: ChannelTarget) => { main: SlackMessage };
+  /** The run's model and each channel's (its filter applied): the channel's headline is the held run's. */
+  views: RunViews;
   /** The run's dashboard page, when the template gives one. */
   link: string | null;
-}
-
-/** The channel's filter, from its subscription (configuration-routed channels have none). */
-export function filterOf(target: ChannelTarget): ChannelFilter | undefined {
-  return target.subscription?.filter;
-}
-
-/** The renderer's input for this channel: its filter applied. */
-export function inputFor(input: DigestInput, target: ChannelTarget): DigestInput {
-  return filterDigestInput(input, filterOf(target));
 }
 
 /** The targets to post to now; the others are left out (filtered) or held (quiet hours). */
@@ -60,7 +50,7 @@ export async function gateChannels(run: GateRun, targets: readonly ChannelTarget
     await deps.quietHours.hold(target.channel, {
       eventId: run.event.id,
       projectId: run.projectId,
-      headline: run.messageFor(target).main.text,
+      headline: digestHeadline(run.views.modelFor(target)),
       link: run.link ?? undefined,
       createdAt: run.event.created_at,
       heldAtMs: nowMs,
@@ -79,7 +69,7 @@ export async function gateChannels(run: GateRun, targets: readonly ChannelTarget
 
 function leftOutByFilter(run: GateRun, target: ChannelTarget, deps: GateDeps): boolean {
   const filter = filterOf(target);
-  if (!filteredToNothing(run.input, filter) || filter === undefined) return false;
+  if (!filteredToNothing(run.views.run, run.views.filtered(target), filter) || filter === undefined) return false;
   deps.log.info('not posted to a channel whose filter left nothing of the run', {
     eventId: run.event.id,
     projectId: run.projectId,
@@ -91,8 +81,7 @@ function leftOutByFilter(run: GateRun, target: ChannelTarget, deps: GateDeps): b
 }
 
 /** The changes called in the run, and its alerts. */
-function newsOf(input: DigestInput): { changes: number; alerts: number } {
-  const model = buildModel(input);
+function newsOf(model: DigestModel): { changes: number; alerts: number } {
   return { changes: assess(model).changes.length, alerts: model.alerts.length };
 }
 
@@ -103,13 +92,11 @@ function newsOf(input: DigestInput): { changes: number; alerts: number } {
  * does not post every run). A first digest or an empty run always posts (it says so); a run with nothing
  * to tell anyway posts as the channel's mode says, filter or not.
  */
-export function filteredToNothing(input: DigestInput, filter: ChannelFilter | undefined): boolean {
+export function filteredToNothing(run: DigestModel, filtered: DigestModel, filter: ChannelFilter | undefined): boolean {
   if (filter === undefined || isEmptyFilter(filter)) return false;
-  const filtered = filterDigestInput(input, filter);
-  const model = buildModel(filtered);
-  if (model.diff.firstDigest || model.emptyReason !== null) return false;
+  if (filtered.diff.firstDigest || filtered.emptyReason !== null) return false;
   const left = newsOf(filtered);
   if (left.changes > 0 || (filter.minAlertLevel !== undefined && left.alerts > 0)) return false;
-  const all = newsOf(input);
+  const all = newsOf(run);
   return all.changes > 0 || all.alerts > 0;
 }

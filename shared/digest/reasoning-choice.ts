@@ -1,6 +1,6 @@
 /**
  * Which result's reasoning card explains a gap best, and in what order its reasons are read.
- * Pure: process.ts calls these with what the read API returned.
+ * Pure: run-completed.ts calls these with what the read API returned.
  */
 import type { Gap, Reason } from '../read-api-types';
 

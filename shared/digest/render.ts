@@ -100,17 +100,26 @@ export function shapeOf(model: DigestModel): DigestShape {
 }
 
 export function renderDigest(input: DigestInput): RenderedDigest {
-  const model = buildModel(input);
+  return renderModel(buildModel(input));
+}
+
+/** A digest from its model (the digest builds each channel's model once: ./channel-views.ts). */
+export function renderModel(model: DigestModel): RenderedDigest {
   const shape = shapeOf(model);
   const { main, thread } = SHAPES[shape];
   const blocks = main.flatMap((part) => part(model));
   const replies = thread.map((reply) => reply(model)).filter((m): m is BlockKitMessage => m !== null);
   return {
-    main: { text: truncateText(headlineFallback(model), SLACK_LIMITS.fallbackText), blocks },
+    main: { text: digestHeadline(model), blocks },
     thread: replies.slice(0, MAX_THREAD_REPLIES),
     quiet: shape === 'compact',
     about: thread.includes(enginesAndAlertsReply) && showsAbout(model),
   };
+}
+
+/** The digest's plain-text headline (its fallback text): what a held digest is listed by in the catch-up. */
+export function digestHeadline(model: DigestModel): string {
+  return truncateText(headlineFallback(model), SLACK_LIMITS.fallbackText);
 }
 
 /**

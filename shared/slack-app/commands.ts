@@ -12,7 +12,7 @@ import { parseDuration } from '../duration';
 import { answerList, answerProjects, answerStatus, answerSubscribe, changeSubscription } from './handlers';
 import { editDistance } from './project-match';
 import { answerFilter, answerQuiet, parseFilter, parseQuiet } from './channel-settings';
-import { answerWeekly, parseWeekly, WEEKLY_USAGE } from '../weekly/command';
+import { answerWeekly, parseWeekly, WEEKLY_USAGE } from './weekly-command';
 import type {
   CommandArgs,
   CommandContext,

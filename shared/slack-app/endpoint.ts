@@ -5,7 +5,7 @@
  * and its signature must not have been acted on already (a replay is answered, not acted on again).
  * Then, within Slack's 3 s: inline commands are answered in the HTTP body, deferred ones are put on
  * the commands queue and acknowledged ephemerally, button clicks (their values signed by the bridge,
- * ./button-value.ts) change the store and update the message via response_url. Never throws: every
+ * ../buttons/value.ts) change the store and update the message via response_url. Never throws: every
  * failure is an outcome, mapped to HTTP in one place.
  */
 import { HTTP_PATHS, METRIC_DIMENSIONS, SLACK_APP_METRICS } from '../contracts';
@@ -18,7 +18,7 @@ import {
   type SlackSignatureFailure,
 } from '../slack-request-signature';
 import { handleButtonAction, type ActionDeps } from './actions';
-import type { ActionValueCodec } from './button-value';
+import type { ActionValueCodec } from '../buttons/value';
 import { parseSlashCommandForm } from './commands';
 import { parseInteractionForm, type ButtonRefusal } from './interactions';
 import { SlackAppStoreError } from '../errors';

@@ -1,31 +1,17 @@
 /**
  * Buttons on digests. The renderer puts the project and channel in each button's value, signed by
- * the bridge (`encodeActionValue`, ./button-value.ts); `/slack/interactions` parses the `payload`
+ * the bridge (`encodeActionValue`, ../buttons/value.ts); `/slack/interactions` parses the `payload`
  * form field once into a typed action, or a refusal when the value is not the bridge's or the click
  * is not in the value's channel. Never throws.
  */
 import type { Actor } from '../ports';
 import { isRecord, parseJsonOrUndefined } from '../util';
 import { isChannelId } from '../routing';
-import type { ActionTarget, ActionValueCodec } from './button-value';
+import type { ActionTarget, ActionValueCodec } from '../buttons/value';
+import { ACTION_IDS, SETTINGS_ACTION_IDS, type SettingsActionId } from '../buttons/ids';
 import type { ShareTarget, ShareValues } from './ports';
 
-export type { ActionTarget } from './button-value';
-
-export const ACTION_IDS = {
-  mute7d: 'mute_7d',
-  onlyChanges: 'only_changes',
-  /** Shown instead of "Mute 7 days" once the channel muted the project, and of "Only changes" in `changes` mode. */
-  unmute: 'unmute',
-  fullDigests: 'full_digests',
-  openDashboard: 'open_dashboard',
-  /** On the ephemeral answer of a read (`status`, `projects`, `list`): post it in the channel for everyone. */
-  shareInChannel: 'share_in_channel',
-} as const;
-
-/** The digest's settings buttons: each changes the channel's settings for the project in its signed value. */
-export const SETTINGS_ACTION_IDS = [ACTION_IDS.mute7d, ACTION_IDS.unmute, ACTION_IDS.onlyChanges, ACTION_IDS.fullDigests] as const;
-export type SettingsActionId = (typeof SETTINGS_ACTION_IDS)[number];
+export type { ActionTarget } from '../buttons/value';
 
 export type ButtonAction =
   | ({ kind: SettingsActionId } & ActionTarget)
@@ -132,7 +118,7 @@ function shareAction(payload: Record<string, unknown>, value: unknown, codec: Ac
 
 const SHARE_VERBS: readonly ShareTarget['verb'][] = ['status', 'projects', 'list'];
 
-/** The value of a "Share in channel" button, signed like the digest buttons' (./button-value.ts). */
+/** The value of a "Share in channel" button, signed like the digest buttons' (../buttons/value.ts). */
 export function encodeShareValue(target: ShareTarget, codec: Pick<ActionValueCodec, 'sign'>): string {
   const fields: Record<string, string> = { v: target.verb, c: target.channel };
   if (target.projectId !== undefined) fields['p'] = target.projectId;

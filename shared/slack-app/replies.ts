@@ -12,7 +12,7 @@ import type { Actor, AuditEntry, SettingsChange, Subscription } from '../ports';
 import type { PostingAccess, SlackReply } from './ports';
 import type { Refusal } from './policy';
 import { SLACK_APP_DEFAULTS } from '../contracts';
-import { ACTION_IDS } from './interactions';
+import { ACTION_IDS } from '../buttons/ids';
 import { describeFilter } from '../digest/channel-filter';
 
 /** Lines shown before "and N more": keeps a reply well inside Slack's 40,000-character text limit. */

@@ -15,7 +15,7 @@ import type { PostedMessage } from '../../local/slack-server';
 import { commandForm, deliverSigned, LOCAL_SLACK_APP_ID, LOCAL_SLACK_TEAM_ID } from '../../local/slack-app-delivery';
 import { DynamoSubscriptionStore } from '../../shared/adapters/dynamo-subscription-store';
 import { HTTP_PATHS } from '../../shared/contracts';
-import { ACTION_IDS } from '../../shared/slack-app/interactions';
+import { ACTION_IDS } from '../../shared/buttons/ids';
 import { eventIdOf, simulatorOf, slackOf, startTestStack, waitUntil } from './helpers';
 
 const HOME = 'C0TRUST';

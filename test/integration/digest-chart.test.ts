@@ -15,7 +15,7 @@ import { createSlackPoster } from '../../shared/adapters/slack-poster';
 import { createSlackFileUploader } from '../../shared/adapters/slack-files';
 import { loadChartRenderer } from '../../shared/charts/load';
 import type { ChartDeps } from '../../shared/digest/chart-step';
-import type { DigestDeps } from '../../shared/digest/process';
+import type { TestWiring } from '../support/worker-wiring';
 import type { WebhookEvent } from '../../shared/events';
 import { LocalSlackServer, type PostedMessage } from '../../local/slack-server';
 import { RecordingObserver } from '../support/recording-observer';
@@ -50,7 +50,7 @@ function charts(overrides: Partial<ChartDeps> = {}): ChartDeps {
   };
 }
 
-function deps(chartDeps: ChartDeps | undefined): DigestDeps {
+function deps(chartDeps: ChartDeps | undefined): TestWiring {
   return {
     readApi: new ReadApiClient({ baseUrl: peers.sim.url, apiKey: peers.sim.apiKey, sleep: () => Promise.resolve() }),
     slack: createSlackPoster({ token: TOKEN, slackApiUrl: slack.apiUrl, sleep: () => Promise.resolve(), maxAttempts: 1 }),

@@ -8,7 +8,8 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DynamoDigestStore } from '../../shared/adapters/dynamo-digest-store';
 import { SqsDeadLetters } from '../../shared/adapters/sqs-dead-letters';
-import { processBatch, type DigestDeps, type RecordOutcome } from '../../shared/digest/process';
+import type { RecordOutcome } from '../../shared/worker/batch';
+import { processTestBatch, type TestWiring } from '../support/worker-wiring';
 import { RecordingObserver } from '../support/recording-observer';
 import { ReadApiClient } from '../../shared/adapters/read-api';
 import { createSlackPoster } from '../../shared/adapters/slack-poster';
@@ -124,7 +125,7 @@ describe('DynamoDigestStore records', () => {
 });
 
 describe('two invocations of one event, with the Slack history look-up refused', () => {
-  function deps(observer: RecordingObserver): DigestDeps {
+  function deps(observer: RecordingObserver): TestWiring {
     return {
       readApi: new ReadApiClient({ baseUrl: peers.sim.url, apiKey: peers.sim.apiKey, sleep: () => Promise.resolve() }),
       slack: createSlackPoster({
@@ -170,11 +171,11 @@ describe('two invocations of one event, with the Slack history look-up refused',
     peers.slack.injectFault({ method: 'conversations.history', kind: 'slack_error', error: 'missing_scope' });
     // The first invocation's top-level post is held, so the second arrives while the first holds the claim.
     peers.slack.injectFault({ method: 'chat.postMessage', kind: 'delay', latencyMs: 3_000, times: 1 });
-    const first = processBatch([recordOf(event)], deps(new RecordingObserver()));
+    const first = processTestBatch([recordOf(event)], deps(new RecordingObserver()));
     await waitUntil('the first invocation to post', () => peers.slack.calls('chat.postMessage').length > 0);
 
     const observer = new RecordingObserver();
-    const [second] = await processBatch([recordOf(event)], deps(observer));
+    const [second] = await processTestBatch([recordOf(event)], deps(observer));
     const [firstOutcome] = await first;
 
     expect(firstOutcome).toMatchObject({ ok: true, result: 'posted' });
@@ -190,8 +191,8 @@ describe('two invocations of one event, with the Slack history look-up refused',
     peers.slack.injectFault({ method: 'conversations.history', kind: 'slack_error', error: 'missing_scope' });
     const outcomes = (
       await Promise.all([
-        processBatch([recordOf(event)], deps(new RecordingObserver())),
-        processBatch([recordOf(event)], deps(new RecordingObserver())),
+        processTestBatch([recordOf(event)], deps(new RecordingObserver())),
+        processTestBatch([recordOf(event)], deps(new RecordingObserver())),
       ])
     ).flat();
 
@@ -203,12 +204,12 @@ describe('two invocations of one event, with the Slack history look-up refused',
     const older = runEvent(1);
     const newer = { ...runEvent(1), created_at: new Date(Date.parse(older.created_at) + 60_000).toISOString() };
     const records = [recordOf(older), recordOf(newer)];
-    const outcomes = await processBatch(records, deps(new RecordingObserver()));
+    const outcomes = await processTestBatch(records, deps(new RecordingObserver()));
     expect(outcomes.map((o) => (o.ok ? o.result : 'failed'))).toEqual(['superseded', 'posted']);
     expect(topLevelFor(older.id)).toHaveLength(0);
     expect(topLevelFor(newer.id)).toHaveLength(1);
     // Delivered again: both are settled (the older finished as skipped), nothing more is posted.
-    const again = await processBatch([recordOf(newer), recordOf(older)], deps(new RecordingObserver()));
+    const again = await processTestBatch([recordOf(newer), recordOf(older)], deps(new RecordingObserver()));
     expect(again.map((o) => (o.ok ? o.result : 'failed'))).toEqual(['duplicate', 'duplicate']);
     expect(topLevelFor(newer.id)).toHaveLength(1);
   });
@@ -220,12 +221,12 @@ describe('two invocations of one event, with the Slack history look-up refused',
     const failingStore = Object.assign(Object.create(Object.getPrototypeOf(base.store) as object) as typeof base.store, base.store, {
       markNewestRun: () => Promise.reject(new Error('ProvisionedThroughputExceededException')),
     });
-    const [outcome] = await processBatch([recordOf(event)], { ...base, store: failingStore });
+    const [outcome] = await processTestBatch([recordOf(event)], { ...base, store: failingStore });
     expect(outcome).toMatchObject({ ok: false });
     expect(topLevelFor(event.id)).toHaveLength(0);
     // The retry, with the store healthy, posts it.
     const retryObserver = new RecordingObserver();
-    const retry = await processBatch([recordOf(event)], deps(retryObserver));
+    const retry = await processTestBatch([recordOf(event)], deps(retryObserver));
     expect(retry[0], JSON.stringify(retryObserver.entries)).toMatchObject({ ok: true, result: 'posted' });
   });
 });

@@ -11,7 +11,7 @@ import { DynamoDigestStore } from '../../shared/adapters/dynamo-digest-store';
 import { SqsDeadLetters } from '../../shared/adapters/sqs-dead-letters';
 import { ReadApiClient } from '../../shared/adapters/read-api';
 import { createSlackPoster } from '../../shared/adapters/slack-poster';
-import { processBatch, type DigestDeps } from '../../shared/digest/process';
+import { processTestBatch, type TestWiring } from '../support/worker-wiring';
 import { RecordingObserver } from '../support/recording-observer';
 import { startDigestPeers, type DigestPeers } from '../support/digest-peers';
 
@@ -85,7 +85,7 @@ describe("a record and the invocation's time left", () => {
       received_at: new Date(T0).toISOString(),
     });
     const observer = new RecordingObserver();
-    const deps: DigestDeps = {
+    const deps: TestWiring = {
       readApi: new ReadApiClient({ baseUrl: peers.sim.url, apiKey: peers.sim.apiKey }),
       slack: createSlackPoster({ token: TOKEN, slackApiUrl: peers.slack.apiUrl }),
       store: store(),
@@ -102,7 +102,7 @@ describe("a record and the invocation's time left", () => {
 
   it('is handed back before anything is claimed or posted when less than its budget is left', async () => {
     const { eventId, record, deps } = recordAndDeps(T0 + 10_000);
-    const [outcome] = await processBatch([record], deps);
+    const [outcome] = await processTestBatch([record], deps);
     expect(outcome).toEqual({ messageId: 'm1', ok: false, retryAfterSeconds: undefined });
     expect(peers.slack.messages('#digests')).toHaveLength(0);
     // Untouched: the retry claims the event at once (no lease of this invocation in the way).
@@ -111,7 +111,7 @@ describe("a record and the invocation's time left", () => {
 
   it('is digested when exactly its budget is left', async () => {
     const { record, deps } = recordAndDeps(T0 + 30_000);
-    const [outcome] = await processBatch([record], deps);
+    const [outcome] = await processTestBatch([record], deps);
     expect(outcome).toEqual({ messageId: 'm1', ok: true, result: 'posted' });
   });
 });

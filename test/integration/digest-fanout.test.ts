@@ -14,7 +14,7 @@ import { ResponseUrlResponder } from '../../shared/adapters/slack-response-url';
 import { ReadApiClient } from '../../shared/adapters/read-api';
 import { createSlackPoster } from '../../shared/adapters/slack-poster';
 import type { SlackPoster } from '../../shared/ports';
-import type { DigestDeps } from '../../shared/digest/process';
+import type { TestWiring } from '../support/worker-wiring';
 import type { WebhookEvent } from '../../shared/events';
 import type { ChannelPacer, PaceDecision } from '../../shared/ports';
 import type { SlackReply } from '../../shared/slack-app/ports';
@@ -24,7 +24,7 @@ import { RecordingObserver } from '../support/recording-observer';
 import { peerDigestDeps, startDigestPeers, steppedTime, type DigestPeers } from '../support/digest-peers';
 import { VisibilitySimulator } from '../../local/simulator/server';
 import { enqueue, invokeDigestBatch, receiveRecords } from '../support/sqs-records';
-import { actionValueCodec } from '../../shared/slack-app/button-value';
+import { actionValueCodec } from '../../shared/buttons/value';
 import { SlackWorkspace } from '../../shared/adapters/slack-workspace';
 import { staticSecret } from '../../shared/secrets';
 import { DEFAULT_SLACK_ACCESS_POLICY } from '../../shared/slack-app/policy';
@@ -66,7 +66,7 @@ function slackWorkspace(): SlackWorkspace {
   return new SlackWorkspace({ token: staticSecret(TOKEN), slackApiUrl: peers.slack.apiUrl });
 }
 
-function deps(overrides: Partial<DigestDeps> = {}): DigestDeps {
+function deps(overrides: Partial<TestWiring> = {}): TestWiring {
   return {
     ...peerDigestDeps(peers, { slackToken: TOKEN, maxAttempts: 2 }),
     channels: { defaultChannel: '#digests', byProject: { [projectB]: '#project-b' } },
@@ -101,10 +101,16 @@ function runEvent(projectId: string, advance = true): WebhookEvent {
 }
 const lastRun = new Map<string, { runId: string; answers: number }>();
 
-async function deliver(options: Partial<DigestDeps> = {}, ...bodies: (WebhookEvent | string)[]) {
+async function deliver(options: Partial<TestWiring> = {}, ...bodies: (WebhookEvent | string)[]) {
   for (const body of bodies) await enqueue(peers.sqs, peers.queueUrl, body);
   const { records, failed } = await invokeDigestBatch(peers.sqs, peers.queueUrl, () => deps(options), observer);
   return { records, failed };
+}
+
+/** As the commands queue's event source hands them to the function (the peers' one queue stands in for it). */
+async function deliverCommand(body: string) {
+  await enqueue(peers.sqs, peers.queueUrl, body);
+  return invokeDigestBatch(peers.sqs, peers.queueUrl, () => deps(), observer, 'commands');
 }
 
 function topLevel(channel: string) {
@@ -346,7 +352,7 @@ describe('deferred slash commands', () => {
       context: { channel: 'C0NEW', actor: { userId: 'U0CY' }, responseUrl: `${receiver.origin}/commands/1` },
       receivedAtMs: now,
     };
-    expect((await deliver({}, JSON.stringify(command))).failed.size).toBe(0);
+    expect((await deliverCommand(JSON.stringify(command))).failed.size).toBe(0);
     expect(receiver.replies).toHaveLength(1);
     expect(receiver.replies[0]).toMatchObject({ path: '/commands/1', reply: { response_type: 'in_channel' } });
     expect(receiver.replies[0]!.reply.text).toContain('<@U0CY> subscribed this channel');
@@ -358,9 +364,34 @@ describe('deferred slash commands', () => {
 
   it('quarantines a slack_command message without a usable command', async () => {
     const broken = { kind: QUEUE_MESSAGE_KINDS.slackCommand, command: { kind: 'mute' }, context: { channel: 'C0X' } };
-    expect((await deliver({}, JSON.stringify(broken))).failed.size).toBe(0);
+    expect((await deliverCommand(JSON.stringify(broken))).failed.size).toBe(0);
     expect(observer.countOf('MessageQuarantined')).toBe(1);
     expect(receiver.replies).toHaveLength(0);
+  });
+
+  it('each queue takes only its own kinds: a command on the digest queue and a run on the commands queue are quarantined', async () => {
+    const command = {
+      kind: QUEUE_MESSAGE_KINDS.slackCommand,
+      command: { kind: 'projects' },
+      context: { channel: 'C0NEW', actor: { userId: 'U0CY' }, responseUrl: `${receiver.origin}/commands/2` },
+      receivedAtMs: now,
+    };
+    expect((await deliver({}, JSON.stringify(command))).failed.size).toBe(0);
+    const onCommands = await deliverCommand(JSON.stringify({ event: runEvent(projectA), received_at: new Date(T0).toISOString() }));
+    expect(onCommands.failed.size).toBe(0);
+    expect(observer.countOf('MessageQuarantined')).toBe(2);
+    expect(receiver.replies).toHaveLength(0);
+    expect(topLevel('#digests')).toHaveLength(0);
+    const quarantined = (await receiveRecords(peers.sqs, peers.dlqUrl)).map((r) => JSON.parse(r.body) as Record<string, unknown>);
+    expect(quarantined.map((body) => (body['kind'] === 'slack_command' ? 'command' : 'event' in body ? 'event' : 'other')).sort()).toEqual([
+      'command',
+      'event',
+    ]);
+    const reasons = observer.entries.filter((e) => e.message.startsWith('message quarantined')).map((e) => e.fields?.['reason']);
+    expect(reasons).toEqual([
+      'a slack_command message on the digest queue: it belongs on the commands queue',
+      'a run.completed message on the commands queue: it belongs on the digest queue',
+    ]);
   });
 });
 

@@ -15,7 +15,7 @@ import { SqsDeadLetters } from '../../shared/adapters/sqs-dead-letters';
 import { ReadApiClient } from '../../shared/adapters/read-api';
 import { createSlackPoster } from '../../shared/adapters/slack-poster';
 import { QUEUE_MESSAGE_KINDS } from '../../shared/contracts';
-import type { DigestDeps } from '../../shared/digest/process';
+import type { TestWiring } from '../support/worker-wiring';
 import { sweepCatchUps } from '../../shared/digest/held-digests';
 import type { WebhookEvent } from '../../shared/events';
 import { RecordingObserver } from '../support/recording-observer';
@@ -35,7 +35,7 @@ let quietHours: DynamoQuietHoursStore;
 let store: DynamoDigestStore;
 let now = Date.UTC(2026, 10, 24, 12, 0);
 
-function deps(): DigestDeps {
+function deps(): TestWiring {
   return {
     readApi: new ReadApiClient({ baseUrl: peers.sim.url, apiKey: peers.sim.apiKey, sleep: () => Promise.resolve() }),
     slack: createSlackPoster({ token: TOKEN, slackApiUrl: peers.slack.apiUrl, sleep: () => Promise.resolve(), maxAttempts: 1 }),

@@ -12,7 +12,7 @@ import { DynamoSubscriptionStore } from '../../shared/adapters/dynamo-subscripti
 import { SqsDeadLetters } from '../../shared/adapters/sqs-dead-letters';
 import { ReadApiClient } from '../../shared/adapters/read-api';
 import { createSlackPoster } from '../../shared/adapters/slack-poster';
-import type { DigestDeps } from '../../shared/digest/process';
+import type { TestWiring } from '../support/worker-wiring';
 import type { WebhookEvent } from '../../shared/events';
 import { LocalSlackServer } from '../../local/slack-server';
 import { RecordingObserver } from '../support/recording-observer';
@@ -35,7 +35,7 @@ let subscriptions: DynamoSubscriptionStore;
 let store: DynamoDigestStore;
 let now = Date.UTC(2026, 10, 21, 9, 0);
 
-function deps(overrides: Partial<DigestDeps> = {}): DigestDeps {
+function deps(overrides: Partial<TestWiring> = {}): TestWiring {
   return {
     readApi: new ReadApiClient({ baseUrl: peers.sim.url, apiKey: peers.sim.apiKey, sleep: () => Promise.resolve() }),
     slack: createSlackPoster({ token: TOKEN, slackApiUrl: slack.apiUrl, sleep: () => Promise.resolve(), maxAttempts: 2 }),
@@ -62,7 +62,7 @@ function runEvent(projectId: string): WebhookEvent {
   };
 }
 
-async function deliver(options: Partial<DigestDeps>, event: WebhookEvent) {
+async function deliver(options: Partial<TestWiring>, event: WebhookEvent) {
   await enqueue(peers.sqs, peers.queueUrl, event);
   const { records, failed } = await invokeDigestBatch(peers.sqs, peers.queueUrl, () => deps(options), observer);
   return { records, failed };

@@ -8,8 +8,7 @@ import { ReceiveMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDigestStore } from '../../shared/adapters/dynamo-digest-store';
 import { SqsMessageVisibility } from '../../shared/adapters/sqs-message-visibility';
 import { SqsDeadLetters } from '../../shared/adapters/sqs-dead-letters';
-import { handleSqsBatch } from '../../shared/digest/sqs-batch';
-import type { DigestDeps } from '../../shared/digest/process';
+import { handleTestBatch, type TestWiring } from '../support/worker-wiring';
 import { RecordingObserver } from '../support/recording-observer';
 import { ReadApiClient } from '../../shared/adapters/read-api';
 import { createSlackPoster } from '../../shared/adapters/slack-poster';
@@ -33,7 +32,7 @@ let projectA: string;
 let projectB: string;
 let observer: RecordingObserver;
 
-function deps(slackRequestTimeoutMs = 10_000): DigestDeps {
+function deps(slackRequestTimeoutMs = 10_000): TestWiring {
   return {
     readApi: new ReadApiClient({ baseUrl: sim.url, apiKey: sim.apiKey, sleep: () => Promise.resolve() }),
     slack: createSlackPoster({
@@ -236,19 +235,13 @@ describe('failures', () => {
 
   it('gives a rate-limited message back to the queue for the Retry-After wait', async () => {
     sim.injectFault({ route: 'visibility', status: 429, retryAfter: 120, times: Infinity });
-    const slowDeps = (): DigestDeps => ({
+    const slowDeps = (): TestWiring => ({
       ...deps(),
       readApi: new ReadApiClient({ baseUrl: sim.url, apiKey: sim.apiKey, deadline: () => Date.now() + 5_000 }),
     });
     await enqueue(sqs, queueUrl, runEvent(projectA));
     const records = await receiveRecords(sqs, queueUrl);
-    const response = await handleSqsBatch(
-      records,
-      () => Promise.resolve(slowDeps()),
-      new SqsMessageVisibility(sqs, queueUrl),
-      observer,
-      observer,
-    );
+    const response = await handleTestBatch(records, () => slowDeps(), new SqsMessageVisibility(sqs, queueUrl), observer);
     expect(response.batchItemFailures).toHaveLength(1);
     // The queue's own visibility timeout is 1 s; the message stays hidden for the 120 s asked for.
     await new Promise((resolve) => setTimeout(resolve, 1500));
@@ -274,7 +267,7 @@ describe('failures', () => {
       };
       await enqueue(sqs, queueUrl, event);
       const records = await receiveRecords(sqs, queueUrl);
-      return handleSqsBatch(records, () => Promise.resolve(d), new SqsMessageVisibility(sqs, queueUrl), observer, observer);
+      return handleTestBatch(records, () => d, new SqsMessageVisibility(sqs, queueUrl), observer);
     })();
     expect(failing.batchItemFailures).toHaveLength(1);
     expect(topLevel()).toHaveLength(1);
@@ -300,11 +293,10 @@ describe('posts whose outcome was unknown', () => {
     // Slack answers the first post after 1.5 s; the poster gives up after 0.5 s, but the post is stored.
     slack.injectFault({ kind: 'delay', method: 'chat.postMessage', latencyMs: 1500, times: 1 });
     await enqueue(sqs, queueUrl, event);
-    const first = await handleSqsBatch(
+    const first = await handleTestBatch(
       await receiveRecords(sqs, queueUrl),
-      () => Promise.resolve(deps(500)),
+      () => deps(500),
       new SqsMessageVisibility(sqs, queueUrl),
-      observer,
       observer,
     );
     expect(first.batchItemFailures).toHaveLength(1);
@@ -335,13 +327,7 @@ describe('posts whose outcome was unknown', () => {
       },
     };
     await enqueue(sqs, queueUrl, older);
-    const cut = await handleSqsBatch(
-      await receiveRecords(sqs, queueUrl),
-      () => Promise.resolve(d),
-      new SqsMessageVisibility(sqs, queueUrl),
-      observer,
-      observer,
-    );
+    const cut = await handleTestBatch(await receiveRecords(sqs, queueUrl), () => d, new SqsMessageVisibility(sqs, queueUrl), observer);
     expect(cut.batchItemFailures).toHaveLength(1);
     const olderTs = topLevel()[0]!.ts;
     expect(slack.messages().filter((m) => m.thread_ts === olderTs)).toHaveLength(0);

@@ -11,8 +11,7 @@ import { GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDigestStore } from '../../shared/adapters/dynamo-digest-store';
 import { SqsMessageVisibility } from '../../shared/adapters/sqs-message-visibility';
 import { SqsDeadLetters } from '../../shared/adapters/sqs-dead-letters';
-import { handleSqsBatch } from '../../shared/digest/sqs-batch';
-import type { DigestDeps } from '../../shared/digest/process';
+import { handleTestBatch, type TestWiring } from '../support/worker-wiring';
 import { RecordingObserver } from '../support/recording-observer';
 import { ReadApiClient } from '../../shared/adapters/read-api';
 import { createSlackPoster } from '../../shared/adapters/slack-poster';
@@ -34,7 +33,7 @@ let projectId: string;
 let observer: RecordingObserver;
 let minute = 0;
 
-function deps(): DigestDeps {
+function deps(): TestWiring {
   return {
     // A 5 s budget per invocation: long enough for one short Retry-After, too short for a long one.
     readApi: new ReadApiClient({ baseUrl: sim.url, apiKey: sim.apiKey, timeoutMs: 1000, deadline: () => Date.now() + 5000 }),
@@ -191,13 +190,7 @@ describe('digest fault matrix', () => {
     await enqueue(sqs, queueUrl, '{"event":{"id":"y"}}');
     const unreachable = { ...deps(), deadLetters: new SqsDeadLetters(sqs, `${peers.dlqUrl}-missing`) };
     const records = await receiveRecords(sqs, queueUrl);
-    const response = await handleSqsBatch(
-      records,
-      () => Promise.resolve(unreachable),
-      new SqsMessageVisibility(sqs, queueUrl),
-      observer,
-      observer,
-    );
+    const response = await handleTestBatch(records, () => unreachable, new SqsMessageVisibility(sqs, queueUrl), observer);
     expect(response.batchItemFailures.map((f) => f.itemIdentifier)).toEqual(records.map((r) => r.messageId));
     expect(observer.countOf('MessageQuarantined')).toBe(0);
     expect(observer.countOf('BatchItemFailed')).toBe(records.length);
@@ -207,11 +200,10 @@ describe('digest fault matrix', () => {
     await enqueue(sqs, queueUrl, runEvent());
     await enqueue(sqs, queueUrl, runEvent());
     const records = await receiveRecords(sqs, queueUrl);
-    const response = await handleSqsBatch(
+    const response = await handleTestBatch(
       records,
       () => Promise.reject(new SecretNotSet('slack-token')),
       new SqsMessageVisibility(sqs, queueUrl),
-      observer,
       observer,
     );
     expect(response.batchItemFailures.map((f) => f.itemIdentifier).sort()).toEqual(records.map((r) => r.messageId).sort());
@@ -228,7 +220,7 @@ describe('digest fault matrix', () => {
     slack.injectFault({ kind: 'ratelimited', method: 'chat.postMessage', retryAfterSeconds: 600 });
     const records = await receiveRecords(sqs, queueUrl);
     const refusing = new SqsMessageVisibility(sqs, `${queueUrl}-missing`);
-    const response = await handleSqsBatch(records, () => Promise.resolve(deps()), refusing, observer, observer);
+    const response = await handleTestBatch(records, () => deps(), refusing, observer);
     expect(response.batchItemFailures).toEqual([{ itemIdentifier: records[0]!.messageId }]);
     const warning = observer.entries.find((e) => e.message === 'could not set the retry delay on a failed message');
     expect(warning?.fields).toMatchObject({ messageId: records[0]!.messageId });

@@ -9,11 +9,11 @@ import { DIGEST_METRICS } from '../../shared/contracts';
 import { DynamoSubscriptionStore } from '../../shared/adapters/dynamo-subscription-store';
 import { DynamoChannelPacer } from '../../shared/adapters/dynamo-channel-pacer';
 import { DynamoWeeklyStore } from '../../shared/adapters/dynamo-weekly-store';
-import type { DigestDeps } from '../../shared/digest/process';
+import type { TestWiring } from '../support/worker-wiring';
 import type { WebhookEvent } from '../../shared/events';
 import { findUnescapedMarkup } from '../../shared/slack-text';
 import { weeklySweepMessage } from '../../shared/weekly/message';
-import { answerWeekly } from '../../shared/weekly/command';
+import { answerWeekly } from '../../shared/slack-app/weekly-command';
 import { accessOf, parseCommandText } from '../../shared/slack-app/commands';
 import { DEFAULT_SLACK_ACCESS_POLICY } from '../../shared/slack-app/policy';
 import type { InlineDeps } from '../../shared/slack-app/ports';
@@ -35,7 +35,7 @@ let subscriptions: DynamoSubscriptionStore;
 let weeklyStore: DynamoWeeklyStore;
 let now: number;
 
-function deps(): DigestDeps {
+function deps(): TestWiring {
   return {
     ...peerDigestDeps(peers, { slackToken: TOKEN, maxAttempts: 1 }),
     channels: { defaultChannel: '#digests', byProject: {} },

@@ -11,7 +11,7 @@ import { DynamoDigestStore } from '../../shared/adapters/dynamo-digest-store';
 import { ReadApiClient } from '../../shared/adapters/read-api';
 import { createSlackPoster } from '../../shared/adapters/slack-poster';
 import { SqsDeadLetters } from '../../shared/adapters/sqs-dead-letters';
-import type { DigestDeps } from '../../shared/digest/process';
+import type { TestWiring } from './worker-wiring';
 
 export interface DigestPeers {
   dynamo: LocalDynamo;
@@ -74,7 +74,7 @@ export async function startDigestPeers(options: {
 export function peerDigestDeps(
   peers: DigestPeers,
   options: { slackToken: string; maxAttempts: number },
-): Pick<DigestDeps, 'readApi' | 'slack' | 'store' | 'deadLetters'> {
+): Pick<TestWiring, 'readApi' | 'slack' | 'store' | 'deadLetters'> {
   const noWait = (): Promise<void> => Promise.resolve();
   return {
     readApi: new ReadApiClient({ baseUrl: peers.sim.url, apiKey: peers.sim.apiKey, sleep: noWait }),
@@ -90,7 +90,7 @@ export function peerDigestDeps(
 }
 
 /** A test's own clock for the digest: its waits move the clock (`advance`) instead of waiting. */
-export function steppedTime(now: () => number, advance: (ms: number) => void): Pick<DigestDeps, 'clock' | 'sleep'> {
+export function steppedTime(now: () => number, advance: (ms: number) => void): Required<Pick<TestWiring, 'clock' | 'sleep'>> {
   return {
     clock: { now },
     sleep: (ms) => {

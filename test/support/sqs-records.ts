@@ -4,9 +4,8 @@ import type { SQSRecord } from 'aws-lambda';
 import type { QueuedEvent, WebhookEvent } from '../../shared/events';
 import { messageAttributesFor } from '../../shared/adapters/sqs-event-queue';
 import { SqsMessageVisibility } from '../../shared/adapters/sqs-message-visibility';
-import type { DigestDeps } from '../../shared/digest/process';
-import { handleSqsBatch } from '../../shared/digest/sqs-batch';
 import type { Log, Metrics } from '../../shared/ports';
+import { handleTestBatch, type TestQueue, type TestWiring } from './worker-wiring';
 
 export async function enqueue(sqs: SQSClient, queueUrl: string, event: WebhookEvent | string): Promise<void> {
   if (typeof event === 'string') {
@@ -49,22 +48,18 @@ export async function receiveRecords(sqs: SQSClient, queueUrl: string, max = 10)
 
 /**
  * One invocation of the digest handler over what is visible on the queue, as the event source
- * mapping makes it: successes are deleted, failures stay for their visibility timeout.
+ * mapping makes it: successes are deleted, failures stay for their visibility timeout. `as`: the
+ * queue whose kinds the function takes these records for (the digest queue unless said).
  */
 export async function invokeDigestBatch(
   sqs: SQSClient,
   queueUrl: string,
-  deps: () => DigestDeps,
+  deps: () => TestWiring,
   observer: Log & Metrics,
+  as: TestQueue = 'digest',
 ): Promise<{ records: SQSRecord[]; failed: Set<string> }> {
   const records = await receiveRecords(sqs, queueUrl);
-  const response = await handleSqsBatch(
-    records,
-    () => Promise.resolve(deps()),
-    new SqsMessageVisibility(sqs, queueUrl),
-    observer,
-    observer,
-  );
+  const response = await handleTestBatch(records, deps, new SqsMessageVisibility(sqs, queueUrl), observer, as);
   const failed = new Set(response.batchItemFailures.map((f) => f.itemIdentifier));
   for (const record of records) {
     if (!failed.has(record.messageId))

@@ -6,6 +6,9 @@
 import { describe, expect, it } from 'vitest';
 import { describeFilter, filterDigestInput, parseFilterArgs } from '../../shared/digest/channel-filter';
 import { filteredToNothing } from '../../shared/digest/channel-gate';
+import { runViews } from '../../shared/digest/channel-views';
+import type { ChannelTarget } from '../../shared/digest/fan-out';
+import type { ChannelFilter, Subscription } from '../../shared/ports';
 import { isQuietAt, localMinuteOfDay, quietEndsAt } from '../../shared/digest/quiet-hours';
 import { renderCatchUp } from '../../shared/digest/held-digests';
 import { buildModel, type DigestInput } from '../../shared/digest/render';
@@ -182,6 +185,11 @@ function input(overrides: Partial<DigestInput> = {}): DigestInput {
   };
 }
 
+/** The gate's verdict from the run's model and the channel's, as the digest builds them (shared/digest/channel-views.ts). */
+function nothingLeft(run: DigestInput, filter: ChannelFilter): boolean {
+  return filteredToNothing(buildModel(run), buildModel(filterDigestInput(run, filter)), filter);
+}
+
 describe('applying a filter', () => {
   it('leaves out other engines, their gaps and alerts below the level', () => {
     const filtered = filterDigestInput(input(), { engines: ['chatgpt'], minAlertLevel: 'warning' });
@@ -209,11 +217,11 @@ describe('applying a filter', () => {
   it('a run whose only news is outside the filter is filtered to nothing; a run with news inside is not', () => {
     const quietChatGpt = input({ overview: { ...input().overview, alerts: [] } });
     // Only Gemini moved (and gap g2 is Gemini's): a ChatGPT-only channel has nothing.
-    expect(filteredToNothing(quietChatGpt, { engines: ['ChatGPT'] })).toBe(true);
-    expect(filteredToNothing(quietChatGpt, { engines: ['Gemini'] })).toBe(false);
+    expect(nothingLeft(quietChatGpt, { engines: ['ChatGPT'] })).toBe(true);
+    expect(nothingLeft(quietChatGpt, { engines: ['Gemini'] })).toBe(false);
     // A project-wide alert does not keep an engines-only channel posting; one at the asked level does.
-    expect(filteredToNothing(input(), { engines: ['ChatGPT'] })).toBe(true);
-    expect(filteredToNothing(input(), { engines: ['ChatGPT'], minAlertLevel: 'info' })).toBe(false);
+    expect(nothingLeft(input(), { engines: ['ChatGPT'] })).toBe(true);
+    expect(nothingLeft(input(), { engines: ['ChatGPT'], minAlertLevel: 'info' })).toBe(false);
     // An alert about another engine is left out with the engine.
     const geminiAlert = input({
       overview: {
@@ -228,15 +236,47 @@ describe('applying a filter', () => {
       },
     });
     expect(filterDigestInput(geminiAlert, { engines: ['ChatGPT'] }).overview.alerts).toEqual([]);
-    expect(filteredToNothing(geminiAlert, { engines: ['ChatGPT'], minAlertLevel: 'warning' })).toBe(true);
+    expect(nothingLeft(geminiAlert, { engines: ['ChatGPT'], minAlertLevel: 'warning' })).toBe(true);
     // The info alert is all there is once engines are quiet: alerts>=warning leaves nothing.
     const onlyAlert = input({
       previous: snapshot({ engines: { ChatGPT: 40, Gemini: 30 }, gaps: input().gaps.map(({ extra: _e, ...g }) => g) }),
     });
-    expect(filteredToNothing(onlyAlert, { minAlertLevel: 'warning' })).toBe(true);
-    expect(filteredToNothing(onlyAlert, { minAlertLevel: 'info' })).toBe(false);
+    expect(nothingLeft(onlyAlert, { minAlertLevel: 'warning' })).toBe(true);
+    expect(nothingLeft(onlyAlert, { minAlertLevel: 'info' })).toBe(false);
     // A first digest always posts.
-    expect(filteredToNothing(input({ previous: null }), { engines: ['Perplexity'] })).toBe(false);
+    expect(nothingLeft(input({ previous: null }), { engines: ['Perplexity'] })).toBe(false);
+  });
+});
+
+describe("each channel's view of the run", () => {
+  const target = (channel: string, filter?: ChannelFilter): ChannelTarget => ({
+    channel,
+    mode: 'full',
+    home: false,
+    subscription: filter === undefined ? undefined : ({ channel, filter } as Subscription),
+  });
+
+  it('reads one model for the run: unfiltered channels share its figures, a filtered channel has its own, built once', () => {
+    const views = runViews(input(), (t) => ({ mode: t.mode, aboutShown: t.channel === 'C0SEEN' }));
+    const plain = views.modelFor(target('C0PLAIN'));
+    expect(plain.metrics).toBe(views.run.metrics);
+    expect(views.modelFor(target('C0SEEN')).engines).toBe(views.run.engines);
+    expect(views.modelFor(target('C0SEEN')).input.options?.aboutShown).toBe(true);
+    expect(plain.input.options?.aboutShown).toBe(false);
+    const chatGpt = target('C0GPT', { engines: ['ChatGPT'] });
+    expect(views.filtered(chatGpt)).toBe(views.filtered(chatGpt));
+    expect(views.modelFor(chatGpt).engines.map((e) => e.name)).toEqual(['ChatGPT']);
+    expect(views.run.engines.map((e) => e.name)).toEqual(['ChatGPT', 'Gemini']);
+  });
+
+  it('renders the same channel digest as a model built for that channel alone', () => {
+    const filter: ChannelFilter = { engines: ['Gemini'], minChange: 2 };
+    const views = runViews(input(), (t) => ({ mode: t.mode }));
+    const alone = buildModel({ ...filterDigestInput(input(), filter), options: { minChange: 2, mode: 'full' } });
+    const { input: viewed, promptUrl: _v, ...figures } = views.modelFor(target('C0GEM', filter));
+    const { input: own, promptUrl: _o, ...expected } = alone;
+    expect(figures).toEqual(expected);
+    expect(viewed.options).toEqual(own.options);
   });
 });
 

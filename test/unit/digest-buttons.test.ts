@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { ActionsBlock, ContextBlock, KnownBlock } from '@slack/web-api';
 import { renderDigest, type DigestInput } from '../../shared/digest/render';
 import { decodeActionValue, encodeActionValue } from '../../shared/slack-app/interactions';
-import { actionValueCodec } from '../../shared/slack-app/button-value';
+import { actionValueCodec } from '../../shared/buttons/value';
 import { findBlockKitViolations } from '../../shared/slack-text';
 import { DIGEST_BLOCK_IDS, settingsButtons } from '../../shared/digest/render/sections/footer';
 

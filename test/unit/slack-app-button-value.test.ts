@@ -1,7 +1,7 @@
 /** Signed button values: what the bridge signs verifies, with any listed key; nothing else does. */
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { actionValueCodec, MAX_BUTTON_VALUE, parseActionSigningKeys } from '../../shared/slack-app/button-value';
+import { actionValueCodec, MAX_BUTTON_VALUE, parseActionSigningKeys } from '../../shared/buttons/value';
 
 const KEY = 'k'.repeat(40);
 const OLD_KEY = 'o'.repeat(40);

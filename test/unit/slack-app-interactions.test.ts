@@ -1,12 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import {
-  ACTION_IDS,
-  decodeActionValue,
-  encodeActionValue as encodeWith,
-  parseInteractionForm as parseWith,
-} from '../../shared/slack-app/interactions';
-import { actionValueCodec, type ActionTarget } from '../../shared/slack-app/button-value';
+import { ACTION_IDS } from '../../shared/buttons/ids';
+import { decodeActionValue, encodeActionValue as encodeWith, parseInteractionForm as parseWith } from '../../shared/slack-app/interactions';
+import { actionValueCodec, type ActionTarget } from '../../shared/buttons/value';
 
 const codec = actionValueCodec(['interactions-test-action-signing-key-0123456789']);
 const encodeActionValue = (t: ActionTarget) => encodeWith(t, codec);

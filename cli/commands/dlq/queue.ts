@@ -2,7 +2,7 @@
  * SQS access shared by the `bridge dlq` sub-commands: queue depths, the CLI's view of a DLQ
  * message, and receive / release helpers that hide messages only briefly.
  */
-import { parseQueuedMessage } from '../../../shared/queued-message';
+import { parseQueuedMessage } from '../../../shared/worker/parse';
 import {
   ChangeMessageVisibilityBatchCommand,
   GetQueueAttributesCommand,

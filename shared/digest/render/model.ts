@@ -40,7 +40,7 @@ export interface ChannelContext {
   mode: DigestMode;
   /** The last change of the channel's settings (e.g. "mode changes" by U123), shown as a small note. */
   change?: { what: string; by: string; atMs: number } | undefined;
-  /** The value of its Mute / Only changes buttons, signed by the bridge (slack-app/button-value.ts); none = no such buttons. */
+  /** The value of its Mute / Only changes buttons, signed by the bridge (buttons/value.ts); none = no such buttons. */
   actionValue?: string | undefined;
 }
 

@@ -5,7 +5,7 @@
  */
 import type { ActionsBlock, Button, ContextBlock, KnownBlock } from '@slack/web-api';
 import type { DigestMode } from '../../../contracts';
-import { ACTION_IDS } from '../../../slack-app/interactions';
+import { ACTION_IDS } from '../../../buttons/ids';
 import { actionButton, context, linkButton } from '../blocks';
 import { inline, LEN, plural, shortId, slackDate } from '../format';
 import type { ChannelContext, DigestModel } from '../model';

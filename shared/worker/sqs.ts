@@ -4,20 +4,28 @@
  * specific wait (429 Retry-After, a busy claim) gets that visibility timeout before it goes back.
  */
 import type { SQSBatchResponse, SQSRecord } from 'aws-lambda';
-import { processBatch, type DigestDeps } from './process';
-import { classifyFailure } from './failures';
+import { processBatch, type BatchDeps, type Queue } from './batch';
+import type { QueueName } from './kinds';
+import { classifyFailure } from '../digest/failures';
 import { describeError } from '../observability';
 import { DIGEST_METRICS } from '../contracts';
 import type { Log, MessageVisibility, Metrics } from '../ports';
 
-export async function handleSqsBatch(
+/** One batch's deps: its queue's kinds' and the batch loop's own. */
+export interface QueueDeps<D> {
+  deps: D;
+  batch: BatchDeps;
+}
+
+export async function handleSqsBatch<Q extends QueueName, D>(
   records: readonly SQSRecord[],
-  resolveDeps: () => Promise<DigestDeps>,
+  queue: Queue<Q, D>,
+  resolveDeps: () => Promise<QueueDeps<D>>,
   visibility: MessageVisibility,
   log: Log,
   metrics: Metrics,
 ): Promise<SQSBatchResponse> {
-  let deps: DigestDeps;
+  let deps: QueueDeps<D>;
   try {
     deps = await resolveDeps();
   } catch (error) {
@@ -39,7 +47,9 @@ export async function handleSqsBatch(
       body: r.body,
       receiveCount: Number(r.attributes?.ApproximateReceiveCount) || undefined,
     })),
-    deps,
+    queue,
+    deps.deps,
+    deps.batch,
   );
   const handles = new Map(records.map((r) => [r.messageId, r.receiptHandle]));
   const failures = outcomes.filter((o) => !o.ok);

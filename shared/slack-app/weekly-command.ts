@@ -4,11 +4,11 @@
  * UpdateItem), announced in the channel and appended to its history like every other change.
  */
 import { slackDate } from '../digest/render/format';
-import { recordChange } from '../slack-app/access';
-import type { CommandArgs, CommandContext, InlineDeps, SlackReply } from '../slack-app/ports';
-import * as reply from '../slack-app/replies';
-import type { IsoWeekday, WeeklySetting } from './ports';
-import { canonicalZone, describeSchedule, effectiveSchedule, isTimeZone, nextOccurrence, parseDay, parseTime } from './schedule';
+import { recordChange } from './access';
+import type { CommandArgs, CommandContext, InlineDeps, SlackReply } from './ports';
+import * as reply from './replies';
+import type { IsoWeekday, WeeklySetting } from '../weekly/ports';
+import { canonicalZone, describeSchedule, effectiveSchedule, isTimeZone, nextOccurrence, parseDay, parseTime } from '../weekly/schedule';
 
 export type WeeklyArgs = CommandArgs['weekly'];
 

@@ -1,15 +1,15 @@
 /**
- * The one parser of a queued message (the body ingest sends to SQS, docs/CONTRACTS.md): parsed once
- * into what the digest acts on, or into why it never can be. The digest and `bridge dlq` share it.
+ * The one parser of a queued message (the body ingest, the Slack function and the schedules send to
+ * SQS, docs/CONTRACTS.md): parsed once into a message of a kind in the kind table (./kinds.ts), or
+ * into why it never can be. The worker and `bridge dlq` share it.
  */
-import { parseTypedEvent, validateWebhookEvent, type TypedEvent } from './events';
-import { isRecord } from './util';
-import { QUEUE_MESSAGE_KINDS } from './contracts';
-import { parseDeferredSlackCommand } from './slack-app/service';
-import type { DeferredSlackCommand } from './slack-app/ports';
-import { parseQuarantinedDelivery, readmitQuarantined, type QuarantinedDelivery } from './quarantine';
-import { parseWeeklySweep } from './weekly/message';
-import type { WeeklySweepMessage } from './weekly/ports';
+import { parseTypedEvent, validateWebhookEvent, type TypedEvent } from '../events';
+import { isRecord } from '../util';
+import { QUEUE_MESSAGE_KINDS } from '../contracts';
+import { parseDeferredSlackCommand } from '../slack-app/service';
+import { parseQuarantinedDelivery, readmitQuarantined, type QuarantinedDelivery } from '../quarantine';
+import { parseWeeklySweep } from '../weekly/message';
+import type { KindMessage } from './kinds';
 
 /** What could be read from a message, usable or not (for logs and `bridge dlq list`). */
 export interface QueuedMessageHints {
@@ -21,14 +21,11 @@ export interface QueuedMessageHints {
 }
 
 export type QueuedMessage =
-  /** A webhook event of a handled type, its data parsed by the type's entry in EVENT_TYPES. */
-  | { kind: 'event'; typed: TypedEvent; hints: QueuedMessageHints }
-  /** A `/visibility` command the Slack endpoint deferred (it needs the read API). */
-  | { kind: 'slack_command'; command: DeferredSlackCommand; hints: QueuedMessageHints }
-  /** Post the weekly reports that are due (the stack's schedule, or `bridge trigger weekly`). */
-  | { kind: 'weekly_sweep'; sweep: WeeklySweepMessage; hints: QueuedMessageHints }
-  /** Post the catch-ups of channels whose quiet hours ended (the stack's 5-minute schedule). */
-  | { kind: 'quiet_catch_up'; hints: QueuedMessageHints }
+  /**
+   * A message of a kind the worker acts on: a webhook event of a handled type (its data parsed by the
+   * type's entry in EVENT_TYPES), a deferred `/visibility` command, a weekly sweep, a quiet-hours catch-up.
+   */
+  | { kind: 'message'; message: KindMessage; hints: QueuedMessageHints }
   /** A replayed quarantined delivery of a type the bridge does not act on: acknowledged, as ingest would. */
   | { kind: 'ignored'; reason: string; hints: QueuedMessageHints }
   | { kind: 'unusable'; reason: string; hints: QueuedMessageHints };
@@ -44,7 +41,7 @@ export function parseQueuedMessage(body: string | undefined): QueuedMessage {
   if (isRecord(parsed) && parsed['kind'] === QUEUE_MESSAGE_KINDS.slackCommand) return slackCommandOf(parsed, hints);
   if (isRecord(parsed) && parsed['kind'] === QUEUE_MESSAGE_KINDS.weeklySweep) return weeklySweepOf(parsed, hints);
   if (isRecord(parsed) && parsed['kind'] === QUEUE_MESSAGE_KINDS.quietCatchUp)
-    return { kind: 'quiet_catch_up', hints: { ...hints, type: QUEUE_MESSAGE_KINDS.quietCatchUp } };
+    return usable({ kind: 'quiet_catch_up', payload: { kind: 'quiet_catch_up' } }, { ...hints, type: QUEUE_MESSAGE_KINDS.quietCatchUp });
   const quarantined = parseQuarantinedDelivery(parsed);
   if (quarantined !== undefined) return readmitted(quarantined);
   return queuedEventOf(parsed, hints);
@@ -72,7 +69,16 @@ function queuedEventOf(parsed: unknown, hints: QueuedMessageHints): QueuedMessag
   const validation = validateWebhookEvent(isRecord(parsed) ? parsed['event'] : undefined);
   if (!validation.ok) return { kind: 'unusable', reason: `not a queued event: ${validation.reason}`, hints };
   const typed = parseTypedEvent(validation.event);
-  return typed.ok ? { kind: 'event', typed: typed.data, hints } : { kind: 'unusable', reason: typed.reason, hints };
+  return typed.ok ? usable(eventMessage(typed.data), hints) : { kind: 'unusable', reason: typed.reason, hints };
+}
+
+function eventMessage(typed: TypedEvent): KindMessage {
+  // The kind typed.type gets typed's data: the same type on both sides, which TypeScript cannot correlate.
+  return { kind: typed.type, payload: { event: typed.event, data: typed.data } } as KindMessage;
+}
+
+function usable(message: KindMessage, hints: QueuedMessageHints): QueuedMessage {
+  return { kind: 'message', message, hints };
 }
 
 function slackCommandOf(body: Record<string, unknown>, hints: QueuedMessageHints): QueuedMessage {
@@ -83,7 +89,7 @@ function slackCommandOf(body: Record<string, unknown>, hints: QueuedMessageHints
       reason: 'slack_command message lacks a deferred command (subscribe, status or projects) with channel, actor and response_url',
       hints: { ...hints, type: QUEUE_MESSAGE_KINDS.slackCommand },
     };
-  return { kind: 'slack_command', command, hints: { ...hints, type: QUEUE_MESSAGE_KINDS.slackCommand } };
+  return usable({ kind: 'slack_command', payload: command }, { ...hints, type: QUEUE_MESSAGE_KINDS.slackCommand });
 }
 
 function weeklySweepOf(body: Record<string, unknown>, hints: QueuedMessageHints): QueuedMessage {
@@ -91,7 +97,7 @@ function weeklySweepOf(body: Record<string, unknown>, hints: QueuedMessageHints)
   const typed = { ...hints, type: QUEUE_MESSAGE_KINDS.weeklySweep };
   if (sweep === null)
     return { kind: 'unusable', reason: 'weekly_sweep message with a channel that is not a string, or `now` not true', hints: typed };
-  return { kind: 'weekly_sweep', sweep, hints: typed };
+  return usable({ kind: 'weekly_sweep', payload: sweep }, typed);
 }
 
 function hintsOf(body: unknown): QueuedMessageHints {

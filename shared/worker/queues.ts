@@ -1,0 +1,48 @@
+/**
+ * The digest function's two queues (two event sources of one function): the kinds each carries, each
+ * with its feature's handler and the part of the queue's deps that handler takes. A record of a kind
+ * its queue does not carry never reaches a handler (./batch.ts quarantines it).
+ */
+import type { KindHandler } from '../queue-work';
+import type { DigestDeps } from '../digest/deps';
+import { noticeDrafts } from '../digest/draft-ready';
+import { catchUpHeldDigests, type CatchUpSweepDeps } from '../digest/quiet-catch-up';
+import { digestRuns } from '../digest/run-completed';
+import { answerDeferredCommands } from '../slack-app/deferred-kind';
+import type { DeferredDeps } from '../slack-app/ports';
+import { sweepWeeklyReports, type WeeklySweepKindDeps } from '../weekly/sweep-kind';
+import type { Queue } from './batch';
+
+/** What the digest queue's kinds need: each feature's own deps. */
+export interface DigestQueueDeps {
+  digest: DigestDeps;
+  weekly: WeeklySweepKindDeps;
+  catchUp: CatchUpSweepDeps;
+}
+
+/** What the commands queue's one kind needs. */
+export interface CommandQueueDeps {
+  commands: DeferredDeps;
+}
+
+/** A feature's handler on a queue: it is given its own part of the queue's deps. */
+function taking<P, F, D>(handler: KindHandler<P, F>, part: (deps: D) => F): KindHandler<P, D> {
+  return (items, deps, settle) => handler(items, part(deps), settle);
+}
+
+export const DIGEST_QUEUE: Queue<'digest', DigestQueueDeps> = {
+  name: 'digest',
+  handlers: {
+    'run.completed': taking(digestRuns, (deps: DigestQueueDeps) => deps.digest),
+    'draft.ready': taking(noticeDrafts, (deps: DigestQueueDeps) => deps.digest),
+    weekly_sweep: taking(sweepWeeklyReports, (deps: DigestQueueDeps) => deps.weekly),
+    quiet_catch_up: taking(catchUpHeldDigests, (deps: DigestQueueDeps) => deps.catchUp),
+  },
+};
+
+export const COMMAND_QUEUE: Queue<'commands', CommandQueueDeps> = {
+  name: 'commands',
+  handlers: {
+    slack_command: taking(answerDeferredCommands, (deps: CommandQueueDeps) => deps.commands),
+  },
+};

@@ -1,0 +1,121 @@
+/**
+ * Each queue's deps from the clients the digest function holds (functions/digest/runtime.ts; the
+ * integration tests through test/support): every kind is given only its feature's part.
+ */
+import { NeedsOperatorFix } from '../errors';
+import type {
+  ChannelPacer,
+  Clock,
+  DeadLetters,
+  DigestStore,
+  Log,
+  Metrics,
+  QuietHoursStore,
+  ReadApi,
+  SlackPoster,
+  SubscriptionStore,
+} from '../ports';
+import type { ActionValueCodec } from '../buttons/value';
+import type { ChartDeps } from '../digest/chart-step';
+import type { ChannelRouting, DigestOptions } from '../digest/deps';
+import { shareValuesFrom } from '../slack-app/interactions';
+import type { Responder, SlackAppWorkerDeps } from '../slack-app/ports';
+import type { WeeklyChartHook, WeeklyOptions, WeeklyStore } from '../weekly/ports';
+import { weeklyCharts } from '../weekly/sweep-kind';
+import type { BatchDeps } from './batch';
+import type { CommandQueueDeps, DigestQueueDeps } from './queues';
+import type { QueueDeps } from './sqs';
+
+/** The clients and settings of one invocation. */
+export interface WorkerWiring {
+  readApi: ReadApi;
+  slack: SlackPoster;
+  store: DigestStore;
+  deadLetters: DeadLetters;
+  channels: ChannelRouting;
+  clock: Clock;
+  log: Log;
+  metrics: Metrics;
+  /** The invocation's deadline (epoch ms). */
+  deadline: () => number;
+  sleep: (ms: number) => Promise<void>;
+  digestOptions: DigestOptions;
+  batch: Pick<BatchDeps, 'recordBudgetMs' | 'maxReceiveCount'>;
+  /** Channels subscribed to projects, and the store deferred commands change; none = configuration only. */
+  subscriptions?: SubscriptionStore | undefined;
+  /** Slack's per-channel pace; none = posts go out unpaced. */
+  pacer?: ChannelPacer | undefined;
+  /** The button signer (the stage's action-signing key); none = no buttons. */
+  actionValues?: (() => Promise<ActionValueCodec>) | undefined;
+  /** Quiet hours' store; none = never held, a catch-up does nothing. */
+  quietHours?: QuietHoursStore | undefined;
+  /** Trend charts (digest threads and weekly reports); none = charts off. */
+  charts?: ChartDeps | undefined;
+  /** Answers deferred slash commands (response_url): the commands queue needs it. */
+  responder?: Responder | undefined;
+  /** The `slackAccess` policy and the workspace look-ups deferred commands need: the commands queue needs them. */
+  slackApp?: SlackAppWorkerDeps | undefined;
+  /** Weekly reports: their store and the stage's defaults; none = a weekly sweep message is acknowledged and does nothing. */
+  weekly?: { store: WeeklyStore; options: WeeklyOptions; chart?: WeeklyChartHook | undefined } | undefined;
+}
+
+function batchDeps(w: WorkerWiring): BatchDeps {
+  return { deadLetters: w.deadLetters, clock: w.clock, log: w.log, metrics: w.metrics, deadline: w.deadline, ...w.batch };
+}
+
+export function digestQueueDeps(w: WorkerWiring): QueueDeps<DigestQueueDeps> {
+  const observe = { clock: w.clock, log: w.log, metrics: w.metrics };
+  const paced = { ...observe, slack: w.slack, pacer: w.pacer, deadline: w.deadline, sleep: w.sleep };
+  const digest = {
+    ...paced,
+    readApi: w.readApi,
+    store: w.store,
+    channels: w.channels,
+    options: w.digestOptions,
+    subscriptions: w.subscriptions,
+    actionValues: w.actionValues,
+    quietHours: w.quietHours,
+    charts: w.charts,
+  };
+  const reports =
+    w.weekly === undefined || w.subscriptions === undefined
+      ? undefined
+      : {
+          ...paced,
+          ...w.weekly,
+          chart: w.weekly.chart ?? weeklyCharts(w.charts, { ...paced, digests: w.store }),
+          digests: w.store,
+          subscriptions: w.subscriptions,
+          listProjects: () => w.readApi.listProjects(),
+        };
+  return {
+    deps: { digest, weekly: { log: w.log, reports }, catchUp: { ...paced, quietHours: w.quietHours } },
+    batch: batchDeps(w),
+  };
+}
+
+export function commandQueueDeps(w: WorkerWiring): QueueDeps<CommandQueueDeps> {
+  if (!w.subscriptions || !w.responder || !w.slackApp)
+    throw new NeedsOperatorFix(
+      'a slash command reached a digest worker without the subscription store or the Slack app wiring',
+      'deploy the digest function with the Slack app wiring (TABLE_NAME, response_url origins, SLACK_ACCESS_POLICY)',
+    );
+  const commands = {
+    ...w.slackApp,
+    store: w.subscriptions,
+    clock: w.clock,
+    directory: w.readApi,
+    status: w.readApi,
+    responder: w.responder,
+    shares: shareValuesFrom(w.actionValues),
+    // `status` renders like the digest: same links, page size and noise minimums.
+    statusOptions: {
+      dashboardUrlTemplate: w.digestOptions.dashboardUrlTemplate,
+      gapsPageSize: w.digestOptions.gapsPageSize,
+      noiseMinimums: w.digestOptions.noiseMinimums,
+    },
+    metrics: w.metrics,
+    log: w.log,
+  };
+  return { deps: { commands }, batch: batchDeps(w) };
+}
