@@ -8,6 +8,7 @@ import { DEFAULT_READY_FILE } from './ready-info';
 import { parseArgs } from 'node:util';
 import { DIGEST_MODES, ENV, HTTP_PATHS, type DigestMode } from '../shared/contracts';
 import { dashboardUrlTemplateProblem } from '../shared/digest/links';
+import { CHANNEL_ID_HINT, isHomeChannelId } from '../shared/routing';
 import {
   LOCAL_DEFAULTS,
   LocalStackError,
@@ -402,6 +403,7 @@ async function main(argv: string[]): Promise<void> {
     return;
   }
   const slackEnv = envPair('SLACK_BOT_TOKEN', 'SLACK_CHANNEL');
+  if (slackEnv && !isHomeChannelId(slackEnv[1])) throw new UsageError(`SLACK_CHANNEL ${CHANNEL_ID_HINT}; got "${slackEnv[1]}"`);
   const apiEnv = envPair('VISIBILITY_API_BASE_URL', 'VISIBILITY_API_KEY');
   if (apiEnv && !/^https?:\/\/[^/]/.test(apiEnv[0])) {
     throw new UsageError(`VISIBILITY_API_BASE_URL must be an absolute http(s) URL such as https://api.example.com, got "${apiEnv[0]}"`);
