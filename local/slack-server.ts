@@ -316,7 +316,6 @@ export class LocalSlackServer {
     return this.recorded.filter((c) => method === undefined || c.method === method).map((c) => ({ ...c }));
   }
 
-  /** Messages currently posted (deleted ones removed), oldest first (copies). */
   /** The channel's id: `#name` or `name` of a channel in `channelNames` is its id, as Slack resolves it; else the bare value. */
   channelId(channel: string): string {
     const bare = normalizeChannel(channel);
@@ -334,6 +333,7 @@ export class LocalSlackServer {
     return Object.fromEntries(this.channelNames);
   }
 
+  /** Messages currently posted (deleted ones removed), oldest first (copies). */
   messages(channel?: string): PostedMessage[] {
     const wanted = channel === undefined ? undefined : this.channelId(channel);
     return this.posted.filter((m) => wanted === undefined || m.channel === wanted).map((m) => ({ ...m }));
