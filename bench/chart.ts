@@ -107,7 +107,7 @@ const DIGEST_ENV: Record<string, string> = {
   [ENV.readApiBaseUrl]: 'http://127.0.0.1:9',
   [ENV.readApiKey]: 'bench-key',
   [ENV.slackBotToken]: 'xoxb-bench',
-  [ENV.slackDefaultChannel]: '#bench',
+  [ENV.slackDefaultChannel]: 'C0BENCH',
   [ENV.awsRegion]: 'eu-west-1',
 };
 

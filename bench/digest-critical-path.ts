@@ -76,7 +76,7 @@ export async function runDigestCriticalPath(): Promise<{ rows: ResultRow[]; deta
       READ_API_KEY: sim.apiKey,
       SLACK_BOT_TOKEN: TOKEN,
       SLACK_API_URL: `${slackProxy.url}${new URL(slack.apiUrl).pathname}`,
-      SLACK_DEFAULT_CHANNEL: '#digests',
+      SLACK_DEFAULT_CHANNEL: 'C0BENCHDIGESTS',
       AWS_REGION: 'us-east-1',
       AWS_ENDPOINT_URL_DYNAMODB: dynamoProxy.url,
       AWS_ENDPOINT_URL_SQS: sqsServer.url,

@@ -178,7 +178,7 @@ function digestEnv(at: {
     READ_API_KEY: at.apiKey,
     SLACK_BOT_TOKEN: TOKEN,
     SLACK_API_URL: at.slackApi,
-    SLACK_DEFAULT_CHANNEL: '#digests',
+    SLACK_DEFAULT_CHANNEL: 'C0BENCHDIGESTS',
     AWS_REGION: 'us-east-1',
     AWS_ENDPOINT_URL_DYNAMODB: at.dynamo,
     AWS_ENDPOINT_URL_SQS: at.sqs,

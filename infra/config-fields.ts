@@ -99,7 +99,7 @@ export class ConfigFields {
   stringMap(key: string): Record<string, string> {
     const value = this.raw(key);
     if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-      throw this.fail(key, `must be a JSON object such as {"<project id>": "#channel"}, got ${show(value)}`);
+      throw this.fail(key, `must be a JSON object such as {"<project id>": "C0123ABCD"}, got ${show(value)}`);
     }
     const out: Record<string, string> = {};
     for (const [entryKey, entryValue] of Object.entries(value as Record<string, unknown>)) {

@@ -10,6 +10,7 @@ import { parseNoiseMinimums, type NoiseMinimums } from '../shared/digest/noise';
 import { canonicalZone, isTimeZone } from '../shared/weekly/schedule';
 import { parseSlackAccessPolicy, type SlackAccessPolicy } from '../shared/slack-app/policy';
 import { SLACK_ID_PATTERNS } from '../shared/slack-app/workspace-gate';
+import { CHANNEL_ID_HINT, isHomeChannelId } from '../shared/routing';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -237,7 +238,7 @@ export function parseStageConfig(stage: string, values: Readonly<Record<string, 
     source: file,
     development,
     readApiBaseUrl: readApiBaseUrl(f),
-    slackDefaultChannel: f.requiredString('slackDefaultChannel'),
+    slackDefaultChannel: channelId(f, 'slackDefaultChannel', f.requiredString('slackDefaultChannel')),
     projectChannels: projectChannels(f),
     visibilityRange: f.matching('visibilityRange', /^[A-Za-z0-9_-]{1,16}$/, 'must be a short range token such as 7d'),
     gapsPageSize: f.integer('gapsPageSize', 1, 1000),
@@ -385,8 +386,19 @@ function readApiBaseUrl(f: ConfigFields): string {
   return text.replace(/\/+$/, '');
 }
 
+/**
+ * A home channel, by its id: Slack reports clicks and commands by id, so a name here would be a second
+ * key for the same channel (two posts per run once someone changes a setting there). Ids also need no
+ * `channels:read` scope and no lookup at cold start.
+ */
+function channelId(f: ConfigFields, key: string, channel: string): string {
+  if (!isHomeChannelId(channel)) throw f.fail(key, `${CHANNEL_ID_HINT}; got ${JSON.stringify(channel)}`);
+  return channel;
+}
+
 function projectChannels(f: ConfigFields): Record<string, string> {
   const channels = f.stringMap('projectChannels');
+  for (const [project, channel] of Object.entries(channels)) channelId(f, `projectChannels.${project}`, channel);
   if (JSON.stringify(channels).length > MAX_PROJECT_CHANNELS_JSON) {
     throw f.fail(
       'projectChannels',

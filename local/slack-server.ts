@@ -164,6 +164,12 @@ export interface LocalSlackServerOptions {
   knownChannels?: string[];
   /** Channels that are archived: `conversations.info` says `is_archived`, posts answer `is_archived`. */
   archivedChannels?: string[];
+  /**
+   * Channel id → name, as a workspace has them: a post to `#name` (or `name`) lands in the channel's id,
+   * commands and clicks report the id, `conversations.info` and the preview show the name. Any other
+   * channel is its own id.
+   */
+  channelNames?: Record<string, string>;
   /** User groups and their members (`usergroups.users.list`), e.g. `{ S0LOCALOPS: ['U0LOCAL'] }`. */
   userGroups?: Record<string, string[]>;
   /** Latency added to every call (ms). */
@@ -238,6 +244,9 @@ export class LocalSlackServer {
   private readonly archived: Set<string>;
   private readonly userGroups: Map<string, string[]>;
   private readonly known: Set<string> | undefined;
+  /** Channel id → name (`channelNames`), and back. */
+  private readonly channelNames: Map<string, string>;
+  private readonly idsByName: Map<string, string>;
   private latencyMs: number;
   private lastTsMicros = 0;
   private app: SlackAppTarget | undefined;
@@ -264,9 +273,12 @@ export class LocalSlackServer {
     this.botId = options.botId ?? 'B0LOCALBOT';
     this.botName = options.botName ?? 'visibility-bridge';
     this.tokens = options.tokens ? new Set(options.tokens) : undefined;
-    this.members = toChannelSet(options.memberChannels ?? 'all');
-    this.known = options.knownChannels ? new Set(options.knownChannels.map(normalizeChannel)) : undefined;
-    this.archived = new Set((options.archivedChannels ?? []).map(normalizeChannel));
+    this.channelNames = new Map(Object.entries(options.channelNames ?? {}));
+    this.idsByName = new Map([...this.channelNames].map(([id, name]) => [name, id]));
+    const members = options.memberChannels ?? 'all';
+    this.members = members === 'all' ? 'all' : new Set(members.map((c) => this.channelId(c)));
+    this.known = options.knownChannels ? new Set(options.knownChannels.map((c) => this.channelId(c))) : undefined;
+    this.archived = new Set((options.archivedChannels ?? []).map((c) => this.channelId(c)));
     this.userGroups = new Map(Object.entries(options.userGroups ?? {}));
     this.latencyMs = options.latencyMs ?? 0;
     this.rateLimit = options.channelPace ? new ChannelRateLimit(options.channelPace) : undefined;
@@ -304,9 +316,26 @@ export class LocalSlackServer {
     return this.recorded.filter((c) => method === undefined || c.method === method).map((c) => ({ ...c }));
   }
 
+  /** The channel's id: `#name` or `name` of a channel in `channelNames` is its id, as Slack resolves it; else the bare value. */
+  channelId(channel: string): string {
+    const bare = normalizeChannel(channel);
+    return this.idsByName.get(bare) ?? bare;
+  }
+
+  /** The channel's name as the workspace shows it (its id when it has none). */
+  channelName(channel: string): string {
+    const id = this.channelId(channel);
+    return this.channelNames.get(id) ?? id;
+  }
+
+  /** Every channel with a name (`channelNames`), as id → name. */
+  namedChannels(): Record<string, string> {
+    return Object.fromEntries(this.channelNames);
+  }
+
   /** Messages currently posted (deleted ones removed), oldest first (copies). */
   messages(channel?: string): PostedMessage[] {
-    const wanted = channel === undefined ? undefined : normalizeChannel(channel);
+    const wanted = channel === undefined ? undefined : this.channelId(channel);
     return this.posted.filter((m) => wanted === undefined || m.channel === wanted).map((m) => ({ ...m }));
   }
 
@@ -323,7 +352,7 @@ export class LocalSlackServer {
 
   /** Ephemeral replies (only their user sees them), oldest first (copies). */
   ephemerals(channel?: string): EphemeralMessage[] {
-    const wanted = channel === undefined ? undefined : normalizeChannel(channel);
+    const wanted = channel === undefined ? undefined : this.channelId(channel);
     return this.ephemeral.filter((m) => wanted === undefined || m.channel === wanted).map((m) => ({ ...m }));
   }
 
@@ -348,7 +377,7 @@ export class LocalSlackServer {
     from?: Partial<SlackSender>;
   }): Promise<AppAnswer> {
     const app = this.requireApp();
-    const channel = normalizeChannel(input.channel);
+    const channel = this.channelId(input.channel);
     const user = input.user ?? LOCAL_USER;
     const responseUrl = this.issueResponseUrl({ channel, userId: user.id });
     const form = commandForm({
@@ -382,7 +411,7 @@ export class LocalSlackServer {
     clickedIn?: string | null;
   }): Promise<AppAnswer> {
     const app = this.requireApp();
-    const channel = normalizeChannel(input.channel);
+    const channel = this.channelId(input.channel);
     const posted = this.posted.find((m) => m.channel === channel && m.ts === input.ts);
     const ephemeral = posted ? undefined : this.ephemeral.find((m) => m.channel === channel && m.ts === input.ts);
     const message = posted ?? ephemeral;
@@ -392,7 +421,7 @@ export class LocalSlackServer {
     const user = input.user ?? LOCAL_USER;
     if (ephemeral && ephemeral.userId !== user.id)
       throw new Error(`message ${input.ts} in #${channel} is visible only to ${ephemeral.userId}`);
-    const clickedIn = input.clickedIn === undefined ? channel : input.clickedIn === null ? null : normalizeChannel(input.clickedIn);
+    const clickedIn = input.clickedIn === undefined ? channel : input.clickedIn === null ? null : this.channelId(input.clickedIn);
     // A click elsewhere is on a copy of the message: answers go to that channel, never change the original.
     const responseUrl = this.issueResponseUrl(
       clickedIn === channel
@@ -472,7 +501,7 @@ export class LocalSlackServer {
 
   /** `/invite @bot` in `channel`: the bot becomes a member (it already is of every channel when `memberChannels` is `'all'`). */
   inviteBot(channel: string): void {
-    if (this.members !== 'all') this.members.add(normalizeChannel(channel));
+    if (this.members !== 'all') this.members.add(this.channelId(channel));
   }
 
   /** Forgets recorded calls and messages and clears faults. Tokens and memberships stay. */
@@ -628,11 +657,11 @@ export class LocalSlackServer {
   }
 
   private takeFault(method: string, channel: string | undefined): FaultSpec | undefined {
-    const normalized = channel === undefined ? undefined : normalizeChannel(channel);
+    const normalized = channel === undefined ? undefined : this.channelId(channel);
     for (const fault of this.faults) {
       if (fault.remaining <= 0) continue;
       if (fault.spec.method !== undefined && fault.spec.method !== method) continue;
-      if (fault.spec.channel !== undefined && normalizeChannel(fault.spec.channel) !== normalized) continue;
+      if (fault.spec.channel !== undefined && this.channelId(fault.spec.channel) !== normalized) continue;
       fault.remaining -= 1;
       this.faults = this.faults.filter((f) => f.remaining > 0);
       return fault.spec;
@@ -745,7 +774,7 @@ export class LocalSlackServer {
   private postMessage(args: Record<string, unknown>, call: RecordedCall): SlackAnswer {
     const rawChannel = optString(args.channel);
     if (!rawChannel) return fail('channel_not_found');
-    const channel = normalizeChannel(rawChannel);
+    const channel = this.channelId(rawChannel);
     if (!this.channelExists(channel)) return fail('channel_not_found');
     if (this.archived.has(channel)) return fail('is_archived');
     if (!this.isMember(channel)) return fail('not_in_channel');
@@ -781,7 +810,7 @@ export class LocalSlackServer {
   }
 
   private updateMessage(args: Record<string, unknown>, call: RecordedCall): SlackAnswer {
-    const channel = normalizeChannel(optString(args.channel) ?? '');
+    const channel = this.channelId(optString(args.channel) ?? '');
     const ts = optString(args.ts);
     const message = this.posted.find((m) => m.channel === channel && m.ts === ts);
     if (!message) return fail(this.channelExists(channel) ? 'message_not_found' : 'channel_not_found');
@@ -798,7 +827,7 @@ export class LocalSlackServer {
   }
 
   private deleteMessage(args: Record<string, unknown>, call: RecordedCall): SlackAnswer {
-    const channel = normalizeChannel(optString(args.channel) ?? '');
+    const channel = this.channelId(optString(args.channel) ?? '');
     const ts = optString(args.ts);
     const index = this.posted.findIndex((m) => m.channel === channel && m.ts === ts);
     if (index < 0) return fail(this.channelExists(channel) ? 'message_not_found' : 'channel_not_found');
@@ -810,12 +839,12 @@ export class LocalSlackServer {
   private conversationInfo(args: Record<string, unknown>): SlackAnswer {
     const raw = optString(args.channel);
     if (!raw) return fail('channel_not_found');
-    const channel = normalizeChannel(raw);
+    const channel = this.channelId(raw);
     if (!this.channelExists(channel)) return fail('channel_not_found');
     return ok({
       channel: {
         id: channel,
-        name: channel,
+        name: this.channelName(channel),
         is_channel: true,
         is_private: false,
         is_archived: this.archived.has(channel),
@@ -832,7 +861,7 @@ export class LocalSlackServer {
 
   /** Top-level messages, newest first, from `oldest` on (metadata only with include_all_metadata, as Slack does). */
   private conversationHistory(args: Record<string, unknown>): SlackAnswer {
-    const channel = normalizeChannel(optString(args.channel) ?? '');
+    const channel = this.channelId(optString(args.channel) ?? '');
     if (!this.channelExists(channel)) return fail('channel_not_found');
     if (!this.isMember(channel)) return fail('not_in_channel');
     const oldest = Number(optString(args.oldest) ?? args.oldest ?? 0) || 0;
@@ -848,7 +877,7 @@ export class LocalSlackServer {
 
   /** The parent and its replies, oldest first. */
   private conversationReplies(args: Record<string, unknown>): SlackAnswer {
-    const channel = normalizeChannel(optString(args.channel) ?? '');
+    const channel = this.channelId(optString(args.channel) ?? '');
     if (!this.channelExists(channel)) return fail('channel_not_found');
     if (!this.isMember(channel)) return fail('not_in_channel');
     const ts = optString(args.ts);
@@ -943,7 +972,7 @@ export class LocalSlackServer {
     }
     const entries = Array.isArray(listed) ? listed.filter(isRecord) : [];
     if (entries.length === 0) return fail('invalid_arguments');
-    const channel = normalizeChannel(optString(args.channel_id) ?? '');
+    const channel = this.channelId(optString(args.channel_id) ?? '');
     if (channel === '' || !this.channelExists(channel)) return fail('channel_not_found');
     if (!this.isMember(channel)) return fail('not_in_channel');
     const threadTs = optString(args.thread_ts);
@@ -1098,10 +1127,6 @@ function normalizeChannel(channel: string): string {
 
 function mimetypeOf(name: string): string {
   return /\.png$/i.test(name) ? 'image/png' : 'application/octet-stream';
-}
-
-function toChannelSet(channels: string[] | 'all'): Set<string> | 'all' {
-  return channels === 'all' ? 'all' : new Set(channels.map(normalizeChannel));
 }
 
 function optString(value: unknown): string | undefined {

@@ -63,7 +63,11 @@ export const LOCAL_DEFAULTS = {
   dlqName: 'visibility-bridge-digest-dlq',
   commandsQueueName: 'visibility-bridge-commands',
   commandsDlqName: 'visibility-bridge-commands-dlq',
-  slackChannel: '#visibility-digests',
+  /** The home channel, by id as a stage file names it; the local Slack shows its name (`slackChannelNames`). */
+  slackChannel: 'C0LOCALDIGEST',
+  /** Another channel, for trying the Slack app (`/visibility subscribe …` there). */
+  demoChannel: 'C0LOCALDEMO',
+  slackChannelNames: { C0LOCALDIGEST: 'visibility-digests', C0LOCALDEMO: 'visibility-demo' },
   slackToken: LOCAL_SLACK_TOKEN,
   maxReceiveCount: 3,
   visibilityTimeoutSeconds: 30,
@@ -117,9 +121,9 @@ export interface LocalStackOptions {
   realSlack?: { token: string; channel: string };
   /** Use a real read API: no simulator (and no webhook registration). */
   realReadApi?: { baseUrl: string; apiKey: string };
-  /** Channel of the local Slack server's digests (default #visibility-digests). */
+  /** Home channel of the digests, a channel id (default C0LOCALDIGEST, shown as #visibility-digests). */
   slackChannel?: string;
-  /** Project id → channel (SLACK_PROJECT_CHANNELS). */
+  /** Project id → channel id (SLACK_PROJECT_CHANNELS). */
   projectChannels?: Record<string, string>;
   /** Receives before SQS moves a message to the DLQ (default 3). */
   maxReceiveCount?: number;
@@ -794,6 +798,7 @@ async function startSlack(options: LocalStackOptions, host: string, cleanup: (()
   const slack = await LocalSlackServer.start({
     host,
     tokens: [LOCAL_DEFAULTS.slackToken],
+    channelNames: LOCAL_DEFAULTS.slackChannelNames,
     ...(options.slackLogFile !== undefined ? { logFile: options.slackLogFile } : {}),
     ...(options.onSlackMessage ? { onMessage: options.onSlackMessage } : {}),
   });

@@ -8,7 +8,16 @@ import { DEFAULT_READY_FILE } from './ready-info';
 import { parseArgs } from 'node:util';
 import { DIGEST_MODES, ENV, HTTP_PATHS, type DigestMode } from '../shared/contracts';
 import { dashboardUrlTemplateProblem } from '../shared/digest/links';
-import { LocalStackError, generateSecret, startLocalStack, type DeliverySummary, type LocalStack, type LocalStackOptions } from './stack';
+import { CHANNEL_ID_HINT, isHomeChannelId } from '../shared/routing';
+import {
+  LOCAL_DEFAULTS,
+  LocalStackError,
+  generateSecret,
+  startLocalStack,
+  type DeliverySummary,
+  type LocalStack,
+  type LocalStackOptions,
+} from './stack';
 import { SKIP_MESSAGES, type LocalLogEntry } from './local-observability';
 import { seedDemoHistory } from './demo-history';
 import type { PostedMessage, RecordedCall } from './slack-server';
@@ -53,7 +62,7 @@ Options:
   -h, --help          show this help
 
 Environment:
-  SLACK_BOT_TOKEN + SLACK_CHANNEL                 post digests to this real Slack channel instead
+  SLACK_BOT_TOKEN + SLACK_CHANNEL                 post digests to this real Slack channel instead (its id, C…)
   VISIBILITY_API_BASE_URL + VISIBILITY_API_KEY    read from the real service instead of the simulator
 
 Once running, trigger a run with the simulator CLI (the exact command is printed), e.g.
@@ -241,7 +250,6 @@ function eventIdOf(message: PostedMessage): string | undefined {
 }
 
 const isTopLevel = (m: PostedMessage): boolean => m.thread_ts === undefined || m.thread_ts === m.ts;
-const bareChannel = (channel: string): string => channel.trim().replace(/^#/, '');
 
 /**
  * One line per channel a digest or draft notice went to, once the bridge logged it posted (its whole
@@ -258,24 +266,26 @@ function printPosted(stack: LocalStack, entry: LocalLogEntry): void {
     );
     return;
   }
-  const messages = stack.slack.messages().filter((m) => eventIdOf(m) === eventId);
+  const slack = stack.slack;
+  const messages = slack.messages().filter((m) => eventIdOf(m) === eventId);
   for (const channel of channels) {
-    const own = messages.filter((m) => m.channel === bareChannel(channel));
+    const own = messages.filter((m) => m.channel === slack.channelId(channel));
     const main = own.find(isTopLevel) ?? own[0];
     const replies =
       main && isTopLevel(main)
-        ? stack.slack.messages().filter((m) => m.channel === main.channel && m.thread_ts === main.ts && m.ts !== main.ts).length
+        ? slack.messages().filter((m) => m.channel === main.channel && m.thread_ts === main.ts && m.ts !== main.ts).length
         : 0;
     const where = main && !isTopLevel(main) ? "in the digest's thread" : `${replies} thread ${replies === 1 ? 'reply' : 'replies'}`;
-    out(`${dim(clock(entry.at))} ${label}  #${bareChannel(channel)}  ${bold(headlineOf(main?.text))}  ${dim(`· ${where}`)}`);
+    out(`${dim(clock(entry.at))} ${label}  #${slack.channelName(channel)}  ${bold(headlineOf(main?.text))}  ${dim(`· ${where}`)}`);
   }
 }
 
 /** Without --verbose: a top-level message that is no digest or draft notice (those get printPosted's line), one line. */
 function printOtherMessage(stack: LocalStack | undefined, call: RecordedCall): void {
-  const message = stack?.slack?.messages().find((m) => m.ts === call.ts && m.channel === bareChannel(call.channel ?? ''));
-  if (!message || !isTopLevel(message) || eventIdOf(message) !== undefined) return;
-  out(`${dim(clock(call.at))} ${'slack '}  #${message.channel}  ${headlineOf(message.text)}`);
+  const slack = stack?.slack;
+  const message = slack?.messages().find((m) => m.ts === call.ts && m.channel === slack.channelId(call.channel ?? ''));
+  if (!slack || !message || !isTopLevel(message) || eventIdOf(message) !== undefined) return;
+  out(`${dim(clock(call.at))} ${'slack '}  #${slack.channelName(message.channel)}  ${headlineOf(message.text)}`);
 }
 
 function printBanner(stack: LocalStack, readyMs: number, args: Args, generatedSecret: boolean): void {
@@ -292,7 +302,7 @@ function printBanner(stack: LocalStack, readyMs: number, args: Args, generatedSe
     stack.slack
       ? [
           'Slack',
-          `local Web API ${stack.slack.apiUrl} → ${stack.slackChannel} ${dim(args.verbose ? '(messages print below in full)' : '(one line per digest below; in full in the preview)')}`,
+          `local Web API ${stack.slack.apiUrl} → #${stack.slack.channelName(stack.slackChannel)} (${stack.slackChannel}) ${dim(args.verbose ? '(messages print below in full)' : '(one line per digest below; in full in the preview)')}`,
         ]
       : ['Slack', `real workspace → ${stack.slackChannel}`],
     [
@@ -348,7 +358,7 @@ function printTryIt(stack: LocalStack, args: Args): void {
   out(`    npx bridge tail${local}`);
   out(`    npx bridge doctor${local}`);
   out(`    npx bridge secrets signing list${local}`);
-  out(`    npx bridge slack command "/visibility help" --channel C0LOCAL${local}`);
+  out(`    npx bridge slack command "/visibility help" --channel ${LOCAL_DEFAULTS.demoChannel}${local}`);
 }
 
 /** Another running `npm start` owns this ready file: refuse rather than overwrite it. */
@@ -393,6 +403,7 @@ async function main(argv: string[]): Promise<void> {
     return;
   }
   const slackEnv = envPair('SLACK_BOT_TOKEN', 'SLACK_CHANNEL');
+  if (slackEnv && !isHomeChannelId(slackEnv[1])) throw new UsageError(`SLACK_CHANNEL ${CHANNEL_ID_HINT}; got "${slackEnv[1]}"`);
   const apiEnv = envPair('VISIBILITY_API_BASE_URL', 'VISIBILITY_API_KEY');
   if (apiEnv && !/^https?:\/\/[^/]/.test(apiEnv[0])) {
     throw new UsageError(`VISIBILITY_API_BASE_URL must be an absolute http(s) URL such as https://api.example.com, got "${apiEnv[0]}"`);

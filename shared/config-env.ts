@@ -14,6 +14,8 @@ export class ConfigError extends Error {
   }
 }
 
+import { CHANNEL_ID_HINT, isHomeChannelId } from './routing';
+
 export type Env = Readonly<Record<string, string | undefined>>;
 
 export function requiredString(env: Env, name: string): string {
@@ -58,10 +60,10 @@ export function stringMap(env: Env, name: string): Record<string, string> {
   try {
     parsed = JSON.parse(raw);
   } catch {
-    throw new ConfigError(name, 'must be a JSON object such as {"<project id>": "#channel"}');
+    throw new ConfigError(name, 'must be a JSON object such as {"<project id>": "C0123ABCD"}');
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-    throw new ConfigError(name, 'must be a JSON object such as {"<project id>": "#channel"}');
+    throw new ConfigError(name, 'must be a JSON object such as {"<project id>": "C0123ABCD"}');
   }
   const out: Record<string, string> = {};
   for (const [key, value] of Object.entries(parsed)) {
@@ -71,6 +73,29 @@ export function stringMap(env: Env, name: string): Record<string, string> {
     out[key] = value.trim();
   }
   return out;
+}
+
+/**
+ * The home channel `name` holds, which must be a channel id: a name would key the same channel twice
+ * (Slack reports clicks by id), and a run would be posted twice there. `stageKey` is where to fix it.
+ */
+export function channelId(env: Env, name: string, stageKey: string): string {
+  return checkedChannelId(requiredString(env, name), name, stageKey);
+}
+
+/** The project → home channel map `name` holds (JSON), every channel an id (see `channelId`). */
+export function channelIdMap(env: Env, name: string, stageKey: string): Record<string, string> {
+  const channels = stringMap(env, name);
+  for (const [project, channel] of Object.entries(channels)) checkedChannelId(channel, name, `${stageKey}.${project}`);
+  return channels;
+}
+
+function checkedChannelId(channel: string, name: string, stageKey: string): string {
+  if (isHomeChannelId(channel)) return channel;
+  throw new ConfigError(
+    name,
+    `holds ${JSON.stringify(channel.slice(0, 80))}, which is not a channel id; the stage file's "${stageKey}" ${CHANNEL_ID_HINT}, then deploy again`,
+  );
 }
 
 const SECRET_LIST_EXAMPLE = '["whsec_current"] (or ["whsec_new", "whsec_old"] while rotating)';

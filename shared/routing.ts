@@ -6,6 +6,8 @@
  * - every other subscribed channel, with its mode; one that muted the project, or that Slack refused
  *   for good (`broken`), is skipped with its reason.
  * One entry per channel: each is posted under its own claim (`post#<channel>#<event id>`).
+ * Every channel here is a Slack id (C…/G…): the stage file must name channels by id (synth and cold
+ * start refuse a name), and Slack reports clicks and commands by id, so one channel is one key.
  */
 import type { DigestMode } from './contracts';
 import type { Subscription } from './ports';
@@ -74,3 +76,13 @@ function skipReason(subscription: Subscription, isHome: boolean, nowMs: number):
 export function isChannelId(channel: string): boolean {
   return /^[CGD][A-Z0-9]{2,}$/.test(channel);
 }
+
+/** A channel a digest may be routed to by configuration: a public (C…) or private (G…) channel's id, never a name or a DM. */
+export function isHomeChannelId(channel: string): boolean {
+  return /^[CG][A-Z0-9]{2,}$/.test(channel);
+}
+
+/** Where people find a channel's id, for the errors that refuse a name. */
+export const CHANNEL_ID_HINT =
+  'must be a Slack channel id (C… or G…), not a name: open the channel in Slack, click its name (channel details), ' +
+  'and copy the Channel ID at the bottom of the About tab';

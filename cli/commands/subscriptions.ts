@@ -4,6 +4,8 @@
  */
 import { DynamoSubscriptionStore } from '../../shared/adapters/dynamo-subscription-store';
 import { DIGEST_MODES, type DigestMode } from '../../shared/contracts';
+import { isHomeChannelId } from '../../shared/routing';
+import { readSubscriptionDefaultMode } from '../../shared/slack-app/default-mode';
 import type { Subscription } from '../../shared/ports';
 import { buildContext, str, AWS_OPTIONS, type CommandContext, type Parsed, type StackAccess } from '../args';
 import type { GroupDef } from '../command-spec';
@@ -20,7 +22,9 @@ const TABLE_OPTIONS = {
   ...AWS_OPTIONS,
 } as const;
 const PROJECT = { value: 'ID', help: 'the project id' } as const;
-const CHANNEL = { value: 'C', help: 'the Slack channel id' } as const;
+const CHANNEL = { value: 'C', help: 'the Slack channel id (C… or G…; not its name)' } as const;
+/** What `/visibility subscribe` starts a channel in when the stage sets nothing else (shared/slack-app/default-mode.ts). */
+const DEFAULT_MODE = readSubscriptionDefaultMode({});
 
 export const SUBSCRIPTIONS: GroupDef = {
   summary: "the Slack app's project ↔ channel subscriptions",
@@ -40,7 +44,7 @@ digests. \`list\` reads the whole table (a scan), for operators only. Changes ar
         project: PROJECT,
         name: { value: 'NAME', help: "the project's name, as digests show it (default: its id)" },
         channel: CHANNEL,
-        mode: { value: 'MODE', help: `${DIGEST_MODES.join(' or ')} (default full)` },
+        mode: { value: 'MODE', help: `${DIGEST_MODES.join(' or ')} (default ${DEFAULT_MODE}, as /visibility subscribe)` },
         ...TABLE_OPTIONS,
       },
       run: (parsed, io) => {
@@ -70,7 +74,7 @@ async function withStore(
   const ctx = await buildContext(parsed, io, {}, access);
   const client = dynamoClient(ctx.settings);
   try {
-    const store = new DynamoSubscriptionStore(client, await tableName(parsed, ctx));
+    const store = new DynamoSubscriptionStore(client, await tableName(parsed, ctx), DEFAULT_MODE);
     return await aws({ service: 'DynamoDB', resource: 'subscriptions', ...endpointOf(ctx) }, () => body(store, ctx));
   } finally {
     client.destroy();
@@ -93,6 +97,18 @@ function need(parsed: Parsed, name: string): string {
   const value = str(parsed, name);
   if (value === undefined) throw new UsageError(`--${name} is required`, parsed.command);
   return value;
+}
+
+/**
+ * Subscriptions are keyed by the channel's id, as Slack reports it for commands and clicks: a name
+ * would be a second key for the same channel (and a second copy of every digest there).
+ */
+function channelIdOf(parsed: Parsed, channel: string): string {
+  if (isHomeChannelId(channel)) return channel;
+  throw new UsageError(
+    `--channel takes the channel's id (C… or G…), not a name such as "${channel.slice(0, 80)}": in Slack, click the channel's name and copy the Channel ID at the bottom of the About tab`,
+    parsed.command,
+  );
 }
 
 function modeOf(parsed: Parsed): DigestMode | undefined {
@@ -127,7 +143,7 @@ interface ChangeArgs {
 
 function changeArgs(parsed: Parsed): ChangeArgs {
   const projectId = need(parsed, 'project');
-  const channel = need(parsed, 'channel');
+  const channel = channelIdOf(parsed, need(parsed, 'channel'));
   return { projectId, channel, projectName: str(parsed, 'name') ?? projectId, mode: modeOf(parsed) };
 }
 

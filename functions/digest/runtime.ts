@@ -4,7 +4,7 @@
  * without a redeploy.
  */
 import type { SQSBatchResponse, SQSRecord } from 'aws-lambda';
-import { ConfigError, integer, optionalString, requiredString, stringMap, url, type Env } from '../../shared/config-env';
+import { ConfigError, channelId, channelIdMap, integer, optionalString, requiredString, url, type Env } from '../../shared/config-env';
 import { DIGEST_DEFAULTS, DIGEST_MODES, ENV, SLACK_APP_DEFAULTS, type DigestMode, type EnvName } from '../../shared/contracts';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { createDynamoClient, createSqsClient, readAwsEndpoints, type AwsEndpoints } from '../../shared/adapters/aws-clients';
@@ -120,8 +120,8 @@ export function readDigestConfig(env: Env): DigestConfig {
     readApiKey: secretRef(env, ENV.readApiKeySecretArn, ENV.readApiKey),
     slackToken: secretRef(env, ENV.slackBotTokenSecretArn, ENV.slackBotToken),
     slackApiUrl: optionalString(env, ENV.slackApiUrl),
-    defaultChannel: requiredString(env, ENV.slackDefaultChannel),
-    projectChannels: stringMap(env, ENV.slackProjectChannels),
+    defaultChannel: channelId(env, ENV.slackDefaultChannel, 'slackDefaultChannel'),
+    projectChannels: channelIdMap(env, ENV.slackProjectChannels, 'projectChannels'),
     visibilityRange: optionalString(env, ENV.visibilityRange) ?? DIGEST_DEFAULTS.visibilityRange,
     gapsPageSize: integer(env, ENV.gapsPageSize, DIGEST_DEFAULTS.gapsPageSize, 1, 1000),
     secretsCacheSeconds: integer(env, ENV.secretsCacheSeconds, DIGEST_DEFAULTS.secretsCacheSeconds, 0, 3600),

@@ -152,10 +152,12 @@ export const PREVIEW_JS = `
     for (const message of timeline.querySelectorAll('.messages > .message')) {
       message.hidden = filter !== '' && message.dataset.channel !== filter;
     }
+    let name = filter;
     for (const button of timeline.querySelectorAll('.channels button')) {
       button.classList.toggle('selected', button.dataset.channel === filter);
+      if (button.dataset.channel === filter && button.dataset.name) name = button.dataset.name;
     }
-    title.textContent = filter === '' ? 'All messages' : '# ' + filter;
+    title.textContent = filter === '' ? 'All messages' : '# ' + name;
   }
 
   async function refresh() {
@@ -215,7 +217,7 @@ export const PREVIEW_JS = `
     applyFilter();
     scrollToNewest();
     const channel = document.getElementById('composer-channel');
-    if (channel && filter !== '') channel.value = filter;
+    if (channel && filter !== '') channel.value = button.dataset.name || filter;
   });
 
   if (composer) {

@@ -30,6 +30,8 @@ export interface PreviewSource {
   clickButton?(input: { channel: string; ts: string; actionId: string }): Promise<{ status: number; body: unknown }>;
   /** The bytes of an uploaded file (the local Slack server's `fileUpload`): images in threads are shown from here. */
   fileUpload?(fileId: string): { bytes: Buffer | undefined } | undefined;
+  /** Channel id → name (messages carry ids; the page shows names, and a command typed with a name goes to its id). */
+  namedChannels?(): Record<string, string>;
 }
 
 /** JSON bodies only: a cross-site form can't send one without a CORS preflight, which is never granted. */
@@ -112,10 +114,11 @@ export class SlackPreview {
     return this.source.team ?? 'Local Workspace';
   }
 
-  /** The composer's channel: where the bridge posted last (else `general`); none without an app to talk to. */
+  /** The composer's channel, by name: where the bridge posted last (else `general`); none without an app to talk to. */
   private composer(): { channel: string } | undefined {
     if (this.source.sendCommand === undefined) return undefined;
-    return { channel: this.source.messages().at(-1)?.channel ?? 'general' };
+    const last = this.source.messages().at(-1)?.channel;
+    return { channel: last === undefined ? 'general' : (this.source.namedChannels?.()[last] ?? last) };
   }
 
   private timeline(): string {
@@ -124,6 +127,7 @@ export class SlackPreview {
       botName: this.source.botName ?? 'visibility-bridge',
       workspace: this.workspace(),
       ephemerals,
+      channelNames: this.source.namedChannels?.(),
     });
   }
 

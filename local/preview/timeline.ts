@@ -51,49 +51,58 @@ function timeOf(ts: string): { short: string; iso: string } {
   return { short: `${date.toISOString().slice(11, 19)} UTC`, iso: date.toISOString() };
 }
 
-function metaHtml(message: PreviewMessage, botName: string, withChannel: boolean, ephemeral: boolean): string {
+function metaHtml(message: PreviewMessage, view: WorkspaceView, withChannel: boolean, ephemeral: boolean): string {
+  const { botName } = view;
   const time = timeOf(message.ts);
-  const channel = withChannel ? `<span class="channel">#${escapeHtml(message.channel)}</span>` : '';
+  const channel = withChannel ? `<span class="channel">#${escapeHtml(nameOf(message.channel, view))}</span>` : '';
   const edited = message.edited === true ? '<span class="edited">(edited)</span>' : '';
   const onlyYou = ephemeral ? '<span class="only-you">Only visible to you</span>' : '';
   return `<div class="meta"><span class="author">${escapeHtml(botName)}</span><span class="app-badge">APP</span><time datetime="${time.iso}">${escapeHtml(time.short)}</time>${edited}${channel}${onlyYou}</div>`;
 }
 
-function messageHtml(message: PreviewMessage, botName: string, replies: PreviewMessage[], ephemeral = false): string {
+/** The channel as the workspace names it (its id when the source gives no name). */
+function nameOf(channel: string, view: WorkspaceView): string {
+  return view.channelNames?.[channel] ?? channel;
+}
+
+function messageHtml(message: PreviewMessage, view: WorkspaceView, replies: PreviewMessage[], ephemeral = false): string {
+  const { botName } = view;
   const reply = isReply(message);
-  const thread = replies.length === 0 ? '' : threadHtml(message, botName, replies);
+  const thread = replies.length === 0 ? '' : threadHtml(message, view, replies);
   const initial = escapeHtml(botName.slice(0, 1).toUpperCase() || 'B');
   const kind = `${reply ? ' reply' : ''}${ephemeral ? ' ephemeral' : ''}`;
   return (
     `<article class="message${kind}" data-ts="${escapeHtml(message.ts)}" data-channel="${escapeHtml(message.channel)}">` +
     `<div class="avatar" aria-hidden="true">${initial}</div>` +
-    `<div class="content">${metaHtml(message, botName, !reply, ephemeral)}<div class="body">${messageBodyHtml(message)}${filesHtml(message.files)}</div>${thread}</div>` +
+    `<div class="content">${metaHtml(message, view, !reply, ephemeral)}<div class="body">${messageBodyHtml(message)}${filesHtml(message.files)}</div>${thread}</div>` +
     `</article>`
   );
 }
 
-function threadHtml(parent: PreviewMessage, botName: string, replies: PreviewMessage[]): string {
+function threadHtml(parent: PreviewMessage, view: WorkspaceView, replies: PreviewMessage[]): string {
   const count = `${replies.length} ${replies.length === 1 ? 'reply' : 'replies'}`;
   const last = timeOf(replies[replies.length - 1]?.ts ?? parent.ts).short;
   return (
     `<details class="thread" data-ts="${escapeHtml(parent.ts)}"><summary><span class="reply-count">${count}</span>` +
     `<span class="last-reply">Last reply ${escapeHtml(last)}</span><span class="toggle-hint">View thread</span></summary>` +
-    `<div class="replies">${replies.map((r) => messageHtml(r, botName, [])).join('')}</div></details>`
+    `<div class="replies">${replies.map((r) => messageHtml(r, view, [])).join('')}</div></details>`
   );
 }
 
-function sidebarHtml(messages: PreviewMessage[], workspace: string): string {
-  const counts = new Map<string, number>();
+/** Every channel with a message, and every named one (empty ones too, so people can type there), sorted by name. */
+function sidebarHtml(messages: PreviewMessage[], view: WorkspaceView): string {
+  const counts = new Map<string, number>(Object.keys(view.channelNames ?? {}).map((id) => [id, 0]));
   for (const m of messages) if (!isReply(m)) counts.set(m.channel, (counts.get(m.channel) ?? 0) + 1);
   const items = [...counts.entries()]
-    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([id, n]) => ({ id, name: nameOf(id, view), n }))
+    .sort((a, b) => a.name.localeCompare(b.name))
     .map(
-      ([name, n]) =>
-        `<li><button type="button" data-channel="${escapeHtml(name)}"># ${escapeHtml(name)}<span class="count">${n}</span></button></li>`,
+      ({ id, name, n }) =>
+        `<li><button type="button" data-channel="${escapeHtml(id)}" data-name="${escapeHtml(name)}"># ${escapeHtml(name)}<span class="count">${n}</span></button></li>`,
     )
     .join('');
   return (
-    `<nav class="sidebar"><div class="workspace">${escapeHtml(workspace)}</div><div class="section-title">Channels</div>` +
+    `<nav class="sidebar"><div class="workspace">${escapeHtml(view.workspace)}</div><div class="section-title">Channels</div>` +
     `<ul class="channels"><li><button type="button" data-channel="">All messages<span class="count">${[...counts.values()].reduce((a, b) => a + b, 0)}</span></button></li>${items}</ul></nav>`
   );
 }
@@ -103,6 +112,8 @@ export interface WorkspaceView {
   workspace: string;
   /** Replies only the user sees, placed by time among the messages. */
   ephemerals?: PreviewMessage[] | undefined;
+  /** Channel id → name: messages carry ids, people read names. */
+  channelNames?: Readonly<Record<string, string>> | undefined;
 }
 
 /** The sidebar and the message list for `messages` (as the local Slack server keeps them, oldest first). */
@@ -115,7 +126,7 @@ export function workspaceHtml(messages: PreviewMessage[], view: WorkspaceView): 
   const orphans = messages.filter((m) => isReply(m) && !parentTs.has(m.thread_ts ?? ''));
   const ephemeral = new Set(view.ephemerals ?? []);
   const entries = [...parents, ...orphans, ...ephemeral].sort((a, b) => Number(a.ts) - Number(b.ts));
-  const list = entries.map((m) => messageHtml(m, view.botName, parentTs.has(m.ts) ? repliesOf(m) : [], ephemeral.has(m)));
+  const list = entries.map((m) => messageHtml(m, view, parentTs.has(m.ts) ? repliesOf(m) : [], ephemeral.has(m)));
   const empty = '<p class="empty">No messages yet: whatever the bridge posts appears here as it arrives.</p>';
-  return `${sidebarHtml(messages, view.workspace)}<section class="messages" aria-live="polite">${list.length === 0 ? empty : list.join('')}</section>`;
+  return `${sidebarHtml(messages, view)}<section class="messages" aria-live="polite">${list.length === 0 ? empty : list.join('')}</section>`;
 }

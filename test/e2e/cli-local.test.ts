@@ -133,9 +133,7 @@ describe('bridge against npm start', { timeout: 120_000 }, () => {
       return lines.some((l) => / digest {2}#/.test(l)) ? lines : undefined;
     });
     expect(printed.filter((l) => !/^webhook ← /.test(l))).toEqual([
-      expect.stringMatching(
-        new RegExp(`^\\d\\d:\\d\\d:\\d\\d digest {2}#${infoA.slackChannel.replace(/^#/, '')} {2}\\S.* {2}· \\d+ thread repl(y|ies)$`),
-      ),
+      expect.stringMatching(new RegExp(`^\\d\\d:\\d\\d:\\d\\d digest {2}#visibility-digests {2}\\S.* {2}· \\d+ thread repl(y|ies)$`)),
     ]);
 
     tail.kill('SIGINT');
@@ -201,7 +199,7 @@ describe('bridge against npm start', { timeout: 120_000 }, () => {
     const smoke = await bridge(['smoke'], readyA);
     expect(smoke.stderr).toContain('using the local stack of `npm start`');
     expect(smoke.code).toBe(0);
-    expect(smoke.stdout).toMatch(/^✓ posted +#\S+ ts \S+$/m);
+    expect(smoke.stdout).toMatch(/^✓ posted +C0LOCALDIGEST ts \S+$/m);
     expect(smoke.stdout).toContain('all 4 hops passed');
 
     const sent = await bridge(['send', 'run.completed', '--duplicate'], readyA);

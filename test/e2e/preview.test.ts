@@ -91,7 +91,9 @@ describe.skipIf(skipBrowserTests())('the Slack preview page', () => {
     const message = page.locator(`.messages > .message[data-ts="${digest.main.ts}"]`);
     await expect(message.locator('.body .section').first().textContent()).resolves.toBe(headlineOf(digest.main));
     expect(await message.locator('.body b').allTextContents()).toContain(firstBoldRun(digest.main));
-    await expect(message.locator('.meta .channel').textContent()).resolves.toBe(stack.slackChannel);
+    // Messages carry the channel's id (C0LOCALDIGEST); the page shows its name, as Slack does.
+    await expect(message.locator('.meta .channel').textContent()).resolves.toBe('#visibility-digests');
+    await expect(message.getAttribute('data-channel')).resolves.toBe(stack.slackChannel);
 
     const replies = digest.replies.length;
     expect(replies).toBeGreaterThan(0);
@@ -161,7 +163,8 @@ describe.skipIf(skipBrowserTests())('the Slack preview page', () => {
   });
 
   it('sends a slash command typed in the composer and a click on a digest button, and shows the answers', async () => {
-    await page.locator('#composer-channel').fill(stack.slackChannel.replace(/^#/, ''));
+    // Typed by name, as people do: the local Slack delivers it with the channel's id.
+    await page.locator('#composer-channel').fill('visibility-digests');
     await page.locator('#composer-line').fill('/visibility help');
     await page.locator('#composer button[type="submit"]').click();
     const help = page.locator('.messages > .message.ephemeral', { hasText: '/visibility subscribe' });

@@ -58,7 +58,7 @@ describe('deploy rehearsal (config/dev.json)', () => {
       names.flatMap((name) => /^IAM: every AWS call of (\w+) is allowed by its role \([1-9]\d* calls/.exec(name)?.[1] ?? []),
     );
     expect(checkedFunctions.size).toBe(3);
-    expect(names).toContain('digest: posted in the configured channel #ai-visibility-dev');
+    expect(names).toContain('digest: posted in the configured channel C0DEV00001');
     expect(names).toContain('slack outage: the replayed digest is posted exactly once');
     // The Slack app's trust: other workspaces and apps refused, a replay not acted on twice, the Slack routes' own throttle.
     expect(names).toContain('foreign: a signed /visibility subscribe from another workspace is refused (403)');
@@ -66,10 +66,10 @@ describe('deploy rehearsal (config/dev.json)', () => {
     expect(names).toContain('replay: the same request again is answered (200) but not acted on again');
     expect(names).toContain('slack flood: the service’s signed deliveries sent during it are accepted (the webhook keeps its throttle)');
     // This round's paths through the real bundle: the weekly report, the trend chart, quiet hours.
-    expect(names).toContain('weekly: the report is posted in the default channel #ai-visibility-dev');
+    expect(names).toContain('weekly: the report is posted in the default channel C0DEV00001');
     expect(names).toContain('weekly: with Slack failing, the report due in C0WEEKLYDOWN fails and counts WeeklyReportFailed');
     expect(names).toContain('weekly: the sweep sent again the same week posts nothing twice');
-    expect(names).toContain("chart: the second run's digest thread in #ai-visibility-dev gets the trend PNG");
+    expect(names).toContain("chart: the second run's digest thread in C0DEV00001 gets the trend PNG");
     expect(names).toContain('chart: the bundle ships the wasm and the font (no ChartAssetMissing logged)');
     expect(names).toContain("quiet: the run's digest is held in C0QUIET (DigestHeld), nothing posted there");
     expect(names.some((name) => name.startsWith('quiet: after quiet off, the quiet_catch_up sweep posts one catch-up'))).toBe(true);

@@ -14,7 +14,7 @@ import { configDir, devConfig } from './helpers';
 const FILE = 'config/test.json';
 const PROD_BASE = {
   readApiBaseUrl: 'https://api.visibility.example.com',
-  slackDefaultChannel: '#ai-visibility',
+  slackDefaultChannel: 'C0PROD0001',
   alarmEmail: 'ops@example.com',
 };
 const CERTIFICATE = 'arn:aws:acm:eu-west-1:123456789012:certificate/0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0';
@@ -44,7 +44,7 @@ describe('committed stage files', () => {
       source: expect.stringMatching(/config\/dev\.json$/) as unknown,
       development: true,
       readApiBaseUrl: 'https://api.visibility.example.com',
-      slackDefaultChannel: '#ai-visibility-dev',
+      slackDefaultChannel: 'C0DEV00001',
       projectChannels: {},
       visibilityRange: '7d',
       gapsPageSize: 50,
@@ -160,7 +160,7 @@ describe('errors name the key and the file', () => {
     ['tableRemovalPolicy', { ...PROD_BASE, tableRemovalPolicy: 'snapshot' }, '"retain", "destroy"'],
     ['projectChannels', { ...PROD_BASE, projectChannels: ['#a'] }, 'JSON object'],
     ['projectChannels', { ...PROD_BASE, projectChannels: { p: 5 } }, '"p" maps to 5'],
-    ['projectChannels', { ...PROD_BASE, projectChannels: { '<project id>': '#a' } }, 'placeholder project id'],
+    ['projectChannels', { ...PROD_BASE, projectChannels: { '<project id>': 'C0123ABCD' } }, 'placeholder project id'],
     ['logRetentionDays', { ...PROD_BASE, logRetentionDays: 31 }, 'CloudWatch Logs values'],
     ['logLevel', { ...PROD_BASE, logLevel: 'verbose' }, '"DEBUG"'],
     ['undeliveredDigestHours', { ...PROD_BASE, undeliveredDigestHours: 100 }, 'between 1 and 84'],
@@ -187,6 +187,36 @@ describe('errors name the key and the file', () => {
     ['customDomainCertificateArn', { ...PROD_BASE, customDomainName: 'b.example.com', customDomainCertificateArn: 'cert' }, 'ACM'],
   ] as const)('%s: %j', (key, values, fragment) => {
     expect(configErrorFor(key, values).message).toContain(fragment);
+  });
+
+  describe('home channels are named by id: a name would key the same channel twice (two posts per run)', () => {
+    it.each([
+      ['slackDefaultChannel', { ...PROD_BASE, slackDefaultChannel: '#ai-visibility' }, '"#ai-visibility"'],
+      ['slackDefaultChannel', { ...PROD_BASE, slackDefaultChannel: 'ai-visibility' }, '"ai-visibility"'],
+      ['slackDefaultChannel', { ...PROD_BASE, slackDefaultChannel: 'D0123ABCD' }, '"D0123ABCD"'],
+      ['slackDefaultChannel', { ...PROD_BASE, slackDefaultChannel: 'c0123abcd' }, '"c0123abcd"'],
+      ['projectChannels.ridgeway', { ...PROD_BASE, projectChannels: { ridgeway: '#ridgeway' } }, '"#ridgeway"'],
+    ] as const)('%s: %j is refused, with where to find the id', (key, values, shown) => {
+      const { message } = configErrorFor(key, values);
+      expect(message).toContain(`must be a Slack channel id (C… or G…), not a name`);
+      expect(message).toContain('About tab');
+      expect(message).toContain(shown);
+      expect(message).toContain(`Fix "${key}" in ${FILE}`);
+    });
+
+    it('public (C…) and private (G…) channel ids pass', () => {
+      expect(read({ ...PROD_BASE, slackDefaultChannel: 'G0123ABCD', projectChannels: { ridgeway: 'C0456EFGH' } })).toMatchObject({
+        slackDefaultChannel: 'G0123ABCD',
+        projectChannels: { ridgeway: 'C0456EFGH' },
+      });
+    });
+
+    it('the synth stops on a name before any stack is built', () => {
+      const dir = configDir({ named: { ...devConfig(), slackDefaultChannel: '#visibility-digests' } });
+      expect(() => buildApp({ context: { stage: 'named' } }, { configDir: dir })).toThrow(
+        /named\.json: "slackDefaultChannel" must be a Slack channel id/,
+      );
+    });
   });
 
   it('tell where to fix it', () => {

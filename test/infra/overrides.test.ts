@@ -29,7 +29,7 @@ const { stack, template } = synthApp(
     digestBatchWindowSeconds: 10,
     digestMaxConcurrency: 4,
     maxReceiveCount: 3,
-    projectChannels: { 'p-1': '#team-one' },
+    projectChannels: { 'p-1': 'C0TEAMONE' },
     apiThrottleRateLimit: 12.5,
     apiThrottleBurstLimit: 25,
     logRetentionDays: 90,
@@ -136,7 +136,7 @@ describe('stage file settings', () => {
   });
 
   it('pass the channel map, retention and log level to the functions', () => {
-    expect(env('DigestWorkerDigestFunction')['SLACK_PROJECT_CHANNELS']).toBe('{"p-1":"#team-one"}');
+    expect(env('DigestWorkerDigestFunction')['SLACK_PROJECT_CHANNELS']).toBe('{"p-1":"C0TEAMONE"}');
     expect(env('WebhookIngestFunction')['DEDUP_RETENTION_DAYS']).toBe('7');
     expect(env('WebhookIngestFunction')['POWERTOOLS_LOG_LEVEL']).toBe('DEBUG');
   });

@@ -239,7 +239,7 @@ describe('digest function', () => {
       READ_API_BASE_URL: 'https://api.visibility.example.com',
       READ_API_KEY_SECRET_ARN: ref(readApiKeyId),
       SLACK_BOT_TOKEN_SECRET_ARN: ref(slackTokenId),
-      SLACK_DEFAULT_CHANNEL: '#ai-visibility-dev',
+      SLACK_DEFAULT_CHANNEL: 'C0DEV00001',
       SLACK_PROJECT_CHANNELS: '{}',
       VISIBILITY_RANGE: '7d',
       GAPS_PAGE_SIZE: '50',
@@ -438,7 +438,7 @@ describe('outputs', () => {
 
   it('gives the read-API base URL and the Slack routing that bridge doctor checks', () => {
     template.hasOutput(OUTPUTS.readApiBaseUrl, { Value: 'https://api.visibility.example.com' });
-    template.hasOutput(OUTPUTS.slackDefaultChannel, { Value: '#ai-visibility-dev' });
+    template.hasOutput(OUTPUTS.slackDefaultChannel, { Value: 'C0DEV00001' });
     template.hasOutput(OUTPUTS.slackProjectChannels, { Value: '{}' });
   });
 

@@ -165,8 +165,8 @@ describe('which stack a command uses', () => {
     [['smoke']],
     [['dlq', 'replay']],
     [['dlq', 'cancel']],
-    [['subscriptions', 'add', '--project', 'p', '--channel', 'C1']],
-    [['subscriptions', 'remove', '--project', 'p', '--channel', 'C1']],
+    [['subscriptions', 'add', '--project', 'p', '--channel', 'C0123ABCD']],
+    [['subscriptions', 'remove', '--project', 'p', '--channel', 'C0123ABCD']],
     [['slack', 'command', '/visibility help', '--channel', 'C1']],
     [['slack', 'outage', 'on']],
   ])('%j refuses to pick the default stack by itself (exit 2), naming the way out', async (argv) => {

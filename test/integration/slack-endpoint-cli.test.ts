@@ -13,7 +13,7 @@ import { DynamoSubscriptionStore } from '../../shared/adapters/dynamo-subscripti
 import { ensureBridgeTable, startLocalDynamo, type LocalDynamo } from '../../local/dynamo';
 import { SqsServer } from '../../local/sqs-server';
 import { createSlackHandler } from '../../functions/slack/create-handler';
-import { ENV, HTTP_PATHS } from '../../shared/contracts';
+import { ENV, HTTP_PATHS, SLACK_APP_DEFAULTS } from '../../shared/contracts';
 import { run } from '../../cli/main';
 import { bufferIo } from '../../cli/io';
 import { LOCAL_SLACK_APP_ID, LOCAL_SLACK_TEAM_ID, splitSlashLine } from '../../local/slack-app-delivery';
@@ -169,9 +169,37 @@ describe('bridge subscriptions', () => {
   });
 
   it('refuses a bad mode as a usage error', async () => {
-    const { code, err } = await bridge('subscriptions', 'add', '--local', readyFile, '--project', 'p', '--channel', 'C', '--mode', 'loud');
+    const { code, err } = await bridge(
+      'subscriptions',
+      'add',
+      '--local',
+      readyFile,
+      '--project',
+      'p',
+      '--channel',
+      'C0BAD',
+      '--mode',
+      'loud',
+    );
     expect(code).toBe(2);
     expect(err).toContain('--mode must be full or changes');
+  });
+
+  it("refuses a channel's name: subscriptions are keyed by the id Slack reports, and it says where to find it", async () => {
+    for (const verb of ['add', 'remove']) {
+      const { code, err } = await bridge('subscriptions', verb, '--local', readyFile, '--project', 'p-name', '--channel', '#digests');
+      expect(code).toBe(2);
+      expect(err).toContain(`--channel takes the channel's id (C… or G…), not a name such as "#digests"`);
+      expect(err).toContain('About tab');
+    }
+    expect(await store.forProject('p-name')).toEqual([]);
+  });
+
+  it('starts a new subscription in the mode /visibility subscribe starts one in (changes)', async () => {
+    const added = await bridge('subscriptions', 'add', '--local', readyFile, '--project', 'p-default', '--channel', 'C0DEFAULT');
+    expect(added.code).toBe(0);
+    expect(await store.forProject('p-default')).toMatchObject([{ channel: 'C0DEFAULT', mode: SLACK_APP_DEFAULTS.subscriptionMode }]);
+    expect(SLACK_APP_DEFAULTS.subscriptionMode).toBe('changes');
   });
 });
 

@@ -6,5 +6,5 @@ export const MINIMAL_DIGEST_ENV = {
   READ_API_BASE_URL: 'https://api.example.com',
   READ_API_KEY: 'k',
   SLACK_BOT_TOKEN: 'xoxb-1',
-  SLACK_DEFAULT_CHANNEL: '#runs',
+  SLACK_DEFAULT_CHANNEL: 'C0RUNS',
 } as const;

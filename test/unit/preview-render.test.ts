@@ -131,8 +131,26 @@ describe('workspaceHtml', () => {
     expect(html.match(/<article class="message" /g)).toHaveLength(2);
     expect(html.match(/<article class="message reply" /g)).toHaveLength(2);
     expect(html).toContain('<span class="edited">(edited)</span>');
-    expect(html).toContain('<button type="button" data-channel="digests"># digests<span class="count">1</span></button>');
+    expect(html).toContain(
+      '<button type="button" data-channel="digests" data-name="digests"># digests<span class="count">1</span></button>',
+    );
     expect(html).toContain('<span class="channel">#other</span>');
+  });
+
+  it('shows channels by name while messages and buttons keep their ids; a named channel without messages is listed', () => {
+    const html = workspaceHtml([message('1.000001', { channel: 'C0LOCALDIGEST' })], {
+      botName: 'bridge',
+      workspace: 'Local',
+      channelNames: { C0LOCALDIGEST: 'visibility-digests', C0LOCALDEMO: 'visibility-demo' },
+    });
+    expect(html).toContain('data-channel="C0LOCALDIGEST"><div class="avatar"');
+    expect(html).toContain('<span class="channel">#visibility-digests</span>');
+    expect(html).toContain(
+      '<button type="button" data-channel="C0LOCALDEMO" data-name="visibility-demo"># visibility-demo<span class="count">0</span></button>',
+    );
+    expect(html).toContain(
+      '<button type="button" data-channel="C0LOCALDIGEST" data-name="visibility-digests"># visibility-digests<span class="count">1</span></button>',
+    );
   });
 
   it('escapes channel names and the bot name', () => {
