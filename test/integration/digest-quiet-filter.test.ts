@@ -286,6 +286,26 @@ describe('many held runs', () => {
   }, 600_000);
 });
 
+describe('holds racing', () => {
+  it('six runs held in one channel at once are all kept (each hold retries on the version it read)', async () => {
+    await Promise.all(['r1', 'r2', 'r3', 'r4', 'r5', 'r6'].map((id) => holdRun('C0RACING', id, now)));
+    const { item } = await heldItem('C0RACING');
+    expect(
+      Object.keys(item)
+        .filter((name) => name.startsWith('r_'))
+        .sort(),
+    ).toEqual(['r_r1', 'r_r2', 'r_r3', 'r_r4', 'r_r5', 'r_r6']);
+    expect(item['version']).toEqual({ N: '6' });
+    expect(await heldChannels()).toEqual(['C0RACING']);
+    // One catch-up lists all six.
+    now += 60_000;
+    const sweepDeps = { quietHours, slack: deps().slack, clock: { now: () => now }, log: observer, metrics: observer };
+    expect((await sweepCatchUps(sweepDeps)).posted).toEqual(['C0RACING']);
+    expect(JSON.stringify(topLevel('C0RACING')[0]?.blocks)).toContain('6 digests were held');
+    expect(await heldChannels()).toEqual([]);
+  });
+});
+
 describe('a hold that fails', () => {
   it("is that channel's loss alone: counted, and the run is posted in its other channels", async () => {
     for (const channel of ['C0BROKEN', 'C0OPEN'])
