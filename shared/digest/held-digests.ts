@@ -3,11 +3,13 @@
  * per channel, one entry per event: a retried run holds once; at most `HELD_RUNS_KEPT` by line, older runs
  * of a project counted on its newest, ./held-runs.ts) with the time its window ends (`catchUpAfterMs`),
  * and from then the catch-up sweep posts one message per channel listing the held runs, oldest first,
- * newest last — whether or not the channel is quiet again by then (a window of 23 h 55 min still comes out).
+ * newest last — whether or not the channel is quiet again by then (a window stored as 00:00–23:59 still
+ * comes out).
  *
- * What triggers the catch-up: a sweep every 5 minutes (an EventBridge rule invoking the digest function
- * with `{"kind":"quiet_catch_up"}`; locally the stack calls the same handler on an interval). The sweep
- * reads the index of channels with held runs (one item), so a quiet table costs one read.
+ * What triggers the catch-up: a sweep every `QUIET_SWEEP_MINUTES` (an EventBridge Scheduler schedule putting
+ * `{"kind":"quiet_catch_up"}` on the digest queue; locally the stack calls the same handler on an interval).
+ * The sweep reads the index of channels with held runs and when each is first due (one item), so a quiet
+ * table costs one read.
  *
  * Exactly once, nothing lost:
  * - a channel's catch-up is taken under a claim with a lease (conditional write); a second sweep at the
