@@ -83,12 +83,13 @@ export class BridgeStack extends Stack {
       slackFunction: this.slackApp.function,
     });
     this.quietHours = new QuietHours(this, 'QuietHours', {
+      config,
       queue,
       table,
       digestFunction: this.worker.function,
       slackFunction: this.slackApp.function,
     });
-    const extraAlarms = [...this.slackApp.alarmSpecs(), ...this.weeklyReport.alarmSpecs()];
+    const extraAlarms = [...this.slackApp.alarmSpecs(), ...this.weeklyReport.alarmSpecs(), ...this.quietHours.alarmSpecs()];
     this.monitoring = new Monitoring(this, 'Monitoring', { config, api, ingestFunction, digestFunction, queue, dlq, extraAlarms });
     this.customDomain =
       config.customDomain === undefined

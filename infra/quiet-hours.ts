@@ -1,9 +1,9 @@
 /**
  * Quiet hours' part of the stack: an EventBridge Scheduler schedule that puts a `quiet_catch_up`
- * message on the digest queue every 5 minutes (a catch-up goes out at most that long after a window
+ * message on the digest queue every `QUIET_SWEEP_MINUTES` (a catch-up goes out at most that long after a window
  * ends), the role it sends with (sqs:SendMessage on that queue only), and the table grants: the digest
  * function reads windows and holds / claims / finishes held digests (`quiet#`, `held#`), the Slack
- * function sets and reads windows (`quiet#`). Why a sweep and not a one-shot schedule per hold: the
+ * function sets and reads windows (`quiet#`), and the alarm when a digest cannot be held. Why a sweep and not a one-shot schedule per hold: the
  * channels with held digests are one item to read, a sweep needs no schedule cleanup, and a missed
  * sweep is made up by the next one (docs/SLACK-APP.md, "Quiet hours").
  */
@@ -14,14 +14,15 @@ import { Schedule, ScheduleExpression, ScheduleTargetInput } from 'aws-cdk-lib/a
 import { SqsSendMessage } from 'aws-cdk-lib/aws-scheduler-targets';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { QUEUE_MESSAGE_KINDS, TABLE } from '../shared/contracts';
+import { QUEUE_MESSAGE_KINDS, QUIET_SWEEP_MINUTES, SERVICES, SLACK_APP_METRICS, TABLE } from '../shared/contracts';
+import type { AlarmSpec } from './alarms';
 import type { BridgeFunction } from './bridge-function';
+import type { BridgeConfig } from './config';
+import { slackMetric } from './slack-app';
 import { Store } from './store';
 
-/** Minutes between catch-up sweeps: the longest a catch-up waits after its window ends. */
-export const QUIET_SWEEP_MINUTES = 5;
-
 export interface QuietHoursProps {
+  readonly config: BridgeConfig;
   /** The digest queue: the sweep is one more kind of message on it (retries and DLQ for free). */
   readonly queue: IQueue;
   readonly table: Table;
@@ -32,10 +33,12 @@ export interface QuietHoursProps {
 export class QuietHours extends Construct {
   readonly schedule: Schedule;
   readonly role: Role;
+  private readonly config: BridgeConfig;
 
   constructor(scope: Construct, id: string, props: QuietHoursProps) {
     super(scope, id);
-    const { queue, table, digestFunction, slackFunction } = props;
+    const { config, queue, table, digestFunction, slackFunction } = props;
+    this.config = config;
     // Only EventBridge Scheduler of this account may take the role (confused deputy).
     this.role = new Role(this, 'SchedulerRole', {
       assumedBy: new ServicePrincipal('scheduler.amazonaws.com', {
@@ -66,5 +69,17 @@ export class QuietHours extends Construct {
       [table.tableArn],
       Store.leadingKeys(TABLE.prefixes.quiet),
     );
+  }
+
+  alarmSpecs(): AlarmSpec[] {
+    return [
+      {
+        id: 'DigestHoldFailed',
+        description:
+          "A digest could not be held in a channel's quiet hours (the table refused or failed the write): that channel did not get the run, the other channels did. The digest function log ('digest not held') names the channel, the event and the cause.",
+        metric: slackMetric(SLACK_APP_METRICS.digestHoldFailed, this.config.stage, SERVICES.digest),
+        threshold: 1,
+      },
+    ];
   }
 }

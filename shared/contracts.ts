@@ -159,6 +159,8 @@ export const SLACK_APP_METRICS = {
   digestFiltered: 'DigestFiltered',
   /** A digest held in a channel's quiet hours, to be posted in the catch-up when they end (shared/digest/held-digests.ts). */
   digestHeld: 'DigestHeld',
+  /** A digest that could not be held in a channel's quiet hours (the table failed): that channel skipped, the run goes on elsewhere. */
+  digestHoldFailed: 'DigestHoldFailed',
   /** One catch-up message posted after a channel's quiet hours, listing the digests held. */
   quietCatchUpPosted: 'QuietCatchUpPosted',
   /** A catch-up that could not be posted: the held digests stay and the next sweep tries again. */
@@ -255,6 +257,7 @@ export const METRIC_REGISTRY: { readonly [M in AnyMetricName]: MetricSpec } = {
   DigestMutedSkip: { emitters: [digest], failure: false, alarms: [] },
   DigestFiltered: { emitters: [digest], failure: false, alarms: [] },
   DigestHeld: { emitters: [digest], failure: false, alarms: [] },
+  DigestHoldFailed: { emitters: [digest], failure: true, alarms: ['DigestHoldFailed'] },
   QuietCatchUpPosted: { emitters: [digest], failure: false, alarms: [] },
   QuietCatchUpFailed: {
     emitters: [digest],
@@ -312,6 +315,13 @@ export const QUEUE_MESSAGE_KINDS = {
   /** Post the catch-ups of channels whose quiet hours ended (the stack's schedule every 5 minutes; shared/digest/held-digests.ts). */
   quietCatchUp: 'quiet_catch_up',
 } as const;
+
+/**
+ * Minutes between quiet-hours catch-up sweeps (the stack's schedule, infra/quiet-hours.ts): the longest a
+ * held digest waits after its window ends. `/visibility quiet` refuses a window that leaves less than two
+ * sweeps a day open (shared/digest/quiet-hours.ts).
+ */
+export const QUIET_SWEEP_MINUTES = 5;
 
 /** Signature timestamps further than this from now are refused (the service's documented window). */
 export const DEFAULT_SIGNATURE_TOLERANCE_SECONDS = 300;

@@ -430,9 +430,27 @@ export interface HeldRun {
   /** The run's created_at. */
   createdAt: string;
   heldAtMs: number;
+  /** When its channel's window (as it was when held) ends: the catch-up posts it at the first sweep from then. */
+  catchUpAfterMs: number;
+  /** Earlier held runs of the same project no longer kept (a channel keeps `HELD_RUNS_KEPT`): the catch-up says how many. */
+  earlier?: number | undefined;
 }
 
-/** A channel's catch-up, taken: the runs it covers (held before its first claim). */
+/**
+ * How many held runs a channel keeps by line (the catch-up lists as many). Past it, a hold drops the oldest
+ * run of a project that has a newer one and counts it on that project's newest (`earlier`): the newest of
+ * each project is always kept, so a channel holds at most this many runs or one per project.
+ */
+export const HELD_RUNS_KEPT = 30;
+
+/** A channel with held runs, as the index knows it. */
+export interface HeldChannel {
+  channel: string;
+  /** The earliest `catchUpAfterMs` of its runs (0 when unknown: held before it was recorded). */
+  dueMs: number;
+}
+
+/** A channel's catch-up, taken: the runs it covers (held before its first claim, and due by then or all of them). */
 export interface HeldClaim {
   token: string;
   /** 1 for the first claim of this catch-up; more after a failed or crashed attempt. */
@@ -450,12 +468,16 @@ export interface QuietHoursStore {
   windowsOf(channels: readonly string[]): Promise<Map<string, QuietSetting>>;
   /** Sets the channel's window, or removes it (`null`). */
   setWindow(channel: string, window: QuietWindow | null, actor: Actor, nowMs: number): Promise<void>;
-  /** Holds a run for the channel's catch-up; holding the same event again changes nothing. */
+  /** Holds a run for the channel's catch-up (at most `HELD_RUNS_KEPT` kept, see there); holding the same event again changes nothing. */
   hold(channel: string, run: HeldRun): Promise<void>;
-  /** The channels that have held runs. */
-  channelsWithHeld(): Promise<string[]>;
-  /** Takes the channel's catch-up for `leaseMs`. */
-  claimHeld(channel: string, nowMs: number, leaseMs: number): Promise<HeldClaimResult>;
+  /** The channels that have held runs, with when the first is due. */
+  channelsWithHeld(): Promise<HeldChannel[]>;
+  /**
+   * Takes the channel's catch-up for `leaseMs`. It covers the runs held before its first claim that are due
+   * by then (`catchUpAfterMs`), or all of them when `dueOnly` is false (the channel's quiet hours were turned
+   * off); a retry keeps what its first claim chose.
+   */
+  claimHeld(channel: string, nowMs: number, leaseMs: number, dueOnly: boolean): Promise<HeldClaimResult>;
   /** Removes the posted runs and ends the claim (conditional on it); drops the channel from the index when nothing is left. */
   finishHeld(channel: string, token: string, postedEventIds: readonly string[]): Promise<void>;
   /** Ends the claim without removing anything (the next sweep tries again). */

@@ -2,10 +2,12 @@
  * The rehearsal's scenarios for the paths issues 22/23 added to the digest function, each through the
  * real bundle and the template's wiring: the weekly report (`bridge trigger weekly`, its claim, its
  * failure metric), the trend chart (the bundle's wasm and font, the files upload), and quiet hours
- * (a held digest, then one catch-up from the `quiet_catch_up` sweep message the schedule sends).
+ * (a held digest, a hold the table refuses, then one catch-up from the `quiet_catch_up` sweep message
+ * the schedule sends).
  */
+import { GetItemCommand, UpdateItemCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
-import { DIGEST_METRICS, QUEUE_MESSAGE_KINDS, SLACK_APP_METRICS } from '../../shared/contracts';
+import { DIGEST_METRICS, QUEUE_MESSAGE_KINDS, SLACK_APP_METRICS, TABLE } from '../../shared/contracts';
 import { WEEKLY_EVENT_TYPE } from '../../shared/weekly/sweep';
 import type { PostedMessage } from '../slack-server';
 import { createSqsClient } from '../sqs-server';
@@ -128,8 +130,9 @@ export async function chartScenario(context: ScenarioHost): Promise<void> {
 }
 
 /**
- * `/visibility quiet <now> UTC` in a subscribed channel holds its next digest (`DigestHeld`);
- * after `quiet off`, the schedule's `quiet_catch_up` message posts one catch-up there.
+ * `/visibility quiet <now> UTC` in a subscribed channel holds its next digest (`DigestHeld`); a hold the
+ * table refuses skips that channel alone (`DigestHoldFailed`); after `quiet off`, the schedule's
+ * `quiet_catch_up` message posts one catch-up there.
  */
 export async function quietScenario(context: ScenarioHost): Promise<void> {
   const { stack } = context;
@@ -157,6 +160,8 @@ export async function quietScenario(context: ScenarioHost): Promise<void> {
     `${duringQuiet} posts`,
   );
 
+  await holdRefused(context, postsBefore);
+
   const off = await context.slackRequest(url, command('quiet off', responses.url));
   context.record('quiet: /visibility quiet off is answered', off.status === 200, answerOf(off));
   await sendToDigestQueue(context, { kind: QUEUE_MESSAGE_KINDS.quietCatchUp });
@@ -169,6 +174,34 @@ export async function quietScenario(context: ScenarioHost): Promise<void> {
     `quiet: after quiet off, the ${QUEUE_MESSAGE_KINDS.quietCatchUp} sweep posts one catch-up in ${QUIET_CHANNEL} (${SLACK_APP_METRICS.quietCatchUpPosted})`,
     catchUps === 1 && metricCount(context, SLACK_APP_METRICS.quietCatchUpPosted) > 0,
     `${catchUps} posts: ${(context.postsIn(QUIET_CHANNEL)[postsBefore]?.text ?? '').slice(0, 80)}`,
+  );
+}
+
+/** A held item whose counter is not a number: the table refuses the next hold; the run goes on in its other channels. */
+async function holdRefused(context: ScenarioHost, postsBefore: number): Promise<void> {
+  const { client } = context.stack.peers.dynamo;
+  const held = {
+    TableName: context.outputs['TableName']!,
+    Key: { [TABLE.partitionKey]: { S: `${TABLE.prefixes.held}${QUIET_CHANNEL}` } },
+  };
+  const setVersion = (value: AttributeValue) =>
+    client.send(new UpdateItemCommand({ ...held, UpdateExpression: 'SET version = :v', ExpressionAttributeValues: { ':v': value } }));
+  const version = (await client.send(new GetItemCommand({ ...held, ConsistentRead: true }))).Item?.['version'] ?? { N: '1' };
+  await setVersion({ S: 'not a number' });
+  const failedBefore = metricCount(context, SLACK_APP_METRICS.digestHoldFailed);
+  const postedBefore = metricCount(context, DIGEST_METRICS.digestPosted);
+  await deliverAccepted(context, 'quiet: a run the table refuses to hold', context.runCompletedBody());
+  await context.waitFor(`${SLACK_APP_METRICS.digestHoldFailed} emitted`, () =>
+    metricCount(context, SLACK_APP_METRICS.digestHoldFailed) > failedBefore ? true : undefined,
+  );
+  await context.stack.settle(10_000);
+  await setVersion(version);
+  const posted = metricCount(context, DIGEST_METRICS.digestPosted) - postedBefore;
+  const there = context.postsIn(QUIET_CHANNEL).length - postsBefore;
+  context.record(
+    `quiet: a hold the table refuses skips ${QUIET_CHANNEL} alone (${SLACK_APP_METRICS.digestHoldFailed}); the run is posted in its other channels`,
+    posted > 0 && there === 0,
+    `${DIGEST_METRICS.digestPosted} +${posted}, ${there} posts in ${QUIET_CHANNEL}`,
   );
 }
 

@@ -2,12 +2,16 @@
  * QuietHoursStore on the bridge's one table (pk only, no transactions — dynalite has none):
  *   quiet#<channel>  the channel's window: start, end (minutes after local midnight), tz, set_by, set_at.
  *   held#<channel>   the digests held for its catch-up: one map attribute `r_<event id>` per run
- *                    {pid, headline, link?, created, held_at} (written with if_not_exists: a retried run
- *                    holds once), a `version` counter bumped by every hold, and the catch-up claim
- *                    (claim_token, claim_until, claim_since, claim_attempts).
+ *                    {pid, headline, link?, created, held_at, after (its catch-up time), earlier?}, at most
+ *                    `HELD_RUNS_KEPT` or one per project (older runs of a project are folded into its newest
+ *                    as `earlier`, ../digest/held-runs.ts), so the item stays small whatever the number of
+ *                    holds; a `version` counter bumped by every hold (each hold is a read, then a write
+ *                    conditional on it), and the catch-up claim (claim_token, claim_until, claim_since,
+ *                    claim_cutoff, claim_attempts).
  *   held#~index      the channels with held runs: `ch_<channel>` = the newest version seen (written only
- *                    upwards), so the sweep reads one item; a finished catch-up drops its channel only
- *                    while no hold came since (conditional on the version it left).
+ *                    upwards) and `due_<channel>` = the earliest catch-up time of its runs, so the sweep reads
+ *                    one item; a finished catch-up drops its channel only while no hold came since
+ *                    (conditional on the version it left).
  * Errors are wrapped in SlackAppStoreError naming the operation.
  */
 import {
@@ -22,15 +26,23 @@ import {
 import { TABLE } from '../contracts';
 import { batchGetAll } from './dynamo-batch-get';
 import { storeGuard } from './store-guard';
-import type { Actor, HeldClaimResult, HeldRun, QuietHoursStore, QuietSetting, QuietWindow } from '../ports';
+import { foldHeld } from '../digest/held-runs';
+import { HELD_RUNS_KEPT } from '../ports';
+import type { Actor, HeldChannel, HeldClaimResult, HeldRun, QuietHoursStore, QuietSetting, QuietWindow } from '../ports';
 
 type Item = Record<string, AttributeValue>;
 
 const RUN_PREFIX = 'r_';
 const INDEX_PREFIX = 'ch_';
+const DUE_PREFIX = 'due_';
+const CLAIM_ATTRIBUTES = ['claim_token', 'claim_until', 'claim_since', 'claim_cutoff', 'claim_attempts'];
+/** Holds racing on one channel retry this often before the hold fails (the run goes on in its other channels). */
+const HOLD_ATTEMPTS = 8;
+/** At most this many runs folded by one hold (an item from before the limit shrinks over a few holds). */
+const MAX_FOLDED_PER_HOLD = 10;
 /** Channel ids are upper-case letters and digits: `~index` can't be one. */
 const INDEX_SUFFIX = '~index';
-/** A stored headline is cut to this (a held item holds many runs, far below 400 KB). */
+/** A stored headline is cut to this: `HELD_RUNS_KEPT` (or one per project) of them stay far below 400 KB. */
 const HEADLINE_CHARS = 600;
 
 export class DynamoQuietHoursStore implements QuietHoursStore {
@@ -76,44 +88,82 @@ export class DynamoQuietHoursStore implements QuietHoursStore {
 
   async hold(channel: string, run: HeldRun): Promise<void> {
     return guard('hold', async () => {
-      const result = await this.client.send(
+      const version = await this.keep(channel, run);
+      // After the run is stored: a sweep that sees the index entry finds the run.
+      await this.index(channel, version, run.catchUpAfterMs);
+    });
+  }
+
+  /**
+   * The channel's index entry: its version raised to `version` and its due time lowered to `dueMs`, each
+   * only in that direction. One write when both move that way (the usual hold), else one write each.
+   */
+  private async index(channel: string, version: string, dueMs: number): Promise<void> {
+    const entry = (update: string, condition: string, names: Record<string, string>, values: Item) =>
+      this.client.send(
         new UpdateItemCommand({
           TableName: this.tableName,
-          Key: heldKey(channel),
-          UpdateExpression: 'SET #r = if_not_exists(#r, :run), channel = :ch ADD version :one',
-          ExpressionAttributeNames: { '#r': `${RUN_PREFIX}${run.eventId}` },
-          ExpressionAttributeValues: { ':run': runValue(run), ':ch': { S: channel }, ':one': { N: '1' } },
-          ReturnValues: 'UPDATED_NEW',
+          Key: indexKey(),
+          UpdateExpression: update,
+          ConditionExpression: condition,
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: values,
         }),
       );
-      const version = result.Attributes?.['version']?.N ?? '1';
-      // After the run is stored: a sweep that sees the index entry finds the run.
-      await this.conditional(() =>
-        this.client.send(
-          new UpdateItemCommand({
-            TableName: this.tableName,
-            Key: indexKey(),
-            UpdateExpression: 'SET #c = :v',
-            ConditionExpression: 'attribute_not_exists(#c) OR #c < :v',
-            ExpressionAttributeNames: { '#c': `${INDEX_PREFIX}${channel}` },
-            ExpressionAttributeValues: { ':v': { N: version } },
-          }),
-        ),
-      );
-    });
+    const c = { '#c': `${INDEX_PREFIX}${channel}` };
+    const d = { '#d': `${DUE_PREFIX}${channel}` };
+    const v = { ':v': { N: version } };
+    const due = { ':due': { N: String(dueMs) } };
+    const raise = 'attribute_not_exists(#c) OR #c < :v';
+    const lower = 'attribute_not_exists(#d) OR #d >= :due';
+    try {
+      await entry('SET #c = :v, #d = :due', `(${raise}) AND (${lower})`, { ...c, ...d }, { ...v, ...due });
+      return;
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    }
+    await this.conditional(() => entry('SET #d = :due', lower, d, due));
+    await this.conditional(() => entry('SET #c = :v', raise, c, v));
   }
 
-  async channelsWithHeld(): Promise<string[]> {
+  /**
+   * Stores the run on the channel's item, folding the oldest past `HELD_RUNS_KEPT` (../digest/held-runs.ts):
+   * read, then a write conditional on the version read (every hold bumps it) and on the runs it rewrites or
+   * removes still being there (a catch-up removes runs without bumping it). The item's version after the hold.
+   */
+  private async keep(channel: string, run: HeldRun): Promise<string> {
+    for (let attempt = 1; attempt <= HOLD_ATTEMPTS; attempt++) {
+      const read = await this.client.send(new GetItemCommand({ TableName: this.tableName, Key: heldKey(channel), ConsistentRead: true }));
+      const item = read.Item ?? {};
+      const version = Number(item['version']?.N ?? 0);
+      // Held already (a retried run): only the index is written again.
+      if (item[runName(run.eventId)] !== undefined) return String(version);
+      try {
+        await this.client.send(
+          new UpdateItemCommand({ TableName: this.tableName, Key: heldKey(channel), ...holdUpdate(channel, run, item) }),
+        );
+        return String(version + 1);
+      } catch (error) {
+        if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      }
+    }
+    throw new Error(`the held digests of ${channel} changed under ${HOLD_ATTEMPTS} attempts to hold one more`);
+  }
+
+  async channelsWithHeld(): Promise<HeldChannel[]> {
     return guard('channelsWithHeld', async () => {
       const result = await this.client.send(new GetItemCommand({ TableName: this.tableName, Key: indexKey(), ConsistentRead: true }));
-      return Object.keys(result.Item ?? {})
-        .filter((name) => name.startsWith(INDEX_PREFIX))
-        .map((name) => name.slice(INDEX_PREFIX.length))
-        .sort();
+      const item = result.Item ?? {};
+      const channels = new Set<string>();
+      for (const name of Object.keys(item)) {
+        if (name.startsWith(INDEX_PREFIX)) channels.add(name.slice(INDEX_PREFIX.length));
+        if (name.startsWith(DUE_PREFIX)) channels.add(name.slice(DUE_PREFIX.length));
+      }
+      return [...channels].sort().map((channel) => ({ channel, dueMs: Number(item[`${DUE_PREFIX}${channel}`]?.N ?? 0) }));
     });
   }
 
-  async claimHeld(channel: string, nowMs: number, leaseMs: number): Promise<HeldClaimResult> {
+  async claimHeld(channel: string, nowMs: number, leaseMs: number, dueOnly: boolean): Promise<HeldClaimResult> {
     return guard('claimHeld', async () => {
       const token = `${nowMs}-${Math.random().toString(36).slice(2, 10)}`;
       try {
@@ -122,12 +172,14 @@ export class DynamoQuietHoursStore implements QuietHoursStore {
             TableName: this.tableName,
             Key: heldKey(channel),
             UpdateExpression:
-              'SET claim_token = :t, claim_until = :until, claim_since = if_not_exists(claim_since, :now) ADD claim_attempts :one',
+              'SET claim_token = :t, claim_until = :until, claim_since = if_not_exists(claim_since, :now), ' +
+              'claim_cutoff = if_not_exists(claim_cutoff, :cutoff) ADD claim_attempts :one',
             ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(claim_until) OR claim_until < :now)',
             ExpressionAttributeValues: {
               ':t': { S: token },
               ':until': { N: String(nowMs + leaseMs) },
               ':now': { N: String(nowMs) },
+              ':cutoff': { N: String(dueOnly ? nowMs : Number.MAX_SAFE_INTEGER) },
               ':one': { N: '1' },
             },
             ReturnValues: 'ALL_NEW',
@@ -135,7 +187,8 @@ export class DynamoQuietHoursStore implements QuietHoursStore {
         );
         const item = result.Attributes ?? {};
         const sinceMs = Number(item['claim_since']?.N ?? nowMs);
-        const runs = runsOf(item).filter((run) => run.heldAtMs <= sinceMs);
+        const cutoffMs = Number(item['claim_cutoff']?.N ?? nowMs);
+        const runs = runsOf(item).filter((run) => run.heldAtMs <= sinceMs && run.catchUpAfterMs <= cutoffMs);
         return { status: 'claimed', claim: { token, attempt: Number(item['claim_attempts']?.N ?? 1), sinceMs, runs } };
       } catch (error) {
         if (!(error instanceof ConditionalCheckFailedException)) throw error;
@@ -153,8 +206,8 @@ export class DynamoQuietHoursStore implements QuietHoursStore {
   async finishHeld(channel: string, token: string, postedEventIds: readonly string[]): Promise<void> {
     return guard('finishHeld', async () => {
       const names: Record<string, string> = {};
-      postedEventIds.forEach((id, i) => (names[`#r${i}`] = `${RUN_PREFIX}${id}`));
-      const removed = ['claim_token', 'claim_until', 'claim_since', 'claim_attempts', ...Object.keys(names)].join(', ');
+      postedEventIds.forEach((id, i) => (names[`#r${i}`] = runName(id)));
+      const removed = [...CLAIM_ATTRIBUTES, ...Object.keys(names)].join(', ');
       let item: Item | undefined;
       try {
         const result = await this.client.send(
@@ -174,8 +227,27 @@ export class DynamoQuietHoursStore implements QuietHoursStore {
         if (error instanceof ConditionalCheckFailedException) return;
         throw error;
       }
-      if (item !== undefined && runsOf(item).length > 0) return;
-      await this.dropFromIndex(channel, item?.['version']?.N);
+      const left = item === undefined ? [] : runsOf(item);
+      if (left.length === 0) {
+        await this.dropFromIndex(channel, item?.['version']?.N);
+        return;
+      }
+      // The next due of what is left, unless a hold came since (it lowered the entry itself; the next sweep corrects it).
+      await this.conditional(() =>
+        this.client.send(
+          new UpdateItemCommand({
+            TableName: this.tableName,
+            Key: indexKey(),
+            UpdateExpression: 'SET #d = :due',
+            ConditionExpression: 'attribute_not_exists(#c) OR #c <= :v',
+            ExpressionAttributeNames: { '#c': `${INDEX_PREFIX}${channel}`, '#d': `${DUE_PREFIX}${channel}` },
+            ExpressionAttributeValues: {
+              ':due': { N: String(Math.min(...left.map((run) => run.catchUpAfterMs))) },
+              ':v': { N: item?.['version']?.N ?? '0' },
+            },
+          }),
+        ),
+      );
     });
   }
 
@@ -186,7 +258,7 @@ export class DynamoQuietHoursStore implements QuietHoursStore {
           new UpdateItemCommand({
             TableName: this.tableName,
             Key: heldKey(channel),
-            // claim_since and claim_attempts stay: the retry covers the same runs and looks in Slack first.
+            // claim_since, claim_cutoff and claim_attempts stay: the retry covers the same runs and looks in Slack first.
             UpdateExpression: 'REMOVE claim_token, claim_until',
             ConditionExpression: 'claim_token = :t',
             ExpressionAttributeValues: { ':t': { S: token } },
@@ -203,14 +275,11 @@ export class DynamoQuietHoursStore implements QuietHoursStore {
         new UpdateItemCommand({
           TableName: this.tableName,
           Key: indexKey(),
-          UpdateExpression: 'REMOVE #c',
+          UpdateExpression: 'REMOVE #c, #d',
+          ExpressionAttributeNames: { '#c': `${INDEX_PREFIX}${channel}`, '#d': `${DUE_PREFIX}${channel}` },
           ...(version === undefined
-            ? { ExpressionAttributeNames: { '#c': `${INDEX_PREFIX}${channel}` } }
-            : {
-                ConditionExpression: 'attribute_not_exists(#c) OR #c <= :v',
-                ExpressionAttributeNames: { '#c': `${INDEX_PREFIX}${channel}` },
-                ExpressionAttributeValues: { ':v': { N: version } },
-              }),
+            ? {}
+            : { ConditionExpression: 'attribute_not_exists(#c) OR #c <= :v', ExpressionAttributeValues: { ':v': { N: version } } }),
         }),
       ),
     );
@@ -257,6 +326,48 @@ function parseSetting(item: Item): { channel: string; setting: QuietSetting } | 
   };
 }
 
+function runName(eventId: string): string {
+  return `${RUN_PREFIX}${eventId}`;
+}
+
+/** The write that adds `run` to the held item read as `item`, folding the oldest past the limit; conditional on nothing having changed. */
+function holdUpdate(channel: string, run: HeldRun, item: Item) {
+  const stored = runsOf(item);
+  const { kept, dropped, grown } = foldHeld([...stored, run], Math.max(HELD_RUNS_KEPT, stored.length + 1 - MAX_FOLDED_PER_HOLD));
+  const isNew = (r: HeldRun) => r.eventId === run.eventId;
+  // The new run (unless it is itself the one folded), the newest runs that now count more, and the runs folded.
+  const written = [...kept.filter(isNew), ...grown.filter((r) => !isNew(r))];
+  const removed = dropped.filter((r) => !isNew(r));
+  const names: Record<string, string> = { '#new': runName(run.eventId) };
+  const values: Item = { ':ch': { S: channel }, ':one': { N: '1' } };
+  const sets = ['channel = :ch'];
+  // A catch-up removes runs without bumping the version: the runs rewritten or removed must still be there.
+  const present: string[] = [];
+  written.forEach((r, i) => {
+    names[`#w${i}`] = runName(r.eventId);
+    values[`:w${i}`] = runValue(r);
+    sets.push(`#w${i} = :w${i}`);
+    if (!isNew(r)) present.push(`attribute_exists(#w${i})`);
+  });
+  removed.forEach((r, i) => {
+    names[`#x${i}`] = runName(r.eventId);
+    present.push(`attribute_exists(#x${i})`);
+  });
+  const version = item['version'];
+  if (version !== undefined) values[':v'] = version;
+  const remove = removed.length === 0 ? '' : ` REMOVE ${removed.map((_, i) => `#x${i}`).join(', ')}`;
+  return {
+    UpdateExpression: `SET ${sets.join(', ')}${remove} ADD version :one`,
+    ConditionExpression: [
+      'attribute_not_exists(#new)',
+      version === undefined ? 'attribute_not_exists(version)' : 'version = :v',
+      ...present,
+    ].join(' AND '),
+    ExpressionAttributeNames: names,
+    ExpressionAttributeValues: values,
+  };
+}
+
 function runValue(run: HeldRun): AttributeValue {
   return {
     M: {
@@ -264,6 +375,8 @@ function runValue(run: HeldRun): AttributeValue {
       headline: { S: run.headline.slice(0, HEADLINE_CHARS) },
       created: { S: run.createdAt },
       held_at: { N: String(run.heldAtMs) },
+      after: { N: String(run.catchUpAfterMs) },
+      ...(run.earlier === undefined || run.earlier === 0 ? {} : { earlier: { N: String(run.earlier) } }),
       ...(run.link === undefined ? {} : { link: { S: run.link } }),
     },
   };
@@ -282,6 +395,9 @@ function runsOf(item: Item): HeldRun[] {
         ...(link === undefined ? {} : { link }),
         createdAt: m['created']?.S ?? '',
         heldAtMs: Number(m['held_at']?.N ?? 0),
+        // Held before the due time was recorded: due at once.
+        catchUpAfterMs: Number(m['after']?.N ?? 0),
+        ...(m['earlier']?.N === undefined ? {} : { earlier: Number(m['earlier'].N) }),
       },
     ];
   });

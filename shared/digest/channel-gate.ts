@@ -3,12 +3,14 @@
  * 1. its filter (stored with its subscription, ./channel-filter.ts) may leave nothing of the run: not
  *    posted there, logged like a mute and counted (`DigestFiltered`);
  * 2. its quiet hours (./quiet-hours.ts) may be on: the run is held for the catch-up (./held-digests.ts),
- *    logged and counted (`DigestHeld`).
+ *    logged and counted (`DigestHeld`). A hold that fails skips that channel alone (logged, counted
+ *    `DigestHoldFailed`, alarmed): the run goes on in its other channels.
  * The channels left are posted as before. A filtered channel is never held (nothing to catch up on).
  */
 import { SLACK_APP_METRICS } from '../contracts';
 import type { WebhookEvent } from '../events';
-import type { Log, Metrics } from '../ports';
+import { describeError } from '../observability';
+import type { Log, Metrics, QuietWindow } from '../ports';
 import { describeFilter, isEmptyFilter, type ChannelFilter } from './channel-filter';
 import { filterOf, type RunViews } from './channel-views';
 import type { ChannelTarget } from './fan-out';
@@ -37,34 +39,50 @@ export interface GateRun {
 /** The targets to post to now; the others are left out (filtered) or held (quiet hours). */
 export async function gateChannels(run: GateRun, targets: readonly ChannelTarget[], deps: GateDeps): Promise<ChannelTarget[]> {
   const open = targets.filter((target) => !leftOutByFilter(run, target, deps));
-  if (!deps.quietHours || open.length === 0) return open;
+  const { quietHours } = deps;
+  if (!quietHours || open.length === 0) return open;
   const nowMs = deps.clock.now();
-  const settings = await deps.quietHours.windowsOf(open.map((t) => t.channel));
+  const settings = await quietHours.windowsOf(open.map((t) => t.channel));
   const post: ChannelTarget[] = [];
   for (const target of open) {
     const window = quietNow(settings.get(target.channel), nowMs);
-    if (window === undefined) {
-      post.push(target);
-      continue;
-    }
-    await deps.quietHours.hold(target.channel, {
+    if (window === undefined) post.push(target);
+    else await holdIn(quietHours, target, window, run, nowMs, deps);
+  }
+  return post;
+}
+
+/** Holds the run for the channel's catch-up; a hold that fails is that channel's loss alone (logged, counted, alarmed). */
+async function holdIn(
+  store: QuietHoursStore,
+  target: ChannelTarget,
+  window: QuietWindow,
+  run: GateRun,
+  nowMs: number,
+  deps: GateDeps,
+): Promise<void> {
+  const catchUpAfterMs = quietEndsAt(window, nowMs);
+  const about = { eventId: run.event.id, projectId: run.projectId, channel: target.channel, quietHours: describeWindow(window) };
+  try {
+    await store.hold(target.channel, {
       eventId: run.event.id,
       projectId: run.projectId,
       headline: digestHeadline(run.views.modelFor(target)),
       link: run.link ?? undefined,
       createdAt: run.event.created_at,
       heldAtMs: nowMs,
+      catchUpAfterMs,
     });
-    deps.log.info('digest held: the channel has quiet hours', {
-      eventId: run.event.id,
-      projectId: run.projectId,
-      channel: target.channel,
-      quietHours: describeWindow(window),
-      catchUpAfter: new Date(quietEndsAt(window, nowMs)).toISOString(),
+  } catch (error) {
+    deps.log.error('digest not held: the channel is in its quiet hours and the hold failed, so this run is not posted there', {
+      ...about,
+      ...describeError(error),
     });
-    deps.metrics.count(SLACK_APP_METRICS.digestHeld);
+    deps.metrics.count(SLACK_APP_METRICS.digestHoldFailed);
+    return;
   }
-  return post;
+  deps.log.info('digest held: the channel has quiet hours', { ...about, catchUpAfter: new Date(catchUpAfterMs).toISOString() });
+  deps.metrics.count(SLACK_APP_METRICS.digestHeld);
 }
 
 function leftOutByFilter(run: GateRun, target: ChannelTarget, deps: GateDeps): boolean {

@@ -1,16 +1,21 @@
 /**
  * Quiet hours, the durable half: a digest that falls inside a channel's quiet window is held (one item
- * per channel, one entry per event: a retried run holds once), and when the window has ended the
- * catch-up sweep posts one message per channel listing every held run, oldest first, newest last.
+ * per channel, one entry per event: a retried run holds once; at most `HELD_RUNS_KEPT` by line, older runs
+ * of a project counted on its newest, ./held-runs.ts) with the time its window ends (`catchUpAfterMs`),
+ * and from then the catch-up sweep posts one message per channel listing the held runs, oldest first,
+ * newest last — whether or not the channel is quiet again by then (a window stored as 00:00–23:59 still
+ * comes out).
  *
- * What triggers the catch-up: a sweep every 5 minutes (an EventBridge rule invoking the digest function
- * with `{"kind":"quiet_catch_up"}`; locally the stack calls the same handler on an interval). The sweep
- * reads the index of channels with held runs (one item), so a quiet table costs one read.
+ * What triggers the catch-up: a sweep every `QUIET_SWEEP_MINUTES` (an EventBridge Scheduler schedule putting
+ * `{"kind":"quiet_catch_up"}` on the digest queue; locally the stack calls the same handler on an interval).
+ * The sweep reads the index of channels with held runs and when each is first due (one item), so a quiet
+ * table costs one read.
  *
  * Exactly once, nothing lost:
  * - a channel's catch-up is taken under a claim with a lease (conditional write); a second sweep at the
  *   same time finds it busy and leaves it;
- * - the runs a catch-up covers are those held before its first claim (`since`), so a retry covers the same;
+ * - the runs a catch-up covers are those held before its first claim (`since`) and due by then (all of them
+ *   when the channel's quiet hours were turned off), so a retry covers the same;
  * - a retry after an attempt whose outcome is unknown looks in Slack for the catch-up's metadata first;
  * - only the runs posted are removed, in the same conditional write that ends the claim; runs held
  *   meanwhile stay for the next sweep.
@@ -18,9 +23,10 @@
 import { SLACK_APP_METRICS } from '../contracts';
 import { describeError } from '../observability';
 import type { Clock, HeldClaim, Log, Metrics, QuietHoursStore, QuietSetting, SlackPoster } from '../ports';
-import type { HeldRun, QuietWindow } from '../ports';
+import { HELD_RUNS_KEPT, type HeldRun, type QuietWindow } from '../ports';
 import { PacedChannel, type PaceDeps } from '../pacing';
 import { findUnescapedMarkup, escapeSlackText, SLACK_LIMITS, stripInvisible, truncateText } from '../slack-text';
+import { foldHeld, heldCount } from './held-runs';
 import { describeWindow, isQuietAt } from './quiet-hours';
 
 export type { HeldClaim, HeldClaimResult, HeldRun, QuietHoursStore, QuietSetting } from '../ports';
@@ -44,14 +50,15 @@ export interface CatchUpDeps extends PaceDeps {
 
 /** How long a sweep holds a channel's catch-up: longer than one invocation, short enough that a crash costs one sweep or two. */
 export const CATCH_UP_LEASE_MS = 5 * 60_000;
-/** A catch-up lists at most this many runs by line; the rest as a count. */
-export const CATCH_UP_LINES = 30;
+/** A catch-up lists at most this many runs by line (or one per project); the rest as counts per project. */
+export const CATCH_UP_LINES = HELD_RUNS_KEPT;
 /** Allowance for clock skew when looking for an earlier attempt's catch-up in Slack. */
 const LOOKUP_SKEW_SECONDS = 120;
 
 export interface SweepResult {
   posted: string[];
-  stillQuiet: string[];
+  /** Channels whose held runs are not due yet. */
+  notDue: string[];
   busy: string[];
   failed: string[];
 }
@@ -73,21 +80,25 @@ export async function catchUpSweep(
   return 'swept';
 }
 
-/** One sweep: every channel with held runs whose quiet hours are over gets its catch-up. A channel's failure never stops the others. */
+/**
+ * One sweep: every channel with held runs due (their own window ended) gets its catch-up; a channel whose
+ * quiet hours were turned off gets everything held. A channel's failure never stops the others.
+ */
 export async function sweepCatchUps(deps: CatchUpDeps): Promise<SweepResult> {
-  const result: SweepResult = { posted: [], stillQuiet: [], busy: [], failed: [] };
-  const channels = await deps.quietHours.channelsWithHeld();
-  if (channels.length === 0) return result;
-  const settings = await deps.quietHours.windowsOf(channels);
-  for (const channel of channels) {
+  const result: SweepResult = { posted: [], notDue: [], busy: [], failed: [] };
+  const held = await deps.quietHours.channelsWithHeld();
+  if (held.length === 0) return result;
+  const settings = await deps.quietHours.windowsOf(held.map((h) => h.channel));
+  for (const { channel, dueMs } of held) {
     const setting = settings.get(channel);
-    // `quiet off` or a changed window: whatever is held goes out as soon as the channel is not quiet.
-    if (quietNow(setting, deps.clock.now())) {
-      result.stillQuiet.push(channel);
+    // A changed window does not move what was held: each run keeps the end of the window it was held in.
+    const dueOnly = setting !== undefined;
+    if (dueOnly && dueMs > deps.clock.now()) {
+      result.notDue.push(channel);
       continue;
     }
     try {
-      const outcome = await catchUp(channel, setting, deps);
+      const outcome = await catchUp(channel, setting, dueOnly, deps);
       if (outcome === 'busy') result.busy.push(channel);
       else if (outcome === 'posted') result.posted.push(channel);
     } catch (error) {
@@ -99,8 +110,13 @@ export async function sweepCatchUps(deps: CatchUpDeps): Promise<SweepResult> {
   return result;
 }
 
-async function catchUp(channel: string, setting: QuietSetting | undefined, deps: CatchUpDeps): Promise<'posted' | 'busy' | 'empty'> {
-  const taken = await deps.quietHours.claimHeld(channel, deps.clock.now(), CATCH_UP_LEASE_MS);
+async function catchUp(
+  channel: string,
+  setting: QuietSetting | undefined,
+  dueOnly: boolean,
+  deps: CatchUpDeps,
+): Promise<'posted' | 'busy' | 'empty'> {
+  const taken = await deps.quietHours.claimHeld(channel, deps.clock.now(), CATCH_UP_LEASE_MS, dueOnly);
   if (taken.status === 'busy') return 'busy';
   if (taken.status === 'none') return 'empty';
   const { claim } = taken;
@@ -118,7 +134,11 @@ async function catchUp(channel: string, setting: QuietSetting | undefined, deps:
     throw error;
   }
   if (claim.runs.length === 0) return 'empty';
-  deps.log.info('quiet-hours catch-up posted', { channel, runs: claim.runs.length });
+  deps.log.info('quiet-hours catch-up posted', {
+    channel,
+    runs: claim.runs.length,
+    held: claim.runs.reduce((n, r) => n + heldCount(r), 0),
+  });
   deps.metrics.count(SLACK_APP_METRICS.quietCatchUpPosted);
   return 'posted';
 }
@@ -170,24 +190,36 @@ function runLine(run: HeldRun): string {
   const seconds = Math.floor(Date.parse(run.createdAt) / 1000);
   const when = Number.isFinite(seconds) ? `<!date^${seconds}^{date_short_pretty} {time}|${new Date(seconds * 1000).toISOString()}>` : '';
   const link = safeLink(run.link);
-  return `• ${when}${when === '' ? '' : ' '}${safeHeadline(run.headline)}${link === undefined ? '' : ` · <${link}|open>`}`;
+  const earlier = run.earlier === undefined || run.earlier === 0 ? '' : ` _(and ${run.earlier} earlier of this project, not listed)_`;
+  const line = `• ${when}${when === '' ? '' : ' '}${safeHeadline(run.headline)}${link === undefined ? '' : ` · <${link}|open>`}${earlier}`;
+  return truncateText(line, SLACK_LIMITS.sectionText);
 }
 
-/** One message: what was held and when, each run a line (headline + link), oldest first, newest last. */
+/** Lines into section texts within Slack's limits (a message of one title and at most 49 of them). */
+function sections(lines: readonly string[]): string[] {
+  const texts: string[] = [];
+  for (const line of lines) {
+    const last = texts.length - 1;
+    if (last >= 0 && (texts[last] ?? '').length + 1 + line.length <= SLACK_LIMITS.sectionText) texts[last] = `${texts[last]}\n${line}`;
+    else texts.push(line);
+  }
+  return texts.slice(0, SLACK_LIMITS.blocksPerMessage - 1);
+}
+
+/**
+ * One message: what was held and when, each run a line (headline + link), oldest first, newest last. Past
+ * `CATCH_UP_LINES` the newest run of each project is still listed and the older ones are counted on it.
+ */
 export function renderCatchUp(runs: readonly HeldRun[], window: QuietWindow | undefined): { text: string; blocks: unknown[] } {
-  const ordered = [...runs].sort((a, b) => Date.parse(a.createdAt) - Date.parse(b.createdAt) || a.heldAtMs - b.heldAtMs);
+  const { kept } = foldHeld(runs, CATCH_UP_LINES);
+  const total = runs.reduce((n, run) => n + heldCount(run), 0);
   const during = window === undefined ? 'during quiet hours' : `during quiet hours (${escapeSlackText(describeWindow(window))})`;
-  const title = `🌙 ${ordered.length === 1 ? '1 digest was' : `${ordered.length} digests were`} held ${during}:`;
-  // The newest are the ones kept when there are too many to list.
-  const shown = ordered.slice(-CATCH_UP_LINES);
-  const hidden = ordered.length - shown.length;
-  const lines = [...(hidden > 0 ? [`_${hidden} older not listed._`] : []), ...shown.map(runLine)];
-  const body = truncateText(lines.join('\n'), SLACK_LIMITS.textObject);
+  const title = `🌙 ${total === 1 ? '1 digest was' : `${total} digests were`} held ${during}:`;
   return {
-    text: truncateText(`${title} ${ordered.map((r) => safeHeadline(r.headline)).join(' · ')}`, SLACK_LIMITS.fallbackText),
+    text: truncateText(`${title} ${kept.map((r) => safeHeadline(r.headline)).join(' · ')}`, SLACK_LIMITS.fallbackText),
     blocks: [
       { type: 'section', text: { type: 'mrkdwn', text: title, verbatim: true } },
-      { type: 'section', text: { type: 'mrkdwn', text: body, verbatim: true } },
+      ...sections(kept.map(runLine)).map((text) => ({ type: 'section', text: { type: 'mrkdwn', text, verbatim: true } })),
     ],
   };
 }

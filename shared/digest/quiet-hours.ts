@@ -6,6 +6,7 @@
  * to 07:00 local time whatever the day's length, and a start or end that a DST jump skips is passed
  * over (the window begins or ends at the first minute that exists after it).
  */
+import { QUIET_SWEEP_MINUTES } from '../contracts';
 import type { QuietWindow } from '../ports';
 
 export type { QuietWindow } from '../ports';
@@ -59,6 +60,15 @@ export function isQuietAt(window: QuietWindow, atMs: number): boolean {
   const minute = localMinuteOfDay(atMs, window.timeZone);
   const { startMinute: start, endMinute: end } = window;
   return start < end ? minute >= start && minute < end : minute >= start || minute < end;
+}
+
+/** A window must leave this much of a day open: the catch-up sweep (every `QUIET_SWEEP_MINUTES`) needs a chance to land outside it. */
+export const MIN_OPEN_MINUTES = 2 * QUIET_SWEEP_MINUTES;
+
+/** Minutes of an ordinary day (no DST change) outside the window. */
+export function openMinutesPerDay(window: Pick<QuietWindow, 'startMinute' | 'endMinute'>): number {
+  const { startMinute: start, endMinute: end } = window;
+  return start < end ? MINUTES_PER_DAY - (end - start) : start - end;
 }
 
 /**

@@ -6,7 +6,7 @@
  */
 import { describeFilter, parseFilterArgs } from '../digest/channel-filter';
 import { canonicalTimeZone, describeWindow, isTimeZone, parseClock, quietEndsAt } from '../digest/quiet-hours';
-import { isQuietAt } from '../digest/quiet-hours';
+import { isQuietAt, MIN_OPEN_MINUTES, openMinutesPerDay } from '../digest/quiet-hours';
 import type { Subscription } from '../ports';
 import { SLACK_APP_DEFAULTS } from '../contracts';
 import { serviceText } from '../slack-text';
@@ -42,6 +42,11 @@ export function parseQuiet(args: readonly string[]): ArgsParse<'quiet'> {
   if (extra !== undefined || startMinute === undefined || endMinute === undefined)
     return { ok: false, problem: `"${range}" is not a window: write two 24-hour times with a dash, ${example}` };
   if (startMinute === endMinute) return { ok: false, problem: 'the window starts and ends at the same time: give two different times' };
+  if (openMinutesPerDay({ startMinute, endMinute }) < MIN_OPEN_MINUTES)
+    return {
+      ok: false,
+      problem: `a window must leave at least ${MIN_OPEN_MINUTES} minutes a day open for the catch-up: end it earlier or start it later`,
+    };
   if (zone !== undefined && !isTimeZone(zone))
     return { ok: false, problem: `"${zone}" is not a time zone: use an IANA name such as Europe/Berlin, America/New_York or UTC` };
   return { ok: true, args: { window: { startMinute, endMinute, timeZone: zone === undefined ? undefined : canonicalTimeZone(zone) } } };

@@ -9,7 +9,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoSubscriptionStore } from '../../shared/adapters/dynamo-subscription-store';
 import { LOCAL_DEFAULTS, type LocalStack } from '../../local/stack';
-import { ACTION_IDS } from '../../shared/slack-app/interactions';
+import { ACTION_IDS } from '../../shared/buttons/ids';
 import { eventIdOf, simulatorOf, slackOf, startTestStack } from './helpers';
 
 const HOME = LOCAL_DEFAULTS.slackChannel;

@@ -72,6 +72,9 @@ describe('deploy rehearsal (config/dev.json)', () => {
     expect(names).toContain("chart: the second run's digest thread in C0DEV00001 gets the trend PNG");
     expect(names).toContain('chart: the bundle ships the wasm and the font (no ChartAssetMissing logged)');
     expect(names).toContain("quiet: the run's digest is held in C0QUIET (DigestHeld), nothing posted there");
+    expect(names).toContain(
+      'quiet: a hold the table refuses skips C0QUIET alone (DigestHoldFailed); the run is posted in its other channels',
+    );
     expect(names.some((name) => name.startsWith('quiet: after quiet off, the quiet_catch_up sweep posts one catch-up'))).toBe(true);
     expect(names.some((name) => name.startsWith("metrics: every alarm's metric was emitted"))).toBe(true);
   }, 240_000);

@@ -59,7 +59,7 @@ const metricNames = (props: AlarmProps): string[] =>
   (props.Metrics ?? []).flatMap((m) => (m.MetricStat ? [m.MetricStat.Metric.MetricName] : []));
 
 describe('alarms', () => {
-  it('are the twenty-three named ones, each notifying the topic on alarm and on recovery', () => {
+  it('are the twenty-four named ones, each notifying the topic on alarm and on recovery', () => {
     expect(
       all()
         .map((props) => props.AlarmName.replace('VisibilitySlackBridge-prod-', ''))
@@ -71,6 +71,7 @@ describe('alarms', () => {
         'CommandsDlqNotEmpty',
         'DeliveryQuarantined',
         'DigestErrors',
+        'DigestHoldFailed',
         'DlqNotEmpty',
         'IngestErrors',
         'MessageQuarantined',

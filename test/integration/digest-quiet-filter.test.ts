@@ -7,6 +7,7 @@
  * - filters: a run the channel's filter leaves nothing of posts nothing there and is counted.
  */
 import { randomUUID } from 'node:crypto';
+import { GetItemCommand, PutItemCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DynamoDigestStore } from '../../shared/adapters/dynamo-digest-store';
 import { DynamoSubscriptionStore } from '../../shared/adapters/dynamo-subscription-store';
@@ -14,7 +15,7 @@ import { DynamoQuietHoursStore } from '../../shared/adapters/dynamo-quiet-hours'
 import { SqsDeadLetters } from '../../shared/adapters/sqs-dead-letters';
 import { ReadApiClient } from '../../shared/adapters/read-api';
 import { createSlackPoster } from '../../shared/adapters/slack-poster';
-import { QUEUE_MESSAGE_KINDS } from '../../shared/contracts';
+import { QUEUE_MESSAGE_KINDS, TABLE as BRIDGE_TABLE } from '../../shared/contracts';
 import type { TestWiring } from '../support/worker-wiring';
 import { sweepCatchUps } from '../../shared/digest/held-digests';
 import type { WebhookEvent } from '../../shared/events';
@@ -23,6 +24,7 @@ import { startDigestPeers, type DigestPeers } from '../support/digest-peers';
 import { enqueue, invokeDigestBatch, receiveRecords } from '../support/sqs-records';
 
 const TABLE = 'bridge-quiet';
+const PREFIXES = BRIDGE_TABLE.prefixes;
 const TOKEN = 'xoxb-quiet';
 const ANA = { userId: 'U0ANA' };
 const NIGHT = { startMinute: 22 * 60, endMinute: 7 * 60, timeZone: 'UTC' };
@@ -127,7 +129,7 @@ describe('quiet hours', () => {
     // Nothing is left to catch up on: a later sweep posts nothing, the index is empty.
     expect((await deliver(sweepMessage)).failed.size).toBe(0);
     expect(topLevel('C0QUIET')).toHaveLength(1);
-    expect(await quietHours.channelsWithHeld()).toEqual([]);
+    expect(await heldChannels()).toEqual([]);
     expect(await receiveRecords(peers.sqs, peers.dlqUrl)).toHaveLength(0);
   });
 
@@ -147,15 +149,15 @@ describe('quiet hours', () => {
     expect((await deliver(sweepMessage)).failed.size).toBe(0);
     expect(topLevel('C0FAIL')).toHaveLength(0);
     expect(observer.countOf('QuietCatchUpFailed')).toBe(1);
-    expect(await quietHours.channelsWithHeld()).toEqual(['C0FAIL']);
+    expect(await heldChannels()).toEqual(['C0FAIL']);
 
     expect((await deliver(sweepMessage)).failed.size).toBe(0);
     expect(topLevel('C0FAIL')).toHaveLength(1);
-    expect(await quietHours.channelsWithHeld()).toEqual([]);
+    expect(await heldChannels()).toEqual([]);
   });
 });
 
-/** One run of the project held in `channel` at `atMs`, as the digest holds it inside quiet hours. */
+/** One run of the project held in `channel` at `atMs`, as the digest holds it inside quiet hours (due at once). */
 function holdRun(channel: string, eventId: string, atMs: number): Promise<void> {
   return quietHours.hold(channel, {
     eventId,
@@ -163,8 +165,173 @@ function holdRun(channel: string, eventId: string, atMs: number): Promise<void> 
     headline: 'Northwind — held',
     createdAt: new Date(atMs).toISOString(),
     heldAtMs: atMs,
+    catchUpAfterMs: atMs,
   });
 }
+
+async function heldChannels(): Promise<string[]> {
+  return (await quietHours.channelsWithHeld()).map((held) => held.channel);
+}
+
+/** The held item of the channel as stored, and its size as DynamoDB counts it (names and values in UTF-8). */
+async function heldItem(channel: string): Promise<{ item: Record<string, AttributeValue>; bytes: number }> {
+  const read = await peers.dynamo.client.send(
+    new GetItemCommand({ TableName: TABLE, Key: { pk: { S: `${PREFIXES.held}${channel}` } }, ConsistentRead: true }),
+  );
+  const item = read.Item ?? {};
+  return { item, bytes: itemBytes(item) };
+}
+
+function itemBytes(item: Record<string, AttributeValue>): number {
+  const utf8 = (text: string) => Buffer.byteLength(text, 'utf8');
+  // A number is counted by its decimal text (DynamoDB stores at most that), a map by its members plus 3 bytes each.
+  const value = (v: AttributeValue): number =>
+    v.S !== undefined
+      ? utf8(v.S)
+      : v.N !== undefined
+        ? utf8(v.N) + 1
+        : v.M !== undefined
+          ? 3 + itemBytes(v.M) + Object.keys(v.M).length
+          : 1;
+  return Object.entries(item).reduce((sum, [name, v]) => sum + utf8(name) + value(v), 0);
+}
+
+describe('quiet hours that leave almost nothing open', () => {
+  it('a window of 23 h 59 min stored before the limit still posts its runs, within a sweep after their own window', async () => {
+    await subscriptions.subscribe({ projectId: project, projectName: 'Northwind', channel: 'C0WIDE', actor: ANA, nowMs: now });
+    // 00:00–23:59 UTC: open one minute a day; `/visibility quiet` refuses it now, a stored one still works.
+    await quietHours.setWindow('C0WIDE', { startMinute: 0, endMinute: 23 * 60 + 59, timeZone: 'UTC' }, ANA, now);
+    const day = Math.floor(now / 86_400_000) * 86_400_000;
+    // Sweeps every 5 minutes from an offset that never lands in 23:59.
+    const sweepAt = async (minuteOfDay: number) => {
+      now = day + minuteOfDay * 60_000;
+      expect((await deliver(sweepMessage)).failed.size).toBe(0);
+    };
+
+    now = day + 10 * 3_600_000; // 10:00: quiet
+    const run = runEvent();
+    expect((await deliver(run)).failed.size).toBe(0);
+    expect(observer.countOf('DigestHeld')).toBe(1);
+    await sweepAt(10 * 60 + 3);
+    await sweepAt(23 * 60 + 58);
+    expect(topLevel('C0WIDE')).toHaveLength(0);
+    expect(await quietHours.channelsWithHeld()).toEqual([{ channel: 'C0WIDE', dueMs: day + (23 * 60 + 59) * 60_000 }]);
+
+    // 00:03 the next day: quiet again, but the run's own window ended at 23:59.
+    await sweepAt(24 * 60 + 3);
+    const posted = topLevel('C0WIDE');
+    expect(posted).toHaveLength(1);
+    expect(JSON.stringify(posted[0]?.blocks)).toContain(`/runs/${String(run.data['run_id'])}|open`);
+    expect(await heldChannels()).toEqual([]);
+
+    // A run held at 00:04 waits for that day's 23:59, not for this sweep.
+    now = day + (24 * 60 + 4) * 60_000;
+    expect((await deliver(runEvent())).failed.size).toBe(0);
+    await sweepAt(24 * 60 + 8);
+    expect(topLevel('C0WIDE')).toHaveLength(1);
+    await sweepAt(48 * 60 + 3);
+    expect(topLevel('C0WIDE')).toHaveLength(2);
+  });
+});
+
+describe('many held runs', () => {
+  it('2,000 held runs in one channel: every hold works, the item stays small, the catch-up posts once with the count', async () => {
+    const projects = ['p-alpha', 'p-beta', 'p-gamma'];
+    // Headlines of ~250 characters (one item of all 2,000 would pass 400 KB), past the stored
+    // cut (600 characters) for the last 50, so the item ends at its largest.
+    const long = (i: number) => (i >= 1_950 ? 'x'.repeat(700) : 'Share of voice −2 pts · '.repeat(10));
+    const start = now;
+    let largest = 0;
+    for (let i = 0; i < 2_000; i++) {
+      const at = start + i * 1_000;
+      await quietHours.hold('C0BUSY', {
+        eventId: `busy-${i}`,
+        projectId: projects[i % 3] ?? '',
+        headline: `${projects[i % 3] ?? ''} run ${i} ${long(i)}`,
+        link: `https://dash.example/p/x/runs/${i}`,
+        createdAt: new Date(at).toISOString(),
+        heldAtMs: at,
+        catchUpAfterMs: start + 3_600_000,
+      });
+      if (i % 250 === 249) {
+        const held = await heldItem('C0BUSY');
+        expect(Object.keys(held.item).filter((name) => name.startsWith('r_')).length).toBeLessThanOrEqual(30);
+        largest = Math.max(largest, held.bytes);
+      }
+    }
+    const { item, bytes } = await heldItem('C0BUSY');
+    largest = Math.max(largest, bytes);
+    // DynamoDB's limit is 400 KB; the item holds 30 runs of at most ~700 bytes each.
+    expect(largest).toBeLessThan(40_000);
+    expect(Object.keys(item).filter((name) => name.startsWith('r_'))).toHaveLength(30);
+
+    // A real run in the window is still held (the channel is not stuck), and nothing is posted there.
+    await subscriptions.subscribe({ projectId: project, projectName: 'Northwind', channel: 'C0BUSY', actor: ANA, nowMs: now });
+    await quietHours.setWindow('C0BUSY', NIGHT, ANA, now);
+    const day = Math.floor(now / 86_400_000) * 86_400_000;
+    now = day + 23 * 3_600_000;
+    const last = runEvent();
+    expect((await deliver(last)).failed.size).toBe(0);
+    expect(observer.countOf('DigestHeld')).toBe(1);
+    expect(observer.countOf('DigestHoldFailed')).toBe(0);
+
+    now = day + 31 * 3_600_000 + 60_000; // 07:01
+    expect((await deliver(sweepMessage, sweepMessage)).failed.size).toBe(0);
+    expect((await deliver(sweepMessage)).failed.size).toBe(0);
+    const posted = topLevel('C0BUSY');
+    expect(posted).toHaveLength(1);
+    const blocks = JSON.stringify(posted[0]?.blocks);
+    expect(blocks).toContain('2001 digests were held during quiet hours (22:00–07:00 UTC)');
+    // The newest of each project is listed, the rest counted on it.
+    for (const newest of [1997, 1998, 1999]) expect(blocks).toContain(`/runs/${newest}|open`);
+    expect(blocks).toContain(`/runs/${String(last.data['run_id'])}|open`);
+    const counted = [...blocks.matchAll(/and (\d+) earlier of this project/g)].reduce((n, m) => n + Number(m[1]), 0);
+    expect(counted + 30).toBe(2001);
+    expect(await heldChannels()).toEqual([]);
+    expect(await receiveRecords(peers.sqs, peers.dlqUrl)).toHaveLength(0);
+  }, 600_000);
+});
+
+describe('holds racing', () => {
+  it('six runs held in one channel at once are all kept (each hold retries on the version it read)', async () => {
+    await Promise.all(['r1', 'r2', 'r3', 'r4', 'r5', 'r6'].map((id) => holdRun('C0RACING', id, now)));
+    const { item } = await heldItem('C0RACING');
+    expect(
+      Object.keys(item)
+        .filter((name) => name.startsWith('r_'))
+        .sort(),
+    ).toEqual(['r_r1', 'r_r2', 'r_r3', 'r_r4', 'r_r5', 'r_r6']);
+    expect(item['version']).toEqual({ N: '6' });
+    expect(await heldChannels()).toEqual(['C0RACING']);
+    // One catch-up lists all six.
+    now += 60_000;
+    const sweepDeps = { quietHours, slack: deps().slack, clock: { now: () => now }, log: observer, metrics: observer };
+    expect((await sweepCatchUps(sweepDeps)).posted).toEqual(['C0RACING']);
+    expect(JSON.stringify(topLevel('C0RACING')[0]?.blocks)).toContain('6 digests were held');
+    expect(await heldChannels()).toEqual([]);
+  });
+});
+
+describe('a hold that fails', () => {
+  it("is that channel's loss alone: counted, and the run is posted in its other channels", async () => {
+    for (const channel of ['C0BROKEN', 'C0OPEN'])
+      await subscriptions.subscribe({ projectId: project, projectName: 'Northwind', channel, actor: ANA, nowMs: now });
+    await quietHours.setWindow('C0BROKEN', NIGHT, ANA, now);
+    // A held item the table will not take a hold on (its counter is not a number).
+    await peers.dynamo.client.send(
+      new PutItemCommand({ TableName: TABLE, Item: { pk: { S: `${PREFIXES.held}C0BROKEN` }, version: { S: 'not a number' } } }),
+    );
+    const day = Math.floor(now / 86_400_000) * 86_400_000;
+    now = day + 23 * 3_600_000;
+    expect((await deliver(runEvent())).failed.size).toBe(0);
+    expect(topLevel('#digests')).toHaveLength(1);
+    expect(topLevel('C0OPEN')).toHaveLength(1);
+    expect(topLevel('C0BROKEN')).toHaveLength(0);
+    expect(observer.countOf('DigestHoldFailed')).toBe(1);
+    expect(observer.countOf('DigestHeld')).toBe(0);
+    expect(await receiveRecords(peers.sqs, peers.dlqUrl)).toHaveLength(0);
+  });
+});
 
 describe('quiet hours after a crash', () => {
   it('a catch-up whose post went out but was not recorded is found in Slack, not posted again', async () => {
@@ -188,7 +355,7 @@ describe('quiet hours after a crash', () => {
     t += 60_000;
     expect((await sweepCatchUps({ ...sweepDeps, slack: real })).posted).toEqual(['C0CRASH']);
     expect(topLevel('C0CRASH')).toHaveLength(1);
-    expect(await quietHours.channelsWithHeld()).toEqual([]);
+    expect(await heldChannels()).toEqual([]);
   });
 });
 

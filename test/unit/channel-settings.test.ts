@@ -11,9 +11,10 @@ import type { ChannelTarget } from '../../shared/digest/fan-out';
 import type { ChannelFilter, Subscription } from '../../shared/ports';
 import { isQuietAt, localMinuteOfDay, quietEndsAt } from '../../shared/digest/quiet-hours';
 import { renderCatchUp } from '../../shared/digest/held-digests';
+import { foldHeld } from '../../shared/digest/held-runs';
 import { buildModel, type DigestInput } from '../../shared/digest/render';
 import { parseCommandText } from '../../shared/slack-app/commands';
-import type { ProjectSnapshot, QuietWindow } from '../../shared/ports';
+import type { HeldRun, ProjectSnapshot, QuietWindow } from '../../shared/ports';
 import { findUnescapedMarkup } from '../../shared/slack-text';
 
 describe('filter parsing', () => {
@@ -71,6 +72,9 @@ describe('quiet parsing', () => {
       window: { startMinute: 570, endMinute: 720, timeZone: undefined },
     });
     expect(parseCommandText('quiet off')).toEqual({ kind: 'quiet', window: null });
+    // Exactly two sweeps' worth open is enough.
+    expect(parseCommandText('quiet 09:00-08:50')).toMatchObject({ kind: 'quiet', window: { startMinute: 540, endMinute: 530 } });
+    expect(parseCommandText('quiet 00:05-23:55')).toMatchObject({ kind: 'quiet', window: { startMinute: 5, endMinute: 1435 } });
   });
 
   it.each([
@@ -80,6 +84,10 @@ describe('quiet parsing', () => {
     ['quiet 07:00-07:00', /same time/],
     ['quiet 22:00-07:00 Mars/Olympus', /not a time zone/],
     ['quiet 22:00-07:00 UTC extra', /at most a time zone/],
+    // The catch-up sweep (every 5 minutes) could miss the minute or two left open.
+    ['quiet 00:00-23:59', /leave at least 10 minutes a day open for the catch-up/],
+    ['quiet 09:00-08:58', /leave at least 10 minutes a day open for the catch-up/],
+    ['quiet 09:00-08:51', /leave at least 10 minutes a day open/],
   ])('refuses %s', (line, problem) => {
     const parsed = parseCommandText(line);
     expect(parsed).toMatchObject({ kind: 'invalid', verb: 'quiet' });
@@ -291,6 +299,7 @@ describe('the catch-up message', () => {
           link: 'https://dash.example/p/r2',
           createdAt: '2026-11-25T03:00:00Z',
           heldAtMs: 2,
+          catchUpAfterMs: 0,
         },
         {
           eventId: 'a',
@@ -298,6 +307,7 @@ describe('the catch-up message', () => {
           headline: '⚪ Northwind — no changes beyond noise',
           createdAt: '2026-11-24T23:00:00Z',
           heldAtMs: 1,
+          catchUpAfterMs: 0,
         },
         {
           eventId: 'c',
@@ -306,6 +316,7 @@ describe('the catch-up message', () => {
           link: 'javascript:alert(1)',
           createdAt: '2026-11-25T04:00:00Z',
           heldAtMs: 3,
+          catchUpAfterMs: 0,
         },
       ],
       { startMinute: 22 * 60, endMinute: 7 * 60, timeZone: 'Europe/Berlin' },
@@ -320,5 +331,54 @@ describe('the catch-up message', () => {
     expect((message.blocks[0] as { text: { text: string } }).text.text).toContain(
       '3 digests were held during quiet hours (22:00–07:00 Europe/Berlin)',
     );
+  });
+});
+
+describe('a channel with more held runs than it lists', () => {
+  const held = (eventId: string, projectId: string, hour: number, earlier?: number): HeldRun => ({
+    eventId,
+    projectId,
+    headline: `${projectId} run ${eventId}`,
+    createdAt: new Date(Date.UTC(2026, 10, 24, hour)).toISOString(),
+    heldAtMs: hour,
+    catchUpAfterMs: 0,
+    ...(earlier === undefined ? {} : { earlier }),
+  });
+
+  it('keeps the newest of each project and counts the older ones on it', () => {
+    // 40 runs of a busy project, then one of a quiet one long before them.
+    const runs = [held('q', 'quiet', 0), ...Array.from({ length: 40 }, (_, i) => held(`b${i}`, 'busy', i + 1))];
+    const { kept, dropped, grown } = foldHeld(runs, 30);
+    expect(kept).toHaveLength(30);
+    // The quiet project's only run is the oldest of all and still kept.
+    expect(kept[0]?.eventId).toBe('q');
+    expect(kept.at(-1)).toMatchObject({ eventId: 'b39', earlier: 11 });
+    expect(dropped.map((r) => r.eventId)).toEqual(Array.from({ length: 11 }, (_, i) => `b${i}`));
+    expect(grown.map((r) => r.eventId)).toEqual(['b39']);
+    // What a run already stood for moves with it.
+    const again = foldHeld([held('x', 'busy', 1, 5), held('y', 'busy', 2, 2)], 1);
+    expect(again.kept).toEqual([{ ...held('y', 'busy', 2), earlier: 8 }]);
+  });
+
+  it("keeps every project's newest even past the limit", () => {
+    const runs = Array.from({ length: 35 }, (_, i) => held(`p${i}`, `project${i}`, i));
+    expect(foldHeld(runs, 30)).toMatchObject({ kept: runs, dropped: [], grown: [] });
+  });
+
+  it('says in the catch-up how many of each project were held and not listed', () => {
+    const runs = [held('a', 'acme', 1), ...Array.from({ length: 34 }, (_, i) => held(`n${i}`, 'northwind', i + 2)), held('a2', 'acme', 50)];
+    const message = renderCatchUp(runs, undefined);
+    const title = (message.blocks[0] as { text: { text: string } }).text.text;
+    expect(title).toContain('36 digests were held during quiet hours');
+    const body = message.blocks
+      .slice(1)
+      .map((b) => (b as { text: { text: string } }).text.text)
+      .join('\n');
+    const lines = body.split('\n');
+    expect(lines).toHaveLength(30);
+    expect(lines.filter((l) => l.includes('northwind run n33'))[0]).toContain('(and 5 earlier of this project, not listed)');
+    expect(lines.at(-1)).toContain('acme run a2');
+    expect(lines.at(-1)).toContain('(and 1 earlier of this project, not listed)');
+    expect(findUnescapedMarkup(body, { allowLinks: true })).toBeNull();
   });
 });
