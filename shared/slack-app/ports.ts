@@ -202,12 +202,20 @@ export interface ShareDeps {
   queue: DeferredCommandQueue;
 }
 
+/** A verified Slack request as the replay guard knows it: its MAC in one spelling and its own timestamp. */
+export interface SignedRequestId {
+  /** The request's HMAC as lower-case hex, unique per (timestamp, body) whatever the header's spelling. */
+  mac: string;
+  /** The request's `X-Slack-Request-Timestamp` (seconds): its record lasts until this plus the tolerance. */
+  timestampSeconds: number;
+}
+
 /**
- * Slack requests already acted on, by signature (the `v0=` value): a replayed request (the same
- * signature within the signature's tolerance) is answered but not acted on again. Throws when the
- * store can't say (the request is then refused: nothing done).
+ * Slack requests already acted on, by MAC: a replayed request (the same MAC, however its signature
+ * header spells it, while its timestamp still verifies) is answered but not acted on again. Throws
+ * when the store can't say (the request is then refused: nothing done).
  */
 export interface ReplayGuard {
-  /** True the first time `signature` is seen within the tolerance; false for a replay. */
-  firstSeen(signature: string, nowMs: number): Promise<boolean>;
+  /** True the first time the request is seen while it can still verify; false for a replay. */
+  firstSeen(request: SignedRequestId, nowMs: number): Promise<boolean>;
 }

@@ -368,6 +368,29 @@ describe('Slack endpoint: replays', () => {
     expect(observer.countOf(SLACK_APP_METRICS.slackActionHandled)).toBe(1);
   });
 
+  it.each([
+    ['in upper-case hex', 'C830', (hex: string) => `v0=${hex.toUpperCase()}`],
+    ['in mixed-case hex', 'C831', (hex: string) => `v0=${[...hex].map((c, i) => (i % 2 ? c : c.toUpperCase())).join('')}`],
+  ])('knows a replay whose signature is re-spelled %s', async (_label, channel, respell) => {
+    const form = commandForm('subscribe Northwind', channel);
+    const signed = signSlackRequest(SECRET, NOW_S, form);
+    expect((await send(HTTP_PATHS.slackCommands, form, signed)).body).toMatchObject({ text: 'Looking up "Northwind"…' });
+    const hex = String(signed['x-slack-signature']).slice('v0='.length);
+    const again = await send(HTTP_PATHS.slackCommands, form, { ...signed, 'x-slack-signature': respell(hex) });
+    expect(again.body).toMatchObject({ text: expect.stringContaining('Already handled') as string });
+    expect(await queued()).toHaveLength(1);
+    expect(observer.countOf(SLACK_APP_METRICS.slackRequestReplayed)).toBe(1);
+  });
+
+  it("refuses a request dated ahead of now beyond the clocks' skew (401 signature_future), acting on nothing", async () => {
+    const form = commandForm('subscribe Northwind', 'C840');
+    expect(await send(HTTP_PATHS.slackCommands, form, signSlackRequest(SECRET, NOW_S + 200, form))).toEqual({
+      status: 401,
+      body: { ok: false, error: 'signature_future' },
+    });
+    expect(await queued()).toEqual([]);
+  });
+
   it('answers 503 and does nothing when the table cannot say whether it is a replay', async () => {
     handler = handlerWith({ [ENV.tableName]: 'no-such-table' });
     const form = commandForm('subscribe Northwind', 'C820');
