@@ -10,7 +10,7 @@ import { isQuietAt } from '../digest/quiet-hours';
 import type { Subscription } from '../ports';
 import { SLACK_APP_DEFAULTS } from '../contracts';
 import { serviceText } from '../slack-text';
-import { recordChange, refusedInChannel } from './access';
+import { recordChange, refusedChannelWide, refusedInChannel } from './access';
 import { matchProject } from './project-match';
 import type { CommandArgs, CommandContext, CommandOf, InlineDeps, SlackReply } from './ports';
 import * as reply from './replies';
@@ -84,6 +84,8 @@ const QUIET_HOURS_SUBJECT = { id: '*', name: 'quiet hours' };
 export async function answerQuiet(command: CommandOf<'quiet'>, context: CommandContext, deps: InlineDeps): Promise<SlackReply> {
   const quiet = deps.quietHours;
   if (quiet === undefined) return reply.ephemeral("Quiet hours aren't set up on this bridge (its operator can deploy them).");
+  const refused = await refusedChannelWide(context.channel, deps);
+  if (refused !== null) return refused;
   const nowMs = deps.clock.now();
   const window = command.window === null ? null : { ...command.window, timeZone: command.window.timeZone ?? quiet.defaultTimeZone };
   await quiet.store.setWindow(context.channel, window, context.actor, nowMs);

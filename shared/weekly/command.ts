@@ -4,7 +4,7 @@
  * UpdateItem), announced in the channel and appended to its history like every other change.
  */
 import { slackDate } from '../digest/render/format';
-import { recordChange } from '../slack-app/access';
+import { recordChange, refusedChannelWide } from '../slack-app/access';
 import type { CommandArgs, CommandContext, InlineDeps, SlackReply } from '../slack-app/ports';
 import * as reply from '../slack-app/replies';
 import type { IsoWeekday, WeeklySetting } from './ports';
@@ -47,6 +47,8 @@ export async function answerWeekly(
 ): Promise<SlackReply> {
   const weekly = deps.weekly;
   if (weekly === undefined) return reply.ephemeral('Weekly reports are not set up in this deployment.');
+  const refused = await refusedChannelWide(context.channel, deps);
+  if (refused !== null) return refused;
   const nowMs = deps.clock.now();
   const settings = await weekly.store.settings();
   const setting = nextSetting(command, settings.get(context.channel), context.actor.userId, nowMs);

@@ -151,3 +151,40 @@ describe('/visibility quiet', () => {
     expect((await say('quiet 22:00-07:00')).text).toContain("aren't set up");
   });
 });
+
+describe('channel-wide verbs and changeChannels', () => {
+  /** Northwind (subscribed here) may be changed only in C0OPS: quiet hours or a weekly change here would change its delivery here. */
+  function fenced(): InlineDeps {
+    return { ...deps, access: { changes: { kind: 'everyone' }, changeChannels: { 'p-north': ['C0OPS'] } } };
+  }
+
+  it('refuses `quiet` in a channel whose subscribed project may be changed only elsewhere', async () => {
+    deps = fenced();
+    const refused = await say('quiet 22:00-07:00');
+    expect(refused.response_type).toBe('ephemeral');
+    expect(refused.text).toContain('*Northwind*');
+    expect((await quiet.windowsOf([channel])).size).toBe(0);
+    expect(observer.countOf('SlackCommandRefused')).toBe(1);
+  });
+
+  it('refuses `weekly off` there too, storing nothing', async () => {
+    const settings = new Map<string, unknown>();
+    const weekly = {
+      store: {
+        settings: () => Promise.resolve(new Map()),
+        putSetting: (c: string, s: unknown) => Promise.resolve(void settings.set(c, s)),
+      },
+      timeZone: 'UTC',
+    };
+    deps = { ...fenced(), weekly };
+    const refused = await say('weekly off');
+    expect(refused.response_type).toBe('ephemeral');
+    expect(refused.text).toContain('*Northwind*');
+    expect(settings.size).toBe(0);
+    // In a channel that lists it, both are changes like any other.
+    channel = 'C0OPS';
+    await store.subscribe({ projectId: 'p-north', projectName: 'Northwind', channel, actor: { userId: 'U0ANA' }, nowMs: NOW });
+    expect((await say('weekly off')).response_type).toBe('in_channel');
+    expect((await say('quiet 22:00-07:00')).response_type).toBe('in_channel');
+  });
+});
