@@ -9,7 +9,7 @@ import { canonicalTimeZone, describeWindow, isTimeZone, parseClock, quietEndsAt 
 import { isQuietAt } from '../digest/quiet-hours';
 import type { Subscription } from '../ports';
 import { SLACK_APP_DEFAULTS } from '../contracts';
-import { serviceText } from '../slack-text';
+import { quotedInput, serviceText } from '../slack-text';
 import { recordChange, refusedChannelWide, refusedInChannel } from './access';
 import { matchProject } from './project-match';
 import type { CommandArgs, CommandContext, CommandOf, InlineDeps, SlackReply } from './ports';
@@ -40,10 +40,13 @@ export function parseQuiet(args: readonly string[]): ArgsParse<'quiet'> {
   const startMinute = parseClock(from ?? '');
   const endMinute = parseClock(to ?? '');
   if (extra !== undefined || startMinute === undefined || endMinute === undefined)
-    return { ok: false, problem: `"${range}" is not a window: write two 24-hour times with a dash, ${example}` };
+    return { ok: false, problem: `${quotedInput(range)} is not a window: write two 24-hour times with a dash, ${example}` };
   if (startMinute === endMinute) return { ok: false, problem: 'the window starts and ends at the same time: give two different times' };
   if (zone !== undefined && !isTimeZone(zone))
-    return { ok: false, problem: `"${zone}" is not a time zone: use an IANA name such as Europe/Berlin, America/New_York or UTC` };
+    return {
+      ok: false,
+      problem: `${quotedInput(zone)} is not a time zone: use an IANA name such as Europe/Berlin, America/New_York or UTC`,
+    };
   return { ok: true, args: { window: { startMinute, endMinute, timeZone: zone === undefined ? undefined : canonicalTimeZone(zone) } } };
 }
 

@@ -7,6 +7,7 @@ import { slackDate } from '../digest/render/format';
 import { recordChange, refusedChannelWide } from '../slack-app/access';
 import type { CommandArgs, CommandContext, InlineDeps, SlackReply } from '../slack-app/ports';
 import * as reply from '../slack-app/replies';
+import { quotedInput } from '../slack-text';
 import type { IsoWeekday, WeeklySetting } from './ports';
 import { canonicalZone, describeSchedule, effectiveSchedule, isTimeZone, nextOccurrence, parseDay, parseTime } from './schedule';
 
@@ -28,7 +29,10 @@ export function parseWeekly(args: readonly string[]): { ok: true; args: WeeklyAr
   if (minuteOfDay === undefined) return { ok: false, problem: 'give the time as HH:MM (24-hour), e.g. `09:00` or `17:30`' };
   if (rest.length > 0) return { ok: false, problem: 'one time zone at most, e.g. `Europe/Berlin` or `UTC`' };
   if (third !== undefined && !isTimeZone(third))
-    return { ok: false, problem: `"${third}" is not a time zone: use an IANA name such as Europe/Berlin, America/New_York or UTC` };
+    return {
+      ok: false,
+      problem: `${quotedInput(third)} is not a time zone: use an IANA name such as Europe/Berlin, America/New_York or UTC`,
+    };
   return { ok: true, args: { action: 'at', day, minuteOfDay, timeZone: third === undefined ? undefined : canonicalZone(third) } };
 }
 
