@@ -20,6 +20,8 @@ import { shareValuesFrom } from '../../shared/slack-app/interactions';
 import { parseSlackAccessPolicy } from '../../shared/slack-app/policy';
 import type { SlackAccessPolicy, UserGroupMembers } from '../../shared/slack-app/ports';
 import { slackVerifierFrom } from '../../shared/slack-app/verifier-source';
+import { enginesFromSnapshots } from '../../shared/slack-app/channel-settings';
+import { DynamoDigestStore } from '../../shared/adapters/dynamo-digest-store';
 import { readWorkspaceAllowList, type WorkspaceAllowList } from '../../shared/slack-app/workspace-gate';
 import { readSubscriptionDefaultMode } from '../../shared/slack-app/default-mode';
 import { DynamoWeeklyStore } from '../../shared/adapters/dynamo-weekly-store';
@@ -160,6 +162,8 @@ export function createSlackDeps(
     store: new DynamoSubscriptionStore(dynamo, config.tableName, config.subscriptionDefaultMode),
     // `/visibility weekly` reads and sets the channels' schedules only (no claim here: leaseMs unused).
     weekly: { store: new DynamoWeeklyStore(dynamo, { tableName: config.tableName, leaseMs: 0 }), timeZone: config.timeZone },
+    // `/visibility filter engines=` checks the names against the project's stored snapshot (one GetItem; nothing claimed).
+    engines: enginesFromSnapshots(new DynamoDigestStore(dynamo, { tableName: config.tableName, leaseMs: 0, retentionSeconds: 0 })),
     // `/visibility quiet` without a zone uses the stage's.
     quietHours: { store: new DynamoQuietHoursStore(dynamo, config.tableName), defaultTimeZone: config.timeZone },
     queue: new SqsDeferredCommandQueue(createSqsClient({ ...SLACK_CLIENT_BOUNDS, ...config.aws.sqs }), config.commandsQueueUrl),

@@ -176,6 +176,11 @@ export interface AccessDeps {
   log: Log;
 }
 
+/** The engines a project's runs report, as the bridge last stored them; undefined before its first run digested. */
+export interface ProjectEngines {
+  enginesOf(projectId: string): Promise<readonly string[] | undefined>;
+}
+
 /** What inline commands need: DynamoDB (and a cached user-group read) only, so they answer within Slack's 3 s. */
 export interface InlineDeps extends AccessDeps {
   store: SubscriptionStore;
@@ -183,6 +188,8 @@ export interface InlineDeps extends AccessDeps {
   shares: ShareValues;
   /** A channel's quiet hours (`quiet`, shown by `list`), and the stage's zone for a window typed without one; none = not set up. */
   quietHours?: { store: QuietHoursStore; defaultTimeZone: string } | undefined;
+  /** `filter engines=`: the engines a project's runs have (its stored snapshot); none = names are not checked. */
+  engines?: ProjectEngines | undefined;
   /** `weekly`: the channels' schedules and the stage's zone; none = the verb answers that reports are not set up. */
   weekly?: { store: Pick<WeeklyStore, 'settings' | 'putSetting'>; timeZone: string } | undefined;
 }
