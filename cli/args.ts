@@ -8,7 +8,7 @@ import { UsageError } from './errors';
 import { CLI_ENV, defaultSleep, Output, type CliIo } from './io';
 import { findDefaultReadyFile, readReadyFile, type LocalReady } from './ready-file';
 import { HANDLED_EVENT_TYPES, isHandledEventType, type HandledEventType } from '../shared/events';
-import { parseDuration as parseDurationText } from '../shared/duration';
+import { DURATION_EXAMPLES, parseDuration } from '../shared/duration';
 import { relative } from 'node:path';
 
 export type { Parsed } from './command-spec';
@@ -116,16 +116,12 @@ export function positiveNumber(parsed: Parsed, name: string): number | undefined
   return value;
 }
 
-/** "90s", "30m", "2h", "1d", "1.5h" → milliseconds (shared/duration.ts, the parser of Slack's mute too). */
-export function parseDuration(text: string): number | undefined {
-  return parseDurationText(text, { units: ['s', 'm', 'h', 'd'], fractions: true })?.ms;
-}
-
 export function duration(parsed: Parsed, name: string): number | undefined {
   const raw = str(parsed, name);
   if (raw === undefined) return undefined;
-  const ms = parseDuration(raw);
-  if (ms === undefined) throw new UsageError(`--${name} must be a duration like 90s, 30m, 2h or 1d, got "${raw}"`, parsed.command);
+  // shared/duration.ts, the parser of Slack's mute too.
+  const ms = parseDuration(raw)?.ms;
+  if (ms === undefined) throw new UsageError(`--${name} must be a duration like 90s, ${DURATION_EXAMPLES}, got "${raw}"`, parsed.command);
   return ms;
 }
 

@@ -211,7 +211,9 @@ export class SlackApp extends Construct {
       [props.table.tableArn],
       Store.leadingKeys(TABLE.prefixes.subscriptionsOfProject, TABLE.prefixes.subscriptionsOfChannel, TABLE.prefixes.audit),
     );
-    // The replay guard: one conditional put per request acted on; the item expires with the tolerance.
+    // `filter engines=` reads the project's snapshot for its engine names (read only).
+    fn.allow('ProjectSnapshotsRead', ['dynamodb:GetItem'], [props.table.tableArn], Store.leadingKeys(TABLE.prefixes.snapshot));
+    // The replay guard: one conditional put per request acted on; the item expires with the request's tolerance.
     fn.allow('SlackRequestReplayGuard', ['dynamodb:PutItem'], [props.table.tableArn], Store.leadingKeys(TABLE.prefixes.slackRequest));
     this.commands.grantSend(fn);
     fn.allow('ReadSlackSigningSecret', ['secretsmanager:GetSecretValue'], [this.signingSecret.secret.secretArn]);

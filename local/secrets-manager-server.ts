@@ -89,6 +89,8 @@ function reqString(input: Json, key: string): string {
 export class LocalSecretsManagerServer {
   private readonly secrets = new Map<string, Secret>();
   private readonly log: SecretsManagerCall[] = [];
+  /** While set, GetSecretValue answers only once it resolves (a brown-out: see `stall`). */
+  private stalled: Promise<void> | undefined;
 
   private constructor(
     private readonly server: Server,
@@ -125,6 +127,19 @@ export class LocalSecretsManagerServer {
     return secret === undefined ? undefined : this.byStage(secret, CURRENT)?.string;
   }
 
+  /**
+   * Holds every GetSecretValue from now on (a Secrets Manager brown-out: the call neither answers nor
+   * fails) until the returned function is called; the held calls are then answered.
+   */
+  stall(): () => void {
+    let release = () => {};
+    this.stalled = new Promise<void>((resolve) => (release = resolve));
+    return () => {
+      this.stalled = undefined;
+      release();
+    };
+  }
+
   /** Every call so far, oldest first. */
   calls(): SecretsManagerCall[] {
     return this.log.map((call) => ({ ...call }));
@@ -149,6 +164,7 @@ export class LocalSecretsManagerServer {
       }
       if (!isRecord(input)) throw new ServiceError('SerializationException', 'Request body must be a JSON object.');
       secretId = typeof input['SecretId'] === 'string' ? input['SecretId'] : typeof input['Name'] === 'string' ? input['Name'] : undefined;
+      if (operation === 'GetSecretValue' && this.stalled !== undefined) await this.stalled;
       const result = this.dispatch(operation, input);
       this.log.push({ operation, secretId, status: 200 });
       send(res, 200, result);

@@ -63,6 +63,14 @@ export class SecretNotSet extends NeedsOperatorFix {
   }
 }
 
+/** A secret read that did not finish within the caller's budget (`SecretReadOptions.timeoutMs`): the cache falls back. */
+export class SecretReadTimedOut extends Error {
+  override name = 'SecretReadTimedOut';
+  constructor(secretName: string, timeoutMs: number) {
+    super(`Secret ${secretName} was not read within ${timeoutMs} ms`);
+  }
+}
+
 export class UnexpectedResponse extends Error {
   override name = 'UnexpectedResponse';
   constructor(

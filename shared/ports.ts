@@ -90,9 +90,15 @@ export interface EventQueue {
 
 // --- Secrets -----------------------------------------------------------------------------------
 
+/** How long a caller can wait for a secret (the Slack function must answer within Slack's 3 s). */
+export interface SecretReadOptions {
+  /** Give up after this long with `SecretReadTimedOut` (the read may still land in the source's cache). */
+  timeoutMs?: number | undefined;
+}
+
 export interface SecretSource {
   /** Current value; cached by the implementation. Throws SecretNotSet when empty or the placeholder. */
-  get(): Promise<string>;
+  get(options?: SecretReadOptions): Promise<string>;
   /** Where the value comes from, for messages (an ARN or "environment"); never the value. */
   readonly description: string;
 }

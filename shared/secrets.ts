@@ -7,7 +7,7 @@ import { parseSecretList } from './config-env';
 import { INGEST_DEFAULTS, INGEST_METRICS, SECRET_PLACEHOLDER, type MetricName } from './contracts';
 import { NeedsOperatorFix, SecretNotSet } from './errors';
 import { describeError } from './observability';
-import type { Clock, Log, Metrics, SecretSource } from './ports';
+import type { Clock, Log, Metrics, SecretReadOptions, SecretSource } from './ports';
 import { createSignatureVerifier, type SignatureVerifier } from './signature';
 
 /** The value the stack puts in a secret it creates; a secret still holding it is "not set". */
@@ -67,6 +67,12 @@ export interface SecretVerifierOptions {
   maxBackoffMs: number;
   /** How long the last good verifier serves while the secret cannot be read (default 1 hour). */
   maxStaleMs?: number | undefined;
+  /**
+   * How long one read may take before the cache answers without it (the last good verifier, or the
+   * error: a 503). The Slack function sets it so an answer is out well within Slack's 3 s; unset, a
+   * read takes as long as the source's own timeouts.
+   */
+  readTimeoutMs?: number | undefined;
 }
 
 /**
@@ -118,7 +124,11 @@ export function signingVerifierFrom(source: SecretSource, options: SigningVerifi
  * - a failed read (placeholder, deleted, AccessDenied, outage) keeps the last good verifier for at
  *   most `maxStaleMs` after it was last read, then requests are refused with an error saying the fix;
  * - after a failed read the secret is not read again before a backoff (1 s doubling up to the
- *   cache age), so a Secrets Manager brown-out doesn't cost every request a slow call.
+ *   cache age) counted from the moment the read failed (not from when it started: a slow failure
+ *   would otherwise leave no backoff at all), so a Secrets Manager brown-out doesn't cost every
+ *   request a slow call;
+ * - with `readTimeoutMs`, a read that takes longer is given up on (`SecretReadTimedOut`), a failure
+ *   like any other.
  */
 export function verifierFromSecret<V>(source: SecretSource, kind: VerifierSecretKind<V>, options: SecretVerifierOptions): () => Promise<V> {
   const cache = new VerifierCache(source, kind, options);
@@ -150,13 +160,19 @@ class VerifierCache<V> {
     if (this.failures > 0 && nowMs < this.retryAtMs) return this.fallback(nowMs, this.lastError);
     let text: string;
     try {
-      text = await this.source.get();
+      text = await this.source.get(this.readOptions());
     } catch (error) {
-      this.noteFailure(nowMs, error);
-      return this.fallback(nowMs, error);
+      const failedAtMs = this.options.clock.now();
+      this.noteFailure(failedAtMs, error);
+      return this.fallback(failedAtMs, error);
     }
     this.failures = 0;
     return this.fromText(text, nowMs);
+  }
+
+  private readOptions(): SecretReadOptions | undefined {
+    const timeoutMs = this.options.readTimeoutMs;
+    return timeoutMs === undefined ? undefined : { timeoutMs };
   }
 
   private fromText(text: string, nowMs: number): V {

@@ -1,8 +1,10 @@
 /**
  * Slack request verification (https://api.slack.com/authentication/verifying-requests-from-slack):
  *   X-Slack-Signature: v0=<hex HMAC-SHA256(signing secret, "v0:" + X-Slack-Request-Timestamp + ":" + raw body)>
- * with the timestamp within a tolerance of now (replay protection). Pure and total: never throws,
- * compares in constant time, and the secret never appears in a result.
+ * with the timestamp within a tolerance of now (replay protection) and not ahead of now by more than
+ * a clock's skew. Pure and total: never throws, compares in constant time, and the secret never
+ * appears in a result. A verified request's MAC is returned in one spelling (lower-case hex), so the
+ * replay guard keys a re-spelled signature (`V0=`… upper-case hex) as the request it is.
  */
 import { createHmac, createSecretKey, timingSafeEqual, type KeyObject } from 'node:crypto';
 import { DEFAULT_SIGNATURE_TOLERANCE_SECONDS } from './contracts';
@@ -11,10 +13,20 @@ export const SLACK_SIGNATURE_HEADER = 'x-slack-signature';
 export const SLACK_TIMESTAMP_HEADER = 'x-slack-request-timestamp';
 
 /** missing: a header is absent or blank; malformed: not `v0=<64 hex>` or a timestamp that isn't digits;
- * stale: timestamp outside the tolerance; mismatch: no signing secret produces the signature. */
-export type SlackSignatureFailure = 'missing' | 'malformed' | 'stale' | 'mismatch';
+ * stale: timestamp older than the tolerance; future: timestamp ahead of now by more than
+ * `MAX_FUTURE_SKEW_SECONDS`; mismatch: no signing secret produces the signature. */
+export type SlackSignatureFailure = 'missing' | 'malformed' | 'stale' | 'future' | 'mismatch';
 
-export type SlackSignatureCheck = { ok: true; timestamp: number } | { ok: false; reason: SlackSignatureFailure };
+/** A verified request: its timestamp (seconds) and its MAC as lower-case hex (the replay guard's key). */
+export type SlackSignatureCheck = { ok: true; timestamp: number; mac: string } | { ok: false; reason: SlackSignatureFailure };
+
+/**
+ * How far ahead of our clock a timestamp may be. Slack stamps a request when it sends it, so a genuine
+ * one is never from our future beyond the two clocks' skew (both NTP-synced: milliseconds); 5 s covers
+ * that with room, while a request dated further ahead, which would outlive its replay record's
+ * tolerance, is refused.
+ */
+export const MAX_FUTURE_SKEW_SECONDS = 5;
 
 export interface SlackRequestToVerify {
   signature: string | undefined;
@@ -55,10 +67,11 @@ function check(request: SlackRequestToVerify, keys: readonly KeyObject[], tolera
   const hex = SIGNATURE.exec(signature)?.[1];
   if (hex === undefined || !TIMESTAMP.test(timestamp)) return { ok: false, reason: 'malformed' };
   const seconds = Number(timestamp);
-  if (!Number.isFinite(request.nowSeconds) || Math.abs(request.nowSeconds - seconds) > tolerance) return { ok: false, reason: 'stale' };
+  if (!Number.isFinite(request.nowSeconds) || request.nowSeconds - seconds > tolerance) return { ok: false, reason: 'stale' };
+  if (seconds - request.nowSeconds > Math.min(tolerance, MAX_FUTURE_SKEW_SECONDS)) return { ok: false, reason: 'future' };
   const given = Buffer.from(hex, 'hex');
   for (const key of keys) {
-    if (timingSafeEqual(given, hmac(key, timestamp, request.rawBody))) return { ok: true, timestamp: seconds };
+    if (timingSafeEqual(given, hmac(key, timestamp, request.rawBody))) return { ok: true, timestamp: seconds, mac: given.toString('hex') };
   }
   return { ok: false, reason: 'mismatch' };
 }

@@ -107,6 +107,17 @@ export function serviceText(s: string, maxChars: number): string {
   return escapeAndTruncate(plain, maxChars);
 }
 
+/** How much of a user's input a reply quotes back (a usage error names the word it could not read). */
+export const ECHO_CHARS = 40;
+
+/**
+ * Text a user typed, quoted back in a reply ("`<!channel>` is not a duration"): sanitized like service
+ * text (no mention, link, bidi control or style marker survives) and cut.
+ */
+export function quotedInput(text: string, maxChars: number = ECHO_CHARS): string {
+  return `"${serviceText(text, maxChars)}"`;
+}
+
 /** `serviceText` of a name, or of `id` when the name shows nothing (e.g. only zero-width characters). */
 export function serviceName(name: string | null | undefined, id: string, maxChars: number): string {
   if (name !== null && name !== undefined && !isVisuallyEmpty(name)) return serviceText(name, maxChars);

@@ -9,7 +9,8 @@
  * failed and its fix (a message found in the DLQ ends the wait at once).
  */
 import { randomUUID } from 'node:crypto';
-import { AWS_OPTIONS, buildContext, formatAge, parseDuration, str, type CommandContext, type Parsed } from '../args';
+import { AWS_OPTIONS, buildContext, formatAge, str, type CommandContext, type Parsed } from '../args';
+import { parseDuration } from '../../shared/duration';
 import { dynamoClient, endpointFor, sqsClient, STACK_OUTPUTS } from '../aws';
 import { UsageError } from '../errors';
 import type { LeafDef } from '../command-spec';
@@ -92,7 +93,7 @@ interface Observed {
 function timeoutOf(parsed: Parsed): number {
   const raw = str(parsed, 'timeout');
   if (raw === undefined) return DEFAULT_SMOKE_TIMEOUT_MS;
-  const ms = /^\d+$/.test(raw) ? Number(raw) * 1000 : parseDuration(raw);
+  const ms = /^\d+$/.test(raw) ? Number(raw) * 1000 : parseDuration(raw)?.ms;
   if (ms === undefined || ms < 1000 || ms > MAX_TIMEOUT_MS)
     throw new UsageError(`--timeout must be a duration from 1s to 15m, like 60, 90s or 2m, got "${raw}"`, 'smoke');
   return ms;

@@ -20,6 +20,8 @@ import { shareValuesFrom } from '../../shared/slack-app/interactions';
 import { parseSlackAccessPolicy } from '../../shared/slack-app/policy';
 import type { SlackAccessPolicy, UserGroupMembers } from '../../shared/slack-app/ports';
 import { slackVerifierFrom } from '../../shared/slack-app/verifier-source';
+import { enginesFromSnapshots } from '../../shared/slack-app/channel-settings';
+import { DynamoDigestStore } from '../../shared/adapters/dynamo-digest-store';
 import { readWorkspaceAllowList, type WorkspaceAllowList } from '../../shared/slack-app/workspace-gate';
 import { readSubscriptionDefaultMode } from '../../shared/slack-app/default-mode';
 import { DynamoWeeklyStore } from '../../shared/adapters/dynamo-weekly-store';
@@ -117,6 +119,12 @@ function readSigningSecret(env: Env): SlackConfig['signingSecret'] {
 
 /** Each SDK call gives up after under a second and is tried twice: verify + store + queue fit Slack's 3 s. */
 export const SLACK_CLIENT_BOUNDS = { requestTimeoutMs: 800, connectionTimeoutMs: 400, maxAttempts: 2 } as const;
+/**
+ * A secret read (signing secret, action-signing key) that takes longer is given up on: the last good
+ * value answers, or a 503 does, at most 1 s into the request, leaving the rest of Slack's 3 s to the
+ * replay guard, the store and the queue (SLACK_CLIENT_BOUNDS) even in a Secrets Manager brown-out.
+ */
+export const SLACK_SECRET_READ_TIMEOUT_MS = 1000;
 /** A button updates its message via response_url inside the same 3 s. */
 export const RESPONSE_URL_TIMEOUT_MS = 1500;
 
@@ -131,7 +139,13 @@ export function createSlackDeps(
     'secretArn' in ref
       ? secretsManagerSecret((provider ??= createSecretsProvider()), ref.secretArn, config.secretsCacheSeconds)
       : staticSecret(ref.value, valueName);
-  const cache = { clock, log: observe.log, metrics: observe.metrics, maxBackoffMs: config.secretsCacheSeconds * 1000 };
+  const cache = {
+    clock,
+    log: observe.log,
+    metrics: observe.metrics,
+    maxBackoffMs: config.secretsCacheSeconds * 1000,
+    readTimeoutMs: SLACK_SECRET_READ_TIMEOUT_MS,
+  };
   const actionValues = actionValueCodecFrom(secret(config.actionSigningKey, ENV.actionSigningKey), cache);
   const dynamo = createDynamoClient({ ...SLACK_CLIENT_BOUNDS, ...config.aws.dynamodb });
   return {
@@ -148,6 +162,8 @@ export function createSlackDeps(
     store: new DynamoSubscriptionStore(dynamo, config.tableName, config.subscriptionDefaultMode),
     // `/visibility weekly` reads and sets the channels' schedules only (no claim here: leaseMs unused).
     weekly: { store: new DynamoWeeklyStore(dynamo, { tableName: config.tableName, leaseMs: 0 }), timeZone: config.timeZone },
+    // `/visibility filter engines=` checks the names against the project's stored snapshot (one GetItem; nothing claimed).
+    engines: enginesFromSnapshots(new DynamoDigestStore(dynamo, { tableName: config.tableName, leaseMs: 0, retentionSeconds: 0 })),
     // `/visibility quiet` without a zone uses the stage's.
     quietHours: { store: new DynamoQuietHoursStore(dynamo, config.tableName), defaultTimeZone: config.timeZone },
     queue: new SqsDeferredCommandQueue(createSqsClient({ ...SLACK_CLIENT_BOUNDS, ...config.aws.sqs }), config.commandsQueueUrl),

@@ -49,6 +49,10 @@ export async function weeklyScenario(context: ScenarioHost): Promise<void> {
   const report = await context.waitFor(`a weekly report in ${channel}`, () => reportsIn(channel)[before]);
   context.record(`weekly: the report is posted in the default channel ${channel}`, true, (report.text ?? '').slice(0, 80));
 
+  // A sweep names only a home channel or one that opted in (shared/weekly/sweep.ts refuses others).
+  const optIn = slashCommandForm(context, 'weekly on', recordedResponseUrl('weekly').url, { channel: WEEKLY_FAILING_CHANNEL });
+  const optedIn = await context.slackRequest(context.outputs['SlackCommandsUrl']!, optIn);
+  if (optedIn.status !== 200) throw new Error(`/visibility weekly on in ${WEEKLY_FAILING_CHANNEL}: HTTP ${optedIn.status}`);
   const failedBefore = metricCount(context, DIGEST_METRICS.weeklyReportFailed);
   stack.peers.slack.injectFault({ method: 'chat.postMessage', kind: 'server_error' });
   try {

@@ -19,6 +19,7 @@ import type { AlertLevel, ChannelFilter, ProjectSnapshot } from '../ports';
 export type { AlertLevel, ChannelFilter } from '../ports';
 import type { DigestInput } from './render/model';
 import { alertView, rowName, SEVERITY_ORDER } from './rows';
+import { quotedInput } from '../slack-text';
 
 /** Alert levels a filter can ask for, most severe first. */
 export const ALERT_LEVELS: readonly AlertLevel[] = ['critical', 'error', 'warning', 'info'];
@@ -88,7 +89,7 @@ function applyTerm(word: string, filter: { engines?: string[]; minAlertLevel?: A
     filter.minChange = number;
     return null;
   }
-  return `"${word}" is not a filter: use \`engines=…\`, \`alerts>=…\`, \`min-change=…\` or \`off\``;
+  return `${quotedInput(word)} is not a filter: use \`engines=…\`, \`alerts>=…\`, \`min-change=…\` or \`off\``;
 }
 
 /** How a name compares: lower case, letters and digits only. */

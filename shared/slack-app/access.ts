@@ -25,6 +25,22 @@ export function refusedInChannel(project: NamedProject, channel: string, deps: A
   return decision.allowed ? null : refuse(decision.refusal, deps, project);
 }
 
+/**
+ * The refusal when a channel-wide change (`quiet`, `weekly`) would change how a project the channel
+ * subscribes to is delivered here while its `changeChannels` leave this channel out; null when it may.
+ */
+export async function refusedChannelWide(
+  channel: string,
+  deps: AccessDeps & { store: Pick<SubscriptionStore, 'forChannel'> },
+): Promise<SlackReply | null> {
+  if (Object.keys(deps.access.changeChannels).length === 0) return null;
+  for (const subscription of await deps.store.forChannel(channel)) {
+    const refused = refusedInChannel({ id: subscription.projectId, name: subscription.projectName }, channel, deps);
+    if (refused !== null) return refused;
+  }
+  return null;
+}
+
 /** What a change does, as its history and a subscription's `last change` say it. */
 export function describeChange(change: SettingsChange): string {
   if (change.kind === 'mute') return `muted for ${change.label}`;

@@ -4,15 +4,15 @@
  * changes (`access: 'change'`: the stage's policy decides who; `filter` also where, once the project is
  * known), answered inline from DynamoDB only and appended to the channel's history.
  */
-import { describeFilter, parseFilterArgs } from '../digest/channel-filter';
+import { describeFilter, engineKey, parseFilterArgs } from '../digest/channel-filter';
 import { canonicalTimeZone, describeWindow, isTimeZone, parseClock, quietEndsAt } from '../digest/quiet-hours';
 import { isQuietAt, MIN_OPEN_MINUTES, openMinutesPerDay } from '../digest/quiet-hours';
-import type { Subscription } from '../ports';
+import type { ChannelFilter, DigestStore, Subscription } from '../ports';
 import { SLACK_APP_DEFAULTS } from '../contracts';
-import { serviceText } from '../slack-text';
-import { recordChange, refusedInChannel } from './access';
-import { matchProject } from './project-match';
-import type { CommandArgs, CommandContext, CommandOf, InlineDeps, SlackReply } from './ports';
+import { quotedInput, serviceText } from '../slack-text';
+import { recordChange, refusedChannelWide, refusedInChannel } from './access';
+import { matchProject, type NamedProject } from './project-match';
+import type { CommandArgs, CommandContext, CommandOf, InlineDeps, ProjectEngines, SlackReply } from './ports';
 import * as reply from './replies';
 
 const COMMAND = SLACK_APP_DEFAULTS.command;
@@ -40,7 +40,7 @@ export function parseQuiet(args: readonly string[]): ArgsParse<'quiet'> {
   const startMinute = parseClock(from ?? '');
   const endMinute = parseClock(to ?? '');
   if (extra !== undefined || startMinute === undefined || endMinute === undefined)
-    return { ok: false, problem: `"${range}" is not a window: write two 24-hour times with a dash, ${example}` };
+    return { ok: false, problem: `${quotedInput(range)} is not a window: write two 24-hour times with a dash, ${example}` };
   if (startMinute === endMinute) return { ok: false, problem: 'the window starts and ends at the same time: give two different times' };
   if (openMinutesPerDay({ startMinute, endMinute }) < MIN_OPEN_MINUTES)
     return {
@@ -48,7 +48,10 @@ export function parseQuiet(args: readonly string[]): ArgsParse<'quiet'> {
       problem: `a window must leave at least ${MIN_OPEN_MINUTES} minutes a day open for the catch-up: end it earlier or start it later`,
     };
   if (zone !== undefined && !isTimeZone(zone))
-    return { ok: false, problem: `"${zone}" is not a time zone: use an IANA name such as Europe/Berlin, America/New_York or UTC` };
+    return {
+      ok: false,
+      problem: `${quotedInput(zone)} is not a time zone: use an IANA name such as Europe/Berlin, America/New_York or UTC`,
+    };
   return { ok: true, args: { window: { startMinute, endMinute, timeZone: zone === undefined ? undefined : canonicalTimeZone(zone) } } };
 }
 
@@ -66,6 +69,8 @@ export async function answerFilter(command: CommandOf<'filter'>, context: Comman
   if (match.status === 'not_found') return reply.notSubscribedReply(command.project, context.channel, subscriptions, match.suggestions);
   const refused = refusedInChannel(match.project, context.channel, deps);
   if (refused !== null) return refused;
+  const engines = await checkEngines(command.filter, match.project, deps.engines);
+  if (engines.refusal !== undefined) return reply.ephemeral(engines.refusal);
   const nowMs = deps.clock.now();
   const what = command.filter === null ? 'filter off' : `filter ${describeFilter(command.filter)}`;
   const { subscription } = match.project;
@@ -79,7 +84,47 @@ export async function answerFilter(command: CommandOf<'filter'>, context: Comman
       ? `${who} removed the filter of ${project} here: this channel hears every engine, every alert and every change called.`
       : `${who} filtered ${project} here: ${serviceText(describeFilter(command.filter), SHOWN_CHARS)}. ` +
         `A run with nothing left after it is not posted here. \`${COMMAND} filter\` with its name and \`off\` removes it.`;
-  return reply.inChannel(`${text}${recorded ? '' : reply.NOT_RECORDED_NOTE}`);
+  return reply.inChannel(`${text}${engines.note ?? ''}${recorded ? '' : reply.NOT_RECORDED_NOTE}`);
+}
+
+/**
+ * The filter's `engines=` against the project's engines (its stored snapshot): a name the project has
+ * no engine for would leave that part of the filter empty for good, so it is refused, with the closest
+ * names. Before the project's first run is stored the names can't be checked: accepted, and said so.
+ */
+async function checkEngines(
+  filter: ChannelFilter | null,
+  project: NamedProject,
+  source: ProjectEngines | undefined,
+): Promise<{ refusal?: string; note?: string }> {
+  const wanted = filter?.engines ?? [];
+  if (wanted.length === 0 || source === undefined) return {};
+  const known = await source.enginesOf(project.id);
+  if (known === undefined) return { note: `\n_No run of ${reply.name(project)} is stored yet, so the engine names could not be checked._` };
+  const unknown = wanted.filter((name) => !known.some((engine) => engineKey(engine) === engineKey(name)));
+  const [first] = unknown;
+  if (first === undefined) return {};
+  const named = known.map((engine) => ({ id: engine, name: engine }));
+  const match = matchProject(first, named);
+  const close = match.status === 'found' ? [match.project] : match.status === 'ambiguous' ? match.candidates : match.suggestions;
+  const shown = (engines: readonly { name: string }[]) => engines.map((e) => serviceText(e.name, SHOWN_CHARS)).join(', ');
+  const didYouMean = close.length > 0 ? ` — did you mean ${shown(close)}?` : '';
+  const all = known.length > 0 ? ` Its engines: ${shown(named)}.` : ` ${reply.name(project)} has no engine figures yet.`;
+  return {
+    refusal:
+      `No engine named ${reply.quoted(first)} in ${reply.name(project)}${didYouMean}${all} ` +
+      `Nothing was changed: a filter naming it would leave this channel without ${reply.name(project)}'s engines.`,
+  };
+}
+
+/** The engines of each project's stored snapshot (the engines its last digested run reported). */
+export function enginesFromSnapshots(store: Pick<DigestStore, 'getSnapshot'>): ProjectEngines {
+  return {
+    enginesOf: async (projectId) => {
+      const snapshot = await store.getSnapshot(projectId);
+      return snapshot === null ? undefined : Object.keys(snapshot.engines ?? {});
+    },
+  };
 }
 
 /** What the channel's history names for a change of its quiet hours ("set *quiet hours* to 22:00–07:00 …"). */
@@ -89,6 +134,8 @@ const QUIET_HOURS_SUBJECT = { id: '*', name: 'quiet hours' };
 export async function answerQuiet(command: CommandOf<'quiet'>, context: CommandContext, deps: InlineDeps): Promise<SlackReply> {
   const quiet = deps.quietHours;
   if (quiet === undefined) return reply.ephemeral("Quiet hours aren't set up on this bridge (its operator can deploy them).");
+  const refused = await refusedChannelWide(context.channel, deps);
+  if (refused !== null) return refused;
   const nowMs = deps.clock.now();
   const window = command.window === null ? null : { ...command.window, timeZone: command.window.timeZone ?? quiet.defaultTimeZone };
   await quiet.store.setWindow(context.channel, window, context.actor, nowMs);

@@ -8,7 +8,8 @@
  * usage) or `unknown` (with a "did you mean").
  */
 import { DIGEST_MODES, SLACK_APP_DEFAULTS } from '../contracts';
-import { parseDuration } from '../duration';
+import { DURATION_EXAMPLES, trailingDuration, type Duration } from '../duration';
+import { quotedInput } from '../slack-text';
 import { answerList, answerProjects, answerStatus, answerSubscribe, changeSubscription } from './handlers';
 import { editDistance } from './project-match';
 import { answerFilter, answerQuiet, parseFilter, parseQuiet } from './channel-settings';
@@ -154,7 +155,7 @@ export const COMMANDS: CommandTable = {
     answer: answerStatus,
   },
   mute: {
-    usage: '<project> <duration: 30m, 2h, 7d, 1w>',
+    usage: '<project> <duration: 30m, 12h, 7d, 7 days, 1 week>',
     help: 'skip digests here for a while',
     access: 'change',
     parse: parseMute,
@@ -272,23 +273,34 @@ function projectArgument(words: readonly string[]): string {
 }
 
 function parseMute(args: readonly string[]): ArgsParse<'mute'> {
-  const last = args.at(-1);
-  if (args.length < 2 || last === undefined) return { ok: false, problem: 'name the project and how long, e.g. `mute Northwind 7d`' };
-  const duration = parseMuteDuration(last);
-  if (!duration.ok) return duration;
-  const project = projectArgument(args.slice(0, -1));
+  if (args.length < 2) return { ok: false, problem: 'name the project and how long, e.g. `mute Northwind 7d` or `mute Northwind 2 weeks`' };
+  const found = trailingDuration(args, MUTE_UNITS);
+  if (!found.ok) return { ok: false, problem: notADuration(found.text) };
+  const bounded = boundedMute(found.duration);
+  if (!bounded.ok) return bounded;
+  const project = projectArgument(found.before);
   if (project === '') return { ok: false, problem: NAME_THE_PROJECT };
-  return { ok: true, args: { project, durationMs: duration.ms, durationLabel: duration.label } };
+  return { ok: true, args: { project, durationMs: bounded.ms, durationLabel: bounded.label } };
 }
 
 export const MIN_MUTE_MS = 60_000;
 export const MAX_MUTE_MS = 90 * 24 * 3600_000;
+/** Whole minutes, hours, days or weeks: a mute of seconds or of 1.5h is a typo. */
+const MUTE_UNITS = { units: ['m', 'h', 'd', 'w'], fractions: false } as const;
 
-/** Mute durations: `<n><unit>` with unit m, h, d or w (e.g. 30m, 2h, 7d, 1w), whole numbers, bounded. */
-export function parseMuteDuration(text: string): { ok: true; ms: number; label: string } | { ok: false; problem: string } {
-  const duration = parseDuration(text, { units: ['m', 'h', 'd', 'w'], fractions: false });
-  if (duration === undefined)
-    return { ok: false, problem: `"${text}" is not a duration: write a number and a unit, e.g. 30m, 2h, 7d or 1w` };
+type MuteDuration = { ok: true; ms: number; label: string } | { ok: false; problem: string };
+
+function notADuration(text: string): string {
+  return `${quotedInput(text)} is not a duration: write a whole number and a unit, e.g. ${DURATION_EXAMPLES}`;
+}
+
+/** Mute durations: a whole number of minutes, hours, days or weeks (30m, 12h, 7d, `7 days`, `1 week`), bounded. */
+export function parseMuteDuration(text: string): MuteDuration {
+  const found = trailingDuration([text], MUTE_UNITS);
+  return found.ok ? boundedMute(found.duration) : { ok: false, problem: notADuration(found.text) };
+}
+
+function boundedMute(duration: Duration): MuteDuration {
   if (duration.ms < MIN_MUTE_MS) return { ok: false, problem: 'a mute lasts at least 1m' };
   if (duration.ms > MAX_MUTE_MS) return { ok: false, problem: 'a mute lasts at most 90d (use `unsubscribe` to stop digests for good)' };
   return { ok: true, ms: duration.ms, label: `${duration.count}${duration.unit}` };

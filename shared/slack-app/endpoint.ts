@@ -2,7 +2,8 @@
  * The Slack endpoints: `POST /slack/commands` and `POST /slack/interactions`. The signature is
  * checked first, over the raw bytes; nothing is read or written before it passes. Then the request
  * must come from our workspace (or Grid org) and be for our app (./workspace-gate.ts: 403 otherwise),
- * and its signature must not have been acted on already (a replay is answered, not acted on again).
+ * and its MAC must not have been acted on already (a replay, however its signature is spelled, is
+ * answered, not acted on again).
  * Then, within Slack's 3 s: inline commands are answered in the HTTP body, deferred ones are put on
  * the commands queue and acknowledged ephemerally, button clicks (their values signed by the bridge,
  * ../buttons/value.ts) change the store and update the message via response_url. Never throws: every
@@ -22,7 +23,7 @@ import type { ActionValueCodec } from '../buttons/value';
 import { parseSlashCommandForm } from './commands';
 import { parseInteractionForm, type ButtonRefusal } from './interactions';
 import { SlackAppStoreError } from '../errors';
-import type { ReplayGuard, SlackReply } from './ports';
+import type { ReplayGuard, SignedRequestId, SlackReply } from './ports';
 import * as reply from './replies';
 import { answerSlashCommand, type CommandAck } from './service';
 import { foreignReason, requestOrigin, type ForeignReason, type WorkspaceAllowList } from './workspace-gate';
@@ -50,7 +51,7 @@ export interface SlackEndpointDeps extends ActionDeps {
   verifier: () => Promise<SlackRequestVerifier>;
   /** The workspaces (or Grid org) and the app this stage serves. */
   workspace: WorkspaceAllowList;
-  /** Signatures already acted on (within the tolerance). */
+  /** Requests already acted on, by MAC (while they verify). */
   replays: ReplayGuard;
   /** Verifies the values of the bridge's buttons (the stage's action-signing key, through the secret cache). */
   actionValues: () => Promise<ActionValueCodec>;
@@ -135,27 +136,25 @@ async function slackOutcome(request: SlackHttpRequest, deps: SlackEndpointDeps):
   if (request.method.toUpperCase() !== 'POST') return rejected({ kind: 'method_not_allowed' });
   if (request.rawBody.length > MAX_SLACK_BODY_BYTES) return rejected({ kind: 'payload_too_large' });
   const verified = await verify(request, deps);
-  if (verified !== null) return rejected(verified);
+  if ('kind' in verified) return rejected(verified);
   const form = request.rawBody.toString('utf8');
   const foreign = foreignReason(requestOrigin(request.path, form), deps.workspace);
   if (foreign !== null) return rejected({ kind: 'foreign', reason: foreign });
-  const replay = await checkReplay(request, route, deps);
+  const replay = await checkReplay(verified, request.path, route, deps);
   if (replay !== null) return replay;
   return route === 'commands' ? command(form, deps) : interaction(form, deps);
 }
 
 /** Null for a first request; the outcome of a replay, or of a table that can't say (nothing done: Slack shows an error). */
-async function checkReplay(request: SlackHttpRequest, route: Route, deps: SlackEndpointDeps): Promise<SlackOutcome | null> {
-  // Verified, so the header is there; its v0= value is unique per (timestamp, body).
-  const signature = request.headers[SLACK_SIGNATURE_HEADER] ?? '';
+async function checkReplay(signed: SignedRequestId, path: string, route: Route, deps: SlackEndpointDeps): Promise<SlackOutcome | null> {
   try {
-    if (await deps.replays.firstSeen(signature, deps.clock.now())) return null;
+    if (await deps.replays.firstSeen(signed, deps.clock.now())) return null;
   } catch (error) {
     deps.log.error('replay guard failed: the Slack request was not acted on', describeError(error));
     return rejected({ kind: 'store_unavailable' });
   }
   deps.metrics.count(SLACK_APP_METRICS.slackRequestReplayed);
-  deps.log.warn('Slack request replayed: answered, not acted on again', { path: request.path });
+  deps.log.warn('Slack request replayed: answered, not acted on again', { path });
   return { kind: 'replayed', route };
 }
 
@@ -169,8 +168,8 @@ function rejected(rejection: SlackRejection): SlackOutcome {
   return { kind: 'rejected', rejection };
 }
 
-/** null when the request is Slack's; otherwise why not. */
-async function verify(request: SlackHttpRequest, deps: SlackEndpointDeps): Promise<SlackRejection | null> {
+/** The request's MAC and timestamp when it is Slack's; otherwise why not. */
+async function verify(request: SlackHttpRequest, deps: SlackEndpointDeps): Promise<SlackRejection | SignedRequestId> {
   let check: SlackRequestVerifier;
   try {
     check = await deps.verifier();
@@ -184,7 +183,7 @@ async function verify(request: SlackHttpRequest, deps: SlackEndpointDeps): Promi
     rawBody: request.rawBody,
     nowSeconds: Math.floor(deps.clock.now() / 1000),
   });
-  return result.ok ? null : { kind: 'signature', reason: result.reason };
+  return result.ok ? { mac: result.mac, timestampSeconds: result.timestamp } : { kind: 'signature', reason: result.reason };
 }
 
 async function command(form: string, deps: SlackEndpointDeps): Promise<SlackOutcome> {

@@ -28,8 +28,11 @@ export interface BlockActionInteraction {
   messageBlocks: unknown[];
 }
 
-/** Why a click on a digest button is refused: its value is not one the bridge signed, or it was not clicked in the value's channel. */
-export type ButtonRefusalReason = 'unsigned' | 'no_channel' | 'other_channel';
+/**
+ * Why a click on a digest button is refused: its value is not one the bridge signed, it was not
+ * clicked in the value's channel, or it was clicked in a DM (settings are a channel's, never a DM's).
+ */
+export type ButtonRefusalReason = 'unsigned' | 'no_channel' | 'other_channel' | 'direct_message';
 
 /** A refused click: nothing is changed, and its user is told via `responseUrl`. */
 export interface ButtonRefusal {
@@ -96,10 +99,11 @@ function parseAction(payload: Record<string, unknown>, codec: ActionValueCodec):
   // Without the channel clicked in, nothing says the click is where the digest was posted.
   const clickedIn = isRecord(payload['channel']) ? payload['channel']['id'] : undefined;
   if (!isNonEmptyString(clickedIn)) return { refused: 'no_channel', actionId: settings };
+  // Whatever the value names: a DM has no subscriptions to change (a value naming one was never a digest's).
+  if (isDirectMessage(clickedIn)) return { refused: 'direct_message', actionId: settings };
   // A digest routed by configuration may name its channel (`#digests`); Slack reports the id, so the
-  // change applies to the channel clicked in, keyed by its id as `/visibility subscribe` keys it. Never a DM.
-  if (!isChannelId(target.channel))
-    return clickedIn.startsWith('D') ? { refused: 'other_channel', actionId: settings } : { kind: settings, ...target, channel: clickedIn };
+  // change applies to the channel clicked in, keyed by its id as `/visibility subscribe` keys it.
+  if (!isChannelId(target.channel)) return { kind: settings, ...target, channel: clickedIn };
   // The value names the channel the digest was posted to; a click elsewhere (a forwarded copy) must not change that channel.
   if (clickedIn !== target.channel) return { refused: 'other_channel', actionId: settings };
   return { kind: settings, ...target };
@@ -149,6 +153,11 @@ function messageBlocks(message: unknown): unknown[] {
   if (!isRecord(message)) return [];
   const blocks = message['blocks'];
   return Array.isArray(blocks) ? blocks : [];
+}
+
+/** Slack's ids of direct messages (D…); channels and private channels are C… and G…. */
+function isDirectMessage(channel: string): boolean {
+  return channel.startsWith('D');
 }
 
 function isNonEmptyString(value: unknown): value is string {

@@ -176,6 +176,11 @@ export interface AccessDeps {
   log: Log;
 }
 
+/** The engines a project's runs report, as the bridge last stored them; undefined before its first run digested. */
+export interface ProjectEngines {
+  enginesOf(projectId: string): Promise<readonly string[] | undefined>;
+}
+
 /** What inline commands need: DynamoDB (and a cached user-group read) only, so they answer within Slack's 3 s. */
 export interface InlineDeps extends AccessDeps {
   store: SubscriptionStore;
@@ -183,6 +188,8 @@ export interface InlineDeps extends AccessDeps {
   shares: ShareValues;
   /** A channel's quiet hours (`quiet`, shown by `list`), and the stage's zone for a window typed without one; none = not set up. */
   quietHours?: { store: QuietHoursStore; defaultTimeZone: string } | undefined;
+  /** `filter engines=`: the engines a project's runs have (its stored snapshot); none = names are not checked. */
+  engines?: ProjectEngines | undefined;
   /** `weekly`: the channels' schedules and the stage's zone; none = the verb answers that reports are not set up. */
   weekly?: { store: Pick<WeeklyStore, 'settings' | 'putSetting'>; timeZone: string } | undefined;
 }
@@ -202,12 +209,20 @@ export interface ShareDeps {
   queue: DeferredCommandQueue;
 }
 
+/** A verified Slack request as the replay guard knows it: its MAC in one spelling and its own timestamp. */
+export interface SignedRequestId {
+  /** The request's HMAC as lower-case hex, unique per (timestamp, body) whatever the header's spelling. */
+  mac: string;
+  /** The request's `X-Slack-Request-Timestamp` (seconds): its record lasts until this plus the tolerance. */
+  timestampSeconds: number;
+}
+
 /**
- * Slack requests already acted on, by signature (the `v0=` value): a replayed request (the same
- * signature within the signature's tolerance) is answered but not acted on again. Throws when the
- * store can't say (the request is then refused: nothing done).
+ * Slack requests already acted on, by MAC: a replayed request (the same MAC, however its signature
+ * header spells it, while its timestamp still verifies) is answered but not acted on again. Throws
+ * when the store can't say (the request is then refused: nothing done).
  */
 export interface ReplayGuard {
-  /** True the first time `signature` is seen within the tolerance; false for a replay. */
-  firstSeen(signature: string, nowMs: number): Promise<boolean>;
+  /** True the first time the request is seen while it can still verify; false for a replay. */
+  firstSeen(request: SignedRequestId, nowMs: number): Promise<boolean>;
 }

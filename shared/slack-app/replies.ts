@@ -6,7 +6,7 @@
  * (`serviceText`: no mentions or links, no bidi or zero-width characters, no style markers, cut), and
  * never inside a code span: a backtick in a name could close the span.
  */
-import { SLACK_LIMITS, serviceName, serviceText, truncateText } from '../slack-text';
+import { SLACK_LIMITS, quotedInput, serviceName, serviceText, truncateText } from '../slack-text';
 import type { NamedProject } from './project-match';
 import type { Actor, AuditEntry, SettingsChange, Subscription } from '../ports';
 import type { PostingAccess, SlackReply } from './ports';
@@ -52,7 +52,7 @@ export function projectId(id: string): string {
 
 /** What the user typed, shown back sanitized. */
 export function quoted(text: string, max: number = REPLY_LEN.query): string {
-  return `"${serviceText(text, max)}"`;
+  return quotedInput(text, max);
 }
 
 /** A Slack user id (as Slack sends it) becomes a mention; anything else, e.g. a tampered store item, is shown as text. */

@@ -4,9 +4,10 @@
  * UpdateItem), announced in the channel and appended to its history like every other change.
  */
 import { slackDate } from '../digest/render/format';
-import { recordChange } from './access';
+import { recordChange, refusedChannelWide } from './access';
 import type { CommandArgs, CommandContext, InlineDeps, SlackReply } from './ports';
 import * as reply from './replies';
+import { quotedInput } from '../slack-text';
 import type { IsoWeekday, WeeklySetting } from '../weekly/ports';
 import { canonicalZone, describeSchedule, effectiveSchedule, isTimeZone, nextOccurrence, parseDay, parseTime } from '../weekly/schedule';
 
@@ -28,7 +29,10 @@ export function parseWeekly(args: readonly string[]): { ok: true; args: WeeklyAr
   if (minuteOfDay === undefined) return { ok: false, problem: 'give the time as HH:MM (24-hour), e.g. `09:00` or `17:30`' };
   if (rest.length > 0) return { ok: false, problem: 'one time zone at most, e.g. `Europe/Berlin` or `UTC`' };
   if (third !== undefined && !isTimeZone(third))
-    return { ok: false, problem: `"${third}" is not a time zone: use an IANA name such as Europe/Berlin, America/New_York or UTC` };
+    return {
+      ok: false,
+      problem: `${quotedInput(third)} is not a time zone: use an IANA name such as Europe/Berlin, America/New_York or UTC`,
+    };
   return { ok: true, args: { action: 'at', day, minuteOfDay, timeZone: third === undefined ? undefined : canonicalZone(third) } };
 }
 
@@ -47,6 +51,8 @@ export async function answerWeekly(
 ): Promise<SlackReply> {
   const weekly = deps.weekly;
   if (weekly === undefined) return reply.ephemeral('Weekly reports are not set up in this deployment.');
+  const refused = await refusedChannelWide(context.channel, deps);
+  if (refused !== null) return refused;
   const nowMs = deps.clock.now();
   const settings = await weekly.store.settings();
   const setting = nextSetting(command, settings.get(context.channel), context.actor.userId, nowMs);

@@ -9,8 +9,11 @@
  *   the command's `team_id`; a click's `team.id` and its user's `user.team_id` (a member of another
  *   workspace clicking in a Slack Connect channel is refused).
  * - `SLACK_ENTERPRISE_ID` (Grid, optional): when set, the request's `enterprise_id` must equal it. With
- *   the team list empty, any workspace of that org is served (an org-wide install); with both set,
- *   both must match.
+ *   the team list empty, any workspace of that org is served (an org-wide install), but a click must
+ *   carry one team only: its `user.team_id` must be its `team.id`. A Slack Connect guest's click names
+ *   the org (the channel's) and the guest's own workspace, which nothing says is in the org, so it is
+ *   refused (a member of another workspace of the org clicking in a channel shared across them is too:
+ *   list the org's workspaces in `SLACK_TEAM_IDS` to serve them). With both set, both must match.
  * - `SLACK_APP_ID`: the request's `api_app_id` must equal it. Required: a stage that names no app
  *   (or neither teams nor an org) serves nobody, answering 403 `workspace_not_configured` until the
  *   stage file has the ids (`npx bridge doctor` prints the lines to add).
@@ -69,7 +72,8 @@ export function foreignReason(origin: RequestOrigin, allow: WorkspaceAllowList):
   if (!isConfigured(allow)) return 'not_configured';
   if (origin.appId !== allow.appId) return 'app';
   if (allow.enterpriseId !== undefined && origin.enterpriseId !== allow.enterpriseId) return 'enterprise';
-  if (allow.teamIds.length === 0) return null; // the whole org, checked above
+  // The whole org (checked above); two teams on one click are a guest's team and the channel's.
+  if (allow.teamIds.length === 0) return origin.teamIds.length > 1 ? 'team' : null;
   if (origin.teamIds.length === 0 || origin.teamIds.some((id) => !allow.teamIds.includes(id))) return 'team';
   return null;
 }

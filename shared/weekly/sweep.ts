@@ -3,7 +3,9 @@
  * digest queue; the digest function posts every channel's report that is due (./schedule.ts).
  *
  * Which channels: the home channels (the stage's `slackDefaultChannel` and `projectChannels`) unless
- * they said `/visibility weekly off`, and every channel that said `weekly on` or set a day. Exactly
+ * they said `/visibility weekly off`, and every channel that said `weekly on` or set a day. A message
+ * naming one channel (`bridge trigger weekly --channel`) is held to the same set: a channel that is
+ * neither home nor opted in is refused and logged, never posted to (the queue is no way in). Exactly
  * once per channel and week: `weekly#<channel>#<ISO week>` is claimed first (a lease, like the
  * digest's claims), the message's ts recorded the moment Slack returns it, and a retry after an
  * attempt whose outcome is unknown first asks Slack (the report's metadata) before posting again.
@@ -27,7 +29,8 @@ export const CHANNEL_BUDGET_MS = 10_000;
 /** Metadata event type of a report (a retry finds an earlier attempt's post by it). */
 export const WEEKLY_EVENT_TYPE = 'visibility_weekly_report';
 
-export type ChannelResult = 'posted' | 'already' | 'busy' | 'deferred' | 'failed' | 'off';
+/** `refused`: a channel named by the message that is neither a home channel nor opted in. */
+export type ChannelResult = 'posted' | 'already' | 'busy' | 'deferred' | 'failed' | 'off' | 'refused';
 
 export interface SweepResult {
   /** Channel → what happened, for the channels that were due (or named). */
@@ -53,13 +56,20 @@ function homeChannels(deps: WeeklyDeps): string[] {
 }
 
 /** The channels whose report is due now (or the one named, at once when `now`). */
-async function dueChannels(request: Omit<WeeklySweepMessage, 'kind'>, deps: WeeklyDeps): Promise<{ due: DueChannel[]; off: string[] }> {
+async function dueChannels(
+  request: Omit<WeeklySweepMessage, 'kind'>,
+  deps: WeeklyDeps,
+): Promise<{ due: DueChannel[]; off: string[]; refused: string[] }> {
   const settings = await deps.store.settings();
   const nowMs = deps.clock.now();
+  const named = request.channel;
+  // A named channel the bridge has no reason to report to: not home, never said `weekly on` or a day.
+  if (named !== undefined && !homeChannels(deps).includes(named) && !settings.has(named)) {
+    deps.log.warn('weekly sweep refused: the channel it names is neither a home channel nor opted in', { channel: named });
+    return { due: [], off: [], refused: [named] };
+  }
   const candidates =
-    request.channel !== undefined
-      ? [request.channel]
-      : [...new Set([...homeChannels(deps), ...[...settings].filter(([, s]) => s.enabled).map(([c]) => c)])];
+    named !== undefined ? [named] : [...new Set([...homeChannels(deps), ...[...settings].filter(([, s]) => s.enabled).map(([c]) => c)])];
   const due: DueChannel[] = [];
   const off: string[] = [];
   for (const channel of candidates) {
@@ -76,12 +86,13 @@ async function dueChannels(request: Omit<WeeklySweepMessage, 'kind'>, deps: Week
     const when = dueNow(schedule, nowMs, setting?.changedAtMs);
     if (when.due) due.push({ channel, week: when.week, schedule });
   }
-  return { due, off };
+  return { due, off, refused: [] };
 }
 
 export async function runWeeklySweep(request: Omit<WeeklySweepMessage, 'kind'>, deps: WeeklyDeps): Promise<SweepResult> {
-  const { due, off } = await dueChannels(request, deps);
-  const result: SweepResult = { channels: Object.fromEntries(off.map((c) => [c, 'off' as const])), leftForNextSweep: [] };
+  const { due, off, refused } = await dueChannels(request, deps);
+  const skipped = [...off.map((c) => [c, 'off'] as const), ...refused.map((c) => [c, 'refused'] as const)];
+  const result: SweepResult = { channels: Object.fromEntries(skipped), leftForNextSweep: [] };
   for (const item of due) {
     const deadline = deps.deadline?.();
     if (deadline !== undefined && deadline - deps.clock.now() < CHANNEL_BUDGET_MS) {

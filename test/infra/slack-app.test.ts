@@ -184,6 +184,7 @@ describe('Slack role', () => {
   it('has exactly its logs, subscription items, replay guard, queue and secret statements', () => {
     expect(slack.map((s) => s.Sid).sort()).toEqual([
       'EnqueueDeferredCommands',
+      'ProjectSnapshotsRead',
       'QuietHoursWindows',
       'ReadActionSigningKey',
       'ReadSlackSigningSecret',
@@ -200,6 +201,13 @@ describe('Slack role', () => {
     expect(actionsOf(statement)).toEqual(['dynamodb:PutItem']);
     expect(resourcesOf(statement)).toEqual([arnOf(tableId)]);
     expect(statement.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${TABLE.prefixes.slackRequest}*`] } });
+  });
+
+  it('may only Get snapshot# items (filter engines= checks names against them)', () => {
+    const statement = statementBySid(slack, 'ProjectSnapshotsRead');
+    expect(actionsOf(statement)).toEqual(['dynamodb:GetItem']);
+    expect(resourcesOf(statement)).toEqual([arnOf(tableId)]);
+    expect(statement.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${TABLE.prefixes.snapshot}*`] } });
   });
 
   it('may Get/Update/BatchGet sub#, chan# and audit# items only', () => {

@@ -10,7 +10,7 @@ import { run } from '../../cli/main';
 import { bufferIo } from '../../cli/io';
 import { clientConfig, StackOutputs, type AwsSettings, type StackInfo } from '../../cli/aws';
 import { explainError } from '../../cli/errors';
-import { parseDuration } from '../../cli/args';
+import { parseDuration } from '../../shared/duration';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -88,14 +88,19 @@ describe('help and usage', () => {
     });
   });
 
-  it('durations', () => {
-    expect(parseDuration('90s')).toBe(90_000);
-    expect(parseDuration('30m')).toBe(1_800_000);
-    expect(parseDuration('2h')).toBe(7_200_000);
-    expect(parseDuration('1d')).toBe(86_400_000);
-    expect(parseDuration('1.5h')).toBe(5_400_000);
-    expect(parseDuration('2 weeks')).toBeUndefined();
-    expect(parseDuration('10')).toBeUndefined();
+  it("durations, the one parser the CLI shares with Slack's mute", () => {
+    const ms = (text: string) => parseDuration(text)?.ms;
+    expect(ms('90s')).toBe(90_000);
+    expect(ms('30m')).toBe(1_800_000);
+    expect(ms('2h')).toBe(7_200_000);
+    expect(ms('12h')).toBe(43_200_000);
+    expect(ms('1d')).toBe(86_400_000);
+    expect(ms('7 days')).toBe(604_800_000);
+    expect(ms('1 week')).toBe(604_800_000);
+    expect(ms('2 weeks')).toBe(1_209_600_000);
+    expect(ms('1.5h')).toBe(5_400_000);
+    expect(ms('10')).toBeUndefined();
+    expect(ms('7 fortnights')).toBeUndefined();
   });
 });
 

@@ -7,6 +7,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ensureBridgeTable, startLocalDynamo, type LocalDynamo } from '../../local/dynamo';
 import { DynamoSubscriptionStore } from '../../shared/adapters/dynamo-subscription-store';
 import { DynamoQuietHoursStore } from '../../shared/adapters/dynamo-quiet-hours';
+import { DynamoDigestStore } from '../../shared/adapters/dynamo-digest-store';
+import { enginesFromSnapshots } from '../../shared/slack-app/channel-settings';
 import { answerSlashCommand } from '../../shared/slack-app/service';
 import type { SlashCommandRequest } from '../../shared/slack-app/commands';
 import type { InlineDeps, SlackReply } from '../../shared/slack-app/ports';
@@ -113,6 +115,53 @@ describe('/visibility filter', () => {
   });
 });
 
+describe("/visibility filter engines= against the project's engines", () => {
+  let snapshots: DynamoDigestStore;
+  beforeAll(async () => {
+    snapshots = new DynamoDigestStore(dynamo.client, { tableName: TABLE, leaseMs: 60_000, retentionSeconds: 3600 });
+    await store.subscribe({ projectId: 'p-ridge', projectName: 'Ridgeway', channel: 'C0RIDGE', actor: { userId: 'U0ANA' }, nowMs: NOW });
+    await snapshots.putSnapshot({
+      projectId: 'p-ridge',
+      lastCreatedAt: new Date(NOW).toISOString(),
+      lastRunId: 'r1',
+      metrics: {},
+      gaps: [],
+      engines: { ChatGPT: 41, Claude: 38, Gemini: 22 },
+    });
+  });
+
+  beforeEach(() => {
+    deps = { ...deps, engines: enginesFromSnapshots(snapshots) };
+  });
+
+  it('refuses a name the project has no engine for, with the closest one, storing nothing', async () => {
+    channel = 'C0RIDGE';
+    const typo = await say('filter Ridgeway engines=ChatGTP');
+    expect(typo.response_type).toBe('ephemeral');
+    expect(typo.text).toContain('No engine named "ChatGTP" in *Ridgeway* — did you mean ChatGPT?');
+    expect(typo.text).toContain('Its engines: ChatGPT, Claude, Gemini.');
+    // One good name does not carry a bad one: the bad one would still hear nothing.
+    expect((await say('filter Ridgeway engines=Claude,Perplexity')).text).toContain('No engine named "Perplexity"');
+    expect((await store.forChannel('C0RIDGE'))[0]?.filter).toBeUndefined();
+    // Names compare as the digest compares them (case, spaces and punctuation aside).
+    expect((await say('filter Ridgeway engines=chat-gpt,CLAUDE')).response_type).toBe('in_channel');
+    expect((await store.forChannel('C0RIDGE'))[0]?.filter).toEqual({ engines: ['chat-gpt', 'CLAUDE'] });
+  });
+
+  it('shows a hostile name sanitized in the refusal', async () => {
+    channel = 'C0RIDGE';
+    const text = (await say('filter Ridgeway engines=<!channel>\u202Eevil')).text;
+    expect(text).not.toContain('<!channel>');
+    expect(text).not.toContain('\u202E');
+  });
+
+  it('accepts names it cannot check yet (no run stored) and says so', async () => {
+    const set = await say('filter Northwind engines=ChatGPT');
+    expect(set.response_type).toBe('in_channel');
+    expect(set.text).toContain('could not be checked');
+  });
+});
+
 describe('/visibility quiet', () => {
   it('sets the window in the stage zone by default, says it is quiet now, and list shows it; off ends it', async () => {
     const set = await say('quiet 22:00-07:00');
@@ -149,5 +198,42 @@ describe('/visibility quiet', () => {
     expect((await say('quiet 22:00-07:00 Nowhere/Land')).text).toContain('not a time zone');
     deps = { ...deps, quietHours: undefined };
     expect((await say('quiet 22:00-07:00')).text).toContain("aren't set up");
+  });
+});
+
+describe('channel-wide verbs and changeChannels', () => {
+  /** Northwind (subscribed here) may be changed only in C0OPS: quiet hours or a weekly change here would change its delivery here. */
+  function fenced(): InlineDeps {
+    return { ...deps, access: { changes: { kind: 'everyone' }, changeChannels: { 'p-north': ['C0OPS'] } } };
+  }
+
+  it('refuses `quiet` in a channel whose subscribed project may be changed only elsewhere', async () => {
+    deps = fenced();
+    const refused = await say('quiet 22:00-07:00');
+    expect(refused.response_type).toBe('ephemeral');
+    expect(refused.text).toContain('*Northwind*');
+    expect((await quiet.windowsOf([channel])).size).toBe(0);
+    expect(observer.countOf('SlackCommandRefused')).toBe(1);
+  });
+
+  it('refuses `weekly off` there too, storing nothing', async () => {
+    const settings = new Map<string, unknown>();
+    const weekly = {
+      store: {
+        settings: () => Promise.resolve(new Map()),
+        putSetting: (c: string, s: unknown) => Promise.resolve(void settings.set(c, s)),
+      },
+      timeZone: 'UTC',
+    };
+    deps = { ...fenced(), weekly };
+    const refused = await say('weekly off');
+    expect(refused.response_type).toBe('ephemeral');
+    expect(refused.text).toContain('*Northwind*');
+    expect(settings.size).toBe(0);
+    // In a channel that lists it, both are changes like any other.
+    channel = 'C0OPS';
+    await store.subscribe({ projectId: 'p-north', projectName: 'Northwind', channel, actor: { userId: 'U0ANA' }, nowMs: NOW });
+    expect((await say('weekly off')).response_type).toBe('in_channel');
+    expect((await say('quiet 22:00-07:00')).response_type).toBe('in_channel');
   });
 });

@@ -323,6 +323,22 @@ describe('Slack endpoint: only our workspace and our app', () => {
     expect(observer.countOf(`${SLACK_APP_METRICS.slackRequestForeign}{reason=enterprise}`)).toBe(2);
   });
 
+  it("refuses a Slack Connect guest's click when only the Grid org is named (its team is not the click's)", async () => {
+    handler = handlerWith({ [ENV.slackTeamIds]: undefined, [ENV.slackEnterpriseId]: 'E0ORG' });
+    await subscribe('p710', 'C710');
+    const inOrg = (p: Record<string, unknown>) => (p['enterprise'] = { id: 'E0ORG' });
+    const guest = (p: Record<string, unknown>) => {
+      inOrg(p);
+      (p['user'] as Record<string, unknown>)['team_id'] = 'T0GUEST';
+    };
+    expect((await send(HTTP_PATHS.slackInteractions, clickWith(guest, 'p710', 'C710'))).status).toBe(403);
+    expect((await store.forChannel('C710'))[0]?.mutedUntilMs).toBeUndefined();
+    expect(observer.countOf(`${SLACK_APP_METRICS.slackRequestForeign}{reason=team}`)).toBe(1);
+    // A member of the org's workspace clicking there is served.
+    expect((await send(HTTP_PATHS.slackInteractions, clickWith(inOrg, 'p710', 'C710'))).status).toBe(200);
+    expect((await store.forChannel('C710'))[0]?.mutedUntilMs).toBeDefined();
+  });
+
   it('fails the cold start on an id that is not one, naming the variable', () => {
     expect(() => handlerWith({ [ENV.slackTeamIds]: 'T0TEAM1, my-workspace' })).toThrow(/SLACK_TEAM_IDS.*"my-workspace"/);
     expect(() => handlerWith({ [ENV.slackAppId]: 'visibility' })).toThrow(/SLACK_APP_ID/);
@@ -369,6 +385,29 @@ describe('Slack endpoint: replays', () => {
     expect(observer.countOf(SLACK_APP_METRICS.slackActionHandled)).toBe(1);
   });
 
+  it.each([
+    ['in upper-case hex', 'C830', (hex: string) => `v0=${hex.toUpperCase()}`],
+    ['in mixed-case hex', 'C831', (hex: string) => `v0=${[...hex].map((c, i) => (i % 2 ? c : c.toUpperCase())).join('')}`],
+  ])('knows a replay whose signature is re-spelled %s', async (_label, channel, respell) => {
+    const form = commandForm('subscribe Northwind', channel);
+    const signed = signSlackRequest(SECRET, NOW_S, form);
+    expect((await send(HTTP_PATHS.slackCommands, form, signed)).body).toMatchObject({ text: 'Looking up "Northwind"…' });
+    const hex = String(signed['x-slack-signature']).slice('v0='.length);
+    const again = await send(HTTP_PATHS.slackCommands, form, { ...signed, 'x-slack-signature': respell(hex) });
+    expect(again.body).toMatchObject({ text: expect.stringContaining('Already handled') as string });
+    expect(await queued()).toHaveLength(1);
+    expect(observer.countOf(SLACK_APP_METRICS.slackRequestReplayed)).toBe(1);
+  });
+
+  it("refuses a request dated ahead of now beyond the clocks' skew (401 signature_future), acting on nothing", async () => {
+    const form = commandForm('subscribe Northwind', 'C840');
+    expect(await send(HTTP_PATHS.slackCommands, form, signSlackRequest(SECRET, NOW_S + 200, form))).toEqual({
+      status: 401,
+      body: { ok: false, error: 'signature_future' },
+    });
+    expect(await queued()).toEqual([]);
+  });
+
   it('answers 503 and does nothing when the table cannot say whether it is a replay', async () => {
     handler = handlerWith({ [ENV.tableName]: 'no-such-table' });
     const form = commandForm('subscribe Northwind', 'C820');
@@ -408,7 +447,15 @@ describe('Slack endpoint: signed button values', () => {
     ],
     ['a click without a channel', (p: Record<string, unknown>) => delete p['channel'], 'no_channel'],
     ['a click in another channel (a forwarded copy)', (p: Record<string, unknown>) => (p['channel'] = { id: 'C0ELSE' }), 'other_channel'],
-    ['a click in a DM', (p: Record<string, unknown>) => (p['channel'] = { id: 'D0DM' }), 'other_channel'],
+    ['a click in a DM', (p: Record<string, unknown>) => (p['channel'] = { id: 'D0DM' }), 'direct_message'],
+    [
+      'a click in the DM its signed value names',
+      (p: Record<string, unknown>) => {
+        p['channel'] = { id: 'D0DM' };
+        actionOf(p)['value'] = codec.encode({ projectId: 'p700', projectName: 'Northwind', channel: 'D0DM' });
+      },
+      'direct_message',
+    ],
   ])('refuses %s: nothing changed, the clicker told, 200', async (_label, edit, reason) => {
     await subscribe('p700', 'C700');
     const result = await send(HTTP_PATHS.slackInteractions, clickWith(edit));

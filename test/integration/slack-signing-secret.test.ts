@@ -11,6 +11,7 @@ import { createSlackHandler } from '../../functions/slack/create-handler';
 import { LocalSecretsManagerServer, createSecretsManagerClient } from '../../local/secrets-manager-server';
 import { ENV, HTTP_PATHS, SECRET_PLACEHOLDER, SLACK_APP_METRICS } from '../../shared/contracts';
 import { FIRST_BACKOFF_MS } from '../../shared/secrets';
+import { SLACK_SECRET_READ_TIMEOUT_MS } from '../../functions/slack/runtime';
 import { signSlackRequest } from '../../shared/slack-request-signature';
 import { httpApiEvent } from '../support/deliveries';
 import { RecordingObserver } from '../support/recording-observer';
@@ -165,5 +166,26 @@ describe('the Slack signing secret in Secrets Manager', () => {
     clock.ms += FIRST_BACKOFF_MS;
     expect(await help(SLACK_SECRET)).toBe(200);
     expect(reads(secretName)).toBe(2);
+  });
+
+  it('in a brown-out (reads that neither answer nor fail), gives a read up at the Slack bound: the cached secret answers, or a 503', async () => {
+    const arn = server.createSecret(secretName, SLACK_SECRET);
+    const { help, clock, observer } = slackFunction(arn);
+    expect(await help(SLACK_SECRET)).toBe(200);
+    const release = server.stall();
+    try {
+      // The held read is given up on after SLACK_SECRET_READ_TIMEOUT_MS (the SDK's own timeouts would take 2 × 1.5 s).
+      clock.ms += 1000;
+      expect(await help(SLACK_SECRET)).toBe(200);
+      const cold = slackFunction(arn);
+      expect(await cold.help(SLACK_SECRET)).toBe(503);
+      for (const observed of [observer, cold.observer]) {
+        const given = observed.entries.filter((e) => e.message.startsWith('Slack signing secret could not be read; trying again'));
+        expect(given.map((e) => e.fields['errorName'])).toEqual(['SecretReadTimedOut']);
+        expect(String(given[0]?.fields['errorMessage'])).toContain(`within ${SLACK_SECRET_READ_TIMEOUT_MS} ms`);
+      }
+    } finally {
+      release();
+    }
   });
 });

@@ -104,6 +104,7 @@ beforeEach(() => {
 describe('weekly report', () => {
   it('posts one message with a section per subscribed project, sanitized, and never twice in a week', async () => {
     now = MONDAY_0905_BERLIN;
+    await weeklyStore.putSetting(CHANNEL, { enabled: true, changedBy: ANA.userId, changedAtMs: now - 60_000 });
     // Two sweeps in one batch run side by side: the week's claim lets one post.
     const { failed } = await deliver(sweep({ channel: CHANNEL, now: true }), sweep({ channel: CHANNEL, now: true }));
     expect(failed.size).toBe(0);
@@ -134,6 +135,19 @@ describe('weekly report', () => {
     await weeklyStore.putSetting('C0OFF', { enabled: false, changedBy: ANA.userId, changedAtMs: now - 1 });
     expect((await deliver(sweep({ channel: 'C0OFF', now: true }))).failed.size).toBe(0);
     expect(reports('C0OFF')).toHaveLength(0);
+  });
+
+  it('refuses and logs a sweep naming a channel that is neither home nor opted in, posting nothing there', async () => {
+    now = MONDAY_0905_BERLIN;
+    const [first] = projects as [string];
+    // Subscribed, but it never asked for a weekly report.
+    await subscriptions.subscribe({ projectId: first, projectName: 'Stranger project', channel: 'C0STRANGER', actor: ANA, nowMs: now });
+    expect((await deliver(sweep({ channel: 'C0STRANGER', now: true }), sweep({ channel: 'C0NOBODY', now: true }))).failed.size).toBe(0);
+    expect(reports('C0STRANGER')).toHaveLength(0);
+    expect(peers.slack.messages('C0NOBODY')).toHaveLength(0);
+    expect(observer.entries.filter((e) => e.message.startsWith('weekly sweep refused')).map((e) => e.fields['channel'])).toEqual(
+      expect.arrayContaining(['C0STRANGER', 'C0NOBODY']),
+    );
   });
 
   it('counts a failed report, keeps the sweep green, and posts it once on the next sweep', async () => {

@@ -12,7 +12,7 @@ import { signSlackRequest } from '../../shared/slack-request-signature';
 import { slackVerifierFrom } from '../../shared/slack-app/verifier-source';
 import { INGEST_METRICS, SLACK_APP_METRICS } from '../../shared/contracts';
 import { NeedsOperatorFix, SecretNotSet } from '../../shared/errors';
-import type { Clock, SecretSource } from '../../shared/ports';
+import type { Clock, SecretReadOptions, SecretSource } from '../../shared/ports';
 import { RecordingObserver } from '../support/recording-observer';
 
 const SECRET = 'whsec_current';
@@ -209,5 +209,47 @@ describe.each([webhook, slack])('the verifier cache of the $name', (kind) => {
     expect(source.reads).toBe(1);
     clock.ms += FIRST_BACKOFF_MS;
     expect(await verifies(SECRET)).toBe(true);
+  });
+});
+
+describe('the verifier cache in a slow outage', () => {
+  /** A source whose reads take `takesMs` on the clock, then fail; it records what each read was given. */
+  function slowFailingSource(clock: { ms: number }, takesMs: number) {
+    const source = {
+      description: ARN,
+      reads: [] as (SecretReadOptions | undefined)[],
+      get(options?: SecretReadOptions): Promise<string> {
+        source.reads.push(options);
+        clock.ms += takesMs;
+        return Promise.reject(new Error('ServiceUnavailable'));
+      },
+    };
+    return source;
+  }
+
+  it('counts the backoff from when the read failed, not from when it started', async () => {
+    const clock = { ms: NOW * 1000, now: () => clock.ms };
+    const observer = new RecordingObserver();
+    // Each read takes longer than the first backoff: counted from its start, the backoff would be over when it fails.
+    const source = slowFailingSource(clock, 3 * FIRST_BACKOFF_MS);
+    const resolve = slackVerifierFrom(source, { toleranceSeconds: 300, clock, log: observer, metrics: observer, maxBackoffMs: CACHE_MS });
+    await expect(resolve()).rejects.toThrow('ServiceUnavailable');
+    await expect(resolve()).rejects.toThrow('ServiceUnavailable');
+    expect(source.reads).toHaveLength(1);
+    clock.ms += FIRST_BACKOFF_MS;
+    await expect(resolve()).rejects.toThrow('ServiceUnavailable');
+    expect(source.reads).toHaveLength(2);
+  });
+
+  it('passes its read timeout to every read, and none when it has none', async () => {
+    const clock = { ms: NOW * 1000, now: () => clock.ms };
+    const observer = new RecordingObserver();
+    const bounded = slowFailingSource(clock, 0);
+    const options = { toleranceSeconds: 300, clock, log: observer, metrics: observer, maxBackoffMs: CACHE_MS };
+    await expect(slackVerifierFrom(bounded, { ...options, readTimeoutMs: 1000 })()).rejects.toThrow();
+    expect(bounded.reads).toEqual([{ timeoutMs: 1000 }]);
+    const unbounded = slowFailingSource(clock, 0);
+    await expect(slackVerifierFrom(unbounded, options)()).rejects.toThrow();
+    expect(unbounded.reads).toEqual([undefined]);
   });
 });

@@ -121,6 +121,30 @@ describe('durations', () => {
     expect(parseMuteDuration('7').ok).toBe(false);
     expect(parseMuteDuration('7y').ok).toBe(false);
   });
+
+  it.each([
+    ['7d', 7 * 86_400_000, '7d'],
+    ['7 days', 7 * 86_400_000, '7d'],
+    ['1 week', 7 * 86_400_000, '1w'],
+    ['2 weeks', 14 * 86_400_000, '2w'],
+    ['12h', 12 * 3600_000, '12h'],
+    ['30 minutes', 1_800_000, '30m'],
+  ])('`mute Northwind Outdoor %s` mutes the project named before it', (typed, durationMs, durationLabel) => {
+    expect(parseCommandText(`mute Northwind Outdoor ${typed}`)).toEqual({
+      kind: 'mute',
+      project: 'Northwind Outdoor',
+      durationMs,
+      durationLabel,
+    });
+  });
+
+  it('says which forms a duration takes when it reads none', () => {
+    const bad = parseCommandText('mute Northwind 7 fortnights');
+    expect(bad).toMatchObject({ kind: 'invalid', verb: 'mute' });
+    expect(bad.kind === 'invalid' && bad.problem).toBe(
+      '"fortnights" is not a duration: write a whole number and a unit, e.g. 30m, 12h, 7d, 7 days, 1 week or 2 weeks',
+    );
+  });
 });
 
 describe('project matching', () => {
@@ -152,7 +176,7 @@ describe('project matching', () => {
 describe('the command table', () => {
   it('generates help, usage and the manifest usage_hint from its entries', () => {
     expect(COMMAND_VERBS).toEqual(Object.keys(COMMANDS));
-    expect(usageOf('mute')).toBe('mute <project> <duration: 30m, 2h, 7d, 1w>');
+    expect(usageOf('mute')).toBe('mute <project> <duration: 30m, 12h, 7d, 7 days, 1 week>');
     expect(usageOf('list')).toBe('list');
     expect(usageHint()).toBe('subscribe <project name or id> | list | status <project> | help');
   });

@@ -68,7 +68,14 @@ describe('interaction payloads', () => {
     const noChannel = parseInteractionForm(form({ ...click(ACTION_IDS.mute7d, encodeActionValue(named)), channel: undefined }));
     expect(!noChannel.ok && noChannel.refusal?.reason).toBe('no_channel');
     const inDm = parseInteractionForm(form(click(ACTION_IDS.mute7d, encodeActionValue(named), 'D0DM')));
-    expect(!inDm.ok && inDm.refusal?.reason).toBe('other_channel');
+    expect(!inDm.ok && inDm.refusal?.reason).toBe('direct_message');
+  });
+
+  it('refuses a click in a DM even when the signed value names that DM', () => {
+    for (const id of [ACTION_IDS.mute7d, ACTION_IDS.unmute, ACTION_IDS.onlyChanges, ACTION_IDS.fullDigests]) {
+      const inDm = parseInteractionForm(form(click(id, encodeActionValue({ ...target, channel: 'D0DM' }), 'D0DM')));
+      expect(!inDm.ok && inDm.refusal).toMatchObject({ reason: 'direct_message', actionId: id });
+    }
   });
 
   it.each([

@@ -9,6 +9,7 @@ import { annotated, buttonChange } from '../../shared/slack-app/actions';
 import type { SlackReply } from '../../shared/slack-app/ports';
 import { matchProject } from '../../shared/slack-app/project-match';
 import * as reply from '../../shared/slack-app/replies';
+import { parseCommandText, usageOf } from '../../shared/slack-app/commands';
 import { statusReply } from '../../shared/slack-app/status';
 import type { Gap } from '../../shared/read-api-types';
 import { SLACK_LIMITS } from '../../shared/slack-text';
@@ -245,5 +246,30 @@ describe('reply safety', () => {
     expect(matchProject('projˍ1', [underscored, lookalike])).toEqual({ status: 'found', project: lookalike });
     expect(matchProject('proj\u200B_1', [underscored, lookalike])).toEqual({ status: 'ambiguous', candidates: [underscored, lookalike] });
     expect(matchProject('x', [underscored, lookalike]).status).toBe('not_found');
+  });
+});
+
+describe('usage errors quote what was typed, sanitized', () => {
+  const HOSTILE = ['<!channel>', '<@U0BOSS>', '<!subteam^S123>', 'evil\u202Egnp.exe', '<https://evil.example|login>', '*bold*`x`'];
+  const lines = HOSTILE.flatMap((word) => [
+    `mute Northwind ${word}`,
+    `quiet ${word}`,
+    `quiet 22:00-07:00 ${word}`,
+    `filter Northwind ${word}`,
+    `filter Northwind engines=ChatGPT ${word}`,
+    `weekly mon 09:00 ${word}`,
+  ]);
+
+  it.each(lines)('`%s` is answered without a ping, a link or a bidi control', (line) => {
+    const command = parseCommandText(line);
+    expect(command.kind).toBe('invalid');
+    if (command.kind !== 'invalid') return;
+    const { text } = reply.usageReply(command.verb, usageOf(command.verb), command.problem);
+    const outsideCode = text.replace(/`[^`]*`/g, '');
+    expect(text).not.toMatch(BIDI_OR_INVISIBLE);
+    expect(outsideCode).not.toMatch(/<[!@#h]/);
+    expect(outsideCode).not.toContain('*bold*');
+    // Every quoted word is outside a code span (a code span would show a raw `<!channel>` as typed).
+    for (const span of text.match(/`[^`]*`/g) ?? []) expect(span).not.toMatch(/<!|<@|\u202E/);
   });
 });
