@@ -639,6 +639,7 @@ function commandDeps(deps: DigestDeps): DeferredDeps {
       gapsPageSize: deps.options?.gapsPageSize,
       noiseMinimums: deps.options?.noiseMinimums,
     },
+    snapshots: deps.store,
     metrics: deps.metrics,
     log: deps.log,
   };

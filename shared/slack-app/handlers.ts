@@ -98,13 +98,24 @@ export async function answerStatus(command: CommandOf<'status'>, context: Comman
   const found = await serviceProject(command.project, deps);
   if (!found.project) return found.reply;
   const project = found.project;
-  const [overview, gaps, shareValue] = await Promise.all([
+  const [overview, gaps, shareValue, snapshot] = await Promise.all([
     deps.status.getVisibility(project.id),
     deps.status.getGapsWithSkipped(project.id),
     deps.shares.encode({ verb: 'status', projectId: project.id, channel: context.channel }),
+    latestSnapshot(project.id, deps),
   ]);
   const asked = { by: context.actor.userId, atMs: deps.clock.now() };
-  return statusReply({ project, overview, gaps }, asked, shareValue, deps.statusOptions);
+  return statusReply({ project, overview, gaps, snapshot }, asked, shareValue, deps.statusOptions);
+}
+
+/** The project's snapshot for `status`'s latest-run line; a read that fails only leaves that line out (logged). */
+async function latestSnapshot(projectId: string, deps: DeferredDeps) {
+  try {
+    return (await deps.snapshots?.getSnapshot(projectId)) ?? null;
+  } catch (error) {
+    deps.log.warn("status without its latest run: the project's snapshot could not be read", { projectId, ...describeError(error) });
+    return null;
+  }
 }
 
 /**
