@@ -31,7 +31,9 @@ export async function changeSubscription(command: ChangeCommand, context: Comman
   const subscriptions = await deps.store.forChannel(context.channel);
   const match = matchProject(command.project, subscriptions.map(asNamed));
   if (match.status === 'ambiguous') return reply.ambiguousReply(command.project, match.candidates);
-  if (match.status === 'not_found') return reply.notSubscribedReply(command.project, context.channel, subscriptions, match.suggestions);
+  const unsubscribing = command.kind === 'unsubscribe';
+  if (match.status === 'not_found')
+    return reply.notSubscribedReply(command.project, context.channel, subscriptions, match.suggestions, { unsubscribing });
   const { subscription } = match.project;
   const refused = refusedInChannel(match.project, context.channel, deps);
   if (refused !== null) return refused;
@@ -142,7 +144,7 @@ export async function answerSubscribe(command: CommandOf<'subscribe'>, context: 
   });
   if (result.status === 'already') return reply.alreadySubscribedReply(project, result.subscription, nowMs);
   const recorded = await recordChange(deps, context.channel, { actor: context.actor, whenMs: nowMs, what: 'subscribed', project });
-  const subscribed = reply.subscribedReply(project, context.actor);
+  const subscribed = reply.subscribedReply(project, context.actor, result.subscription.mode);
   return recorded ? subscribed : { ...subscribed, text: `${subscribed.text}${reply.NOT_RECORDED_NOTE}` };
 }
 
