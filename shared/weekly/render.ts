@@ -217,7 +217,7 @@ function gapText(gap: SnapshotGap | BaselineGap): string {
 function gapsLines(week: ProjectWeek): string[] {
   const open = `${week.gapsTruncated ? 'at least ' : ''}${plural(week.gapsOpen, 'open gap', 'open gaps')}`;
   const changes = week.gapChanges;
-  if (changes === null) return [`• Gaps: ${open} (the first report here: next week's lists what opened and closed)`];
+  if (changes === null) return [`• Gaps: ${open}`];
   const head = `• Gaps: ${formatNumber(changes.opened.length)} opened, ${formatNumber(changes.closed.length)} closed · ${open}`;
   const lines = [changes.leftTop > 0 ? `${head} · ${plural(changes.leftTop, 'gap', 'gaps')} left the top of the list` : head];
   if (changes.opened.length > 0) lines.push(`   opened: ${listed(changes.opened.map(gapText), LISTED.gaps)}`);
@@ -301,6 +301,11 @@ function detailReplies(weeks: readonly ProjectWeek[], options: WeeklyRenderOptio
       blocks,
     });
   }
+  // Said once, not per project.
+  if (weeks.some((w) => w.gapChanges === null && w.outcome !== 'never'))
+    replies[0]?.blocks.unshift(
+      context("First report here for some projects: next week's lists the gaps opened and closed since this one."),
+    );
   const rest = weeks.slice(detailed.length);
   const last = replies.at(-1);
   if (rest.length > 0 && last !== undefined)

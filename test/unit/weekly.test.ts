@@ -351,3 +351,12 @@ describe('the report message', () => {
     expect(report.thread).toEqual([]);
   });
 });
+
+describe('the thread', () => {
+  it('says once, not per project, that a first report has no gaps opened or closed to list', () => {
+    const weeks = ['A', 'B', 'C'].map((name) => weekOf(name, [40, 40]));
+    const report = renderWeeklyReport(weeks, weekEndingAt(MONDAY_0900), { scheduleText: 'Monday 09:00 (UTC)' });
+    const text = JSON.stringify(report.thread);
+    expect(text.match(/next week's lists/g)).toHaveLength(1);
+  });
+});
