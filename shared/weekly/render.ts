@@ -302,9 +302,13 @@ function detailReplies(weeks: readonly ProjectWeek[], options: WeeklyRenderOptio
     });
   }
   // Said once, not per project.
-  if (weeks.some((w) => w.gapChanges === null && w.outcome !== 'never'))
+  const first = weeks.filter((w) => w.outcome !== 'never');
+  const firsts = first.filter((w) => w.gapChanges === null).length;
+  if (firsts > 0)
     replies[0]?.blocks.unshift(
-      context("First report here for some projects: next week's lists the gaps opened and closed since this one."),
+      context(
+        `First report here${firsts < first.length ? ` for ${plural(firsts, 'project', 'projects')}` : ''}: next week's lists the gaps opened and closed since this one.`,
+      ),
     );
   const rest = weeks.slice(detailed.length);
   const last = replies.at(-1);
