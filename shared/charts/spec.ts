@@ -4,9 +4,11 @@
  * channel), and a transparent or dark image is unreadable on the other theme; a light card reads on
  * both, like the charts Datadog and Grafana post. Sizes are for a phone: 540×304 layout units drawn at
  * 2.22× (1200×675 px per panel), so 15-unit labels are still ~10 pt when Slack shrinks the image to a
- * phone's width (~375 pt).
+ * phone's width (~375 pt). Each name keeps its colour in every chart (./palette), and each line is
+ * named at its end ("ChatGPT 61"), so the reader needs neither a legend nor to tell colours apart.
  */
 import type { Config, TopLevelSpec } from 'vega-lite';
+import { coloursFor } from './palette';
 import { formatDay, formatFigure, lastValue, type ChartPanel } from './series';
 
 export const CHART_THEME = {
@@ -19,8 +21,10 @@ export const CHART_THEME = {
   text: '#1D1C1D',
   muted: '#616061',
   grid: '#E3E3E3',
-  /** Okabe–Ito based, dark enough on white, told apart with the common colour-vision deficiencies. */
-  palette: ['#0072B2', '#D55E00', '#009E73', '#CC79A7', '#E69F00', '#56B4E9', '#6B4C9A', '#4D4D4D'],
+  /** Layout units of the plot's height (the panel less its title and axis), for spacing the line labels. */
+  plotHeight: 220,
+  /** Layout units between two line labels' baselines. */
+  labelGap: 17,
 } as const;
 
 export interface PanelSpec {
@@ -37,9 +41,35 @@ interface Row {
   v: number;
 }
 
-/** Legend entries read "ChatGPT  61": the last value, so the phone reader needs no hover. */
-function legendKey(label: string, last: number): string {
-  return `${label}  ${formatFigure(last)}`;
+interface LineLabel extends Row {
+  /** "ChatGPT 61": the last value, so the phone reader needs no hover. */
+  text: string;
+}
+
+/**
+ * Each line's name at its last point, moved apart vertically (in data units) where two would overlap
+ * and kept inside the y range: lines ending close together still get readable labels.
+ */
+export function lineLabels(panel: ChartPanel, domain: readonly [number, number]): LineLabel[] {
+  const gap = ((domain[1] - domain[0]) * CHART_THEME.labelGap) / CHART_THEME.plotHeight;
+  const labels = panel.series
+    .filter((s) => s.points.length > 0)
+    .map((s) => {
+      const last = s.points.at(-1) as { atMs: number; value: number };
+      return { key: s.label, t: last.atMs, v: last.value, text: `${s.label} ${formatFigure(lastValue(s))}` };
+    })
+    .sort((a, b) => a.v - b.v || a.key.localeCompare(b.key));
+  // Upwards from the lowest, then back down from the top if the stack ran out of room.
+  labels.forEach((label, i) => {
+    const below = labels[i - 1];
+    if (below !== undefined) label.v = Math.max(label.v, below.v + gap);
+  });
+  for (let i = labels.length - 1; i >= 0; i--) {
+    const label = labels[i] as LineLabel;
+    const above = labels[i + 1];
+    label.v = Math.min(label.v, above === undefined ? domain[1] : above.v - gap);
+  }
+  return labels;
 }
 
 /** A y domain around the data, on tens, inside 0–100, at least 10 wide: small moves stay visible. */
@@ -58,10 +88,17 @@ export function panelSubtitle(what: string, panel: ChartPanel): string {
 /** One panel, 540×304 layout units exactly (autosize fit); a second panel is a second spec, stacked as images. */
 export function trendChartSpec(spec: PanelSpec): TopLevelSpec {
   const { panel } = spec;
-  const keys = panel.series.map((s) => legendKey(s.label, lastValue(s)));
-  const values: Row[] = panel.series.flatMap((s, i) => s.points.map((p) => ({ key: keys[i]!, t: p.atMs, v: p.value })));
-  const emphasis = keys[panel.series.findIndex((s) => s.label === spec.emphasis)];
+  const names = panel.series.map((s) => s.label);
+  const colours = coloursFor(names);
+  const values: Row[] = panel.series.flatMap((s) => s.points.map((p) => ({ key: s.label, t: p.atMs, v: p.value })));
+  const domain = yDomain(panel);
   const lines = panel.mark === 'lines';
+  const colour = {
+    field: 'key',
+    type: 'nominal',
+    scale: { domain: names, range: names.map((n) => colours.get(n) ?? CHART_THEME.text) },
+    legend: null,
+  } as const;
   return {
     $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
     background: CHART_THEME.background,
@@ -71,10 +108,6 @@ export function trendChartSpec(spec: PanelSpec): TopLevelSpec {
     title: { text: spec.title, subtitle: spec.subtitle },
     width: CHART_THEME.width,
     height: CHART_THEME.panelHeight,
-    data: { values },
-    mark: lines
-      ? { type: 'line', point: { filled: true, size: 45 }, interpolate: 'monotone' }
-      : { type: 'point', filled: true, size: 150, opacity: 1 },
     encoding: {
       x: {
         field: 't',
@@ -82,17 +115,34 @@ export function trendChartSpec(spec: PanelSpec): TopLevelSpec {
         scale: { type: 'utc' },
         axis: { title: null, format: '%b %-d', tickCount: 5, labelOverlap: true, grid: false },
       },
-      y: { field: 'v', type: 'quantitative', scale: { domain: yDomain(panel), nice: false }, axis: { title: null, tickCount: 5 } },
-      color: {
-        field: 'key',
-        type: 'nominal',
-        scale: { domain: keys, range: CHART_THEME.palette.slice(0, keys.length) },
-        legend: { title: null, orient: 'right', labelLimit: 190, symbolSize: 90, symbolStrokeWidth: 3 },
+      y: {
+        field: 'v',
+        type: 'quantitative',
+        scale: { domain, nice: false },
+        axis: { title: null, tickCount: 5, labelExpr: "datum.label + ' %'" },
       },
-      // The brand among its rivals is drawn thicker; other lines alike.
-      strokeWidth:
-        emphasis === undefined ? { value: 3 } : { condition: { test: `datum.key === ${JSON.stringify(emphasis)}`, value: 5 }, value: 2.5 },
+      color: colour,
     },
+    layer: [
+      {
+        data: { values },
+        mark: lines
+          ? { type: 'line', point: { filled: true, size: 45 }, interpolate: 'monotone' }
+          : { type: 'point', filled: true, size: 150, opacity: 1 },
+        encoding: {
+          // The brand among its rivals is drawn thicker; other lines alike.
+          strokeWidth:
+            spec.emphasis === undefined
+              ? { value: 3 }
+              : { condition: { test: `datum.key === ${JSON.stringify(spec.emphasis)}`, value: 5 }, value: 2.5 },
+        },
+      },
+      {
+        data: { values: lineLabels(panel, domain) },
+        mark: { type: 'text', align: 'left', baseline: 'middle', dx: 9, fontSize: 15 },
+        encoding: { text: { field: 'text', type: 'nominal' } },
+      },
+    ],
   };
 }
 
@@ -112,6 +162,5 @@ function chartConfig(): Config {
       limit: width,
     },
     axis: { labelFontSize: 15, labelColor: text, domainColor: muted, tickColor: muted, gridColor: grid, labelPadding: 4 },
-    legend: { labelFontSize: 15, labelColor: text, rowPadding: 4 },
   };
 }

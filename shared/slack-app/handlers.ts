@@ -31,7 +31,9 @@ export async function changeSubscription(command: ChangeCommand, context: Comman
   const subscriptions = await deps.store.forChannel(context.channel);
   const match = matchProject(command.project, subscriptions.map(asNamed));
   if (match.status === 'ambiguous') return reply.ambiguousReply(command.project, match.candidates);
-  if (match.status === 'not_found') return reply.notSubscribedReply(command.project, context.channel, subscriptions, match.suggestions);
+  const unsubscribing = command.kind === 'unsubscribe';
+  if (match.status === 'not_found')
+    return reply.notSubscribedReply(command.project, context.channel, subscriptions, match.suggestions, { unsubscribing });
   const { subscription } = match.project;
   const refused = refusedInChannel(match.project, context.channel, deps);
   if (refused !== null) return refused;
@@ -98,13 +100,24 @@ export async function answerStatus(command: CommandOf<'status'>, context: Comman
   const found = await serviceProject(command.project, deps);
   if (!found.project) return found.reply;
   const project = found.project;
-  const [overview, gaps, shareValue] = await Promise.all([
+  const [overview, gaps, shareValue, snapshot] = await Promise.all([
     deps.status.getVisibility(project.id),
     deps.status.getGapsWithSkipped(project.id),
     deps.shares.encode({ verb: 'status', projectId: project.id, channel: context.channel }),
+    latestSnapshot(project.id, deps),
   ]);
   const asked = { by: context.actor.userId, atMs: deps.clock.now() };
-  return statusReply({ project, overview, gaps }, asked, shareValue, deps.statusOptions);
+  return statusReply({ project, overview, gaps, snapshot }, asked, shareValue, deps.statusOptions);
+}
+
+/** The project's snapshot for `status`'s latest-run line; a read that fails only leaves that line out (logged). */
+async function latestSnapshot(projectId: string, deps: DeferredDeps) {
+  try {
+    return (await deps.snapshots?.getSnapshot(projectId)) ?? null;
+  } catch (error) {
+    deps.log.warn("status without its latest run: the project's snapshot could not be read", { projectId, ...describeError(error) });
+    return null;
+  }
 }
 
 /**
@@ -131,7 +144,7 @@ export async function answerSubscribe(command: CommandOf<'subscribe'>, context: 
   });
   if (result.status === 'already') return reply.alreadySubscribedReply(project, result.subscription, nowMs);
   const recorded = await recordChange(deps, context.channel, { actor: context.actor, whenMs: nowMs, what: 'subscribed', project });
-  const subscribed = reply.subscribedReply(project, context.actor);
+  const subscribed = reply.subscribedReply(project, context.actor, result.subscription.mode);
   return recorded ? subscribed : { ...subscribed, text: `${subscribed.text}${reply.NOT_RECORDED_NOTE}` };
 }
 

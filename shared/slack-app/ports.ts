@@ -5,7 +5,7 @@
  * Subscriptions and pacing, shared with the digest, are in ../ports.ts.
  */
 import type { DigestMode, QUEUE_MESSAGE_KINDS } from '../contracts';
-import type { Actor, ChannelFilter, SubscriptionStore, Clock, GapsResult, Log, Metrics, QuietHoursStore } from '../ports';
+import type { Actor, ChannelFilter, SubscriptionStore, Clock, DigestStore, GapsResult, Log, Metrics, QuietHoursStore } from '../ports';
 import type { Project, VisibilityOverview } from '../read-api-types';
 import type { WeeklyStore } from '../weekly/ports';
 
@@ -202,6 +202,8 @@ export interface DeferredDeps extends InlineDeps {
   channels: ChannelAccess;
   /** How `status` renders (the digest's link template, page size, noise minimums); none = defaults. */
   statusOptions?: StatusOptions | undefined;
+  /** The digest's snapshots: `status` links to the project's latest run and says its change; none = no run line. */
+  snapshots?: Pick<DigestStore, 'getSnapshot'> | undefined;
 }
 
 /** A "Share in channel" of `status` / `projects` goes back through the deferred queue. */

@@ -11,7 +11,7 @@ import type { NamedProject } from './project-match';
 import type { Actor, AuditEntry, SettingsChange, Subscription } from '../ports';
 import type { PostingAccess, SlackReply } from './ports';
 import type { Refusal } from './policy';
-import { SLACK_APP_DEFAULTS } from '../contracts';
+import { SLACK_APP_DEFAULTS, type DigestMode } from '../contracts';
 import { ACTION_IDS } from '../buttons/ids';
 import { describeFilter } from '../digest/channel-filter';
 
@@ -123,10 +123,15 @@ export function notFoundReply(query: string, suggestions: readonly NamedProject[
 }
 
 /** Posted in the channel: who subscribed it, and how to quieten it (the name stays out of the command's code span). */
-export function subscribedReply(project: NamedProject, actor: Actor): SlackReply {
+/** The confirmation names the mode the subscription is in and offers the other one, never the one it has. */
+export function subscribedReply(project: NamedProject, actor: Actor, mode: DigestMode): SlackReply {
+  const modeHint =
+    mode === 'changes'
+      ? `A run where nothing moved gets one line (\`${COMMAND} mode\` with its name and \`full\` sends every digest whole)`
+      : `Every run gets the whole digest (\`${COMMAND} mode\` with its name and \`changes\` keeps quiet runs to one line)`;
   return inChannel(
     `✅ ${mention(actor.userId)} subscribed this channel to ${name(project)}: its digests are posted here. ` +
-      `\`${COMMAND} mode\` with its name and \`changes\` keeps quiet runs to one line; \`${COMMAND} mute\` with its name and \`7d\` pauses them.`,
+      `${modeHint}; \`${COMMAND} mute\` with its name and \`7d\` pauses them.`,
   );
 }
 
@@ -188,6 +193,7 @@ export function notSubscribedReply(
   channel: string,
   subscriptions: readonly Subscription[],
   suggestions: readonly NamedProject[],
+  options: { unsubscribing?: boolean } = {},
 ): SlackReply {
   const close = suggestions.length > 0 ? ` Did you mean ${suggestions.map(name).join(', ')}?` : '';
   const names = [...subscriptions]
@@ -197,8 +203,11 @@ export function notSubscribedReply(
     names.length === 0
       ? ' It has no subscriptions yet.'
       : ` It is subscribed to ${spokenList(names, 'and')} (\`${COMMAND} list\` shows their settings).`;
+  const where = channel.startsWith('D') ? 'this conversation' : channelMention(channel);
+  // Unsubscribing from what isn't here needs nothing done: no "subscribe first".
+  if (options.unsubscribing === true) return ephemeral(`No project subscribed in ${where} matches ${quoted(query)}.${close}${here}`);
   return ephemeral(
-    `${channel.startsWith('D') ? 'This conversation' : channelMention(channel)} isn't subscribed to anything called ${quoted(query)} — ${commandWith('subscribe', query)} first.${close}${here}`,
+    `${channel.startsWith('D') ? 'This conversation' : where} isn't subscribed to anything called ${quoted(query)} — ${commandWith('subscribe', query)} first.${close}${here}`,
   );
 }
 

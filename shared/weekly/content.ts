@@ -1,20 +1,24 @@
 /**
- * What goes in one project's section of a weekly report (pure): read from the project's snapshot
+ * What goes in one project's part of a weekly report (pure): read from the project's snapshot
  * (its run history, current gaps and engines, as the digest stored them) and the baseline the
  * channel's last report left. Nothing here calls the read API: a report costs a few DynamoDB reads.
  *
- * - the week is the 7 days up to the report; a week without runs says so;
- * - a metric's change is the week's last run against the last run before the week (else the week's
- *   first run), called only beyond its noise (../digest/noise.ts, as the digest does);
- * - rivals gaining or losing prompts: the same two runs' rival counts (the snapshot history keeps them);
+ * - the week is the 7 days up to the report; a week without runs says so, and a week whose runs all
+ *   had 0 answers has no data (never "nothing moved");
+ * - a metric's change is this week's runs pooled against last week's (the 7 days before; else the
+ *   last run before that), decided by `weeklyVerdict` (./verdict.ts) alone; the project's outcome
+ *   follows its significant changes;
+ * - the top rival is the one taking most prompts in the week's last run with data (a fact, not a change);
  * - gaps opened and closed, and each engine's change: since the channel's last report (its baseline);
  *   the first report here has no baseline and says so.
  */
 import type { ProjectSnapshot, SnapshotGap, SnapshotPoint } from '../ports';
-import { beyondNoise, noiseBand, readMetric, type MetricReading, type NoiseBand, type NoiseMinimums } from '../digest/noise';
+import { changeTone } from '../digest/metric-direction';
+import type { NoiseMinimums } from '../digest/noise';
 import { historyOf } from '../digest/snapshot';
 import type { BaselineGap, WeeklyBaseline } from './ports';
 import { WEEK_MS } from './schedule';
+import { poolOf, runsWithData, weeklyVerdict, type WeeklyVerdict } from './verdict';
 
 /** Stored prompt texts in a baseline are cut to this (the report shows a few closed gaps, shortly). */
 export const BASELINE_TEXT = 80;
@@ -32,15 +36,12 @@ export function weekEndingAt(endMs: number): WeekWindow {
   return { startMs: endMs - WEEK_MS, endMs };
 }
 
-export interface MetricChange {
-  label: string;
-  from: number;
-  to: number;
-  delta: number;
-  reading: MetricReading;
-  band: NoiseBand;
-  significant: boolean;
-}
+/**
+ * The week for the project in one word: its significant changes all worse, all better, or both
+ * (`mixed`); none (`steady`); `first`: no run with data before the week to compare with; `no-data`:
+ * runs, all with 0 answers; `no-runs`: no run this week; `never`: never digested.
+ */
+export type WeekOutcome = 'worse' | 'better' | 'mixed' | 'steady' | 'first' | 'no-data' | 'no-runs' | 'never';
 
 export interface RivalMove {
   name: string;
@@ -59,14 +60,18 @@ export interface EngineMove {
 export interface ProjectWeek {
   projectId: string;
   projectName: string;
-  /** `none`: never digested; `quiet`: no run this week; `runs`: runs this week. */
-  status: 'none' | 'quiet' | 'runs';
+  outcome: WeekOutcome;
+  /** Runs this week, with data or not. */
   runs: number;
   /** The last run's `created_at`, when there is one. */
   lastRunAt?: string | undefined;
   runId?: string | undefined;
-  changes: MetricChange[];
+  /** Every metric of the week pooled against last week's, significant or not. */
+  changes: WeeklyVerdict[];
+  /** Prompts taken by rivals: last week's last run with data against this week's. */
   rivals: RivalMove[];
+  /** The rival taking most prompts in the week's last run with data. */
+  topRival: { name: string; prompts: number } | null;
   engines: EngineMove[];
   /** Open gaps now (the snapshot's list; `gapsTruncated`: at least this many). */
   gapsOpen: number;
@@ -75,36 +80,49 @@ export interface ProjectWeek {
   gapChanges: { opened: SnapshotGap[]; closed: BaselineGap[]; leftTop: number } | null;
 }
 
-function inWindow(point: SnapshotPoint, window: WeekWindow): boolean {
-  const at = Date.parse(point.createdAt);
-  return at > window.startMs && at <= window.endMs;
+function between(history: readonly SnapshotPoint[], startMs: number, endMs: number): SnapshotPoint[] {
+  return history.filter((p) => {
+    const at = Date.parse(p.createdAt);
+    return at > startMs && at <= endMs;
+  });
 }
 
-/** The week's last run and what it is compared with (the last run before the week, else the week's first). */
-function weekEnds(history: readonly SnapshotPoint[], window: WeekWindow): { from: SnapshotPoint; to: SnapshotPoint; runs: number } | null {
-  const week = history.filter((p) => inWindow(p, window));
-  const to = week.at(-1);
-  if (to === undefined) return null;
-  const before = history.filter((p) => Date.parse(p.createdAt) <= window.startMs).at(-1);
-  return { from: before ?? week[0] ?? to, to, runs: week.length };
+/** The week's runs and what they are compared with: last week's runs (else the last run before them). */
+function weekRuns(history: readonly SnapshotPoint[], window: WeekWindow): { before: SnapshotPoint[]; week: SnapshotPoint[] } {
+  const week = between(history, window.startMs, window.endMs);
+  const lastWeek = runsWithData(between(history, window.startMs - WEEK_MS, window.startMs));
+  const older = runsWithData(history.filter((p) => Date.parse(p.createdAt) <= window.startMs - WEEK_MS)).slice(-1);
+  return { before: lastWeek.length > 0 ? lastWeek : older, week };
 }
 
-function metricChanges(from: SnapshotPoint, to: SnapshotPoint, minimums: NoiseMinimums): MetricChange[] {
-  if (from === to) return [];
-  const changes: MetricChange[] = [];
-  for (const [label, value] of Object.entries(to.metrics)) {
-    const then = Object.hasOwn(from.metrics, label) ? from.metrics[label] : undefined;
-    if (typeof then !== 'number' || !Number.isFinite(then) || !Number.isFinite(value)) continue;
-    const delta = Math.round((value - then) * 1e6) / 1e6;
-    const reading = readMetric(label, [then, value]);
-    const band = noiseBand(label, reading, value, to.answers, minimums);
-    changes.push({ label, from: then, to: value, delta, reading, band, significant: beyondNoise(delta, band) });
+function metricChanges(before: readonly SnapshotPoint[], week: readonly SnapshotPoint[], minimums: NoiseMinimums): WeeklyVerdict[] {
+  const changes: WeeklyVerdict[] = [];
+  for (const label of new Set(week.flatMap((p) => Object.keys(p.metrics)))) {
+    const then = poolOf(label, before);
+    const now = poolOf(label, week);
+    if (then !== null && now !== null) changes.push(weeklyVerdict(label, then, now, minimums));
   }
   return changes;
 }
 
-function rivalMoves(from: SnapshotPoint, to: SnapshotPoint): RivalMove[] {
-  if (from === to || from.rivals === undefined || to.rivals === undefined) return [];
+function outcomeOf(changes: readonly WeeklyVerdict[], compared: boolean): WeekOutcome {
+  if (!compared) return 'first';
+  const tones = new Set(changes.filter((c) => c.significant).map((c) => changeTone(c.label, c.delta)));
+  if (tones.has('worse') && tones.has('better')) return 'mixed';
+  if (tones.has('worse')) return 'worse';
+  if (tones.has('better')) return 'better';
+  return 'steady';
+}
+
+function topRival(point: SnapshotPoint | undefined): ProjectWeek['topRival'] {
+  const [best] = Object.entries(point?.rivals ?? {})
+    .filter(([, prompts]) => prompts > 0)
+    .sort(([a, x], [b, y]) => y - x || a.localeCompare(b));
+  return best === undefined ? null : { name: best[0], prompts: best[1] };
+}
+
+function rivalMoves(from: SnapshotPoint | undefined, to: SnapshotPoint | undefined): RivalMove[] {
+  if (from?.rivals === undefined || to?.rivals === undefined) return [];
   const before = from.rivals;
   const now = to.rivals;
   const names = new Set([...Object.keys(before), ...Object.keys(now)]);
@@ -154,23 +172,27 @@ export function projectWeek(
   window: WeekWindow,
   minimums: NoiseMinimums = {},
 ): ProjectWeek {
-  const base = { projectId: project.id, projectName: project.name, rivals: [], changes: [], engines: [], gapChanges: null };
-  if (snapshot === null) return { ...base, status: 'none', runs: 0, gapsOpen: 0, gapsTruncated: false };
-  const ends = weekEnds(historyOf(snapshot), window);
+  const base = { projectId: project.id, projectName: project.name, rivals: [], changes: [], engines: [], gapChanges: null, topRival: null };
+  if (snapshot === null) return { ...base, outcome: 'never', runs: 0, gapsOpen: 0, gapsTruncated: false };
+  const { before, week } = weekRuns(historyOf(snapshot), window);
   const common = {
     ...base,
+    runs: week.length,
     lastRunAt: snapshot.lastCreatedAt,
     runId: snapshot.lastRunId,
     gapsOpen: snapshot.gaps.length,
     gapsTruncated: snapshot.gapsTruncated === true,
   };
-  if (ends === null) return { ...common, status: 'quiet', runs: 0 };
+  if (week.length === 0) return { ...common, outcome: 'no-runs' };
+  const withData = runsWithData(week);
+  if (withData.length === 0) return { ...common, outcome: 'no-data' };
+  const changes = metricChanges(before, withData, minimums);
   return {
     ...common,
-    status: 'runs',
-    runs: ends.runs,
-    changes: metricChanges(ends.from, ends.to, minimums),
-    rivals: rivalMoves(ends.from, ends.to),
+    outcome: outcomeOf(changes, before.length > 0),
+    changes,
+    rivals: rivalMoves(before.at(-1), withData.at(-1)),
+    topRival: topRival(withData.at(-1)),
     engines: engineMoves(snapshot, baseline, window),
     gapChanges: gapChanges(snapshot, baseline),
   };

@@ -17,7 +17,7 @@ import { DIGEST_METRICS } from '../contracts';
 import { ChannelPaceDeferred } from '../errors';
 import { describeError } from '../observability';
 import { PacedChannel } from '../pacing';
-import type { SlackMessageMetadata } from '../ports';
+import type { SlackMessage, SlackMessageMetadata } from '../ports';
 import { homeChannel } from '../routing';
 import { baselineOf, projectWeek, weekEndingAt } from './content';
 import type { WeeklyDeps, WeeklySchedule, WeeklySweepMessage } from './ports';
@@ -195,7 +195,7 @@ async function postReport(item: DueChannel, token: string, deps: WeeklyDeps): Pr
   const weeks = inputs.map(({ project, snapshot, baseline }) =>
     projectWeek(project, snapshot, baseline, window, deps.options.noiseMinimums),
   );
-  const message = renderWeeklyReport(weeks, window, {
+  const report = renderWeeklyReport(weeks, window, {
     dashboardUrlTemplate: deps.options.dashboardUrlTemplate,
     scheduleText: describeSchedule(item.schedule),
   });
@@ -204,11 +204,12 @@ async function postReport(item: DueChannel, token: string, deps: WeeklyDeps): Pr
     event_payload: { event_id: weeklyReportId(channel, week), week, channel },
   };
   const paced = new PacedChannel(channel, deps);
-  await paced.reserve(1);
-  const posted = await paced.post((retryRateLimited) => deps.slack.post(channel, message, { metadata, retryRateLimited }));
+  await paced.reserve(1 + report.thread.length);
+  const posted = await paced.post((retryRateLimited) => deps.slack.post(channel, report.main, { metadata, retryRateLimited }));
   // First: from here on a retry finishes the week instead of posting it again.
   await deps.store.recordPosted(channel, week, token, posted.ts);
   await keepBaselines(channel, inputs, nowMs, deps);
+  await postDetails(channel, posted.ts, report.thread, paced, deps);
   // files.completeUploadExternal takes channel ids only: the one Slack answered, not a configured name.
   await attachChart(posted.channel, posted.ts, projects, deps);
   return posted.ts;
@@ -225,6 +226,22 @@ async function keepBaselines(
   for (const r of results)
     if (r.status === 'rejected')
       deps.log.warn('weekly baseline not stored: next report lists no opened/closed gaps', { channel, ...describeError(r.reason) });
+}
+
+/** The report's details in its thread, right after it (like its charts: posted once, a failure logged). */
+async function postDetails(
+  channel: string,
+  ts: string,
+  replies: readonly SlackMessage[],
+  paced: PacedChannel,
+  deps: WeeklyDeps,
+): Promise<void> {
+  try {
+    for (const reply of replies)
+      await paced.post((retryRateLimited) => deps.slack.post(channel, reply, { threadTs: ts, retryRateLimited }));
+  } catch (error) {
+    deps.log.warn('weekly report details not posted in its thread', { channel, ts, ...describeError(error) });
+  }
 }
 
 async function attachChart(

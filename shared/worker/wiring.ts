@@ -114,6 +114,7 @@ export function commandQueueDeps(w: WorkerWiring): QueueDeps<CommandQueueDeps> {
       gapsPageSize: w.digestOptions.gapsPageSize,
       noiseMinimums: w.digestOptions.noiseMinimums,
     },
+    snapshots: w.store,
     metrics: w.metrics,
     log: w.log,
   };

@@ -50,7 +50,11 @@ describe('bridge trigger weekly', () => {
     expect(reports).toHaveLength(1);
     const text = JSON.stringify(reports[0]?.blocks);
     expect(text).toContain('Weekly visibility report');
-    expect(text).toMatch(/runs? this week/);
+    expect(text).toMatch(/projects? (worse|better|mixed|steady|new|without)/);
+    const details = slackOf(stack)
+      .messages(stack.slackChannel)
+      .filter((m) => m.thread_ts === reports[0]?.ts && !(m.files?.length ?? 0));
+    expect(JSON.stringify(details.map((m) => m.blocks))).toMatch(/runs? this week/);
 
     expect((await triggerWeekly()).code).toBe(0);
     expect(weeklyReports()).toHaveLength(1);

@@ -177,12 +177,17 @@ describe('/visibility commands', () => {
     );
     await here('subscribe Voltway');
     await here('subscribe Brightsmile');
-    for (const verb of ['unsubscribe Ledgerly', 'unmute Ledgerly', 'mode Ledgerly full']) {
+    for (const verb of ['unmute Ledgerly', 'mode Ledgerly full']) {
       const text = (await here(verb)).text;
       expect(text).toContain(`<#${ops}> isn't subscribed to anything called "Ledgerly" — \`/visibility subscribe Ledgerly\` first.`);
       expect(text).toContain('It is subscribed to *Brightsmile Dental* and *Voltway*');
       expect(text).not.toContain('No project matches');
     }
+    // Unsubscribing from what isn't here: nothing to subscribe to first.
+    const unsubscribe = (await here('unsubscribe Ledgerly')).text;
+    expect(unsubscribe).toContain(`No project subscribed in <#${ops}> matches "Ledgerly".`);
+    expect(unsubscribe).toContain('It is subscribed to *Brightsmile Dental* and *Voltway*');
+    expect(unsubscribe).not.toContain('subscribe Ledgerly');
     // A name close to a subscription here gets a "did you mean"; an unusual name stays out of the code span.
     expect((await here('unmute Voltwey')).text).toContain('Did you mean *Voltway*?');
     expect((await here('unmute Volt`way')).text).toContain('— `/visibility subscribe` "Voltˋway" first.');

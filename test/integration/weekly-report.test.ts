@@ -77,6 +77,10 @@ function reports(channel: string) {
   return peers.slack.messages(channel).filter((m) => !m.thread_ts && JSON.stringify(m).includes('Weekly visibility report'));
 }
 
+function threadOf(channel: string, ts: string | undefined) {
+  return peers.slack.messages(channel).filter((m) => m.thread_ts !== undefined && m.thread_ts === ts);
+}
+
 beforeAll(async () => {
   peers = await startDigestPeers({ tableName: TABLE, queueName: 'weekly', visibilityTimeoutSeconds: 1, slackToken: TOKEN });
   projects = peers.sim.projectIds().slice(0, 2);
@@ -102,7 +106,7 @@ beforeEach(() => {
 });
 
 describe('weekly report', () => {
-  it('posts one message with a section per subscribed project, sanitized, and never twice in a week', async () => {
+  it('posts the portfolio and a line per subscribed project, its details in the thread, sanitized, never twice in a week', async () => {
     now = MONDAY_0905_BERLIN;
     await weeklyStore.putSetting(CHANNEL, { enabled: true, changedBy: ANA.userId, changedAtMs: now - 60_000 });
     // Two sweeps in one batch run side by side: the week's claim lets one post.
@@ -110,12 +114,18 @@ describe('weekly report', () => {
     expect(failed.size).toBe(0);
     const posted = reports(CHANNEL);
     expect(posted).toHaveLength(1);
-    const text = JSON.stringify(posted[0]?.blocks);
-    for (const projectId of projects) expect(text).toContain(`Project ${projectId}`);
-    expect(text).toMatch(/runs? this week/);
+    const blocks = (posted[0]?.blocks ?? []) as { text?: { text?: string } }[];
+    // The first project has runs this week (whatever the simulator's figures did), the second none yet.
+    expect(blocks[0]?.text?.text).toMatch(/^\*1 of 2 projects (worse|better|mixed|steady), 1 without runs/);
+    const text = JSON.stringify(blocks);
+    // Names are cut to fit a line.
+    for (const projectId of projects) expect(text).toContain(`Project ${projectId.slice(0, 20)}`);
     expect(text).toContain('no run digested yet');
-    for (const block of (posted[0]?.blocks ?? []) as { text?: { text?: string } }[])
-      expect(findUnescapedMarkup(block.text?.text ?? '', { allowLinks: true })).toBeNull();
+    expect(text).toContain('details and charts in the thread');
+    for (const block of blocks) expect(findUnescapedMarkup(block.text?.text ?? '', { allowLinks: true })).toBeNull();
+    const details = threadOf(CHANNEL, posted[0]?.ts);
+    expect(details).toHaveLength(1);
+    expect(JSON.stringify(details[0]?.blocks)).toMatch(/runs? this week/);
     expect(observer.countOf(DIGEST_METRICS.weeklyReportPosted)).toBe(1);
 
     // The next sweep of the same week posts nothing new.

@@ -46,6 +46,18 @@ function darkPixels(image: RasterImage, box: { x: number; y: number; w: number; 
   return count;
 }
 
+/** Pixels clearly not white in a rectangle: text and lines of any colour. */
+function inkedPixels(image: RasterImage, box: { x: number; y: number; w: number; h: number }): number {
+  let count = 0;
+  for (let y = box.y; y < box.y + box.h; y++) {
+    for (let x = box.x; x < box.x + box.w; x++) {
+      const i = 4 * (y * image.width + x);
+      if (Math.min(image.pixels[i]!, image.pixels[i + 1]!, image.pixels[i + 2]!) < 200) count++;
+    }
+  }
+  return count;
+}
+
 describe('the trend chart PNG', () => {
   it('is a 1200×675 PNG per panel, and says what it shows', async () => {
     const chart = await rendered(INPUT);
@@ -67,15 +79,15 @@ describe('the trend chart PNG', () => {
     const titleBand = { x: 0, y: 0, w: 700, h: 60 };
     expect(darkPixels(withoutFont, titleBand)).toBe(0);
     expect(darkPixels(withFont, titleBand)).toBeGreaterThan(1000);
-    // The legend column (right): labels drawn beside the colour swatches.
-    const legend = { x: 950, y: 100, w: 250, h: 300 };
-    expect(darkPixels(withFont, legend)).toBeGreaterThan(darkPixels(withoutFont, legend) + 500);
+    // Right of the lines' ends: each line's name, in its colour.
+    const labels = { x: 900, y: 100, w: 290, h: 450 };
+    expect(inkedPixels(withFont, labels)).toBeGreaterThan(inkedPixels(withoutFont, labels) + 500);
   });
 
   it('escapes service text in the SVG', async () => {
     const svg = (await trendChartSvg(INPUT))!;
     expect(svg.includes('<script')).toBe(false);
-    expect(svg.includes('&lt;script&gt;alert(1)&lt;/scri…')).toBe(true);
+    expect(svg.includes('&lt;script&gt;alert(1)&lt;/scrip… 39</text>')).toBe(true);
   });
 
   it('draws 2–3 runs as points only, and gives a reason instead of a chart for one run', async () => {

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { planTrendChart } from '../../shared/charts/plan';
 import { CHART_LIMITS, cleanName, formatChange, preparePanel, type ChartPanel, type NamedPoint } from '../../shared/charts/series';
-import { trendChartSpec, yDomain } from '../../shared/charts/spec';
+import { CHART_PALETTE, colourOf, coloursFor } from '../../shared/charts/palette';
+import { lineLabels, trendChartSpec, yDomain } from '../../shared/charts/spec';
 import type { EnginePoint, TrendChartInput } from '../../shared/charts/types';
 
 const DAY = 24 * 3600 * 1000;
@@ -145,15 +146,62 @@ describe('planTrendChart', () => {
 });
 
 describe('the spec', () => {
-  it('draws lines with a y range around the data and the legend in newest-value order', () => {
+  type Spec = {
+    encoding: { y: { axis: { labelExpr: string } }; color: { scale: { domain: string[]; range: string[] }; legend: null } };
+    layer: [
+      { mark: { type: string } },
+      { mark: { type: string }; data: { values: { key: string; t: number; v: number; text: string }[] } },
+    ];
+  };
+
+  it('draws lines with a y range around the data, in % on the axis, each named at its end', () => {
     const panel = panelOf([...weekly('Low', [20, 22, 24, 23]), ...weekly('High', [60, 62, 64, 66])]);
     expect(yDomain(panel)).toEqual([10, 80]);
-    const spec = trendChartSpec({ title: 'T', subtitle: 'S', panel }) as unknown as {
-      mark: { type: string };
-      encoding: { color: { scale: { domain: string[] } } };
+    const spec = trendChartSpec({ title: 'T', subtitle: 'S', panel }) as unknown as Spec;
+    expect(spec.layer[0].mark.type).toBe('line');
+    expect(spec.encoding.color.scale.domain).toEqual(['High', 'Low']);
+    expect(spec.encoding.color.legend).toBeNull();
+    expect(spec.encoding.y.axis.labelExpr).toContain("' %'");
+    expect(spec.layer[1].mark.type).toBe('text');
+    expect(spec.layer[1].data.values).toEqual([
+      { key: 'Low', t: T0 + 21 * DAY, v: 23, text: 'Low 23' },
+      { key: 'High', t: T0 + 21 * DAY, v: 66, text: 'High 66' },
+    ]);
+  });
+
+  it('gives each engine one colour in every chart, whatever the legend order', () => {
+    const one = panelOf([...weekly('Claude', [50, 51, 52, 53]), ...weekly('ChatGPT', [40, 41, 42, 43])]);
+    const other = panelOf([
+      ...weekly('ChatGPT', [60, 61, 62, 63]),
+      ...weekly('Gemini', [50, 51, 52, 53]),
+      ...weekly('Claude', [10, 11, 12, 13]),
+    ]);
+    const colours = (panel: ChartPanel) => {
+      const { domain, range } = (trendChartSpec({ title: 'T', subtitle: 'S', panel }) as unknown as Spec).encoding.color.scale;
+      return Object.fromEntries(domain.map((name, i) => [name, range[i]]));
     };
-    expect(spec.mark.type).toBe('line');
-    expect(spec.encoding.color.scale.domain).toEqual(['High  66', 'Low  23']);
+    expect(colours(one)['Claude']).toBe(colours(other)['Claude']);
+    expect(colours(one)['ChatGPT']).toBe(colours(other)['ChatGPT']);
+    expect(colours(one)['Claude']).toBe(colourOf('Claude'));
+    expect(new Set(Object.values(colours(other))).size).toBe(3);
+  });
+
+  it('colours an unknown engine by its name, deterministically, and never like another line of the chart', () => {
+    expect(colourOf('Mistral Le Chat')).toBe(colourOf('mistral le chat'));
+    expect(CHART_PALETTE).toContain(colourOf('Mistral Le Chat'));
+    const names = ['ChatGPT', 'Claude', 'Gemini', 'Perplexity', 'Copilot', 'A', 'B', 'C'];
+    const colours = coloursFor(names);
+    expect(new Set(colours.values()).size).toBe(8);
+    expect(coloursFor([...names].reverse())).toEqual(new Map([...colours].reverse()));
+  });
+
+  it('moves labels of lines ending close together apart, inside the y range', () => {
+    const panel = panelOf([...weekly('A', [40, 40, 40, 40]), ...weekly('B', [40.2, 40, 40, 40.2]), ...weekly('C', [79, 79, 79, 79.5])]);
+    const domain = yDomain(panel);
+    const labels = lineLabels(panel, domain);
+    const gap = ((domain[1] - domain[0]) * 17) / 220;
+    expect((labels[1]?.v ?? 0) - (labels[0]?.v ?? 0)).toBeGreaterThanOrEqual(gap - 1e-9);
+    expect(Math.max(...labels.map((l) => l.v))).toBeLessThanOrEqual(domain[1]);
   });
 
   it('formats changes with a real minus sign', () => {

@@ -126,7 +126,8 @@ describe.each(cases)('replies with the "$label" name', ({ project }) => {
   const sub = subscription(project.name, project.id);
 
   it('subscribe (new and already) names the project sanitized, outside code spans', () => {
-    expectSafeReply(reply.subscribedReply(project, ACTOR));
+    expectSafeReply(reply.subscribedReply(project, ACTOR, 'changes'));
+    expectSafeReply(reply.subscribedReply(project, ACTOR, 'full'));
     expectSafeReply(reply.alreadySubscribedReply(project, sub, NOW));
   });
 
@@ -166,6 +167,10 @@ describe.each(cases)('replies with the "$label" name', ({ project }) => {
     expectSafeReply(reply.notSubscribedReply(project.name, 'D0DM', [], []));
   });
 
+  it('"no project here matches" for an unsubscribe, naming what the channel is subscribed to', () => {
+    expectSafeReply(reply.notSubscribedReply(project.name, 'C0DIGESTS', [sub], [project], { unsubscribing: true }));
+  });
+
   it('projects, list, ambiguous and not found', () => {
     const hostileId = { ...project, id: project.name };
     expectSafeReply(reply.projectsReply([project, hostileId], new Set([project.id]), 'signed-value'));
@@ -198,7 +203,7 @@ describe.each(cases)('replies with the "$label" name', ({ project }) => {
 describe('reply safety', () => {
   it('the disguised link and the ping become visible text, and the name is never in a code span', () => {
     const { project } = cases[0]!;
-    const text = reply.subscribedReply(project, ACTOR).text;
+    const text = reply.subscribedReply(project, ACTOR, 'changes').text;
     expect(text).toContain('*Acmeˋ &lt;!channel&gt; &lt;https://evil.example/login|click to re-authenticate&gt; ˋ*');
   });
 
@@ -271,5 +276,27 @@ describe('usage errors quote what was typed, sanitized', () => {
     expect(outsideCode).not.toContain('*bold*');
     // Every quoted word is outside a code span (a code span would show a raw `<!channel>` as typed).
     for (const span of text.match(/`[^`]*`/g) ?? []) expect(span).not.toMatch(/<!|<@|\u202E/);
+  });
+});
+
+describe('copy', () => {
+  const northwind = { id: 'p1', name: 'Northwind' };
+
+  it('the subscribe confirmation offers the mode the subscription is not in', () => {
+    const changes = reply.subscribedReply(northwind, ACTOR, 'changes').text;
+    expect(changes).toContain('A run where nothing moved gets one line');
+    expect(changes).toContain('and `full` sends every digest whole');
+    expect(changes).not.toContain('`changes`');
+    const full = reply.subscribedReply(northwind, ACTOR, 'full').text;
+    expect(full).toContain('and `changes` keeps quiet runs to one line');
+    expect(full).not.toContain('`full`');
+  });
+
+  it('unsubscribe from no such project says no project here matches, lists the subscriptions, and never says "subscribe first"', () => {
+    const text = reply.notSubscribedReply('Nope', 'C0DIGESTS', [subscription('Northwind', 'p1')], [], { unsubscribing: true }).text;
+    expect(text).toBe(
+      'No project subscribed in <#C0DIGESTS> matches "Nope". It is subscribed to *Northwind* (`/visibility list` shows their settings).',
+    );
+    expect(reply.notSubscribedReply('Nope', 'C0DIGESTS', [], [], { unsubscribing: true }).text).not.toContain('subscribe Nope');
   });
 });
