@@ -18,7 +18,7 @@ import {
 import { DescribeTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DescribeSecretCommand, type SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { createDynamoClient, LOCAL_CREDENTIALS } from '../../shared/adapters/aws-clients';
-import { listen } from '../http';
+import { closeServer, listen } from '../http';
 import { createSecretsManagerClient } from '../secrets-manager-server';
 
 export type RecordedService = 'dynamodb' | 'sqs' | 'secretsmanager';
@@ -194,13 +194,7 @@ export class AwsCallRecorder {
 
   async close(): Promise<void> {
     for (const request of this.upstreamRequests) request.destroy();
-    await Promise.all(
-      this.servers.map((server) => {
-        const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-        server.closeAllConnections();
-        return closed;
-      }),
-    );
+    await Promise.all(this.servers.map(closeServer));
     for (const client of this.clients) client.destroy();
   }
 
