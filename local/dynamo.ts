@@ -26,8 +26,9 @@ export async function startLocalDynamo(options: { port?: number; dataDir?: strin
     endpoint,
     region: 'us-east-1',
     credentials: LOCAL_CREDENTIALS,
-    requestTimeoutMs: 5000,
-    connectionTimeoutMs: 1000,
+    // Generous: dynalite is in this process, and a busy event loop must not read as a dead peer.
+    requestTimeoutMs: 30_000,
+    connectionTimeoutMs: 10_000,
     maxAttempts: 3,
   });
   return {

@@ -154,8 +154,9 @@ export class AwsCallRecorder {
       endpoint: options.upstreams.dynamodb,
       region: options.region,
       credentials: LOCAL_CREDENTIALS,
-      requestTimeoutMs: 5000,
-      connectionTimeoutMs: 1000,
+      // A look-up cut short by a busy event loop would record a call without its keys.
+      requestTimeoutMs: 30_000,
+      connectionTimeoutMs: 10_000,
       maxAttempts: 2,
     });
     const secrets = createSecretsManagerClient(options.upstreams.secretsmanager, options.region);
