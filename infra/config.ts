@@ -17,8 +17,6 @@ import { ConfigError } from '../shared/config-env';
 import { ConfigFields } from './config-fields';
 import { maxDigestBatchSize, perRecordSeconds } from './digest-budget';
 
-export { isPlaceholder } from './config-fields';
-
 /** Where the stage files live (repository root `config/`). */
 export const CONFIG_DIR = fileURLToPath(new URL('../config/', import.meta.url));
 

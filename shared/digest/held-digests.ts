@@ -23,7 +23,7 @@ import { PacedChannel, type PaceDeps } from '../pacing';
 import { findUnescapedMarkup, escapeSlackText, SLACK_LIMITS, stripInvisible, truncateText } from '../slack-text';
 import { describeWindow, isQuietAt } from './quiet-hours';
 
-export type { HeldClaim, HeldClaimResult, HeldRun, QuietHoursStore, QuietSetting } from '../ports';
+export type { HeldRun, QuietHoursStore, QuietSetting } from '../ports';
 
 // --- Holding -------------------------------------------------------------------------------------
 
