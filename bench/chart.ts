@@ -23,12 +23,16 @@ import { ENV } from '../shared/contracts';
 import { loadChartRenderer } from '../shared/charts/load';
 import { chartInput } from './chart-input';
 import { BUILD_DIR, PROJECT_ROOT, log, median, round, scaled, type ResultRow } from './lib';
+import { functionEsbuildOptions } from '../infra/bridge-function';
 
 const COLD_SPAWNS = scaled(7, 1);
 const WARM_RUNS = scaled(30, 3);
 const TARGET_MS = 1000;
 const TOKEN = 'xoxb-bench-chart';
 const CHANNEL = 'C0BENCH';
+
+/** The stack's esbuild options of a function that draws charts (vega-canvas aliased to its browser build). */
+const CHART_FUNCTION_OPTIONS = functionEsbuildOptions(true);
 
 const CHILD_ENTRY = `
 import { performance } from 'node:perf_hooks';
@@ -126,12 +130,7 @@ async function digestBundle(name: string, plugins: Plugin[]): Promise<{ dir: str
     stdin: { contents: DIGEST_ENTRY, resolveDir: PROJECT_ROOT, loader: 'ts', sourcefile: `${name}.ts` },
     bundle: true,
     platform: 'node',
-    format: 'cjs',
-    target: 'node20',
-    minify: true,
-    sourcemap: true,
-    sourcesContent: false,
-    alias: VEGA_CANVAS_ALIAS,
+    ...CHART_FUNCTION_OPTIONS,
     plugins,
     outfile: file,
     logLevel: 'error',
@@ -198,14 +197,6 @@ interface ColdSample {
   kind: string;
 }
 
-/**
- * vega-canvas's Node build tries `await import('canvas')` at the top level, which a CommonJS bundle
- * cannot hold; its browser build finds no DOM under Node and returns no canvas, which is all the
- * renderer needs (text is measured with the chart font, see shared/charts/font-metrics.ts). The
- * function bundles need the same alias (esbuildArgs `--alias:vega-canvas=…`).
- */
-export const VEGA_CANVAS_ALIAS = { 'vega-canvas': './node_modules/vega-canvas/build/vega-canvas.browser.js' } as const;
-
 /** Bundles `contents` as infra bundles a function (CommonJS, minified, node target). */
 async function bundle(name: string, contents: string): Promise<{ dir: string; file: string; bytes: number }> {
   const dir = join(BUILD_DIR, name);
@@ -215,10 +206,8 @@ async function bundle(name: string, contents: string): Promise<{ dir: string; fi
     stdin: { contents, resolveDir: PROJECT_ROOT, loader: 'ts', sourcefile: `${name}.ts` },
     bundle: true,
     platform: 'node',
-    format: 'cjs',
-    target: 'node20',
-    minify: true,
-    alias: VEGA_CANVAS_ALIAS,
+    ...CHART_FUNCTION_OPTIONS,
+    sourcemap: false,
     outfile: file,
     logLevel: 'error',
     absWorkingDir: PROJECT_ROOT,

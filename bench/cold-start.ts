@@ -1,7 +1,6 @@
 /**
  * Benchmark 3: cold start, the whole first-request cost of a new container. Each function is bundled
- * with esbuild as the stack bundles it (settings read from the `bundling:` block in infra/*.ts when
- * there is one), next to a baseline bundle that holds only the AWS SDK clients the function's bundle
+ * with esbuild as the stack bundles it (the stack's own options, infra/bridge-function.ts), next to a baseline bundle that holds only the AWS SDK clients the function's bundle
  * holds, each constructed, whose handler replays the very requests a warm-up first invocation of the
  * real bundle made (recorded by proxies in front of every peer; see ./replay-floor). In fresh Node processes the
  * bundle is loaded and its handler invoked once against local peers (dynalite, the local SQS server,
@@ -11,7 +10,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { build, type Metafile } from 'esbuild';
@@ -26,6 +25,7 @@ import { deliveryBody, httpApiEvent } from '../test/support/deliveries';
 import { enqueue, receiveRecords } from '../test/support/sqs-records';
 import { BUILD_DIR, PROJECT_ROOT, log, median, percentile, round, scaled, type ResultRow } from './lib';
 import { LatencyProxy } from './latency-proxy';
+import { FUNCTION_NODE_OPTIONS, functionEsbuildOptions, type FunctionEsbuildOptions } from '../infra/bridge-function';
 import { countDifferences, countKinds, replayBaselineSource, replayPlan, sdkClientsIn, writeKeyIds, type ReplayPlan } from './replay-floor';
 
 /** Odd, so each median is one cycle's figure. */
@@ -134,67 +134,6 @@ function answerProblem(result: unknown): string | undefined {
   return `answered ${JSON.stringify(result).slice(0, 300)}`;
 }
 
-export interface BundlingSettings {
-  format: 'cjs' | 'esm';
-  target: string;
-  minify: boolean;
-  sourcemap: boolean;
-  sourcesContent: boolean;
-  externals: string[];
-  /** NODE_OPTIONS the stack gives the functions (e.g. --enable-source-maps). */
-  nodeOptions: string | undefined;
-  /** Where the settings came from. */
-  source: string;
-}
-
-const DEFAULTS: BundlingSettings = {
-  format: 'cjs',
-  target: 'node22',
-  minify: true,
-  sourcemap: true,
-  sourcesContent: true,
-  externals: [],
-  nodeOptions: undefined,
-  source: 'defaults (no bundling: block found in infra/*.ts)',
-};
-
-/** Reads the NodejsFunction `bundling:` options out of infra/*.ts (a plain text scan, no CDK synth). */
-export function readBundlingSettings(): BundlingSettings {
-  const infraDir = join(PROJECT_ROOT, 'infra');
-  let files: string[];
-  try {
-    files = readdirSync(infraDir).filter((f) => f.endsWith('.ts'));
-  } catch {
-    return DEFAULTS;
-  }
-  for (const file of files) {
-    const text = readFileSync(join(infraDir, file), 'utf8');
-    const block = /bundling:\s*\{([^}]*)\}/.exec(text)?.[1];
-    if (block === undefined) continue;
-    const bool = (name: string, fallback: boolean): boolean => {
-      const value = new RegExp(`\\b${name}:\\s*(true|false)`).exec(block)?.[1];
-      return value === undefined ? fallback : value === 'true';
-    };
-    const format = /\bformat:\s*OutputFormat\.(CJS|ESM)/.exec(block)?.[1];
-    const target = /\btarget:\s*['"]([^'"]+)['"]/.exec(block)?.[1];
-    const externalList = /\bexternalModules:\s*\[([^\]]*)\]/.exec(block)?.[1];
-    const bundleAwsSdk = bool('bundleAwsSDK', false);
-    const externals =
-      externalList !== undefined ? [...externalList.matchAll(/['"]([^'"]+)['"]/g)].map((m) => m[1]!) : bundleAwsSdk ? [] : ['@aws-sdk/*'];
-    return {
-      format: format === 'ESM' ? 'esm' : 'cjs',
-      target: target ?? DEFAULTS.target,
-      minify: bool('minify', false),
-      sourcemap: bool('sourceMap', false),
-      sourcesContent: bool('sourcesContent', true),
-      externals,
-      nodeOptions: /\bNODE_OPTIONS:\s*['"]([^'"]*)['"]/.exec(text)?.[1],
-      source: `infra/${file} (bundling: block)`,
-    };
-  }
-  return DEFAULTS;
-}
-
 interface Bundle {
   name: string;
   file: string;
@@ -212,29 +151,24 @@ export const slack = new WebClient('xoxb-bench');
 `;
 }
 
-async function bundle(name: string, entry: { file: string } | { contents: string }, settings: BundlingSettings): Promise<Bundle> {
+async function bundle(name: string, entry: { file: string } | { contents: string }, settings: FunctionEsbuildOptions): Promise<Bundle> {
   const dir = join(BUILD_DIR, name);
   mkdirSync(dir, { recursive: true });
-  const outfile = join(dir, settings.format === 'esm' ? 'index.mjs' : 'index.js');
+  const outfile = join(dir, 'index.js');
   const result = await build({
     ...('file' in entry
       ? { entryPoints: [entry.file] }
       : { stdin: { contents: entry.contents, resolveDir: PROJECT_ROOT, loader: 'ts', sourcefile: `${name}.ts` } }),
+    ...settings,
     bundle: true,
     platform: 'node',
-    format: settings.format,
-    target: settings.target,
-    minify: settings.minify,
-    sourcemap: settings.sourcemap,
-    sourcesContent: settings.sourcesContent,
-    external: settings.externals,
     outfile,
     metafile: true,
     logLevel: 'error',
     absWorkingDir: PROJECT_ROOT,
   });
   // Lambda's task root has no package.json; this one keeps the project's "type": "module" out.
-  writeFileSync(join(dir, 'package.json'), JSON.stringify({ type: settings.format === 'esm' ? 'module' : 'commonjs' }));
+  writeFileSync(join(dir, 'package.json'), JSON.stringify({ type: 'commonjs' }));
   const code = readFileSync(outfile);
   let mapBytes: number;
   try {
@@ -466,18 +400,19 @@ async function verifyReplay(peers: ColdStartPeers, file: string, nodeOptions: st
 }
 
 export async function runColdStart(): Promise<{ rows: ResultRow[]; details: Record<string, unknown> }> {
-  const settings = readBundlingSettings();
-  log(
-    `cold start: bundling with ${settings.source}: ${settings.format}, ${settings.target}, minify ${settings.minify}, sourcemap ${settings.sourcemap}`,
-  );
+  // The stack's own options: the digest draws charts (vega-canvas aliased), the ingest and the baselines do not.
+  const settings = functionEsbuildOptions(false);
+  const digestSettings = functionEsbuildOptions(true);
+  const nodeOptions = FUNCTION_NODE_OPTIONS;
+  log(`cold start: bundling with the stack's options: ${JSON.stringify(digestSettings)}`);
   mkdirSync(BUILD_DIR, { recursive: true });
   const ingest = await bundle('ingest', { file: join(PROJECT_ROOT, 'functions/ingest/handler.ts') }, settings);
-  const digest = await bundle('digest', { file: join(PROJECT_ROOT, 'functions/digest/handler.ts') }, settings);
-  // As deployed (the stack's NODE_OPTIONS, e.g. --enable-source-maps), and without NODE_OPTIONS.
+  const digest = await bundle('digest', { file: join(PROJECT_ROOT, 'functions/digest/handler.ts') }, digestSettings);
+  // As deployed (the stack's NODE_OPTIONS), and without NODE_OPTIONS.
   const modes: { label: string; nodeOptions: string | undefined }[] = [
-    { label: settings.nodeOptions ? `NODE_OPTIONS=${settings.nodeOptions}` : 'no NODE_OPTIONS', nodeOptions: settings.nodeOptions },
+    { label: `NODE_OPTIONS=${nodeOptions}`, nodeOptions },
+    { label: 'no NODE_OPTIONS', nodeOptions: undefined },
   ];
-  if (settings.nodeOptions) modes.push({ label: 'no NODE_OPTIONS', nodeOptions: undefined });
 
   const times: Record<string, Record<string, number[]>> = {};
   const loadTimes: Record<string, Record<string, number[]>> = {};
@@ -490,8 +425,8 @@ export async function runColdStart(): Promise<{ rows: ResultRow[]; details: Reco
   try {
     log(`cold start: recording the requests of a warm-up first invocation of each function`);
     recordings = {
-      ingest: await recordFunction(peers, ingest.file, settings.nodeOptions, 'ingest'),
-      digest: await recordFunction(peers, digest.file, settings.nodeOptions, 'digest'),
+      ingest: await recordFunction(peers, ingest.file, nodeOptions, 'ingest'),
+      digest: await recordFunction(peers, digest.file, nodeOptions, 'digest'),
     };
     const baseline = (fn: 'ingest' | 'digest', metafile: Metafile): string =>
       replayBaselineSource(recordings[fn].plan, sdkClientsIn(Object.keys(metafile.inputs)));
@@ -507,8 +442,8 @@ export async function runColdStart(): Promise<{ rows: ResultRow[]; details: Reco
         settings,
       ),
     };
-    await verifyReplay(peers, bundles['ingest-baseline']!.file, settings.nodeOptions, recordings.ingest);
-    await verifyReplay(peers, bundles['digest-baseline']!.file, settings.nodeOptions, recordings.digest);
+    await verifyReplay(peers, bundles['ingest-baseline']!.file, nodeOptions, recordings.ingest);
+    await verifyReplay(peers, bundles['digest-baseline']!.file, nodeOptions, recordings.digest);
     const eventFor = async (name: string): Promise<unknown> =>
       name === 'ingest' || name === 'digest'
         ? (await peers.eventFor(name)).event
@@ -540,11 +475,11 @@ export async function runColdStart(): Promise<{ rows: ResultRow[]; details: Reco
     afterwards = {
       ingest: countDifferences(
         recordings.ingest.counts,
-        (await recordFirstInvocation(peers, ingest.file, settings.nodeOptions, await peers.eventFor('ingest'))).counts,
+        (await recordFirstInvocation(peers, ingest.file, nodeOptions, await peers.eventFor('ingest'))).counts,
       ),
       digest: countDifferences(
         recordings.digest.counts,
-        (await recordFirstInvocation(peers, digest.file, settings.nodeOptions, await peers.eventFor('digest'))).counts,
+        (await recordFirstInvocation(peers, digest.file, nodeOptions, await peers.eventFor('digest'))).counts,
       ),
     };
     for (const [fn, differences] of Object.entries(afterwards)) {
@@ -638,7 +573,7 @@ export async function runColdStart(): Promise<{ rows: ResultRow[]; details: Reco
   return {
     rows,
     details: {
-      bundling: settings,
+      bundling: { ingest: settings, digest: digestSettings, nodeOptions },
       intlInitCpuMs: {
         median: round(median(intlCpuMs), 1),
         p25: round(percentile(intlCpuMs, 25), 1),

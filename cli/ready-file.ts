@@ -18,7 +18,7 @@ const DEFAULT_READY_FILE_HINT = '.local/ready.json';
 type ReadyField = keyof ReadyInfo;
 const field = (name: ReadyField): ReadyField => name;
 
-export { LOCAL_SLACK_TOKEN, DEFAULT_READY_FILE } from '../local/ready-info';
+export { LOCAL_SLACK_TOKEN } from '../local/ready-info';
 
 export interface LocalReady {
   path: string;

@@ -10,7 +10,7 @@ import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BridgeStack, stackNameFor } from './bridge-stack';
 import { ClientRateLimitStack, requireStageRegion } from './client-rate-limit';
-import { ConfigError as SettingError } from '../shared/config-env';
+import { ConfigError } from '../shared/config-env';
 import { CONFIG_DIR, loadStageConfig, type BridgeConfig } from './config';
 
 export interface BuiltApp {
@@ -56,7 +56,7 @@ function main(): void {
     buildApp().app.synth();
   } catch (error) {
     // Every stage-file error (infra/config-fields.ts's, or a shared validator's such as slackAccess's) names the key and file.
-    if (error instanceof SettingError) {
+    if (error instanceof ConfigError) {
       process.stderr.write(`${error.message}\n`);
       process.exit(1);
     }

@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { Duration } from 'aws-cdk-lib';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
-import { NodejsFunction, OutputFormat, type ICommandHooks } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { NodejsFunction, OutputFormat, type BundlingOptions, type ICommandHooks } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { ENV, METRICS_NAMESPACE, type ServiceName } from '../shared/contracts';
@@ -31,7 +31,7 @@ export interface BridgeFunctionProps {
   readonly config: BridgeConfig;
   /** The function's own variables; stage and Powertools settings are added. */
   readonly environment: Record<string, string>;
-  /** The function may draw trend charts: vega bundled (see `chartBundling`) and the chart assets shipped beside the handler. */
+  /** The function may draw trend charts: vega bundled (see `functionEsbuildOptions`) and the chart assets shipped beside the handler. */
   readonly charts?: boolean | undefined;
 }
 
@@ -55,16 +55,7 @@ export class BridgeFunction extends Construct {
       depsLockFilePath: `${PROJECT_ROOT}package-lock.json`,
       runtime: LAMBDA_RUNTIME,
       architecture: Architecture.ARM_64,
-      bundling: {
-        forceDockerBundling: false,
-        format: OutputFormat.CJS,
-        target: 'node24',
-        minify: true,
-        sourceMap: true,
-        sourcesContent: false,
-        bundleAwsSDK: true,
-        ...(props.charts === true ? chartBundling() : {}),
-      },
+      bundling: nodejsBundling(props.charts === true),
       description: props.description,
       memorySize: 512,
       timeout: Duration.seconds(props.timeoutSeconds),
@@ -81,32 +72,75 @@ export class BridgeFunction extends Construct {
 }
 
 /**
- * What a function that draws charts needs from esbuild. vega-canvas's Node build awaits
- * `import('canvas')` at the top level, which a CommonJS bundle cannot hold: its browser build is used
- * instead (it finds no DOM and returns no canvas, which is all the renderer needs; text is measured with
- * the chart font). The resvg wasm and the font are files, not JavaScript: copied from node_modules into
- * `chart-assets/` beside the handler, where shared/charts/assets.ts looks first ($LAMBDA_TASK_ROOT).
- * The chart code itself sits behind a dynamic import (`loadChartRenderer`): bundled, but evaluated
- * only when a chart is drawn.
+ * The esbuild options of every function, in esbuild's own terms: the stack hands them to NodejsFunction
+ * (`nodejsBundling`) and the cold-start benchmark builds with them, so both bundle alike. Every AWS SDK
+ * client is bundled (nothing external).
  */
-export function chartBundling(): { esbuildArgs: Record<string, string>; commandHooks: ICommandHooks } {
+export function functionEsbuildOptions(charts: boolean): FunctionEsbuildOptions {
   return {
-    esbuildArgs: { '--alias:vega-canvas': `${PROJECT_ROOT}${VEGA_CANVAS_BROWSER}` },
-    commandHooks: {
-      beforeBundling: () => [],
-      beforeInstall: () => [],
-      afterBundling: (inputDir, outputDir) => [
-        `mkdir -p "${outputDir}/${CHART_ASSETS_DIR}"`,
-        ...Object.values(CHART_ASSETS).map(
-          (asset) => `cp "${inputDir}/node_modules/${asset.packagePath}" "${outputDir}/${CHART_ASSETS_DIR}/${asset.file}"`,
-        ),
-      ],
-    },
+    format: 'cjs',
+    target: 'node24',
+    minify: true,
+    sourcemap: true,
+    sourcesContent: false,
+    external: [],
+    alias: charts ? CHART_ALIAS : {},
   };
 }
 
-/** vega-canvas's browser build, from the repository root. */
-export const VEGA_CANVAS_BROWSER = 'node_modules/vega-canvas/build/vega-canvas.browser.js';
+/** The subset of esbuild's BuildOptions the functions set. */
+export interface FunctionEsbuildOptions {
+  readonly format: 'cjs';
+  readonly target: string;
+  readonly minify: boolean;
+  readonly sourcemap: boolean;
+  readonly sourcesContent: boolean;
+  readonly external: string[];
+  readonly alias: Record<string, string>;
+}
+
+/** NODE_OPTIONS of every function (the source maps of the bundle are used in stack traces). */
+export const FUNCTION_NODE_OPTIONS = '--enable-source-maps';
+
+/**
+ * What a function that draws charts needs from esbuild. vega-canvas's Node build awaits
+ * `import('canvas')` at the top level, which a CommonJS bundle cannot hold: its browser build is used
+ * instead (it finds no DOM and returns no canvas, which is all the renderer needs; text is measured with
+ * the chart font). The chart code itself sits behind a dynamic import (`loadChartRenderer`): bundled, but
+ * evaluated only when a chart is drawn.
+ */
+const CHART_ALIAS: Record<string, string> = { 'vega-canvas': `${PROJECT_ROOT}node_modules/vega-canvas/build/vega-canvas.browser.js` };
+
+/** `functionEsbuildOptions` as NodejsFunction's `bundling` (esbuild runs locally, never in Docker). */
+function nodejsBundling(charts: boolean): BundlingOptions {
+  const options = functionEsbuildOptions(charts);
+  return {
+    forceDockerBundling: false,
+    format: OutputFormat.CJS,
+    target: options.target,
+    minify: options.minify,
+    sourceMap: options.sourcemap,
+    sourcesContent: options.sourcesContent,
+    bundleAwsSDK: options.external.length === 0,
+    esbuildArgs: Object.fromEntries(Object.entries(options.alias).map(([name, path]) => [`--alias:${name}`, path])),
+    ...(charts ? { commandHooks: CHART_ASSET_HOOKS } : {}),
+  };
+}
+
+/**
+ * The resvg wasm and the chart font are files, not JavaScript: copied from node_modules into
+ * `chart-assets/` beside the handler, where shared/charts/assets.ts looks first ($LAMBDA_TASK_ROOT).
+ */
+const CHART_ASSET_HOOKS: ICommandHooks = {
+  beforeBundling: () => [],
+  beforeInstall: () => [],
+  afterBundling: (inputDir, outputDir) => [
+    `mkdir -p "${outputDir}/${CHART_ASSETS_DIR}"`,
+    ...Object.values(CHART_ASSETS).map(
+      (asset) => `cp "${inputDir}/node_modules/${asset.packagePath}" "${outputDir}/${CHART_ASSETS_DIR}/${asset.file}"`,
+    ),
+  ],
+};
 
 /** Stage and Powertools settings: the metrics carry dimensions {service, stage}. */
 function commonEnvironment(service: ServiceName, config: BridgeConfig): Record<string, string> {
@@ -115,6 +149,6 @@ function commonEnvironment(service: ServiceName, config: BridgeConfig): Record<s
     [ENV.powertoolsServiceName]: service,
     [ENV.powertoolsMetricsNamespace]: METRICS_NAMESPACE,
     [ENV.powertoolsLogLevel]: config.logLevel,
-    NODE_OPTIONS: '--enable-source-maps',
+    NODE_OPTIONS: FUNCTION_NODE_OPTIONS,
   };
 }

@@ -27,7 +27,7 @@ import { CfnWebACL } from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
 import { HTTP_PATHS, stackNameFor } from '../shared/contracts';
 import type { BridgeConfig } from './config';
-import { ConfigError } from './config-fields';
+import { ConfigError } from '../shared/config-env';
 
 /** AWS keeps `CLOUDFRONT`-scope web ACLs (and their metrics) in this region only. */
 export const EDGE_REGION = 'us-east-1';
@@ -48,7 +48,7 @@ export function edgeStackNameFor(stage: string, region: string): string {
 export function requireStageRegion(config: BridgeConfig, env: Environment | undefined): string {
   const region = env?.region;
   if (region === undefined || region.includes('${Token')) {
-    throw new ConfigError(
+    throw ConfigError.inFile(
       'clientRateLimitEnabled',
       config.source,
       'needs the stage’s region at synth time (the rate limit adds a stack in us-east-1 that the stage’s stack references): ' +

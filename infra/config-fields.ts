@@ -2,19 +2,8 @@
  * Typed, strict reads of one stage file's JSON object. Every error names the key and the file, so
  * a bad value fails the synth with a message that says where to fix it.
  */
-import { ConfigError as SettingError } from '../shared/config-env';
+import { ConfigError } from '../shared/config-env';
 import { SECRET_PLACEHOLDER } from '../shared/contracts';
-
-/** A stage file's key that can't be used: the shared ConfigError, naming the file too. */
-export class ConfigError extends SettingError {
-  constructor(
-    readonly key: string,
-    readonly file: string,
-    problem: string,
-  ) {
-    super(key, problem, `${file}: "${key}" ${problem}. Fix "${key}" in ${file}.`);
-  }
-}
 
 /** Words people leave in a template instead of a value. */
 const PLACEHOLDER_WORDS = new Set([SECRET_PLACEHOLDER.toLowerCase(), 'todo', 'tbd', 'changeme', 'change-me', 'change_me', 'xxx']);
@@ -38,7 +27,7 @@ export class ConfigFields {
   ) {}
 
   fail(key: string, problem: string): ConfigError {
-    return new ConfigError(key, this.file, problem);
+    return ConfigError.inFile(key, this.file, problem);
   }
 
   private raw(key: string): unknown {

@@ -14,10 +14,9 @@ import { CHANNEL_ID_HINT, isHomeChannelId } from '../shared/routing';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ConfigError, ConfigFields } from './config-fields';
+import { ConfigError } from '../shared/config-env';
+import { ConfigFields } from './config-fields';
 import { maxDigestBatchSize, perRecordSeconds } from './digest-budget';
-
-export { ConfigError, isPlaceholder } from './config-fields';
 
 /** Where the stage files live (repository root `config/`). */
 export const CONFIG_DIR = fileURLToPath(new URL('../config/', import.meta.url));
@@ -196,14 +195,14 @@ export function knownStages(dir: string = CONFIG_DIR): string[] {
 export function loadStageConfig(stage: unknown, dir: string = CONFIG_DIR): BridgeConfig {
   const stages = knownStages(dir).join(', ') || 'none yet';
   if (typeof stage !== 'string' || stage.trim() === '') {
-    throw new ConfigError(
+    throw ConfigError.inFile(
       'stage',
       'the command line',
       `is required: pass -c stage=<name> to deploy config/<name>.json (stages: ${stages})`,
     );
   }
   if (!STAGE_PATTERN.test(stage)) {
-    throw new ConfigError(
+    throw ConfigError.inFile(
       'stage',
       'the command line',
       `must be lower-case letters, digits and hyphens, starting with a letter (at most 30), got "${stage}"`,
@@ -212,7 +211,7 @@ export function loadStageConfig(stage: unknown, dir: string = CONFIG_DIR): Bridg
   const path = join(dir, `${stage}.json`);
   const file = relative(process.cwd(), path) || path;
   if (!existsSync(path))
-    throw new ConfigError('stage', file, `names a stage without a file: create ${file} (stages: ${stages}; see config/example.json)`);
+    throw ConfigError.inFile('stage', file, `names a stage without a file: create ${file} (stages: ${stages}; see config/example.json)`);
   return parseStageConfig(stage, readJsonObject(path, file), file);
 }
 
@@ -221,10 +220,10 @@ function readJsonObject(path: string, file: string): Record<string, unknown> {
   try {
     parsed = JSON.parse(readFileSync(path, 'utf8')) as unknown;
   } catch (error) {
-    throw new ConfigError('(file)', file, `is not valid JSON: ${(error as Error).message}`);
+    throw ConfigError.inFile('(file)', file, `is not valid JSON: ${(error as Error).message}`);
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
-    throw new ConfigError('(file)', file, 'must hold one JSON object');
+    throw ConfigError.inFile('(file)', file, 'must hold one JSON object');
   return parsed as Record<string, unknown>;
 }
 

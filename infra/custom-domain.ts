@@ -9,7 +9,7 @@ import { ApiMapping, DomainName, EndpointType, SecurityPolicy, type HttpApi, typ
 import { Certificate } from 'aws-cdk-lib/aws-certificatemanager';
 import { Construct } from 'constructs';
 import type { BridgeConfig, CustomDomain } from './config';
-import { ConfigError } from './config-fields';
+import { ConfigError } from '../shared/config-env';
 
 export interface ApiCustomDomainProps {
   readonly config: BridgeConfig;
@@ -50,7 +50,7 @@ export class ApiCustomDomain extends Construct {
 function requireCertificateInStageRegion(config: BridgeConfig, domain: CustomDomain, stageRegion: string): void {
   const certificateRegion = domain.certificateArn.split(':')[3];
   if (Token.isUnresolved(stageRegion) || certificateRegion === stageRegion) return;
-  throw new ConfigError(
+  throw ConfigError.inFile(
     'customDomainCertificateArn',
     config.source,
     `is in ${certificateRegion ?? '?'}, but a regional API domain needs a certificate in the stage's region ${stageRegion}: ` +

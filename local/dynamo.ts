@@ -2,11 +2,11 @@
  * DynamoDB for the local stack and tests: dynalite in-process (in memory, or on disk with a
  * directory), and the bridge's one table created as the stack creates it (pk: String).
  */
-import type { AddressInfo } from 'node:net';
 import dynalite from 'dynalite';
 import { CreateTableCommand, DescribeTableCommand, ResourceInUseException, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { createDynamoClient, LOCAL_CREDENTIALS } from '../shared/adapters/aws-clients';
 import { TABLE } from '../shared/contracts';
+import { closeServer, listen } from './http';
 
 export interface LocalDynamo {
   endpoint: string;
@@ -21,18 +21,14 @@ export async function startLocalDynamo(options: { port?: number; dataDir?: strin
     updateTableMs: 0,
     ...(options.dataDir ? { path: options.dataDir } : {}),
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
-  });
-  const { port } = server.address() as AddressInfo;
-  const endpoint = `http://127.0.0.1:${port}`;
+  const { url: endpoint } = await listen(server, options.port, '127.0.0.1');
   const client = createDynamoClient({
     endpoint,
     region: 'us-east-1',
     credentials: LOCAL_CREDENTIALS,
-    requestTimeoutMs: 5000,
-    connectionTimeoutMs: 1000,
+    // Generous: dynalite is in this process, and a busy event loop must not read as a dead peer.
+    requestTimeoutMs: 30_000,
+    connectionTimeoutMs: 10_000,
     maxAttempts: 3,
   });
   return {
@@ -40,8 +36,7 @@ export async function startLocalDynamo(options: { port?: number; dataDir?: strin
     client,
     close: async () => {
       client.destroy();
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await closeServer(server);
     },
   };
 }

@@ -9,8 +9,16 @@ export function urlHost(host: string): string {
   return host.includes(':') ? `[${host}]` : host;
 }
 
-/** Listens, failing on the first error (e.g. port in use), and reports the port and URL. */
+/**
+ * Listens, failing on the first error (e.g. port in use), and reports the port and URL.
+ *
+ * Idle keep-alive connections stay open until the client or `closeServer` closes them. With Node's default
+ * (closed after 5 s idle) a client that reuses a connection after its event loop was blocked longer (a CDK
+ * synth in the same process on a loaded machine) writes onto a socket the server's timer destroys in the same
+ * turn: the client reads ECONNRESET. The local peers are not the place to shed idle connections.
+ */
 export async function listen(server: Server, port: number | undefined, host: string): Promise<{ port: number; url: string }> {
+  server.keepAliveTimeout = 0;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port ?? 0, host, () => {

@@ -286,7 +286,6 @@ export class LocalSlackServer {
 
   static async start(options: LocalSlackServerOptions = {}): Promise<LocalSlackServer> {
     const server = http.createServer();
-    server.keepAliveTimeout = 5_000;
     const host = options.host ?? '127.0.0.1';
     await listen(server, options.port, host);
     server.unref();

@@ -12,6 +12,11 @@ export class ConfigError extends Error {
   ) {
     super(message);
   }
+
+  /** A stage file's key that can't be used (read at synth): names the key and the file to fix it in. */
+  static inFile(key: string, file: string, problem: string): ConfigError {
+    return new ConfigError(key, problem, `${file}: "${key}" ${problem}. Fix "${key}" in ${file}.`);
+  }
 }
 
 import { CHANNEL_ID_HINT, isHomeChannelId } from './routing';

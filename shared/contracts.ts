@@ -446,7 +446,6 @@ export const STACK_OUTPUTS = {
   /** With `customDomainName`: the API Gateway domain the DNS record of the custom domain must point at. */
   customDomainTarget: 'CustomDomainTarget',
 } as const;
-export type StackOutputKey = (typeof STACK_OUTPUTS)[keyof typeof STACK_OUTPUTS];
 
 /** Value a secret created by the stack holds until an operator puts the real one. */
 export const SECRET_PLACEHOLDER = 'PLACEHOLDER';

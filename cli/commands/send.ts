@@ -42,7 +42,7 @@ export interface Delivery {
 }
 
 /** Per event type: the flags that fill its data, and its data as the service sends it (a new type is a compile error until it has an entry). */
-const SEND_DATA: {
+export const SEND_DATA: {
   readonly [T in HandledEventType]: { readonly flags: readonly string[]; data(input: DeliveryInput): Record<string, unknown> };
 } = {
   'run.completed': {

@@ -9,6 +9,7 @@
  * metric emitted with the wrong `stage` does not feed the stage's alarm.
  */
 import { COUNTS_A_FAILURE, METRICS_NAMESPACE } from '../../shared/contracts';
+import { isRecord } from '../../shared/util';
 
 export interface MetricId {
   namespace: string;
@@ -467,8 +468,4 @@ function dimensionKey(metric: MetricId): string {
 
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
-
-function isRecord(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -18,8 +18,9 @@ import {
 import { DescribeTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DescribeSecretCommand, type SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { createDynamoClient, LOCAL_CREDENTIALS } from '../../shared/adapters/aws-clients';
-import { listen } from '../http';
+import { closeServer, listen, readBody } from '../http';
 import { createSecretsManagerClient } from '../secrets-manager-server';
+import { asArray, asRecord, isRecord } from '../../shared/util';
 
 export type RecordedService = 'dynamodb' | 'sqs' | 'secretsmanager';
 export const RECORDED_SERVICES: readonly RecordedService[] = ['dynamodb', 'sqs', 'secretsmanager'];
@@ -46,6 +47,9 @@ export interface AwsCallRecorderOptions {
   /** Partition key attribute of a table; without it the upstream's DescribeTable tells (once per table). */
   partitionKeyOf?: (tableName: string) => string | undefined;
 }
+
+/** Above the largest request any of the three services accepts (a DynamoDB batch write: 16 MB). */
+const MAX_BODY_BYTES = 16 * 1024 * 1024;
 
 /** What one request amounts to for IAM, before the principal is added. */
 type CallShape = Omit<RecordedAwsCall, 'principal'>;
@@ -154,8 +158,9 @@ export class AwsCallRecorder {
       endpoint: options.upstreams.dynamodb,
       region: options.region,
       credentials: LOCAL_CREDENTIALS,
-      requestTimeoutMs: 5000,
-      connectionTimeoutMs: 1000,
+      // A look-up cut short by a busy event loop would record a call without its keys.
+      requestTimeoutMs: 30_000,
+      connectionTimeoutMs: 10_000,
       maxAttempts: 2,
     });
     const secrets = createSecretsManagerClient(options.upstreams.secretsmanager, options.region);
@@ -194,13 +199,7 @@ export class AwsCallRecorder {
 
   async close(): Promise<void> {
     for (const request of this.upstreamRequests) request.destroy();
-    await Promise.all(
-      this.servers.map((server) => {
-        const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-        server.closeAllConnections();
-        return closed;
-      }),
-    );
+    await Promise.all(this.servers.map(closeServer));
     for (const client of this.clients) client.destroy();
   }
 
@@ -209,7 +208,7 @@ export class AwsCallRecorder {
     this.slots.push(slot);
     let body: Buffer;
     try {
-      body = await readBody(req);
+      body = await readBody(req, MAX_BODY_BYTES);
     } catch {
       res.destroy();
       return;
@@ -252,15 +251,6 @@ export class AwsCallRecorder {
     });
     upstreamRequest.end(body);
   }
-}
-
-function readBody(req: IncomingMessage): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => resolve(Buffer.concat(chunks)));
-    req.on('error', reject);
-  });
 }
 
 /** `AWS4-HMAC-SHA256 Credential=<AKID>/<date>/<region>/<service>/aws4_request, …` → AKID. */
@@ -465,16 +455,4 @@ async function secretsShape(operation: string, input: Json, ctx: ShapeContext): 
   const secretId = typeof input.SecretId === 'string' ? input.SecretId : undefined;
   const resources = secretId === undefined ? [] : [await ctx.lookups.secretArn(secretId)];
   return { service: 'secretsmanager', action: `secretsmanager:${operation}`, resources, context: {} };
-}
-
-function isRecord(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function asRecord(value: unknown): Json {
-  return isRecord(value) ? value : {};
-}
-
-function asArray(value: unknown): unknown[] {
-  return Array.isArray(value) ? value : [];
 }

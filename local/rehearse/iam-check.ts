@@ -14,6 +14,7 @@ import {
 } from '@cloud-copilot/iam-simulate';
 import type { RecordedAwsCall } from './aws-call-recorder';
 import { resolveIntrinsics, type ResolveContext } from './intrinsics';
+import { asArray, asRecord, isRecord } from '../../shared/util';
 
 /** The part of a CloudFormation template the rehearsal reads. */
 export interface CfnResource {
@@ -324,16 +325,4 @@ export function describeDenial(verdict: CallVerdict, policies: RolePolicies): st
       (finding) => `${call.principal}: ${call.action} on ${finding.resource}${withContext} is not allowed by ${role}: ${summary(finding)}`,
     )
     .join('\n');
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function asRecord(value: unknown): Record<string, unknown> {
-  return isRecord(value) ? value : {};
-}
-
-function asArray(value: unknown): unknown[] {
-  return Array.isArray(value) ? value : [];
 }

@@ -4,6 +4,7 @@
  * deploy rehearsal reads the template as CloudFormation would. Anything it cannot resolve throws,
  * naming the intrinsic and the logical id: a guessed value would check the wrong thing.
  */
+import { isRecord } from '../../shared/util';
 
 /** What CloudFormation returns for a resource: `Ref` and the `Fn::GetAtt` attributes. */
 export interface ResourceValues {
@@ -192,8 +193,4 @@ function scalar(value: unknown, where: string): string {
   if (typeof value === 'string') return value;
   if (typeof value === 'number' || typeof value === 'boolean') return String(value);
   throw new Error(`${where}: expected a string, got ${JSON.stringify(value)}`);
-}
-
-function isRecord(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

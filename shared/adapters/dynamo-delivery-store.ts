@@ -28,7 +28,6 @@ export interface DynamoDeliveryStoreOptions {
 
 /** Longer than the ingest Lambda timeout (8 s), well before the sender's first retry (30 s). */
 export const DEFAULT_LEASE_MS = 10_000;
-export const DEFAULT_RETENTION_SECONDS = 3 * 24 * 3600;
 
 const IN_PROGRESS = 'in_progress';
 const COMPLETED = 'completed';

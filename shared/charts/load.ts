@@ -5,7 +5,7 @@
  */
 import type { ChartRenderer } from './types';
 
-export type { ChartRenderer, RenderedChart, TrendChartInput, TrendChartOutcome } from './types';
+export type { ChartRenderer } from './types';
 
 let loading: Promise<ChartRenderer> | undefined;
 

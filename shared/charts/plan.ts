@@ -6,6 +6,7 @@ import { truncateText } from '../slack-text';
 import { altTextFor, cleanName, preparePanel, type ChartPanel, type NamedPoint } from './series';
 import { panelSubtitle, type PanelSpec } from './spec';
 import type { TrendChartInput } from './types';
+import { asArray } from '../util';
 
 export type ChartPlan = { kind: 'draw'; panels: PanelSpec[]; altText: string } | { kind: 'skipped'; reason: string };
 
@@ -64,10 +65,6 @@ function planRivals(rivals: TrendChartInput['rivals'] | null | undefined): Rival
       emphasis: panel.keptLabel,
     },
   };
-}
-
-function asArray(value: unknown): unknown[] {
-  return Array.isArray(value) ? value : [];
 }
 
 function field(value: unknown, key: string): unknown {

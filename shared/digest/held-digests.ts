@@ -29,7 +29,7 @@ import { findUnescapedMarkup, escapeSlackText, SLACK_LIMITS, stripInvisible, tru
 import { foldHeld, heldCount } from './held-runs';
 import { describeWindow, isQuietAt } from './quiet-hours';
 
-export type { HeldClaim, HeldClaimResult, HeldRun, QuietHoursStore, QuietSetting } from '../ports';
+export type { HeldRun, QuietHoursStore, QuietSetting } from '../ports';
 
 // --- Holding -------------------------------------------------------------------------------------
 

@@ -24,12 +24,10 @@ import { isQuietRun } from './render/significance';
 import { mrkdwnLink } from './links';
 
 export type { BlockKitMessage } from './render/blocks';
-export { MESSAGE_TEXT_BUDGET } from './render/blocks';
-export type { DigestInput, DigestOptions } from './render/model';
+export type { DigestInput } from './render/model';
 export { buildModel } from './render/model';
 export { isQuietRun } from './render/significance';
-export { renderDraftReady, type DraftReadyInput } from './render/sections/draft';
-export { formatEventTime, formatScalar, formatSigned } from './render/format';
+export { renderDraftReady } from './render/sections/draft';
 
 export interface RenderedDigest {
   main: BlockKitMessage;

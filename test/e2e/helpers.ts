@@ -66,7 +66,7 @@ export function topLevelMessages(stack: LocalStack): PostedMessage[] {
 }
 
 /** Polls `check` until it returns true; fails with `what` after `timeoutMs`. */
-export async function waitUntil(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 15_000): Promise<void> {
+export async function waitUntil(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (await check()) return;

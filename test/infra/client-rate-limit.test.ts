@@ -13,7 +13,7 @@ import { CachePolicy, OriginRequestPolicy } from 'aws-cdk-lib/aws-cloudfront';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { HTTP_PATHS, STACK_OUTPUTS } from '../../shared/contracts';
-import { ConfigError } from '../../infra/config';
+import { ConfigError } from '../../shared/config-env';
 import { logicalId, ref, synthApp } from './helpers';
 
 const ACCOUNT = '123456789012';

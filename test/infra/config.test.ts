@@ -6,7 +6,8 @@ import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { buildApp } from '../../infra/app';
-import { CONFIG_DIR, ConfigError, loadStageConfig, parseStageConfig, slackAccessJson, type BridgeConfig } from '../../infra/config';
+import { ConfigError } from '../../shared/config-env';
+import { CONFIG_DIR, loadStageConfig, parseStageConfig, slackAccessJson, type BridgeConfig } from '../../infra/config';
 import { parseSlackAccessPolicy } from '../../shared/slack-app/policy';
 import { maxDigestBatchSize } from '../../infra/digest-budget';
 import { configDir, devConfig } from './helpers';
@@ -31,7 +32,7 @@ function configErrorFor(key: string, values: Record<string, unknown>): ConfigErr
   }
   expect(caught).toBeInstanceOf(ConfigError);
   const error = caught as ConfigError;
-  expect(error.key).toBe(key);
+  expect(error.variable).toBe(key);
   expect(error.message).toContain(`"${key}"`);
   expect(error.message).toContain(FILE);
   return error;

@@ -67,7 +67,8 @@ beforeAll(async () => {
     region: REGION,
     accountId: ACCOUNT,
   });
-  const bounds = { region: REGION, credentials, requestTimeoutMs: 5000, connectionTimeoutMs: 1000, maxAttempts: 1 };
+  // One attempt, so a reset is not retried away; timeouts no loaded machine reaches.
+  const bounds = { region: REGION, credentials, requestTimeoutMs: 60_000, connectionTimeoutMs: 30_000, maxAttempts: 1 };
   ddb = createDynamoClient({ ...bounds, endpoint: recorder.endpoints.dynamodb });
   sqs = createSqsClient({ ...bounds, endpoint: recorder.endpoints.sqs });
   secrets = new SecretsManagerClient({ endpoint: recorder.endpoints.secretsmanager, region: REGION, credentials, maxAttempts: 1 });
@@ -168,6 +169,14 @@ describe('AwsCallRecorder', () => {
       { action: 'dynamodb:Scan', context: { 'dynamodb:Select': ['COUNT'] } },
     ]);
     expect(calls.every((call) => call.principal === PRINCIPAL && call.resources.join() === TABLE_ARN)).toBe(true);
+  });
+
+  it('answers on a keep-alive connection reused after the event loop was blocked past 5 s (a synth on a loaded machine)', async () => {
+    const getItem = () => ddb.send(new GetItemCommand({ TableName: 'idle-table', Key: key('idle#1') }));
+    await expect(getItem()).rejects.toBeInstanceOf(ResourceNotFoundException);
+    // Blocks the thread (and its event loop) without spinning the CPU, as a CDK synth in this process does.
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 7_000);
+    await expect(getItem()).rejects.toBeInstanceOf(ResourceNotFoundException);
   });
 
   it('records each transaction item as the action IAM checks, with its enclosing operation', async () => {

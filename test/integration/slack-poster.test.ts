@@ -270,7 +270,7 @@ describe('createSlackPoster against LocalSlackServer', () => {
     expect(err).toBeInstanceOf(SlackUnavailableError);
     expect((err as SlackUnavailableError).reason).toBe('timeout');
     // Like real Slack, the server still finishes the slow call (the post may land despite the timeout).
-    await vi.waitFor(() => expect(server.calls('chat.postMessage')[0]!.status).toBe(200), { timeout: 5_000 });
+    await vi.waitFor(() => expect(server.calls('chat.postMessage')[0]!.status).toBe(200), { timeout: 30_000 });
   });
 
   it('checkSlackAuth answers team, user and bot id; a bad token gives invalid_auth with a fix', async () => {

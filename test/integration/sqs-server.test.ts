@@ -36,6 +36,7 @@ import {
 } from '@aws-sdk/client-sqs';
 import { SqsServer, createSqsClient } from '../../local/sqs-server';
 import { type MessageAttribute, md5OfMessageAttributes } from '../../local/sqs/md5';
+import { sleep } from '../../shared/util';
 
 let server: SqsServer;
 let sqs: SQSClient;
@@ -80,8 +81,6 @@ async function sendBodies(url: string, count: number, prefix = 'm'): Promise<voi
     expect(Failed ?? []).toEqual([]);
   }
 }
-
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function waitForTask(
   arn: string,

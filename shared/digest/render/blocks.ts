@@ -1,14 +1,5 @@
 /** Block Kit building blocks and the packing of long lists into blocks within Slack's limits. */
-import type {
-  ActionsBlock,
-  Button,
-  ContextBlock,
-  DividerBlock,
-  HeaderBlock,
-  KnownBlock,
-  MrkdwnElement,
-  SectionBlock,
-} from '@slack/web-api';
+import type { ActionsBlock, Button, ContextBlock, KnownBlock, MrkdwnElement, SectionBlock } from '@slack/web-api';
 import type { SlackMessage } from '../../ports';
 import { SLACK_LIMITS, truncateText } from '../../slack-text';
 
@@ -31,20 +22,8 @@ export function section(text: string): SectionBlock {
   return { type: 'section', text: mrkdwn(truncateText(text, SLACK_LIMITS.sectionText)) };
 }
 
-export function fieldsSection(fields: readonly string[]): SectionBlock {
-  return { type: 'section', fields: fields.map((f) => mrkdwn(truncateText(f, SLACK_LIMITS.sectionFieldText))) };
-}
-
-export function divider(): DividerBlock {
-  return { type: 'divider' };
-}
-
 export function context(text: string): ContextBlock {
   return { type: 'context', elements: [mrkdwn(truncateText(text, SLACK_LIMITS.textObject))] };
-}
-
-export function header(text: string): HeaderBlock {
-  return { type: 'header', text: { type: 'plain_text', text: truncateText(text, SLACK_LIMITS.headerText) } };
 }
 
 /** One link button in an actions block. `text` is plain text (not escaped). */
@@ -90,25 +69,4 @@ export function packLines(lines: readonly string[], options: ListOptions): { blo
     included += 1;
   }
   return { blocks: chunks.map(section), included };
-}
-
-/**
- * Thread replies holding every line: `head(from, to)` titles each reply (1-based, inclusive), lines are
- * packed within one message's limits. Nothing is left out.
- */
-export function repliesFor(lines: readonly string[], head: (from: number, to: number) => string, fallback: string): BlockKitMessage[] {
-  const replies: BlockKitMessage[] = [];
-  const budget = { maxBlocks: SLACK_LIMITS.blocksPerMessage - 1, maxChars: MESSAGE_TEXT_BUDGET - 200 };
-  for (let next = 0; next < lines.length;) {
-    const packed = packLines(lines.slice(next), budget);
-    const count = Math.max(1, packed.included);
-    const title = head(next + 1, next + count);
-    const blocks = packed.included > 0 ? packed.blocks : packLines([truncateText(lines[next] ?? '', 2_900)], budget).blocks;
-    replies.push({
-      text: truncateText(`${fallback} — ${title.replace(/\*/g, '')}`, SLACK_LIMITS.fallbackText),
-      blocks: [section(title), ...blocks],
-    });
-    next += count;
-  }
-  return replies;
 }
