@@ -7,8 +7,8 @@
 import type { ChannelFilter } from '../ports';
 import { filterDigestInput, isEmptyFilter } from './channel-filter';
 import type { ChannelTarget } from './fan-out';
-import { buildModel, type DigestInput, type DigestOptions } from './render';
-import type { DigestModel } from './render/model';
+import { buildModel, type DigestInput } from './render';
+import type { DigestModel, DigestOptions } from './render/model';
 
 /** What a channel sets on its digest that no figure depends on. */
 export type ChannelOptions = Pick<DigestOptions, 'mode' | 'aboutShown' | 'channel'>;
