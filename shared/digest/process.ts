@@ -37,7 +37,7 @@ import type {
 import { parseQueuedMessage } from '../queued-message';
 import type { Gap, Project, ReasoningCard } from '../read-api-types';
 import type { DigestMode } from '../contracts';
-import { renderDigest, renderDraftReady } from './render';
+import { renderDigest, renderDraftReady, verdictOutcome } from './render';
 import { buildSnapshot } from './snapshot';
 import { ClaimBusyError, classifyFailure, retryNote } from './failures';
 import { channelsFor, failureText, postToChannels, type ChannelTarget } from './fan-out';
@@ -434,6 +434,10 @@ async function postDigest(event: WebhookEvent, run: RunCompletedData, claim: Cla
     dashboardUrlTemplate: options.dashboardUrlTemplate,
     noiseMinimums: options.noiseMinimums,
   };
+  // One chart per run, in every thread but a compact line's.
+  const trend = nextTrend(previous, event.created_at, overview.engines);
+  // Fewer than two runs draw no trend: the renderer is not even loaded.
+  const chart = deps.charts && trend.length >= 2 ? threadChart(trendChartInput(project.name, trend), deps.charts, deps) : undefined;
   const codec = await actionValueCodec(deps);
   // "About these figures" once per channel: the channels shown it are kept in the snapshot.
   const aboutIn = new Set<string>();
@@ -447,16 +451,13 @@ async function postDigest(event: WebhookEvent, run: RunCompletedData, claim: Cla
         aboutShown,
         channel: channelContext(target, project, codec),
         minChange: filterOf(target)?.minChange,
+        chartInThread: chart !== undefined,
       },
     });
     if (rendered.about) aboutIn.add(target.channel);
     return rendered;
   };
   const metadata = { event_type: 'visibility_digest', event_payload: { event_id: event.id, project_id: projectId, run_id: run.run_id } };
-  // One chart per run, in every thread but a compact line's.
-  const trend = nextTrend(previous, event.created_at, overview.engines);
-  // Fewer than two runs draw no trend: the renderer is not even loaded.
-  const chart = deps.charts && trend.length >= 2 ? threadChart(trendChartInput(project.name, trend), deps.charts, deps) : undefined;
   const withChart = (target: ChannelTarget) => {
     const message = messageFor(target);
     return { ...message, chart: message.quiet ? undefined : chart };
@@ -475,7 +476,8 @@ async function postDigest(event: WebhookEvent, run: RunCompletedData, claim: Cla
     rawGapCount: gaps.length + skipped,
     answers: run.answers,
   };
-  const snapshot = buildSnapshot(snapshotRun, overview, gaps, previous);
+  // The verdict's state is the project's (unfiltered input), whatever each channel's filter showed.
+  const snapshot = buildSnapshot(snapshotRun, overview, gaps, previous, verdictOutcome({ ...input, options: renderOptions }));
   const aboutPosted = [...new Set([...(previous?.aboutPosted ?? []), ...[...aboutIn].filter((c) => posted.has(c))])];
   await deps.store.putSnapshot({
     ...snapshot,
