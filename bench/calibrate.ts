@@ -75,7 +75,8 @@ const label = (t: Thresholds): string => `z ${t.zSingle} · counts z ${t.zCount}
 /** Other thresholds for the trade-off curve: looser and stricter single-run z and CUSUM limit. */
 const CURVE: readonly Thresholds[] = [
   { zSingle: 3.5, zCount: 3, k: 0.5, h: 4 },
-  { zSingle: 4, zCount: 3.2, k: 0.5, h: 5 },
+  { zSingle: 4, zCount: 3.2, k: 0.75, h: 5 },
+  { zSingle: 4, zCount: 3.5, k: 0.5, h: 5 },
   { zSingle: 4.5, zCount: 4, k: 0.75, h: 6 },
 ];
 

@@ -109,6 +109,8 @@ describe('data quality', () => {
     expect(dataQuality({ answers: 3 }, history)).toEqual({ state: 'few-answers', answers: 3, usual: 1240 });
     expect(dataQuality({ answers: 700 }, history)).toEqual({ state: 'ok' });
     expect(dataQuality({ answers: 3 }, [])).toEqual({ state: 'ok' });
+    // A project that never had answers has no usual to quote.
+    expect(dataQuality({ answers: 0 }, [{ ...history[0]!, answers: 0 }])).toEqual({ state: 'no-answers', usual: null });
     expect(dataQuality({ answers: 1240, status: 'failed' }, history)).toEqual({ state: 'status', status: 'failed' });
   });
 

@@ -30,7 +30,7 @@ export interface Thresholds {
 }
 
 /** The thresholds the digest uses (bench/calibrate.ts measures their false marks and delays). */
-export const THRESHOLDS: Thresholds = { zSingle: SINGLE_RUN_Z, zCount: 3.2, k: 0.75, h: 5 };
+export const THRESHOLDS: Thresholds = { zSingle: SINGLE_RUN_Z, zCount: 3.5, k: 0.75, h: 5 };
 
 /** The level averages runs with weight max(1/(runs+1), LEVEL_WEIGHT): a running mean at first, then an EWMA. */
 const LEVEL_WEIGHT = 0.1;

@@ -22,9 +22,9 @@ function median(values: readonly number[]): number | null {
   return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
-/** The median answers of the stored runs (null when none has a count). */
+/** The median answers of the stored runs that had any (null when none did). */
 export function usualAnswers(history: readonly SnapshotPoint[]): number | null {
-  return median(history.flatMap((p) => (typeof p.answers === 'number' && Number.isFinite(p.answers) ? [p.answers] : [])));
+  return median(history.flatMap((p) => (typeof p.answers === 'number' && Number.isFinite(p.answers) && p.answers > 0 ? [p.answers] : [])));
 }
 
 export function dataQuality(run: { answers: number | null; status?: string | undefined }, history: readonly SnapshotPoint[]): DataQuality {
