@@ -275,6 +275,31 @@ describe('digest v3', () => {
     ).toBe('2');
   });
 
+  it('a trend chart is one of the three replies: the text replies fit in two, nothing dropped', () => {
+    const plain = valid(renderDigest(input()));
+    expect(plain.thread).toHaveLength(3);
+    const withChart = valid(renderDigest(input({ options: { chartInThread: true } })));
+    expect(withChart.thread).toHaveLength(2);
+    expect(JSON.stringify(withChart.thread)).toContain('Cited less');
+    expect(JSON.stringify(withChart.thread)).toContain('*AI engines*');
+  });
+
+  it('every "in the thread" pointer has its reply: a baseline without a thread never points to one', () => {
+    const critical = (i: number) =>
+      [
+        ['severity', 'critical'],
+        ['message', `outage ${i}`],
+      ] as const;
+    const alerts = { ...overview(41.5, 40), alerts: [critical(1), critical(2), critical(3)] };
+    const baseline = valid(renderDigest(input({ previous: null, overview: alerts })));
+    expect(baseline.thread).toEqual([]);
+    expect(JSON.stringify(baseline.main.blocks)).not.toContain('in the thread');
+    expect(JSON.stringify(baseline.main.blocks)).toContain('outage 1');
+    const report = valid(renderDigest(input({ overview: alerts })));
+    expect(JSON.stringify(report.main.blocks)).toContain('1 more severe alert in the thread');
+    expect(JSON.stringify(report.thread)).toContain('outage 3');
+  });
+
   it('draft.ready: a readable title, "Open draft" only when the template names {asset_id}', () => {
     const notice = (template: string) =>
       renderDraftReady({
