@@ -224,6 +224,39 @@ export interface SnapshotGap {
   top_competitor?: string | undefined;
 }
 
+/** One figure's persistence state (shared/digest/verdict/figure.ts): its learned level and spread, and its CUSUMs. */
+export interface FigureState {
+  /** The figure's usual level (an average of its in-control runs), in its unit. */
+  level: number;
+  /** Variance of that average. */
+  levelVar: number;
+  /** One-sided CUSUMs of the standardized residuals, upwards and downwards (≥ 0), and the runs each has been building. */
+  up: number;
+  down: number;
+  upRuns: number;
+  downRuns: number;
+  /** Runs averaged into `level` since it was last set. */
+  runs: number;
+  /** Learned spread (one answer's variance for a mean, the dispersion of a count, the variance otherwise), and its runs. */
+  scale?: number | undefined;
+  scaleRuns?: number | undefined;
+}
+
+/** A kind of gap news' usual amount per run (engine losses), learned over the project's runs. */
+export interface ChurnState {
+  mean: number;
+  meanSquare: number;
+  runs: number;
+}
+
+/** What the verdict learned of a project (shared/digest/verdict): bounded, carried from run to run. */
+export interface VerdictState {
+  /** By figure key (`m:<label>`, `e:<engine>`), at most `VERDICT_MAX_FIGURES`. */
+  figures: Record<string, FigureState>;
+  /** By kind of gap news (`taken`, `worse`, `resolved`). */
+  churn: Record<string, ChurnState>;
+}
+
 /** One past run's numeric headline values. */
 export interface SnapshotPoint {
   createdAt: string;
@@ -233,6 +266,8 @@ export interface SnapshotPoint {
   answers?: number | undefined;
   /** Prompts lost to each top rival (digest v3; "vs last week"), at most `SNAPSHOT_HISTORY_RIVALS`. */
   rivals?: Record<string, number> | undefined;
+  /** Too few answers to judge (shared/digest/verdict/quality.ts): its figures are not compared nor learned from. */
+  lowData?: boolean | undefined;
 }
 
 /** The per-project snapshot kept between digests (shared/digest/snapshot.ts builds and compares it). */
@@ -259,6 +294,8 @@ export interface ProjectSnapshot {
   aboutPosted?: string[] | undefined;
   /** Each run's figure per engine over the last 8 weeks, oldest first, for the trend chart (shared/digest/chart-history.ts bounds it). */
   trend?: TrendPoint[] | undefined;
+  /** The verdict's learned levels, spreads, CUSUMs and churn (digest v4); absent before. */
+  verdict?: VerdictState | undefined;
 }
 
 /** One run's visibility per engine (0–100 or 0–1, as the service sends it), for the trend chart. */

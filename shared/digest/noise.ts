@@ -97,7 +97,8 @@ export function proportionHalfWidth(p: number, n: number): number {
   return CONFIDENCE.z * Math.sqrt((pTilde * (1 - pTilde)) / nTilde);
 }
 
-function minimumFor(label: string, kind: MetricKind, minimums: NoiseMinimums): number {
+/** A metric's minimum change: configured for its label, else by label word, else its kind's. */
+export function minimumFor(label: string, kind: MetricKind, minimums: NoiseMinimums): number {
   const wanted = label.trim().toLowerCase();
   for (const [key, value] of Object.entries(minimums)) if (key.trim().toLowerCase() === wanted) return value;
   const labelWords = words(label);
@@ -128,20 +129,6 @@ export function noiseBand(
 /** True when the change is larger than its noise. */
 export function beyondNoise(delta: number | null | undefined, band: NoiseBand): boolean {
   return delta !== null && delta !== undefined && Number.isFinite(delta) && Math.abs(delta) > band.halfWidth;
-}
-
-/**
- * Consecutive runs, this one included, that moved the series in the direction of its last step (0 when
- * the last step is flat or unknown): [3, 2, 1] → 2 ("2nd run down").
- */
-export function streakOf(series: readonly number[]): number {
-  const last = (i: number): number => Math.sign((series[i] ?? 0) - (series[i - 1] ?? 0));
-  const end = series.length - 1;
-  const direction = end >= 1 ? last(end) : 0;
-  if (direction === 0) return 0;
-  let streak = 0;
-  for (let i = end; i >= 1 && last(i) === direction; i -= 1) streak += 1;
-  return streak;
 }
 
 /**

@@ -19,7 +19,17 @@ import { figuresLine, noiseLine } from './render/sections/figures';
 import { footerBlocks } from './render/sections/footer';
 import { headlineFallback, headlineText, openGapsText, positionParts } from './render/sections/headline';
 import { baselineNote, positionSection } from './render/sections/position';
-import { changesAndGapsReply, enginesAndAlertsReply, reasoningReply, showsAbout } from './render/sections/thread';
+import {
+  changesAndGapsReply,
+  enginesAndAlertsReply,
+  fitReplies,
+  packReply,
+  reasoningReply,
+  showsAbout,
+  type ReplyDraft,
+} from './render/sections/thread';
+import { severeAlertsSection } from './render/sections/rows';
+import type { VerdictState } from '../ports';
 import { isQuietRun } from './render/significance';
 import { mrkdwnLink } from './links';
 
@@ -43,7 +53,7 @@ export interface RenderedDigest {
 export type DigestShape = 'report' | 'baseline' | 'quiet' | 'compact' | 'empty';
 
 type MainSection = (model: DigestModel) => KnownBlock[];
-type ThreadReply = (model: DigestModel) => BlockKitMessage | null;
+type ThreadReply = (model: DigestModel) => ReplyDraft | null;
 
 export const MAX_THREAD_REPLIES = 3;
 const DEFAULT_TOP_GAPS = 5;
@@ -57,18 +67,30 @@ const headline: MainSection = (model) => [section(headlineText(model))];
 
 /** The compact line of a quiet run in a 'changes' channel. */
 const compactLine: MainSection = (model) => [
-  section(`⚪ *${mrkdwnLink(model.projectUrl, model.name)}* — no changes beyond noise · ${openGapsText(model)}`),
+  section(`⚪ *${mrkdwnLink(model.projectUrl, model.name)}* — no change beyond normal variation · ${openGapsText(model)}`),
 ];
 
-const emptyNote: MainSection = () => [context('Nothing was measured in this run: no figures to compare, no gaps to list.')];
+/** Why a data-quality run is not judged, in a sentence. */
+const qualityNote: MainSection = (model) => [
+  context(
+    model.emptyReason === 'few-answers'
+      ? 'Too few answers to compare: nothing in this run is judged, and it does not count towards later comparisons. The figures are as measured.'
+      : 'Nothing was measured in this run: no figures to compare, no gaps to judge.',
+  ),
+];
+
+/** Severe alerts in the main message, pointing to the thread when the shape lists alerts there. */
+const alertsInThread: MainSection = (model) => severeAlertsSection(model, true);
+const alertsNoThread: MainSection = (model) => severeAlertsSection(model, false);
 
 /**
  * Every shape's main message, top to bottom, and its thread replies. A new shape fails `tsc` until it
- * has its entry; a new section goes into the shapes that show it.
+ * has its entry; a new section goes into the shapes that show it. A main section that points to the
+ * thread only appears in shapes whose thread has that reply.
  */
 const SHAPES: { readonly [S in DigestShape]: { main: readonly MainSection[]; thread: readonly ThreadReply[] } } = {
   report: {
-    main: [headline, changesSection, noiseLine, figuresLine, footerBlocks],
+    main: [headline, alertsInThread, changesSection, noiseLine, figuresLine, footerBlocks],
     thread: [
       changesAndGapsReply,
       enginesAndAlertsReply,
@@ -78,6 +100,7 @@ const SHAPES: { readonly [S in DigestShape]: { main: readonly MainSection[]; thr
   baseline: {
     main: [
       headline,
+      alertsNoThread,
       (model) => positionSection(model, count(model.input.options?.topGaps, DEFAULT_TOP_GAPS)),
       () => [context(baselineNote())],
       figuresLine,
@@ -85,9 +108,10 @@ const SHAPES: { readonly [S in DigestShape]: { main: readonly MainSection[]; thr
     ],
     thread: [],
   },
-  quiet: { main: [headline, noiseLine, figuresLine, footerBlocks], thread: [] },
+  // The normal variation's bands are in the engines reply.
+  quiet: { main: [headline, alertsInThread, noiseLine, figuresLine, footerBlocks], thread: [enginesAndAlertsReply] },
   compact: { main: [compactLine], thread: [] },
-  empty: { main: [headline, emptyNote, footerBlocks], thread: [] },
+  empty: { main: [headline, alertsNoThread, qualityNote, footerBlocks], thread: [] },
 };
 
 export function shapeOf(model: DigestModel): DigestShape {
@@ -106,10 +130,12 @@ export function renderModel(model: DigestModel): RenderedDigest {
   const shape = shapeOf(model);
   const { main, thread } = SHAPES[shape];
   const blocks = main.flatMap((part) => part(model));
-  const replies = thread.map((reply) => reply(model)).filter((m): m is BlockKitMessage => m !== null);
+  // A trend chart is one of the three replies: the text replies fit in the others.
+  const slots = MAX_THREAD_REPLIES - (model.input.options?.chartInThread === true && shape !== 'compact' ? 1 : 0);
+  const drafts = thread.map((reply) => reply(model)).filter((d): d is ReplyDraft => d !== null);
   return {
     main: { text: digestHeadline(model), blocks },
-    thread: replies.slice(0, MAX_THREAD_REPLIES),
+    thread: fitReplies(drafts, slots).map((draft) => packReply(model, draft)),
     quiet: shape === 'compact',
     about: thread.includes(enginesAndAlertsReply) && showsAbout(model),
   };
@@ -118,6 +144,11 @@ export function renderModel(model: DigestModel): RenderedDigest {
 /** The digest's plain-text headline (its fallback text): what a held digest is listed by in the catch-up. */
 export function digestHeadline(model: DigestModel): string {
   return truncateText(headlineFallback(model), SLACK_LIMITS.fallbackText);
+}
+
+/** The verdict state to store after this run (unchanged by a data-quality run), and whether the run was one. */
+export function verdictOutcome(model: DigestModel): { state: VerdictState; lowData: boolean } {
+  return { state: model.verdict.next, lowData: model.emptyReason !== null };
 }
 
 /**
@@ -129,8 +160,7 @@ export function renderStatus(input: Omit<DigestInput, 'previous'>): BlockKitMess
   const blocks = [
     section(`*${mrkdwnLink(model.projectUrl, model.name)}* — ${positionParts(model).join(' · ')}`),
     ...positionSection(model, count(input.options?.topGaps, DEFAULT_TOP_GAPS)),
-    // `status` lists the alerts after these blocks (slack-app/status.ts): there is no thread.
-    ...figuresLine(model, 'below'),
+    ...figuresLine(model),
   ];
   return { text: truncateText(`${model.name} — ${positionParts(model).join(' · ')}`, SLACK_LIMITS.fallbackText), blocks };
 }

@@ -23,7 +23,7 @@ import type { DigestDeps, DigestOptions } from './deps';
 import { channelsFor, postToChannels, type ChannelTarget } from './fan-out';
 import { fillUrlTemplate } from './links';
 import { findReasoningCard } from './reasoning-card';
-import { renderModel } from './render';
+import { renderModel, verdictOutcome } from './render';
 import { buildSnapshot } from './snapshot';
 
 /** A run.completed record, its data parsed. */
@@ -111,11 +111,16 @@ async function postDigest(event: WebhookEvent, run: RunCompletedData, claim: Cla
     previous,
     reasoning,
   };
+  // One chart per run, in every thread but a compact line's.
+  const trend = nextTrend(previous, event.created_at, overview.engines);
+  // Fewer than two runs draw no trend: the renderer is not even loaded.
+  const chart = deps.charts && trend.length >= 2 ? threadChart(trendChartInput(project.name, trend), deps.charts, deps) : undefined;
   const renderOptions = {
     topGaps: options.topGaps,
     reasoningGaps: options.reasoningGaps,
     dashboardUrlTemplate: options.dashboardUrlTemplate,
     noiseMinimums: options.noiseMinimums,
+    chartInThread: chart !== undefined,
   };
   const codec = await actionValueCodec(deps);
   // "About these figures" once per channel: the channels shown it are kept in the snapshot.
@@ -132,10 +137,6 @@ async function postDigest(event: WebhookEvent, run: RunCompletedData, claim: Cla
     return rendered;
   };
   const metadata = { event_type: 'visibility_digest', event_payload: { event_id: event.id, project_id: projectId, run_id: run.run_id } };
-  // One chart per run, in every thread but a compact line's.
-  const trend = nextTrend(previous, event.created_at, overview.engines);
-  // Fewer than two runs draw no trend: the renderer is not even loaded.
-  const chart = deps.charts && trend.length >= 2 ? threadChart(trendChartInput(project.name, trend), deps.charts, deps) : undefined;
   const withChart = (target: ChannelTarget) => {
     const message = messageFor(target);
     return { ...message, chart: message.quiet ? undefined : chart };
@@ -154,7 +155,8 @@ async function postDigest(event: WebhookEvent, run: RunCompletedData, claim: Cla
     rawGapCount: gaps.length + skipped,
     answers: run.answers,
   };
-  const snapshot = buildSnapshot(snapshotRun, overview, gaps, previous);
+  // The verdict's state is the project's (the unfiltered run's model), whatever each channel's filter showed.
+  const snapshot = buildSnapshot(snapshotRun, overview, gaps, previous, verdictOutcome(views.run));
   const aboutPosted = [...new Set([...(previous?.aboutPosted ?? []), ...[...aboutIn].filter((c) => posted.has(c))])];
   await deps.store.putSnapshot({
     ...snapshot,

@@ -5,7 +5,7 @@
  * `SNAPSHOT_MAX_METRICS` metrics and `SNAPSHOT_MAX_GAPS` gaps, texts cut to `SNAPSHOT_MAX_TEXT` characters,
  * and a history of the last `SNAPSHOT_HISTORY_RUNS` runs' first `SNAPSHOT_HISTORY_METRICS` metrics.
  */
-import type { ProjectSnapshot, SnapshotGap, SnapshotPoint } from '../ports';
+import type { ProjectSnapshot, SnapshotGap, SnapshotPoint, VerdictState } from '../ports';
 import type { Gap, VisibilityOverview } from '../read-api-types';
 import { gapTrend } from './gap-trend';
 import { parseNumericValue } from './numeric';
@@ -156,24 +156,39 @@ export function historyOf(previous: ProjectSnapshot | null): SnapshotPoint[] {
   return [{ createdAt: previous.lastCreatedAt, runId: previous.lastRunId, metrics: previous.metrics }];
 }
 
+/** What the verdict made of the run (shared/digest/verdict): its state to carry on, and whether the run was too thin to judge. */
+export interface SnapshotVerdict {
+  state: VerdictState;
+  lowData: boolean;
+}
+
 /**
  * Builds the snapshot to store after a digest of `run`. Pure; bounded in size (see module doc).
  * Pass the `previous` snapshot to carry the history on (without it the history starts again here).
+ * A run too thin to judge (`verdict.lowData`) is only recorded in the history (its answers count
+ * towards the project's usual); the figures, gaps and verdict state of the last judged run stay the
+ * comparison for the next one.
  */
 export function buildSnapshot(
   run: SnapshotRun,
   overview: VisibilityOverview,
   gaps: readonly Gap[],
   previous: ProjectSnapshot | null = null,
+  verdict?: SnapshotVerdict,
 ): ProjectSnapshot {
+  const lowData = verdict?.lowData === true;
   const point: SnapshotPoint = {
     createdAt: run.createdAt,
     runId: run.runId,
     metrics: numericMetrics(overview, SNAPSHOT_HISTORY_METRICS),
     ...(typeof run.answers === 'number' && Number.isFinite(run.answers) ? { answers: run.answers } : {}),
     rivals: rivalRecord(storedGaps(gaps)),
+    ...(lowData ? { lowData: true } : {}),
   };
   const earlier = historyOf(previous).filter((p) => p.runId !== run.runId);
+  const history = [...earlier, point].slice(-SNAPSHOT_HISTORY_RUNS);
+  if (lowData && previous !== null)
+    return { ...previous, lastCreatedAt: run.createdAt, lastRunId: run.runId, history, ...(verdict ? { verdict: verdict.state } : {}) };
   return {
     projectId: run.projectId,
     lastCreatedAt: run.createdAt,
@@ -182,8 +197,9 @@ export function buildSnapshot(
     gaps: storedGaps(gaps),
     gapsTruncated: isTruncated(run.rawGapCount ?? gaps.length, run.pageSize),
     ...(run.pageSize !== undefined ? { pageSize: run.pageSize } : {}),
-    history: [...earlier, point].slice(-SNAPSHOT_HISTORY_RUNS),
+    history,
     engines: engineFigures(overview.engines),
+    ...(verdict !== undefined ? { verdict: verdict.state } : {}),
   };
 }
 
@@ -216,6 +232,7 @@ export function pointAWeekBefore(history: readonly SnapshotPoint[], createdAt: s
   let best: SnapshotPoint | null = null;
   let bestDistance = Number.POSITIVE_INFINITY;
   for (const point of history) {
+    if (point.lowData === true) continue;
     const distance = Math.abs(now - Date.parse(point.createdAt) - WEEK_MS);
     if (distance <= WEEK_TOLERANCE_MS && distance < bestDistance) {
       best = point;
@@ -231,7 +248,9 @@ function seriesOf(history: readonly SnapshotPoint[], overview: VisibilityOvervie
     const now = parseNumericValue(metric.value);
     if (series.has(metric.label) || now === null) continue;
     const key = cut(metric.label);
-    const past = history.flatMap((p) => (Object.hasOwn(p.metrics, key) && typeof p.metrics[key] === 'number' ? [p.metrics[key]] : []));
+    const past = history.flatMap((p) =>
+      p.lowData !== true && Object.hasOwn(p.metrics, key) && typeof p.metrics[key] === 'number' ? [p.metrics[key]] : [],
+    );
     series.set(metric.label, [...past, now]);
   }
   return series;

@@ -233,10 +233,10 @@ describe('fan-out to subscribed channels', () => {
 
       const quiet = peers.slack.messages('C0QUIET');
       expect(quiet).toHaveLength(1);
-      expect(JSON.stringify(quiet[0]!.blocks)).toContain('no changes beyond');
+      expect(JSON.stringify(quiet[0]!.blocks)).toContain('no change beyond normal variation ·');
       const full = topLevel('C0ALPHA');
       expect(full).toHaveLength(1);
-      expect(JSON.stringify(full[0]!.blocks)).not.toContain('no changes beyond');
+      expect(JSON.stringify(full[0]!.blocks)).not.toContain('no change beyond normal variation ·');
     } finally {
       await steady.close();
     }

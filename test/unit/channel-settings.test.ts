@@ -222,6 +222,42 @@ describe('applying a filter', () => {
     expect(model(20)?.significant).toBe(true);
   });
 
+  it('min-change applies to gap news too: 6 gaps worse is not called for min-change=95, nor posted', () => {
+    const ids = [1, 2, 3, 4, 5, 6];
+    const stored = ids.map((i) => ({
+      prompt_id: `w${i}`,
+      prompt_ref: i,
+      prompt_text: `q${i}`,
+      platforms_losing: ['ChatGPT'],
+      top_competitor: 'Rival',
+    }));
+    const spread = ids.map((i) => ({ ...stored[i - 1]!, platforms_losing: ['ChatGPT', 'Gemini'], extra: [] }));
+    const worse = input({
+      overview: {
+        ...input().overview,
+        engines: [
+          [
+            ['engine', 'ChatGPT'],
+            ['visibility', 40],
+          ],
+          [
+            ['engine', 'Gemini'],
+            ['visibility', 50],
+          ],
+        ],
+        alerts: [],
+      },
+      gaps: spread,
+      previous: snapshot({ gaps: stored }),
+    });
+    const phrases = (minChange?: number) =>
+      buildModel({ ...worse, options: minChange === undefined ? {} : { minChange } }).verdict.worse?.called;
+    expect(phrases()).toBe(true);
+    expect(phrases(95)).toBe(false);
+    expect(nothingLeft(worse, { minChange: 95 })).toBe(true);
+    expect(nothingLeft(worse, { minChange: 2 })).toBe(false);
+  });
+
   it('a run whose only news is outside the filter is filtered to nothing; a run with news inside is not', () => {
     const quietChatGpt = input({ overview: { ...input().overview, alerts: [] } });
     // Only Gemini moved (and gap g2 is Gemini's): a ChatGPT-only channel has nothing.

@@ -1,7 +1,7 @@
 /** When a change is news: the sampling error of a share, per-label minimums, streaks, and the stage file's parser. */
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../shared/config-env';
-import { beyondNoise, noiseBand, parseNoiseMinimums, proportionHalfWidth, readMetric, streakOf } from '../../shared/digest/noise';
+import { beyondNoise, noiseBand, parseNoiseMinimums, proportionHalfWidth, readMetric } from '../../shared/digest/noise';
 import { gapShifts, rivalStandings } from '../../shared/digest/rivals';
 import { buildSnapshot } from '../../shared/digest/snapshot';
 import type { Gap } from '../../shared/read-api-types';
@@ -34,13 +34,6 @@ describe('noise', () => {
     expect(beyondNoise(0.5, noiseBand('Average position', position, 3.6, 1240))).toBe(true);
     expect(beyondNoise(0.2, noiseBand('Average position', position, 3.6, 1240))).toBe(false);
     expect(noiseBand('Mentions', readMetric('Mentions', [388]), 388, 1240, { mentions: 25 })).toEqual({ basis: 'minimum', halfWidth: 25 });
-  });
-
-  it('counts the runs in a row that moved the same way', () => {
-    expect(streakOf([48, 45.1, 42])).toBe(2);
-    expect(streakOf([40, 45.1, 42])).toBe(1);
-    expect(streakOf([42, 42])).toBe(0);
-    expect(streakOf([42])).toBe(0);
   });
 
   it("parses the stage file's per-label minimums, naming the key and where to fix it", () => {

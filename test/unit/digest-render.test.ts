@@ -64,7 +64,8 @@ function input(overrides: Partial<DigestInput> = {}): DigestInput {
   return {
     project: { id: 'np', name: 'Northwind Outdoor', industry: null },
     run: RUN,
-    overview: overview(50.5, 40),
+    // −12.2 pts at 1,240 answers: far beyond what chance explains; Gemini's −3.5 pts at 620 is not.
+    overview: overview(41.5, 40),
     gaps: [...gaps, gap(7), gap(8)],
     previous: previousSnapshot(gaps.concat(gap(5))),
     reasoning: new Map([
@@ -91,16 +92,19 @@ function valid(rendered: RenderedDigest): RenderedDigest {
 describe('digest v3', () => {
   it('leads with a headline: status mark, project, the causes of the significant changes', () => {
     const out = valid(renderDigest(input()));
-    expect(out.main.text).toBe('🔴 Northwind Outdoor — Visibility −3.2 pts · Rival Gear took 2 prompts · 1 gap resolved');
+    expect(out.main.text).toBe('🔴 Northwind Outdoor — Visibility −12.2 pts · Rival Gear took 2 prompts');
     expect(out.main).toMatchSnapshot();
     expect(out.thread).toMatchSnapshot();
   });
 
-  it('says changes in units, with vs last week; a sparkline only from 4 points; within noise shown, never called', () => {
+  it('says changes in units, with vs last week; a sparkline only from 4 points; normal variation named once, never called', () => {
     const main = JSON.stringify(renderDigest(input()).main.blocks);
-    expect(main).toContain('50.5 % (−3.2 pts) · vs last week −1.5 pts');
+    expect(main).toContain('41.5 % (−12.2 pts) · vs last week −10.5 pts');
     expect(main).not.toMatch(/[▁▂▃▄▅▆▇█]/);
-    expect(main).toContain('_Within noise:_ Gemini −3.5 pts (±3.8 pts at 620 answers)');
+    expect(main).toContain('_Small moves within normal variation: Gemini · usual gap churn: 1 gap worse, 1 gap resolved_');
+    expect(JSON.stringify(renderDigest(input()).thread)).toContain(
+      '*Gemini* 40 % (−3.5 pts since the last run, within normal variation ±11.3 pts)',
+    );
     expect(main).not.toMatch(/[▲▼]/);
     const older = buildSnapshot({ projectId: 'np', runId: 'r-00', createdAt: '2026-10-30T09:00:00Z' }, overview(55, 45), [gap(1)]);
     const longer = buildSnapshot(
@@ -112,36 +116,31 @@ describe('digest v3', () => {
     expect(JSON.stringify(renderDigest(input({ previous: longer })).main.blocks)).toMatch(/[▁▂▃▄▅▆▇█]{4}/);
   });
 
-  it('a position reads "3.6, was 3.1 — worse"; a share on few answers stays within noise and never drives the mark', () => {
-    const few = { ...RUN, answers: 12 };
-    const out = valid(
-      renderDigest(
-        input({
-          run: few,
-          overview: {
-            ...overview(50.5, 40),
-            metrics: [
-              ...overview(50.5, 40).metrics.slice(0, 1),
-              { label: 'Avg position', value: 3.6, caption: null },
-              { label: 'Open gaps', value: 12, caption: null },
-            ],
-          },
-        }),
-      ),
-    );
-    const main = JSON.stringify(out.main.blocks);
-    expect(main).toContain('*Avg position* 3.6, was 3.1 — worse');
-    expect(main).toMatch(/Visibility −3\.2 pts \(±\d+(\.\d)? pts at 12 answers\)/);
-    expect(out.main.text).not.toContain('Visibility −3.2');
+  it('a position reads "3.8, was 3.1 — worse"; a share on few answers stays within normal variation and never drives the mark', () => {
+    const positionAt = (value: number) => ({
+      ...overview(53.7, 43.5),
+      metrics: [
+        ...overview(53.7, 43.5).metrics.slice(0, 1),
+        { label: 'Avg position', value, caption: null },
+        { label: 'Open gaps', value: 12, caption: null },
+      ],
+    });
+    const out = valid(renderDigest(input({ overview: positionAt(3.8) })));
+    expect(JSON.stringify(out.main.blocks)).toContain('*Avg position* 3.8, was 3.1 — worse');
+    const few = valid(renderDigest(input({ run: { ...RUN, answers: 12 }, gaps: [gap(1), gap(2, [['trend', 'worse']]), gap(3), gap(4)] })));
+    expect(few.main.text).toBe('⚪ Northwind Outdoor — no change beyond normal variation since the last run');
+    expect(JSON.stringify(few.main.blocks)).toContain('Small moves within normal variation: Visibility, Gemini');
   });
 
   it('no 🔴 with only good news; no "no significant change" above a list of changes', () => {
-    const better = valid(renderDigest(input({ overview: overview(60, 48), gaps: [gap(1), gap(2), gap(3)] })));
+    const better = valid(renderDigest(input({ overview: overview(66, 48), gaps: [gap(1), gap(2), gap(3)] })));
     expect(better.main.text).toMatch(/^🟢 /);
     const quiet = buildSnapshot({ projectId: 'np', runId: 'r-1', createdAt: '2026-11-07T09:00:00Z' }, overview(50.5, 40), [gap(1)]);
-    const same = valid(renderDigest(input({ gaps: [gap(1)], previous: quiet })));
-    expect(same.main.text).toBe('⚪ Northwind Outdoor — no significant change since the last run');
-    expect(same.thread).toEqual([]);
+    const same = valid(renderDigest(input({ overview: overview(50.5, 40), gaps: [gap(1)], previous: quiet })));
+    expect(same.main.text).toBe('⚪ Northwind Outdoor — no change beyond normal variation since the last run');
+    // One reply: the figures with their normal variation.
+    expect(same.thread).toHaveLength(1);
+    expect(JSON.stringify(same.thread)).toContain('(unchanged)');
   });
 
   it('a full page is truncated: "50+", left the top 50, never resolved; duplicates count once', () => {
@@ -157,7 +156,7 @@ describe('digest v3', () => {
     expect(out.thread.length).toBeLessThanOrEqual(3);
   });
 
-  it('orders alerts by severity in the thread and counts the critical ones in the main message', () => {
+  it("orders alerts by severity in the thread; a critical alert's own text is in the main message", () => {
     const many = {
       ...overview(50.5, 40),
       alerts: [
@@ -176,7 +175,7 @@ describe('digest v3', () => {
       ],
     };
     const out = valid(renderDigest(input({ overview: many })));
-    expect(JSON.stringify(out.main.blocks)).toContain('🚨 1 critical alert');
+    expect(JSON.stringify(out.main.blocks)).toContain(`🚨 *Critical* — ${'x'.repeat(300)}`);
     const thread = JSON.stringify(out.thread);
     expect(thread).toContain(`🚨 *Critical* — ${'x'.repeat(300)}`);
     expect(thread.indexOf('Critical')).toBeLessThan(thread.indexOf('note 23'));
@@ -207,7 +206,7 @@ describe('digest v3', () => {
   it('quiet runs in changes mode render one line and no thread', () => {
     const gaps = [gap(1)];
     const prev = buildSnapshot({ projectId: 'np', runId: 'r-1', createdAt: '2026-11-07T09:00:00Z' }, overview(50.5, 40), gaps);
-    const quiet = valid(renderDigest(input({ gaps, previous: prev, options: { mode: 'changes' } })));
+    const quiet = valid(renderDigest(input({ overview: overview(50.5, 40), gaps, previous: prev, options: { mode: 'changes' } })));
     expect(quiet.quiet).toBe(true);
     expect(quiet.thread).toEqual([]);
     expect(quiet.main.blocks).toHaveLength(1);
@@ -228,20 +227,21 @@ describe('digest v3', () => {
     const out = valid(
       renderDigest(
         input({
+          overview: overview(53.7, 43.5),
           project: { id: 'np', name: '\u200B\u202E \u2066', industry: null },
           gaps: [{ ...gap(1), prompt_text: '*bold* _it_ ~s~ `c` <!here> & \u202Eevil' }],
         }),
       ),
     );
     const text = JSON.stringify(out.thread);
-    expect(out.main.text.startsWith('🟢 np —')).toBe(true);
+    expect(out.main.text).toMatch(/^🟢 np — 4 gaps resolved/);
     expect(text).toContain('∗bold∗ ˍitˍ ∼s∼ ˋcˋ &lt;!here&gt; &amp; evil');
     expect(JSON.stringify(out)).not.toMatch(/[\u200B-\u200F\u202A-\u202E\u2066-\u2069]/);
   });
 
   it('is honest about empty runs and other statuses, in one message', () => {
     const none = valid(renderDigest(input({ run: { ...RUN, answers: 0 }, gaps: [] })));
-    expect(none.main.text).toBe('⚪ Northwind Outdoor — no answers in this run');
+    expect(none.main.text).toBe('⚠️ Northwind Outdoor — no answers in this run');
     expect(none.thread).toEqual([]);
     expect(JSON.stringify(none.main.blocks)).not.toContain('all clear');
     const failed = valid(renderDigest(input({ run: { ...RUN, status: 'partial' } })));
@@ -251,7 +251,7 @@ describe('digest v3', () => {
   it('a baseline is ⚪ and one message: the position, not "first digest" over the full skeleton', () => {
     const out = valid(renderDigest(input({ previous: null })));
     expect(out.main.text).toBe(
-      '⚪ Northwind Outdoor — baseline: 12 open gaps on all 3 engines · Visibility 50.5 % · top rival Rival Gear (6 prompts)',
+      '⚪ Northwind Outdoor — baseline: 12 open gaps on all 3 engines · Visibility 41.5 % · top rival Rival Gear (6 prompts)',
     );
     expect(out.thread).toEqual([]);
   });
@@ -273,6 +273,31 @@ describe('digest v3', () => {
         { impact: 'critical', category: '', detail: '2' },
       ])[0]?.detail,
     ).toBe('2');
+  });
+
+  it('a trend chart is one of the three replies: the text replies fit in two, nothing dropped', () => {
+    const plain = valid(renderDigest(input()));
+    expect(plain.thread).toHaveLength(3);
+    const withChart = valid(renderDigest(input({ options: { chartInThread: true } })));
+    expect(withChart.thread).toHaveLength(2);
+    expect(JSON.stringify(withChart.thread)).toContain('Cited less');
+    expect(JSON.stringify(withChart.thread)).toContain('*AI engines*');
+  });
+
+  it('every "in the thread" pointer has its reply: a baseline without a thread never points to one', () => {
+    const critical = (i: number) =>
+      [
+        ['severity', 'critical'],
+        ['message', `outage ${i}`],
+      ] as const;
+    const alerts = { ...overview(41.5, 40), alerts: [critical(1), critical(2), critical(3)] };
+    const baseline = valid(renderDigest(input({ previous: null, overview: alerts })));
+    expect(baseline.thread).toEqual([]);
+    expect(JSON.stringify(baseline.main.blocks)).not.toContain('in the thread');
+    expect(JSON.stringify(baseline.main.blocks)).toContain('outage 1');
+    const report = valid(renderDigest(input({ overview: alerts })));
+    expect(JSON.stringify(report.main.blocks)).toContain('1 more severe alert in the thread');
+    expect(JSON.stringify(report.thread)).toContain('outage 3');
   });
 
   it('draft.ready: a readable title, "Open draft" only when the template names {asset_id}', () => {

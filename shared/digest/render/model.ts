@@ -2,12 +2,25 @@
 import type { DigestMode } from '../../contracts';
 import type { Gap, GenericRow, Metric, Project, ReasoningCard, Scalar, VisibilityOverview } from '../../read-api-types';
 import { changeTone, type ChangeTone, type MetricDirections } from '../metric-direction';
-import { beyondNoise, noiseBand, readMetric, streakOf, type MetricReading, type NoiseBand, type NoiseMinimums } from '../noise';
+import {
+  dataQuality,
+  gapNewsOf,
+  judgeRun,
+  type DataQuality,
+  type FigureCall,
+  type FigureInput,
+  type FigureKind,
+  type GapNews,
+  type Thresholds,
+  type Verdict,
+} from '../verdict';
+import { minimumFor, readMetric, type MetricReading, type NoiseBand, type NoiseMinimums } from '../noise';
 import { parseNumericValue } from '../numeric';
 import { gapShifts, rivalStandings, type GapShift, type RivalStanding } from '../rivals';
 import { alertsBySeverity, rowName, rowPrimaryValue, type AlertView } from '../rows';
-import { diffSnapshots, isTruncated, type ProjectSnapshot, type SnapshotDiff } from '../snapshot';
+import { diffSnapshots, historyOf, isTruncated, SNAPSHOT_MAX_TEXT, type ProjectSnapshot, type SnapshotDiff } from '../snapshot';
 import { fillUrlTemplate } from '../links';
+import { gapTrend } from '../gap-trend';
 import { formatNumber, projectName } from './format';
 
 export interface DigestOptions {
@@ -23,8 +36,12 @@ export interface DigestOptions {
   noiseMinimums?: NoiseMinimums | undefined;
   /** Per-label direction overrides (see metric-direction.ts). */
   directions?: MetricDirections | undefined;
-  /** A channel filter's `min-change` (../channel-filter.ts): a smaller change is not called, whatever its noise. */
+  /** A channel filter's `min-change` (../channel-filter.ts): a smaller change of any kind is not called, whatever its noise. */
   minChange?: number | undefined;
+  /** The verdict's thresholds (bench/calibrate.ts tries others); default `THRESHOLDS`. */
+  thresholds?: Thresholds | undefined;
+  /** A trend chart follows in the thread: it counts as one of the three replies. */
+  chartInThread?: boolean | undefined;
   /** The channel the digest is rendered for: its "Mute 7 days" / "Only changes" buttons; none = no buttons. */
   channel?: ChannelContext | undefined;
   /** This channel was already shown "About these figures" (the metric captions): not again. */
@@ -69,9 +86,12 @@ export interface ComparedFigure {
   /** Change since the last digest; null on the first or when either side is not numeric. */
   delta: number | null;
   band: NoiseBand | null;
-  /** The change is larger than its noise. */
+  /** The verdict called it a change (beyond normal variation, in one run or persistently). */
   significant: boolean;
+  /** Of the called change when significant, else of the change since the last run. */
   tone: ChangeTone | null;
+  /** The verdict's call (null: not judged — a first digest, a data-quality run, no number). */
+  call: FigureCall | null;
 }
 
 /** A headline metric read by meaning: kind, unit, change and whether the change is beyond its noise. */
@@ -80,8 +100,6 @@ export interface MetricView extends ComparedFigure {
   label: string;
   raw: Scalar;
   caption: string | null;
-  /** Runs in a row (this one included) that moved it the same way; ≥ 2 is marked ("2nd run down"). */
-  streak: number;
   weekDelta: number | null;
   series: number[];
   /** The overview's first metric: the one the mark follows. */
@@ -113,8 +131,12 @@ export interface DigestModel {
   /** Link for a prompt (only with {prompt_id} in the template) / the project, or null. */
   promptUrl: (promptId: string) => string | null;
   projectUrl: string | null;
-  /** Why the run has nothing to report, or null: not completed, or no answers. */
-  emptyReason: 'status' | 'no-answers' | null;
+  /** What changed among the gaps (null on a first digest), as the verdict weighed it. */
+  gapNews: GapNews | null;
+  /** Every call of the run (docs/DIGEST.md, "The verdict"); renderers only say what it decided. */
+  verdict: Verdict;
+  /** Why the run is not judged, or null: not completed, no answers, or far fewer than usual. */
+  emptyReason: Exclude<DataQuality['state'], 'ok'> | null;
 }
 
 function uniqueGaps(gaps: readonly Gap[]): Gap[] {
@@ -122,11 +144,8 @@ function uniqueGaps(gaps: readonly Gap[]): Gap[] {
   return gaps.filter((gap) => !seen.has(gap.prompt_id) && seen.add(gap.prompt_id) !== undefined);
 }
 
-function emptyReasonOf(run: DigestInput['run']): DigestModel['emptyReason'] {
-  const status = run.status?.trim().toLowerCase();
-  if (status !== undefined && status.length > 0 && status !== 'completed') return 'status';
-  if (run.answers === 0) return 'no-answers';
-  return null;
+function emptyReasonOf(quality: DataQuality): DigestModel['emptyReason'] {
+  return quality.state === 'ok' ? null : quality.state;
 }
 
 function firstOfEachLabel(metrics: readonly Metric[]): Metric[] {
@@ -134,91 +153,186 @@ function firstOfEachLabel(metrics: readonly Metric[]): Metric[] {
   return metrics.filter((m) => !seen.has(m.label) && seen.add(m.label) !== undefined);
 }
 
-function metricViews(input: DigestInput, diff: SnapshotDiff): MetricView[] {
-  const options = input.options ?? {};
-  const lead = input.overview.metrics[0]?.label;
+/** Runs since the last judged one, this one included: the data-quality runs between let churn build up. */
+function spanOf(previous: ProjectSnapshot | null): number {
+  const history = historyOf(previous);
+  let span = 1;
+  for (let i = history.length - 1; i >= 0 && history[i]?.lowData === true; i -= 1) span += 1;
+  return span;
+}
+
+/** The run's answers behind each figure; the last judged run's too (for a figure with no state yet). */
+interface Samples {
+  answers: number | null;
+  previousAnswers: number | null;
+  engines: number;
+}
+
+function samplesOf(input: DigestInput): Samples {
+  const last = historyOf(input.previous)
+    .filter((p) => p.lowData !== true)
+    .at(-1);
+  return { answers: input.run.answers, previousAnswers: last?.answers ?? null, engines: input.overview.engines.length };
+}
+
+const FIGURE_KINDS: { readonly [K in MetricReading['kind']]: FigureKind } = {
+  share: 'share',
+  position: 'mean',
+  count: 'count',
+  other: 'other',
+};
+
+function isConfigured(label: string, minimums: NoiseMinimums | undefined): boolean {
+  return Object.keys(minimums ?? {}).some((k) => k.trim().toLowerCase() === label.trim().toLowerCase());
+}
+
+/** A figure as read from the overview (a metric or an engine's main figure). */
+interface Reading {
+  key: string;
+  /** The label its kind, minimum and direction are read from (an engine's: its field). */
+  label: string;
+  reading: MetricReading;
+  value: number | null;
+  /** Since the last run. */
+  delta: number | null;
+  directions: MetricDirections | undefined;
+}
+
+/** What the verdict needs of one figure; a label with a configured minimum is judged against it. */
+function figureInput(
+  figure: Reading,
+  value: number,
+  answers: { now: number | null; before: number | null },
+  options: DigestOptions,
+): FigureInput {
+  const { label, reading } = figure;
+  const configured = isConfigured(label, options.noiseMinimums);
+  const minimum = minimumFor(label, reading.kind, options.noiseMinimums ?? {});
+  // min-change is in the figure's unit, points for a share (a fraction share moves in hundredths).
+  const minChange =
+    options.minChange !== undefined && options.minChange > 0 ? options.minChange * (reading.scale === 'fraction' ? 0.01 : 1) : 0;
+  return {
+    key: figure.key,
+    kind: configured ? 'other' : FIGURE_KINDS[reading.kind],
+    value,
+    unit: reading.kind === 'share' && reading.scale === 'percent' ? 100 : 1,
+    answers: answers.now,
+    previous: figure.delta === null ? null : value - figure.delta,
+    previousAnswers: answers.before,
+    minimum,
+    floor: Math.max(minChange, configured ? minimum : 0),
+    resolution: resolutionOf(value, figure.delta === null ? null : value - figure.delta),
+  };
+}
+
+/** The step values are reported in: 0.1 for "50.5" (the finer of now and the last run; 1 for whole numbers). */
+function resolutionOf(value: number, before: number | null): number {
+  const decimals = (n: number): number => {
+    const text = String(Math.round(n * 1e6) / 1e6);
+    const dot = text.indexOf('.');
+    return dot < 0 ? 0 : text.length - dot - 1;
+  };
+  return 10 ** -Math.max(decimals(value), before === null ? 0 : decimals(before));
+}
+
+/**
+ * The values a figure's kind and scale are read from: now, the last run's, and its learned level (so a
+ * percent share at 0 or 1 is not read as a fraction).
+ */
+function valuesOf(input: DigestInput, key: string, now: Scalar, before: number | null): Scalar[] {
+  const figures = input.previous?.verdict?.figures;
+  const level = figures !== undefined && Object.hasOwn(figures, key) ? figures[key]?.level : undefined;
+  return [now, ...(before !== null ? [before] : []), ...(level !== undefined ? [level] : [])];
+}
+
+function metricReadings(input: DigestInput, diff: SnapshotDiff): (Reading & { metric: Metric })[] {
   return firstOfEachLabel(input.overview.metrics).map((metric) => {
     const value = parseNumericValue(metric.value);
     const delta = diff.metricDeltas.get(metric.label) ?? null;
     const before = delta !== null && value !== null ? value - delta : null;
-    const reading = readMetric(metric.label, before === null ? [metric.value] : [metric.value, before]);
-    const band =
-      value === null ? null : atLeast(noiseBand(metric.label, reading, value, input.run.answers, options.noiseMinimums), options.minChange);
-    const significant = band !== null && beyondNoise(delta, band);
-    const series = diff.series.get(metric.label) ?? [];
+    const key = `m:${metric.label.slice(0, SNAPSHOT_MAX_TEXT)}`;
     return {
+      key,
       label: metric.label,
-      raw: metric.value,
-      caption: metric.caption,
+      reading: readMetric(metric.label, valuesOf(input, key, metric.value, before)),
       value,
-      reading,
       delta,
-      band,
-      significant,
-      tone: changeTone(metric.label, delta, options.directions),
-      streak: significant ? Math.max(1, streakOf(series)) : 0,
-      weekDelta: diff.weekDeltas.get(metric.label) ?? null,
-      series,
-      lead: metric.label === lead,
+      directions: input.options?.directions,
+      metric,
     };
   });
+}
+
+type EngineReading = Reading & { row: GenericRow; name: string | null; field: string | null };
+
+function engineReadings(input: DigestInput, diff: SnapshotDiff): EngineReading[] {
+  return input.overview.engines.map((row) => {
+    const name = rowName(row);
+    const primary = rowPrimaryValue(row);
+    const key = `e:${(name ?? '').slice(0, SNAPSHOT_MAX_TEXT)}`;
+    const delta = name === null ? null : (diff.engineDeltas.get(name) ?? null);
+    const before = primary !== null && delta !== null ? primary.value - delta : null;
+    return {
+      key,
+      label: primary?.field ?? '',
+      reading:
+        primary === null ? { kind: 'other' as const, scale: null } : readMetric(primary.field, valuesOf(input, key, primary.value, before)),
+      value: primary?.value ?? null,
+      delta,
+      directions: undefined,
+      row,
+      name,
+      field: primary?.field ?? null,
+    };
+  });
+}
+
+/** The figure as compared: its verdict decides `significant`, the tone and the band. */
+function compared(figure: Reading, call: FigureCall | null): ComparedFigure {
+  const significant = call?.call === 'change';
+  const band: NoiseBand | null = call === null || call.band === null ? null : { basis: 'minimum', halfWidth: call.band };
+  return {
+    value: figure.value,
+    reading: figure.reading,
+    delta: figure.delta,
+    band,
+    significant,
+    tone: changeTone(figure.label, significant ? call.change : figure.delta, figure.directions ?? {}),
+    call,
+  };
 }
 
 /** A count of answers an engine row carries itself (the spec shows none; read by name when sent). */
 const ENGINE_COUNT_FIELDS = ['answers', 'responses', 'sample_size', 'samples', 'probes', 'n'];
 
-function engineAnswers(row: GenericRow, runAnswers: number | null, engineCount: number): number | null {
+function engineOwnAnswers(row: GenericRow): number | null {
   for (const [field, raw] of row) {
     const value = ENGINE_COUNT_FIELDS.includes(field.trim().toLowerCase()) ? parseNumericValue(raw) : null;
     if (value !== null && value > 0) return value;
   }
-  // Without its own count, an engine is taken to have answered its share of the run.
-  return runAnswers !== null && runAnswers > 0 ? Math.max(1, Math.floor(runAnswers / Math.max(1, engineCount))) : null;
+  return null;
 }
 
-function engineViews(input: DigestInput, diff: SnapshotDiff): EngineView[] {
-  const rows = input.overview.engines;
-  return rows.map((row) => {
-    const name = rowName(row);
-    const primary = rowPrimaryValue(row);
-    const delta = name === null ? null : (diff.engineDeltas.get(name) ?? null);
-    const reading = primary === null ? { kind: 'other' as const, scale: null } : readMetric(primary.field, [primary.value]);
-    const band =
-      primary === null
-        ? null
-        : atLeast(
-            noiseBand(
-              primary.field,
-              reading,
-              primary.value,
-              engineAnswers(row, input.run.answers, rows.length),
-              input.options?.noiseMinimums,
-            ),
-            input.options?.minChange,
-          );
-    const significant = band !== null && beyondNoise(delta, band);
-    return {
-      name,
-      row,
-      field: primary?.field ?? null,
-      value: primary?.value ?? null,
-      reading,
-      delta,
-      band,
-      significant,
-      tone: primary === null ? null : changeTone(primary.field, delta),
-    };
+/** Every figure's verdict input: metrics first, then named engines (without its own count, an engine answered its share of the run). */
+function figureInputs(
+  metrics: readonly Reading[],
+  engines: readonly EngineReading[],
+  samples: Samples,
+  options: DigestOptions,
+): FigureInput[] {
+  const perEngine = (n: number | null): number | null =>
+    n !== null && n > 0 ? Math.max(1, Math.floor(n / Math.max(1, samples.engines))) : null;
+  const byMetric = metrics.flatMap((m) =>
+    m.value === null ? [] : [figureInput(m, m.value, { now: samples.answers, before: samples.previousAnswers }, options)],
+  );
+  const byEngine = engines.flatMap((e) => {
+    if (e.value === null || e.name === null) return [];
+    const own = engineOwnAnswers(e.row);
+    return [
+      figureInput(e, e.value, { now: own ?? perEngine(samples.answers), before: own ?? perEngine(samples.previousAnswers) }, options),
+    ];
   });
-}
-
-/**
- * The band widened to a channel's `min-change`: a change below it is not called even beyond its noise
- * (a change of exactly min-change still is: the band is a hair under it).
- */
-function atLeast(band: NoiseBand, minChange: number | undefined): NoiseBand {
-  if (minChange === undefined || !(minChange > 0)) return band;
-  const floor = minChange - 1e-9;
-  return band.halfWidth >= floor ? band : { basis: 'minimum', halfWidth: floor };
+  return [...byMetric, ...byEngine];
 }
 
 /** Links to a prompt only when the template names {prompt_id}: otherwise every gap would open the same page. */
@@ -235,6 +349,22 @@ export function buildModel(input: DigestInput): DigestModel {
   const diff = diffSnapshots(input.previous, { overview: input.overview, gaps: input.gaps, createdAt: input.run.createdAt, truncated });
   const gaps = uniqueGaps(input.gaps);
   const previousGaps = input.previous?.gaps ?? null;
+  const shifts = gapShifts(gaps, previousGaps);
+  const options = input.options ?? {};
+  const metrics = metricReadings(input, diff);
+  const engines = engineReadings(input, diff);
+  const gapNews = diff.firstDigest ? null : gapNewsOf(diff, gaps, shifts);
+  const verdict = judgeRun({
+    quality: dataQuality(input.run, historyOf(input.previous)),
+    figures: diff.firstDigest ? [] : figureInputs(metrics, engines, samplesOf(input), options),
+    gapNews,
+    state: input.previous?.verdict ?? null,
+    thresholds: options.thresholds,
+    minCount: options.minChange,
+    span: spanOf(input.previous),
+  });
+  const callOf = (key: string): FigureCall | null => verdict.figures.get(key) ?? null;
+  const lead = input.overview.metrics[0]?.label;
   return {
     input,
     name: projectName(input.project.name, input.project.id),
@@ -243,24 +373,35 @@ export function buildModel(input: DigestInput): DigestModel {
     unreadable,
     diff,
     alerts: alertsBySeverity(input.overview.alerts),
-    metrics: metricViews(input, diff),
-    engines: engineViews(input, diff),
+    metrics: metrics.map((m) => ({
+      ...compared(m, callOf(m.key)),
+      label: m.label,
+      raw: m.metric.value,
+      caption: m.metric.caption,
+      weekDelta: diff.weekDeltas.get(m.label) ?? null,
+      series: diff.series.get(m.label) ?? [],
+      lead: m.label === lead,
+    })),
+    engines: engines.map((e) => ({ ...compared(e, callOf(e.key)), name: e.name, row: e.row, field: e.field })),
     rivals: rivalStandings(gaps, previousGaps, diff.weekAgo?.rivals ?? null),
-    shifts: gapShifts(gaps, previousGaps),
+    shifts,
+    gapNews,
+    verdict,
     promptUrl: promptLinker(template, ids),
     projectUrl: fillUrlTemplate(template, ids),
-    emptyReason: emptyReasonOf(input.run),
+    emptyReason: emptyReasonOf(verdict.quality),
   };
 }
 
-/** Engines known both times that moved beyond their noise, by direction. */
-export function enginesMoved(model: DigestModel): { down: EngineView[]; up: EngineView[]; compared: number } {
-  const compared = model.engines.filter((e) => e.delta !== null);
-  return {
-    down: compared.filter((e) => e.significant && e.tone === 'worse'),
-    up: compared.filter((e) => e.significant && e.tone === 'better'),
-    compared: compared.length,
-  };
+const TREND_RANK: Readonly<Record<string, number>> = { worse: 0, new: 1, stable: 2, improving: 3 };
+
+/** The gaps by impact: lost on the most engines first, then by the service's trend (worse first), then API order. */
+export function worstGaps(model: DigestModel): Gap[] {
+  const rank = (gap: Gap): number => TREND_RANK[gapTrend(gap) ?? 'stable'] ?? 2;
+  return model.gaps
+    .map((gap, index) => ({ gap, index }))
+    .sort((a, b) => b.gap.platforms_losing.length - a.gap.platforms_losing.length || rank(a.gap) - rank(b.gap) || a.index - b.index)
+    .map(({ gap }) => gap);
 }
 
 /** "220" or, for a list that filled its page, "50+". */

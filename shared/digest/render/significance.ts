@@ -1,22 +1,25 @@
 /**
- * What changed that matters: the significant changes of a run (beyond their noise), each with its tone
- * and a weight by size, and the status mark they add up to. Changes within noise never appear here, so
- * they never drive the headline or the mark (docs/DIGEST.md, "The mark").
+ * The verdict (../verdict) as the digest says it: the run's called changes, each with its tone, its
+ * strength (|z|) and a phrase, and the mark they add up to. Nothing here decides whether a change is
+ * real — only how a called one reads; a figure the verdict did not call never appears here
+ * (docs/DIGEST.md, "The mark and the headline").
  */
+import type { SnapshotGap } from '../../ports';
 import type { Gap } from '../../read-api-types';
 import { orderReasonsByImpact } from '../reasoning-choice';
 import { inline, LEN, plural, sparkline } from './format';
-import { engineTotal, enginesMoved, type DigestModel, type EngineView, type MetricView } from './model';
-import { bandText, deltaText, ordinal, valueText } from './units';
+import { engineTotal, type ComparedFigure, type DigestModel, type EngineView, type MetricView } from './model';
+import { deltaText, valueText } from './units';
 import { enginesText, enginesWhere, gapRef } from './sections/gap-line';
 
-export type StatusMark = '🔴' | '🟡' | '🟢' | '⚪';
+/** ⚠️ the run measured too little to judge; ⚪ nothing called; 🔴 / 🟢 only bad / good news; 🟡 both. */
+export type StatusMark = '🔴' | '🟡' | '🟢' | '⚪' | '⚠️';
 
 export interface ChangeItem {
   tone: 'better' | 'worse';
-  /** Size of the change: 0 (barely beyond noise) … 3 (large); the lead metric counts double. */
-  weight: number;
-  /** A few words for the headline ("4 of 5 engines down", "TrailForge took 3 prompts"). */
+  /** Strength of the evidence (|z|): the headline and the main message list the strongest first. */
+  strength: number;
+  /** A few words for the headline ("Visibility score −10.2 pts", "TrailForge took 3 prompts"). */
   phrase: string;
   /** The change as a line (mrkdwn). */
   line: string;
@@ -24,12 +27,10 @@ export interface ChangeItem {
   gaps: Gap[];
   /** Why, when it is not in a reasoning card (e.g. the engines behind the lead metric). */
   cause?: string | undefined;
-  /** The change of the headline metric (the overview's first): listed first. */
-  lead?: boolean | undefined;
 }
 
-const MAX_WEIGHT = 3;
-const cap = (n: number): number => Math.min(MAX_WEIGHT, Math.max(0, n));
+/** A z this large is certain enough: beyond it, strength does not order changes any further. */
+const MAX_STRENGTH = 40;
 
 function label(view: { label: string }): string {
   return inline(view.label, LEN.label) || '—';
@@ -39,45 +40,48 @@ function engineName(engine: EngineView): string {
   return inline(engine.name ?? '', LEN.rowName) || '(unnamed engine)';
 }
 
-/** "50.5 % (−3.2 pts)", "3.6, was 3.1" — a metric's value with its change, in its unit. */
-export function metricValueWithChange(view: MetricView): string {
+function strengthOf(figure: ComparedFigure): number {
+  return Math.min(MAX_STRENGTH, Math.abs(figure.call?.z ?? 0));
+}
+
+/** "−4.2 pts over 3 runs" / "+130": a called change as a change from the figure's usual level. */
+export function calledChangeText(figure: ComparedFigure): string {
+  const change = deltaText(figure.reading, figure.call?.change ?? null) ?? '';
+  const runs = figure.call?.evidence === 'persistent' && figure.call.runs > 1 ? ` over ${figure.call.runs} runs` : '';
+  return `${change}${runs}`;
+}
+
+/** "50.5 % (−3.2 pts)", "3.6, was 3.1" — a called metric's value with its change from its usual level. */
+function metricValueWithChange(view: MetricView): string {
   const value = valueText(view.reading, view.value, view.raw);
-  if (view.delta === null || view.value === null) return value;
-  if (view.reading.kind === 'position') return `${value}, was ${valueText(view.reading, view.value - view.delta, null)}`;
-  return `${value} (${deltaText(view.reading, view.delta) ?? ''})`;
+  const change = view.call?.change ?? null;
+  if (change === null || view.value === null) return value;
+  const runs = view.call?.evidence === 'persistent' && (view.call.runs ?? 0) > 1 ? ` over ${view.call.runs} runs` : '';
+  if (view.reading.kind === 'position') return `${value}, was ${valueText(view.reading, view.value - change, null)}${runs}`;
+  return `${value} (${calledChangeText(view)})`;
 }
 
-/** How a metric's change reads as words: the change, its noise, a streak ("2nd run down"). */
-export function metricChangeLine(view: MetricView): string {
-  // A share's sign says it all; a position or count needs the word (lower can be better).
+/** A called metric as a line: the change, better or worse in words where the sign does not say, the week. */
+function metricChangeLine(view: MetricView): string {
   const tone = view.reading.kind !== 'share' && (view.tone === 'better' || view.tone === 'worse') ? ` — ${view.tone}` : '';
-  const streak = view.streak >= 2 && view.delta !== null ? ` · ${ordinal(view.streak)} run ${view.delta < 0 ? 'down' : 'up'}` : '';
   const week =
-    view.weekDelta !== null && view.weekDelta !== view.delta ? ` · vs last week ${deltaText(view.reading, view.weekDelta) ?? ''}` : '';
+    view.weekDelta !== null && view.weekDelta !== 0 && view.weekDelta !== view.delta
+      ? ` · vs last week ${deltaText(view.reading, view.weekDelta) ?? ''}`
+      : '';
   const spark = sparkline(view.series);
-  return `*${label(view)}* ${metricValueWithChange(view)}${tone}${streak}${week}${spark.length > 0 ? ` ${spark}` : ''}`;
+  return `*${label(view)}* ${metricValueWithChange(view)}${tone}${week}${spark.length > 0 ? ` ${spark}` : ''}`;
 }
 
-/** Size of a metric's change: against its sampling error for a share, relative to its value otherwise. */
-function metricWeight(view: MetricView): number {
-  const delta = Math.abs(view.delta ?? 0);
-  const size =
-    view.band?.basis === 'sample'
-      ? delta / Math.max(view.band.halfWidth, Number.EPSILON)
-      : (10 * delta) / Math.max(1, Math.abs((view.value ?? 0) - (view.delta ?? 0)));
-  return cap(size) * (view.lead ? 2 : 1);
-}
-
-/** The engines behind a share's move: "4 of 5 engines lower, most on Gemini (−3.5 pts)". */
+/** Where the lead metric's move comes from, without claiming any engine's figure: "lower on 4 of 5 engines". */
 function engineCause(model: DigestModel, view: MetricView): string | undefined {
-  if (view.reading.kind !== 'share' || view.delta === null || view.delta === 0) return undefined;
-  const compared = model.engines.filter((e) => e.delta !== null && e.delta !== 0);
-  const same = compared.filter((e) => Math.sign(e.delta ?? 0) === Math.sign(view.delta ?? 0));
-  if (same.length === 0 || model.engines.filter((e) => e.delta !== null).length < 2) return undefined;
-  const most = [...same].sort((a, b) => Math.abs(b.delta ?? 0) - Math.abs(a.delta ?? 0))[0];
-  const total = model.engines.filter((e) => e.delta !== null).length;
-  const worst = most === undefined ? '' : `, most on ${engineName(most)} (${deltaText(most.reading, most.delta) ?? ''})`;
-  return `${same.length} of ${total} engines ${view.delta < 0 ? 'lower' : 'higher'}${worst}`;
+  const change = view.call?.change ?? null;
+  if (view.reading.kind !== 'share' || change === null || change === 0) return undefined;
+  const judged = model.engines.filter((e) => e.call !== null && e.call.change !== null);
+  if (judged.length < 2) return undefined;
+  const same = judged.filter((e) => Math.sign(e.call?.change ?? 0) === Math.sign(change));
+  if (same.length === 0) return undefined;
+  const where = same.length === judged.length ? `on all ${judged.length} engines` : `on ${same.length} of ${judged.length} engines`;
+  return `${change < 0 ? 'lower' : 'higher'} ${where}`;
 }
 
 function isGapCount(view: MetricView): boolean {
@@ -87,41 +91,44 @@ function isGapCount(view: MetricView): boolean {
 function metricItems(model: DigestModel, gapNews: boolean): ChangeItem[] {
   return model.metrics
     .filter((v) => v.significant && (v.tone === 'better' || v.tone === 'worse') && !(gapNews && isGapCount(v)))
-    .map((v) => ({
-      tone: v.tone as 'better' | 'worse',
-      weight: metricWeight(v),
-      phrase:
-        v.reading.kind === 'position' && v.value !== null && v.delta !== null
-          ? `${label(v)} ${valueText(v.reading, v.value - v.delta, null)} → ${valueText(v.reading, v.value, v.raw)}`
-          : `${label(v)} ${deltaText(v.reading, v.delta) ?? ''}`,
-      line: metricChangeLine(v),
-      gaps: [],
-      cause: v.lead ? engineCause(model, v) : undefined,
-      lead: v.lead,
-    }));
+    .map((v) => {
+      const change = v.call?.change ?? 0;
+      const phrase =
+        v.reading.kind === 'position' && v.value !== null
+          ? `${label(v)} ${valueText(v.reading, v.value - change, null)} → ${valueText(v.reading, v.value, v.raw)}`
+          : `${label(v)} ${calledChangeText(v)}`;
+      return {
+        tone: v.tone as 'better' | 'worse',
+        strength: strengthOf(v) * (v.lead ? 1.5 : 1),
+        phrase,
+        line: metricChangeLine(v),
+        gaps: [],
+        cause: v.lead ? engineCause(model, v) : undefined,
+      };
+    });
 }
 
-function engineList(engines: readonly EngineView[]): string {
-  const shown = engines.slice(0, 4).map((e) => `${engineName(e)} ${deltaText(e.reading, e.delta) ?? ''}`);
-  return shown.join(', ') + (engines.length > 4 ? ` +${engines.length - 4} more` : '');
+/** An engine's called change with its unit: "Gemini −12.1 pts", "Copilot +3 mentions". */
+function engineChange(engine: EngineView): string {
+  const change = calledChangeText(engine);
+  const unit = engine.reading.kind === 'share' || engine.field === null ? '' : ` ${inline(engine.field.replace(/_/g, ' '), LEN.fieldName)}`;
+  return `${engineName(engine)} ${change}${unit}`;
 }
 
 function engineItems(model: DigestModel): ChangeItem[] {
   const { down, up, compared } = enginesMoved(model);
   const item = (engines: EngineView[], tone: 'better' | 'worse'): ChangeItem[] => {
-    if (engines.length === 0) return [];
-    const word = tone === 'worse' ? 'down' : 'up';
     const [only] = engines;
-    const phrase =
-      engines.length === 1 && only
-        ? `${engineName(only)} ${deltaText(only.reading, only.delta) ?? ''}`
-        : `${engines.length} of ${compared} engines ${word}`;
+    if (only === undefined) return [];
+    const word = tone === 'worse' ? 'down' : 'up';
+    const phrase = engines.length === 1 ? engineChange(only) : `${engines.length} of ${compared} engines ${word}`;
+    const shown = engines.slice(0, 4).map(engineChange).join(', ') + (engines.length > 4 ? ` and ${engines.length - 4} more` : '');
     return [
       {
         tone,
-        weight: cap((MAX_WEIGHT * engines.length) / Math.max(1, compared)),
+        strength: Math.max(...engines.map(strengthOf)),
         phrase,
-        line: `*${phrase}*: ${engineList(engines)}`,
+        line: `*${phrase}*${engines.length > 1 ? `: ${shown}` : ''}`,
         gaps: [],
       },
     ];
@@ -129,98 +136,102 @@ function engineItems(model: DigestModel): ChangeItem[] {
   return [...item(down, 'worse'), ...item(up, 'better')];
 }
 
-/** Gap news is sized against the open gaps: 3 new of 220 is small, 3 of 8 is not. */
-function gapWeight(model: DigestModel, count: number): number {
-  return cap((10 * count) / Math.max(5, model.gaps.length));
+/** Engines the verdict called, by direction, and how many were judged. */
+export function enginesMoved(model: DigestModel): { down: EngineView[]; up: EngineView[]; compared: number } {
+  const judged = model.engines.filter((e) => e.call !== null && e.call.call !== 'unjudged');
+  return {
+    down: judged.filter((e) => e.significant && e.tone === 'worse'),
+    up: judged.filter((e) => e.significant && e.tone === 'better'),
+    compared: judged.length,
+  };
 }
 
-function gapMentions(model: DigestModel, gaps: readonly Gap[], note: (gap: Gap) => string): string {
+function gapMentions(model: DigestModel, gaps: readonly SnapshotGap[], note: (gap: SnapshotGap) => string): string {
   const shown = gaps.slice(0, 2).map((g) => `${gapRef(model, g, 80)}${note(g)}`);
-  return shown.join('; ') + (gaps.length > 2 ? ` +${gaps.length - 2} more` : '');
+  return shown.join('; ') + (gaps.length > 2 ? ` and ${gaps.length - 2} more` : '');
 }
 
-/** Prompts a rival took (new gaps it wins, or prompts it won from another rival), grouped by rival. */
-function rivalItems(model: DigestModel): { items: ChangeItem[]; covered: Set<string> } {
-  const fresh = new Set(model.diff.newGaps.map((g) => g.prompt_id));
-  const taken = new Map<string, Gap[]>();
-  const covered = new Set<string>();
-  for (const gap of model.gaps) {
-    const switched = model.shifts.get(gap.prompt_id)?.previousWinner ?? null;
-    if (!fresh.has(gap.prompt_id) && switched === null) continue;
-    const rival = gap.top_competitor.trim();
-    taken.set(rival, [...(taken.get(rival) ?? []), gap]);
-    covered.add(gap.prompt_id);
-  }
-  const items = [...taken].map(([rival, gaps]): ChangeItem => {
-    const name = inline(rival, LEN.competitor);
-    const note = (g: Gap): string => {
+/** Prompts a rival took (new gaps it wins, or prompts it won from another rival), per rival the verdict called. */
+function takeItems(model: DigestModel): ChangeItem[] {
+  return (model.gapNews?.takes ?? []).flatMap((take): ChangeItem[] => {
+    const call = model.verdict.takes.get(take.rival);
+    if (!call?.called) return [];
+    const name = inline(take.rival, LEN.competitor);
+    const note = (g: SnapshotGap): string => {
       const from = model.shifts.get(g.prompt_id)?.previousWinner;
       if (from) return ` (from ${inline(from, LEN.competitor)})`;
-      const engines = enginesWhere(model, g.platforms_losing);
+      const engines = enginesWhere(model, g.platforms_losing ?? []);
       return engines.length > 0 ? ` (new, on ${engines})` : ' (new)';
     };
     const phrase =
-      name.length > 0 ? `${name} took ${plural(gaps.length, 'prompt', 'prompts')}` : plural(gaps.length, 'new gap', 'new gaps');
-    return { tone: 'worse', weight: gapWeight(model, gaps.length), phrase, line: `*${phrase}*: ${gapMentions(model, gaps, note)}`, gaps };
+      name.length > 0 ? `${name} took ${plural(take.gaps.length, 'prompt', 'prompts')}` : plural(take.gaps.length, 'new gap', 'new gaps');
+    const line = `*${phrase}*: ${gapMentions(model, take.gaps, note)}`;
+    return [{ tone: 'worse', strength: Math.min(MAX_STRENGTH, call.z), phrase, line, gaps: take.gaps }];
   });
-  return { items, covered };
 }
 
-/** "now also lost on Gemini, Claude — 4/5 engines" for a gap that spread to more engines. */
+/** "now also lost on Gemini, Claude (4/5 engines)" for a gap that spread to more engines. */
 export function spreadNote(model: DigestModel, gap: Gap): string {
   const added = model.shifts.get(gap.prompt_id)?.newEngines ?? [];
   if (added.length === 0) return '';
   return ` — now also lost on ${enginesText(added)} (${gap.platforms_losing.length}/${engineTotal(model)} engines)`;
 }
 
-function worseGapItems(model: DigestModel, covered: ReadonlySet<string>): ChangeItem[] {
-  const gaps = model.diff.worseningGaps.filter((g) => !covered.has(g.prompt_id));
-  if (gaps.length === 0) return [];
-  const phrase = `${plural(gaps.length, 'gap', 'gaps')} worse`;
-  const note = (g: Gap): string => spreadNote(model, g) || ' (the service marks it worse)';
+function worseItems(model: DigestModel): ChangeItem[] {
+  const news = model.gapNews?.worse;
+  const call = model.verdict.worse;
+  if (news === undefined || !call?.called) return [];
+  const phrase = `${plural(news.gaps.length, 'gap', 'gaps')} worse`;
+  const note = (g: SnapshotGap): string => spreadNote(model, g as Gap) || ' (the service marks it worse)';
   return [
-    { tone: 'worse', weight: gapWeight(model, gaps.length) * 0.7, phrase, line: `*${phrase}*: ${gapMentions(model, gaps, note)}`, gaps },
+    {
+      tone: 'worse',
+      strength: Math.min(MAX_STRENGTH, call.z),
+      phrase,
+      line: `*${phrase}*: ${gapMentions(model, news.gaps, note)}`,
+      gaps: news.gaps,
+    },
   ];
 }
 
 function resolvedItems(model: DigestModel): ChangeItem[] {
-  const gone = model.diff.resolvedGaps;
-  if (gone.length === 0) return [];
-  const phrase = `${plural(gone.length, 'gap', 'gaps')} resolved`;
-  const asGaps = gone.map((g): Gap => ({ ...g, platforms_losing: [], top_competitor: '', extra: [] }));
+  const news = model.gapNews?.resolved;
+  const call = model.verdict.resolved;
+  if (news === undefined || !call?.called) return [];
+  const phrase = `${plural(news.gaps.length, 'gap', 'gaps')} resolved`;
   return [
     {
       tone: 'better',
-      weight: gapWeight(model, gone.length),
+      strength: Math.min(MAX_STRENGTH, call.z),
       phrase,
-      line: `*${phrase}*: ${gapMentions(model, asGaps, () => '')}`,
+      line: `*${phrase}*: ${gapMentions(model, news.gaps, () => '')}`,
       gaps: [],
     },
   ];
 }
 
-/** Every significant change of the run, the lead metric first, then by weight. Empty on a first digest. */
+/**
+ * Every called change of the run, strongest first — but with news both ways, the strongest of each side
+ * leads, so the headline names both. Empty on a first digest and a data-quality run.
+ */
 export function significantChanges(model: DigestModel): ChangeItem[] {
   if (model.diff.firstDigest || model.emptyReason !== null) return [];
-  const rivals = rivalItems(model);
-  const gapNews = [...rivals.items, ...worseGapItems(model, rivals.covered), ...resolvedItems(model)];
-  const lead = metricItems(model, gapNews.length > 0);
-  const first = (item: ChangeItem): number => (item.lead === true ? 1 : 0);
-  return [...lead, ...engineItems(model), ...gapNews].sort((a, b) => first(b) - first(a) || b.weight - a.weight);
+  const gapNews = [...takeItems(model), ...worseItems(model), ...resolvedItems(model)];
+  const all = [...metricItems(model, gapNews.length > 0), ...engineItems(model), ...gapNews].sort((a, b) => b.strength - a.strength);
+  const worst = all.find((c) => c.tone === 'worse');
+  const best = all.find((c) => c.tone === 'better');
+  if (worst === undefined || best === undefined) return all;
+  return [worst, best, ...all.filter((c) => c !== worst && c !== best)];
 }
 
-/**
- * ⚪ nothing to judge (baseline, empty run, no significant change); 🟢 only good news or good outweighs bad;
- * 🟡 bad news that is small or outweighed; 🔴 bad news that clearly outweighs the good.
- */
+/** The mark the called changes add up to: one direction gives its colour, both give 🟡. */
 export function statusMark(model: DigestModel, changes: readonly ChangeItem[]): StatusMark {
-  const sum = (tone: 'better' | 'worse'): number => changes.filter((c) => c.tone === tone).reduce((s, c) => s + c.weight, 0);
-  const bad = sum('worse');
-  const good = sum('better');
-  if (bad === 0) return good > 0 ? '🟢' : '⚪';
-  const net = bad - good;
-  if (net >= 1.5) return '🔴';
-  return net > 0 ? '🟡' : '🟢';
+  if (model.emptyReason !== null) return '⚠️';
+  const worse = changes.some((c) => c.tone === 'worse');
+  const better = changes.some((c) => c.tone === 'better');
+  if (worse && better) return '🟡';
+  if (worse) return '🔴';
+  return better ? '🟢' : '⚪';
 }
 
 /** The top reason of the first of the change's gaps that has a reasoning card with reasons. */
@@ -234,16 +245,6 @@ export function topReason(model: DigestModel, item: ChangeItem): string | null {
   return null;
 }
 
-/** A metric within its noise, as "Share of voice +4 pts (within noise: ±18 pts at 25 answers)". */
-export function withinNoiseText(view: {
-  label: string;
-  reading: MetricView['reading'];
-  delta: number | null;
-  band: MetricView['band'];
-}): string {
-  return `${label(view)} ${deltaText(view.reading, view.delta) ?? ''} (${view.band ? bandText(view.reading, view.band) : ''})`;
-}
-
 export interface Assessment {
   changes: ChangeItem[];
   mark: StatusMark;
@@ -251,43 +252,44 @@ export interface Assessment {
 
 const ASSESSED = new WeakMap<DigestModel, Assessment>();
 
-/** The model's significant changes and mark, worked out once per model. */
+/** The model's called changes and mark, worked out once per model. */
 export function assess(model: DigestModel): Assessment {
   const known = ASSESSED.get(model);
   if (known) return known;
   const changes = significantChanges(model);
-  const assessment = { changes, mark: statusMark(model, changes) };
+  const assessment = { changes, mark: model.diff.firstDigest ? '⚪' : statusMark(model, changes) } satisfies Assessment;
   ASSESSED.set(model, assessment);
   return assessment;
 }
 
 /**
- * A run with nothing to tell: not the first digest, not empty, and no change beyond its noise.
+ * A run with nothing to tell: not the first digest, judged, and no change called.
  * With digestMode 'changes' such a run posts one compact line.
  */
 export function isQuietRun(model: DigestModel): boolean {
   return !model.diff.firstDigest && model.emptyReason === null && assess(model).changes.length === 0;
 }
 
-/** Metrics and engines that moved, but within their noise, largest first (relative to the noise). */
-export function withinNoise(
-  model: DigestModel,
-): { label: string; reading: MetricView['reading']; delta: number | null; band: MetricView['band'] }[] {
-  const metrics = model.metrics.map((m) => ({
-    label: m.label,
-    reading: m.reading,
-    delta: m.delta,
-    band: m.band,
-    significant: m.significant,
-  }));
-  const engines = model.engines.map((e) => ({
-    label: e.name ?? '',
-    reading: e.reading,
-    delta: e.delta,
-    band: e.band,
-    significant: e.significant,
-  }));
+/** The figures (metrics, then engines) that moved since the last run but that the verdict did not call, largest first. */
+export function withinNoise(model: DigestModel): { name: string; figure: ComparedFigure }[] {
+  const metrics = model.metrics.map((m) => ({ name: label(m), figure: m }));
+  const engines = model.engines.filter((e) => e.name !== null).map((e) => ({ name: engineName(e), figure: e }));
   return [...metrics, ...engines]
-    .filter((v) => !v.significant && v.band !== null && v.delta !== null && v.delta !== 0 && v.label.length > 0)
-    .sort((a, b) => Math.abs(b.delta ?? 0) / (b.band?.halfWidth || 1) - Math.abs(a.delta ?? 0) / (a.band?.halfWidth || 1));
+    .filter(({ figure }) => figure.call?.call === 'steady' && figure.delta !== null && figure.delta !== 0)
+    .sort((a, b) => strengthOf(b.figure) - strengthOf(a.figure));
+}
+
+/** Gap news the verdict did not call (within the project's usual churn), as counts: "2 new gaps, 1 resolved". */
+export function usualChurnText(model: DigestModel): string | null {
+  const news = model.gapNews;
+  if (news === null || model.emptyReason !== null) return null;
+  const taken = news.takes.filter((t) => !model.verdict.takes.get(t.rival)?.called).reduce((n, t) => n + t.gaps.length, 0);
+  const worse = model.verdict.worse?.called ? 0 : news.worse.gaps.length;
+  const resolved = model.verdict.resolved?.called ? 0 : news.resolved.gaps.length;
+  const parts = [
+    taken > 0 ? plural(taken, 'prompt lost', 'prompts lost') : '',
+    worse > 0 ? plural(worse, 'gap worse', 'gaps worse') : '',
+    resolved > 0 ? plural(resolved, 'gap resolved', 'gaps resolved') : '',
+  ].filter((p) => p.length > 0);
+  return parts.length > 0 ? parts.join(', ') : null;
 }

@@ -37,9 +37,9 @@ export function bandText(reading: MetricReading, band: NoiseBand): string {
   return band.basis === 'sample' ? `±${width}${unit} at ${plural(band.answers, 'answer', 'answers')}` : `±${width}${unit}`;
 }
 
-/** "1st", "2nd", "3rd", "4th"… */
-export function ordinal(n: number): string {
-  const tens = n % 100;
-  const suffix = tens >= 11 && tens <= 13 ? 'th' : (['th', 'st', 'nd', 'rd'][n % 10] ?? 'th');
-  return `${formatNumber(n)}${suffix}`;
+/** The normal variation of a figure at this run's sample: "±6.1 pts" for a share, "±0.3" otherwise. */
+export function variationText(reading: MetricReading, halfWidth: number): string {
+  const share = reading.kind === 'share';
+  const width = Math.round(halfWidth * (share ? shareFactor(reading) : 1) * 10) / 10;
+  return `±${formatNumber(width > 0 ? width : Math.round(halfWidth * 1000) / 1000)}${share ? ' pts' : ''}`;
 }

@@ -1,39 +1,43 @@
-/** One line of figures (the position now) and one of what moved only within its noise. */
+/** One line of figures (the position now), and one naming what moved only within its normal variation. */
 import type { ContextBlock } from '@slack/web-api';
 import { context } from '../blocks';
-import { inline, LEN, plural } from '../format';
+import { inline, LEN } from '../format';
 import type { DigestModel } from '../model';
-import { withinNoise, withinNoiseText } from '../significance';
+import { usualChurnText, withinNoise } from '../significance';
 import { valueText } from '../units';
 import { openGapsText, topRivalText } from './headline';
 
 /** Metrics on the figures line (the first numeric ones in API order). */
 const FIGURES_SHOWN = 3;
-/** Within-noise moves named in the main message; the thread's engines reply has the rest. */
-const NOISE_SHOWN = 3;
+/** Figures named on the normal-variation line; the rest are counted. */
+const NOISE_SHOWN = 4;
 
 /** `Visibility score 50.5 % · Average position 3.6 · 12 open gaps · top rival TrailForge (5 prompts)`. */
-export function figuresText(model: DigestModel, alertsWhere = 'in the thread'): string {
+export function figuresText(model: DigestModel): string {
   const metrics = model.metrics
     .filter((m) => m.value !== null && !/\bgaps?\b/i.test(m.label.replace(/_/g, ' ')))
     .slice(0, FIGURES_SHOWN)
     .map((m) => `${inline(m.label, LEN.label) || '—'} ${valueText(m.reading, m.value, m.raw)}`);
   const rival = topRivalText(model);
-  // Alerts are a standing state, not a change: the severe ones are counted here, all are in the thread.
-  const severe = model.alerts.filter((a) => a.severity === 'critical' || a.severity === 'error').length;
-  const alerts = severe > 0 ? [`🚨 ${plural(severe, 'critical alert', 'critical alerts')} (${alertsWhere})`] : [];
-  return [...metrics, openGapsText(model), ...(rival !== null ? [rival] : []), ...alerts].join(' · ');
+  return [...metrics, openGapsText(model), ...(rival !== null ? [rival] : [])].join(' · ');
 }
 
-export function figuresLine(model: DigestModel, alertsWhere?: string): ContextBlock[] {
-  return [context(figuresText(model, alertsWhere))];
+export function figuresLine(model: DigestModel): ContextBlock[] {
+  return [context(figuresText(model))];
 }
 
-/** `Within noise: Share of voice +4 pts (±18 pts at 25 answers) · …` — shown, never called a change. */
+/**
+ * `Small moves within normal variation: Gemini, ChatGPT · usual gap churn: 1 gap resolved` — said once, in
+ * plain words; each figure's band is in the thread's engines reply.
+ */
 export function noiseLine(model: DigestModel): ContextBlock[] {
-  const moves = withinNoise(model);
-  if (moves.length === 0) return [];
-  const shown = moves.slice(0, NOISE_SHOWN).map(withinNoiseText);
-  const more = moves.length > NOISE_SHOWN ? ` · +${moves.length - NOISE_SHOWN} more in the thread` : '';
-  return [context(`_Within noise:_ ${shown.join(' · ')}${more}`)];
+  const moves = withinNoise(model).map((m) => m.name);
+  const churn = usualChurnText(model);
+  const named = moves.slice(0, NOISE_SHOWN).join(', ') + (moves.length > NOISE_SHOWN ? ` and ${moves.length - NOISE_SHOWN} more` : '');
+  const parts = [
+    moves.length > 0 ? `Small moves within normal variation: ${named}` : '',
+    churn !== null ? `usual gap churn: ${churn}` : '',
+  ];
+  const text = parts.filter((p) => p.length > 0).join(' · ');
+  return text.length > 0 ? [context(`_${text.charAt(0).toUpperCase()}${text.slice(1)}_`)] : [];
 }

@@ -52,25 +52,30 @@ export function positionParts(model: DigestModel): string[] {
   ];
 }
 
-function emptyPhrase(model: DigestModel): string | null {
-  if (model.emptyReason === 'status') return `run status: ${inline(model.input.run.status ?? '', LEN.status)}`;
-  if (model.emptyReason === 'no-answers') return 'no answers in this run';
+/** Why a data-quality run is not judged: "only 3 answers — usually 1,240", "no answers in this run". */
+function qualityPhrase(model: DigestModel): string | null {
+  const quality = model.verdict.quality;
+  if (quality.state === 'status') return `run status: ${inline(quality.status, LEN.status)} — not compared`;
+  if (quality.state === 'no-answers')
+    return `no answers in this run${quality.usual !== null ? ` — usually ${formatNumber(quality.usual)}` : ''}`;
+  if (quality.state === 'few-answers')
+    return `only ${plural(quality.answers, 'answer', 'answers')} — usually ${formatNumber(quality.usual)}; not compared`;
   return null;
 }
 
 function headlineParts(model: DigestModel): string[] {
-  const empty = emptyPhrase(model);
-  if (empty !== null) return [empty];
+  const quality = qualityPhrase(model);
+  if (quality !== null) return [quality];
   if (model.diff.firstDigest) return [`baseline: ${positionParts(model).join(' · ')}`];
   const causes = assess(model)
     .changes.slice(0, HEADLINE_CAUSES)
     .map((c) => c.phrase);
-  return causes.length > 0 ? causes : ['no significant change since the last run'];
+  return causes.length > 0 ? causes : ['no change beyond normal variation since the last run'];
 }
 
-/** The mark: a baseline or an empty run has nothing to judge. */
+/** The mark: the verdict's (⚪ on a baseline, ⚠️ for a run too thin to judge). */
 export function markOf(model: DigestModel): StatusMark {
-  return model.diff.firstDigest || model.emptyReason !== null ? '⚪' : assess(model).mark;
+  return assess(model).mark;
 }
 
 /** The headline line as mrkdwn (project bold, linked when there is a dashboard template). */

@@ -1,8 +1,9 @@
 /** Where the project stands (a baseline digest, and `status`): who takes its prompts and its worst gaps. */
 import type { SectionBlock } from '@slack/web-api';
+import type { Gap } from '../../../read-api-types';
 import { section } from '../blocks';
 import { inline, LEN, plural } from '../format';
-import type { DigestModel } from '../model';
+import { worstGaps, type DigestModel } from '../model';
 import { enginesWhere, gapTitle } from './gap-line';
 
 /** Rivals named on the position's rival line. */
@@ -19,9 +20,7 @@ export function rivalsLine(model: DigestModel): string | null {
 }
 
 /** `1. #3 question — all 5 engines, to TrailForge`. */
-function worstGapLine(model: DigestModel, index: number): string | null {
-  const gap = model.gaps[index];
-  if (gap === undefined) return null;
+function worstGapLine(model: DigestModel, gap: Gap, index: number): string {
   const rival = inline(gap.top_competitor, LEN.competitor);
   const engines = enginesWhere(model, gap.platforms_losing);
   const where = [engines.length > 0 ? `on ${engines}` : '', rival.length > 0 ? `to ${rival}` : ''].filter((p) => p.length > 0).join(' ');
@@ -29,14 +28,17 @@ function worstGapLine(model: DigestModel, index: number): string | null {
 }
 
 export function positionSection(model: DigestModel, gapsShown: number = GAPS_SHOWN): SectionBlock[] {
-  const gaps = Array.from({ length: Math.min(gapsShown, GAPS_SHOWN, model.gaps.length) }, (_, i) => worstGapLine(model, i)).filter(
-    (l): l is string => l !== null,
-  );
+  const gaps = worstGaps(model)
+    .slice(0, Math.min(gapsShown, GAPS_SHOWN))
+    .map((gap, i) => worstGapLine(model, gap, i));
   const rivals = rivalsLine(model);
   const lines = [
     ...(rivals !== null ? [rivals] : []),
     ...(gaps.length > 0
-      ? [`*Worst gaps* (of ${plural(model.gaps.length, 'gap', 'gaps')} read${model.truncated ? ', more behind them' : ''}):`, ...gaps]
+      ? [
+          `*Worst gaps* (by engines lost, of ${plural(model.gaps.length, 'gap', 'gaps')} read${model.truncated ? ', more behind them' : ''}):`,
+          ...gaps,
+        ]
       : ['No open gaps in this run.']),
   ];
   return [section(lines.join('\n'))];

@@ -6,25 +6,42 @@ import { SLACK_LIMITS, truncateText } from '../../../slack-text';
 import { orderReasonsByImpact } from '../../reasoning-choice';
 import { MESSAGE_TEXT_BUDGET, packLines, section, type BlockKitMessage } from '../blocks';
 import { formatNumber, formatScalar, humaniseKey, inline, LEN, plural } from '../format';
-import { gapCountText, type DigestModel, type EngineView } from '../model';
+import { gapCountText, worstGaps, type ComparedFigure, type DigestModel, type EngineView } from '../model';
 import { nameFieldIndex } from '../../rows';
-import { assess, spreadNote } from '../significance';
-import { bandText, deltaText, valueText } from '../units';
+import { assess, calledChangeText, spreadNote } from '../significance';
+import { deltaText, valueText, variationText } from '../units';
 import type { Gap } from '../../../read-api-types';
 import { changeLine } from './changes';
 import { enginesText, enginesWhere, gapTitle, trendMark } from './gap-line';
 import { alertLine } from './rows';
 
-/** Each reply's lines, packed into one message; what does not fit is counted, never silently dropped. */
-function reply(model: DigestModel, title: string, lines: readonly string[], more: (hidden: number) => string): BlockKitMessage {
+/** A reply before packing: its lines, and what to say of lines that do not fit. */
+export interface ReplyDraft {
+  title: string;
+  lines: string[];
+  more: (hidden: number) => string;
+}
+
+/** A reply's lines, packed into one message; what does not fit is counted, never silently dropped. */
+export function packReply(model: DigestModel, draft: ReplyDraft): BlockKitMessage {
   const budget = { maxBlocks: SLACK_LIMITS.blocksPerMessage - 3, maxChars: MESSAGE_TEXT_BUDGET - 400 };
-  const packed = packLines(lines, budget);
-  const hidden = lines.length - packed.included;
-  const tail = hidden > 0 ? [section(more(hidden))] : [];
+  const packed = packLines(draft.lines, budget);
+  const hidden = draft.lines.length - packed.included;
+  const tail = hidden > 0 ? [section(draft.more(hidden))] : [];
   return {
-    text: truncateText(`${title.replace(/\*/g, '')} — ${model.name}`, SLACK_LIMITS.fallbackText),
+    text: truncateText(`${draft.title.replace(/\*/g, '')} — ${model.name}`, SLACK_LIMITS.fallbackText),
     blocks: [...packed.blocks, ...tail],
   };
+}
+
+/** Replies beyond `slots` joined into the last one, so the thread never has more replies than it may. */
+export function fitReplies(drafts: readonly ReplyDraft[], slots: number): ReplyDraft[] {
+  if (drafts.length <= slots || slots < 1) return drafts.slice(0, Math.max(slots, 0));
+  const kept = drafts.slice(0, slots - 1);
+  const joined = drafts.slice(slots - 1);
+  const [first] = joined;
+  if (first === undefined) return kept;
+  return [...kept, { title: first.title, lines: joined.flatMap((d) => d.lines), more: first.more }];
 }
 
 // --- 1. Changes and gaps ------------------------------------------------------------------------
@@ -32,9 +49,10 @@ function reply(model: DigestModel, title: string, lines: readonly string[], more
 /** Rivals listed in the thread. */
 const RIVALS_LISTED = 5;
 
+/** A change of a rival's prompts: "+2", "−1", "no change"; null when unknown. */
 function signed(n: number | null): string | null {
   if (n === null) return null;
-  return n === 0 ? '±0' : `${n > 0 ? '+' : '\u2212'}${formatNumber(Math.abs(n))}`;
+  return n === 0 ? 'no change' : `${n > 0 ? '+' : '\u2212'}${formatNumber(Math.abs(n))}`;
 }
 
 function rivalLines(model: DigestModel): string[] {
@@ -64,10 +82,10 @@ function gapNews(model: DigestModel, gap: Gap, fresh: ReadonlySet<string>): stri
   return parts.length > 0 ? ` · ${parts.join(' · ')}` : fresh.has(gap.prompt_id) ? '' : trendMark(gap);
 }
 
-/** Gaps grouped by the engines they are lost on (groups in order of their worst gap); engines named once per group. */
+/** Gaps grouped by the engines they are lost on (groups in order of their worst gap, by impact); engines named once per group. */
 function gapGroups(model: DigestModel): string[] {
   const groups = new Map<string, Gap[]>();
-  for (const gap of model.gaps) {
+  for (const gap of worstGaps(model)) {
     const key = [...gap.platforms_losing]
       .map((p) => p.trim())
       .sort()
@@ -98,7 +116,7 @@ function goneLines(model: DigestModel): string[] {
   return [head, ...resolvedGaps.map(line('Resolved')), ...leftTopGaps.map(line('Left the top list'))];
 }
 
-export function changesAndGapsReply(model: DigestModel): BlockKitMessage | null {
+export function changesAndGapsReply(model: DigestModel): ReplyDraft | null {
   const changes = assess(model).changes.map((item) => changeLine(model, item));
   const unreadable = model.unreadable > 0 ? ` · ${plural(model.unreadable, 'gap entry', 'gap entries')} could not be read` : '';
   const gaps = gapGroups(model);
@@ -114,27 +132,33 @@ export function changesAndGapsReply(model: DigestModel): BlockKitMessage | null 
       : []),
   ];
   if (lines.length === 0) return null;
-  return reply(
-    model,
-    '*Changes and gaps*',
+  return {
+    title: '*Changes and gaps*',
     lines,
-    (hidden) => `_+${plural(hidden, 'more line', 'more lines')}: the dashboard lists every gap._`,
-  );
+    more: (hidden) => `_${plural(hidden, 'more line', 'more lines')} not shown: the dashboard lists every gap._`,
+  };
 }
 
 // --- 2. Engines and alerts ----------------------------------------------------------------------
 
+/**
+ * A figure's change as the verdict judged it: "(−12.1 pts — worse)" when called (from its usual level,
+ * "over 3 runs" when it built up), "(−3.5 pts since the last run, within normal variation ±6.1 pts)"
+ * when not, "(unchanged)" for no move; nothing when not judged.
+ */
+function judgedChange(figure: ComparedFigure): string {
+  const call = figure.call;
+  if (call === null || call.call === 'unjudged' || figure.delta === null) return '';
+  if (figure.significant) return ` (${calledChangeText(figure)} — ${figure.tone ?? ''})`;
+  if (figure.delta === 0) return ' (unchanged)';
+  const band = call.band !== null ? `, within normal variation ${variationText(figure.reading, call.band)}` : '';
+  return ` (${deltaText(figure.reading, figure.delta) ?? ''} since the last run${band})`;
+}
+
 function engineLine(engine: EngineView): string {
   const at = nameFieldIndex(engine.row);
   const name = engine.name !== null ? inline(engine.name, LEN.rowName) || '(unnamed engine)' : '(unnamed engine)';
-  const main =
-    engine.field === null
-      ? ''
-      : ` ${valueText(engine.reading, engine.value, null)}${
-          engine.delta === null || engine.band === null
-            ? ''
-            : ` (${deltaText(engine.reading, engine.delta) ?? ''}${engine.significant ? ` — ${engine.tone ?? ''}` : engine.delta !== 0 ? `, within noise ${bandText(engine.reading, engine.band)}` : ''})`
-        }`;
+  const main = engine.field === null ? '' : ` ${valueText(engine.reading, engine.value, null)}${judgedChange(engine)}`;
   const rest = engine.row
     .filter((_, i) => i !== at && engine.row[i]?.[0] !== engine.field)
     .map(([field, value]) => `${humaniseKey(field)} ${formatScalar(value, LEN.fieldValue)}`)
@@ -143,13 +167,9 @@ function engineLine(engine: EngineView): string {
 }
 
 function otherFigures(model: DigestModel): string[] {
-  const lines = model.metrics.map((m) => {
-    const change =
-      m.delta === null
-        ? ''
-        : ` (${deltaText(m.reading, m.delta) ?? ''}${m.significant ? ` — ${m.tone ?? ''}` : m.delta !== 0 && m.band ? `, within noise ${bandText(m.reading, m.band)}` : ''})`;
-    return `• *${inline(m.label, LEN.label) || '—'}* ${valueText(m.reading, m.value, m.raw)}${change}`;
-  });
+  const lines = model.metrics.map(
+    (m) => `• *${inline(m.label, LEN.label) || '—'}* ${valueText(m.reading, m.value, m.raw)}${judgedChange(m)}`,
+  );
   return lines.length > 0 ? ['*Figures*', ...lines] : [];
 }
 
@@ -166,7 +186,7 @@ export function showsAbout(model: DigestModel): boolean {
   return model.input.options?.aboutShown !== true && aboutLines(model).length > 0;
 }
 
-export function enginesAndAlertsReply(model: DigestModel): BlockKitMessage | null {
+export function enginesAndAlertsReply(model: DigestModel): ReplyDraft | null {
   const engines = model.engines.map(engineLine);
   const alerts = model.alerts.map(alertLine);
   const lines = [
@@ -176,7 +196,7 @@ export function enginesAndAlertsReply(model: DigestModel): BlockKitMessage | nul
     ...(showsAbout(model) ? aboutLines(model) : []),
   ];
   if (lines.length === 0) return null;
-  return reply(model, '*Engines and alerts*', lines, (hidden) => `_+${plural(hidden, 'more line', 'more lines')} on the dashboard._`);
+  return { title: '*Engines and alerts*', lines, more: (hidden) => `_${plural(hidden, 'more line', 'more lines')} on the dashboard._` };
 }
 
 // --- 3. Reasoning -------------------------------------------------------------------------------
@@ -184,7 +204,7 @@ export function enginesAndAlertsReply(model: DigestModel): BlockKitMessage | nul
 /** Reasons per card (highest impact first). */
 const REASONS_SHOWN = 4;
 
-export function reasoningReply(model: DigestModel, count: number): BlockKitMessage | null {
+export function reasoningReply(model: DigestModel, count: number): ReplyDraft | null {
   const cards = model.gaps.slice(0, count).flatMap((gap) => {
     const card = model.input.reasoning.get(gap.prompt_id) ?? null;
     const reasons = card === null ? [] : orderReasonsByImpact(card.reasons);
@@ -201,10 +221,9 @@ export function reasoningReply(model: DigestModel, count: number): BlockKitMessa
     return [head, ...lines, ...more];
   });
   if (cards.length === 0) return null;
-  return reply(
-    model,
-    '*Why the top gaps are lost*',
-    ['*Why the top gaps are lost* (reasoning cards, highest impact first)', ...cards],
-    (hidden) => `_+${plural(hidden, 'more line', 'more lines')}._`,
-  );
+  return {
+    title: '*Why the top gaps are lost*',
+    lines: ['*Why the top gaps are lost* (reasoning cards, highest impact first)', ...cards],
+    more: (hidden) => `_${plural(hidden, 'more line', 'more lines')} on the dashboard._`,
+  };
 }
