@@ -145,13 +145,13 @@ class SlashCommand extends Step {
     readonly key: ChannelKey,
     readonly text: string,
     private readonly expect: (state: ChannelState, model: DeliveryModel) => void,
-    private readonly needsRun = false,
+    private readonly afterDigest = false,
   ) {
     super();
   }
   override check(model: Readonly<DeliveryModel>): boolean {
-    // A filter is checked against the project's engines: asked once the project has been digested.
-    return !this.needsRun || model.runs.length > 0;
+    // A filter is checked against the project's engines: asked once a run was digested (routed somewhere: its snapshot is kept).
+    return !this.afterDigest || model.runs.some((run) => CHANNEL_KEYS.some((key) => run.expected[key].kind !== 'none'));
   }
   async act(model: DeliveryModel, real: DeliveryReal): Promise<void> {
     await real.world.command(real.channels[this.key], this.text);
