@@ -56,6 +56,8 @@ export interface DeliveryModel {
   now: number;
   channels: Record<ChannelKey, ChannelState>;
   runs: RunState[];
+  /** The steps so far, each with the model's clock when it ended: a failure lists them. */
+  steps: string[];
 }
 
 export interface DeliveryReal {
@@ -65,7 +67,7 @@ export interface DeliveryReal {
 
 export function initialModel(now: number): DeliveryModel {
   const channel = (): ChannelState => ({ subscribed: false, mutedUntilMs: undefined, quiet: undefined, hasDigest: false });
-  return { now, channels: { home: channel(), b: channel(), c: channel() }, runs: [] };
+  return { now, channels: { home: channel(), b: channel(), c: channel() }, runs: [], steps: [] };
 }
 
 // --- The model's rules --------------------------------------------------------------------------
@@ -110,7 +112,10 @@ export async function checkDeliveries(model: DeliveryModel, real: DeliveryReal):
       const count = counts.get(run.eventId) ?? 0;
       const expected = run.expected[key];
       const fail = (what: string) => {
-        throw new Error(`${run.label} in ${key} (${real.channels[key]}): ${what}; posted ${count}×, expected ${JSON.stringify(expected)}`);
+        throw new Error(
+          `${run.label} in ${key} (${real.channels[key]}): ${what}; posted ${count}×, expected ${JSON.stringify(expected)}\n` +
+            `after these steps (the clock when each ended):\n${model.steps.map((step, i) => `  ${i + 1}. ${step}`).join('\n')}`,
+        );
       };
       if (count > 1) fail('posted more than once');
       if (expected.kind === 'posted' && count !== 1) fail('not posted');
@@ -133,6 +138,7 @@ abstract class Step implements Command {
   }
   async run(model: DeliveryModel, real: DeliveryReal): Promise<void> {
     await this.act(model, real);
+    model.steps.push(`${new Date(model.now).toISOString().slice(0, 16)}Z  ${this.toString()}`);
     await checkDeliveries(model, real);
   }
   abstract act(model: DeliveryModel, real: DeliveryReal): Promise<void>;
@@ -319,12 +325,15 @@ class Wait extends Step {
     super();
   }
   override async run(model: DeliveryModel, real: DeliveryReal): Promise<void> {
-    for (let waited = 0; waited < this.minutes; waited += SWEEP_PERIOD_MINUTES) {
+    for (let waited = SWEEP_PERIOD_MINUTES; waited <= this.minutes; waited += SWEEP_PERIOD_MINUTES) {
       model.now += SWEEP_PERIOD_MINUTES * MINUTE_MS;
       real.world.now = model.now;
       await real.world.sweep();
       swept(model);
+      const step = waited < this.minutes ? `the sweep ${waited}m into "${this.toString()}"` : this.toString();
+      model.steps.push(`${new Date(model.now).toISOString().slice(0, 16)}Z  ${step}`);
       await checkDeliveries(model, real);
+      if (waited < this.minutes) model.steps.pop();
     }
   }
   act(): Promise<void> {
@@ -387,4 +396,11 @@ export function deliveryCommands(fcApi: typeof fc, maxCommands: number) {
     ],
     { maxCommands, size: 'max' },
   );
+}
+
+/** `FC_SEED` and `FC_PATH` (from a failure's report) replay that failure. */
+export function replayParameters(): { seed?: number; path?: string } {
+  const seed = process.env['FC_SEED'];
+  const path = process.env['FC_PATH'];
+  return { ...(seed === undefined ? {} : { seed: Number(seed) }), ...(path === undefined ? {} : { path }) };
 }

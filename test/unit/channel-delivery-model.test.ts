@@ -9,7 +9,7 @@
  */
 import fc from 'fast-check';
 import { describe, it } from 'vitest';
-import { deliveryCommands, initialModel, type DeliveryModel, type DeliveryReal } from '../support/delivery-model';
+import { deliveryCommands, initialModel, replayParameters, type DeliveryModel, type DeliveryReal } from '../support/delivery-model';
 import { DeliveryWorld } from '../support/delivery-world';
 import { MemoryDigestStore, MemoryQuietHoursStore, MemorySubscriptionStore } from '../support/memory-stores';
 import { RecordingSlack } from '../support/recording-slack';
@@ -35,18 +35,11 @@ function setup(): { model: DeliveryModel; real: DeliveryReal } {
   return { model: initialModel(START), real: { world, channels: CHANNELS } };
 }
 
-/** `FC_SEED` (and `FC_PATH`) from a failure's report replay it. */
-function replay(): { seed?: number; path?: string } {
-  const seed = process.env['FC_SEED'];
-  const path = process.env['FC_PATH'];
-  return { ...(seed === undefined ? {} : { seed: Number(seed) }), ...(path === undefined ? {} : { path }) };
-}
-
 describe('per-channel delivery (model-based, in-memory stores)', () => {
   it('every run reaches every channel that should get it exactly once, after its quiet window, and no other', async () => {
     await fc.assert(
       fc.asyncProperty(deliveryCommands(fc, 25), (commands) => fc.asyncModelRun(setup, commands)),
-      { numRuns: 1000, ...replay() },
+      { numRuns: 1000, ...replayParameters() },
     );
   }, 300_000);
 });
