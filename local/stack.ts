@@ -11,8 +11,10 @@
  *   deployed: digests in batches, slash commands one at a time as soon as they arrive;
  * - the local Slack Web API server (printing each message), unless a real Slack token is given.
  *
- * Used by `npm start` (local/start.ts), the end-to-end tests (test/e2e), the load test and the CLI
- * tests. Several stacks can run in one process: each handler gets its own environment object.
+ * Its queues, event sources, routes and schedules are LOCAL_TOPOLOGY (local/topology.ts), which a test
+ * holds to the synthesized stack. Used by `npm start` (local/start.ts), the end-to-end tests (test/e2e),
+ * the load test and the CLI tests. Several stacks can run in one process: each handler gets its own
+ * environment object.
  */
 import { randomBytes } from 'node:crypto';
 import { appendFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -20,7 +22,6 @@ import { join } from 'node:path';
 import { sleep } from '../shared/util';
 import { CreateQueueCommand, GetQueueAttributesCommand, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { weeklySweepMessage } from '../shared/weekly/message';
-import { SWEEP_MINUTES } from '../shared/weekly/schedule';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { ensureBridgeTable, startLocalDynamo, type LocalDynamo } from './dynamo';
@@ -48,6 +49,7 @@ import { createSlackHandler } from '../functions/slack/create-handler';
 import { readSlackConfig } from '../functions/slack/runtime';
 import { LOCAL_SLACK_APP_ID, LOCAL_SLACK_TEAM_ID } from './slack-app-delivery';
 import { DIGEST_DEFAULTS, ENV, HTTP_PATHS, METRICS_NAMESPACE, SERVICES } from '../shared/contracts';
+import { LOCAL_TOPOLOGY, type QueueSpec } from './topology';
 
 /** The stage name of the local stack (BRIDGE_STAGE). */
 export const LOCAL_STAGE = 'local';
@@ -59,25 +61,25 @@ export const LOCAL_STAGE = 'local';
 export const LOCAL_DEFAULTS = {
   region: 'us-east-1',
   tableName: 'visibility-bridge-local',
-  queueName: 'visibility-bridge-digest',
-  dlqName: 'visibility-bridge-digest-dlq',
-  commandsQueueName: 'visibility-bridge-commands',
-  commandsDlqName: 'visibility-bridge-commands-dlq',
+  queueName: LOCAL_TOPOLOGY.queues.digest.name,
+  dlqName: LOCAL_TOPOLOGY.queues.digestDlq.name,
+  commandsQueueName: LOCAL_TOPOLOGY.queues.commands.name,
+  commandsDlqName: LOCAL_TOPOLOGY.queues.commandsDlq.name,
   /** The home channel, by id as a stage file names it; the local Slack shows its name (`slackChannelNames`). */
   slackChannel: 'C0LOCALDIGEST',
   /** Another channel, for trying the Slack app (`/visibility subscribe …` there). */
   demoChannel: 'C0LOCALDEMO',
   slackChannelNames: { C0LOCALDIGEST: 'visibility-digests', C0LOCALDEMO: 'visibility-demo' },
   slackToken: LOCAL_SLACK_TOKEN,
-  maxReceiveCount: 3,
-  visibilityTimeoutSeconds: 30,
+  maxReceiveCount: LOCAL_TOPOLOGY.queues.digest.deadLetter.maxReceiveCount,
+  visibilityTimeoutSeconds: LOCAL_TOPOLOGY.queues.digest.visibilityTimeoutSeconds,
   functionTimeoutMs: 60_000,
   ingestTimeoutMs: 8_000,
   pollWaitSeconds: 20,
-  batchSize: 10,
-  concurrency: 2,
+  batchSize: LOCAL_TOPOLOGY.eventSources.digest.batchSize,
+  concurrency: LOCAL_TOPOLOGY.eventSources.digest.concurrency,
   /** Slash-command invocations side by side (the deployed event source has no cap; people type few commands). */
-  commandsConcurrency: 2,
+  commandsConcurrency: LOCAL_TOPOLOGY.eventSources.commands.concurrency,
   retryScale: 1,
 } as const;
 
@@ -321,9 +323,9 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     if (events) cleanup.push(() => events.close());
     const env: Record<string, string> = {
       [ENV.tableName]: LOCAL_DEFAULTS.tableName,
-      [ENV.queueUrl]: sqs.queueUrl,
-      [ENV.commandsQueueUrl]: sqs.commandsQueueUrl,
-      [ENV.dlqUrl]: sqs.dlqUrl,
+      [LOCAL_TOPOLOGY.queues.digest.urlEnv]: sqs.queueUrl,
+      [LOCAL_TOPOLOGY.queues.commands.urlEnv]: sqs.commandsQueueUrl,
+      [LOCAL_TOPOLOGY.queues.digestDlq.urlEnv]: sqs.dlqUrl,
       [ENV.readApiBaseUrl]: readApiBaseUrl,
       ...(localSecrets
         ? localSecrets.env
@@ -372,10 +374,13 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       if (error instanceof ConfigError) throw new LocalStackError(error.message);
       throw error;
     }
-    const slackRoutes = [HTTP_PATHS.slackCommands, HTTP_PATHS.slackInteractions].map((path) => ({
-      method: 'POST',
-      path,
-      createHandler: () => createSlackHandler(slackEnv, { observability: observability.forService(SERVICES.slack) }),
+    // The topology's routes: ingest's are the gateway's default function, the Slack function has its own.
+    const routes: GatewayRoute[] = LOCAL_TOPOLOGY.routes.map((route) => ({
+      method: route.method,
+      path: route.path,
+      ...(route.function === SERVICES.slack
+        ? { createHandler: () => createSlackHandler(slackEnv, { observability: observability.forService(SERVICES.slack) }) }
+        : {}),
     }));
     const gateway = await startGateway(
       options,
@@ -384,7 +389,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       observability,
       cleanup,
       slack,
-      slackRoutes,
+      routes,
     );
     const webhookUrl = `${gateway.url}${HTTP_PATHS.webhook}`;
     // The local Slack delivers slash commands and button clicks here, signed, as the Slack app would.
@@ -403,21 +408,25 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       functionName: 'digest',
       onError: (problem: PollerProblem) => reportPollerProblem(observability, problem),
     };
+    const { eventSources } = LOCAL_TOPOLOGY;
     const poller = new LambdaPoller({
       ...digestSource,
       queueUrl: sqs.queueUrl,
       queueArn: sqs.queueArn,
-      batchSize: options.batchSize ?? LOCAL_DEFAULTS.batchSize,
-      concurrency: options.concurrency ?? LOCAL_DEFAULTS.concurrency,
+      batchSize: options.batchSize ?? eventSources.digest.batchSize,
+      batchingWindowSeconds: eventSources.digest.batchingWindowSeconds,
+      reportBatchItemFailures: eventSources.digest.reportBatchItemFailures,
+      concurrency: options.concurrency ?? eventSources.digest.concurrency,
     });
-    // Slash commands' own event source, as deployed (infra/slack-commands.ts): one per invocation, at once.
+    // Slash commands' own event source into the same function: one per invocation, at once.
     const commandsPoller = new LambdaPoller({
       ...digestSource,
       queueUrl: sqs.commandsQueueUrl,
       queueArn: sqs.commandsQueueArn,
-      batchSize: 1,
-      batchingWindowSeconds: 0,
-      concurrency: LOCAL_DEFAULTS.commandsConcurrency,
+      batchSize: eventSources.commands.batchSize,
+      batchingWindowSeconds: eventSources.commands.batchingWindowSeconds,
+      reportBatchItemFailures: eventSources.commands.reportBatchItemFailures,
+      concurrency: eventSources.commands.concurrency,
     });
     poller.start();
     commandsPoller.start();
@@ -433,14 +442,14 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
           })
         : undefined;
     cleanup.push(() => Promise.resolve(quietSweep?.close()));
-    // The stack's weekly-report schedule (infra/weekly-report.ts): the same sweep message on the same queue.
+    // The topology's weekly-report schedule: the same sweep message on the same queue, as often as deployed.
     const sweepBody = JSON.stringify(weeklySweepMessage());
     // A send that fails is logged; the next tick sends again, as Scheduler would.
     const sendSweep = () =>
       void sqs.client
         .send(new SendMessageCommand({ QueueUrl: sqs.queueUrl, MessageBody: sweepBody }))
         .catch((error: unknown) => observability.forService('digest').log.warn('weekly sweep not queued', describeError(error)));
-    const weeklySchedule = setInterval(sendSweep, SWEEP_MINUTES * 60_000);
+    const weeklySchedule = setInterval(sendSweep, LOCAL_TOPOLOGY.schedules.weeklySweep.everyMinutes * 60_000);
     weeklySchedule.unref();
     cleanup.push(() => {
       clearInterval(weeklySchedule);
@@ -723,22 +732,21 @@ async function startSqs(
     if (url === undefined) throw new Error('the local SQS server returned no queue URL');
     return url;
   };
-  const dlqRetention = { MessageRetentionPeriod: String(14 * 24 * 3600) };
-  const redrive = (dlqName: string) => JSON.stringify({ deadLetterTargetArn: server.queueArn(dlqName), maxReceiveCount });
-  const dlqUrl = await create(LOCAL_DEFAULTS.dlqName, dlqRetention);
-  const queueAttributes = {
-    VisibilityTimeout: String(visibilityTimeoutSeconds),
-    MessageRetentionPeriod: String(4 * 24 * 3600),
-    RedrivePolicy: redrive(LOCAL_DEFAULTS.dlqName),
-  };
-  const queueUrl = await create(LOCAL_DEFAULTS.queueName, queueAttributes);
-  // As deployed (infra/slack-commands.ts): kept an hour, since a response_url works for 30 minutes.
-  const commandsDlqUrl = await create(LOCAL_DEFAULTS.commandsDlqName, dlqRetention);
-  const commandsQueueUrl = await create(LOCAL_DEFAULTS.commandsQueueName, {
-    VisibilityTimeout: String(visibilityTimeoutSeconds),
-    MessageRetentionPeriod: String(3600),
-    RedrivePolicy: redrive(LOCAL_DEFAULTS.commandsDlqName),
+  const { queues } = LOCAL_TOPOLOGY;
+  // The topology's settings; the visibility timeout and maxReceiveCount as the caller chose them.
+  const attributesOf = (spec: QueueSpec): Record<string, string> => ({
+    ...(spec.visibilityTimeoutSeconds !== undefined ? { VisibilityTimeout: String(visibilityTimeoutSeconds) } : {}),
+    MessageRetentionPeriod: String(spec.retentionSeconds),
+    ...(spec.deadLetter
+      ? { RedrivePolicy: JSON.stringify({ deadLetterTargetArn: server.queueArn(queues[spec.deadLetter.queue].name), maxReceiveCount }) }
+      : {}),
   });
+  // Dead-letter queues first: the queues' redrive policies name them.
+  const dlqUrl = await create(queues.digestDlq.name, attributesOf(queues.digestDlq));
+  const queueAttributes = attributesOf(queues.digest);
+  const queueUrl = await create(queues.digest.name, queueAttributes);
+  const commandsDlqUrl = await create(queues.commandsDlq.name, attributesOf(queues.commandsDlq));
+  const commandsQueueUrl = await create(queues.commands.name, attributesOf(queues.commands));
   return {
     server,
     client,
@@ -813,7 +821,7 @@ async function startGateway(
   observability: LocalObservabilityHub,
   cleanup: (() => Promise<void>)[],
   preview: LocalSlackServer | undefined,
-  extraRoutes: readonly GatewayRoute[],
+  routes: GatewayRoute[],
 ): Promise<HttpGateway> {
   const port = options.port ?? 0;
   let gateway: HttpGateway;
@@ -821,7 +829,7 @@ async function startGateway(
     gateway = await HttpGateway.start({
       port,
       host,
-      routes: [{ method: 'POST', path: HTTP_PATHS.webhook }, ...extraRoutes],
+      routes,
       createHandler,
       functionTimeoutMs: options.ingestTimeoutMs ?? LOCAL_DEFAULTS.ingestTimeoutMs,
       preview,

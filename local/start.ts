@@ -20,6 +20,7 @@ import {
 } from './stack';
 import { SKIP_MESSAGES, type LocalLogEntry } from './local-observability';
 import { seedDemoHistory } from './demo-history';
+import { LOCAL_TOPOLOGY } from './topology';
 import type { PostedMessage, RecordedCall } from './slack-server';
 
 const DEFAULT_PORT = 8787;
@@ -461,8 +462,8 @@ async function main(argv: string[]): Promise<void> {
       [ENV.chartsEnabled]: 'true',
       ...(args.dashboardUrl !== undefined ? { [ENV.dashboardUrlTemplate]: args.dashboardUrl } : {}),
     },
-    // The stack's quiet-hours schedule (every 5 minutes deployed), faster so a catch-up shows soon after its window.
-    quietSweepMs: 30_000,
+    // The topology's quiet-hours schedule (local/topology.ts: faster than deployed, so a catch-up shows soon after its window).
+    quietSweepMs: LOCAL_TOPOLOGY.schedules.quietCatchUp.everyMinutes * 60_000,
     ...(args.dataDir !== undefined ? { dataDir: args.dataDir } : {}),
     ...(args.slackLog !== undefined ? { slackLogFile: args.slackLog } : {}),
     ...(slackEnv ? { realSlack: { token: slackEnv[0], channel: slackEnv[1] } } : {}),
