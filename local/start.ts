@@ -20,7 +20,7 @@ import {
 } from './stack';
 import { SKIP_MESSAGES, type LocalLogEntry } from './local-observability';
 import { seedDemoHistory } from './demo-history';
-import type { PostedMessage, RecordedCall } from './slack-server';
+import type { PostedMessage, RecordedCall } from './slack/server';
 
 const DEFAULT_PORT = 8787;
 /** `npm run simulator`'s default port (local/simulator/main.ts): tried first so its trigger commands need no --url. */

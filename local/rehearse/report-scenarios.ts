@@ -7,7 +7,7 @@
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { DIGEST_METRICS, QUEUE_MESSAGE_KINDS, SLACK_APP_METRICS } from '../../shared/contracts';
 import { WEEKLY_EVENT_TYPE } from '../../shared/weekly/sweep';
-import type { PostedMessage } from '../slack-server';
+import type { PostedMessage } from '../slack/server';
 import { createSqsClient } from '../sqs-server';
 import { emfMetrics } from './alarm-coverage';
 import { channelSubscribed, recordedResponseUrl, slashCommandForm, type StackHost } from './slack-requests';
