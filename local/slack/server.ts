@@ -21,10 +21,9 @@ import { closeServer, listen, readBody, send, sendJson, urlHost } from '../http'
 import { LOCAL_SLACK_APP_ID, LOCAL_SLACK_TEAM_ID, type AppAnswer, type SlackAppTarget } from '../slack-app-delivery';
 import { FAULTS_PATH, faultAnswer, SlackFaults, type FaultSpec } from './faults';
 import { RESPONSE_URL_PATH, SlackInteractions, type ClickInput, type CommandInput } from './interactions';
-import type { ChannelRateLimitOptions } from './rate-limit';
 import { renderConversation, renderMessageAsText } from './render-text';
 import { SlackStore, type EphemeralMessage, type PostedMessage, type WorkspaceChannels } from './store';
-import { bearer, decodeArgs, MAX_BODY_BYTES, optBool, optString, SlackWebApi, type SlackAnswer } from './web-api';
+import { bearer, decodeArgs, MAX_BODY_BYTES, optBool, optString, SlackWebApi, type SlackAnswer, type WebApiOptions } from './web-api';
 
 export { FAULTS_PATH, type FaultKind, type FaultSpec } from './faults';
 export { RESPONSE_URL_PATH } from './interactions';
@@ -59,22 +58,13 @@ export interface RecordedCall {
   ts: string | undefined;
 }
 
-export interface LocalSlackServerOptions extends WorkspaceChannels {
+export interface LocalSlackServerOptions extends WorkspaceChannels, WebApiOptions {
   /** 0 (default) picks a free port. */
   port?: number;
   /** Default 127.0.0.1. */
   host?: string;
-  /** Valid tokens. When omitted any non-empty token is accepted. */
-  tokens?: string[];
-  /** User groups and their members (`usergroups.users.list`), e.g. `{ S0LOCALOPS: ['U0LOCAL'] }`. */
-  userGroups?: Record<string, string[]>;
   /** Latency added to every call (ms). */
   latencyMs?: number;
-  /**
-   * Enforce Slack's per-channel posting limit on `chat.postMessage`, as Slack does: a post that comes
-   * sooner than the limit allows answers HTTP 429 `ratelimited` with `Retry-After`. Off when omitted.
-   */
-  channelPace?: ChannelRateLimitOptions;
   /** Called after each successful `chat.postMessage` with a terminal rendering of the message. */
   onMessage?: (rendered: string, call: RecordedCall) => void;
   /** Appends one JSON line per API call: `{ at, method, channel, text, blocks, thread_ts, ok, error, ts }`. */
@@ -84,8 +74,6 @@ export interface LocalSlackServerOptions extends WorkspaceChannels {
    * uses Slack's `https://hooks.slack.com`, which the deployed function accepts, and routes it here.
    */
   responseUrlOrigin?: string;
-  /** Origin of the file upload URLs handed out (default this server's own URL); the rehearsal uses `https://files.slack.com`, routed here. */
-  fileUploadOrigin?: string;
   team?: string;
   teamId?: string;
   /** The app's id (`api_app_id`) the commands and clicks carry; default LOCAL_SLACK_APP_ID. */
@@ -143,16 +131,7 @@ export class LocalSlackServer {
     const enterpriseId = options.enterpriseId;
     this.store = new SlackStore(options);
     this.faults = new SlackFaults((channel) => this.store.channelId(channel));
-    this.webApi = new SlackWebApi(
-      this.store,
-      { origin, team, teamId, appId, enterpriseId, botUserId, botId, botName },
-      {
-        tokens: options.tokens,
-        userGroups: options.userGroups,
-        channelPace: options.channelPace,
-        fileUploadOrigin: options.fileUploadOrigin,
-      },
-    );
+    this.webApi = new SlackWebApi(this.store, { origin, team, teamId, appId, enterpriseId, botUserId, botId, botName }, options);
     const responseUrlOrigin = options.responseUrlOrigin ?? origin;
     this.interactions = new SlackInteractions(this.store, { teamId, appId, enterpriseId, responseUrlOrigin });
     this.responses = this.interactions.responses;

@@ -44,12 +44,17 @@ export interface SlackIdentity {
 }
 
 export interface WebApiOptions {
-  /** Valid tokens; any non-empty token when omitted. */
-  tokens: string[] | undefined;
-  userGroups: Record<string, string[]> | undefined;
-  channelPace: ChannelRateLimitOptions | undefined;
-  /** Origin of the file upload URLs handed out (default `identity.origin`). */
-  fileUploadOrigin: string | undefined;
+  /** Valid tokens. When omitted any non-empty token is accepted. */
+  tokens?: string[];
+  /** User groups and their members (`usergroups.users.list`), e.g. `{ S0LOCALOPS: ['U0LOCAL'] }`. */
+  userGroups?: Record<string, string[]>;
+  /**
+   * Enforce Slack's per-channel posting limit on `chat.postMessage`, as Slack does: a post that comes
+   * sooner than the limit allows answers HTTP 429 `ratelimited` with `Retry-After`. Off when omitted.
+   */
+  channelPace?: ChannelRateLimitOptions;
+  /** Origin of the file upload URLs handed out (default this server's own URL); the rehearsal uses `https://files.slack.com`, routed here. */
+  fileUploadOrigin?: string;
 }
 
 export class SlackWebApi {
