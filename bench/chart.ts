@@ -15,7 +15,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { build, type Plugin } from 'esbuild';
-import { LocalSlackServer } from '../local/slack-server';
+import { LocalSlackServer } from '../local/slack/server';
 import { createSlackFileUploader } from '../shared/adapters/slack-files';
 import { createSlackPoster } from '../shared/adapters/slack-poster';
 import { CHART_ASSETS, CHART_ASSETS_DIR } from '../shared/charts/assets';

@@ -20,7 +20,7 @@ import { signPayload } from '../shared/signature';
 import { ensureBridgeTable, startLocalDynamo } from '../local/dynamo';
 import { SqsServer, createSqsClient as localSqsClient } from '../local/sqs-server';
 import { VisibilitySimulator } from '../local/simulator/server';
-import { LocalSlackServer } from '../local/slack-server';
+import { LocalSlackServer } from '../local/slack/server';
 import { deliveryBody, httpApiEvent } from '../test/support/deliveries';
 import { enqueue, receiveRecords } from '../test/support/sqs-records';
 import { BUILD_DIR, PROJECT_ROOT, log, median, percentile, round, scaled, type ResultRow } from './lib';

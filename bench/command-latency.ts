@@ -20,7 +20,7 @@ import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import type { WebhookEvent } from '../shared/events';
 import { startLocalStack, type LocalStack } from '../local/stack';
-import type { LocalSlackServer } from '../local/slack-server';
+import type { LocalSlackServer } from '../local/slack/server';
 import { enqueue } from '../test/support/sqs-records';
 import { PROJECT_ROOT, log, machineInfo, measuredCommit, percentile, round, runConcurrent, sleep } from './lib';
 

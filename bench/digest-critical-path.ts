@@ -17,7 +17,7 @@ import type { WebhookEvent } from '../shared/events';
 import { ensureBridgeTable, startLocalDynamo } from '../local/dynamo';
 import { SqsServer, createSqsClient as localSqsClient } from '../local/sqs-server';
 import { VisibilitySimulator } from '../local/simulator/server';
-import { LocalSlackServer } from '../local/slack-server';
+import { LocalSlackServer } from '../local/slack/server';
 import { enqueue, receiveRecords } from '../test/support/sqs-records';
 import { LatencyProxy, longestChain, type ProxiedRequest } from './latency-proxy';
 import { log, median, quietObservability, round, scaled, useLocalAwsCredentials, type ResultRow } from './lib';

@@ -32,7 +32,7 @@ import type { WebhookEvent } from '../shared/events';
 import { ensureBridgeTable, startLocalDynamo } from '../local/dynamo';
 import { SqsServer, createSqsClient as localSqsClient } from '../local/sqs-server';
 import { VisibilitySimulator } from '../local/simulator/server';
-import { LocalSlackServer, type RecordedCall } from '../local/slack-server';
+import { LocalSlackServer, type RecordedCall } from '../local/slack/server';
 import { enqueue, receiveRecords } from '../test/support/sqs-records';
 import { log, quietObservability, round, runConcurrent, useLocalAwsCredentials } from './lib';
 

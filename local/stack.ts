@@ -26,7 +26,7 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { ensureBridgeTable, startLocalDynamo, type LocalDynamo } from './dynamo';
 import { SqsServer, createSqsClient } from './sqs-server';
-import { LocalSlackServer, type RecordedCall } from './slack-server';
+import { LocalSlackServer, type RecordedCall } from './slack/server';
 import { VisibilitySimulator } from './simulator/server';
 import { FixtureError, loadFixtureFile, type SimulatorFixture } from './simulator/data';
 import { HttpGateway, type GatewayRequestInfo, type GatewayRoute } from './http-gateway';

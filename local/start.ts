@@ -21,7 +21,7 @@ import {
 import { SKIP_MESSAGES, type LocalLogEntry } from './local-observability';
 import { seedDemoHistory } from './demo-history';
 import { LOCAL_TOPOLOGY } from './topology';
-import type { PostedMessage, RecordedCall } from './slack-server';
+import type { PostedMessage, RecordedCall } from './slack/server';
 
 const DEFAULT_PORT = 8787;
 /** `npm run simulator`'s default port (local/simulator/main.ts): tried first so its trigger commands need no --url. */

@@ -11,7 +11,7 @@ import { HTTP_PATHS, SLACK_APP_DEFAULTS } from '../../shared/contracts';
 import { buildSlackAppManifest } from '../../shared/slack-app/manifest';
 import { signSlackRequest } from '../../shared/slack-request-signature';
 import { commandForm, readReply, type AppReply } from '../../local/slack-app-delivery';
-import { RESPONSE_URL_PATH, renderMessageAsText } from '../../local/slack-server';
+import { RESPONSE_URL_PATH, renderMessageAsText } from '../../local/slack/server';
 import { COMMANDS, parseCommandText } from '../../shared/slack-app/commands';
 import { bool, buildContext, duration, str, AWS_OPTIONS, type CommandContext, type Parsed, type StackAccess } from '../args';
 import type { GroupDef, Handler } from '../command-spec';

@@ -17,7 +17,7 @@ import { GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { createSqsClient as createLocalSqsClient, SqsServer } from '../sqs-server';
 import { startLocalDynamo, type LocalDynamo } from '../dynamo';
 import { createSecretsManagerClient, LocalSecretsManagerServer } from '../secrets-manager-server';
-import { LocalSlackServer } from '../slack-server';
+import { LocalSlackServer } from '../slack/server';
 import { LocalCloudFormationServer } from '../cloudformation-server';
 import { VisibilitySimulator } from '../simulator/server';
 import { HttpGateway, type GatewayRequestInfo, type GatewayRoute, type HttpApiHandler, type Throttle } from '../http-gateway';

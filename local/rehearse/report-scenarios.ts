@@ -9,7 +9,7 @@ import { GetItemCommand, UpdateItemCommand, type AttributeValue } from '@aws-sdk
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { DIGEST_METRICS, QUEUE_MESSAGE_KINDS, SLACK_APP_METRICS, TABLE } from '../../shared/contracts';
 import { WEEKLY_EVENT_TYPE } from '../../shared/weekly/sweep';
-import type { PostedMessage } from '../slack-server';
+import type { PostedMessage } from '../slack/server';
 import { createSqsClient } from '../sqs-server';
 import { emfMetrics } from './alarm-coverage';
 import { channelSubscribed, recordedResponseUrl, slashCommandForm, type StackHost } from './slack-requests';

@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { TABLE } from '../../shared/contracts';
-import { RESPONSE_URL_PATH } from '../slack-server';
+import { RESPONSE_URL_PATH } from '../slack/server';
 import type { RehearsedStack } from './rehearsed-stack';
 
 /** What these helpers read of a scenario's context. */

@@ -1,7 +1,7 @@
 /** Shared helpers of the end-to-end tests: a stack tuned for tests, and views of what reached Slack. */
 import { randomUUID } from 'node:crypto';
 import { startLocalStack, type LocalStack, type LocalStackOptions } from '../../local/stack';
-import type { PostedMessage } from '../../local/slack-server';
+import type { PostedMessage } from '../../local/slack/server';
 import { signPayload } from '../../shared/signature';
 
 /**

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebClient } from '@slack/web-api';
 import type { Browser, Page } from 'playwright-core';
 import { LOCAL_DEFAULTS, type LocalStack } from '../../local/stack';
-import type { PostedMessage } from '../../local/slack-server';
+import type { PostedMessage } from '../../local/slack/server';
 import { escapeSlackText } from '../../shared/slack-text';
 import { launchChromium, requireChromiumOnCi, skipBrowserTests } from './browser';
 import { simulatorOf, slackOf, startTestStack, threadsFor } from './helpers';

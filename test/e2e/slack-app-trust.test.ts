@@ -11,7 +11,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalStack } from '../../local/stack';
-import type { PostedMessage } from '../../local/slack-server';
+import type { PostedMessage } from '../../local/slack/server';
 import { commandForm, deliverSigned, LOCAL_SLACK_APP_ID, LOCAL_SLACK_TEAM_ID } from '../../local/slack-app-delivery';
 import { DynamoSubscriptionStore } from '../../shared/adapters/dynamo-subscription-store';
 import { HTTP_PATHS } from '../../shared/contracts';

@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalStack } from '../../local/stack';
-import type { PostedMessage } from '../../local/slack-server';
+import type { PostedMessage } from '../../local/slack/server';
 import { HTTP_PATHS } from '../../shared/contracts';
 import { ACTION_IDS } from '../../shared/buttons/ids';
 import { eventIdOf, simulatorOf, slackOf, startTestStack } from './helpers';

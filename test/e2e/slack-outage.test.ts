@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ListMessageMoveTasksCommand, PurgeQueueCommand, StartMessageMoveTaskCommand } from '@aws-sdk/client-sqs';
 import type { LocalStack } from '../../local/stack';
-import type { FaultKind } from '../../local/slack-server';
+import type { FaultKind } from '../../local/slack/server';
 import { postBaselines, simulatorOf, slackOf, startTestStack, threadsFor, topLevelMessages, waitUntil } from './helpers';
 
 const MAX_RECEIVE_COUNT = 2;

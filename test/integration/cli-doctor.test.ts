@@ -11,7 +11,7 @@ import { CloudFormationServiceException } from '@aws-sdk/client-cloudformation';
 import { SqsServer, createSqsClient } from '../../local/sqs-server';
 import { ensureBridgeTable, startLocalDynamo, type LocalDynamo } from '../../local/dynamo';
 import { LocalSecretsManagerServer } from '../../local/secrets-manager-server';
-import { LocalSlackServer } from '../../local/slack-server';
+import { LocalSlackServer } from '../../local/slack/server';
 import { VisibilitySimulator } from '../../local/simulator/server';
 import { run } from '../../cli/main';
 import { bufferIo, type BufferedIo } from '../../cli/io';

@@ -17,7 +17,7 @@ import { loadChartRenderer } from '../../shared/charts/load';
 import type { ChartDeps } from '../../shared/digest/chart-step';
 import type { TestWiring } from '../support/worker-wiring';
 import type { WebhookEvent } from '../../shared/events';
-import { LocalSlackServer, type PostedMessage } from '../../local/slack-server';
+import { LocalSlackServer, type PostedMessage } from '../../local/slack/server';
 import { RecordingObserver } from '../support/recording-observer';
 import { startDigestPeers, type DigestPeers } from '../support/digest-peers';
 import { enqueue, invokeDigestBatch } from '../support/sqs-records';

@@ -14,7 +14,7 @@ import { ReadApiClient } from '../../shared/adapters/read-api';
 import { createSlackPoster } from '../../shared/adapters/slack-poster';
 import type { TestWiring } from '../support/worker-wiring';
 import type { WebhookEvent } from '../../shared/events';
-import { LocalSlackServer } from '../../local/slack-server';
+import { LocalSlackServer } from '../../local/slack/server';
 import { RecordingObserver } from '../support/recording-observer';
 import { startDigestPeers, type DigestPeers } from '../support/digest-peers';
 import { enqueue, invokeDigestBatch, receiveRecords } from '../support/sqs-records';

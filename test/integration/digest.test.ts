@@ -16,7 +16,7 @@ import { SlackUnavailableError } from '../../shared/adapters/slack-errors';
 import type { WebhookEvent } from '../../shared/events';
 import type { LocalDynamo } from '../../local/dynamo';
 import type { VisibilitySimulator } from '../../local/simulator/server';
-import type { LocalSlackServer } from '../../local/slack-server';
+import type { LocalSlackServer } from '../../local/slack/server';
 import { startDigestPeers, type DigestPeers } from '../support/digest-peers';
 import { enqueue, invokeDigestBatch, receiveRecords } from '../support/sqs-records';
 import { quarantinedDelivery } from '../../shared/quarantine';

@@ -18,7 +18,7 @@ import { createSlackPoster } from '../../shared/adapters/slack-poster';
 import type { WebhookEvent } from '../../shared/events';
 import type { LocalDynamo } from '../../local/dynamo';
 import type { VisibilitySimulator, FaultSpec } from '../../local/simulator/server';
-import type { LocalSlackServer, FaultSpec as SlackFault } from '../../local/slack-server';
+import type { LocalSlackServer, FaultSpec as SlackFault } from '../../local/slack/server';
 import { startDigestPeers, type DigestPeers } from '../support/digest-peers';
 import { SECRET_NOT_SET_FIX, SecretNotSet } from '../../shared/errors';
 import { enqueue, invokeDigestBatch, receiveRecords } from '../support/sqs-records';

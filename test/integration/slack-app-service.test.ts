@@ -23,7 +23,7 @@ import { DIGEST_BLOCK_IDS } from '../../shared/digest/render/sections/footer';
 import { DEFAULT_SLACK_ACCESS_POLICY } from '../../shared/slack-app/policy';
 import type { SlashCommandRequest } from '../../shared/slack-app/commands';
 import type { DeferredDeps, SlackReply } from '../../shared/slack-app/ports';
-import { LocalSlackServer } from '../../local/slack-server';
+import { LocalSlackServer } from '../../local/slack/server';
 import { staticSecret } from '../../shared/secrets';
 import { RecordingObserver } from '../support/recording-observer';
 import { RecordingCommandQueue } from '../support/command-queue';

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { LocalSlackServer } from '../../local/slack-server';
+import { LocalSlackServer } from '../../local/slack/server';
 import { SlackPermanentError, SlackUnavailableError } from '../../shared/adapters/slack-errors';
 import { createSlackFileUploader, isAllowedUploadUrl } from '../../shared/adapters/slack-files';
 import { createSlackPoster } from '../../shared/adapters/slack-poster';

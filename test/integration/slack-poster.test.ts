@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { WebClient } from '@slack/web-api';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { LocalSlackServer } from '../../local/slack-server';
+import { LocalSlackServer } from '../../local/slack/server';
 import { SlackPermanentError, SlackUnavailableError } from '../../shared/adapters/slack-errors';
 import { createSlackPoster, type SlackPosterOptions } from '../../shared/adapters/slack-poster';
 import type { SlackMessage } from '../../shared/ports';

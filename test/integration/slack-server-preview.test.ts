@@ -5,7 +5,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { WebClient } from '@slack/web-api';
 import { HttpGateway } from '../../local/http-gateway';
-import { LocalSlackServer } from '../../local/slack-server';
+import { LocalSlackServer } from '../../local/slack/server';
 
 let slackServer: LocalSlackServer;
 let gateway: HttpGateway;

@@ -7,7 +7,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LocalSlackServer } from '../../local/slack-server';
+import { LocalSlackServer } from '../../local/slack/server';
 
 let slack: LocalSlackServer;
 let app: Server;

@@ -4,7 +4,7 @@
  * (conversations.info), and Slack's errors in the domain's vocabulary.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { LocalSlackServer } from '../../local/slack-server';
+import { LocalSlackServer } from '../../local/slack/server';
 import { SlackWorkspace } from '../../shared/adapters/slack-workspace';
 import { NeedsOperatorFix, Unavailable } from '../../shared/errors';
 import { staticSecret } from '../../shared/secrets';

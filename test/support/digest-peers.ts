@@ -6,7 +6,7 @@ import { CreateQueueCommand, PurgeQueueCommand, type SQSClient } from '@aws-sdk/
 import { startLocalDynamo, ensureBridgeTable, type LocalDynamo } from '../../local/dynamo';
 import { SqsServer, createSqsClient } from '../../local/sqs-server';
 import { VisibilitySimulator } from '../../local/simulator/server';
-import { LocalSlackServer } from '../../local/slack-server';
+import { LocalSlackServer } from '../../local/slack/server';
 import { DynamoDigestStore } from '../../shared/adapters/dynamo-digest-store';
 import { ReadApiClient } from '../../shared/adapters/read-api';
 import { createSlackPoster } from '../../shared/adapters/slack-poster';

@@ -11,7 +11,7 @@ import { findReasoningCard } from '../../shared/digest/reasoning-card';
 import { buildModel, renderDigest, verdictOutcome, type DigestInput, type RenderedDigest } from '../../shared/digest/render';
 import { buildSnapshot, type ProjectSnapshot } from '../../shared/digest/snapshot';
 import { findBlockKitViolations } from '../../shared/slack-text';
-import { renderConversation } from '../../local/slack-server';
+import { renderConversation } from '../../local/slack/server';
 import { loadFixtureFile } from '../../local/simulator/data';
 import { VisibilitySimulator } from '../../local/simulator/server';
 

@@ -1,6 +1,6 @@
 // The local Slack's own model of Slack's posting limit (a token bucket per channel), checked by hand-counted cases.
 import { describe, expect, it } from 'vitest';
-import { ChannelRateLimit } from '../../local/slack-server';
+import { ChannelRateLimit } from '../../local/slack/server';
 
 describe('ChannelRateLimit', () => {
   it('lets a burst through at once, then one post per interval', () => {

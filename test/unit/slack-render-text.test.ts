@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { mrkdwnToPlain, renderConversation, renderMessageAsText } from '../../local/slack-server';
+import { mrkdwnToPlain, renderConversation, renderMessageAsText } from '../../local/slack/server';
 
 const digestBlocks: unknown[] = [
   { type: 'header', text: { type: 'plain_text', text: 'Acme — visibility digest' } },

@@ -1,0 +1,227 @@
+/**
+ * The local Slack server playing Slack towards the app: slash commands and button clicks delivered to
+ * the bridge signed with the app's signing secret, response_urls handed out, and the answers applied
+ * as Slack applies them (ephemeral replies, in-channel posts, replacing or deleting the clicked message).
+ */
+import { randomUUID } from 'node:crypto';
+import { SLACK_APP_DEFAULTS } from '../../shared/contracts';
+import {
+  blockActionsForm,
+  commandForm,
+  deliverSigned,
+  findButton,
+  readReply,
+  type AppAnswer,
+  type AppReply,
+  type SlackAppTarget,
+  type SlackSender,
+  type SlackUser,
+} from '../slack-app-delivery';
+import type { SlackStore } from './store';
+import type { SlackAnswer } from './web-api';
+
+/** Where the local server takes response_url answers (`/response_url/<id>`). */
+export const RESPONSE_URL_PATH = '/response_url/';
+
+/** Who types commands and clicks buttons in the local workspace. */
+const LOCAL_USER: SlackUser = { id: 'U0LOCAL', name: 'you' };
+
+/** What Slack remembers of a response_url it handed out: where its answers go. */
+interface ResponseTarget {
+  channel: string;
+  userId: string;
+  /** The message a button was on (answers may replace or delete it). */
+  messageTs?: string | undefined;
+  /** The button was on an ephemeral message (a read's answer with "Share in channel"). */
+  ephemeral?: boolean | undefined;
+}
+
+/** The workspace the deliveries come from. */
+export interface DeliverySource {
+  teamId: string;
+  appId: string;
+  enterpriseId: string | undefined;
+  /** Origin of the response_urls handed out. */
+  responseUrlOrigin: string;
+}
+
+export interface CommandInput {
+  channel: string;
+  line: string;
+  user?: SlackUser;
+  slash?: string;
+  /** Another workspace, org or app than the local one (tests of what the bridge refuses). */
+  from?: Partial<SlackSender>;
+}
+
+export interface ClickInput {
+  channel: string;
+  ts: string;
+  actionId: string;
+  user?: SlackUser;
+  /** Another workspace, org or app than the local one. */
+  from?: Partial<SlackSender>;
+  /** Where the click is reported: another channel (a forwarded copy of the message), or null (a payload without `channel`). */
+  clickedIn?: string | null;
+}
+
+export class SlackInteractions {
+  /** Answers the bridge sent to response_url paths (deferred slash commands), oldest first. */
+  readonly responses: { path: string; body: string }[] = [];
+  private app: SlackAppTarget | undefined;
+  private readonly responseTargets = new Map<string, ResponseTarget>();
+
+  constructor(
+    private readonly store: SlackStore,
+    private readonly source: DeliverySource,
+  ) {}
+
+  connectApp(target: SlackAppTarget): void {
+    this.app = target;
+  }
+
+  async sendCommand(input: CommandInput): Promise<AppAnswer> {
+    const app = this.requireApp();
+    const channel = this.store.channelId(input.channel);
+    const user = input.user ?? LOCAL_USER;
+    const responseUrl = this.issueResponseUrl({ channel, userId: user.id });
+    const form = commandForm({
+      line: input.line,
+      slash: input.slash ?? SLACK_APP_DEFAULTS.command,
+      channel,
+      user,
+      teamId: input.from?.teamId ?? this.source.teamId,
+      appId: input.from?.appId ?? this.source.appId,
+      enterpriseId: input.from?.enterpriseId ?? this.source.enterpriseId,
+      responseUrl,
+    });
+    const answer = await deliverSigned(app.commandsUrl, app.signingSecret, form, Date.now());
+    const reply = answer.status === 200 ? readReply(answer.body) : undefined;
+    if (reply) this.applyReply({ channel, userId: user.id }, reply);
+    return answer;
+  }
+
+  async clickButton(input: ClickInput): Promise<AppAnswer> {
+    const app = this.requireApp();
+    const { posted, ephemeral: ephemerals } = this.store;
+    const channel = this.store.channelId(input.channel);
+    const original = posted.find((m) => m.channel === channel && m.ts === input.ts);
+    const ephemeral = original ? undefined : ephemerals.find((m) => m.channel === channel && m.ts === input.ts);
+    const message = original ?? ephemeral;
+    if (!message) throw new Error(`no message ${input.ts} in #${channel}`);
+    const button = findButton(message.blocks ?? [], input.actionId);
+    if (!button) throw new Error(`message ${input.ts} in #${channel} has no button ${input.actionId}`);
+    const user = input.user ?? LOCAL_USER;
+    if (ephemeral && ephemeral.userId !== user.id)
+      throw new Error(`message ${input.ts} in #${channel} is visible only to ${ephemeral.userId}`);
+    const clickedIn = input.clickedIn === undefined ? channel : input.clickedIn === null ? null : this.store.channelId(input.clickedIn);
+    // A click elsewhere is on a copy of the message: answers go to that channel, never change the original.
+    const responseUrl = this.issueResponseUrl(
+      clickedIn === channel
+        ? { channel, userId: user.id, messageTs: message.ts, ephemeral: ephemeral !== undefined }
+        : { channel: clickedIn ?? channel, userId: user.id },
+    );
+    const delivery = {
+      channel: clickedIn,
+      user,
+      teamId: input.from?.teamId ?? this.source.teamId,
+      userTeamId: input.from?.userTeamId,
+      appId: input.from?.appId ?? this.source.appId,
+      enterpriseId: input.from?.enterpriseId ?? this.source.enterpriseId,
+      responseUrl,
+      button,
+    };
+    const form = blockActionsForm(
+      { ...delivery, message: { ts: message.ts, text: message.text, blocks: message.blocks ?? [] } },
+      Date.now(),
+    );
+    return deliverSigned(app.interactionsUrl, app.signingSecret, form, Date.now());
+  }
+
+  /**
+   * A request to a response_url path: POST is the bridge answering a deferred slash command or a click
+   * (applied as Slack applies it); GET lists what it answered there so far (`npx bridge slack command`
+   * waits for a deferred answer with it).
+   */
+  answerResponseUrl(method: string | undefined, path: string, raw: string): SlackAnswer | undefined {
+    if (method === 'POST') {
+      this.responses.push({ path, body: raw });
+      const target = this.responseTargets.get(path.slice(RESPONSE_URL_PATH.length));
+      const reply = readReply(raw);
+      if (target && reply) this.applyReply(target, reply);
+      return { status: 200, body: 'ok' };
+    }
+    if (method === 'GET') {
+      const answers = this.responses.filter((r) => r.path === path).map((r) => r.body);
+      return { status: 200, body: { ok: true, answers } };
+    }
+    return undefined;
+  }
+
+  /** Forgets the response_urls handed out. */
+  reset(): void {
+    this.responseTargets.clear();
+  }
+
+  private requireApp(): SlackAppTarget {
+    if (!this.app) throw new Error('no Slack app is connected to the local Slack server (connectApp)');
+    return this.app;
+  }
+
+  private issueResponseUrl(target: ResponseTarget): string {
+    const id = randomUUID();
+    this.responseTargets.set(id, target);
+    return `${this.source.responseUrlOrigin}${RESPONSE_URL_PATH}${id}`;
+  }
+
+  /** An answer as Slack applies it: delete or replace the clicked message, post in the channel, or show only to its user. */
+  private applyReply(target: ResponseTarget, reply: AppReply): void {
+    if (target.ephemeral && this.applyToEphemeral(target, reply)) return;
+    const { posted } = this.store;
+    const index =
+      target.messageTs === undefined || target.ephemeral
+        ? -1
+        : posted.findIndex((m) => m.channel === target.channel && m.ts === target.messageTs);
+    const original = posted[index];
+    if (reply.deleteOriginal && original) {
+      posted.splice(index, 1);
+    } else if (reply.replaceOriginal && original) {
+      original.text = reply.text;
+      original.blocks = reply.blocks;
+      original.edited = true;
+    } else if (reply.responseType === 'in_channel') {
+      const message = {
+        channel: target.channel,
+        ts: this.store.nextTs(),
+        thread_ts: undefined,
+        text: reply.text,
+        blocks: reply.blocks,
+        metadata: undefined,
+        edited: false,
+      };
+      posted.push(message);
+    } else {
+      this.store.ephemeral.push({
+        channel: target.channel,
+        ts: this.store.nextTs(),
+        userId: target.userId,
+        text: reply.text,
+        blocks: reply.blocks,
+      });
+    }
+    this.store.notify();
+  }
+
+  /** An answer to a click on an ephemeral message that deletes or replaces it; false when the answer does neither. */
+  private applyToEphemeral(target: ResponseTarget, reply: AppReply): boolean {
+    if (!reply.deleteOriginal && !reply.replaceOriginal) return false;
+    const { ephemeral } = this.store;
+    const index = ephemeral.findIndex((m) => m.channel === target.channel && m.ts === target.messageTs);
+    const original = ephemeral[index];
+    if (original === undefined) return true;
+    if (reply.deleteOriginal) ephemeral.splice(index, 1);
+    else Object.assign(original, { text: reply.text, blocks: reply.blocks });
+    this.store.notify();
+    return true;
+  }
+}

@@ -1,0 +1,200 @@
+/** Slack messages as plain terminal text: `npm start`'s console, `bridge slack` and test transcripts. */
+import { isRecord } from '../../shared/util';
+import { normalizeChannel } from './store';
+
+export interface RenderableMessage {
+  channel?: string | undefined;
+  ts?: string | undefined;
+  thread_ts?: string | undefined;
+  text?: string | undefined;
+  blocks?: unknown[] | undefined;
+}
+
+const DIVIDER = '─'.repeat(40);
+const REPLY_FIRST = '  ↳ ';
+const REPLY_REST = '    ';
+
+/**
+ * Renders a Slack message as plain readable text. A top-level message starts with a `#channel  ts`
+ * line (when the channel is known); a thread reply is indented with `  ↳ ` instead.
+ */
+export function renderMessageAsText(message: RenderableMessage): string {
+  const body = renderBody(message);
+  const isReply = message.thread_ts !== undefined && message.thread_ts !== message.ts;
+  if (isReply) {
+    return body.map((line, i) => `${i === 0 ? REPLY_FIRST : REPLY_REST}${line}`.trimEnd()).join('\n');
+  }
+  const heading = message.channel !== undefined ? [`#${normalizeChannel(message.channel)}${message.ts ? `  ${message.ts}` : ''}`] : [];
+  return [...heading, ...body].join('\n');
+}
+
+/** Renders messages in conversation order: each top-level message followed by its replies. */
+export function renderConversation(messages: RenderableMessage[]): string {
+  const isReply = (m: RenderableMessage): boolean => m.thread_ts !== undefined && m.thread_ts !== m.ts;
+  const parents = messages.filter((m) => !isReply(m));
+  const parentTs = new Set(parents.map((m) => m.ts));
+  const out: string[] = [];
+  for (const parent of parents) {
+    out.push(renderMessageAsText(parent));
+    for (const reply of messages.filter((m) => isReply(m) && m.thread_ts === parent.ts)) out.push(renderMessageAsText(reply));
+  }
+  for (const orphan of messages.filter((m) => isReply(m) && !parentTs.has(m.thread_ts))) out.push(renderMessageAsText(orphan));
+  return out.join('\n');
+}
+
+function renderBody(message: RenderableMessage): string[] {
+  const blocks = message.blocks ?? [];
+  const lines = blocks.flatMap(renderBlock);
+  if (lines.length === 0) return mrkdwnToPlain(message.text ?? '').split('\n');
+  return lines;
+}
+
+function renderBlock(block: unknown): string[] {
+  if (!isRecord(block)) return [];
+  switch (block.type) {
+    case 'header':
+      return [`# ${textOf(block.text)}`];
+    case 'section': {
+      const lines: string[] = [];
+      const text = textOf(block.text);
+      if (text) lines.push(...text.split('\n'));
+      if (Array.isArray(block.fields)) {
+        for (const field of block.fields as unknown[]) {
+          const value = textOf(field)
+            .split('\n')
+            .map((s) => s.trim())
+            .filter((s) => s !== '')
+            .join(' ');
+          if (value) lines.push(`  • ${value}`);
+        }
+      }
+      const accessory = renderElement(block.accessory);
+      if (accessory) lines.push(`  ${accessory}`);
+      return lines;
+    }
+    case 'context': {
+      const parts = (Array.isArray(block.elements) ? (block.elements as unknown[]) : []).map(renderElement).filter((s) => s !== '');
+      return parts.length > 0 ? [`  ${parts.join(' · ')}`] : [];
+    }
+    case 'divider':
+      return [DIVIDER];
+    case 'rich_text':
+      return (Array.isArray(block.elements) ? (block.elements as unknown[]) : []).flatMap(renderRichTextElement);
+    case 'markdown':
+      return typeof block.text === 'string' ? block.text.split('\n') : [];
+    case 'image':
+      return [renderElement(block)];
+    case 'actions': {
+      const parts = (Array.isArray(block.elements) ? (block.elements as unknown[]) : []).map(renderElement).filter((s) => s !== '');
+      return parts.length > 0 ? [parts.join(' ')] : [];
+    }
+    default:
+      return [`[${typeof block.type === 'string' ? block.type : 'unknown'} block]`];
+  }
+}
+
+/** A text object (`plain_text` / `mrkdwn`) as plain text. */
+function textOf(value: unknown): string {
+  if (typeof value === 'string') return mrkdwnToPlain(value);
+  if (!isRecord(value) || typeof value.text !== 'string') return '';
+  return value.type === 'mrkdwn' ? mrkdwnToPlain(value.text) : value.text;
+}
+
+function renderElement(element: unknown): string {
+  if (!isRecord(element)) return '';
+  switch (element.type) {
+    case 'mrkdwn':
+    case 'plain_text':
+      return textOf(element);
+    case 'image':
+      return `[image: ${typeof element.alt_text === 'string' ? element.alt_text : ''}]`;
+    case 'button': {
+      const label = `[${textOf(element.text)}]`;
+      return typeof element.url === 'string' ? `${label} ${element.url}` : label;
+    }
+    default:
+      return '';
+  }
+}
+
+function renderRichTextElement(element: unknown): string[] {
+  if (!isRecord(element)) return [];
+  const children = Array.isArray(element.elements) ? (element.elements as unknown[]) : [];
+  switch (element.type) {
+    case 'rich_text_section':
+      return renderInline(children).split('\n');
+    case 'rich_text_list': {
+      const indent = '  '.repeat(typeof element.indent === 'number' ? element.indent : 0);
+      const ordered = element.style === 'ordered';
+      const offset = typeof element.offset === 'number' ? element.offset : 0;
+      return children.map((item, i) => {
+        const inline = isRecord(item) && Array.isArray(item.elements) ? renderInline(item.elements as unknown[]) : '';
+        return `${indent}${ordered ? `${offset + i + 1}.` : '•'} ${inline.replace(/\n/g, ' ')}`;
+      });
+    }
+    case 'rich_text_quote':
+      return renderInline(children)
+        .split('\n')
+        .map((line) => `> ${line}`);
+    case 'rich_text_preformatted':
+      return ['```', ...renderInline(children).split('\n'), '```'];
+    default:
+      return [];
+  }
+}
+
+function renderInline(elements: unknown[]): string {
+  return elements
+    .map((el) => {
+      if (!isRecord(el)) return '';
+      switch (el.type) {
+        case 'text': {
+          const text = typeof el.text === 'string' ? el.text : '';
+          return isRecord(el.style) && el.style.code === true ? `\`${text}\`` : text;
+        }
+        case 'link': {
+          const url = typeof el.url === 'string' ? el.url : '';
+          return typeof el.text === 'string' && el.text !== '' ? `${el.text} (${url})` : url;
+        }
+        case 'emoji':
+          return typeof el.unicode === 'string' ? hexToEmoji(el.unicode) : `:${String(el.name)}:`;
+        case 'user':
+          return `@${String(el.user_id)}`;
+        case 'usergroup':
+          return `@${String(el.usergroup_id)}`;
+        case 'channel':
+          return `#${String(el.channel_id)}`;
+        case 'broadcast':
+          return `@${String(el.range)}`;
+        case 'date':
+          return typeof el.fallback === 'string' ? el.fallback : String(el.timestamp);
+        default:
+          return '';
+      }
+    })
+    .join('');
+}
+
+function hexToEmoji(unicode: string): string {
+  try {
+    return String.fromCodePoint(...unicode.split('-').map((h) => Number.parseInt(h, 16)));
+  } catch {
+    return '';
+  }
+}
+
+/** Turns Slack mrkdwn escapes and angle-bracket references into readable text; keeps *bold* / _italic_. */
+export function mrkdwnToPlain(text: string): string {
+  return text
+    .replace(/<((?:https?|mailto):[^|>]+)\|([^>]+)>/g, '$2 ($1)')
+    .replace(/<((?:https?|mailto):[^>]+)>/g, '$1')
+    .replace(/<#([A-Z0-9]+)\|([^>]*)>/g, (_m, id: string, name: string) => `#${name || id}`)
+    .replace(/<#([A-Z0-9]+)>/g, '#$1')
+    .replace(/<@([A-Z0-9]+)\|([^>]+)>/g, '@$2')
+    .replace(/<@([A-Z0-9]+)>/g, '@$1')
+    .replace(/<!(here|channel|everyone)(?:\|[^>]*)?>/g, '@$1')
+    .replace(/<![^|>]+\|([^>]+)>/g, '$1')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&');
+}

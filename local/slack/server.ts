@@ -1,0 +1,395 @@
+/**
+ * A local stand-in for Slack, for the local stack and integration tests; this module composes its parts.
+ *
+ * `new WebClient(token, { slackApiUrl: server.apiUrl })` from `@slack/web-api` talks to it unchanged:
+ * the client POSTs `application/x-www-form-urlencoded` bodies to `<apiUrl><method>` with nested fields
+ * (`blocks`, `metadata`) JSON-encoded, and the token in `Authorization: Bearer …`. JSON bodies and a
+ * `token` body field are accepted as well. The methods are in `web-api.ts`.
+ *
+ * Every call is recorded (`calls()`), successful posts are kept (`messages()`, `store.ts`), and faults
+ * can be injected per method and channel (`injectFault`, `faults.ts`). With `channelPace` it enforces
+ * Slack's per-channel posting limit (429 `ratelimited` with `Retry-After`).
+ *
+ * It also plays Slack towards the app (`interactions.ts`): with `connectApp`, `sendCommand` and
+ * `clickButton` deliver a slash command or a button click to the bridge and apply the answers as Slack
+ * does. The preview page uses them.
+ */
+import { appendFileSync } from 'node:fs';
+import http from 'node:http';
+import { sleep } from '../../shared/util';
+import { closeServer, listen, readBody, send, sendJson, urlHost } from '../http';
+import { LOCAL_SLACK_APP_ID, LOCAL_SLACK_TEAM_ID, type AppAnswer, type SlackAppTarget } from '../slack-app-delivery';
+import { FAULTS_PATH, faultAnswer, SlackFaults, type FaultSpec } from './faults';
+import { RESPONSE_URL_PATH, SlackInteractions, type ClickInput, type CommandInput } from './interactions';
+import { renderConversation, renderMessageAsText } from './render-text';
+import { SlackStore, type EphemeralMessage, type PostedMessage, type WorkspaceChannels } from './store';
+import { bearer, decodeArgs, MAX_BODY_BYTES, optBool, optString, SlackWebApi, type SlackAnswer, type WebApiOptions } from './web-api';
+
+export { FAULTS_PATH, type FaultKind, type FaultSpec } from './faults';
+export { RESPONSE_URL_PATH } from './interactions';
+export { ChannelRateLimit } from './rate-limit';
+export { mrkdwnToPlain, renderConversation, renderMessageAsText } from './render-text';
+export type { EphemeralMessage, LocalSlackFile, PostedMessage } from './store';
+
+export interface RecordedCall {
+  method: string;
+  /** The token the call carried (header or body); `undefined` when none. */
+  token: string | undefined;
+  channel: string | undefined;
+  text: string | undefined;
+  blocks: unknown[] | undefined;
+  thread_ts: string | undefined;
+  unfurl_links: boolean | undefined;
+  unfurl_media: boolean | undefined;
+  parse: string | undefined;
+  link_names: boolean | string | undefined;
+  metadata: unknown;
+  /** Epoch ms when the call arrived. */
+  at: number;
+  /** Every decoded argument except the token. */
+  args: Record<string, unknown>;
+  /** The HTTP status answered. */
+  status: number;
+  /** Whether the answer was `ok: true`. */
+  ok: boolean;
+  /** The Slack error code answered, if any. */
+  error: string | undefined;
+  /** The `ts` of the message created/updated/deleted, when there is one. */
+  ts: string | undefined;
+}
+
+export interface LocalSlackServerOptions extends WorkspaceChannels, WebApiOptions {
+  /** 0 (default) picks a free port. */
+  port?: number;
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** Latency added to every call (ms). */
+  latencyMs?: number;
+  /** Called after each successful `chat.postMessage` with a terminal rendering of the message. */
+  onMessage?: (rendered: string, call: RecordedCall) => void;
+  /** Appends one JSON line per API call: `{ at, method, channel, text, blocks, thread_ts, ok, error, ts }`. */
+  logFile?: string;
+  /**
+   * Origin of the response_urls handed out (default this server's own URL). The deploy rehearsal
+   * uses Slack's `https://hooks.slack.com`, which the deployed function accepts, and routes it here.
+   */
+  responseUrlOrigin?: string;
+  team?: string;
+  teamId?: string;
+  /** The app's id (`api_app_id`) the commands and clicks carry; default LOCAL_SLACK_APP_ID. */
+  appId?: string;
+  /** Enterprise Grid org of the workspace (auth.test's `enterprise_id`, the `enterprise_id` of what it sends); none by default. */
+  enterpriseId?: string;
+  botUserId?: string;
+  botId?: string;
+  botName?: string;
+}
+
+/** Methods whose success changes `messages()`. */
+const MESSAGE_METHODS = new Set(['chat.postMessage', 'chat.update', 'chat.delete']);
+
+export class LocalSlackServer {
+  readonly host: string;
+  readonly port: number;
+  /** Pass as `slackApiUrl` to `WebClient` (ends with a slash). */
+  readonly apiUrl: string;
+  readonly team: string;
+  readonly teamId: string;
+  readonly appId: string;
+  readonly botUserId: string;
+  readonly botId: string;
+  readonly botName: string;
+  /** Answers the bridge sent to response_url paths (deferred slash commands), oldest first. */
+  readonly responses: { path: string; body: string }[];
+
+  private readonly recorded: RecordedCall[] = [];
+  private readonly store: SlackStore;
+  private readonly webApi: SlackWebApi;
+  private readonly interactions: SlackInteractions;
+  private readonly faults: SlackFaults;
+  private latencyMs: number;
+  private closed = false;
+
+  private constructor(
+    private readonly server: http.Server,
+    host: string,
+    port: number,
+    private readonly options: LocalSlackServerOptions,
+  ) {
+    this.host = host;
+    this.port = port;
+    const origin = `http://${this.host}:${this.port}`;
+    this.apiUrl = `${origin}/api/`;
+    this.team = options.team ?? 'Local Workspace';
+    this.teamId = options.teamId ?? LOCAL_SLACK_TEAM_ID;
+    this.appId = options.appId ?? LOCAL_SLACK_APP_ID;
+    this.botUserId = options.botUserId ?? 'U0LOCALBOT';
+    this.botId = options.botId ?? 'B0LOCALBOT';
+    this.botName = options.botName ?? 'visibility-bridge';
+    this.latencyMs = options.latencyMs ?? 0;
+    const { teamId, appId, botUserId, botId, botName, team } = this;
+    const enterpriseId = options.enterpriseId;
+    this.store = new SlackStore(options);
+    this.faults = new SlackFaults((channel) => this.store.channelId(channel));
+    this.webApi = new SlackWebApi(this.store, { origin, team, teamId, appId, enterpriseId, botUserId, botId, botName }, options);
+    const responseUrlOrigin = options.responseUrlOrigin ?? origin;
+    this.interactions = new SlackInteractions(this.store, { teamId, appId, enterpriseId, responseUrlOrigin });
+    this.responses = this.interactions.responses;
+  }
+
+  static async start(options: LocalSlackServerOptions = {}): Promise<LocalSlackServer> {
+    const server = http.createServer();
+    const host = options.host ?? '127.0.0.1';
+    const { port } = await listen(server, options.port, host);
+    server.unref();
+    const instance = new LocalSlackServer(server, urlHost(host), port, options);
+    server.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
+      instance.handle(req, res).catch((err: unknown) => {
+        const text = `local slack server error: ${err instanceof Error ? err.message : String(err)}`;
+        send(res, 500, text, { 'content-type': 'text/plain' });
+      });
+    });
+    return instance;
+  }
+
+  /** Stops listening and closes every open connection. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await closeServer(this.server);
+  }
+
+  // -- inspection --------------------------------------------------------------------------------
+
+  /** Every call received, oldest first (copies). */
+  calls(method?: string): RecordedCall[] {
+    return this.recorded.filter((c) => method === undefined || c.method === method).map((c) => ({ ...c }));
+  }
+
+  /** The channel's id: `#name` or `name` of a channel in `channelNames` is its id, as Slack resolves it; else the bare value. */
+  channelId(channel: string): string {
+    return this.store.channelId(channel);
+  }
+
+  /** The channel's name as the workspace shows it (its id when it has none). */
+  channelName(channel: string): string {
+    return this.store.channelName(channel);
+  }
+
+  /** Every channel with a name (`channelNames`), as id → name. */
+  namedChannels(): Record<string, string> {
+    return this.store.namedChannels();
+  }
+
+  /** Messages currently posted (deleted ones removed), oldest first (copies). */
+  messages(channel?: string): PostedMessage[] {
+    const wanted = channel === undefined ? undefined : this.channelId(channel);
+    return this.store.posted.filter((m) => wanted === undefined || m.channel === wanted).map((m) => ({ ...m }));
+  }
+
+  /** All posted messages rendered as text, replies indented under their parents. */
+  transcript(channel?: string): string {
+    return renderConversation(this.messages(channel));
+  }
+
+  /** Calls `listener` after every change to `messages()` (post, update, delete, reset); returns the unsubscribe function. */
+  subscribe(listener: () => void): () => void {
+    return this.store.subscribe(listener);
+  }
+
+  /** Ephemeral replies (only their user sees them), oldest first (copies). */
+  ephemerals(channel?: string): EphemeralMessage[] {
+    const wanted = channel === undefined ? undefined : this.channelId(channel);
+    return this.store.ephemeral.filter((m) => wanted === undefined || m.channel === wanted).map((m) => ({ ...m }));
+  }
+
+  /** An upload's bytes (undefined until sent), and whether they came with an Authorization header (they need none). */
+  fileUpload(fileId: string): { bytes: Buffer | undefined; withToken: boolean } | undefined {
+    return this.webApi.fileUpload(fileId);
+  }
+
+  // -- the Slack app: deliveries to the bridge, as Slack makes them ---------------------------------
+
+  /** Where slash commands and button clicks go, and the signing secret (the app's settings in Slack). */
+  connectApp(target: SlackAppTarget): void {
+    this.interactions.connectApp(target);
+  }
+
+  /**
+   * A user types `line` in `channel`: the command is signed and POSTed to the app's commands URL, and
+   * its answer shown as Slack shows it (ephemeral unless `in_channel`); later answers to its
+   * response_url too.
+   */
+  async sendCommand(input: CommandInput): Promise<AppAnswer> {
+    return this.interactions.sendCommand(input);
+  }
+
+  /**
+   * A user clicks the button `actionId` on the message `ts` (posted, or an ephemeral one such as a
+   * read's answer with "Share in channel"): a signed `block_actions` to the interactions URL.
+   */
+  async clickButton(input: ClickInput): Promise<AppAnswer> {
+    return this.interactions.clickButton(input);
+  }
+
+  /** `/invite @bot` in `channel`: the bot becomes a member (it already is of every channel when `memberChannels` is `'all'`). */
+  inviteBot(channel: string): void {
+    this.store.inviteBot(channel);
+  }
+
+  /** Forgets recorded calls and messages and clears faults. Tokens and memberships stay. */
+  reset(): void {
+    this.recorded.length = 0;
+    this.store.clear();
+    this.faults.clear();
+    this.webApi.reset();
+    this.interactions.reset();
+    this.store.notify();
+  }
+
+  // -- configuration -----------------------------------------------------------------------------
+
+  injectFault(spec: FaultSpec): void {
+    this.faults.inject(spec);
+  }
+
+  clearFaults(): void {
+    this.faults.clear();
+  }
+
+  setLatencyMs(ms: number): void {
+    this.latencyMs = Math.max(0, ms);
+  }
+
+  setTokens(tokens: string[] | undefined): void {
+    this.webApi.setTokens(tokens);
+  }
+
+  // -- request handling --------------------------------------------------------------------------
+
+  private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    if (await this.webApi.serveFiles(req, res, url)) return;
+    const raw = (await readBody(req, MAX_BODY_BYTES)).toString('utf8');
+    if (url.pathname === FAULTS_PATH) {
+      respond(res, this.faults.control(req.method ?? 'GET', raw));
+      return;
+    }
+    const responseUrlAnswer = url.pathname.startsWith(RESPONSE_URL_PATH)
+      ? this.interactions.answerResponseUrl(req.method, url.pathname, raw)
+      : undefined;
+    if (responseUrlAnswer) {
+      respond(res, responseUrlAnswer);
+      return;
+    }
+    const method = /^\/api\/([A-Za-z0-9_.]+)$/.exec(url.pathname)?.[1];
+    if (!method) {
+      respond(res, { status: 404, body: 'not found' });
+      return;
+    }
+    const at = Date.now();
+
+    let args: Record<string, unknown>;
+    try {
+      args = decodeArgs(req.headers['content-type'], raw, url.searchParams);
+    } catch {
+      const call = this.record(method, undefined, {}, at);
+      this.finish(res, call, { status: 200, body: { ok: false, error: 'invalid_form_data' } });
+      return;
+    }
+    const token = bearer(req.headers.authorization) ?? (typeof args.token === 'string' ? args.token : undefined);
+    delete args.token;
+    const call = this.record(method, token, args, at);
+
+    if (this.latencyMs > 0) await sleep(this.latencyMs);
+
+    const fault = this.faults.take(method, call.channel);
+    if (fault) {
+      if (fault.latencyMs !== undefined && fault.latencyMs > 0) await sleep(fault.latencyMs);
+      else if (fault.kind === 'delay') await sleep(1000);
+      const answer = faultAnswer(fault);
+      if (answer) {
+        this.finish(res, call, answer);
+        return;
+      }
+    }
+
+    this.finish(res, call, this.webApi.dispatch(method, token, args, call));
+  }
+
+  private record(method: string, token: string | undefined, args: Record<string, unknown>, at: number): RecordedCall {
+    const call: RecordedCall = {
+      method,
+      token,
+      channel: optString(args.channel),
+      text: optString(args.text),
+      blocks: Array.isArray(args.blocks) ? (args.blocks as unknown[]) : undefined,
+      thread_ts: optString(args.thread_ts),
+      unfurl_links: optBool(args.unfurl_links),
+      unfurl_media: optBool(args.unfurl_media),
+      parse: optString(args.parse),
+      link_names:
+        args.link_names === undefined
+          ? undefined
+          : (optBool(args.link_names) ?? optString(args.link_names) ?? JSON.stringify(args.link_names)),
+      metadata: args.metadata,
+      at,
+      args,
+      status: 0,
+      ok: false,
+      error: undefined,
+      ts: undefined,
+    };
+    this.recorded.push(call);
+    return call;
+  }
+
+  private finish(res: http.ServerResponse, call: RecordedCall, answer: SlackAnswer): void {
+    call.status = answer.status;
+    if (typeof answer.body === 'object') {
+      call.ok = answer.body.ok === true;
+      call.error = typeof answer.body.error === 'string' ? answer.body.error : undefined;
+    } else {
+      call.ok = false;
+      call.error = `http_${answer.status}`;
+    }
+    this.writeLog(call);
+    if (call.ok && MESSAGE_METHODS.has(call.method)) this.store.notify();
+    if (call.ok && call.method === 'chat.postMessage' && this.options.onMessage) {
+      const message = this.store.posted.find((m) => m.ts === call.ts);
+      if (message) {
+        try {
+          this.options.onMessage(renderMessageAsText(message), { ...call });
+        } catch {
+          // A printing callback must not break the API.
+        }
+      }
+    }
+    respond(res, answer);
+  }
+
+  private writeLog(call: RecordedCall): void {
+    if (!this.options.logFile) return;
+    const line = {
+      at: new Date(call.at).toISOString(),
+      method: call.method,
+      channel: call.channel,
+      text: call.text,
+      blocks: call.blocks,
+      thread_ts: call.thread_ts,
+      ok: call.ok,
+      error: call.error,
+      ts: call.ts,
+    };
+    try {
+      appendFileSync(this.options.logFile, `${JSON.stringify(line)}\n`);
+    } catch {
+      // Logging is best effort.
+    }
+  }
+}
+
+function respond(res: http.ServerResponse, answer: SlackAnswer): void {
+  if (typeof answer.body === 'object') sendJson(res, answer.status, answer.body, answer.headers);
+  else send(res, answer.status, answer.body, { 'content-type': 'text/plain; charset=utf-8', ...answer.headers });
+}
