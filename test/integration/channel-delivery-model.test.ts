@@ -13,7 +13,14 @@ import { DynamoDigestStore } from '../../shared/adapters/dynamo-digest-store';
 import { DynamoQuietHoursStore } from '../../shared/adapters/dynamo-quiet-hours';
 import { DynamoSubscriptionStore } from '../../shared/adapters/dynamo-subscription-store';
 import { createSlackPoster } from '../../shared/adapters/slack-poster';
-import { deliveryCommands, initialModel, replayParameters, type DeliveryModel, type DeliveryReal } from '../support/delivery-model';
+import {
+  deliveryCommands,
+  initialModel,
+  regressionExamples,
+  replayParameters,
+  type DeliveryModel,
+  type DeliveryReal,
+} from '../support/delivery-model';
 import { DeliveryWorld } from '../support/delivery-world';
 
 const TOKEN = 'xoxb-model';
@@ -62,7 +69,7 @@ describe('per-channel delivery (model-based, dynalite and the local Slack server
   it('every run reaches every channel that should get it exactly once, after its quiet window, and no other', async () => {
     await fc.assert(
       fc.asyncProperty(deliveryCommands(fc, 15), (commands) => fc.asyncModelRun(setup, commands)),
-      { numRuns: 25, ...replayParameters() },
+      { numRuns: 25, examples: regressionExamples(), ...replayParameters() },
     );
   }, 300_000);
 });

@@ -398,6 +398,19 @@ export function deliveryCommands(fcApi: typeof fc, maxCommands: number) {
   );
 }
 
+/**
+ * Sequences every run tries first (fast-check `examples`): shapes random sequences reach too rarely to
+ * catch a regression every time.
+ */
+export function regressionExamples(): [Iterable<Command>][] {
+  return [
+    // Runs held in two windows a day apart; a sweep while quiet posts the first (due) and keeps the second.
+    [[quietCommand('home', { start: 0, end: 21 * 60 }), new Run(), new ClockJump(DAY_MINUTES), new Run(), new Sweep()]],
+    // A filter naming no engine of the project is refused: it would leave the channel nothing.
+    [[new Run(), subscribeCommand('c'), filterCommand('c', 'engines=ChatGTP'), new Run()]],
+  ];
+}
+
 /** `FC_SEED` and `FC_PATH` (from a failure's report) replay that failure. */
 export function replayParameters(): { seed?: number; path?: string } {
   const seed = process.env['FC_SEED'];

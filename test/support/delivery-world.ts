@@ -9,7 +9,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { QUEUE_MESSAGE_KINDS } from '../../shared/contracts';
-import { processBatch, type DigestDeps, type QueueRecord } from '../../shared/digest/process';
+import type { QueueRecord } from '../../shared/queue-work';
 import type {
   DigestStore,
   QueuedEvent,
@@ -22,13 +22,16 @@ import type {
 import type { VisibilityOverview } from '../../shared/read-api-types';
 import type { GapsResult } from '../../shared/ports';
 import { handleButtonAction, type ActionDeps } from '../../shared/slack-app/actions';
-import { actionValueCodec } from '../../shared/slack-app/button-value';
-import { ACTION_IDS, parseInteractionForm } from '../../shared/slack-app/interactions';
+import { enginesFromSnapshots } from '../../shared/slack-app/channel-settings';
+import { ACTION_IDS } from '../../shared/buttons/ids';
+import { actionValueCodec } from '../../shared/buttons/value';
+import { parseInteractionForm } from '../../shared/slack-app/interactions';
 import { DEFAULT_SLACK_ACCESS_POLICY } from '../../shared/slack-app/policy';
 import type { DeferredSlackCommand, SlackReply } from '../../shared/slack-app/ports';
 import { answerSlashCommand } from '../../shared/slack-app/service';
 import { isRecord } from '../../shared/util';
 import { RecordingObserver } from './recording-observer';
+import { processTestBatch, type TestQueue, type TestWiring } from './worker-wiring';
 
 export const PROJECT_NAME = 'Northwind';
 export const ENGINES = ['ChatGPT', 'Claude'] as const;
@@ -103,7 +106,7 @@ export class DeliveryWorld {
     this.readApi = new MovingReadApi(projectId);
   }
 
-  private digestDeps(): DigestDeps {
+  private wiring(): TestWiring {
     const noAnswer = { respond: () => Promise.resolve() };
     return {
       readApi: this.readApi,
@@ -135,6 +138,8 @@ export class DeliveryWorld {
       groups: { membersOf: () => Promise.resolve(new Set<string>()) },
       shares: { encode: () => Promise.resolve(undefined) },
       quietHours: { store: this.ports.quietHours, defaultTimeZone: 'UTC' },
+      // `filter engines=` checks the names against the project's stored snapshot, as the Slack function does.
+      engines: enginesFromSnapshots(this.ports.store),
       metrics: this.observer,
       log: this.observer,
       responder: { respond: () => Promise.resolve() },
@@ -142,11 +147,11 @@ export class DeliveryWorld {
     };
   }
 
-  /** The queue's messages through the digest handler; a record it hands back is delivered again, as SQS would, at most twice more. */
-  private async deliver(body: string): Promise<void> {
+  /** A message through its queue's worker; a record it hands back is delivered again, as SQS would, at most twice more. */
+  private async deliver(body: string, queue: TestQueue = 'digest'): Promise<void> {
     const record: QueueRecord = { messageId: `m${++this.messageIds}`, body };
     for (let receive = 1; receive <= 3; receive++) {
-      const [outcome] = await processBatch([{ ...record, receiveCount: receive }], this.digestDeps());
+      const [outcome] = await processTestBatch([{ ...record, receiveCount: receive }], this.wiring(), queue);
       if (outcome?.ok) return;
     }
     const last = this.observer.entries.filter((e) => e.level === 'warn' || e.level === 'error').at(-1);
@@ -169,7 +174,7 @@ export class DeliveryWorld {
       this.actionDeps(),
     );
     if (ack.failure !== undefined) throw new Error('the command failed', { cause: ack.failure });
-    if (ack.deferred !== undefined) await this.deliver(JSON.stringify(ack.deferred satisfies DeferredSlackCommand));
+    if (ack.deferred !== undefined) await this.deliver(JSON.stringify(ack.deferred satisfies DeferredSlackCommand), 'commands');
     return ack.reply;
   }
 

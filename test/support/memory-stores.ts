@@ -8,13 +8,16 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { DigestMode } from '../../shared/contracts';
+import { foldHeld } from '../../shared/digest/held-runs';
 import {
   AUDIT_KEPT,
+  HELD_RUNS_KEPT,
   type Actor,
   type AuditEntry,
   type ChannelFilter,
   type DigestClaim,
   type DigestStore,
+  type HeldChannel,
   type HeldClaimResult,
   type HeldRun,
   type NewSubscription,
@@ -151,18 +154,37 @@ export class MemorySubscriptionStore implements SubscriptionStore {
 
 // --- Quiet hours -------------------------------------------------------------------------------
 
+/** As DynamoQuietHoursStore: at most this many runs folded by one hold. */
+const MAX_FOLDED_PER_HOLD = 10;
+
 interface HeldItem {
   runs: Map<string, HeldRun>;
+  /** Bumped by every hold that stores a run (not by a catch-up removing runs). */
+  version: number;
   claim?: { token: string; untilMs: number } | undefined;
   /** Kept across a released claim: the retry covers the same runs. */
   sinceMs?: number | undefined;
+  cutoffMs?: number | undefined;
   attempts: number;
 }
 
-/** DynamoQuietHoursStore's behaviour: a window per channel; held runs per channel (a run holds once) under one catch-up claim. */
+/** The sweep's index entry of a channel: the newest version seen and the earliest due time. */
+interface IndexEntry {
+  version?: number | undefined;
+  dueMs?: number | undefined;
+}
+
+/**
+ * DynamoQuietHoursStore's behaviour: a window per channel; held runs per channel (a run holds once, at most
+ * `HELD_RUNS_KEPT` or one per project, the oldest folded) under one catch-up claim that covers the runs held
+ * before its first claim and due by then (or all of them); an index of channels with their earliest due time,
+ * raised/lowered by holds, corrected by a finished catch-up unless a hold came since. The held item stays
+ * (empty) after its last run is posted, as the DynamoDB item does.
+ */
 export class MemoryQuietHoursStore implements QuietHoursStore {
   private readonly windows = new Map<string, QuietSetting>();
   private readonly held = new Map<string, HeldItem>();
+  private readonly index = new Map<string, IndexEntry>();
 
   windowsOf(channels: readonly string[]): Promise<Map<string, QuietSetting>> {
     const found = new Map<string, QuietSetting>();
@@ -182,27 +204,45 @@ export class MemoryQuietHoursStore implements QuietHoursStore {
   hold(channel: string, run: HeldRun): Promise<void> {
     let item = this.held.get(channel);
     if (item === undefined) {
-      item = { runs: new Map(), attempts: 0 };
+      item = { runs: new Map(), version: 0, attempts: 0 };
       this.held.set(channel, item);
     }
-    if (!item.runs.has(run.eventId)) item.runs.set(run.eventId, copy(run));
+    if (!item.runs.has(run.eventId)) {
+      const stored = [...item.runs.values()];
+      const { kept } = foldHeld([...stored, copy(run)], Math.max(HELD_RUNS_KEPT, stored.length + 1 - MAX_FOLDED_PER_HOLD));
+      item.runs = new Map(kept.map((r) => [r.eventId, r]));
+      item.version += 1;
+    }
+    // After the run is stored, as the adapter does: the version only upwards, the due time only downwards.
+    const entry = this.index.get(channel) ?? {};
+    if (entry.version === undefined || entry.version < item.version) entry.version = item.version;
+    if (entry.dueMs === undefined || entry.dueMs >= run.catchUpAfterMs) entry.dueMs = run.catchUpAfterMs;
+    this.index.set(channel, entry);
     return Promise.resolve();
   }
 
-  channelsWithHeld(): Promise<string[]> {
-    return Promise.resolve([...this.held.keys()].sort());
+  channelsWithHeld(): Promise<HeldChannel[]> {
+    return Promise.resolve(
+      [...this.index.entries()]
+        .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+        .map(([channel, entry]) => ({ channel, dueMs: entry.dueMs ?? 0 })),
+    );
   }
 
-  claimHeld(channel: string, nowMs: number, leaseMs: number): Promise<HeldClaimResult> {
+  claimHeld(channel: string, nowMs: number, leaseMs: number, dueOnly: boolean): Promise<HeldClaimResult> {
     const item = this.held.get(channel);
-    if (item === undefined) return Promise.resolve({ status: 'none' });
+    if (item === undefined) {
+      this.index.delete(channel);
+      return Promise.resolve({ status: 'none' });
+    }
     if (item.claim !== undefined && item.claim.untilMs >= nowMs) return Promise.resolve({ status: 'busy' });
     const token = randomUUID();
     item.claim = { token, untilMs: nowMs + leaseMs };
     item.sinceMs ??= nowMs;
+    item.cutoffMs ??= dueOnly ? nowMs : Number.MAX_SAFE_INTEGER;
     item.attempts += 1;
-    const sinceMs = item.sinceMs;
-    const runs = [...item.runs.values()].filter((run) => run.heldAtMs <= sinceMs).map(copy);
+    const { sinceMs, cutoffMs } = item;
+    const runs = [...item.runs.values()].filter((run) => run.heldAtMs <= sinceMs && run.catchUpAfterMs <= cutoffMs).map(copy);
     return Promise.resolve({ status: 'claimed', claim: { token, attempt: item.attempts, sinceMs, runs } });
   }
 
@@ -213,8 +253,13 @@ export class MemoryQuietHoursStore implements QuietHoursStore {
     for (const id of postedEventIds) item.runs.delete(id);
     item.claim = undefined;
     item.sinceMs = undefined;
+    item.cutoffMs = undefined;
     item.attempts = 0;
-    if (item.runs.size === 0) this.held.delete(channel);
+    const entry = this.index.get(channel);
+    // Unless a hold came since (it moved the entry's version on and lowered the due time itself).
+    if (entry?.version !== undefined && entry.version > item.version) return Promise.resolve();
+    if (item.runs.size === 0) this.index.delete(channel);
+    else this.index.set(channel, { ...entry, dueMs: Math.min(...[...item.runs.values()].map((run) => run.catchUpAfterMs)) });
     return Promise.resolve();
   }
 

@@ -9,7 +9,14 @@
  */
 import fc from 'fast-check';
 import { describe, it } from 'vitest';
-import { deliveryCommands, initialModel, replayParameters, type DeliveryModel, type DeliveryReal } from '../support/delivery-model';
+import {
+  deliveryCommands,
+  initialModel,
+  regressionExamples,
+  replayParameters,
+  type DeliveryModel,
+  type DeliveryReal,
+} from '../support/delivery-model';
 import { DeliveryWorld } from '../support/delivery-world';
 import { MemoryDigestStore, MemoryQuietHoursStore, MemorySubscriptionStore } from '../support/memory-stores';
 import { RecordingSlack } from '../support/recording-slack';
@@ -39,7 +46,7 @@ describe('per-channel delivery (model-based, in-memory stores)', () => {
   it('every run reaches every channel that should get it exactly once, after its quiet window, and no other', async () => {
     await fc.assert(
       fc.asyncProperty(deliveryCommands(fc, 25), (commands) => fc.asyncModelRun(setup, commands)),
-      { numRuns: 1000, ...replayParameters() },
+      { numRuns: 1000, examples: regressionExamples(), ...replayParameters() },
     );
   }, 300_000);
 });
