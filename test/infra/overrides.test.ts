@@ -91,7 +91,7 @@ describe('imported alarm topic', () => {
     template.resourceCountIs('AWS::SNS::Topic', 0);
     template.resourceCountIs('AWS::KMS::Key', 0);
     const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm')) as { Properties: { AlarmActions: unknown[] } }[];
-    expect(alarms).toHaveLength(23);
+    expect(alarms).toHaveLength(24);
     for (const alarm of alarms) expect(alarm.Properties.AlarmActions).toEqual([ARN.topic]);
   });
 });

@@ -8,7 +8,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { ensureBridgeTable, startLocalDynamo, type LocalDynamo } from '../../local/dynamo';
-import { LocalSlackServer } from '../../local/slack-server';
+import { LocalSlackServer } from '../../local/slack/server';
 import { DynamoDigestStore } from '../../shared/adapters/dynamo-digest-store';
 import { DynamoQuietHoursStore } from '../../shared/adapters/dynamo-quiet-hours';
 import { DynamoSubscriptionStore } from '../../shared/adapters/dynamo-subscription-store';
