@@ -257,6 +257,16 @@ export interface VerdictState {
   churn: Record<string, ChurnState>;
 }
 
+/** A run's mark: ⚠️ too thin to judge; ⚪ nothing called; 🔴 / 🟢 only bad / good news; 🟡 both. */
+export type RunMark = '🔴' | '🟡' | '🟢' | '⚪' | '⚠️';
+
+/** What the digest said of the project's latest run: its mark and its headline (safe mrkdwn, without the project). */
+export interface RunVerdict {
+  runId: string;
+  mark: RunMark;
+  headline: string;
+}
+
 /** One past run's numeric headline values. */
 export interface SnapshotPoint {
   createdAt: string;
@@ -296,6 +306,8 @@ export interface ProjectSnapshot {
   trend?: TrendPoint[] | undefined;
   /** The verdict's learned levels, spreads, CUSUMs and churn (digest v4); absent before. */
   verdict?: VerdictState | undefined;
+  /** The digest's mark and headline of `lastRunId` (the unfiltered run's), read back by `/visibility status`. */
+  lastVerdict?: RunVerdict | undefined;
 }
 
 /** One run's visibility per engine (0–100 or 0–1, as the service sends it), for the trend chart. */

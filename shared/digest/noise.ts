@@ -1,12 +1,12 @@
 /**
- * When a change is news: only when it is larger than its noise (docs/DIGEST.md, "Noise").
+ * How a metric is read, and its minimum change (docs/DIGEST.md, "The verdict"). Whether a change is
+ * beyond chance is the verdict model's call (./verdict); this module only says what a figure is and the
+ * smallest change worth naming.
  *
- * Every metric is read as one of the kinds in `METRIC_KINDS` (by its label and value):
- * - a *share* (a percentage, or a 0–1 value whose label says share/visibility/coverage…) is a proportion
- *   measured on the run's answers, so its noise is the sampling error of a proportion at that count:
- *   the Agresti–Coull half-width z·√(p̃(1−p̃)/ñ) with ñ = n + z², p̃ = (p·n + z²/2)/ñ, at `CONFIDENCE`;
- * - anything else has a minimum change by label (`DEFAULT_NOISE_MINIMUMS`, overridable per label with
- *   `parseNoiseMinimums`), since the spec says nothing about how it is measured.
+ * Every metric is read as one of the kinds in `METRIC_KINDS` (by its label and value): a *share* (a
+ * percentage, or a 0–1 value whose label says share/visibility/coverage…), a position, a count, or other.
+ * Each has a minimum change by label (`DEFAULT_NOISE_MINIMUMS`, overridable per label with
+ * `parseNoiseMinimums`), since the spec says nothing about how the service measures them.
  * Pure: no I/O, no clock.
  */
 import { ConfigError } from '../config-env';
@@ -14,9 +14,6 @@ import type { Scalar } from '../read-api-types';
 import { parseNumericValue } from './numeric';
 
 export type MetricKind = 'share' | 'position' | 'count' | 'other';
-
-/** 95 %: the z of a two-sided normal interval. */
-export const CONFIDENCE = { percent: 95, z: 1.96 } as const;
 
 interface KindSpec {
   /** Label words (whole words, case-insensitive, `_` read as a space) that mark the kind. */
@@ -89,46 +86,20 @@ export type NoiseBand =
   /** A fixed minimum change (label-specific, or the kind's). */
   | { basis: 'minimum'; halfWidth: number };
 
-/** Agresti–Coull half-width of a proportion p (0–1) measured on n answers, at `CONFIDENCE`. */
-export function proportionHalfWidth(p: number, n: number): number {
-  const z2 = CONFIDENCE.z ** 2;
-  const nTilde = n + z2;
-  const pTilde = (Math.min(1, Math.max(0, p)) * n + z2 / 2) / nTilde;
-  return CONFIDENCE.z * Math.sqrt((pTilde * (1 - pTilde)) / nTilde);
+/** The minimum change configured for `label` in the stage file (case-insensitive), if any. */
+export function configuredMinimum(label: string, minimums: NoiseMinimums): number | undefined {
+  const wanted = label.trim().toLowerCase();
+  for (const [key, value] of Object.entries(minimums)) if (key.trim().toLowerCase() === wanted) return value;
+  return undefined;
 }
 
 /** A metric's minimum change: configured for its label, else by label word, else its kind's. */
 export function minimumFor(label: string, kind: MetricKind, minimums: NoiseMinimums): number {
-  const wanted = label.trim().toLowerCase();
-  for (const [key, value] of Object.entries(minimums)) if (key.trim().toLowerCase() === wanted) return value;
+  const configured = configuredMinimum(label, minimums);
+  if (configured !== undefined) return configured;
   const labelWords = words(label);
   for (const [word, value] of Object.entries(DEFAULT_NOISE_MINIMUMS)) if (labelWords.includes(word)) return value;
   return METRIC_KINDS[kind].minimum;
-}
-
-/**
- * The noise of a metric's change: a share measured on `answers` (> 0) gets its sampling error at its
- * current value; everything else (and a share without a count) its minimum. A label configured in
- * `minimums` always uses that minimum.
- */
-export function noiseBand(
-  label: string,
-  reading: MetricReading,
-  value: number,
-  answers: number | null | undefined,
-  minimums: NoiseMinimums = {},
-): NoiseBand {
-  const configured = Object.keys(minimums).some((k) => k.trim().toLowerCase() === label.trim().toLowerCase());
-  if (reading.kind === 'share' && reading.scale !== null && !configured && answers !== null && answers !== undefined && answers > 0) {
-    const unit = reading.scale === 'percent' ? 100 : 1;
-    return { basis: 'sample', halfWidth: proportionHalfWidth(value / unit, answers) * unit, answers };
-  }
-  return { basis: 'minimum', halfWidth: minimumFor(label, reading.kind, minimums) };
-}
-
-/** True when the change is larger than its noise. */
-export function beyondNoise(delta: number | null | undefined, band: NoiseBand): boolean {
-  return delta !== null && delta !== undefined && Number.isFinite(delta) && Math.abs(delta) > band.halfWidth;
 }
 
 /**

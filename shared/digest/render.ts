@@ -17,7 +17,7 @@ import { buildModel, type DigestInput, type DigestModel } from './render/model';
 import { changesSection } from './render/sections/changes';
 import { figuresLine, noiseLine } from './render/sections/figures';
 import { footerBlocks } from './render/sections/footer';
-import { headlineFallback, headlineText, openGapsText, positionParts } from './render/sections/headline';
+import { headlineFallback, headlinePhrase, headlineText, markOf, openGapsText, positionParts } from './render/sections/headline';
 import { baselineNote, positionSection } from './render/sections/position';
 import {
   changesAndGapsReply,
@@ -29,7 +29,7 @@ import {
   type ReplyDraft,
 } from './render/sections/thread';
 import { severeAlertsSection } from './render/sections/rows';
-import type { VerdictState } from '../ports';
+import type { RunMark, VerdictState } from '../ports';
 import { isQuietRun } from './render/significance';
 import { mrkdwnLink } from './links';
 
@@ -146,9 +146,20 @@ export function digestHeadline(model: DigestModel): string {
   return truncateText(headlineFallback(model), SLACK_LIMITS.fallbackText);
 }
 
-/** The verdict state to store after this run (unchanged by a data-quality run), and whether the run was one. */
-export function verdictOutcome(model: DigestModel): { state: VerdictState; lowData: boolean } {
-  return { state: model.verdict.next, lowData: model.emptyReason !== null };
+/** A stored headline's bound: `/visibility status` repeats it on one line. */
+const STORED_HEADLINE_CHARS = 300;
+
+/**
+ * The verdict state to store after this run (unchanged by a data-quality run), whether the run was one,
+ * and the mark and headline the digest gave it (`/visibility status` repeats them, never judging again).
+ */
+export function verdictOutcome(model: DigestModel): { state: VerdictState; lowData: boolean; mark: RunMark; headline: string } {
+  return {
+    state: model.verdict.next,
+    lowData: model.emptyReason !== null,
+    mark: markOf(model),
+    headline: truncateText(headlinePhrase(model), STORED_HEADLINE_CHARS),
+  };
 }
 
 /**

@@ -5,7 +5,7 @@
  * `SNAPSHOT_MAX_METRICS` metrics and `SNAPSHOT_MAX_GAPS` gaps, texts cut to `SNAPSHOT_MAX_TEXT` characters,
  * and a history of the last `SNAPSHOT_HISTORY_RUNS` runs' first `SNAPSHOT_HISTORY_METRICS` metrics.
  */
-import type { ProjectSnapshot, SnapshotGap, SnapshotPoint, VerdictState } from '../ports';
+import type { ProjectSnapshot, RunMark, SnapshotGap, SnapshotPoint, VerdictState } from '../ports';
 import type { Gap, VisibilityOverview } from '../read-api-types';
 import { gapTrend } from './gap-trend';
 import { parseNumericValue } from './numeric';
@@ -156,10 +156,15 @@ export function historyOf(previous: ProjectSnapshot | null): SnapshotPoint[] {
   return [{ createdAt: previous.lastCreatedAt, runId: previous.lastRunId, metrics: previous.metrics }];
 }
 
-/** What the verdict made of the run (shared/digest/verdict): its state to carry on, and whether the run was too thin to judge. */
+/**
+ * What the verdict made of the run (shared/digest/verdict): its state to carry on, whether the run was too
+ * thin to judge, and the digest's mark and headline of it.
+ */
 export interface SnapshotVerdict {
   state: VerdictState;
   lowData: boolean;
+  mark: RunMark;
+  headline: string;
 }
 
 /**
@@ -177,6 +182,10 @@ export function buildSnapshot(
   verdict?: SnapshotVerdict,
 ): ProjectSnapshot {
   const lowData = verdict?.lowData === true;
+  const judged =
+    verdict === undefined
+      ? {}
+      : { verdict: verdict.state, lastVerdict: { runId: run.runId, mark: verdict.mark, headline: verdict.headline } };
   const point: SnapshotPoint = {
     createdAt: run.createdAt,
     runId: run.runId,
@@ -187,8 +196,7 @@ export function buildSnapshot(
   };
   const earlier = historyOf(previous).filter((p) => p.runId !== run.runId);
   const history = [...earlier, point].slice(-SNAPSHOT_HISTORY_RUNS);
-  if (lowData && previous !== null)
-    return { ...previous, lastCreatedAt: run.createdAt, lastRunId: run.runId, history, ...(verdict ? { verdict: verdict.state } : {}) };
+  if (lowData && previous !== null) return { ...previous, lastCreatedAt: run.createdAt, lastRunId: run.runId, history, ...judged };
   return {
     projectId: run.projectId,
     lastCreatedAt: run.createdAt,
@@ -199,7 +207,7 @@ export function buildSnapshot(
     ...(run.pageSize !== undefined ? { pageSize: run.pageSize } : {}),
     history,
     engines: engineFigures(overview.engines),
-    ...(verdict !== undefined ? { verdict: verdict.state } : {}),
+    ...judged,
   };
 }
 

@@ -10,6 +10,7 @@ import { ReadApiClient } from '../../shared/adapters/read-api';
 import { findReasoningCard } from '../../shared/digest/reasoning-card';
 import { buildModel, renderDigest, verdictOutcome, type DigestInput, type RenderedDigest } from '../../shared/digest/render';
 import { buildSnapshot, type ProjectSnapshot } from '../../shared/digest/snapshot';
+import { statusReply } from '../../shared/slack-app/status';
 import { findBlockKitViolations } from '../../shared/slack-text';
 import { renderConversation } from '../../local/slack/server';
 import { loadFixtureFile } from '../../local/simulator/data';
@@ -295,6 +296,41 @@ describe('gallery.json through the simulator, the read-API client and the render
     expect(marks[1]).toBe('⚪');
     expect(called?.main.text).toMatch(/^🔴 Larchwood Mills — .*over \d runs/);
     expect(asText(called!)).toMatchSnapshot();
+  });
+
+  it("/visibility status shows every run's mark and headline as its digest gave them, never judged again", async () => {
+    const { projects } = loadFixtureFile(GALLERY);
+    const times = Array.from({ length: 10 }, (_, i) => new Date(Date.UTC(2026, 10, 1 + i, 9)).toISOString());
+    const seen = new Set<string>();
+    await withFreshSimulator(async (sim) => {
+      for (const fixture of projects) {
+        let previous: ProjectSnapshot | null = null;
+        for (let run = 0; run < Math.max(1, fixture.runs?.length ?? 0); run += 1) {
+          const next: Awaited<ReturnType<typeof digestOfNextRun>> = await digestOfNextRun(fixture.id, previous, {}, times, PAGE_SIZE, sim);
+          previous = next.snapshot;
+          const { input, rendered } = next;
+          const status = statusReply(
+            {
+              project: input.project,
+              overview: input.overview,
+              gaps: { gaps: input.gaps, skipped: input.unreadableGaps ?? 0 },
+              snapshot: previous,
+            },
+            { by: 'U0ANA', atMs: Date.parse(times[9]!) },
+            undefined,
+            { dashboardUrlTemplate: TEMPLATE },
+          );
+          const line = (status.blocks as { text?: { text: string } }[]).find((b) => b.text?.text.startsWith('*Latest run*'))?.text?.text;
+          const [, mark, headline] = /— (⚠️|🔴|🟡|🟢|⚪) (.*)$/u.exec(line ?? '') ?? [];
+          expect(mark, `${fixture.id} run ${run + 1}: ${line}`).toBeDefined();
+          expect(rendered.main.text.startsWith(`${mark} `), `${fixture.id} run ${run + 1}`).toBe(true);
+          expect(rendered.main.text.endsWith(` — ${headline}`), `${fixture.id} run ${run + 1}`).toBe(true);
+          seen.add(mark!);
+        }
+      }
+    });
+    // The gallery covers every mark: each agrees.
+    expect([...seen].sort()).toEqual(['⚠️', '⚪', '🔴', '🟡', '🟢'].sort());
   });
 
   it('the worst case fits a phone: 220 gaps, 26 alerts, 15 engines, 30 metrics (figures reported by the test)', async () => {

@@ -1,18 +1,12 @@
-/** When a change is news: the sampling error of a share, per-label minimums, streaks, and the stage file's parser. */
+/** How a metric is read, its minimum change, streaks, and the stage file's parser. */
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../shared/config-env';
-import { beyondNoise, noiseBand, parseNoiseMinimums, proportionHalfWidth, readMetric } from '../../shared/digest/noise';
+import { minimumFor, parseNoiseMinimums, readMetric } from '../../shared/digest/noise';
 import { gapShifts, rivalStandings } from '../../shared/digest/rivals';
 import { buildSnapshot } from '../../shared/digest/snapshot';
 import type { Gap } from '../../shared/read-api-types';
 
 describe('noise', () => {
-  it('a share measured on 3 answers is tens of points wide; on 1,240 answers about 3 points (95 %)', () => {
-    expect(proportionHalfWidth(0.505, 3)).toBeGreaterThan(0.3);
-    expect(proportionHalfWidth(0.505, 1240)).toBeCloseTo(0.0278, 3);
-    expect(proportionHalfWidth(0, 50)).toBeGreaterThan(0); // never a zero band at 0 % or 100 %
-  });
-
   it('reads the kind of a metric from its label and value', () => {
     expect(readMetric('Visibility score', [50.5])).toEqual({ kind: 'share', scale: 'percent' });
     expect(readMetric('Share of voice', ['22%'])).toEqual({ kind: 'share', scale: 'percent' });
@@ -23,17 +17,11 @@ describe('noise', () => {
     expect(readMetric('Visibility index', [420])).toEqual({ kind: 'other', scale: null }); // not a share: out of 0–100
   });
 
-  it('calls a change only beyond its band; a configured label uses its minimum', () => {
-    const share = readMetric('Visibility score', [50.5]);
-    const big = noiseBand('Visibility score', share, 50.5, 1240);
-    expect(big).toMatchObject({ basis: 'sample', answers: 1240 });
-    expect(beyondNoise(-3.2, big)).toBe(true);
-    expect(beyondNoise(-3.2, noiseBand('Visibility score', share, 50.5, 3))).toBe(false);
-    expect(noiseBand('Visibility score', share, 50.5, null)).toEqual({ basis: 'minimum', halfWidth: 1 });
-    const position = readMetric('Average position', [3.6]);
-    expect(beyondNoise(0.5, noiseBand('Average position', position, 3.6, 1240))).toBe(true);
-    expect(beyondNoise(0.2, noiseBand('Average position', position, 3.6, 1240))).toBe(false);
-    expect(noiseBand('Mentions', readMetric('Mentions', [388]), 388, 1240, { mentions: 25 })).toEqual({ basis: 'minimum', halfWidth: 25 });
+  it('gives each metric its minimum change: configured for its label, else by label word, else its kind', () => {
+    expect(minimumFor('Mentions', 'count', { mentions: 25 })).toBe(25);
+    expect(minimumFor('Mentions', 'count', {})).toBe(10);
+    expect(minimumFor('Average position', 'position', {})).toBe(0.3);
+    expect(minimumFor('Visibility score', 'share', {})).toBe(1);
   });
 
   it("parses the stage file's per-label minimums, naming the key and where to fix it", () => {

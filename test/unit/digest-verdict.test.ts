@@ -8,6 +8,7 @@ import {
   judgeCountChange,
   judgeMeanChange,
   judgeShareChange,
+  judgeSpreadChange,
   normalQuantileUpper,
   normalTail,
   poissonUpperTail,
@@ -37,6 +38,14 @@ describe('statistics', () => {
     expect(judgeMeanChange({ before: { mean: 3.1, answers: 8680 }, after: { mean: 3.4, answers: 8680 }, sd: 1.5 }).called).toBe(true);
     expect(judgeCountChange({ before: 120, after: 131 }).called).toBe(false);
     expect(judgeCountChange({ before: 120, after: 260, dispersion: 2 }).called).toBe(true);
+    // Means per run over a week's runs: +15 a run over 5 and 7 runs is within 3.5 × √(400/5 + 415/7) ≈ 41.
+    expect(judgeCountChange({ before: 400, after: 415, runs: { before: 5, after: 7 } }, 3.5)).toMatchObject({ called: false });
+    expect(judgeCountChange({ before: 400, after: 415, runs: { before: 5, after: 7 } }, 3.5).band).toBeCloseTo(41.3, 1);
+    // The runs' own spread: a move the runs' swings explain is not called.
+    const spread = (s: number) => judgeSpreadChange({ before: { mean: 3, spread: s }, after: { mean: 3.35, spread: s } }, 3.5);
+    expect(spread(0).called).toBe(true);
+    expect(spread(0.04)).toMatchObject({ called: false });
+    expect(spread(0.04).band).toBeCloseTo(0.99, 2);
   });
 });
 

@@ -1,9 +1,9 @@
-/** `/visibility status`: its links go to the project's latest run, and it says that run's mark and change since the run before. */
+/** `/visibility status`: its links go to the project's latest run, and it says that run's mark and headline as its digest stored them. */
 import { describe, expect, it } from 'vitest';
-import type { ProjectSnapshot } from '../../shared/ports';
+import type { ProjectSnapshot, RunVerdict } from '../../shared/ports';
 import type { VisibilityOverview } from '../../shared/read-api-types';
 import { findUnescapedMarkup } from '../../shared/slack-text';
-import { latestRunChange, statusReply } from '../../shared/slack-app/status';
+import { latestRunVerdict, statusReply } from '../../shared/slack-app/status';
 
 const NOW = Date.UTC(2026, 10, 23, 9);
 const TEMPLATE = 'https://app.example.com/p/{project_id}/runs/{run_id}?prompt={prompt_id}';
@@ -25,7 +25,7 @@ const gaps = {
   skipped: 0,
 };
 
-function snapshot(points: { visibility: number; answers: number }[]): ProjectSnapshot {
+function snapshot(points: { visibility: number; answers: number }[], said?: Omit<RunVerdict, 'runId'>): ProjectSnapshot {
   const history = points.map((p, i) => ({
     createdAt: new Date(NOW - (points.length - i) * 86_400_000).toISOString(),
     runId: `run-${i}`,
@@ -33,7 +33,15 @@ function snapshot(points: { visibility: number; answers: number }[]): ProjectSna
     answers: p.answers,
   }));
   const last = history.at(-1)!;
-  return { projectId: 'p1', lastCreatedAt: last.createdAt, lastRunId: last.runId, metrics: last.metrics, gaps: [], history };
+  return {
+    projectId: 'p1',
+    lastCreatedAt: last.createdAt,
+    lastRunId: last.runId,
+    metrics: last.metrics,
+    gaps: [],
+    history,
+    ...(said ? { lastVerdict: { runId: last.runId, ...said } } : {}),
+  };
 }
 
 function answer(snap: ProjectSnapshot | null) {
@@ -60,47 +68,41 @@ describe('status', () => {
     expect(none).toContain('https://app.example.com/p/p1');
   });
 
-  it('says the latest run, its mark and its change since the run before', () => {
+  it("says the latest run with the mark and headline its digest stored, whatever the figures' raw change", () => {
+    // An 8-point drop the digest judged within normal variation (e.g. a persistent level, or a thin run) stays ⚪ here.
     const reply = answer(
-      snapshot([
-        { visibility: 52, answers: 1240 },
-        { visibility: 44, answers: 1240 },
-      ]),
+      snapshot(
+        [
+          { visibility: 52, answers: 1240 },
+          { visibility: 44, answers: 1240 },
+        ],
+        { mark: '⚪', headline: 'no change beyond normal variation since the last run' },
+      ),
     );
     const line = (reply.blocks as { text?: { text: string } }[]).find((b) => b.text?.text.startsWith('*Latest run*'))?.text?.text ?? '';
     expect(findUnescapedMarkup(line, { allowLinks: true })).toBeNull();
-    const text = JSON.stringify(reply.blocks);
-    expect(text).toContain('*Latest run* <https://app.example.com/p/p1/runs/run-1|Run run-1>');
-    expect(text).toContain('1,240 answers — 🔴 Visibility score 44 % (−8 pts since the run before, worse)');
-    const small = JSON.stringify(
+    expect(line).toContain('*Latest run* <https://app.example.com/p/p1/runs/run-1|Run run-1>');
+    expect(line).toMatch(/1,240 answers — ⚪ no change beyond normal variation since the last run$/);
+    const drop = JSON.stringify(
       answer(
-        snapshot([
-          { visibility: 45, answers: 1240 },
-          { visibility: 44, answers: 1240 },
-        ]),
+        snapshot([{ visibility: 45, answers: 1240 }], { mark: '🔴', headline: 'Visibility score −10.2 pts · TrailForge took 3 prompts' }),
       ).blocks,
     );
-    expect(small).toContain('⚪ Visibility score 44 % (−1 pts since the run before, within normal variation)');
+    expect(drop).toContain('1,240 answers — 🔴 Visibility score −10.2 pts · TrailForge took 3 prompts');
   });
 
-  it('calls a run with no answers no data, and compares past it', () => {
-    expect(
-      latestRunChange(
-        snapshot([
-          { visibility: 52, answers: 1240 },
-          { visibility: 0, answers: 0 },
-        ]),
-      ),
-    ).toEqual({ mark: '⚠️', why: 'no-answers' });
-    expect(
-      latestRunChange(
-        snapshot([
-          { visibility: 52, answers: 1240 },
-          { visibility: 0, answers: 0 },
-          { visibility: 60, answers: 1240 },
-        ]),
-      ),
-    ).toMatchObject({ mark: '🟢', delta: 8 });
-    expect(latestRunChange(snapshot([{ visibility: 52, answers: 1240 }]))).toEqual({ mark: '⚪', why: 'first' });
+  it("says no mark for a run whose digest stored none (an older snapshot, or another run's), and makes stored text safe", () => {
+    const older = snapshot([
+      { visibility: 52, answers: 1240 },
+      { visibility: 44, answers: 1240 },
+    ]);
+    expect(latestRunVerdict(older)).toBeNull();
+    expect(JSON.stringify(answer(older).blocks)).not.toMatch(/answers — /);
+    const stale = { ...older, lastVerdict: { runId: 'run-0', mark: '🔴', headline: 'old news' } } satisfies ProjectSnapshot;
+    expect(latestRunVerdict(stale)).toBeNull();
+    const unsafe = snapshot([{ visibility: 44, answers: 1240 }], { mark: '🔴', headline: '<!channel> *took* 3 prompts' });
+    const line =
+      (answer(unsafe).blocks as { text?: { text: string } }[]).find((b) => b.text?.text.startsWith('*Latest run*'))?.text?.text ?? '';
+    expect(findUnescapedMarkup(line, { allowLinks: true })).toBeNull();
   });
 });

@@ -4,7 +4,7 @@
  * real — only how a called one reads; a figure the verdict did not call never appears here
  * (docs/DIGEST.md, "The mark and the headline").
  */
-import type { SnapshotGap } from '../../ports';
+import type { RunMark, SnapshotGap } from '../../ports';
 import type { Gap } from '../../read-api-types';
 import { orderReasonsByImpact } from '../reasoning-choice';
 import { inline, LEN, plural, sparkline } from './format';
@@ -13,7 +13,7 @@ import { deltaText, valueText } from './units';
 import { enginesText, enginesWhere, gapRef } from './sections/gap-line';
 
 /** ⚠️ the run measured too little to judge; ⚪ nothing called; 🔴 / 🟢 only bad / good news; 🟡 both. */
-export type StatusMark = '🔴' | '🟡' | '🟢' | '⚪' | '⚠️';
+export type StatusMark = RunMark;
 
 export interface ChangeItem {
   tone: 'better' | 'worse';

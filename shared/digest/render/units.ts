@@ -1,7 +1,7 @@
-/** Values and changes with their units: "50.5 %", "−3.2 pts", "3.6, was 3.1 — worse", "±2.8 pts at 1,240 answers". */
+/** Values and changes with their units: "50.5 %", "−3.2 pts", "3.6, was 3.1 — worse", "±2.8 pts". */
 import type { Scalar } from '../../read-api-types';
-import type { MetricReading, NoiseBand } from '../noise';
-import { formatNumber, formatScalar, formatSigned, LEN, plural } from './format';
+import type { MetricReading } from '../noise';
+import { formatNumber, formatScalar, formatSigned, LEN } from './format';
 
 /** Percent shares are shown as they are; fractions (0–1) as percent, so every share reads the same way. */
 function shareFactor(reading: MetricReading): number {
@@ -26,15 +26,6 @@ export function deltaText(reading: MetricReading, delta: number | null | undefin
   const signed = formatSigned(rounded(delta * shareFactor(reading)));
   if (signed === null) return null;
   return reading.kind === 'share' ? `${signed} pts` : signed;
-}
-
-/** "±2.8 pts at 1,240 answers" (sampling error) or "±0.3" (a minimum). */
-export function bandText(reading: MetricReading, band: NoiseBand): string {
-  const width = formatNumber(
-    Math.round(band.halfWidth * (reading.kind === 'share' ? shareFactor(reading) : 1) * 10) / 10 || band.halfWidth,
-  );
-  const unit = reading.kind === 'share' ? ' pts' : '';
-  return band.basis === 'sample' ? `±${width}${unit} at ${plural(band.answers, 'answer', 'answers')}` : `±${width}${unit}`;
 }
 
 /** The normal variation of a figure at this run's sample: "±6.1 pts" for a share, "±0.3" otherwise. */

@@ -16,8 +16,8 @@ import { judgeable, type DataQuality } from './quality';
 export type { ChurnCall } from './churn';
 export type { FigureCall, FigureInput, FigureKind, Thresholds } from './figure';
 export { THRESHOLDS } from './figure';
-export { dataQuality, usualAnswers, type DataQuality } from './quality';
-export { judgeCountChange, judgeMeanChange, judgeShareChange, SINGLE_RUN_Z, type PairJudgement } from './stats';
+export { dataQuality, type DataQuality } from './quality';
+export { judgeCountChange, judgeMeanChange, judgeShareChange, judgeSpreadChange, type PairJudgement } from './stats';
 
 /** Figures whose state is kept (metrics, then engines). */
 export const VERDICT_MAX_FIGURES = 40;

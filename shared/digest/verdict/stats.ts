@@ -1,7 +1,7 @@
 /**
  * The statistics the verdict stands on (docs/DIGEST.md, "The verdict"): the normal tail and its inverse,
  * the Poisson upper tail, the sampling variance of a share, and the pairwise tests the weekly report
- * pools a week's answers with. Pure; no state.
+ * judges a week's pooled runs with (shares, means, counts, and the runs' own spread). Pure; no state.
  */
 
 /** One-sided upper tail of the standard normal, P(Z ≥ z) (Abramowitz–Stegun 7.1.26 on erfc; |error| < 1.5e-7). */
@@ -148,15 +148,31 @@ export function judgeMeanChange(
 }
 
 /**
- * Two counts (mentions, gaps) over equal exposure, Poisson with overdispersion `dispersion` (≥ 1; the
- * project's usual churn): a count of 0 both times is no change.
+ * Two counts (mentions, gaps) per run, Poisson with overdispersion `dispersion` (≥ 1; the project's usual
+ * churn): a count of 0 both times is no change. Each side is one run unless `runs` says it is a mean per
+ * run over several (the weekly report's pooled weeks): its variance is then φ·mean/runs.
  */
 export function judgeCountChange(
-  sides: { before: number; after: number; dispersion?: number | undefined },
+  sides: { before: number; after: number; dispersion?: number | undefined; runs?: { before: number; after: number } | undefined },
   threshold: number = SINGLE_RUN_Z,
 ): PairJudgement {
   const phi = Math.max(1, sides.dispersion ?? 1);
-  return pair(sides.after - sides.before, phi * Math.max(sides.before + sides.after, 1), threshold);
+  const runsBefore = Math.max(1, sides.runs?.before ?? 1);
+  const runsAfter = Math.max(1, sides.runs?.after ?? 1);
+  const variance = Math.max(sides.before / runsBefore + sides.after / runsAfter, 1 / Math.max(runsBefore, runsAfter));
+  return pair(sides.after - sides.before, phi * variance, threshold);
+}
+
+/**
+ * Two means of several runs each, judged against the runs' own spread: `spread` is each mean's variance
+ * from its runs (s² / runs). A figure that swings from run to run needs a larger move; the weekly report
+ * asks this besides the sampling test.
+ */
+export function judgeSpreadChange(
+  sides: { before: { mean: number; spread: number }; after: { mean: number; spread: number } },
+  threshold: number = SINGLE_RUN_Z,
+): PairJudgement {
+  return pair(sides.after.mean - sides.before.mean, sides.before.spread + sides.after.spread, threshold);
 }
 
 /**

@@ -83,7 +83,12 @@ export function headlineText(model: DigestModel): string {
   return `${markOf(model)} *${mrkdwnLink(model.projectUrl, model.name)}* — ${headlineParts(model).join(' · ')}`;
 }
 
+/** What the headline says of the run, after the mark and the project (no markup). */
+export function headlinePhrase(model: DigestModel): string {
+  return headlineParts(model).join(' · ').replace(/\*/g, '');
+}
+
 /** The headline as the message's notification text (no markup). */
 export function headlineFallback(model: DigestModel): string {
-  return `${markOf(model)} ${model.name} — ${headlineParts(model).join(' · ').replace(/\*/g, '')}`;
+  return `${markOf(model)} ${model.name} — ${headlinePhrase(model)}`;
 }

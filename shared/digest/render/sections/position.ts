@@ -46,5 +46,5 @@ export function positionSection(model: DigestModel, gapsShown: number = GAPS_SHO
 
 /** The baseline's note: what the next digests will report. */
 export function baselineNote(): string {
-  return '_First digest of this project: the position above is the baseline; from the next run on, only changes beyond their noise are reported._';
+  return '_First digest of this project: the position above is the baseline; from the next run on, only changes beyond normal variation are reported._';
 }
