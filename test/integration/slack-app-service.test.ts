@@ -252,7 +252,7 @@ describe('/visibility commands', () => {
     try {
       const readApi = new ReadApiClient({ baseUrl: alertsSim.url, apiKey: API_KEY });
       const text = blockTexts(await run('status Alerting', 'U1', { ...deps, directory: readApi, status: readApi })).join('\n');
-      expect(text).toContain('🚨 1 critical alert (below)');
+      expect(text).toContain('🚨 *Critical* — Lost every prompt on Gemini');
       const order = ['Lost every prompt on Gemini', 'Share of voice falling', 'New engine tracked'].map((t) => text.indexOf(t));
       expect(order.every((at, i) => at > 0 && (i === 0 || at > order[i - 1]!))).toBe(true);
       expect(text).toContain('*Alerts* (3, most severe first)');
