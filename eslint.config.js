@@ -134,6 +134,17 @@ export default tseslint.config(
       ],
     },
   },
+  // The CLI uses the local stack (ready file, local Slack app); the local stack never uses the CLI (the
+  // rehearsal is handed its CLI runner by cli/rehearse.ts).
+  {
+    files: ['local/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['**/cli', '**/cli/**'], message: 'local/ must not import cli/ (cli/ depends on local/)' }] },
+      ],
+    },
+  },
   // MACs are compared in constant time only.
   {
     files: ['**/*signature*.ts'],

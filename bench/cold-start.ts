@@ -294,7 +294,7 @@ function firstRequestMs(
 
 /**
  * Diagnostic: CPU time of the Intl objects the digest code creates at module level (Intl.Segmenter
- * in shared/slack-text.ts, two Intl.NumberFormat in shared/digest/render.ts). The first Intl object
+ * in shared/slack-text.ts, two Intl.NumberFormat in shared/digest/render/index.ts). The first Intl object
  * of a process initialises ICU, which is most of the cost.
  */
 const INTL_SCRIPT = [

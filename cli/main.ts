@@ -65,15 +65,16 @@ export async function main(): Promise<void> {
   process.exitCode = await run(process.argv.slice(2));
 }
 
-function isEntryPoint(): boolean {
+/** Whether the module at `moduleUrl` is the script node was started with (through symlinks, e.g. the bin). */
+export function isEntryPoint(moduleUrl: string): boolean {
   const entry = process.argv[1];
   if (entry === undefined) return false;
   try {
-    return import.meta.url === pathToFileURL(realpathSync(entry)).href;
+    return moduleUrl === pathToFileURL(realpathSync(entry)).href;
   } catch {
     return false;
   }
 }
 
 // `npm run bridge` (tsx cli/main.ts) runs this file directly; the bin shim calls main() itself.
-if (isEntryPoint()) await main();
+if (isEntryPoint(import.meta.url)) await main();

@@ -8,6 +8,7 @@ import { CfnOutput, Stack, Tags, type StackProps } from 'aws-cdk-lib';
 import { GraphWidget } from 'aws-cdk-lib/aws-cloudwatch';
 import type { Construct } from 'constructs';
 import { HTTP_PATHS, STACK_OUTPUTS, stackNameFor } from '../shared/contracts';
+import { HANDLED_EVENT_TYPES } from '../shared/events';
 import { blockedRequestsMetric, WebhookFront, type ClientRateLimitStack } from './client-rate-limit';
 import type { BridgeConfig } from './config';
 import { ApiCustomDomain } from './custom-domain';
@@ -150,7 +151,7 @@ export class BridgeStack extends Stack {
     output(
       STACK_OUTPUTS.webhookUrl,
       this.front === undefined && this.customDomain === undefined ? webhook.publicUrl : `${this.publicBaseUrl}${HTTP_PATHS.webhook}`,
-      'URL to register as the webhook endpoint (events run.completed and draft.ready)',
+      `URL to register as the webhook endpoint (events ${HANDLED_EVENT_TYPES.join(' and ')})`,
     );
     output(STACK_OUTPUTS.queueUrl, worker.queue.queueUrl, 'Digest queue');
     output(STACK_OUTPUTS.dlqUrl, worker.dlq.queueUrl, 'Dead-letter queue of the digest queue');

@@ -14,11 +14,11 @@ import { Schedule, ScheduleExpression, ScheduleTargetInput } from 'aws-cdk-lib/a
 import { SqsSendMessage } from 'aws-cdk-lib/aws-scheduler-targets';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { QUEUE_MESSAGE_KINDS, QUIET_SWEEP_MINUTES, SERVICES, SLACK_APP_METRICS, TABLE } from '../shared/contracts';
+import { DIGEST_METRICS, QUEUE_MESSAGE_KINDS, QUIET_SWEEP_MINUTES, TABLE } from '../shared/contracts';
 import type { AlarmSpec } from './alarms';
 import type { BridgeFunction } from './bridge-function';
 import type { BridgeConfig } from './config';
-import { slackMetric } from './slack-app';
+import { digestMetric } from './metrics';
 import { Store } from './store';
 
 export interface QuietHoursProps {
@@ -77,7 +77,7 @@ export class QuietHours extends Construct {
         id: 'DigestHoldFailed',
         description:
           "A digest could not be held in a channel's quiet hours (the table refused or failed the write): that channel did not get the run, the other channels did. The digest function log ('digest not held') names the channel, the event and the cause.",
-        metric: slackMetric(SLACK_APP_METRICS.digestHoldFailed, this.config.stage, SERVICES.digest),
+        metric: digestMetric(DIGEST_METRICS.digestHoldFailed, this.config.stage),
         threshold: 1,
       },
     ];

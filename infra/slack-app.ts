@@ -23,17 +23,18 @@ import { Construct } from 'constructs';
 import {
   DEFAULT_SIGNATURE_TOLERANCE_SECONDS,
   DIGEST_DEFAULTS,
+  DIGEST_METRICS,
   ENV,
   HTTP_PATHS,
   METRIC_DIMENSIONS,
   METRICS_NAMESPACE,
   SERVICES,
   SLACK_APP_METRICS,
+  type SlackAppMetricName,
   STACK_OUTPUTS,
   TABLE,
-  type SlackAppMetricName,
 } from '../shared/contracts';
-import { FIVE_MINUTES } from './metrics';
+import { digestMetric, FIVE_MINUTES } from './metrics';
 import type { AlarmSpec } from './alarms';
 import { BridgeFunction } from './bridge-function';
 import { slackAccessJson, type BridgeConfig } from './config';
@@ -122,7 +123,7 @@ export class SlackApp extends Construct {
         id: 'SlackPaceRateLimited',
         description:
           "Slack answered at least 5 paced digest posts with 429 in 5 minutes: something else posts in those channels, or Slack's limit is tighter than the pace (SLACK_PACE_INTERVAL_MS). Digests are delayed past Slack's Retry-After, not lost.",
-        metric: slackMetric(SLACK_APP_METRICS.slackRateLimited, this.config.stage, SERVICES.digest),
+        metric: digestMetric(DIGEST_METRICS.slackRateLimited, this.config.stage),
         threshold: 5,
       },
       {

@@ -108,7 +108,7 @@ export const INGEST_METRICS = {
 } as const;
 export type IngestMetricName = (typeof INGEST_METRICS)[keyof typeof INGEST_METRICS];
 
-/** Count metrics of the digest function. */
+/** Count metrics of the digest function (its digests, charts, weekly reports, quiet hours and Slack pacing). */
 export const DIGEST_METRICS = {
   digestPosted: 'DigestPosted',
   draftNoticePosted: 'DraftNoticePosted',
@@ -129,26 +129,6 @@ export const DIGEST_METRICS = {
   weeklyReportPosted: 'WeeklyReportPosted',
   /** A channel's weekly report that could not be posted: the next sweep tries again (alarmed). */
   weeklyReportFailed: 'WeeklyReportFailed',
-} as const;
-export type DigestMetricName = (typeof DIGEST_METRICS)[keyof typeof DIGEST_METRICS];
-
-/**
- * Metrics of the webhook API that the stack derives from its access log (metric filters), with
- * dimensions {service: WEBHOOK_API_SERVICE, stage}. API Gateway HTTP APIs publish no 429 metric.
- */
-export const WEBHOOK_API_SERVICE = 'webhook-api';
-export const WEBHOOK_API_METRICS = { throttled: 'WebhookThrottled' } as const;
-
-/** Count metrics of the Slack app endpoints and of the work they hand to the digest worker. */
-export const SLACK_APP_METRICS = {
-  /** A request to /slack/commands or /slack/interactions refused before anything was done (bad/stale/missing signature). */
-  slackRequestRejected: 'SlackRequestRejected',
-  slackCommandAnswered: 'SlackCommandAnswered',
-  /** A command handed to the queue (read-API work) and answered later via response_url. */
-  slackCommandDeferred: 'SlackCommandDeferred',
-  slackActionHandled: 'SlackActionHandled',
-  /** Deferred work whose answer could not be delivered to response_url. */
-  slackResponseFailed: 'SlackResponseFailed',
   /** A post that had to wait for its channel's pace, or was handed back with a delay. */
   slackPostPaced: 'SlackPostPaced',
   /** Slack answered a paced post 429: the channel's slots were moved past its Retry-After. */
@@ -167,6 +147,26 @@ export const SLACK_APP_METRICS = {
   quietCatchUpFailed: 'QuietCatchUpFailed',
   /** A subscribed channel Slack refused for good (bot not in it, archived…): marked broken and skipped, the run goes on. */
   digestChannelRefused: 'DigestChannelRefused',
+} as const;
+export type DigestMetricName = (typeof DIGEST_METRICS)[keyof typeof DIGEST_METRICS];
+
+/**
+ * Metrics of the webhook API that the stack derives from its access log (metric filters), with
+ * dimensions {service: WEBHOOK_API_SERVICE, stage}. API Gateway HTTP APIs publish no 429 metric.
+ */
+export const WEBHOOK_API_SERVICE = 'webhook-api';
+export const WEBHOOK_API_METRICS = { throttled: 'WebhookThrottled' } as const;
+
+/** Count metrics of the Slack app: its endpoints, and the commands it hands to the digest worker (answered there). */
+export const SLACK_APP_METRICS = {
+  /** A request to /slack/commands or /slack/interactions refused before anything was done (bad/stale/missing signature). */
+  slackRequestRejected: 'SlackRequestRejected',
+  slackCommandAnswered: 'SlackCommandAnswered',
+  /** A command handed to the queue (read-API work) and answered later via response_url. */
+  slackCommandDeferred: 'SlackCommandDeferred',
+  slackActionHandled: 'SlackActionHandled',
+  /** Deferred work whose answer could not be delivered to response_url. */
+  slackResponseFailed: 'SlackResponseFailed',
   /** The Slack signing secret holds a value that does not parse: the last good verifier (if any) stays in use. */
   slackSigningSecretInvalid: 'SlackSigningSecretInvalid',
   /** The Slack signing secret could not be read (placeholder, deleted, AccessDenied, outage): the last good verifier serves for a bounded time. */

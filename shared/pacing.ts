@@ -9,7 +9,7 @@
  *   thread at once); a wait that fits the invocation is slept, a longer one hands the record back with
  *   that wait as its visibility delay (see docs/SLACK-APP.md, "Paced posting").
  */
-import { SLACK_APP_METRICS } from './contracts';
+import { DIGEST_METRICS } from './contracts';
 import { ChannelPaceDeferred, Unavailable } from './errors';
 import type { ChannelPacer, Clock, Metrics, PaceDecision, SlotRequest } from './ports';
 import { sleep } from './util';
@@ -72,10 +72,10 @@ async function reserveSlots(channel: string, pacer: ChannelPacer, deps: PaceDeps
   const now = deps.clock.now();
   const decision = await pacer.reserve(channel, now, maxWaitMs(deps, now), request);
   if (decision.status === 'deferred') {
-    deps.metrics.count(SLACK_APP_METRICS.slackPostPaced);
+    deps.metrics.count(DIGEST_METRICS.slackPostPaced);
     throw new ChannelPaceDeferred(channel, decision.retryAfterMs);
   }
-  if (decision.waitMs > 0) deps.metrics.count(SLACK_APP_METRICS.slackPostPaced);
+  if (decision.waitMs > 0) deps.metrics.count(DIGEST_METRICS.slackPostPaced);
   // The wait counts from the pacer's winning attempt: from now (after it), never from before it.
   const reservedAt = deps.clock.now();
   const interval = pacer.intervalMs;
@@ -155,7 +155,7 @@ export class PacedChannel {
       } catch (error) {
         const retryAfterSeconds = error instanceof Unavailable && !error.outcomeUnknown ? error.retryAfterSeconds : undefined;
         if (retryAfterSeconds === undefined || attempt >= PACED_POST_ATTEMPTS) throw error;
-        this.deps.metrics.count(SLACK_APP_METRICS.slackRateLimited);
+        this.deps.metrics.count(DIGEST_METRICS.slackRateLimited);
         await this.reserveAfter(retryAfterSeconds, error);
       }
     }

@@ -1,5 +1,6 @@
 /**
  * `npm run rehearse -- -c stage=<stage> [--app DIR] [--scenarios a,b] [--verbose] [--json]`
+ * (entry: cli/rehearse.ts, which hands in the CLI runner).
  *
  * Synthesizes the stage (or takes an already synthesized cloud assembly with --app, as it is),
  * runs it as AWS would on this machine and prints one line per check. Exit 0 when every check
@@ -12,7 +13,9 @@ import { fileURLToPath } from 'node:url';
 import { Command, InvalidArgumentError } from 'commander';
 import { AssemblyError, bridgeStackOf, readAssembly, synthesize } from './assembly';
 import { RehearsedStack } from './rehearsed-stack';
-import { rehearse, SCENARIOS, type RehearsalReport, type ScenarioName } from './rehearsal';
+import { rehearse, SCENARIOS, type CliRunner, type RehearsalReport, type ScenarioName } from './rehearsal';
+
+export type { CliRunner } from './rehearsal';
 
 const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -26,7 +29,7 @@ export interface RehearseCommand {
 }
 
 /** Synthesizes (unless `app` is given), rehearses and cleans up; the report says what passed. */
-export async function runRehearsal(command: RehearseCommand, write: (line: string) => void): Promise<RehearsalReport> {
+export async function runRehearsal(command: RehearseCommand, runCli: CliRunner, write: (line: string) => void): Promise<RehearsalReport> {
   const workDir = mkdtempSync(join(tmpdir(), 'bridge-rehearsal-'));
   try {
     const assemblyDir = command.app ?? join(workDir, 'cdk.out');
@@ -45,6 +48,7 @@ export async function runRehearsal(command: RehearseCommand, write: (line: strin
       for (const note of stack.resources.notEmulated) write(`note: not emulated: ${note}`);
       return await rehearse(stack, {
         projectRoot: PROJECT_ROOT,
+        runCli,
         scenarios: command.scenarios,
         log: command.json ? () => undefined : write,
       });
@@ -65,7 +69,8 @@ function parseScenarios(value: string): ScenarioName[] {
   return names as ScenarioName[];
 }
 
-async function main(argv: string[]): Promise<number> {
+/** The whole `npm run rehearse` on a command line; the exit code says how it went. */
+export async function main(argv: string[], runCli: CliRunner): Promise<number> {
   const program = new Command('rehearse')
     .description('Rehearse the deploy: run the synthesized stack as AWS would, on this machine, and check it')
     .option(
@@ -110,6 +115,7 @@ async function main(argv: string[]): Promise<number> {
         verbose: options.verbose ?? false,
         json: options.json ?? false,
       },
+      runCli,
       options.json ? () => undefined : write,
     );
     if (options.json) write(JSON.stringify(report, null, 2));
@@ -126,14 +132,4 @@ async function main(argv: string[]): Promise<number> {
     }
     throw error;
   }
-}
-
-if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
-  main(process.argv.slice(2)).then(
-    (code) => process.exit(code),
-    (error: unknown) => {
-      process.stderr.write(`rehearse: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-      process.exit(1);
-    },
-  );
 }

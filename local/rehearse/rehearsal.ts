@@ -11,8 +11,6 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { PutSecretValueCommand } from '@aws-sdk/client-secrets-manager';
-import { bufferIo } from '../../cli/io';
-import { run as runCli } from '../../cli/main';
 import { HTTP_PATHS } from '../../shared/contracts';
 import { signPayload } from '../../shared/signature';
 import { signSlackRequest } from '../../shared/slack-request-signature';
@@ -67,8 +65,29 @@ export const SCENARIOS = [
 ] as const;
 export type ScenarioName = (typeof SCENARIOS)[number];
 
+/** What one `npx bridge …` run is handed: the operator's environment, the rehearsal's network, piped stdin. */
+export interface CliRunInput {
+  env: Readonly<Record<string, string | undefined>>;
+  fetch: typeof fetch;
+  stdin?: string;
+  pollIntervalMs: number;
+}
+
+export interface CliRunResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Runs the operator CLI. Handed in by the caller (cli/rehearse.ts runs it in-process): cli/ depends
+ * on local/, so local/ never imports cli/.
+ */
+export type CliRunner = (args: readonly string[], input: CliRunInput) => Promise<CliRunResult>;
+
 export interface RehearsalOptions {
   projectRoot: string;
+  runCli: CliRunner;
   /** Which scenarios to run (default all, in order). */
   scenarios?: readonly ScenarioName[];
   /** Check alarms against the metrics this stack emitted (default: when every scenario runs). */
@@ -133,7 +152,7 @@ export async function rehearse(stack: RehearsedStack, options: RehearsalOptions)
     slackSigningSecret: randomBytes(16).toString('hex'),
   };
   const wanted = new Set(options.scenarios ?? SCENARIOS);
-  const context = new ScenarioContext(stack, values, options.projectRoot, record, log);
+  const context = new ScenarioContext(stack, values, options.projectRoot, options.runCli, record, log);
   for (const name of SCENARIOS) {
     if (!wanted.has(name)) continue;
     try {
@@ -163,6 +182,7 @@ class ScenarioContext {
     readonly stack: RehearsedStack,
     readonly values: OperatorValues,
     readonly projectRoot: string,
+    private readonly runCli: CliRunner,
     readonly record: (name: string, ok: boolean, detail: string) => void,
     readonly log: (line: string) => void,
   ) {
@@ -184,19 +204,17 @@ class ScenarioContext {
   }
 
   /**
-   * `npx bridge …` as the operator runs it, through the CLI's own entry (`run`), in this process: the
-   * local peers as AWS, the rehearsal's network, and no running local stack to fall back on.
+   * `npx bridge …` as the operator runs it, through the injected runner: the local peers as AWS, the
+   * rehearsal's network, and no running local stack to fall back on.
    */
-  async bridge(args: readonly string[], stdin?: string): Promise<{ code: number; stdout: string; stderr: string }> {
+  async bridge(args: readonly string[], stdin?: string): Promise<CliRunResult> {
     const { NODE_OPTIONS: _preload, REHEARSAL_EGRESS: _egress, ...env } = this.stack.operatorEnvironment();
-    const io = bufferIo({
+    return this.runCli(args, {
       env: { ...env, NO_COLOR: '1', SLACK_API_URL: this.stack.peers.slack.apiUrl },
       fetch: this.fetch,
-      ...(stdin !== undefined ? { stdinText: stdin } : {}),
+      ...(stdin !== undefined ? { stdin } : {}),
       pollIntervalMs: 200,
     });
-    const code = await runCli(args, io);
-    return { code, stdout: io.stdout.text(), stderr: io.stderr.text() };
   }
 
   /** POSTs a delivery to the stack's WebhookUrl, as the service does. */

@@ -7,7 +7,7 @@
  */
 import { GetItemCommand, UpdateItemCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
-import { DIGEST_METRICS, QUEUE_MESSAGE_KINDS, SLACK_APP_METRICS, TABLE } from '../../shared/contracts';
+import { DIGEST_METRICS, QUEUE_MESSAGE_KINDS, TABLE } from '../../shared/contracts';
 import { WEEKLY_EVENT_TYPE } from '../../shared/weekly/sweep';
 import type { PostedMessage } from '../slack/server';
 import { createSqsClient } from '../sqs-server';
@@ -151,15 +151,15 @@ export async function quietScenario(context: ScenarioHost): Promise<void> {
   const window = windowAround(Date.now());
   const quiet = await context.slackRequest(url, command(`quiet ${window} UTC`, responses.url));
   context.record(`quiet: /visibility quiet ${window} UTC in ${QUIET_CHANNEL} is answered`, quiet.status === 200, answerOf(quiet));
-  const heldBefore = metricCount(context, SLACK_APP_METRICS.digestHeld);
+  const heldBefore = metricCount(context, DIGEST_METRICS.digestHeld);
   await deliverAccepted(context, 'quiet: a run', context.runCompletedBody());
-  await context.waitFor(`${SLACK_APP_METRICS.digestHeld} emitted`, () =>
-    metricCount(context, SLACK_APP_METRICS.digestHeld) > heldBefore ? true : undefined,
+  await context.waitFor(`${DIGEST_METRICS.digestHeld} emitted`, () =>
+    metricCount(context, DIGEST_METRICS.digestHeld) > heldBefore ? true : undefined,
   );
   await stack.settle(10_000);
   const duringQuiet = context.postsIn(QUIET_CHANNEL).length - postsBefore;
   context.record(
-    `quiet: the run's digest is held in ${QUIET_CHANNEL} (${SLACK_APP_METRICS.digestHeld}), nothing posted there`,
+    `quiet: the run's digest is held in ${QUIET_CHANNEL} (${DIGEST_METRICS.digestHeld}), nothing posted there`,
     duringQuiet === 0,
     `${duringQuiet} posts`,
   );
@@ -175,8 +175,8 @@ export async function quietScenario(context: ScenarioHost): Promise<void> {
   await stack.settle(15_000);
   const catchUps = context.postsIn(QUIET_CHANNEL).length - postsBefore;
   context.record(
-    `quiet: after quiet off, the ${QUEUE_MESSAGE_KINDS.quietCatchUp} sweep posts one catch-up in ${QUIET_CHANNEL} (${SLACK_APP_METRICS.quietCatchUpPosted})`,
-    catchUps === 1 && metricCount(context, SLACK_APP_METRICS.quietCatchUpPosted) > 0,
+    `quiet: after quiet off, the ${QUEUE_MESSAGE_KINDS.quietCatchUp} sweep posts one catch-up in ${QUIET_CHANNEL} (${DIGEST_METRICS.quietCatchUpPosted})`,
+    catchUps === 1 && metricCount(context, DIGEST_METRICS.quietCatchUpPosted) > 0,
     `${catchUps} posts: ${(context.postsIn(QUIET_CHANNEL)[postsBefore]?.text ?? '').slice(0, 80)}`,
   );
 }
@@ -192,18 +192,18 @@ async function holdRefused(context: ScenarioHost, postsBefore: number): Promise<
     client.send(new UpdateItemCommand({ ...held, UpdateExpression: 'SET version = :v', ExpressionAttributeValues: { ':v': value } }));
   const version = (await client.send(new GetItemCommand({ ...held, ConsistentRead: true }))).Item?.['version'] ?? { N: '1' };
   await setVersion({ S: 'not a number' });
-  const failedBefore = metricCount(context, SLACK_APP_METRICS.digestHoldFailed);
+  const failedBefore = metricCount(context, DIGEST_METRICS.digestHoldFailed);
   const postedBefore = metricCount(context, DIGEST_METRICS.digestPosted);
   await deliverAccepted(context, 'quiet: a run the table refuses to hold', context.runCompletedBody());
-  await context.waitFor(`${SLACK_APP_METRICS.digestHoldFailed} emitted`, () =>
-    metricCount(context, SLACK_APP_METRICS.digestHoldFailed) > failedBefore ? true : undefined,
+  await context.waitFor(`${DIGEST_METRICS.digestHoldFailed} emitted`, () =>
+    metricCount(context, DIGEST_METRICS.digestHoldFailed) > failedBefore ? true : undefined,
   );
   await context.stack.settle(10_000);
   await setVersion(version);
   const posted = metricCount(context, DIGEST_METRICS.digestPosted) - postedBefore;
   const there = context.postsIn(QUIET_CHANNEL).length - postsBefore;
   context.record(
-    `quiet: a hold the table refuses skips ${QUIET_CHANNEL} alone (${SLACK_APP_METRICS.digestHoldFailed}); the run is posted in its other channels`,
+    `quiet: a hold the table refuses skips ${QUIET_CHANNEL} alone (${DIGEST_METRICS.digestHoldFailed}); the run is posted in its other channels`,
     posted > 0 && there === 0,
     `${DIGEST_METRICS.digestPosted} +${posted}, ${there} posts in ${QUIET_CHANNEL}`,
   );

@@ -25,11 +25,11 @@ import { renderConversation, renderMessageAsText } from './render-text';
 import { SlackStore, type EphemeralMessage, type PostedMessage, type WorkspaceChannels } from './store';
 import { bearer, decodeArgs, MAX_BODY_BYTES, optBool, optString, SlackWebApi, type SlackAnswer, type WebApiOptions } from './web-api';
 
-export { FAULTS_PATH, type FaultKind, type FaultSpec } from './faults';
+export type { FaultKind, FaultSpec } from './faults';
 export { RESPONSE_URL_PATH } from './interactions';
 export { ChannelRateLimit } from './rate-limit';
 export { mrkdwnToPlain, renderConversation, renderMessageAsText } from './render-text';
-export type { EphemeralMessage, LocalSlackFile, PostedMessage } from './store';
+export type { EphemeralMessage, PostedMessage } from './store';
 
 export interface RecordedCall {
   method: string;

@@ -7,7 +7,7 @@
  *    `DigestHoldFailed`, alarmed): the run goes on in its other channels.
  * The channels left are posted as before. A filtered channel is never held (nothing to catch up on).
  */
-import { SLACK_APP_METRICS } from '../contracts';
+import { DIGEST_METRICS } from '../contracts';
 import type { WebhookEvent } from '../events';
 import { describeError } from '../observability';
 import type { Log, Metrics, QuietWindow } from '../ports';
@@ -78,11 +78,11 @@ async function holdIn(
       ...about,
       ...describeError(error),
     });
-    deps.metrics.count(SLACK_APP_METRICS.digestHoldFailed);
+    deps.metrics.count(DIGEST_METRICS.digestHoldFailed);
     return;
   }
   deps.log.info('digest held: the channel has quiet hours', { ...about, catchUpAfter: new Date(catchUpAfterMs).toISOString() });
-  deps.metrics.count(SLACK_APP_METRICS.digestHeld);
+  deps.metrics.count(DIGEST_METRICS.digestHeld);
 }
 
 function leftOutByFilter(run: GateRun, target: ChannelTarget, deps: GateDeps): boolean {
@@ -94,7 +94,7 @@ function leftOutByFilter(run: GateRun, target: ChannelTarget, deps: GateDeps): b
     channel: target.channel,
     filter: describeFilter(filter),
   });
-  deps.metrics.count(SLACK_APP_METRICS.digestFiltered);
+  deps.metrics.count(DIGEST_METRICS.digestFiltered);
   return true;
 }
 

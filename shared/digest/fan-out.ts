@@ -5,7 +5,7 @@
  * and a retry does only the channels not yet done. Every post waits for its channel's pace slot.
  * A subscribed channel Slack refuses for good is left out of the run (./refused-channel), not retried.
  */
-import { SLACK_APP_METRICS } from '../contracts';
+import { DIGEST_METRICS } from '../contracts';
 import type { WebhookEvent } from '../events';
 import { describeError } from '../observability';
 import type { DigestClaim, DigestStore, Log, Metrics, PostingProgress, SlackMessage, SlackMessageMetadata, SlackPoster } from '../ports';
@@ -80,7 +80,7 @@ function logSkipped(projectId: string, skipped: SkippedChannel, deps: FanOutDeps
     channel: skipped.channel,
     mutedUntil: new Date(skipped.mutedUntilMs).toISOString(),
   });
-  deps.metrics.count(SLACK_APP_METRICS.digestMutedSkip);
+  deps.metrics.count(DIGEST_METRICS.digestMutedSkip);
 }
 
 /**

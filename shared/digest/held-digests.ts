@@ -20,7 +20,7 @@
  * - only the runs posted are removed, in the same conditional write that ends the claim; runs held
  *   meanwhile stay for the next sweep.
  */
-import { SLACK_APP_METRICS } from '../contracts';
+import { DIGEST_METRICS } from '../contracts';
 import { describeError } from '../observability';
 import type { Clock, HeldClaim, Log, Metrics, QuietHoursStore, QuietSetting, SlackPoster } from '../ports';
 import { HELD_RUNS_KEPT, type HeldRun, type QuietWindow } from '../ports';
@@ -103,7 +103,7 @@ export async function sweepCatchUps(deps: CatchUpDeps): Promise<SweepResult> {
       else if (outcome === 'posted') result.posted.push(channel);
     } catch (error) {
       result.failed.push(channel);
-      deps.metrics.count(SLACK_APP_METRICS.quietCatchUpFailed);
+      deps.metrics.count(DIGEST_METRICS.quietCatchUpFailed);
       deps.log.warn('quiet-hours catch-up not posted; the held digests stay for the next sweep', { channel, ...describeError(error) });
     }
   }
@@ -139,7 +139,7 @@ async function catchUp(
     runs: claim.runs.length,
     held: claim.runs.reduce((n, r) => n + heldCount(r), 0),
   });
-  deps.metrics.count(SLACK_APP_METRICS.quietCatchUpPosted);
+  deps.metrics.count(DIGEST_METRICS.quietCatchUpPosted);
   return 'posted';
 }
 

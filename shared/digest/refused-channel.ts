@@ -5,7 +5,7 @@
  * subscribed it, in the project's home channel (or, with none, a log line); the metric counts each.
  * The home channel is never handled here: its failure fails the run (an operator's fix).
  */
-import { SLACK_APP_METRICS } from '../contracts';
+import { DIGEST_METRICS } from '../contracts';
 import { NeedsOperatorFix } from '../errors';
 import { describeError } from '../observability';
 import type { Log, Metrics, SlackMessage, SlackPoster, Subscription, SubscriptionStore } from '../ports';
@@ -56,7 +56,7 @@ export async function handleRefusedChannel(
   deps: RefusedChannelDeps,
 ): Promise<void> {
   const { projectId, channel } = subscription;
-  deps.metrics.count(SLACK_APP_METRICS.digestChannelRefused);
+  deps.metrics.count(DIGEST_METRICS.digestChannelRefused);
   deps.log.warn('digest not posted to a subscribed channel Slack refuses; it is skipped until subscribed again', {
     projectId,
     channel,

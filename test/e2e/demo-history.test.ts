@@ -17,8 +17,13 @@ let stack: LocalStack;
 const dir = mkdtempSync(join(tmpdir(), 'bridge-demo-'));
 const readyFile = join(dir, 'ready.json');
 
+/** A chart render on a loaded machine can take longer than the test stack's 10 s visibility timeout. */
+const CHART_RUN_SECONDS = 120;
+
 beforeAll(async () => {
-  stack = await startTestStack({ env: { [ENV.chartsEnabled]: 'true' } });
+  // The message stays hidden while its chart renders: reappearing, it would find the posting claim busy and
+  // stay delayed for the claim's lease, past any wait for the stack to be idle.
+  stack = await startTestStack({ env: { [ENV.chartsEnabled]: 'true' }, visibilityTimeoutSeconds: CHART_RUN_SECONDS });
   writeFileSync(readyFile, JSON.stringify(stack.readyInfo()));
 });
 
@@ -34,37 +39,41 @@ function snapshotOf(projectId: string) {
 }
 
 describe("npm start's demo history", () => {
-  it("gives the demo project 8 weeks of runs, so its first digest's thread has the trend chart", async () => {
-    const [projectId] = simulatorOf(stack).projectIds() as [string];
-    expect(await seedDemoHistory(stack, projectId)).toEqual({ seeded: true, runs: DEMO_HISTORY.days });
-    const seeded = await snapshotOf(projectId);
-    expect(seeded?.trend).toHaveLength(DEMO_HISTORY.days);
-    // A kept history (--data-dir) is never overwritten.
-    expect(await seedDemoHistory(stack, projectId)).toEqual({ seeded: false, reason: 'the project already has a history' });
+  it(
+    "gives the demo project 8 weeks of runs, so its first digest's thread has the trend chart",
+    { timeout: 3 * CHART_RUN_SECONDS * 1000 },
+    async () => {
+      const [projectId] = simulatorOf(stack).projectIds() as [string];
+      expect(await seedDemoHistory(stack, projectId)).toEqual({ seeded: true, runs: DEMO_HISTORY.days });
+      const seeded = await snapshotOf(projectId);
+      expect(seeded?.trend).toHaveLength(DEMO_HISTORY.days);
+      // A kept history (--data-dir) is never overwritten.
+      expect(await seedDemoHistory(stack, projectId)).toEqual({ seeded: false, reason: 'the project already has a history' });
 
-    const sent = simulatorOf(stack).triggerRun(projectId);
-    await sent.delivered;
-    await stack.waitForIdle();
+      const sent = simulatorOf(stack).triggerRun(projectId);
+      await sent.delivered;
+      await stack.waitForIdle({ timeoutMs: CHART_RUN_SECONDS * 1000 });
 
-    const [thread] = threadsFor(stack, sent.event.id);
-    expect(thread, 'the demo digest').toBeDefined();
-    const charts = thread!.replies.flatMap((m) => m.files ?? []);
-    expect(charts).toHaveLength(1);
-    expect(charts[0]).toMatchObject({ mimetype: 'image/png', name: 'visibility-trend.png' });
-    expect(charts[0]!.alt_txt).toMatch(/Visibility by engine/);
-    const upload = slackOf(stack).fileUpload(charts[0]!.id);
-    expect(upload?.bytes?.subarray(1, 4).toString('latin1')).toBe('PNG');
-    // The digest stored the run on top of the seeded history.
-    expect((await snapshotOf(projectId))?.trend?.at(-1)?.atMs).toBe(Date.parse(sent.event.created_at));
+      const [thread] = threadsFor(stack, sent.event.id);
+      expect(thread, 'the demo digest').toBeDefined();
+      const charts = thread!.replies.flatMap((m) => m.files ?? []);
+      expect(charts).toHaveLength(1);
+      expect(charts[0]).toMatchObject({ mimetype: 'image/png', name: 'visibility-trend.png' });
+      expect(charts[0]!.alt_txt).toMatch(/Visibility by engine/);
+      const upload = slackOf(stack).fileUpload(charts[0]!.id);
+      expect(upload?.bytes?.subarray(1, 4).toString('latin1')).toBe('PNG');
+      // The digest stored the run on top of the seeded history.
+      expect((await snapshotOf(projectId))?.trend?.at(-1)?.atMs).toBe(Date.parse(sent.event.created_at));
 
-    // `npx bridge trigger weekly`: the week's report, with the project's chart in its thread.
-    const io = bufferIo();
-    expect(await run(['trigger', 'weekly', '--channel', stack.slackChannel, '--local', readyFile], io)).toBe(0);
-    await stack.waitForIdle();
-    const messages = slackOf(stack).messages(stack.slackChannel);
-    const report = messages.find((m) => !m.thread_ts && (eventIdOf(m) ?? '').startsWith('weekly:'));
-    expect(report, 'the weekly report').toBeDefined();
-    const weeklyCharts = messages.filter((m) => m.thread_ts === report!.ts).flatMap((m) => m.files ?? []);
-    expect(weeklyCharts).toEqual([expect.objectContaining({ mimetype: 'image/png', name: 'visibility-trend.png' })]);
-  });
+      // `npx bridge trigger weekly`: the week's report, with the project's chart in its thread.
+      const io = bufferIo();
+      expect(await run(['trigger', 'weekly', '--channel', stack.slackChannel, '--local', readyFile], io)).toBe(0);
+      await stack.waitForIdle({ timeoutMs: CHART_RUN_SECONDS * 1000 });
+      const messages = slackOf(stack).messages(stack.slackChannel);
+      const report = messages.find((m) => !m.thread_ts && (eventIdOf(m) ?? '').startsWith('weekly:'));
+      expect(report, 'the weekly report').toBeDefined();
+      const weeklyCharts = messages.filter((m) => m.thread_ts === report!.ts).flatMap((m) => m.files ?? []);
+      expect(weeklyCharts).toEqual([expect.objectContaining({ mimetype: 'image/png', name: 'visibility-trend.png' })]);
+    },
+  );
 });

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCliInProcess } from '../../cli/rehearse';
 import { bridgeStackOf, readAssembly, synthesize, type CfnTemplate } from '../../local/rehearse/assembly';
 import { RehearsedStack } from '../../local/rehearse/rehearsed-stack';
 import { rehearse, rehearseInParallel, type RehearsalReport, type ScenarioName } from '../../local/rehearse/rehearsal';
@@ -32,7 +33,7 @@ describe('deploy rehearsal (config/dev.json)', () => {
   async function rehearseAssembly(dir: string, scenarios?: ScenarioName[]): Promise<RehearsalReport> {
     const stack = await RehearsedStack.start({ stack: bridgeStackOf(readAssembly(dir)), workDir: mkdtempSync(join(workDir, 'run-')) });
     try {
-      return await rehearse(stack, { projectRoot: PROJECT_ROOT, ...(scenarios ? { scenarios } : {}) });
+      return await rehearse(stack, { projectRoot: PROJECT_ROOT, runCli: runCliInProcess, ...(scenarios ? { scenarios } : {}) });
     } finally {
       await stack.close();
     }
@@ -42,7 +43,7 @@ describe('deploy rehearsal (config/dev.json)', () => {
     const artifact = bridgeStackOf(readAssembly(assemblyDir));
     const report = await rehearseInParallel(
       async (group) => RehearsedStack.start({ stack: artifact, workDir: mkdtempSync(join(workDir, `group-${group}-`)), apiId: 'rhtest' }),
-      { projectRoot: PROJECT_ROOT },
+      { projectRoot: PROJECT_ROOT, runCli: runCliInProcess },
     );
     const failed = report.checks.filter((check) => !check.ok).map((check) => `${check.name}: ${check.detail}`);
     expect(failed).toEqual([]);

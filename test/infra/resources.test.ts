@@ -7,6 +7,7 @@ import { Match } from 'aws-cdk-lib/assertions';
 import { SECRET_PLACEHOLDER as RUNTIME_PLACEHOLDER } from '../../shared/secrets';
 import { SECRET_PLACEHOLDER, STACK_OUTPUTS as OUTPUTS } from '../../shared/contracts';
 import { digestBudget } from '../../infra/digest-budget';
+import { HANDLED_EVENT_TYPES } from '../../shared/events';
 import { arnOf, logicalId, ref, synthApp } from './helpers';
 
 const { stack, template } = synthApp();
@@ -404,6 +405,11 @@ describe('outputs', () => {
         'Fn::Join': ['', ['https://', ref(apiId), '.execute-api.', { Ref: 'AWS::Region' }, '.', { Ref: 'AWS::URLSuffix' }, '/webhook']],
       },
     });
+  });
+
+  it('WebhookUrl names every event type the bridge handles (from the events table)', () => {
+    const description = (outputs.Outputs[OUTPUTS.webhookUrl] as { Description?: string } | undefined)?.Description ?? '';
+    for (const type of HANDLED_EVENT_TYPES) expect(description).toContain(type);
   });
 
   it('QueueUrl, DlqUrl and TableName reference the resources', () => {

@@ -1,7 +1,7 @@
 /** The Slack app's resources: function, routes and their throttle, signing secret, workspace, least-privilege statements, alarms, outputs. */
 import { describe, expect, it } from 'vitest';
 import { Annotations, Match } from 'aws-cdk-lib/assertions';
-import { ENV, HTTP_PATHS, SERVICES, SLACK_APP_METRICS, STACK_OUTPUTS as OUTPUTS, TABLE } from '../../shared/contracts';
+import { DIGEST_METRICS, ENV, HTTP_PATHS, SERVICES, SLACK_APP_METRICS, STACK_OUTPUTS as OUTPUTS, TABLE } from '../../shared/contracts';
 import { FOREIGN_REQUESTS_ALARM_THRESHOLD, SLACK_TIMEOUT_SECONDS } from '../../infra/slack-app';
 import { actionsOf, arnOf, logicalId, ref, resourcesOf, roleStatements, statementBySid, synthApp } from './helpers';
 
@@ -262,7 +262,7 @@ describe('Slack alarms', () => {
     });
     template.hasResourceProperties('AWS::CloudWatch::Alarm', {
       AlarmName: `${stack.stackName}-SlackPaceRateLimited`,
-      MetricName: SLACK_APP_METRICS.slackRateLimited,
+      MetricName: DIGEST_METRICS.slackRateLimited,
       Dimensions: Match.arrayWith([{ Name: 'service', Value: SERVICES.digest }]),
       Threshold: 5,
       AlarmActions: Match.anyValue(),

@@ -11,14 +11,14 @@
  * baseline, an empty run and a quiet run are one message each.
  */
 import type { KnownBlock } from '@slack/web-api';
-import { SLACK_LIMITS, truncateText } from '../slack-text';
-import { context, section, type BlockKitMessage } from './render/blocks';
-import { buildModel, type DigestInput, type DigestModel } from './render/model';
-import { changesSection } from './render/sections/changes';
-import { figuresLine, noiseLine } from './render/sections/figures';
-import { footerBlocks } from './render/sections/footer';
-import { headlineFallback, headlinePhrase, headlineText, markOf, openGapsText, positionParts } from './render/sections/headline';
-import { baselineNote, positionSection } from './render/sections/position';
+import { SLACK_LIMITS, truncateText } from '../../slack-text';
+import { context, section, type BlockKitMessage } from './blocks';
+import { buildModel, type DigestInput, type DigestModel } from './model';
+import { changesSection } from './sections/changes';
+import { figuresLine, noiseLine } from './sections/figures';
+import { footerBlocks } from './sections/footer';
+import { headlineFallback, headlinePhrase, headlineText, markOf, openGapsText, positionParts } from './sections/headline';
+import { baselineNote, positionSection } from './sections/position';
 import {
   changesAndGapsReply,
   enginesAndAlertsReply,
@@ -27,17 +27,17 @@ import {
   reasoningReply,
   showsAbout,
   type ReplyDraft,
-} from './render/sections/thread';
-import { severeAlertsSection } from './render/sections/rows';
-import type { RunMark, VerdictState } from '../ports';
-import { isQuietRun } from './render/significance';
-import { mrkdwnLink } from './links';
+} from './sections/thread';
+import { severeAlertsSection } from './sections/rows';
+import type { RunMark, VerdictState } from '../../ports';
+import { isQuietRun } from './significance';
+import { mrkdwnLink } from '../links';
 
-export type { BlockKitMessage } from './render/blocks';
-export type { DigestInput } from './render/model';
-export { buildModel } from './render/model';
-export { isQuietRun } from './render/significance';
-export { renderDraftReady } from './render/sections/draft';
+export type { BlockKitMessage } from './blocks';
+export type { DigestInput } from './model';
+export { buildModel } from './model';
+export { isQuietRun } from './significance';
+export { renderDraftReady } from './sections/draft';
 
 export interface RenderedDigest {
   main: BlockKitMessage;
