@@ -16,34 +16,21 @@ import { buildModel, verdictOutcome, type DigestInput } from '../shared/digest/r
 import { assess, type StatusMark } from '../shared/digest/render/significance';
 import { buildSnapshot } from '../shared/digest/snapshot';
 import type { Thresholds } from '../shared/digest/verdict';
+import { mulberry32, type Rng } from '../local/simulator/random';
 
-/** mulberry32: small, fast, seeded. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-type Random = () => number;
-
-function normal(random: Random): number {
+function normal(random: Rng): number {
   const u = Math.max(random(), 1e-12);
   return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * random());
 }
 
-function binomial(random: Random, n: number, p: number): number {
+function binomial(random: Rng, n: number, p: number): number {
   if (n > 60) return Math.min(n, Math.max(0, Math.round(n * p + Math.sqrt(n * p * (1 - p)) * normal(random))));
   let k = 0;
   for (let i = 0; i < n; i += 1) if (random() < p) k += 1;
   return k;
 }
 
-function poisson(random: Random, mean: number): number {
+function poisson(random: Rng, mean: number): number {
   if (mean > 50) return Math.max(0, Math.round(mean + Math.sqrt(mean) * normal(random)));
   const limit = Math.exp(-mean);
   let k = 0;
@@ -74,7 +61,7 @@ class SimProject {
   private gaps: SimGap[] = [];
   private nextId = 1;
 
-  constructor(private readonly random: Random) {
+  constructor(private readonly random: Rng) {
     for (let i = 0; i < 12; i += 1) this.gaps.push(this.newGap(this.pick(RIVALS)));
   }
 
@@ -159,7 +146,7 @@ export class SimulatedDigest {
     seed: number,
     private readonly thresholds?: Thresholds | undefined,
   ) {
-    this.project = new SimProject(prng(seed));
+    this.project = new SimProject(mulberry32(seed));
   }
 
   takeover(prompts: number, engines: number): void {
