@@ -47,11 +47,19 @@ export function buildMessage(queue: Queue, input: JsonObject, bodyKey: string): 
   }
   const now = Date.now();
   const stored: StoredMessage = {
-    messageId: randomUUID(),
     body,
     md5OfBody: md5Hex(body),
     attributes,
     md5OfAttributes: md5OfMessageAttributes(attributes),
+    ...freshDelivery(now),
+  };
+  return { stored, delaySeconds, size };
+}
+
+/** What a message sent (or re-sent by a move task) starts with: a new id, never received, visible now. */
+export function freshDelivery(now: number) {
+  return {
+    messageId: randomUUID(),
     sentTimestamp: now,
     visibleAt: now,
     inFlight: false,
@@ -60,7 +68,6 @@ export function buildMessage(queue: Queue, input: JsonObject, bodyKey: string): 
     receiptHandle: undefined,
     deadLetterSourceArn: undefined,
   };
-  return { stored, delaySeconds, size };
 }
 
 export function sendResult(message: StoredMessage): JsonObject {

@@ -1,6 +1,7 @@
 // SQS message move tasks (StartMessageMoveTask and friends): redriving a dead-letter queue's messages
 // back to their source queues, or to a given destination, at an optional rate.
 import { randomUUID } from 'node:crypto';
+import { freshDelivery } from './messages';
 import { SqsError, invalidParameter } from './errors';
 import { type JsonObject, optInt, optString, reqString } from './input';
 import { type Queue, type StoredMessage, dropExpired, redrivePolicy } from './queue';
@@ -169,21 +170,7 @@ export class MoveTasks {
       source.messages.delete(id);
       task.pending.delete(id);
       // A moved message is re-sent: new id, receive count from zero, same body and attributes.
-      this.host.enqueue(
-        destination,
-        {
-          ...message,
-          messageId: randomUUID(),
-          sentTimestamp: now,
-          visibleAt: now,
-          inFlight: false,
-          receiveCount: 0,
-          firstReceiveTimestamp: undefined,
-          receiptHandle: undefined,
-          deadLetterSourceArn: undefined,
-        },
-        0,
-      );
+      this.host.enqueue(destination, { ...message, ...freshDelivery(now) }, 0);
       task.moved += 1;
       budget -= 1;
     }
