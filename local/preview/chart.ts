@@ -126,8 +126,11 @@ function axisChartSvg(type: string, chart: Record<string, unknown>, title: strin
   const xLabel = str(axis.x_label);
   const yLabel = str(axis.y_label);
   const tickWidth = Math.max(...ticks.map((t) => tickLabel(t).length)) * CHAR_WIDTH;
-  const left = 8 + tickWidth + (yLabel ? 18 : 0);
-  const right = 16;
+  const longest = Math.max(...categories.map((c) => c.length), 1);
+  // Lines and areas put the first and last category on the plot's edges: room for half their labels.
+  const overhang = type === 'bar' ? 0 : (longest * CHAR_WIDTH) / 2 + 4;
+  const left = Math.max(8 + tickWidth + (yLabel ? 18 : 0), overhang);
+  const right = Math.max(16, overhang);
   const top = 12;
   const bottom = 26 + (xLabel ? 18 : 0);
   const width = WIDTH - left - right;
@@ -143,7 +146,6 @@ function axisChartSvg(type: string, chart: Record<string, unknown>, title: strin
       `<line class="grid" x1="${n(left)}" x2="${n(left + width)}" y1="${n(y(t))}" y2="${n(y(t))}" stroke="#e8e8e8"/>` +
       `<text x="${n(left - 6)}" y="${n(y(t) + 4)}" text-anchor="end">${escapeHtml(tickLabel(t))}</text>`,
   );
-  const longest = Math.max(...categories.map((c) => c.length), 1);
   const every = Math.max(1, Math.ceil((count * (longest * CHAR_WIDTH + 8)) / width));
   const xTicks = categories.map((c, i) =>
     i % every === 0 ? `<text class="category" x="${n(x(i))}" y="${n(top + height + 16)}" text-anchor="middle">${escapeHtml(c)}</text>` : '',
