@@ -21,13 +21,14 @@ export type FaultKind =
    */
   | 'refuse_native_blocks';
 
-const FAULT_KINDS: ReadonlySet<string> = new Set<FaultKind>([
-  'ratelimited',
-  'server_error',
-  'slack_error',
-  'delay',
-  'refuse_native_blocks',
-]);
+/** Every kind, for the control endpoint's check: the type makes a new kind appear here too. */
+const FAULT_KINDS: Readonly<Record<FaultKind, true>> = {
+  ratelimited: true,
+  server_error: true,
+  slack_error: true,
+  delay: true,
+  refuse_native_blocks: true,
+};
 
 export interface FaultSpec {
   /** Only calls of this method (e.g. `chat.postMessage`); any method when omitted. */
@@ -79,7 +80,7 @@ export class SlackFaults {
 
   /** The first fault that hits the call, counted as used. */
   take({ method, channel, blocks }: FaultTarget): FaultSpec | undefined {
-    const native = nativeBlockIndexes(blocks).length > 0;
+    const native = nativeBlocksIn(blocks).length > 0;
     if (native && this.refuseNativeBlocks) return { kind: 'refuse_native_blocks' };
     const normalized = channel === undefined ? undefined : this.channelId(channel);
     for (const fault of this.faults) {
@@ -111,7 +112,7 @@ export class SlackFaults {
       spec = undefined;
     }
     const kind = (spec as { kind?: unknown } | undefined)?.kind;
-    if (method !== 'POST' || typeof kind !== 'string' || !FAULT_KINDS.has(kind)) {
+    if (method !== 'POST' || typeof kind !== 'string' || !Object.hasOwn(FAULT_KINDS, kind)) {
       return { status: 400, body: { ok: false, error: 'POST a JSON fault such as {"kind":"server_error"}, or DELETE to clear' } };
     }
     this.inject(spec as FaultSpec);
@@ -131,14 +132,12 @@ export function faultAnswer(fault: FaultSpec, blocks: readonly unknown[]): Slack
     case 'delay':
       return undefined;
     case 'refuse_native_blocks':
-      return invalidBlocks(
-        nativeBlockIndexes(blocks).map((i) => `unsupported block type ${String((blocks[i] as { type: unknown }).type)} at blocks[${i}]`),
-      );
+      return invalidBlocks(nativeBlocksIn(blocks).map(({ type, index }) => `unsupported block type ${type} at blocks[${index}]`));
   }
 }
 
-/** Where the chart and table blocks are among `blocks`. */
-function nativeBlockIndexes(blocks: readonly unknown[]): number[] {
+/** The chart and table blocks among `blocks`: their type and where they are. */
+function nativeBlocksIn(blocks: readonly unknown[]): { type: string; index: number }[] {
   const native: ReadonlySet<unknown> = new Set(NATIVE_BLOCK_TYPES);
-  return blocks.flatMap((block, i) => (isRecord(block) && native.has(block.type) ? [i] : []));
+  return blocks.flatMap((block, index) => (isRecord(block) && native.has(block.type) ? [{ type: String(block.type), index }] : []));
 }
