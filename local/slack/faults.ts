@@ -1,5 +1,5 @@
 /** Faults injected into the local Slack server's Web API, per method and channel (tests, `bridge slack outage`). */
-import { NATIVE_BLOCK_TYPES } from '../../shared/slack-blocks/limits';
+import { NATIVE_BLOCK_TYPES, type NativeBlockType } from '../../shared/slack-blocks/limits';
 import { isRecord } from '../../shared/util';
 import { fail, invalidBlocks, rateLimited, type SlackAnswer } from './web-api';
 
@@ -137,7 +137,7 @@ export function faultAnswer(fault: FaultSpec, blocks: readonly unknown[]): Slack
 }
 
 /** The chart and table blocks among `blocks`: their type and where they are. */
-function nativeBlocksIn(blocks: readonly unknown[]): { type: string; index: number }[] {
-  const native: ReadonlySet<unknown> = new Set(NATIVE_BLOCK_TYPES);
-  return blocks.flatMap((block, index) => (isRecord(block) && native.has(block.type) ? [{ type: String(block.type), index }] : []));
+function nativeBlocksIn(blocks: readonly unknown[]): { type: NativeBlockType; index: number }[] {
+  const isNative = (type: unknown): type is NativeBlockType => (NATIVE_BLOCK_TYPES as readonly unknown[]).includes(type);
+  return blocks.flatMap((block, index) => (isRecord(block) && isNative(block.type) ? [{ type: block.type, index }] : []));
 }
