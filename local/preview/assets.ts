@@ -71,6 +71,25 @@ blockquote{margin:4px 0;padding-left:12px;border-left:4px solid #ddd}
 .replies .message{padding:6px 12px}
 .ephemeral{background:#f8f8f8;border-left:3px solid #1264a3}
 .only-you{font-size:12px;color:#616061;font-style:italic}
+.chart{margin:6px 0;max-width:600px;padding:10px 12px 8px;border:1px solid #ddd;border-radius:8px}
+.chart-title{font-weight:700;margin-bottom:4px}
+.chart-svg{display:block;width:100%;height:auto}
+.chart-svg text{font:11px -apple-system,BlinkMacSystemFont,"Segoe UI",Lato,Helvetica,Arial,sans-serif;fill:#616061}
+.chart-svg .axis-label{fill:#1d1c1d;font-weight:700}
+.chart-legend{list-style:none;display:flex;flex-wrap:wrap;gap:4px 14px;margin:6px 0 0;padding:0;font-size:13px}
+.chart-legend li{display:flex;align-items:center;gap:6px}
+.legend-note{color:#616061}
+.data-table{margin:6px 0;max-width:100%;overflow-x:auto;border:1px solid #ddd;border-radius:8px}
+.data-table table{border-collapse:collapse;width:100%;font-size:14px}
+.data-table caption{caption-side:top;text-align:left;font-weight:700;padding:8px 10px 4px}
+.data-table th,.data-table td{padding:5px 10px;border-top:1px solid #eee;text-align:left;vertical-align:top}
+.data-table thead th{background:#f8f8f8;border-top:0;font-size:13px}
+.data-table tbody th{font-weight:700}
+.data-table .num{text-align:right;font-variant-numeric:tabular-nums}
+.data-table td>div,.data-table th>div{margin:0}
+.table-pager{display:flex;align-items:center;justify-content:flex-end;gap:8px;padding:6px 10px;border-top:1px solid #eee;font-size:13px;color:#616061}
+.table-pager .button{font-size:12px;padding:1px 8px}
+.button:disabled{opacity:.4;cursor:default}
 .composer{flex:none;display:flex;gap:8px;align-items:center;padding:10px 20px;border-top:1px solid #ddd;background:#fff}
 .composer input{font:inherit;padding:6px 8px;border:1px solid #bbb;border-radius:6px}
 .composer-channel{display:flex;align-items:center;gap:2px;color:#616061}
@@ -160,6 +179,30 @@ export const PREVIEW_JS = `
     title.textContent = filter === '' ? 'All messages' : '# ' + name;
   }
 
+  // Data tables page in the browser, as Slack's do; the page a table shows survives a refresh.
+  const tablePages = new Map();
+  function tableKey(figure) {
+    const message = figure.closest('.message');
+    const body = figure.closest('.body');
+    const index = body ? Array.prototype.indexOf.call(body.querySelectorAll('.data-table'), figure) : 0;
+    return (message ? message.dataset.ts : '') + ':' + index;
+  }
+  function showTablePage(figure, wanted) {
+    const size = Number(figure.dataset.pageSize) || 5;
+    const rows = figure.querySelectorAll('tbody tr');
+    const pages = Math.max(1, Math.ceil(rows.length / size));
+    const page = Math.min(Math.max(wanted, 0), pages - 1);
+    rows.forEach((row, i) => { row.hidden = i < page * size || i >= (page + 1) * size; });
+    figure.dataset.page = String(page);
+    const range = figure.querySelector('.table-range');
+    if (range) range.textContent = (page * size + 1) + '–' + Math.min((page + 1) * size, rows.length) + ' of ' + rows.length;
+    const prev = figure.querySelector('[data-table-page="prev"]');
+    const next = figure.querySelector('[data-table-page="next"]');
+    if (prev) prev.disabled = page === 0;
+    if (next) next.disabled = page === pages - 1;
+    tablePages.set(tableKey(figure), page);
+  }
+
   async function refresh() {
     if (loading) { again = true; return; }
     loading = true;
@@ -171,6 +214,10 @@ export const PREVIEW_JS = `
       if (!response.ok) throw new Error('HTTP ' + response.status);
       timeline.innerHTML = await response.text();
       for (const details of timeline.querySelectorAll('details.thread')) details.open = open.has(details.dataset.ts);
+      for (const figure of timeline.querySelectorAll('.data-table')) {
+        const page = tablePages.get(tableKey(figure));
+        if (page) showTablePage(figure, page);
+      }
       formatDates(timeline);
       applyFilter();
       if (atBottom) scrollToNewest();
@@ -205,6 +252,12 @@ export const PREVIEW_JS = `
   }
 
   timeline.addEventListener('click', (event) => {
+    const pager = event.target.closest('button[data-table-page]');
+    if (pager) {
+      const figure = pager.closest('.data-table');
+      showTablePage(figure, Number(figure.dataset.page) + (pager.dataset.tablePage === 'next' ? 1 : -1));
+      return;
+    }
     const action = event.target.closest('button[data-action-id]');
     if (action && composer) {
       const message = action.closest('.message');

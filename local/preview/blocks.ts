@@ -1,9 +1,11 @@
 /**
  * Block Kit → HTML for the browser preview: header, section (text, fields, accessory), context,
- * divider, actions (buttons), image and rich_text blocks. Unknown blocks show as a labelled
- * placeholder. Images are never loaded (the preview works offline): their alt text is shown instead.
+ * divider, actions (buttons), image, rich_text, chart (`data_visualization`, drawn in ./chart) and
+ * `data_table` blocks. Unknown blocks show as a labelled placeholder. Images are never loaded (the
+ * preview works offline): their alt text is shown instead.
  */
 import { isRecord } from '../../shared/util';
+import { chartHtml } from './chart';
 import { EMOJI } from './emoji';
 import { escapeHtml, mrkdwnToHtml, plainToHtml, renderInline } from './mrkdwn';
 
@@ -91,7 +93,8 @@ function escapeSlack(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/\|/g, '¦');
 }
 
-function richTextHtml(block: Obj): string {
+/** A rich_text block's content (its sections, lists, quotes and preformatted runs) as HTML. */
+function richTextContentHtml(block: Obj): string {
   const parts = list(block.elements).map((element) => {
     if (!isRecord(element)) return '';
     const children = list(element.elements);
@@ -109,7 +112,54 @@ function richTextHtml(block: Obj): string {
         return `<div>${richInlineHtml(children)}</div>`;
     }
   });
-  return `<div class="block rich-text">${parts.join('')}</div>`;
+  return parts.join('');
+}
+
+function richTextHtml(block: Obj): string {
+  return `<div class="block rich-text">${richTextContentHtml(block)}</div>`;
+}
+
+/** Slack's page size of a data table when the block names none. */
+const DEFAULT_TABLE_PAGE_SIZE = 5;
+
+/** A data table cell's content: raw text, a number (its text), or rich text. */
+function tableCellHtml(cell: unknown): string {
+  if (!isRecord(cell)) return '';
+  if (cell.type === 'rich_text') return richTextContentHtml(cell);
+  return plainToHtml(typeof cell.text === 'string' ? cell.text : typeof cell.value === 'number' ? String(cell.value) : '');
+}
+
+/**
+ * A `data_table` block: caption, header row, then the body a page at a time (`page_size`, default 5),
+ * the other rows hidden until the pager (run by the page's script) shows them; the row header column's
+ * cells are row headers, as screen readers expect.
+ */
+function dataTableHtml(block: Obj): string {
+  const [header = [], ...body] = list(block.rows).map(list);
+  const pageSize = typeof block.page_size === 'number' && block.page_size >= 1 ? Math.floor(block.page_size) : DEFAULT_TABLE_PAGE_SIZE;
+  const rowHeader = typeof block.row_header_column_index === 'number' ? block.row_header_column_index : 0;
+  const numeric = (cell: unknown): string => (isRecord(cell) && cell.type === 'raw_number' ? ' class="num"' : '');
+  // A column of numbers is right-aligned, its header too.
+  const numberColumn = (c: number): boolean => body.length > 0 && body.every((row) => numeric(row[c]) !== '');
+  const head = header.map((cell, c) => `<th scope="col"${numberColumn(c) ? ' class="num"' : ''}>${tableCellHtml(cell)}</th>`).join('');
+  const rows = body.map((row, r) => {
+    const cells = row.map((cell, c) =>
+      c === rowHeader ? `<th scope="row"${numeric(cell)}>${tableCellHtml(cell)}</th>` : `<td${numeric(cell)}>${tableCellHtml(cell)}</td>`,
+    );
+    return `<tr${r >= pageSize ? ' hidden' : ''}>${cells.join('')}</tr>`;
+  });
+  const caption = typeof block.caption === 'string' ? `<caption>${plainToHtml(block.caption)}</caption>` : '';
+  const shown = Math.min(pageSize, body.length);
+  const pager =
+    body.length > pageSize
+      ? `<div class="table-pager"><span class="table-range">1–${shown} of ${body.length}</span>` +
+        `<button type="button" class="button" data-table-page="prev" disabled>‹ Previous</button>` +
+        `<button type="button" class="button" data-table-page="next">Next ›</button></div>`
+      : '';
+  return (
+    `<figure class="block data-table" data-page-size="${pageSize}" data-page="0">` +
+    `<table>${caption}<thead><tr>${head}</tr></thead><tbody>${rows.join('')}</tbody></table>${pager}</figure>`
+  );
 }
 
 /** One block as HTML. */
@@ -132,6 +182,10 @@ export function blockHtml(block: unknown): string {
       return richTextHtml(block);
     case 'markdown':
       return textSectionHtml(mrkdwnToHtml(str(block.text)));
+    case 'data_visualization':
+      return chartHtml(block);
+    case 'data_table':
+      return dataTableHtml(block);
     default:
       return `<div class="block unknown">[${escapeHtml(str(block.type) || 'unknown')} block]</div>`;
   }

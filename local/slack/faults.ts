@@ -1,5 +1,7 @@
 /** Faults injected into the local Slack server's Web API, per method and channel (tests, `bridge slack outage`). */
-import { fail, rateLimited, type SlackAnswer } from './web-api';
+import { NATIVE_BLOCK_TYPES, type NativeBlockType } from '../../shared/slack-blocks/limits';
+import { isRecord } from '../../shared/util';
+import { fail, invalidBlocks, rateLimited, type SlackAnswer } from './web-api';
 
 /** Path of the fault control endpoint (local testing: `bridge slack outage on|off`). */
 export const FAULTS_PATH = '/_faults';
@@ -12,7 +14,21 @@ export type FaultKind =
   /** HTTP 200 `{ ok: false, error: <error> }`, e.g. `channel_not_found`. */
   | 'slack_error'
   /** Waits `latencyMs` (default 1000) and then answers normally: for client timeout tests. */
-  | 'delay';
+  | 'delay'
+  /**
+   * HTTP 200 `invalid_blocks` for a call that carries a chart or data table block, as in a workspace the
+   * blocks' rollout has not reached; calls without them are not hit (nor counted in `times`).
+   */
+  | 'refuse_native_blocks';
+
+/** Every kind, for the control endpoint's check: the type makes a new kind appear here too. */
+const FAULT_KINDS: Readonly<Record<FaultKind, true>> = {
+  ratelimited: true,
+  server_error: true,
+  slack_error: true,
+  delay: true,
+  refuse_native_blocks: true,
+};
 
 export interface FaultSpec {
   /** Only calls of this method (e.g. `chat.postMessage`); any method when omitted. */
@@ -35,11 +51,24 @@ interface ActiveFault {
   remaining: number;
 }
 
+/** What a fault is matched against: the call's method, channel and blocks (`blocks`, or a view's). */
+export interface FaultTarget {
+  method: string;
+  channel: string | undefined;
+  blocks: readonly unknown[];
+}
+
 export class SlackFaults {
   private faults: ActiveFault[] = [];
 
-  /** `channelId` resolves `#name` as the workspace does, so a fault on a name hits calls by id. */
-  constructor(private readonly channelId: (channel: string) => string) {}
+  /**
+   * `channelId` resolves `#name` as the workspace does, so a fault on a name hits calls by id. With
+   * `refuseNativeBlocks` every chart and table block is refused until the server stops, whatever `clear()` does.
+   */
+  constructor(
+    private readonly channelId: (channel: string) => string,
+    private readonly refuseNativeBlocks = false,
+  ) {}
 
   inject(spec: FaultSpec): void {
     this.faults.push({ spec: { ...spec }, remaining: spec.times ?? Number.POSITIVE_INFINITY });
@@ -49,11 +78,14 @@ export class SlackFaults {
     this.faults = [];
   }
 
-  /** The first fault that hits a call of `method` for `channel`, counted as used. */
-  take(method: string, channel: string | undefined): FaultSpec | undefined {
+  /** The first fault that hits the call, counted as used. */
+  take({ method, channel, blocks }: FaultTarget): FaultSpec | undefined {
+    const native = nativeBlocksIn(blocks).length > 0;
+    if (native && this.refuseNativeBlocks) return { kind: 'refuse_native_blocks' };
     const normalized = channel === undefined ? undefined : this.channelId(channel);
     for (const fault of this.faults) {
       if (fault.remaining <= 0) continue;
+      if (fault.spec.kind === 'refuse_native_blocks' && !native) continue;
       if (fault.spec.method !== undefined && fault.spec.method !== method) continue;
       if (fault.spec.channel !== undefined && this.channelId(fault.spec.channel) !== normalized) continue;
       fault.remaining -= 1;
@@ -65,7 +97,8 @@ export class SlackFaults {
 
   /**
    * `POST /_faults {kind, method?, channel?, times?, error?}` makes Slack fail from outside the process
-   * (`bridge slack outage on`); `DELETE /_faults` heals it. Local testing only, like the rest of this server.
+   * (`bridge slack outage on`; `{"kind":"refuse_native_blocks"}` refuses charts and tables); `DELETE /_faults`
+   * heals it. Local testing only, like the rest of this server.
    */
   control(method: string, raw: string): SlackAnswer {
     if (method === 'DELETE') {
@@ -79,7 +112,7 @@ export class SlackFaults {
       spec = undefined;
     }
     const kind = (spec as { kind?: unknown } | undefined)?.kind;
-    if (method !== 'POST' || (kind !== 'ratelimited' && kind !== 'server_error' && kind !== 'slack_error' && kind !== 'delay')) {
+    if (method !== 'POST' || typeof kind !== 'string' || !Object.hasOwn(FAULT_KINDS, kind)) {
       return { status: 400, body: { ok: false, error: 'POST a JSON fault such as {"kind":"server_error"}, or DELETE to clear' } };
     }
     this.inject(spec as FaultSpec);
@@ -87,8 +120,8 @@ export class SlackFaults {
   }
 }
 
-/** The answer a fault gives instead of the method's; undefined for `delay` (the call then answers normally). */
-export function faultAnswer(fault: FaultSpec): SlackAnswer | undefined {
+/** The answer a fault gives instead of the method's (to a call carrying `blocks`); undefined for `delay` (the call then answers normally). */
+export function faultAnswer(fault: FaultSpec, blocks: readonly unknown[]): SlackAnswer | undefined {
   switch (fault.kind) {
     case 'ratelimited':
       return rateLimited(fault.retryAfterSeconds ?? 1);
@@ -98,5 +131,13 @@ export function faultAnswer(fault: FaultSpec): SlackAnswer | undefined {
       return fail(fault.error ?? 'internal_error');
     case 'delay':
       return undefined;
+    case 'refuse_native_blocks':
+      return invalidBlocks(nativeBlocksIn(blocks).map(({ type, index }) => `unsupported block type ${type} at blocks[${index}]`));
   }
+}
+
+/** The chart and table blocks among `blocks`: their type and where they are. */
+function nativeBlocksIn(blocks: readonly unknown[]): { type: NativeBlockType; index: number }[] {
+  const isNative = (type: unknown): type is NativeBlockType => (NATIVE_BLOCK_TYPES as readonly unknown[]).includes(type);
+  return blocks.flatMap((block, index) => (isRecord(block) && isNative(block.type) ? [{ type: block.type, index }] : []));
 }

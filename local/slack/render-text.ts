@@ -88,9 +88,39 @@ function renderBlock(block: unknown): string[] {
       const parts = (Array.isArray(block.elements) ? (block.elements as unknown[]) : []).map(renderElement).filter((s) => s !== '');
       return parts.length > 0 ? [parts.join(' ')] : [];
     }
+    case 'data_visualization':
+      return renderChart(block);
+    case 'data_table':
+      return renderTable(block);
     default:
       return [`[${typeof block.type === 'string' ? block.type : 'unknown'} block]`];
   }
+}
+
+function listOf(value: unknown): unknown[] {
+  return Array.isArray(value) ? (value as unknown[]) : [];
+}
+
+/** A chart as its title and one line per series (pie: per segment), each value in category order. */
+function renderChart(block: Record<string, unknown>): string[] {
+  const chart = isRecord(block.chart) ? block.chart : {};
+  const point = (p: unknown): string => (isRecord(p) ? `${String(p.label)} ${String(p.value)}` : '');
+  const lines =
+    chart.type === 'pie'
+      ? listOf(chart.segments).map((segment) => `  • ${point(segment)}`)
+      : listOf(chart.series).map((s) => (isRecord(s) ? `  • ${String(s.name)}: ${listOf(s.data).map(point).join(', ')}` : ''));
+  return [`📈 ${String(block.title)} (${String(chart.type)} chart)`, ...lines];
+}
+
+/** A data table as its caption and one ` | `-separated line per row, the header first. */
+function renderTable(block: Record<string, unknown>): string[] {
+  const cell = (c: unknown): string => {
+    if (!isRecord(c)) return '';
+    if (c.type === 'rich_text') return listOf(c.elements).flatMap(renderRichTextElement).join(' ');
+    return typeof c.text === 'string' ? c.text : String(c.value);
+  };
+  const rows = listOf(block.rows).map((row) => `  ${listOf(row).map(cell).join(' | ')}`);
+  return [`▦ ${typeof block.caption === 'string' ? block.caption : 'table'}`, ...rows];
 }
 
 /** A text object (`plain_text` / `mrkdwn`) as plain text. */

@@ -8,7 +8,8 @@
  *
  * Every call is recorded (`calls()`), successful posts are kept (`messages()`, `store.ts`), and faults
  * can be injected per method and channel (`injectFault`, `faults.ts`). With `channelPace` it enforces
- * Slack's per-channel posting limit (429 `ratelimited` with `Retry-After`).
+ * Slack's per-channel posting limit (429 `ratelimited` with `Retry-After`). Chart and data table blocks
+ * past Slack's limits answer `invalid_blocks`, and with `refuseNativeBlocks` every one does.
  *
  * It also plays Slack towards the app (`interactions.ts`): with `connectApp`, `sendCommand` and
  * `clickButton` deliver a slash command or a button click to the bridge and apply the answers as Slack
@@ -23,7 +24,17 @@ import { FAULTS_PATH, faultAnswer, SlackFaults, type FaultSpec } from './faults'
 import { RESPONSE_URL_PATH, SlackInteractions, type ClickInput, type CommandInput } from './interactions';
 import { renderConversation, renderMessageAsText } from './render-text';
 import { SlackStore, type EphemeralMessage, type PostedMessage, type WorkspaceChannels } from './store';
-import { bearer, decodeArgs, MAX_BODY_BYTES, optBool, optString, SlackWebApi, type SlackAnswer, type WebApiOptions } from './web-api';
+import {
+  bearer,
+  blocksOfCall,
+  decodeArgs,
+  MAX_BODY_BYTES,
+  optBool,
+  optString,
+  SlackWebApi,
+  type SlackAnswer,
+  type WebApiOptions,
+} from './web-api';
 
 export type { FaultKind, FaultSpec } from './faults';
 export { RESPONSE_URL_PATH } from './interactions';
@@ -83,6 +94,11 @@ export interface LocalSlackServerOptions extends WorkspaceChannels, WebApiOption
   botUserId?: string;
   botId?: string;
   botName?: string;
+  /**
+   * Answer `invalid_blocks` to every call carrying a chart (`data_visualization`) or `data_table` block, as a
+   * workspace the blocks' rollout has not reached does (the bridge then falls back to text and the PNG).
+   */
+  refuseNativeBlocks?: boolean;
 }
 
 /** Methods whose success changes `messages()`. */
@@ -130,7 +146,7 @@ export class LocalSlackServer {
     const { teamId, appId, botUserId, botId, botName, team } = this;
     const enterpriseId = options.enterpriseId;
     this.store = new SlackStore(options);
-    this.faults = new SlackFaults((channel) => this.store.channelId(channel));
+    this.faults = new SlackFaults((channel) => this.store.channelId(channel), options.refuseNativeBlocks === true);
     this.webApi = new SlackWebApi(this.store, { origin, team, teamId, appId, enterpriseId, botUserId, botId, botName }, options);
     const responseUrlOrigin = options.responseUrlOrigin ?? origin;
     this.interactions = new SlackInteractions(this.store, { teamId, appId, enterpriseId, responseUrlOrigin });
@@ -303,11 +319,12 @@ export class LocalSlackServer {
 
     if (this.latencyMs > 0) await sleep(this.latencyMs);
 
-    const fault = this.faults.take(method, call.channel);
+    const blocks = blocksOfCall(args);
+    const fault = this.faults.take({ method, channel: call.channel, blocks });
     if (fault) {
       if (fault.latencyMs !== undefined && fault.latencyMs > 0) await sleep(fault.latencyMs);
       else if (fault.kind === 'delay') await sleep(1000);
-      const answer = faultAnswer(fault);
+      const answer = faultAnswer(fault, blocks);
       if (answer) {
         this.finish(res, call, answer);
         return;

@@ -1,7 +1,7 @@
 /**
  * The Web API methods of the local Slack server, the ones the bridge and its CLI call: `auth.test`,
  * `bots.info`, `chat.postMessage` (with Slack's per-channel limit when `channelPace` is set),
- * `chat.update`, `chat.delete`, `conversations.info` (`is_member` true only where the bot is a member,
+ * `chat.update`, `chat.postEphemeral`, `chat.delete`, `conversations.info` (`is_member` true only where the bot is a member,
  * `is_archived` for archived channels), `conversations.history`, `conversations.replies`,
  * `usergroups.users.list`, and the file upload (`files.getUploadURLExternal`, the upload URL,
  * `files.completeUploadExternal`). Anything else answers `{ ok: false, error: 'unknown_method' }`.
@@ -9,6 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import type http from 'node:http';
 import { readBody, send } from '../http';
+import { nativeBlockProblems } from '../../shared/slack-blocks/check';
 import { isRecord } from '../../shared/util';
 import { ChannelRateLimit, type ChannelRateLimitOptions } from './rate-limit';
 import type { LocalSlackFile, PostedMessage, SlackStore } from './store';
@@ -120,6 +121,8 @@ export class SlackWebApi {
         return this.postMessage(args, call);
       case 'chat.update':
         return this.updateMessage(args, call);
+      case 'chat.postEphemeral':
+        return this.postEphemeral(args, call);
       case 'chat.delete':
         return this.deleteMessage(args, call);
       case 'conversations.info':
@@ -199,6 +202,26 @@ export class SlackWebApi {
     message.edited = true;
     call.ts = message.ts;
     return ok({ channel, ts: message.ts, text: message.text, message: this.messageBody(message) });
+  }
+
+  /** A reply only `user` sees in `channel` (kept with the command answers, shown "Only visible to you"). */
+  private postEphemeral(args: Record<string, unknown>, call: CallMark): SlackAnswer {
+    const channel = this.store.channelId(optString(args.channel) ?? '');
+    const unreadable = this.unreadable(channel);
+    if (unreadable) return unreadable;
+    const userId = optString(args.user);
+    if (userId === undefined || userId === '') return fail('user_not_found');
+    if (typeof args.blocks === 'string') return fail('invalid_blocks_format');
+    const invalid = blocksError(args.blocks);
+    if (invalid) return invalid;
+    const text = optString(args.text);
+    const blocks = Array.isArray(args.blocks) ? (args.blocks as unknown[]) : undefined;
+    if ((text === undefined || text.trim() === '') && (blocks === undefined || blocks.length === 0)) return fail('no_text');
+    const ts = this.store.nextTs();
+    this.store.ephemeral.push({ channel, ts, userId, text, blocks });
+    call.ts = ts;
+    this.store.notify();
+    return ok({ message_ts: ts });
   }
 
   private deleteMessage(args: Record<string, unknown>, call: CallMark): SlackAnswer {
@@ -438,16 +461,33 @@ export function optBool(value: unknown): boolean | undefined {
   return undefined;
 }
 
-/** Slack's `invalid_blocks` answer for blocks that break its limits; undefined for valid or absent blocks. */
-function blocksError(blocks: unknown): SlackAnswer | undefined {
-  const problems = blocks === undefined ? [] : validateBlocks(blocks);
-  return problems.length > 0 ? fail('invalid_blocks', { response_metadata: { messages: problems.map((p) => `[ERROR] ${p}`) } }) : undefined;
+/** Slack's answer to blocks it will not take: the problems in `errors` and, as `[ERROR]` lines, in `response_metadata`. */
+export function invalidBlocks(problems: readonly string[]): SlackAnswer {
+  return fail('invalid_blocks', { errors: [...problems], response_metadata: { messages: problems.map((p) => `[ERROR] ${p}`) } });
 }
 
-/** A light version of Slack's Block Kit validation: the limits a bridge bug is likely to hit. */
+/** The blocks a call carries: its `blocks`, or its view's (`views.publish`); none when it has neither. */
+export function blocksOfCall(args: Record<string, unknown>): readonly unknown[] {
+  if (Array.isArray(args.blocks)) return args.blocks as unknown[];
+  let view = args.view;
+  try {
+    if (typeof view === 'string') view = JSON.parse(view);
+  } catch {
+    return [];
+  }
+  return isRecord(view) && Array.isArray(view.blocks) ? (view.blocks as unknown[]) : [];
+}
+
+/** Slack's `invalid_blocks` answer for blocks that break its limits; undefined for valid or absent blocks. */
+export function blocksError(blocks: unknown): SlackAnswer | undefined {
+  const problems = blocks === undefined ? [] : validateBlocks(blocks);
+  return problems.length > 0 ? invalidBlocks(problems) : undefined;
+}
+
+/** A light version of Slack's Block Kit validation: the limits a bridge bug is likely to hit, and every limit of the chart and table blocks. */
 function validateBlocks(blocks: unknown): string[] {
   if (!Array.isArray(blocks)) return ['blocks must be an array [json-pointer:/blocks]'];
-  const problems: string[] = [];
+  const problems: string[] = nativeBlockProblems(blocks);
   if (blocks.length > 50) problems.push('no more than 50 items allowed [json-pointer:/blocks]');
   blocks.forEach((block: unknown, i) => {
     const at = `[json-pointer:/blocks/${i}]`;

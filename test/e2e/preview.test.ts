@@ -3,10 +3,11 @@
  * /slack on the webhook port shows it as Slack would, and later posts and edits appear without a reload.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WebClient } from '@slack/web-api';
+import { WebClient, type Block as SlackBlock } from '@slack/web-api';
 import type { Browser, Page } from 'playwright-core';
 import { LOCAL_DEFAULTS, type LocalStack } from '../../local/stack';
 import type { PostedMessage } from '../../local/slack/server';
+import { CHART_PALETTE } from '../../shared/charts/palette';
 import { escapeSlackText } from '../../shared/slack-text';
 import { launchChromium, requireChromiumOnCi, skipBrowserTests } from './browser';
 import { simulatorOf, slackOf, startTestStack, threadsFor } from './helpers';
@@ -244,6 +245,93 @@ describe.skipIf(skipBrowserTests())('the Slack preview page', () => {
     } finally {
       await context.close();
     }
+  });
+
+  it('draws a chart block as an SVG: one path per series in the palette order, axis labels and a legend naming each', async () => {
+    const categories = ['Nov 1', 'Nov 8', 'Nov 15', 'Nov 22'];
+    const engines = ['ChatGPT', 'Claude', 'Gemini <b>'];
+    const series = engines.map((name, i) => ({ name, data: categories.map((label, j) => ({ label, value: 40 + i * 5 + j })) }));
+    // Slack's types do not have the chart block yet (@slack/types 3.2.0).
+    const blocks: unknown[] = [
+      {
+        type: 'data_visualization',
+        title: 'Visibility by engine (%)',
+        chart: { type: 'line', series, axis_config: { categories, x_label: 'Week', y_label: 'Visibility (%)' } },
+      },
+      {
+        type: 'data_visualization',
+        title: 'Share of answers',
+        chart: {
+          type: 'pie',
+          segments: [
+            { label: 'Cited', value: 3 },
+            { label: 'Not cited', value: 1 },
+          ],
+        },
+      },
+    ];
+    const posted = await slack.chat.postMessage({
+      channel: '#charts',
+      text: 'Visibility by engine: ChatGPT 43 %, Claude 48 %, Gemini 53 %',
+      blocks: blocks as SlackBlock[],
+    });
+    const charts = page.locator(`.messages > .message[data-ts="${posted.ts}"] .chart`);
+    await charts.first().waitFor();
+    const line = charts.nth(0);
+    await expect(line.locator('.chart-title').textContent()).resolves.toBe('Visibility by engine (%)');
+    const paths = line.locator('svg path.series');
+    expect(await paths.count()).toBe(engines.length);
+    const strokes = await Promise.all(engines.map((_, i) => paths.nth(i).getAttribute('stroke')));
+    expect(strokes).toEqual(CHART_PALETTE.slice(0, engines.length));
+    expect(await line.locator('.legend-name').allTextContents()).toEqual(engines);
+    expect(await line.locator('svg .axis-label').allTextContents()).toEqual(['Week', 'Visibility (%)']);
+    expect(await line.locator('svg .category').allTextContents()).toEqual(categories);
+    const pie = charts.nth(1);
+    expect(await pie.locator('svg path.series').count()).toBe(2);
+    expect(await pie.locator('.chart-legend li').allTextContents()).toEqual(['Cited 75 %', 'Not cited 25 %']);
+    expect(await page.locator('.messages b', { hasText: '<b>' }).count()).toBe(0);
+  });
+
+  it('shows a data table a page at a time (page_size), with its caption and header, and keeps the page through a refresh', async () => {
+    const cell = (text: string) => ({ type: 'raw_text', text });
+    const rows = Array.from({ length: 12 }, (_, i) => [
+      cell(`Prompt ${i + 1}`),
+      {
+        type: 'rich_text',
+        elements: [{ type: 'rich_text_section', elements: [{ type: 'text', text: `${i} engines`, style: { bold: true } }] }],
+      },
+    ]);
+    const posted = await slack.chat.postMessage({
+      channel: '#tables',
+      text: 'Open gaps: 12 prompts',
+      blocks: [
+        { type: 'data_table', caption: 'Open gaps', page_size: 5, rows: [[cell('Prompt'), cell('Engines lost')], ...rows] },
+      ] as unknown[] as SlackBlock[],
+    });
+    const table = page.locator(`.messages > .message[data-ts="${posted.ts}"] .data-table`);
+    await table.waitFor();
+    await expect(table.locator('caption').textContent()).resolves.toBe('Open gaps');
+    expect(await table.locator('thead th').allTextContents()).toEqual(['Prompt', 'Engines lost']);
+    const shown = async (): Promise<string[]> => table.locator('tbody tr:not([hidden]) th').allTextContents();
+    expect(await shown()).toEqual(['Prompt 1', 'Prompt 2', 'Prompt 3', 'Prompt 4', 'Prompt 5']);
+    expect(await table.locator('tbody tr:not([hidden]) td b').first().textContent()).toBe('0 engines');
+    const previous = table.locator('[data-table-page="prev"]');
+    const next = table.locator('[data-table-page="next"]');
+    expect(await previous.isDisabled()).toBe(true);
+
+    await next.click();
+    expect(await shown()).toEqual(['Prompt 6', 'Prompt 7', 'Prompt 8', 'Prompt 9', 'Prompt 10']);
+    await expect(table.locator('.table-range').textContent()).resolves.toBe('6–10 of 12');
+    await next.click();
+    expect(await shown()).toEqual(['Prompt 11', 'Prompt 12']);
+    expect(await next.isDisabled()).toBe(true);
+    await previous.click();
+    await expect(table.locator('.table-range').textContent()).resolves.toBe('6–10 of 12');
+
+    // A new message re-renders the timeline: the table stays on the page the reader chose.
+    await slack.chat.postMessage({ channel: '#tables', text: 'a later message' });
+    await page.locator('.messages > .message', { hasText: 'a later message' }).waitFor();
+    expect(await shown()).toEqual(['Prompt 6', 'Prompt 7', 'Prompt 8', 'Prompt 9', 'Prompt 10']);
   });
 
   it('opens scrolled to the newest message, as Slack does', async () => {

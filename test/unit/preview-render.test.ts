@@ -106,6 +106,80 @@ describe('blockHtml', () => {
   });
 });
 
+describe('chart and data table blocks', () => {
+  const hostile = '<img src=x onerror=alert(1)>"&';
+  const chart = (type: string) => ({
+    type: 'data_visualization',
+    title: hostile,
+    chart: {
+      type,
+      series: [{ name: hostile, data: [{ label: hostile, value: 1 }] }],
+      segments: [{ label: hostile, value: 1 }],
+      axis_config: { categories: [hostile], x_label: hostile, y_label: hostile },
+    },
+  });
+
+  it.each(['line', 'area', 'bar', 'pie'])('draws a %s chart with every text of the block escaped', (type) => {
+    const html = blockHtml(chart(type));
+    expect(html).toContain('<svg class="chart-svg"');
+    expect(html).not.toContain('<img');
+    expect(html).toContain('&lt;img src=x onerror=alert(1)&gt;&quot;&amp;');
+  });
+
+  it('draws one path per series, each a line through its points in category order', () => {
+    const block = {
+      type: 'data_visualization',
+      title: 'Visibility',
+      chart: {
+        type: 'line',
+        series: [
+          {
+            name: 'ChatGPT',
+            data: [
+              { label: 'a', value: 0 },
+              { label: 'b', value: 100 },
+            ],
+          },
+          {
+            name: 'Claude',
+            data: [
+              { label: 'a', value: 50 },
+              { label: 'b', value: 50 },
+            ],
+          },
+        ],
+        axis_config: { categories: ['a', 'b'] },
+      },
+    };
+    const paths = [...blockHtml(block).matchAll(/<path class="series" data-series="([^"]+)" d="([^"]+)"/g)].map((m) => [m[1], m[2]]);
+    expect(paths.map(([name]) => name)).toEqual(['ChatGPT', 'Claude']);
+    // Each goes left to right; ChatGPT rises (SVG y grows downwards), Claude stays level.
+    const [rise, level] = paths.map(([, d]) => [...d!.matchAll(/[ML]([\d.]+) ([\d.]+)/g)].map((m) => [Number(m[1]), Number(m[2])]));
+    expect(rise![0]![0]).toBeLessThan(rise![1]![0]!);
+    expect(rise![0]![1]).toBeGreaterThan(rise![1]![1]!);
+    expect(level![0]![1]).toBe(level![1]![1]);
+  });
+
+  it('renders a data table with the body past page_size hidden, the row header column as row headers, all text escaped', () => {
+    const raw = (text: string) => ({ type: 'raw_text', text });
+    const html = blockHtml({
+      type: 'data_table',
+      caption: hostile,
+      page_size: 2,
+      rows: [[raw(hostile), raw('n')], ...[1, 2, 3].map((i) => [raw(`row ${i}`), { type: 'raw_number', value: i, text: `${i} %` }])],
+    });
+    expect(html).not.toContain('<img');
+    expect(html).toContain(`<caption>&lt;img src=x onerror=alert(1)&gt;&quot;&amp;</caption>`);
+    expect(html).toContain('<th scope="col" class="num">n</th>');
+    expect([...html.matchAll(/<tr( hidden)?><th scope="row">row (\d)/g)].map((m) => [m[2], m[1] !== undefined])).toEqual([
+      ['1', false],
+      ['2', false],
+      ['3', true],
+    ]);
+    expect(html).toContain('<span class="table-range">1–2 of 3</span>');
+  });
+});
+
 describe('workspaceHtml', () => {
   const message = (ts: string, extra: Partial<PreviewMessage> = {}): PreviewMessage => ({
     channel: 'digests',

@@ -109,6 +109,45 @@ describe('renderMessageAsText', () => {
   });
 });
 
+describe('renderMessageAsText: chart and data table blocks', () => {
+  it('writes a chart as its title and one line per series, a pie one per segment', () => {
+    const series = (name: string, values: number[]) => ({ name, data: values.map((value, i) => ({ label: `w${i}`, value })) });
+    expect(
+      renderMessageAsText({
+        blocks: [
+          {
+            type: 'data_visualization',
+            title: 'Visibility (%)',
+            chart: { type: 'line', series: [series('ChatGPT', [40, 42]), series('Claude', [38, 37])] },
+          },
+          { type: 'data_visualization', title: 'Share', chart: { type: 'pie', segments: [{ label: 'Cited', value: 3 }] } },
+        ],
+      }),
+    ).toBe('📈 Visibility (%) (line chart)\n  • ChatGPT: w0 40, w1 42\n  • Claude: w0 38, w1 37\n📈 Share (pie chart)\n  • Cited 3');
+  });
+
+  it('writes a data table as its caption and one line per row, rich text cells as their text', () => {
+    const rich = { type: 'rich_text', elements: [{ type: 'rich_text_section', elements: [{ type: 'text', text: '−2.1 pts' }] }] };
+    expect(
+      renderMessageAsText({
+        blocks: [
+          {
+            type: 'data_table',
+            caption: 'AI engines',
+            rows: [
+              [
+                { type: 'raw_text', text: 'Engine' },
+                { type: 'raw_text', text: 'Change' },
+              ],
+              [{ type: 'raw_text', text: 'Gemini' }, rich],
+            ],
+          },
+        ],
+      }),
+    ).toBe('▦ AI engines\n  Engine | Change\n  Gemini | −2.1 pts');
+  });
+});
+
 describe('renderConversation', () => {
   it('puts each reply under its parent, whatever the posting order', () => {
     const text = renderConversation([
