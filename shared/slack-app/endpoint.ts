@@ -167,21 +167,20 @@ async function event(body: string, signed: SignedRequestId, request: SlackHttpRe
   if (foreign !== null) return rejected({ kind: 'foreign', reason: foreign });
   const replay = await checkReplay(signed, request.path, 'events', deps);
   if (replay !== null) return replay;
-  return fromEventOutcome(
-    await answerEvent(envelope, { ...signed, retry: request.headers[SLACK_RETRY_NUM_HEADER] }, deps),
-    request.path,
-    deps,
-  );
+  return fromEventOutcome(await answerEvent(envelope, signed, deps), request, deps);
 }
 
 /** Slack's header on a retried event delivery (1, 2, 3). */
 export const SLACK_RETRY_NUM_HEADER = 'x-slack-retry-num';
 
-function fromEventOutcome(outcome: EventOutcome, path: string, deps: SlackEndpointDeps): SlackOutcome {
+function fromEventOutcome(outcome: EventOutcome, request: SlackHttpRequest, deps: SlackEndpointDeps): SlackOutcome {
   if (outcome === 'store_unavailable') return rejected({ kind: 'store_unavailable' });
   if (outcome === 'retried') {
     deps.metrics.count(SLACK_APP_METRICS.slackRequestReplayed);
-    deps.log.info('Slack event retried: answered, not acted on again', { path });
+    deps.log.info('Slack event retried: answered, not acted on again', {
+      path: request.path,
+      retry: request.headers[SLACK_RETRY_NUM_HEADER] ?? 'none (a replay)',
+    });
   }
   return { kind: 'acknowledged' };
 }

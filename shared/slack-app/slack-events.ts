@@ -29,7 +29,7 @@ const MAX_LOGGED_UNHANDLED = 50;
 
 export async function answerEvent(
   envelope: Exclude<SlackEventEnvelope, { kind: 'url_verification' }>,
-  signed: SignedRequestId & { retry?: string | undefined },
+  signed: SignedRequestId,
   deps: EventDeps,
 ): Promise<EventOutcome> {
   if (envelope.kind === 'unhandled') {
