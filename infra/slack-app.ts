@@ -1,5 +1,5 @@
 /**
- * The Slack app: the Slack function behind `POST /slack/commands` and `POST /slack/interactions`
+ * The Slack app: the Slack function behind `POST /slack/commands`, `POST /slack/interactions` and `POST /slack/events` (App Home)
  * on the webhook's HTTP API (with a throttle of their own), its signing secret, the queue of
  * deferred commands (./slack-commands), the stage's workspace, app and access policy, least-privilege
  * roles (its own, and the table statements the digest worker needs for subscriptions, their audit
@@ -46,7 +46,7 @@ import { Store } from './store';
 export const SLACK_TIMEOUT_SECONDS = 5;
 
 /** Slack's request URLs: each gets the stage file's Slack throttle instead of the webhook's. */
-export const SLACK_PATHS = [HTTP_PATHS.slackCommands, HTTP_PATHS.slackInteractions] as const;
+export const SLACK_PATHS = [HTTP_PATHS.slackCommands, HTTP_PATHS.slackInteractions, HTTP_PATHS.slackEvents] as const;
 
 /** SlackRequestForeign in 5 minutes that raise the alarm: one stray request is noise, a few are someone (or a reinstall). */
 export const FOREIGN_REQUESTS_ALARM_THRESHOLD = 3;
@@ -179,6 +179,7 @@ export class SlackApp extends Construct {
         `${baseUrl}${HTTP_PATHS.slackInteractions}`,
         'Request URL of the Slack app interactivity (buttons)',
       ],
+      [STACK_OUTPUTS.slackEventsUrl, `${baseUrl}${HTTP_PATHS.slackEvents}`, 'Request URL of the Slack app event subscriptions (App Home)'],
       [STACK_OUTPUTS.slackSigningSecretSecretArn, secret.secret.secretArn, 'Secret with the Slack app signing secret'],
       [STACK_OUTPUTS.putSlackSigningSecretCommand, secret.putValueCommand(), 'Puts the Slack app signing secret'],
       [STACK_OUTPUTS.slackFunctionName, this.function.fn.functionName, 'Slack function'],
@@ -193,7 +194,7 @@ export class SlackApp extends Construct {
     const fn = new BridgeFunction(this, 'Slack', {
       service: SERVICES.slack,
       config,
-      description: 'Verifies and answers the Slack app (/visibility commands and digest buttons)',
+      description: 'Verifies and answers the Slack app (/visibility commands, digest buttons, App Home events)',
       timeoutSeconds: SLACK_TIMEOUT_SECONDS,
       environment: {
         [ENV.tableName]: props.table.tableName,

@@ -26,6 +26,7 @@ import {
 import { BridgeFunction } from './bridge-function';
 import type { BridgeConfig } from './config';
 import { Store } from './store';
+import { SLACK_PATHS } from './slack-app';
 
 export const INGEST_TIMEOUT_SECONDS = 8; // the sender gives up after 10 s
 
@@ -123,9 +124,7 @@ export class Webhook extends Construct {
       logGroup: this.accessLogs,
       filterPattern: FilterPattern.all(
         FilterPattern.stringValue('$.status', '=', '429'),
-        ...[HTTP_PATHS.slackCommands, HTTP_PATHS.slackInteractions].map((path) =>
-          FilterPattern.stringValue('$.routeKey', '!=', `POST ${path}`),
-        ),
+        ...SLACK_PATHS.map((path) => FilterPattern.stringValue('$.routeKey', '!=', `POST ${path}`)),
       ),
       metricNamespace: METRICS_NAMESPACE,
       metricName: WEBHOOK_API_METRICS.throttled,

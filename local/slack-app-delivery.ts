@@ -32,6 +32,8 @@ export interface SlackSender {
 export interface SlackAppTarget {
   commandsUrl: string;
   interactionsUrl: string;
+  /** The Events API request URL (App Home); none: the Home tab can't be opened (local/slack/events.ts). */
+  eventsUrl?: string | undefined;
   signingSecret: string;
 }
 

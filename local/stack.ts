@@ -396,6 +396,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     slack?.connectApp({
       commandsUrl: `${gateway.url}${HTTP_PATHS.slackCommands}`,
       interactionsUrl: `${gateway.url}${HTTP_PATHS.slackInteractions}`,
+      eventsUrl: `${gateway.url}${HTTP_PATHS.slackEvents}`,
       signingSecret: slackSigningSecret,
     });
 

@@ -88,6 +88,7 @@ export const LOCAL_TOPOLOGY = {
     { method: 'POST', path: HTTP_PATHS.webhook, function: SERVICES.ingest },
     { method: 'POST', path: HTTP_PATHS.slackCommands, function: SERVICES.slack },
     { method: 'POST', path: HTTP_PATHS.slackInteractions, function: SERVICES.slack },
+    { method: 'POST', path: HTTP_PATHS.slackEvents, function: SERVICES.slack },
   ] satisfies readonly RouteSpec[],
   schedules: {
     weeklySweep: { kind: QUEUE_MESSAGE_KINDS.weeklySweep, queue: 'digest', everyMinutes: SWEEP_MINUTES },

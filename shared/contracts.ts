@@ -302,7 +302,13 @@ export const COUNTS_A_FAILURE: Readonly<Record<AnyMetricName, boolean>> = Object
 ) as Record<AnyMetricName, boolean>;
 
 /** HTTP paths of the API (API Gateway routes and the local gateway). */
-export const HTTP_PATHS = { webhook: '/webhook', slackCommands: '/slack/commands', slackInteractions: '/slack/interactions' } as const;
+export const HTTP_PATHS = {
+  webhook: '/webhook',
+  slackCommands: '/slack/commands',
+  slackInteractions: '/slack/interactions',
+  /** Slack's Events API (App Home: `url_verification`, `app_home_opened`). */
+  slackEvents: '/slack/events',
+} as const;
 
 /** Kinds of queue message beyond the webhook event envelope (`{event, received_at}`, which has no `kind`). */
 export const QUEUE_MESSAGE_KINDS = {
@@ -314,6 +320,8 @@ export const QUEUE_MESSAGE_KINDS = {
   weeklySweep: 'weekly_sweep',
   /** Post the catch-ups of channels whose quiet hours ended (the stack's schedule every 5 minutes; shared/digest/held-digests.ts). */
   quietCatchUp: 'quiet_catch_up',
+  /** Publish a user's App Home portfolio (opened, paged, or after a subscribe from it), answered by the digest worker. */
+  slackHome: 'slack_home',
 } as const;
 
 /**
@@ -436,6 +444,8 @@ export const STACK_OUTPUTS = {
   slackCommandsUrl: 'SlackCommandsUrl',
   /** Request URL of the Slack app's interactivity (buttons). */
   slackInteractionsUrl: 'SlackInteractionsUrl',
+  /** Request URL of the Slack app's event subscriptions (App Home). */
+  slackEventsUrl: 'SlackEventsUrl',
   slackFunctionName: 'SlackFunctionName',
   /** The stage file's `slackTeamIds` (comma-separated), `slackEnterpriseId`, `slackAppId`; absent when unset (`bridge doctor` compares them with Slack's). */
   slackTeamIds: 'SlackTeamIds',

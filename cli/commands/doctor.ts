@@ -20,7 +20,9 @@ import { LOCAL_SLACK_APP_ID, LOCAL_SLACK_TEAM_ID } from '../../local/slack-app-d
 import { buildContext, formatAge, positiveNumber, str, AWS_OPTIONS, type CommandContext, type Parsed } from '../args';
 import type { LeafDef } from '../command-spec';
 import { dynamoClient, endpointFor, secretsClient, sqsClient, STACK_OUTPUTS } from '../aws';
-import { TABLE } from '../../shared/contracts';
+import { HTTP_PATHS, TABLE } from '../../shared/contracts';
+import { SLACK_BOT_EVENTS } from '../../shared/slack-app/events';
+import { signSlackRequest } from '../../shared/slack-request-signature';
 import { aws, explainError } from '../errors';
 import type { CliIo } from '../io';
 import { LOCAL_SLACK_TOKEN } from '../ready-file';
@@ -150,6 +152,45 @@ export function checkSlackSigningSecret(text: string | undefined, hint: Hint = p
     return ok(id, title, secrets.length === 1 ? 'set' : `set (${secrets.length} secrets, while regenerating)`);
   } catch (err) {
     return fail(id, title, (err as Error).message, setCommand);
+  }
+}
+
+/** What the events check needs: the app's events request URL and the Slack signing secret to sign Slack's URL check with. */
+export interface SlackEventsProbe {
+  url: string;
+  signingSecret: string;
+}
+
+/**
+ * The Home tab's event route: a signed `url_verification`, as Slack sends it when the app's Event
+ * Subscriptions are saved, must come back with its challenge. Slack enables the subscription (and so
+ * `app_home_opened`, which publishes the Home tab) only after that answer; the app's Home tab and bot
+ * event themselves are settings of the app (the manifest has them), which no bot token can read.
+ */
+export async function checkSlackEvents(probe: SlackEventsProbe, fetchFn: typeof fetch, nowMs: number): Promise<Check> {
+  const id = 'slack.events';
+  const title = 'App Home events URL answers Slack';
+  const settings = `in the app's settings: App Home → Home Tab on; Event Subscriptions → Request URL ${probe.url}, bot events ${SLACK_BOT_EVENTS.join(', ')} (or paste \`bridge slack manifest\` again)`;
+  const challenge = `doctor-${nowMs}`;
+  const body = JSON.stringify({ type: 'url_verification', token: 'doctor', challenge });
+  try {
+    const response = await fetchFn(probe.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...signSlackRequest(probe.signingSecret, Math.floor(nowMs / 1000), body) },
+      body,
+      signal: AbortSignal.timeout(HTTP_TIMEOUT_MS),
+    });
+    const text = await response.text();
+    if (response.ok && text.includes(challenge)) return ok(id, title, `${probe.url} echoes the challenge; ${settings}`);
+    const why = response.status === 401 ? 'the Slack signing secret does not verify there' : `answered ${response.status}`;
+    return fail(
+      id,
+      title,
+      `${probe.url} ${why}`,
+      response.status === 404 ? `deploy the stack with the ${HTTP_PATHS.slackEvents} route, then ${settings}` : settings,
+    );
+  } catch (err) {
+    return fail(id, title, `cannot reach ${probe.url}: ${err instanceof Error ? err.message : String(err)}`, settings);
   }
 }
 
@@ -439,6 +480,8 @@ interface Plan {
   tableName: string | undefined;
   /** The Slack ids the stage serves and where to fix them; undefined: not checked (a local stack on a real Slack). */
   slackIds: { stage: StageSlackIds; where: StageFileHint } | undefined;
+  /** The events URL and the Slack signing secret to probe it with; undefined: not known (the check says why). */
+  slackEvents: SlackEventsProbe | string;
 }
 
 async function planLocal(ctx: CommandContext): Promise<Plan> {
@@ -472,7 +515,8 @@ async function planLocal(ctx: CommandContext): Promise<Plan> {
   } else {
     checks.push(ok('secret.slack-token', 'Slack token', realSlack ? 'set (SLACK_BOT_TOKEN)' : 'local Slack server token'));
   }
-  const slackSigning = (await localSlackFields(local)).signingSecret;
+  const localSlack = await localSlackFields(local);
+  const slackSigning = localSlack.signingSecret;
   checks.push(
     slackSigning !== undefined
       ? ok('secret.slack-signing', 'Slack signing secret', 'set (ready file)')
@@ -486,6 +530,10 @@ async function planLocal(ctx: CommandContext): Promise<Plan> {
     channels: channelsFrom(local.slackDefaultChannel, local.slackProjectChannels),
     dlqUrl: local.dlqUrl,
     tableName: local.tableName,
+    slackEvents:
+      slackSigning === undefined
+        ? 'no slackSigningSecret in the ready file'
+        : { url: `${localSlack.baseUrl}${HTTP_PATHS.slackEvents}`, signingSecret: slackSigning },
     // The local stack serves only its local Slack's workspace and app (local/stack.ts).
     slackIds: realSlack
       ? undefined
@@ -517,6 +565,7 @@ async function planStack(ctx: CommandContext): Promise<Plan | { ready: false; ch
   const sm = secretsClient(ctx.settings);
   const endpoint = endpointFor(ctx.settings, 'secretsmanager');
   const secrets: SecretValues = { readApiKey: undefined, slackToken: undefined, signingSecrets: undefined };
+  let slackEvents: SlackEventsProbe | string = 'needs the Slack signing secret';
   try {
     const read = async (output: string): Promise<{ id: string; text: string | undefined } | Check> => {
       const id = outputs[output];
@@ -563,11 +612,16 @@ async function planStack(ctx: CommandContext): Promise<Plan | { ready: false; ch
       secrets.signingSecrets = value;
     }
     const slackSigning = await read(STACK_OUTPUTS.slackSigningSecretSecretArn);
-    checks.push(
+    const signingCheck =
       'status' in slackSigning
         ? { ...slackSigning, id: 'secret.slack-signing', title: 'Slack signing secret' }
-        : checkSlackSigningSecret(slackSigning.text, ctx.hint),
-    );
+        : checkSlackSigningSecret(slackSigning.text, ctx.hint);
+    checks.push(signingCheck);
+    const eventsUrl = outputs[STACK_OUTPUTS.slackEventsUrl];
+    if (eventsUrl === undefined || eventsUrl === '')
+      slackEvents = `the stack has no output ${STACK_OUTPUTS.slackEventsUrl} (deploy this version)`;
+    else if (signingCheck.status === 'ok' && !('status' in slackSigning))
+      slackEvents = { url: eventsUrl, signingSecret: parseSlackSigningSecretValue(slackSigning.text?.trim() ?? '')[0] ?? '' };
   } finally {
     sm.destroy();
   }
@@ -584,6 +638,7 @@ async function planStack(ctx: CommandContext): Promise<Plan | { ready: false; ch
     dlqUrl: outputs[STACK_OUTPUTS.dlqUrl],
     tableName: outputs[STACK_OUTPUTS.tableName],
     slackIds: { stage: stageSlackIds(outputs), where: stageFileHint(ctx.stack.stackName) },
+    slackEvents,
   };
 }
 
@@ -663,6 +718,13 @@ async function doctorCommand(parsed: Parsed, io: CliIo): Promise<CommandResult> 
     }
     if (plan.secrets.slackToken !== undefined && plan.slackIds !== undefined)
       add(await checkSlackWorkspace(plan.secrets.slackToken, slackApiUrl, plan.slackIds.stage, plan.slackIds.where));
+
+    progress.update('checking the App Home events URL…');
+    add(
+      typeof plan.slackEvents === 'string'
+        ? skip('slack.events', 'App Home events URL answers Slack', plan.slackEvents)
+        : await checkSlackEvents(plan.slackEvents, ctx.fetch, ctx.now()),
+    );
 
     progress.update('checking the DLQ…');
     if (plan.dlqUrl === undefined)

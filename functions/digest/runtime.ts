@@ -277,7 +277,7 @@ export function createDigestRuntime(
   const responder = new ResponseUrlResponder({ allowedOrigins: responseOriginsFor(config.slackApiUrl) });
   // Deferred commands: whether the bot can post in a channel (subscribe), with the same token as the poster.
   const workspace = new SlackWorkspace({ token: secrets.slackToken, slackApiUrl: config.slackApiUrl, clock });
-  const slackApp = { access: config.slackAccess, groups: workspace, channels: workspace };
+  const slackApp = { access: config.slackAccess, groups: workspace, channels: workspace, views: workspace };
   const actionValues = actionValuesFor(config, observe, clock);
   // Held digests and their catch-ups live in the same table.
   const quietHours = new DynamoQuietHoursStore(dynamo, config.tableName);

@@ -19,6 +19,9 @@ body{font:15px/1.46668 -apple-system,BlinkMacSystemFont,"Segoe UI",Lato,"Helveti
 .count{font-size:12px;opacity:.75}
 .topbar{flex:none;display:flex;align-items:center;gap:12px;padding:8px 20px;background:#350d36;color:#fff;font-weight:900;font-size:16px}
 .topbar-note{font-weight:400;font-size:12px;opacity:.7}
+.topbar-tab{color:#fff;text-decoration:none;font-weight:400;font-size:14px;opacity:.8}
+.topbar-tab.selected{font-weight:900;opacity:1}
+.home{flex:1;overflow:auto;padding:16px 20px;max-width:900px}
 .status{margin-left:auto;font-weight:400;font-size:12px;color:#e8dfe8}
 .status.live::before{content:"●";color:#2bac76;margin-right:4px}
 .status.down::before{content:"●";color:#e01e5a;margin-right:4px}

@@ -36,7 +36,7 @@ export function pageHtml(workspace: string, timeline: string, composer?: { chann
 </head>
 <body>
 <div id="app">
-<header class="topbar"><span id="title">All messages</span><span class="topbar-note">local Slack preview</span><span id="status" class="status">connecting…</span></header>
+<header class="topbar"><span id="title">All messages</span><a class="topbar-tab" href="/slack/home">Home</a><span class="topbar-note">local Slack preview</span><span id="status" class="status">connecting…</span></header>
 <div id="timeline">${timeline}</div>
 ${composer ? composerHtml(composer) : ''}
 </div>

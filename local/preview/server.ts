@@ -14,9 +14,10 @@ import { readBody, send, sendJson } from '../http';
 import { PREVIEW_CSS, PREVIEW_JS } from './assets';
 import { pageHtml, PREVIEW_PATHS } from './page';
 import { workspaceHtml, type PreviewMessage } from './timeline';
+import { HOME_JS, HOME_PATHS, homePageHtml, homeViewHtml, type HomeSource } from './home';
 
 /** Where the preview reads messages from; the local Slack server (`LocalSlackServer`) is one. */
-export interface PreviewSource {
+export interface PreviewSource extends HomeSource {
   messages(): PreviewMessage[];
   /** Calls `listener` after every change to the messages; returns the unsubscribe function. */
   subscribe(listener: () => void): () => void;
@@ -60,6 +61,10 @@ export class SlackPreview {
       void this.act(path, req, res);
       return true;
     }
+    if (method === 'POST' && (path === HOME_PATHS.open || path === HOME_PATHS.click)) {
+      void this.actOnHome(path, req, res);
+      return true;
+    }
     if (method !== 'GET' && method !== 'HEAD') return false;
     if (path.startsWith(PREVIEW_PATHS.files)) {
       this.file(path.slice(PREVIEW_PATHS.files.length), res);
@@ -77,6 +82,15 @@ export class SlackPreview {
         return true;
       case PREVIEW_PATHS.timeline:
         this.send(res, 'text/html', this.timeline());
+        return true;
+      case HOME_PATHS.page:
+        this.send(res, 'text/html', homePageHtml(this.workspace(), homeViewHtml(this.source), PREVIEW_PATHS.css));
+        return true;
+      case HOME_PATHS.view:
+        this.send(res, 'text/html', homeViewHtml(this.source));
+        return true;
+      case HOME_PATHS.js:
+        this.send(res, 'text/javascript', HOME_JS);
         return true;
       case PREVIEW_PATHS.events:
         this.stream(req, res);
@@ -148,6 +162,32 @@ export class SlackPreview {
         input.kind === 'command'
           ? await this.source.sendCommand?.({ channel: input.channel, line: input.line })
           : await this.source.clickButton?.({ channel: input.channel, ts: input.ts, actionId: input.actionId });
+      if (delivered === undefined) {
+        answer(404, { error: 'no Slack app is connected to this preview' });
+        return;
+      }
+      answer(200, { status: delivered.status });
+    } catch (error) {
+      answer(502, { error: error instanceof Error ? error.message : String(error) });
+    }
+  }
+
+  /** The Home tab opened, or one of its buttons clicked, through the source (the local Slack server delivers it signed). */
+  private async actOnHome(path: string, req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const answer = (status: number, body: Record<string, unknown>): void => sendJson(res, status, body, SECURITY_HEADERS);
+    try {
+      if (!(req.headers['content-type'] ?? '').startsWith('application/json')) {
+        answer(415, { error: 'send application/json' });
+        return;
+      }
+      const body: unknown = JSON.parse((await readBody(req, ACTION_BODY_LIMIT)).toString('utf8') || '{}');
+      const actionId = isRecord(body) && typeof body['actionId'] === 'string' ? body['actionId'] : undefined;
+      if (path === HOME_PATHS.click && actionId === undefined) {
+        answer(400, { error: 'actionId is required' });
+        return;
+      }
+      const delivered =
+        path === HOME_PATHS.open ? await this.source.openHome?.() : await this.source.clickHome?.({ actionId: actionId ?? '' });
       if (delivered === undefined) {
         answer(404, { error: 'no Slack app is connected to this preview' });
         return;

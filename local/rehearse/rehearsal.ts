@@ -28,6 +28,7 @@ import {
 import { checkCalls, describeDenial, rolePolicies } from './iam-check';
 import { egressFetch, REHEARSAL_ACCOUNT_ID, type RehearsedStack } from './rehearsed-stack';
 import { chartScenario, quietScenario, weeklyScenario } from './report-scenarios';
+import { slackEventsScenario } from './slack-events';
 import { runbookSteps } from './runbook';
 import { channelSubscribed, recordedResponseUrl, slashCommandForm } from './slack-requests';
 
@@ -56,6 +57,7 @@ export const SCENARIOS = [
   'forged',
   'foreign',
   'replay',
+  'slack-events',
   'faults',
   'slack-outage',
   'rotation',
@@ -102,7 +104,7 @@ export interface RehearsalOptions {
  * against what both emitted.
  */
 export const PARALLEL_GROUPS: readonly (readonly ScenarioName[])[] = [
-  ['outputs', 'runbook', 'digest', 'weekly', 'slash-command', 'forged', 'foreign', 'replay', 'faults', 'button'],
+  ['outputs', 'runbook', 'digest', 'weekly', 'slash-command', 'forged', 'foreign', 'replay', 'slack-events', 'faults', 'button'],
   ['outputs', 'chart', 'quiet', 'slack-outage', 'rotation', 'slack-flood', 'flood'],
 ];
 
@@ -296,6 +298,7 @@ const SCENARIO_RUNNERS: Record<ScenarioName, ScenarioRunner> = {
   forged: forgedScenario,
   foreign: foreignScenario,
   replay: replayScenario,
+  'slack-events': slackEventsScenario,
   faults: faultScenarios,
   'slack-outage': slackOutageScenario,
   rotation: rotationScenario,

@@ -23,6 +23,8 @@ import { LOCAL_SLACK_APP_ID, LOCAL_SLACK_TEAM_ID, type AppAnswer, type SlackAppT
 import { FAULTS_PATH, faultAnswer, SlackFaults, type FaultSpec } from './faults';
 import { RESPONSE_URL_PATH, SlackInteractions, type ClickInput, type CommandInput } from './interactions';
 import { renderConversation, renderMessageAsText } from './render-text';
+import { SlackEvents, type EventDelivery, type HomeClickInput, type OpenHomeInput } from './events';
+import type { PublishedHome } from './views';
 import { SlackStore, type EphemeralMessage, type PostedMessage, type WorkspaceChannels } from './store';
 import {
   bearer,
@@ -41,6 +43,7 @@ export { RESPONSE_URL_PATH } from './interactions';
 export { ChannelRateLimit } from './rate-limit';
 export { mrkdwnToPlain, renderConversation, renderMessageAsText } from './render-text';
 export type { EphemeralMessage, PostedMessage } from './store';
+export type { PublishedHome } from './views';
 
 export interface RecordedCall {
   method: string;
@@ -122,6 +125,8 @@ export class LocalSlackServer {
   private readonly store: SlackStore;
   private readonly webApi: SlackWebApi;
   private readonly interactions: SlackInteractions;
+  private readonly events: SlackEvents;
+  private app: SlackAppTarget | undefined;
   private readonly faults: SlackFaults;
   private latencyMs: number;
   private closed = false;
@@ -151,6 +156,11 @@ export class LocalSlackServer {
     const responseUrlOrigin = options.responseUrlOrigin ?? origin;
     this.interactions = new SlackInteractions(this.store, { teamId, appId, enterpriseId, responseUrlOrigin });
     this.responses = this.interactions.responses;
+    const connected = (): SlackAppTarget => {
+      if (this.app === undefined) throw new Error('no Slack app is connected to the local Slack server (connectApp)');
+      return this.app;
+    };
+    this.events = new SlackEvents(connected, { teamId, appId, enterpriseId }, this.webApi.homeTabs);
   }
 
   static async start(options: LocalSlackServerOptions = {}): Promise<LocalSlackServer> {
@@ -228,7 +238,28 @@ export class LocalSlackServer {
 
   /** Where slash commands and button clicks go, and the signing secret (the app's settings in Slack). */
   connectApp(target: SlackAppTarget): void {
+    this.app = target;
     this.interactions.connectApp(target);
+  }
+
+  /** Slack's check of the app's events request URL (`url_verification`): the app must echo the challenge. */
+  async verifyEventsUrl(challenge?: string): Promise<AppAnswer & { challenge: string }> {
+    return this.events.verifyUrl(challenge);
+  }
+
+  /** A user opens the app's Home tab: a signed `app_home_opened` to the events URL (`retryOf`: Slack's retry of that event). */
+  async openHome(input?: OpenHomeInput): Promise<EventDelivery> {
+    return this.events.openHome(input);
+  }
+
+  /** A click on the user's published Home tab: a page button, "Open latest digest", or a channel picked to subscribe. */
+  async clickHome(input: HomeClickInput): Promise<AppAnswer> {
+    return this.events.clickHome(input);
+  }
+
+  /** The Home tab the app last published for `userId` (`views.publish`); undefined before one. */
+  homeView(userId = 'U0LOCAL'): PublishedHome | undefined {
+    return this.webApi.homeTabs.of(userId);
   }
 
   /**

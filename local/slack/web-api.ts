@@ -4,7 +4,7 @@
  * `chat.update`, `chat.postEphemeral`, `chat.delete`, `conversations.info` (`is_member` true only where the bot is a member,
  * `is_archived` for archived channels), `conversations.history`, `conversations.replies`,
  * `usergroups.users.list`, and the file upload (`files.getUploadURLExternal`, the upload URL,
- * `files.completeUploadExternal`). Anything else answers `{ ok: false, error: 'unknown_method' }`.
+ * `files.completeUploadExternal`), `views.publish` (./views.ts). Anything else answers `{ ok: false, error: 'unknown_method' }`.
  */
 import { randomUUID } from 'node:crypto';
 import type http from 'node:http';
@@ -13,6 +13,7 @@ import { nativeBlockProblems } from '../../shared/slack-blocks/check';
 import { isRecord } from '../../shared/util';
 import { ChannelRateLimit, type ChannelRateLimitOptions } from './rate-limit';
 import type { LocalSlackFile, PostedMessage, SlackStore } from './store';
+import { HomeTabs } from './views';
 
 /** Where the bytes of an upload go (`POST /_upload/<file id>`), and where they are served (`GET /_files/<file id>/<name>`). */
 const FILE_UPLOAD_PATH = '/_upload/';
@@ -59,6 +60,8 @@ export interface WebApiOptions {
 }
 
 export class SlackWebApi {
+  /** Each user's Home tab, as `views.publish` left it. */
+  readonly homeTabs: HomeTabs;
   private tokens: Set<string> | undefined;
   private readonly userGroups: Map<string, string[]>;
   private readonly rateLimit: ChannelRateLimit | undefined;
@@ -77,6 +80,7 @@ export class SlackWebApi {
     this.userGroups = new Map(Object.entries(options.userGroups ?? {}));
     this.rateLimit = options.channelPace ? new ChannelRateLimit(options.channelPace) : undefined;
     this.fileUploadOrigin = options.fileUploadOrigin;
+    this.homeTabs = new HomeTabs(() => store.notify());
   }
 
   setTokens(tokens: string[] | undefined): void {
@@ -86,6 +90,7 @@ export class SlackWebApi {
   /** Forgets the posting limit's per-channel credit. */
   reset(): void {
     this.rateLimit?.clear();
+    this.homeTabs.clear();
   }
 
   /** Answers one call; `call` is where a created/updated/deleted message's `ts` is noted. */
@@ -137,6 +142,8 @@ export class SlackWebApi {
         return this.fileUploadUrl(args);
       case 'files.completeUploadExternal':
         return this.completeFileUpload(args, call);
+      case 'views.publish':
+        return this.homeTabs.publish(args);
       default:
         return fail('unknown_method');
     }

@@ -6,6 +6,8 @@
  * - `ChannelAccess`: `conversations.info` (scope `channels:read`, `groups:read` for private ones):
  *   `is_member` / `is_archived`, `channel_not_found` (a private channel or DM the bot is not in
  *   looks like that to it), with the bot's user id from `auth.test` so the answer can name it.
+ * - `HomeViews`: `views.publish` of a user's App Home tab (no scope beyond the bot's; the Home tab
+ *   must be enabled in the app, `bridge doctor` checks it).
  * Errors leave as the domain's vocabulary (./slack-errors): `SlackUnavailableError` (retry later),
  * `SlackPermanentError` (a NeedsOperatorFix: a missing scope, a revoked token). The token is read
  * through the one secret cache on every call, so a rotated token takes effect without a redeploy.
@@ -15,6 +17,7 @@ import type { Clock, SecretSource } from '../ports';
 import { systemClock } from '../ports';
 import { readHeaderSecretValue } from '../secrets';
 import type { ChannelAccess, PostingAccess, UserGroupMembers } from '../slack-app/ports';
+import type { HomeView, HomeViews } from '../slack-app/home/ports';
 import { classifySlackError, fixForSlackError, SlackPermanentError, SlackUnavailableError } from './slack-errors';
 import { createSlackClient, redactor } from './slack-poster';
 
@@ -34,7 +37,7 @@ export const USER_GROUP_CACHE_MS = 5 * 60_000;
 /** Pages of usergroups.users.list are not a thing: it returns every member at once. */
 const DEFAULT_REQUEST_TIMEOUT_MS = 1_000;
 
-export class SlackWorkspace implements UserGroupMembers, ChannelAccess {
+export class SlackWorkspace implements UserGroupMembers, ChannelAccess, HomeViews {
   private readonly clock: Clock;
   private readonly cacheMs: number;
   private readonly requestTimeoutMs: number;
@@ -78,6 +81,16 @@ export class SlackWorkspace implements UserGroupMembers, ChannelAccess {
     if (info?.is_archived === true) return { canPost: false, reason: 'archived' };
     if (info?.is_member !== true) return { canPost: false, reason: 'not_member', ...(await this.bot(web)) };
     return { canPost: true };
+  }
+
+  async publish(userId: string, view: HomeView): Promise<void> {
+    const { web, redact } = await this.web();
+    try {
+      // The SDK's view type lists known blocks only; the view is Block Kit JSON built by ../slack-app/home/view.ts.
+      await web.views.publish({ user_id: userId, view: view as unknown as Parameters<WebClient['views']['publish']>[0]['view'] });
+    } catch (error) {
+      throw slackFailure(error, 'views.publish', userId, redact);
+    }
   }
 
   /** The bot's user id (auth.test), once; nothing when Slack won't say (the answer then names no one). */

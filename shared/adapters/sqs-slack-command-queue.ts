@@ -1,7 +1,8 @@
-/** DeferredCommandQueue on SQS: the commands' own queue, with the `type` attribute the DLQ tools read. */
+/** DeferredCommandQueue on SQS: the commands' own queue (commands and App Home publishes), with the `type` attribute the DLQ tools read. */
 import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { MESSAGE_ATTRIBUTE_TYPE } from '../events';
 import type { DeferredCommandQueue, DeferredSlackCommand } from '../slack-app/ports';
+import type { HomeRequest } from '../slack-app/home/ports';
 
 export class SqsDeferredCommandQueue implements DeferredCommandQueue {
   constructor(
@@ -9,7 +10,7 @@ export class SqsDeferredCommandQueue implements DeferredCommandQueue {
     private readonly queueUrl: string,
   ) {}
 
-  async send(message: DeferredSlackCommand): Promise<void> {
+  async send(message: DeferredSlackCommand | HomeRequest): Promise<void> {
     await this.client.send(
       new SendMessageCommand({
         QueueUrl: this.queueUrl,

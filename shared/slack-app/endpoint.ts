@@ -1,5 +1,6 @@
 /**
- * The Slack endpoints: `POST /slack/commands` and `POST /slack/interactions`. The signature is
+ * The Slack endpoints: `POST /slack/commands`, `POST /slack/interactions` and `POST /slack/events`
+ * (App Home, ./slack-events.ts). The signature is
  * checked first, over the raw bytes; nothing is read or written before it passes. Then the request
  * must come from our workspace (or Grid org) and be for our app (./workspace-gate.ts: 403 otherwise),
  * and its MAC must not have been acted on already (a replay, however its signature is spelled, is
@@ -21,12 +22,14 @@ import {
 import { handleButtonAction, type ActionDeps } from './actions';
 import type { ActionValueCodec } from '../buttons/value';
 import { parseSlashCommandForm } from './commands';
-import { parseInteractionForm, type ButtonRefusal } from './interactions';
+import { parseInteractionRequest, type ButtonRefusal } from './interactions';
 import { SlackAppStoreError } from '../errors';
 import type { ReplayGuard, SignedRequestId, SlackReply } from './ports';
 import * as reply from './replies';
 import { answerSlashCommand, type CommandAck } from './service';
+import { answerEvent, answerHomeAction, type EventOutcome } from './slack-events';
 import { foreignReason, requestOrigin, type ForeignReason, type WorkspaceAllowList } from './workspace-gate';
+import { parseEventEnvelope } from './events';
 
 /** Interaction payloads carry the message's blocks (up to 50); 1 MiB is far above any real one and bounds the HMAC work. */
 export const MAX_SLACK_BODY_BYTES = 1024 * 1024;
@@ -71,11 +74,13 @@ export type SlackRejection =
   | { kind: 'bad_request'; problem: string }
   | { kind: 'store_unavailable' };
 
-type Route = 'commands' | 'interactions';
+type Route = 'commands' | 'interactions' | 'events';
 
 export type SlackOutcome =
   | { kind: 'reply'; reply: SlackReply }
   | { kind: 'acknowledged' }
+  /** Slack's check of the events request URL: its challenge echoed. */
+  | { kind: 'challenge'; challenge: string }
   /** Its signature was already acted on: answered (a command ephemerally), nothing done again. */
   | { kind: 'replayed'; route: Route }
   | { kind: 'rejected'; rejection: SlackRejection };
@@ -100,6 +105,7 @@ export function toSlackHttpResponse(outcome: SlackOutcome): SlackHttpResponse {
   });
   if (outcome.kind === 'reply') return json(200, outcome.reply);
   if (outcome.kind === 'acknowledged') return { statusCode: 200, headers: {}, body: '' };
+  if (outcome.kind === 'challenge') return json(200, { challenge: outcome.challenge });
   if (outcome.kind === 'replayed')
     return outcome.route === 'commands'
       ? json(200, { response_type: 'ephemeral', text: ALREADY_HANDLED_TEXT })
@@ -138,11 +144,45 @@ async function slackOutcome(request: SlackHttpRequest, deps: SlackEndpointDeps):
   const verified = await verify(request, deps);
   if ('kind' in verified) return rejected(verified);
   const form = request.rawBody.toString('utf8');
+  if (route === 'events') return event(form, verified, request, deps);
   const foreign = foreignReason(requestOrigin(request.path, form), deps.workspace);
   if (foreign !== null) return rejected({ kind: 'foreign', reason: foreign });
   const replay = await checkReplay(verified, request.path, route, deps);
   if (replay !== null) return replay;
   return route === 'commands' ? command(form, deps) : interaction(form, deps);
+}
+
+/**
+ * An Events API request: parsed once; `url_verification` is answered on its signature alone (it acts
+ * on nothing and carries no workspace, and Slack sends it when the app is created, before the stage
+ * names its workspace); an event passes the workspace gate and the replay guard like a command, then
+ * is acted on once per Slack event id (Slack retries an event with a new signature).
+ */
+async function event(body: string, signed: SignedRequestId, request: SlackHttpRequest, deps: SlackEndpointDeps): Promise<SlackOutcome> {
+  const parsed = parseEventEnvelope(body);
+  if (!parsed.ok) return rejected({ kind: 'bad_request', problem: parsed.problem });
+  const envelope = parsed.envelope;
+  if (envelope.kind === 'url_verification') return { kind: 'challenge', challenge: envelope.challenge };
+  const foreign = foreignReason(envelope.origin, deps.workspace);
+  if (foreign !== null) return rejected({ kind: 'foreign', reason: foreign });
+  const replay = await checkReplay(signed, request.path, 'events', deps);
+  if (replay !== null) return replay;
+  return fromEventOutcome(await answerEvent(envelope, signed, deps), request, deps);
+}
+
+/** Slack's header on a retried event delivery (1, 2, 3). */
+export const SLACK_RETRY_NUM_HEADER = 'x-slack-retry-num';
+
+function fromEventOutcome(outcome: EventOutcome, request: SlackHttpRequest, deps: SlackEndpointDeps): SlackOutcome {
+  if (outcome === 'store_unavailable') return rejected({ kind: 'store_unavailable' });
+  if (outcome === 'retried') {
+    deps.metrics.count(SLACK_APP_METRICS.slackRequestReplayed);
+    deps.log.info('Slack event retried: answered, not acted on again', {
+      path: request.path,
+      retry: request.headers[SLACK_RETRY_NUM_HEADER] ?? 'none (a replay)',
+    });
+  }
+  return { kind: 'acknowledged' };
 }
 
 /** Null for a first request; the outcome of a replay, or of a table that can't say (nothing done: Slack shows an error). */
@@ -161,6 +201,7 @@ async function checkReplay(signed: SignedRequestId, path: string, route: Route, 
 function routeOf(path: string): Route | undefined {
   if (path === HTTP_PATHS.slackCommands) return 'commands';
   if (path === HTTP_PATHS.slackInteractions) return 'interactions';
+  if (path === HTTP_PATHS.slackEvents) return 'events';
   return undefined;
 }
 
@@ -220,7 +261,13 @@ async function interaction(form: string, deps: SlackEndpointDeps): Promise<Slack
     deps.log.error('action-signing key could not be read: the click was not acted on', describeError(error));
     return rejected({ kind: 'secrets_unavailable' });
   }
-  const parsed = parseInteractionForm(form, codec);
+  const request = parseInteractionRequest(form, codec);
+  if (request.kind === 'home') {
+    await answerHomeAction(request.action, deps);
+    deps.metrics.count(SLACK_APP_METRICS.slackActionHandled);
+    return { kind: 'acknowledged' };
+  }
+  const parsed = request.parse;
   if (!parsed.ok && parsed.refusal !== undefined) return refuseButton(parsed.refusal, deps);
   if (!parsed.ok) return rejected({ kind: 'bad_request', problem: parsed.problem });
   const { action } = parsed.interaction;

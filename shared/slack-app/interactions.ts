@@ -10,6 +10,7 @@ import { isChannelId } from '../routing';
 import type { ActionTarget, ActionValueCodec } from '../buttons/value';
 import { ACTION_IDS, SETTINGS_ACTION_IDS, type SettingsActionId } from '../buttons/ids';
 import type { ShareTarget, ShareValues } from './ports';
+import { isHomeAction, parseHomeAction, type HomeAction } from './home/actions';
 
 export type { ActionTarget } from '../buttons/value';
 
@@ -45,6 +46,19 @@ export interface ButtonRefusal {
 export type InteractionParse =
   { ok: true; interaction: BlockActionInteraction } | { ok: false; problem: string; refusal?: ButtonRefusal | undefined };
 
+/** An interaction request: a click on the app's Home tab (no message, no response_url: its answer is the tab re-published), or on a message. */
+export type InteractionRequest = { kind: 'home'; action: HomeAction } | { kind: 'message'; parse: InteractionParse };
+
+/** Parses the form body of an interaction request once: a Home tab action, or a message's (see `parseInteractionForm`). */
+export function parseInteractionRequest(rawBody: string, codec: ActionValueCodec): InteractionRequest {
+  const payload = parseJsonOrUndefined(new URLSearchParams(rawBody).get('payload'));
+  if (isRecord(payload) && payload['type'] === 'block_actions' && isHomeAction(payload)) {
+    const action = parseHomeAction(payload);
+    return typeof action === 'string' ? { kind: 'message', parse: { ok: false, problem: action } } : { kind: 'home', action };
+  }
+  return { kind: 'message', parse: parsePayload(payload, codec) };
+}
+
 /** The value of a digest button for `target`, signed with the stage's newest action-signing key. */
 export function encodeActionValue(target: ActionTarget, codec: ActionValueCodec): string {
   return codec.encode(target);
@@ -57,7 +71,11 @@ export function decodeActionValue(value: unknown, codec: ActionValueCodec): Acti
 
 /** Parses the form body of an interaction request (`payload=<JSON>`), verifying a digest button's value with `codec`. */
 export function parseInteractionForm(rawBody: string, codec: ActionValueCodec): InteractionParse {
-  const payload = parseJsonOrUndefined(new URLSearchParams(rawBody).get('payload'));
+  const request = parseInteractionRequest(rawBody, codec);
+  return request.kind === 'message' ? request.parse : { ok: false, problem: 'a Home tab action, not a message button' };
+}
+
+function parsePayload(payload: unknown, codec: ActionValueCodec): InteractionParse {
   if (!isRecord(payload)) return { ok: false, problem: 'interaction body has no JSON `payload` field' };
   if (payload['type'] !== 'block_actions') return { ok: false, problem: `interaction type "${String(payload['type'])}" is not handled` };
   const user = isRecord(payload['user']) ? payload['user'] : {};

@@ -11,9 +11,12 @@
  *   members (usergroups.users.list);
  * - `groups:history`, `groups:read` (only with `privateChannels`): the same for private channels.
  * Not requested: `chat:write.public` (the app must be invited, which keeps channels in control).
+ * The Home tab is on and the app subscribes to the bot events of `SLACK_EVENTS` (`app_home_opened`,
+ * which needs no scope) at `<base>/slack/events`; `views.publish` needs no scope either.
  */
 import { HTTP_PATHS, SLACK_APP_DEFAULTS } from '../contracts';
 import { usageHint } from './commands';
+import { SLACK_BOT_EVENTS, type SlackEventType } from './events';
 
 export interface ManifestOptions {
   /** Base URL of the bridge's API (the stack's API URL, or the local gateway). */
@@ -27,10 +30,13 @@ export interface SlackAppManifest {
   features: {
     bot_user: { display_name: string; always_online: boolean };
     slash_commands: { command: string; url: string; description: string; usage_hint: string; should_escape: boolean }[];
+    /** The Home tab shows the portfolio (the Messages tab is left as Slack has it). */
+    app_home: { home_tab_enabled: boolean };
   };
   oauth_config: { scopes: { bot: string[] } };
   settings: {
     interactivity: { is_enabled: boolean; request_url: string };
+    event_subscriptions: { request_url: string; bot_events: SlackEventType[] };
     org_deploy_enabled: boolean;
     socket_mode_enabled: boolean;
     token_rotation_enabled: boolean;
@@ -68,10 +74,12 @@ export function buildSlackAppManifest(options: ManifestOptions): SlackAppManifes
           should_escape: false,
         },
       ],
+      app_home: { home_tab_enabled: true },
     },
     oauth_config: { scopes: { bot: scopes } },
     settings: {
       interactivity: { is_enabled: true, request_url: `${base}${HTTP_PATHS.slackInteractions}` },
+      event_subscriptions: { request_url: `${base}${HTTP_PATHS.slackEvents}`, bot_events: [...SLACK_BOT_EVENTS] },
       org_deploy_enabled: false,
       socket_mode_enabled: false,
       token_rotation_enabled: false,

@@ -8,6 +8,7 @@ import type { DigestMode, QUEUE_MESSAGE_KINDS } from '../contracts';
 import type { Actor, ChannelFilter, SubscriptionStore, Clock, DigestStore, GapsResult, Log, Metrics, QuietHoursStore } from '../ports';
 import type { Project, VisibilityOverview } from '../read-api-types';
 import type { WeeklyStore } from '../weekly/ports';
+import type { HomeRequest, HomeViews } from './home/ports';
 
 // --- Commands ------------------------------------------------------------------------------------
 
@@ -114,9 +115,9 @@ export interface Responder {
   respond(responseUrl: string, reply: SlackReply): Promise<void>;
 }
 
-/** Where the Slack endpoint hands deferred commands: their own queue, answered by the digest function. */
+/** Where the Slack endpoint hands deferred commands (and App Home publishes): their own queue, answered by the digest function. */
 export interface DeferredCommandQueue {
-  send(message: DeferredSlackCommand): Promise<void>;
+  send(message: DeferredSlackCommand | HomeRequest): Promise<void>;
 }
 
 /**
@@ -166,6 +167,8 @@ export interface SlackAppWorkerDeps {
   access: SlackAccessPolicy;
   groups: UserGroupMembers;
   channels: ChannelAccess;
+  /** Publishes App Home tabs (`views.publish`); none = a publish fails saying what to deploy. */
+  views?: HomeViews | undefined;
 }
 
 /** Who may change what (the stage's `slackAccess`), and what deciding it reads. */

@@ -55,7 +55,7 @@ function latestRunLine(snapshot: ProjectSnapshot, projectId: string, options: St
 }
 
 /** The digest's stored headline is already safe mrkdwn (escaped once): kept as is, unless it is not, then made safe. */
-function storedHeadline(headline: string): string {
+export function storedHeadline(headline: string): string {
   const oneLine = headline.replace(/\s+/g, ' ').trim();
   return findUnescapedMarkup(oneLine) === null ? truncateText(oneLine, STATUS_HEADLINE_CHARS) : inline(oneLine, STATUS_HEADLINE_CHARS);
 }

@@ -11,6 +11,8 @@ import type { WorkLabel } from '../queue-work';
 import type { QuietCatchUpMessage } from '../digest/quiet-catch-up';
 import { commandLabel } from '../slack-app/deferred-kind';
 import type { DeferredSlackCommand } from '../slack-app/ports';
+import { homeLabel } from '../slack-app/home/publish';
+import type { HomeRequest } from '../slack-app/home/ports';
 import type { WeeklySweepMessage } from '../weekly/ports';
 
 /** A webhook event of a handled type, its data parsed. */
@@ -23,6 +25,8 @@ export interface EventPayload<T extends HandledEventType> {
 export type MessagePayloads = { [T in HandledEventType]: EventPayload<T> } & {
   /** A `/visibility` command the Slack endpoint deferred (it needs the read API). */
   [QUEUE_MESSAGE_KINDS.slackCommand]: DeferredSlackCommand;
+  /** Publish a user's App Home portfolio (the Slack endpoint queued it: the tab was opened, paged or subscribed from). */
+  [QUEUE_MESSAGE_KINDS.slackHome]: HomeRequest;
   /** Post the weekly reports that are due (the stack's schedule, or `bridge trigger weekly`). */
   [QUEUE_MESSAGE_KINDS.weeklySweep]: WeeklySweepMessage;
   /** Post the catch-ups of channels whose quiet hours ended (the stack's 5-minute schedule). */
@@ -53,6 +57,7 @@ export const MESSAGE_KINDS = {
   'run.completed': { queue: 'digest', label: eventLabel },
   'draft.ready': { queue: 'digest', label: eventLabel },
   slack_command: { queue: 'commands', label: commandLabel },
+  slack_home: { queue: 'commands', label: homeLabel },
   weekly_sweep: { queue: 'digest', label: () => ({ id: 'weekly', type: QUEUE_MESSAGE_KINDS.weeklySweep }) },
   quiet_catch_up: { queue: 'digest', label: () => ({ id: 'quiet-hours', type: QUEUE_MESSAGE_KINDS.quietCatchUp }) },
 } as const satisfies KindSpecs;

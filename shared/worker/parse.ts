@@ -7,6 +7,7 @@ import { parseTypedEvent, validateWebhookEvent, type TypedEvent } from '../event
 import { isRecord } from '../util';
 import { QUEUE_MESSAGE_KINDS } from '../contracts';
 import { parseDeferredSlackCommand } from '../slack-app/service';
+import { parseHomeRequest } from '../slack-app/home/publish';
 import { parseQuarantinedDelivery, readmitQuarantined, type QuarantinedDelivery } from '../quarantine';
 import { parseWeeklySweep } from '../weekly/message';
 import type { KindMessage } from './kinds';
@@ -39,6 +40,7 @@ export function parseQueuedMessage(body: string | undefined): QueuedMessage {
   }
   const hints = hintsOf(parsed);
   if (isRecord(parsed) && parsed['kind'] === QUEUE_MESSAGE_KINDS.slackCommand) return slackCommandOf(parsed, hints);
+  if (isRecord(parsed) && parsed['kind'] === QUEUE_MESSAGE_KINDS.slackHome) return slackHomeOf(parsed, hints);
   if (isRecord(parsed) && parsed['kind'] === QUEUE_MESSAGE_KINDS.weeklySweep) return weeklySweepOf(parsed, hints);
   if (isRecord(parsed) && parsed['kind'] === QUEUE_MESSAGE_KINDS.quietCatchUp)
     return usable({ kind: 'quiet_catch_up', payload: { kind: 'quiet_catch_up' } }, { ...hints, type: QUEUE_MESSAGE_KINDS.quietCatchUp });
@@ -90,6 +92,18 @@ function slackCommandOf(body: Record<string, unknown>, hints: QueuedMessageHints
       hints: { ...hints, type: QUEUE_MESSAGE_KINDS.slackCommand },
     };
   return usable({ kind: 'slack_command', payload: command }, { ...hints, type: QUEUE_MESSAGE_KINDS.slackCommand });
+}
+
+function slackHomeOf(body: Record<string, unknown>, hints: QueuedMessageHints): QueuedMessage {
+  const request = parseHomeRequest(body);
+  const typed = { ...hints, type: QUEUE_MESSAGE_KINDS.slackHome };
+  if (request === null)
+    return {
+      kind: 'unusable',
+      reason: 'slack_home message lacks its user or page, or names a subscribe without project and channel',
+      hints: typed,
+    };
+  return usable({ kind: 'slack_home', payload: request }, typed);
 }
 
 function weeklySweepOf(body: Record<string, unknown>, hints: QueuedMessageHints): QueuedMessage {

@@ -10,6 +10,7 @@ import { catchUpHeldDigests, type CatchUpSweepDeps } from '../digest/quiet-catch
 import { digestRuns } from '../digest/run-completed';
 import { answerDeferredCommands } from '../slack-app/deferred-kind';
 import type { DeferredDeps } from '../slack-app/ports';
+import { publishHomes, type HomeDeps } from '../slack-app/home/publish';
 import { sweepWeeklyReports, type WeeklySweepKindDeps } from '../weekly/sweep-kind';
 import type { Queue } from './batch';
 
@@ -20,9 +21,10 @@ export interface DigestQueueDeps {
   catchUp: CatchUpSweepDeps;
 }
 
-/** What the commands queue's one kind needs. */
+/** What the commands queue's kinds need: deferred commands, and App Home publishes (a deferred subscribe among them). */
 export interface CommandQueueDeps {
   commands: DeferredDeps;
+  home: HomeDeps;
 }
 
 /** A feature's handler on a queue: it is given its own part of the queue's deps. */
@@ -44,5 +46,6 @@ export const COMMAND_QUEUE: Queue<'commands', CommandQueueDeps> = {
   name: 'commands',
   handlers: {
     slack_command: taking(answerDeferredCommands, (deps: CommandQueueDeps) => deps.commands),
+    slack_home: taking(publishHomes, (deps: CommandQueueDeps) => deps.home),
   },
 };

@@ -20,6 +20,7 @@ import type { ChartDeps } from '../digest/chart-step';
 import type { ChannelRouting, DigestOptions } from '../digest/deps';
 import { shareValuesFrom } from '../slack-app/interactions';
 import type { Responder, SlackAppWorkerDeps } from '../slack-app/ports';
+import type { HomeViews } from '../slack-app/home/ports';
 import type { WeeklyChartHook, WeeklyOptions, WeeklyStore } from '../weekly/ports';
 import { weeklyCharts } from '../weekly/sweep-kind';
 import type { BatchDeps } from './batch';
@@ -58,6 +59,17 @@ export interface WorkerWiring {
   /** Weekly reports: their store and the stage's defaults; none = a weekly sweep message is acknowledged and does nothing. */
   weekly?: { store: WeeklyStore; options: WeeklyOptions; chart?: WeeklyChartHook | undefined } | undefined;
 }
+
+/** Without a publisher (a wiring that never serves App Home), a publish says what to deploy. */
+const noHomeViews: HomeViews = {
+  publish: () =>
+    Promise.reject(
+      new NeedsOperatorFix(
+        'an App Home publish reached a digest worker without the Slack views publisher',
+        'deploy the digest function with its Slack app wiring',
+      ),
+    ),
+};
 
 function batchDeps(w: WorkerWiring): BatchDeps {
   return { deadLetters: w.deadLetters, clock: w.clock, log: w.log, metrics: w.metrics, deadline: w.deadline, ...w.batch };
@@ -118,5 +130,12 @@ export function commandQueueDeps(w: WorkerWiring): QueueDeps<CommandQueueDeps> {
     metrics: w.metrics,
     log: w.log,
   };
-  return { deps: { commands }, batch: batchDeps(w) };
+  const home = {
+    ...commands,
+    snapshots: w.store,
+    routing: w.channels,
+    quiet: w.quietHours,
+    views: w.slackApp.views ?? noHomeViews,
+  };
+  return { deps: { commands, home }, batch: batchDeps(w) };
 }

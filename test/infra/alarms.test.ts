@@ -228,7 +228,8 @@ describe('alarms', () => {
 describe('429 count', () => {
   it('a metric filter on the access log counts status 429 as WebhookThrottled {service, stage}, the Slack routes’ own aside', () => {
     template.hasResourceProperties('AWS::Logs::MetricFilter', {
-      FilterPattern: '{ ($.status = "429") && ($.routeKey != "POST /slack/commands") && ($.routeKey != "POST /slack/interactions") }',
+      FilterPattern:
+        '{ ($.status = "429") && ($.routeKey != "POST /slack/commands") && ($.routeKey != "POST /slack/interactions") && ($.routeKey != "POST /slack/events") }',
       MetricTransformations: [
         {
           MetricNamespace: 'VisibilitySlackBridge',

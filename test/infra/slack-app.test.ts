@@ -55,8 +55,8 @@ describe('Slack function', () => {
     expect(variables[ENV.queueUrl]).toBeUndefined();
   });
 
-  it('is routed from POST /slack/commands and POST /slack/interactions on the webhook API, payload 2.0', () => {
-    for (const path of [HTTP_PATHS.slackCommands, HTTP_PATHS.slackInteractions]) {
+  it('is routed from POST /slack/commands, /slack/interactions and /slack/events on the webhook API, payload 2.0', () => {
+    for (const path of [HTTP_PATHS.slackCommands, HTTP_PATHS.slackInteractions, HTTP_PATHS.slackEvents]) {
       template.hasResourceProperties('AWS::ApiGatewayV2::Route', { RouteKey: `POST ${path}` });
     }
     template.hasResourceProperties('AWS::ApiGatewayV2::Integration', {
@@ -154,11 +154,12 @@ describe('Slack routes throttle', () => {
   const stageId = logicalId(template, 'AWS::ApiGatewayV2::Stage', 'DefaultStage');
   const stageResource = (): Resources[string] => resources(template)[stageId]!;
 
-  it('gives POST /slack/commands and /slack/interactions their own throttle, far below the webhook’s', () => {
+  it('gives POST /slack/commands, /slack/interactions and /slack/events their own throttle, far below the webhook’s', () => {
     const settings = { ThrottlingRateLimit: 50, ThrottlingBurstLimit: 100 };
     expect(stageResource().Properties['RouteSettings']).toEqual({
       [`POST ${HTTP_PATHS.slackCommands}`]: settings,
       [`POST ${HTTP_PATHS.slackInteractions}`]: settings,
+      [`POST ${HTTP_PATHS.slackEvents}`]: settings,
     });
     // The webhook keeps the stage's default throttle.
     expect(stageResource().Properties['DefaultRouteSettings']).toMatchObject({ ThrottlingRateLimit: 500, ThrottlingBurstLimit: 1000 });
@@ -168,7 +169,7 @@ describe('Slack routes throttle', () => {
     const routeIds = Object.entries(template.findResources('AWS::ApiGatewayV2::Route'))
       .filter(([, route]) => String((route as { Properties: { RouteKey: string } }).Properties.RouteKey).includes('/slack/'))
       .map(([id]) => id);
-    expect(routeIds).toHaveLength(2);
+    expect(routeIds).toHaveLength(3);
     for (const id of routeIds) expect(stageResource().DependsOn).toContain(id);
   });
 
@@ -336,6 +337,7 @@ describe('Slack outputs', () => {
     template.hasOutput(OUTPUTS.slackAppId, { Value: 'A0DEV00001' });
     expect(JSON.stringify(base.Outputs[OUTPUTS.slackCommandsUrl]?.Value)).toContain(HTTP_PATHS.slackCommands);
     expect(JSON.stringify(base.Outputs[OUTPUTS.slackInteractionsUrl]?.Value)).toContain(HTTP_PATHS.slackInteractions);
+    expect(JSON.stringify(base.Outputs[OUTPUTS.slackEventsUrl]?.Value)).toContain(HTTP_PATHS.slackEvents);
     expect(base.Outputs[OUTPUTS.apiBaseUrl]).toBeDefined();
     template.hasOutput(OUTPUTS.slackSigningSecretSecretArn, { Value: ref(secretId) });
     expect(JSON.stringify(base.Outputs[OUTPUTS.putSlackSigningSecretCommand]?.Value)).toContain('put-secret-value');

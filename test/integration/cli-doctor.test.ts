@@ -19,6 +19,10 @@ import type { StackInfo } from '../../cli/aws';
 import type { Check } from '../../cli/commands/doctor';
 import { LOCAL_DEFAULTS, type ReadyInfo } from '../../local/stack';
 import { LOCAL_SLACK_TOKEN } from '../../cli/ready-file';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { HTTP_PATHS } from '../../shared/contracts';
+import { SLACK_SIGNATURE_HEADER, signSlackRequest } from '../../shared/slack-request-signature';
 
 const TOKEN = 'xoxb-doctor-token';
 
@@ -29,6 +33,31 @@ let secrets: LocalSecretsManagerServer;
 let slack: LocalSlackServer;
 let simulator: VisibilitySimulator;
 let counter = 0;
+/** The Slack app's events URL as the bridge answers Slack's URL check: the challenge back to a request signed with a known secret. */
+let eventsPeer: { server: Server; base: string };
+const EVENTS_SECRETS = ['8f742231b10e8888abcd99yyyzzz85a5', 'local-slack-signing-test'];
+
+async function startEventsPeer(): Promise<typeof eventsPeer> {
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks).toString('utf8');
+      const ts = Number(req.headers['x-slack-request-timestamp']);
+      const signed = EVENTS_SECRETS.some(
+        (secret) => signSlackRequest(secret, ts, body)[SLACK_SIGNATURE_HEADER] === req.headers[SLACK_SIGNATURE_HEADER],
+      );
+      if (req.url !== HTTP_PATHS.slackEvents) res.writeHead(404).end('{}');
+      else if (!signed) res.writeHead(401).end('{}');
+      else
+        res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ challenge: (JSON.parse(body) as { challenge: string }).challenge }));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { server, base: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+}
 const tmp = mkdtempSync(join(tmpdir(), 'cli-doctor-'));
 
 beforeAll(async () => {
@@ -40,10 +69,12 @@ beforeAll(async () => {
     VisibilitySimulator.start(),
   ]);
   sqs = createSqsClient(sqsServer.url);
+  eventsPeer = await startEventsPeer();
 });
 
 afterAll(async () => {
   sqs.destroy();
+  await new Promise<void>((resolve) => eventsPeer.server.close(() => resolve()));
   await Promise.all([sqsServer.close(), dynamo.close(), secrets.close(), slack.close(), simulator.close()]);
 });
 
@@ -98,6 +129,7 @@ async function setup(
     // The stage file's Slack ids: the local Slack server's workspace and app.
     SlackTeamIds: 'T0LOCAL',
     SlackAppId: 'A0LOCALAPP',
+    SlackEventsUrl: `${eventsPeer.base}${HTTP_PATHS.slackEvents}`,
   };
   const flags = [
     '--stack',
@@ -173,14 +205,30 @@ describe('bridge doctor', () => {
       'slack.channel:#bridge': 'ok',
       'slack.channel:#proj-a': 'ok',
       'slack.workspace': 'ok',
+      'slack.events': 'ok',
       dlq: 'ok',
       'last-delivery': 'ok',
     });
+    expect(text).toContain('✓ App Home events URL answers Slack');
     expect(text).toContain('✓ stack VisibilitySlackBridge-test: UPDATE_COMPLETE');
     expect(text).toMatch(/✓ read-API key works: GET \/v1\/projects answered \d+ project\(s\)/);
     expect(text).toContain('✓ recent delivery: last accepted 1h ago');
     expect(text).toContain('all checks passed');
     expect(text).not.toContain('✗');
+  });
+
+  it('an events URL that does not answer Slack’s check fails, naming the app settings to fix', async () => {
+    const s = await setup({ slackSigning: 'another-signing-secret' });
+    const { code, text, checks } = await doctor(s);
+    expect(code).toBe(1);
+    expect(status(checks)['slack.events']).toBe('fail');
+    expect(text).toContain('the Slack signing secret does not verify there');
+    expect(text).toContain('App Home → Home Tab on');
+    const missing = await setup();
+    missing.outputs['SlackEventsUrl'] = `${eventsPeer.base}/nope`;
+    const gone = await doctor(missing);
+    expect(status(gone.checks)['slack.events']).toBe('fail');
+    expect(gone.text).toContain(`deploy the stack with the ${HTTP_PATHS.slackEvents} route`);
   });
 
   it('a placeholder secret fails with the command that sets it', async () => {
@@ -333,7 +381,7 @@ describe('bridge doctor', () => {
       slackApiUrl: slack.apiUrl,
       slackChannel: '#bridge',
       slackSigningSecret: 'local-slack-signing-test',
-      apiBaseUrl: 'http://127.0.0.1:1',
+      apiBaseUrl: eventsPeer.base,
       previewUrl: null,
       region: 'us-east-1',
       pid: process.pid,
@@ -367,6 +415,7 @@ describe('bridge doctor', () => {
       'slack.auth': 'ok',
       'slack.channel:#bridge': 'ok',
       'slack.workspace': 'ok',
+      'slack.events': 'ok',
       dlq: 'ok',
       'last-delivery': 'ok',
     });

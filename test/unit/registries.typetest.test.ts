@@ -11,6 +11,7 @@ import { METRIC_REGISTRY } from '../../shared/contracts';
 import { METRIC_KINDS } from '../../shared/digest/noise';
 import { EVENT_TYPES } from '../../shared/events';
 import { COMMANDS } from '../../shared/slack-app/commands';
+import { SLACK_EVENTS } from '../../shared/slack-app/events';
 
 /** Compiles only when `table` is a whole `T`. */
 function whole<T>(table: T): T {
@@ -30,6 +31,13 @@ describe('registries refuse a missing entry', () => {
     // @ts-expect-error 'subscribe' is missing
     whole<typeof COMMANDS>(rest);
     expect(whole<typeof COMMANDS>({ ...rest, subscribe })).toEqual(COMMANDS);
+  });
+
+  it('SLACK_EVENTS (shared/slack-app/events.ts): every handled Slack event type', () => {
+    const { app_home_opened, ...rest } = SLACK_EVENTS;
+    // @ts-expect-error 'app_home_opened' is missing
+    whole<typeof SLACK_EVENTS>(rest);
+    expect(whole<typeof SLACK_EVENTS>({ ...rest, app_home_opened })).toEqual(SLACK_EVENTS);
   });
 
   it('METRIC_REGISTRY (shared/contracts.ts): every metric', () => {

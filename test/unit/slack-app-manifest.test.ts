@@ -15,6 +15,12 @@ describe('Slack app manifest', () => {
       is_enabled: true,
       request_url: 'https://abc.execute-api.eu-west-1.amazonaws.com/slack/interactions',
     });
+    // App Home: the Home tab, and the one bot event that publishes it, at the events route.
+    expect(manifest.features.app_home).toEqual({ home_tab_enabled: true });
+    expect(manifest.settings.event_subscriptions).toEqual({
+      request_url: 'https://abc.execute-api.eu-west-1.amazonaws.com/slack/events',
+      bot_events: ['app_home_opened'],
+    });
     expect(manifest.oauth_config.scopes.bot).toEqual([
       'commands',
       'chat:write',

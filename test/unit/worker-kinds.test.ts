@@ -18,6 +18,7 @@ describe('the kind table', () => {
       'run.completed': { queue: 'digest', label },
       'draft.ready': { queue: 'digest', label },
       slack_command: { queue: 'commands', label },
+      slack_home: { queue: 'commands', label },
       weekly_sweep: { queue: 'digest', label },
     };
     expect(Object.keys(specs)).toHaveLength(MESSAGE_KIND_NAMES.length - 1);

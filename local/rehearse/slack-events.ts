@@ -1,0 +1,71 @@
+/**
+ * The rehearsal's scenario for `POST /slack/events` (App Home), through the real bundle and the
+ * template's wiring: Slack's URL check echoed; an opened Home tab published by the digest function
+ * (`views.publish` on the local Slack server, as Slack would receive it); a signed event from another
+ * workspace refused (403, nothing published); and Slack's retry of an event already acted on (the
+ * same event id, re-signed) answered but not published twice.
+ */
+import { randomBytes } from 'node:crypto';
+import type { StackHost } from './slack-requests';
+
+/** What this scenario uses of the rehearsal's context (rehearsal.ts's ScenarioContext). */
+export interface EventsHost extends StackHost {
+  slackRequest(url: string, body: string, secret?: string, timestamp?: number): Promise<{ status: number; text: string }>;
+  waitFor<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, timeoutMs?: number): Promise<T>;
+  record(name: string, ok: boolean, detail: string): void;
+}
+
+const USER = 'U0HOMEREHEARSE';
+const FOREIGN_USER = 'U0HOMEFOREIGN';
+
+function homeOpened(context: StackHost, eventId: string, user: string, teamId = context.stack.peers.slack.teamId): string {
+  const identity = context.stack.slackIdentity;
+  return JSON.stringify({
+    token: 'unused',
+    team_id: teamId,
+    ...(identity.enterpriseId !== undefined ? { enterprise_id: identity.enterpriseId } : {}),
+    api_app_id: context.stack.peers.slack.appId,
+    event: { type: 'app_home_opened', user, channel: `D${user}`, tab: 'home', event_ts: `${Math.floor(Date.now() / 1000)}.000100` },
+    type: 'event_callback',
+    event_id: eventId,
+    event_time: Math.floor(Date.now() / 1000),
+  });
+}
+
+export async function slackEventsScenario(context: EventsHost): Promise<void> {
+  const url = context.outputs['SlackEventsUrl'];
+  if (url === undefined) throw new Error('the stack has no SlackEventsUrl output');
+  const challenge = `rehearsal-${randomBytes(4).toString('hex')}`;
+  const check = await context.slackRequest(url, JSON.stringify({ type: 'url_verification', token: 'unused', challenge }));
+  context.record(
+    'events: Slack’s URL check is answered with its challenge',
+    check.status === 200 && check.text.includes(challenge),
+    `HTTP ${check.status} ${check.text.slice(0, 80)}`,
+  );
+
+  const eventId = `Ev${randomBytes(5).toString('hex').toUpperCase()}`;
+  const body = homeOpened(context, eventId, USER);
+  const firstAt = Math.floor(Date.now() / 1000) - 30;
+  const opened = await context.slackRequest(url, body, undefined, firstAt);
+  const slack = context.stack.peers.slack;
+  const published = await context.waitFor('the Home tab published', () => slack.homeView(USER), 60_000);
+  context.record(
+    'events: app_home_opened publishes the Home portfolio (views.publish)',
+    opened.status === 200 && published.view.type === 'home' && published.view.blocks.length <= 100,
+    `HTTP ${opened.status}, ${published.view.blocks.length} blocks`,
+  );
+
+  const foreign = await context.slackRequest(url, homeOpened(context, `${eventId}F`, FOREIGN_USER, 'T0OTHERTEAM'));
+  const retry = await context.slackRequest(url, body);
+  await context.stack.settle(10_000);
+  context.record(
+    'events: a signed event from another workspace is refused (403)',
+    foreign.status === 403 && slack.homeView(FOREIGN_USER) === undefined,
+    `HTTP ${foreign.status}`,
+  );
+  context.record(
+    'events: Slack’s retry of the same event (re-signed) is answered, not published again',
+    retry.status === 200 && slack.homeView(USER)?.version === 1,
+    `HTTP ${retry.status}, publishes: ${slack.homeView(USER)?.version ?? 0}`,
+  );
+}

@@ -1,0 +1,81 @@
+/**
+ * What the endpoint does with a verified Events API event and with a click on the Home tab: each is
+ * acted on once, then answered at once. Building the portfolio reads every project (the read API, the
+ * table), which does not fit Slack's 3 s, so the publish goes on the commands queue as a `slack_home`
+ * message, answered by the digest function (./home/publish.ts) like a deferred command.
+ */
+import { createHash } from 'node:crypto';
+import { QUEUE_MESSAGE_KINDS } from '../contracts';
+import { describeError } from '../observability';
+import type { Clock, Log } from '../ports';
+import type { SlackEventEnvelope } from './events';
+import type { HomeAction } from './home/actions';
+import type { HomeRequest } from './home/ports';
+import type { DeferredCommandQueue, ReplayGuard, SignedRequestId } from './ports';
+
+export interface EventDeps {
+  replays: ReplayGuard;
+  queue: DeferredCommandQueue;
+  clock: Clock;
+  log: Log;
+}
+
+/** acted: queued (or nothing to do); retried: Slack's retry of an event already acted on; store_unavailable: the guard could not say. */
+export type EventOutcome = 'acted' | 'ignored' | 'retried' | 'store_unavailable';
+
+/** Types already logged as ignored, so a chatty subscription logs each once per container. */
+const loggedUnhandled = new Set<string>();
+const MAX_LOGGED_UNHANDLED = 50;
+
+export async function answerEvent(
+  envelope: Exclude<SlackEventEnvelope, { kind: 'url_verification' }>,
+  signed: SignedRequestId,
+  deps: EventDeps,
+): Promise<EventOutcome> {
+  if (envelope.kind === 'unhandled') {
+    logUnhandledOnce(envelope.type, deps.log);
+    return 'ignored';
+  }
+  // Slack retries an event with a new timestamp and signature: its event id is what stays the same.
+  try {
+    if (!(await deps.replays.firstSeen({ mac: eventKey(envelope.eventId), timestampSeconds: signed.timestampSeconds }, deps.clock.now())))
+      return 'retried';
+  } catch (error) {
+    deps.log.error('replay guard failed: the Slack event was not acted on', describeError(error));
+    return 'store_unavailable';
+  }
+  const { event } = envelope;
+  if (event.tab !== 'home') return 'ignored';
+  await queueHome({ kind: QUEUE_MESSAGE_KINDS.slackHome, userId: event.userId, page: 0, receivedAtMs: deps.clock.now() }, deps);
+  return 'acted';
+}
+
+/** A page button re-publishes that page; a channel picked subscribes it and re-publishes the page it was picked on. */
+export async function answerHomeAction(action: HomeAction, deps: EventDeps): Promise<void> {
+  if (action.kind === 'open_digest') return;
+  const base = { kind: QUEUE_MESSAGE_KINDS.slackHome, userId: action.userId, page: action.page, receivedAtMs: deps.clock.now() };
+  await queueHome(action.kind === 'page' ? base : { ...base, subscribe: { projectId: action.projectId, channel: action.channel } }, deps);
+}
+
+/**
+ * The replay guard's key of an event, apart from request MACs: a digest of the event id (hex, like a
+ * MAC), kept while the delivery that first carried it verifies; Slack's retries come within that.
+ */
+export function eventKey(eventId: string): string {
+  return createHash('sha256').update(`slack-event:${eventId}`).digest('hex');
+}
+
+/** Queued, or logged: Slack shows nothing for a lost publish, and the next open of the tab publishes again. */
+async function queueHome(request: HomeRequest, deps: EventDeps): Promise<void> {
+  try {
+    await deps.queue.send(request);
+  } catch (error) {
+    deps.log.error('App Home publish could not be queued', { user: request.userId, ...describeError(error) });
+  }
+}
+
+function logUnhandledOnce(type: string, log: Log): void {
+  if (loggedUnhandled.has(type) || loggedUnhandled.size >= MAX_LOGGED_UNHANDLED) return;
+  loggedUnhandled.add(type);
+  log.info('Slack event of a type the bridge does not handle: acknowledged, ignored', { type });
+}
