@@ -88,6 +88,24 @@ export function functionEsbuildOptions(charts: boolean): FunctionEsbuildOptions 
   };
 }
 
+/**
+ * The PNG fallback's renderer (vega, vega-lite, resvg: ~1.7 MB of JS): a second bundle, `trend-chart.js`,
+ * emitted beside the handler. shared/charts/load.ts names it at run time, so the handler's bundle does not
+ * hold it and a digest whose chart Slack draws never reads it.
+ */
+export const CHART_RENDERER_BUNDLE = { entry: `${PROJECT_ROOT}shared/charts/trend-chart.ts`, file: 'trend-chart.js' } as const;
+
+/** esbuild's options for the renderer's own bundle, written to `outdir` (the stack's afterBundling hook, the benches, the tests). */
+export function chartRendererEsbuildOptions(outdir: string) {
+  return {
+    ...functionEsbuildOptions(true),
+    entryPoints: [CHART_RENDERER_BUNDLE.entry],
+    outfile: `${outdir}/${CHART_RENDERER_BUNDLE.file}`,
+    bundle: true,
+    platform: 'node' as const,
+  };
+}
+
 /** The subset of esbuild's BuildOptions the functions set. */
 export interface FunctionEsbuildOptions {
   readonly format: 'cjs';
@@ -106,8 +124,8 @@ export const FUNCTION_NODE_OPTIONS = '--enable-source-maps';
  * What a function that draws charts needs from esbuild. vega-canvas's Node build awaits
  * `import('canvas')` at the top level, which a CommonJS bundle cannot hold: its browser build is used
  * instead (it finds no DOM and returns no canvas, which is all the renderer needs; text is measured with
- * the chart font). The chart code itself sits behind a dynamic import (`loadChartRenderer`): bundled, but
- * evaluated only when a chart is drawn.
+ * the chart font). The chart code itself is its own bundle (`CHART_RENDERER_BUNDLE`), imported only when
+ * a PNG is drawn (`loadChartRenderer`).
  */
 const CHART_ALIAS: Record<string, string> = { 'vega-canvas': `${PROJECT_ROOT}node_modules/vega-canvas/build/vega-canvas.browser.js` };
 
@@ -135,12 +153,32 @@ const CHART_ASSET_HOOKS: ICommandHooks = {
   beforeBundling: () => [],
   beforeInstall: () => [],
   afterBundling: (inputDir, outputDir) => [
+    rendererBundleCommand(inputDir, outputDir),
     `mkdir -p "${outputDir}/${CHART_ASSETS_DIR}"`,
     ...Object.values(CHART_ASSETS).map(
       (asset) => `cp "${inputDir}/node_modules/${asset.packagePath}" "${outputDir}/${CHART_ASSETS_DIR}/${asset.file}"`,
     ),
   ],
 };
+
+/** The esbuild command line of `chartRendererEsbuildOptions` (NodejsFunction bundles one entry; the hook adds the second). */
+function rendererBundleCommand(inputDir: string, outputDir: string): string {
+  const o = chartRendererEsbuildOptions(outputDir);
+  const args = [
+    `"${inputDir}/node_modules/.bin/esbuild"`,
+    `"${o.entryPoints[0]}"`,
+    '--bundle',
+    `--platform=${o.platform}`,
+    `--format=${o.format}`,
+    `--target=${o.target}`,
+    ...(o.minify ? ['--minify'] : []),
+    ...(o.sourcemap ? ['--sourcemap'] : []),
+    `--sources-content=${String(o.sourcesContent)}`,
+    ...Object.entries(o.alias).map(([name, path]) => `"--alias:${name}=${path}"`),
+    `"--outfile=${o.outfile}"`,
+  ];
+  return args.join(' ');
+}
 
 /** Stage and Powertools settings: the metrics carry dimensions {service, stage}. */
 function commonEnvironment(service: ServiceName, config: BridgeConfig): Record<string, string> {
