@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { Duration } from 'aws-cdk-lib';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
-import { NodejsFunction, OutputFormat, type BundlingOptions, type ICommandHooks } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { Charset, NodejsFunction, OutputFormat, type BundlingOptions, type ICommandHooks } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { ENV, METRICS_NAMESPACE, type ServiceName } from '../shared/contracts';
@@ -83,6 +83,10 @@ export function functionEsbuildOptions(charts: boolean): FunctionEsbuildOptions 
     minify: true,
     sourcemap: true,
     sourcesContent: false,
+    // Licences in a file beside the bundle (index.js.LEGAL.txt), not in the code Node parses at every cold start;
+    // text as UTF-8, not \u escapes (Node reads UTF-8 source).
+    legalComments: 'external',
+    charset: 'utf8',
     external: [],
     alias: charts ? CHART_ALIAS : {},
   };
@@ -113,6 +117,8 @@ export interface FunctionEsbuildOptions {
   readonly minify: boolean;
   readonly sourcemap: boolean;
   readonly sourcesContent: boolean;
+  readonly legalComments: 'external';
+  readonly charset: 'utf8';
   readonly external: string[];
   readonly alias: Record<string, string>;
 }
@@ -139,8 +145,12 @@ function nodejsBundling(charts: boolean): BundlingOptions {
     minify: options.minify,
     sourceMap: options.sourcemap,
     sourcesContent: options.sourcesContent,
+    charset: Charset.UTF8,
     bundleAwsSDK: options.external.length === 0,
-    esbuildArgs: Object.fromEntries(Object.entries(options.alias).map(([name, path]) => [`--alias:${name}`, path])),
+    esbuildArgs: {
+      '--legal-comments': options.legalComments,
+      ...Object.fromEntries(Object.entries(options.alias).map(([name, path]) => [`--alias:${name}`, path])),
+    },
     ...(charts ? { commandHooks: CHART_ASSET_HOOKS } : {}),
   };
 }
@@ -174,6 +184,8 @@ function rendererBundleCommand(inputDir: string, outputDir: string): string {
     ...(o.minify ? ['--minify'] : []),
     ...(o.sourcemap ? ['--sourcemap'] : []),
     `--sources-content=${String(o.sourcesContent)}`,
+    `--legal-comments=${o.legalComments}`,
+    `--charset=${o.charset}`,
     ...Object.entries(o.alias).map(([name, path]) => `"--alias:${name}=${path}"`),
     `"--outfile=${o.outfile}"`,
   ];

@@ -9,7 +9,7 @@
  * fallback text: notifications, screen readers, and clients that cannot draw the block (names there
  * through `serviceText`; the block's own strings are plain text, never parsed as markup).
  */
-import { cleanName, formatChange, formatDay, formatFigure } from '../../../charts/series';
+import { formatChange, formatDay, formatFigure, legendNames } from '../../../charts/series';
 import { CHART_PALETTE, coloursFor } from '../../../charts/palette';
 import type { TrendPoint } from '../../../ports';
 import { CHART_BLOCK_LIMITS } from '../../../slack-blocks/limits';
@@ -75,18 +75,6 @@ function chooseLines(points: readonly TrendPoint[], shown: Shown): { engines: st
   };
 }
 
-/** Names fit for the legend: cleaned, cut to Slack's 20 characters, unique. */
-function legendNames(engines: readonly string[]): string[] {
-  const used = new Set<string>();
-  return engines.map((engine) => {
-    const clean = cleanName(engine);
-    let name = truncateText(clean, CHART_BLOCK_LIMITS.labelChars);
-    for (let n = 2; used.has(name); n++) name = `${truncateText(clean, CHART_BLOCK_LIMITS.labelChars - 3)} ${n}`;
-    used.add(name);
-    return name;
-  });
-}
-
 /** Run labels ("Mar 3"): one point a day, so unique; a damaged trend's repeat gets a number. */
 function categories(points: readonly TrendPoint[]): string[] {
   const used = new Set<string>();
@@ -121,7 +109,7 @@ export function trendChart(model: DigestModel): TrendChart | null {
   const { engines, runs, omitted } = chooseLines(trend, shown);
   if (engines.length === 0 || runs < 2) return null;
   const window = trend.slice(-runs);
-  const names = legendNames(engines);
+  const names = legendNames(engines, CHART_BLOCK_LIMITS.labelChars);
   const lines = paletteOrder(engines.map((engine, i) => ({ name: names[i]!, values: window.map((p) => shownAt(p, engine, shown) ?? 0) })));
   const labels = categories(window);
   const block: DataVisualizationBlock = {
