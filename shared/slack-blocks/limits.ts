@@ -43,4 +43,3 @@ export const TABLE_BLOCK_LIMITS = {
 
 /** The block types Slack may refuse during a phased rollout (`invalid_blocks`), each with a fallback. */
 export const NATIVE_BLOCK_TYPES = ['data_visualization', 'data_table'] as const;
-export type NativeBlockType = (typeof NATIVE_BLOCK_TYPES)[number];
