@@ -23,7 +23,7 @@ import { ENV } from '../shared/contracts';
 import { loadChartRenderer } from '../shared/charts/load';
 import { chartInput } from './chart-input';
 import { BUILD_DIR, PROJECT_ROOT, log, median, round, scaled, type ResultRow } from './lib';
-import { functionEsbuildOptions } from '../infra/bridge-function';
+import { chartRendererEsbuildOptions, functionEsbuildOptions } from '../infra/bridge-function';
 
 const COLD_SPAWNS = scaled(7, 1);
 const WARM_RUNS = scaled(30, 3);
@@ -136,6 +136,7 @@ async function digestBundle(name: string, plugins: Plugin[]): Promise<{ dir: str
     logLevel: 'error',
     absWorkingDir: PROJECT_ROOT,
   });
+  await emitRenderer(dir);
   writeFileSync(join(dir, 'package.json'), JSON.stringify({ type: 'commonjs' }));
   writeFileSync(join(dir, 'child.cjs'), DIGEST_CHILD);
   return { dir, file, bytes: statSync(file).size, mapBytes: statSync(`${file}.map`).size };
@@ -167,7 +168,12 @@ async function digestColdStarts(): Promise<{ rows: ResultRow[]; details: Record<
   const on = cold(samples.on);
   const rows: ResultRow[] = [
     { benchmark: 'chart', figure: 'digest bundle without chart code (minified JS)', value: round(without.bytes / 1024, 1), unit: 'KiB' },
-    { benchmark: 'chart', figure: 'digest bundle with chart code (minified JS)', value: round(withCharts.bytes / 1024, 1), unit: 'KiB' },
+    {
+      benchmark: 'chart',
+      figure: 'digest bundle with the PNG path wired (minified JS; the renderer in its own file)',
+      value: round(withCharts.bytes / 1024, 1),
+      unit: 'KiB',
+    },
     { benchmark: 'chart', figure: 'digest source map with chart code', value: round(withCharts.mapBytes / 1024, 1), unit: 'KiB' },
     { benchmark: 'chart', figure: 'digest cold start, no chart code (boot + load)', value: round(base, 1), unit: 'ms' },
     { benchmark: 'chart', figure: 'digest cold start, charts off (boot + load)', value: round(cold(samples.off), 1), unit: 'ms' },
@@ -197,7 +203,14 @@ interface ColdSample {
   kind: string;
 }
 
-/** Bundles `contents` as infra bundles a function (CommonJS, minified, node target). */
+/** The PNG renderer's own bundle beside a function bundle, as the stack's afterBundling hook emits it; its size. */
+async function emitRenderer(dir: string): Promise<number> {
+  const options = chartRendererEsbuildOptions(dir);
+  await build({ ...options, logLevel: 'error', absWorkingDir: PROJECT_ROOT });
+  return statSync(options.outfile).size;
+}
+
+/** Bundles `contents` as infra bundles a function (CommonJS, minified, node target), the PNG renderer beside it. */
 async function bundle(name: string, contents: string): Promise<{ dir: string; file: string; bytes: number }> {
   const dir = join(BUILD_DIR, name);
   mkdirSync(dir, { recursive: true });
@@ -212,8 +225,9 @@ async function bundle(name: string, contents: string): Promise<{ dir: string; fi
     logLevel: 'error',
     absWorkingDir: PROJECT_ROOT,
   });
+  const rendererBytes = await emitRenderer(dir);
   writeFileSync(join(dir, 'package.json'), JSON.stringify({ type: 'commonjs' }));
-  return { dir, file, bytes: statSync(file).size };
+  return { dir, file, bytes: statSync(file).size + rendererBytes };
 }
 
 /** What infra must do: the two assets beside the handler, in chart-assets/. */

@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: runs every benchmark in one go, prints a table and writes bench/results.json
  * (machine, every figure, and the details behind them). `npm run bench -- verify digest` runs a
- * subset (names: verify, ingest, digest, cold-start, chart).
+ * subset (names: verify, ingest, digest, cold-start, chart, native-chart).
  *
  * Exit code 0 when every benchmark ran (a missed target is reported, not an error); 1 when one failed.
  */
@@ -14,6 +14,7 @@ import { runIngestCost } from './ingest-cost';
 import { runDigestCriticalPath } from './digest-critical-path';
 import { runColdStart } from './cold-start';
 import { runChart } from './chart';
+import { runNativeChart } from './native-chart';
 import { PROJECT_ROOT, log, machineInfo, measuredCommit, round, type ResultRow } from './lib';
 
 type BenchResult = { rows: ResultRow[]; details: Record<string, unknown> };
@@ -25,6 +26,7 @@ const BENCHMARKS: { name: string; run: () => Promise<BenchResult> }[] = [
   { name: 'digest', run: runDigestCriticalPath },
   { name: 'cold-start', run: runColdStart },
   { name: 'chart', run: runChart },
+  { name: 'native-chart', run: runNativeChart },
 ];
 
 export const RESULTS_FILE = join(PROJECT_ROOT, 'bench', 'results.json');

@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { Duration } from 'aws-cdk-lib';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
-import { NodejsFunction, OutputFormat, type BundlingOptions, type ICommandHooks } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { Charset, NodejsFunction, OutputFormat, type BundlingOptions, type ICommandHooks } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { ENV, METRICS_NAMESPACE, type ServiceName } from '../shared/contracts';
@@ -83,8 +83,30 @@ export function functionEsbuildOptions(charts: boolean): FunctionEsbuildOptions 
     minify: true,
     sourcemap: true,
     sourcesContent: false,
+    // Licences in a file beside the bundle (index.js.LEGAL.txt), not in the code Node parses at every cold start;
+    // text as UTF-8, not \u escapes (Node reads UTF-8 source).
+    legalComments: 'external',
+    charset: 'utf8',
     external: [],
     alias: charts ? CHART_ALIAS : {},
+  };
+}
+
+/**
+ * The PNG fallback's renderer (vega, vega-lite, resvg: ~1.7 MB of JS): a second bundle, `trend-chart.js`,
+ * emitted beside the handler. shared/charts/load.ts names it at run time, so the handler's bundle does not
+ * hold it and a digest whose chart Slack draws never reads it.
+ */
+export const CHART_RENDERER_BUNDLE = { entry: `${PROJECT_ROOT}shared/charts/trend-chart.ts`, file: 'trend-chart.js' } as const;
+
+/** esbuild's options for the renderer's own bundle, written to `outdir` (the stack's afterBundling hook, the benches, the tests). */
+export function chartRendererEsbuildOptions(outdir: string) {
+  return {
+    ...functionEsbuildOptions(true),
+    entryPoints: [CHART_RENDERER_BUNDLE.entry],
+    outfile: `${outdir}/${CHART_RENDERER_BUNDLE.file}`,
+    bundle: true,
+    platform: 'node' as const,
   };
 }
 
@@ -95,6 +117,8 @@ export interface FunctionEsbuildOptions {
   readonly minify: boolean;
   readonly sourcemap: boolean;
   readonly sourcesContent: boolean;
+  readonly legalComments: 'external';
+  readonly charset: 'utf8';
   readonly external: string[];
   readonly alias: Record<string, string>;
 }
@@ -106,8 +130,8 @@ export const FUNCTION_NODE_OPTIONS = '--enable-source-maps';
  * What a function that draws charts needs from esbuild. vega-canvas's Node build awaits
  * `import('canvas')` at the top level, which a CommonJS bundle cannot hold: its browser build is used
  * instead (it finds no DOM and returns no canvas, which is all the renderer needs; text is measured with
- * the chart font). The chart code itself sits behind a dynamic import (`loadChartRenderer`): bundled, but
- * evaluated only when a chart is drawn.
+ * the chart font). The chart code itself is its own bundle (`CHART_RENDERER_BUNDLE`), imported only when
+ * a PNG is drawn (`loadChartRenderer`).
  */
 const CHART_ALIAS: Record<string, string> = { 'vega-canvas': `${PROJECT_ROOT}node_modules/vega-canvas/build/vega-canvas.browser.js` };
 
@@ -121,8 +145,12 @@ function nodejsBundling(charts: boolean): BundlingOptions {
     minify: options.minify,
     sourceMap: options.sourcemap,
     sourcesContent: options.sourcesContent,
+    charset: Charset.UTF8,
     bundleAwsSDK: options.external.length === 0,
-    esbuildArgs: Object.fromEntries(Object.entries(options.alias).map(([name, path]) => [`--alias:${name}`, path])),
+    esbuildArgs: {
+      '--legal-comments': options.legalComments,
+      ...Object.fromEntries(Object.entries(options.alias).map(([name, path]) => [`--alias:${name}`, path])),
+    },
     ...(charts ? { commandHooks: CHART_ASSET_HOOKS } : {}),
   };
 }
@@ -135,12 +163,34 @@ const CHART_ASSET_HOOKS: ICommandHooks = {
   beforeBundling: () => [],
   beforeInstall: () => [],
   afterBundling: (inputDir, outputDir) => [
+    rendererBundleCommand(inputDir, outputDir),
     `mkdir -p "${outputDir}/${CHART_ASSETS_DIR}"`,
     ...Object.values(CHART_ASSETS).map(
       (asset) => `cp "${inputDir}/node_modules/${asset.packagePath}" "${outputDir}/${CHART_ASSETS_DIR}/${asset.file}"`,
     ),
   ],
 };
+
+/** The esbuild command line of `chartRendererEsbuildOptions` (NodejsFunction bundles one entry; the hook adds the second). */
+function rendererBundleCommand(inputDir: string, outputDir: string): string {
+  const o = chartRendererEsbuildOptions(outputDir);
+  const args = [
+    `"${inputDir}/node_modules/.bin/esbuild"`,
+    `"${o.entryPoints[0]}"`,
+    '--bundle',
+    `--platform=${o.platform}`,
+    `--format=${o.format}`,
+    `--target=${o.target}`,
+    ...(o.minify ? ['--minify'] : []),
+    ...(o.sourcemap ? ['--sourcemap'] : []),
+    `--sources-content=${String(o.sourcesContent)}`,
+    `--legal-comments=${o.legalComments}`,
+    `--charset=${o.charset}`,
+    ...Object.entries(o.alias).map(([name, path]) => `"--alias:${name}=${path}"`),
+    `"--outfile=${o.outfile}"`,
+  ];
+  return args.join(' ');
+}
 
 /** Stage and Powertools settings: the metrics carry dimensions {service, stage}. */
 function commonEnvironment(service: ServiceName, config: BridgeConfig): Record<string, string> {

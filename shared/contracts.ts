@@ -125,6 +125,8 @@ export const DIGEST_METRICS = {
   chartPosted: 'ChartPosted',
   /** A trend chart that could not be rendered or uploaded (dimension `reason`); the digest is posted all the same. */
   chartFailed: 'ChartFailed',
+  /** Slack refused a message's native chart or table block (`invalid_blocks`): posted again with their words instead (dimension `block`). */
+  nativeBlockRefused: 'NativeBlockRefused',
   /** A channel's weekly report posted (shared/weekly). */
   weeklyReportPosted: 'WeeklyReportPosted',
   /** A channel's weekly report that could not be posted: the next sweep tries again (alarmed). */
@@ -244,6 +246,13 @@ export const METRIC_REGISTRY: { readonly [M in AnyMetricName]: MetricSpec } = {
     failure: true,
     alarms: [],
     unalarmed: 'an extra of the digest, which is posted all the same; the thread says why, the reason dimension tells which fix',
+  },
+  NativeBlockRefused: {
+    emitters: [digest],
+    failure: false,
+    alarms: [],
+    unalarmed:
+      'the message is posted all the same, with the words in place of the block (and the PNG when the fallback is on); a steady count means the workspace lacks the block',
   },
   WeeklyReportPosted: { emitters: [digest], failure: false, alarms: [] },
   WeeklyReportFailed: { emitters: [digest], failure: true, alarms: ['WeeklyReportFailed'] },

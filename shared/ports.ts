@@ -128,6 +128,11 @@ export interface SlackMessage {
   text: string;
   /** Block Kit blocks. */
   blocks: unknown[];
+  /**
+   * The message without its native chart and table blocks (their words instead), sent once when Slack
+   * answers `invalid_blocks` to `blocks` (a client or workspace without them yet); none = no such blocks.
+   */
+  fallbackBlocks?: unknown[] | undefined;
 }
 
 export interface SlackMessageMetadata {
@@ -146,6 +151,8 @@ export interface SlackPostOptions {
 export interface SlackPostResult {
   ts: string;
   channel: string;
+  /** Slack refused the native blocks: `fallbackBlocks` were posted instead. */
+  nativeRefused?: boolean | undefined;
 }
 
 /** Throws Unavailable (retry; `outcomeUnknown` = look first) or NeedsOperatorFix. */

@@ -12,6 +12,8 @@
  * shorter than what Slack displays, so the check is conservative.
  */
 import type { KnownBlock } from '@slack/web-api';
+import { nativeBlockProblems } from './slack-blocks/check';
+import type { DataVisualizationBlock } from './slack-blocks/types';
 
 /** Block Kit limits the digest respects (UTF-16 code units; see module doc). */
 export const SLACK_LIMITS = {
@@ -190,7 +192,7 @@ export function escapeAndTruncate(s: string, maxChars: number, suffix: string = 
 /** What `findBlockKitViolations` accepts: the fields of a chat.postMessage call that it checks. */
 export interface CheckableMessage {
   text: string;
-  blocks: readonly KnownBlock[];
+  blocks: readonly (KnownBlock | DataVisualizationBlock)[];
 }
 
 /**
@@ -288,6 +290,10 @@ export function findBlockKitViolations(message: CheckableMessage): string[] {
         break;
       case 'divider':
         break;
+      // Checked as a whole message below (per-message bounds too): shared/slack-blocks/check.ts.
+      case 'data_visualization':
+      case 'data_table':
+        break;
       case 'actions':
         if (block.elements.length === 0 || block.elements.length > SLACK_LIMITS.actionsElements)
           problems.push(`${where}: ${block.elements.length} elements`);
@@ -298,6 +304,7 @@ export function findBlockKitViolations(message: CheckableMessage): string[] {
     }
   });
 
+  problems.push(...nativeBlockProblems(message.blocks));
   if (total > SLACK_LIMITS.messageTotalText) problems.push(`message: ${total} chars of block text > ${SLACK_LIMITS.messageTotalText}`);
   return problems;
 }

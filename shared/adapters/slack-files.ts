@@ -34,7 +34,7 @@ export const SLACK_ALT_TEXT_LIMIT = 1000;
 
 /** What to do about file-specific Slack errors; anything else goes to `fixForSlackError`. */
 const FILE_FIXES: Readonly<Record<string, string>> = {
-  missing_scope: 'add the files:write scope to the Slack app and reinstall it (charts are uploaded as files)',
+  missing_scope: 'add the files:write scope to the Slack app and reinstall it, or set chartsEnabled to false',
   file_uploads_disabled: 'the workspace has disabled file uploads: ask a Slack admin to allow them, or turn charts off',
   file_uploads_except_images_disabled: 'the workspace allows only images: this is a bridge bug if a PNG was refused — report it',
   file_upload_size_restricted: 'the workspace restricts the size of uploads below the chart size: ask a Slack admin, or turn charts off',

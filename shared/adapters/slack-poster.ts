@@ -43,6 +43,9 @@ type PostMessageBlocks = Extract<ChatPostMessageArguments, { blocks: unknown }>[
 
 export const DEFAULT_REQUEST_TIMEOUT_MS = 10_000;
 
+/** How Slack refuses a block it does not know or accept: a message with `fallbackBlocks` is sent again with them. */
+const NATIVE_REFUSAL_CODES: ReadonlySet<string> = new Set(['invalid_blocks', 'invalid_blocks_format']);
+
 /** What every Slack Web API adapter (the poster, the file uploader) starts from. */
 export interface SlackConnection {
   client: WebClient;
@@ -127,7 +130,15 @@ export function createSlackPoster(options: SlackPosterOptions): SlackPoster {
         ...(postOptions.threadTs !== undefined ? { thread_ts: postOptions.threadTs } : {}),
         ...(postOptions.metadata !== undefined ? { metadata: postOptions.metadata } : {}),
       };
-      return postWithRetries(args, channel, ctx, postOptions.retryRateLimited ?? true);
+      const retryRateLimited = postOptions.retryRateLimited ?? true;
+      const fallback = message.fallbackBlocks;
+      if (fallback === undefined) return postWithRetries(args, channel, ctx, retryRateLimited);
+      return postWithRetries(args, channel, ctx, retryRateLimited).catch(async (error: unknown) => {
+        // A workspace or client without the chart or table block yet: the same message with their words, once.
+        if (!(error instanceof SlackPermanentError) || !NATIVE_REFUSAL_CODES.has(error.code)) throw error;
+        const posted = await postWithRetries({ ...args, blocks: fallback as PostMessageBlocks }, channel, ctx, retryRateLimited);
+        return { ...posted, nativeRefused: true };
+      });
     },
   };
 }

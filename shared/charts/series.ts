@@ -170,6 +170,18 @@ export function cleanName(name: unknown): string {
   return truncateText(plain, 200);
 }
 
+/** Names for a legend: cleaned, cut to `max` characters, unique (" 2", " 3"… where two cut alike). */
+export function legendNames(names: readonly string[], max: number): string[] {
+  const used = new Set<string>();
+  return names.map((raw) => {
+    const clean = cleanName(raw);
+    let name = truncateText(clean, max);
+    for (let n = 2; used.has(name); n++) name = `${truncateText(clean, max - 3)} ${n}`;
+    used.add(name);
+    return name;
+  });
+}
+
 export function lastValue(series: ChartSeries): number {
   return series.points.at(-1)?.value ?? 0;
 }

@@ -8,7 +8,18 @@
 import { DIGEST_METRICS } from '../contracts';
 import type { WebhookEvent } from '../events';
 import { describeError } from '../observability';
-import type { DigestClaim, DigestStore, Log, Metrics, PostingProgress, SlackMessage, SlackMessageMetadata, SlackPoster } from '../ports';
+import type {
+  DigestClaim,
+  DigestStore,
+  Log,
+  Metrics,
+  PostingProgress,
+  SlackMessage,
+  SlackMessageMetadata,
+  SlackPostResult,
+  SlackPoster,
+} from '../ports';
+import { NATIVE_BLOCK_TYPES } from '../slack-blocks/limits';
 import { homeChannel, routeDigest, type SkippedChannel } from '../routing';
 import type { DigestMode } from '../contracts';
 import type { Subscription, SubscriptionStore } from '../ports';
@@ -40,7 +51,7 @@ export interface ChannelMessage {
   thread: readonly SlackMessage[];
   /** Post the main message as a reply in this thread (a draft notice under the latest digest). */
   threadTs?: string | undefined;
-  /** The run's trend chart, uploaded into the thread after the replies (./chart-step); none = no chart. */
+  /** The run's PNG trend chart, uploaded into the thread after the replies when Slack refused the native one (./chart-step); none = no PNG fallback. */
   chart?: ThreadChart | undefined;
 }
 
@@ -200,13 +211,14 @@ async function postWithProgress(
   const progress = { ...claim.progress };
   if (claim.attempt > 1) await reconcileWithSlack(event, claim, channel, progress, deps);
   const paced = new PacedChannel(channel, deps);
-  // The chart counts as one more reply in the progress: done once repliesPosted passes the thread.
-  const chartPending = message.chart !== undefined && progress.repliesPosted <= message.thread.length ? 1 : 0;
-  await paced.reserve((progress.mainTs ? 0 : 1) + Math.max(0, message.thread.length - progress.repliesPosted) + chartPending);
+  await paced.reserve((progress.mainTs ? 0 : 1) + Math.max(0, message.thread.length - progress.repliesPosted));
+  // The PNG goes into the thread only when Slack refused the native chart in this attempt.
+  let chartRefused = false;
   if (!progress.mainTs) {
     const posted = await paced.post((retryRateLimited) =>
       deps.slack.post(channel, message.main, { metadata, threadTs: message.threadTs, retryRateLimited }),
     );
+    chartRefused = countRefused(message.main, posted, deps);
     progress.channel = posted.channel;
     progress.mainTs = posted.ts;
     progress.repliesPosted = 0;
@@ -217,13 +229,14 @@ async function postWithProgress(
     const reply = message.thread[i];
     if (!reply) continue;
     const replyMetadata = { event_type: `${metadata.event_type}_reply`, event_payload: { event_id: event.id, reply: i + 1 } };
-    await paced.post((retryRateLimited) =>
+    const posted = await paced.post((retryRateLimited) =>
       deps.slack.post(progress.channel ?? channel, reply, { threadTs: progress.mainTs, metadata: replyMetadata, retryRateLimited }),
     );
+    countRefused(reply, posted, deps);
     progress.repliesPosted = i + 1;
     await deps.store.recordChannelProgress(event.id, channel, claim.token, progress);
   }
-  if (message.chart && chartPending === 1) {
+  if (message.chart && chartRefused && progress.repliesPosted <= message.thread.length) {
     // Recorded before the upload: a retry never uploads the chart twice.
     progress.repliesPosted = message.thread.length + 1;
     await deps.store.recordChannelProgress(event.id, channel, claim.token, progress);
@@ -236,6 +249,15 @@ async function postWithProgress(
     });
   }
   return { channel, ts: progress.mainTs };
+}
+
+/** Counts a message whose native blocks Slack refused (posted with their words instead); true when it was. */
+function countRefused(message: SlackMessage, posted: SlackPostResult, deps: FanOutDeps): boolean {
+  if (posted.nativeRefused !== true) return false;
+  const types = new Set(message.blocks.map((b) => (typeof b === 'object' && b !== null ? (b as { type?: unknown }).type : undefined)));
+  for (const block of NATIVE_BLOCK_TYPES) if (types.has(block)) deps.metrics.count(DIGEST_METRICS.nativeBlockRefused, 1, { block });
+  deps.log.warn('Slack refused the native chart or table blocks; posted their words instead', { channel: posted.channel });
+  return true;
 }
 
 /**

@@ -111,16 +111,16 @@ async function postDigest(event: WebhookEvent, run: RunCompletedData, claim: Cla
     previous,
     reasoning,
   };
-  // One chart per run, in every thread but a compact line's.
+  // The trend is drawn by Slack in the main message; the PNG (rendered only if Slack refuses the
+  // native chart, and only with the fallback on) goes into the thread instead.
   const trend = nextTrend(previous, event.created_at, overview.engines);
-  // Fewer than two runs draw no trend: the renderer is not even loaded.
-  const chart = deps.charts && trend.length >= 2 ? threadChart(trendChartInput(project.name, trend), deps.charts, deps) : undefined;
+  const pngFallback = deps.charts && trend.length >= 2 ? threadChart(trendChartInput(project.name, trend), deps.charts, deps) : undefined;
   const renderOptions = {
     topGaps: options.topGaps,
     reasoningGaps: options.reasoningGaps,
     dashboardUrlTemplate: options.dashboardUrlTemplate,
     noiseMinimums: options.noiseMinimums,
-    chartInThread: chart !== undefined,
+    trend,
   };
   const codec = await actionValueCodec(deps);
   // "About these figures" once per channel: the channels shown it are kept in the snapshot.
@@ -139,7 +139,7 @@ async function postDigest(event: WebhookEvent, run: RunCompletedData, claim: Cla
   const metadata = { event_type: 'visibility_digest', event_payload: { event_id: event.id, project_id: projectId, run_id: run.run_id } };
   const withChart = (target: ChannelTarget) => {
     const message = messageFor(target);
-    return { ...message, chart: message.quiet ? undefined : chart };
+    return { ...message, chart: message.main.fallbackBlocks === undefined ? undefined : pngFallback };
   };
   // A channel's filter may leave nothing of the run; its quiet hours hold it for the catch-up.
   const link = fillUrlTemplate(options.dashboardUrlTemplate, { project_id: projectId, run_id: run.run_id });

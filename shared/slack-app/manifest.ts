@@ -9,7 +9,9 @@
  *   subscribing it, and says how to invite it when not (`bridge doctor` checks channels with it too);
  * - `usergroups:read`: a `slackAccess` policy that lets a user group change subscriptions reads its
  *   members (usergroups.users.list);
- * - `groups:history`, `groups:read` (only with `privateChannels`): the same for private channels.
+ * - `groups:history`, `groups:read` (only with `privateChannels`): the same for private channels;
+ * - `files:write` (only with `pngFallback`): the PNG trend chart uploaded into a digest's thread when
+ *   Slack refuses its native chart (the stage's `chartsEnabled`). Slack draws the chart with `chat:write`.
  * Not requested: `chat:write.public` (the app must be invited, which keeps channels in control).
  * The Home tab is on and the app subscribes to the bot events of `SLACK_EVENTS` (`app_home_opened`,
  * which needs no scope) at `<base>/slack/events`; `views.publish` needs no scope either.
@@ -23,6 +25,8 @@ export interface ManifestOptions {
   baseUrl: string;
   appName?: string | undefined;
   privateChannels?: boolean | undefined;
+  /** The stage uploads the PNG chart when Slack refuses the native one (`chartsEnabled`): adds `files:write`. */
+  pngFallback?: boolean | undefined;
 }
 
 export interface SlackAppManifest {
@@ -53,8 +57,8 @@ export function buildSlackAppManifest(options: ManifestOptions): SlackAppManifes
   const scopes = [
     'commands',
     'chat:write',
-    // The digest's trend chart is uploaded into its thread (files.getUploadURLExternal + completeUploadExternal).
-    'files:write',
+    // The PNG fallback of the trend chart is uploaded into the thread (files.getUploadURLExternal + completeUploadExternal).
+    ...(options.pngFallback === true ? ['files:write'] : []),
     'channels:history',
     'channels:read',
     'usergroups:read',

@@ -78,6 +78,8 @@ export interface ProjectWeek {
   gapsTruncated: boolean;
   /** Null on the channel's first report of the project: nothing to compare with. */
   gapChanges: { opened: SnapshotGap[]; closed: BaselineGap[]; leftTop: number } | null;
+  /** The lead metric pooled per week (the weekly verdict's pools), oldest first: the portfolio chart's line. */
+  lead?: { label: string; weeks: { endMs: number; value: number }[] } | undefined;
 }
 
 function between(history: readonly SnapshotPoint[], startMs: number, endMs: number): SnapshotPoint[] {
@@ -164,6 +166,20 @@ function gapChanges(snapshot: ProjectSnapshot, baseline: WeeklyBaseline | null):
   };
 }
 
+/** Weeks the portfolio chart looks back over, this one included. */
+export const PORTFOLIO_WEEKS = 8;
+
+/** The lead metric (the latest run's first) pooled over each of the last weeks that have it, oldest first. */
+function leadByWeek(history: readonly SnapshotPoint[], window: WeekWindow): ProjectWeek['lead'] {
+  const label = Object.keys(runsWithData(history).at(-1)?.metrics ?? {})[0];
+  if (label === undefined) return undefined;
+  const weeks = Array.from({ length: PORTFOLIO_WEEKS }, (_, i) => window.endMs - (PORTFOLIO_WEEKS - 1 - i) * WEEK_MS).flatMap((endMs) => {
+    const pool = poolOf(label, between(history, endMs - WEEK_MS, endMs));
+    return pool === null ? [] : [{ endMs, value: pool.value }];
+  });
+  return { label, weeks };
+}
+
 /** One project's week. `snapshot` null: the project was never digested. */
 export function projectWeek(
   project: { id: string; name: string },
@@ -195,6 +211,7 @@ export function projectWeek(
     topRival: topRival(withData.at(-1)),
     engines: engineMoves(snapshot, baseline, window),
     gapChanges: gapChanges(snapshot, baseline),
+    lead: leadByWeek(historyOf(snapshot), window),
   };
 }
 

@@ -19,6 +19,7 @@ import { SLACK_LIMITS, truncateText } from '../slack-text';
 import type { ProjectWeek, RivalMove, WeekOutcome, WeekWindow } from './content';
 import type { BaselineGap } from './ports';
 import type { WeeklyVerdict } from './verdict';
+import { portfolioChart } from './portfolio-chart';
 
 /** Characters of a project's line in the main message (its name is cut first). */
 export const LINE_TEXT = 200;
@@ -334,10 +335,15 @@ export function renderWeeklyReport(weeks: readonly ProjectWeek[], window: WeekWi
   blocks.push(...lineSections(sorted));
   const thread = detailReplies(sorted, options);
   const details = thread.length > 0 ? ' · details and charts in the thread' : '';
+  const chart = portfolioChart(weeks);
+  if (chart !== null) blocks.push(chart.block);
   blocks.push(
     context(
       `📅 Weekly visibility report · ${from} → ${to}, each week's answers pooled${details} · every ${inline(options.scheduleText, 80)} · \`/visibility weekly off\` stops it here`,
     ),
   );
-  return { main: { text: fallback(sorted), blocks }, thread };
+  if (chart === null) return { main: { text: fallback(sorted), blocks }, thread };
+  // Refused by Slack: the chart's words in its place (the poster sends these once).
+  const fallbackBlocks = blocks.map((b) => (b === chart.block ? context(`_Portfolio:_ ${chart.text}`) : b));
+  return { main: { text: truncateText(`${fallback(sorted)}\n${chart.text}`, SLACK_LIMITS.fallbackText), blocks, fallbackBlocks }, thread };
 }

@@ -206,6 +206,8 @@ async function postReport(item: DueChannel, token: string, deps: WeeklyDeps): Pr
   const paced = new PacedChannel(channel, deps);
   await paced.reserve(1 + report.thread.length);
   const posted = await paced.post((retryRateLimited) => deps.slack.post(channel, report.main, { metadata, retryRateLimited }));
+  // Slack refused the portfolio chart: the report went with its words instead.
+  if (posted.nativeRefused === true) deps.metrics.count(DIGEST_METRICS.nativeBlockRefused, 1, { block: 'data_visualization' });
   // First: from here on a retry finishes the week instead of posting it again.
   await deps.store.recordPosted(channel, week, token, posted.ts);
   await keepBaselines(channel, inputs, nowMs, deps);

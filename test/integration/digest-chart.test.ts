@@ -1,9 +1,11 @@
 /**
- * The trend chart in the digest's thread, on real peers (dynalite, the local SQS server, the service
- * simulator, the local Slack server with its files.* methods) and the real renderer: no chart for a
- * first digest (the renderer not even loaded), the PNG with its alt text in the thread of the next one,
- * once per run and channel even when the record is retried, and a chart that can't be uploaded or
- * drawn leaves one line in the thread and a ChartFailed count while the record succeeds.
+ * The trend chart, on real peers (dynalite, the local SQS server, the service simulator, the local
+ * Slack server with its files.* methods and its fault injection) and the real PNG renderer: no chart
+ * for a first digest; Slack's own line chart in the main message of the next one, the PNG renderer not
+ * even loaded; when Slack answers `invalid_blocks` to the chart, the message again with the chart's
+ * words, the PNG with its alt text in the thread once per run and channel (also when the record is
+ * retried), NativeBlockRefused counted; and a PNG that can't be uploaded or drawn leaves one line in
+ * the thread and a ChartFailed count while the record succeeds.
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -94,6 +96,11 @@ async function redeliver(chartDeps: ChartDeps | undefined) {
 const mains = (channel: string) => slack.messages(channel).filter((m) => !m.thread_ts && !m.files);
 const chartsIn = (channel: string): PostedMessage[] => slack.messages(channel).filter((m) => m.files !== undefined);
 const linesIn = (channel: string) => slack.messages(channel).filter((m) => m.text?.startsWith('Trend chart unavailable'));
+const nativeChart = (m: PostedMessage | undefined) =>
+  (m?.blocks ?? []).find((b) => (b as { type?: unknown }).type === 'data_visualization');
+/** Slack refusing the chart block once in `channel` (a workspace or client without it yet). */
+const refuseChart = (channel: string) =>
+  slack.injectFault({ method: 'chat.postMessage', channel, times: 1, kind: 'slack_error', error: 'invalid_blocks' });
 
 beforeAll(async () => {
   peers = await startDigestPeers({ tableName: TABLE, queueName: 'chart', visibilityTimeoutSeconds: 1, slackToken: TOKEN });
@@ -117,17 +124,33 @@ beforeEach(async () => {
   for (const s of await subscriptions.listAll()) await subscriptions.unsubscribe(s.projectId, s.channel);
 });
 
-describe('the trend chart in the digest thread', () => {
-  it('is left out of a first digest (one run: the renderer is not loaded), then uploaded into the next digest thread with its alt text', async () => {
+describe('the trend chart', () => {
+  it('is left out of a first digest, then drawn by Slack in the next main message; the PNG renderer is not loaded', async () => {
     const baseline = await deliver(charts(), weeklyRun());
     expect(baseline.failed.size).toBe(0);
-    expect(chartsIn(HOME)).toHaveLength(0);
-    expect(rendererLoads).toBe(0);
+    expect(nativeChart(mains(HOME)[0])).toBeUndefined();
     expect((await store.getSnapshot(project))?.trend).toHaveLength(1);
 
     const second = await deliver(charts(), weeklyRun());
     expect(second.failed.size).toBe(0);
-    const [main] = mains(HOME).slice(-1);
+    const main = mains(HOME).at(-1);
+    expect(nativeChart(main)).toMatchObject({ type: 'data_visualization', chart: { type: 'line' } });
+    expect(main?.text).toMatch(/ by engine, .+ \(UTC\): /);
+    expect(chartsIn(HOME)).toHaveLength(0);
+    expect(rendererLoads).toBe(0);
+    expect(slack.calls('files.getUploadURLExternal')).toHaveLength(0);
+    expect(observer.countOf('NativeBlockRefused{block=data_visualization}')).toBe(0);
+    expect((await store.getSnapshot(project))?.trend).toHaveLength(2);
+  });
+
+  it('refused by Slack (invalid_blocks): the message again with the chart in words, the PNG with its alt text in the thread, counted', async () => {
+    await deliver(charts(), weeklyRun());
+    refuseChart(HOME);
+    const run = await deliver(charts(), weeklyRun());
+    expect(run.failed.size).toBe(0);
+    const main = mains(HOME).at(-1);
+    expect(nativeChart(main)).toBeUndefined();
+    expect(JSON.stringify(main?.blocks)).toContain('_Trend:_ ');
     const [chart] = chartsIn(HOME);
     expect(chartsIn(HOME)).toHaveLength(1);
     expect(chart?.thread_ts).toBe(main?.ts);
@@ -137,32 +160,38 @@ describe('the trend chart in the digest thread', () => {
     // The bytes served are a PNG.
     const png = Buffer.from(await (await fetch(file!.url_private)).arrayBuffer());
     expect(png.subarray(1, 4).toString('latin1')).toBe('PNG');
+    expect(observer.countOf('NativeBlockRefused{block=data_visualization}')).toBe(1);
     expect(observer.countOf('ChartPosted')).toBe(1);
-    expect((await store.getSnapshot(project))?.trend).toHaveLength(2);
+    expect(observer.countOf('DigestPosted')).toBe(2);
   });
 
-  it('renders once per run and uploads once per channel, also when the record is retried', async () => {
+  it('renders the PNG once per run, uploads it only where the chart was refused, and a retry never uploads it twice', async () => {
     await deliver(charts(), weeklyRun());
     await subscriptions.subscribe({ projectId: project, projectName: 'P', channel: 'C0TWO', actor: { userId: 'U1' }, nowMs: runAt });
     slack.reset();
-    // The subscribed channel's digest fails once (a 5xx: outcome unknown, the record is retried); the home channel finishes, chart included.
+    refuseChart(HOME);
+    refuseChart('C0TWO');
+    // The subscribed channel's second post (its message again, in words) fails with a 5xx (outcome unknown,
+    // the record is retried); the home channel finishes, PNG included.
     slack.injectFault({ method: 'chat.postMessage', channel: 'C0TWO', times: 1, kind: 'server_error' });
     const first = await deliver(charts(), weeklyRun());
     expect(first.failed.size).toBe(1);
     expect(chartsIn(HOME)).toHaveLength(1);
-    expect(chartsIn('C0TWO')).toHaveLength(0);
     expect(rendererLoads).toBe(1);
 
     const retry = await redeliver(charts());
     expect(retry.failed.size).toBe(0);
     expect(chartsIn(HOME)).toHaveLength(1);
-    expect(chartsIn('C0TWO')).toHaveLength(1);
-    expect(chartsIn('C0TWO')[0]?.thread_ts).toBe(mains('C0TWO')[0]?.ts);
-    expect(slack.calls('files.completeUploadExternal')).toHaveLength(2);
+    // The retry's post was taken: Slack drew the chart, so no PNG there.
+    expect(mains('C0TWO')).toHaveLength(1);
+    expect(nativeChart(mains('C0TWO')[0])).toBeDefined();
+    expect(chartsIn('C0TWO')).toHaveLength(0);
+    expect(slack.calls('files.completeUploadExternal')).toHaveLength(1);
   });
 
   it('says why in the thread and counts ChartFailed when Slack refuses the upload; the record succeeds', async () => {
     await deliver(charts(), weeklyRun());
+    refuseChart(HOME);
     slack.injectFault({ method: 'files.getUploadURLExternal', kind: 'slack_error', error: 'missing_scope' });
     const run = await deliver(charts(), weeklyRun());
     expect(run.failed.size).toBe(0);
@@ -174,8 +203,9 @@ describe('the trend chart in the digest thread', () => {
     expect(observer.countOf('DigestPosted')).toBe(2); // the baseline and this run
   });
 
-  it('says why when the chart cannot be drawn', async () => {
+  it('says why when the PNG cannot be drawn', async () => {
     await deliver(charts(), weeklyRun());
+    refuseChart(HOME);
     const broken = charts({ renderer: () => Promise.reject(new Error('wasm missing')) });
     const run = await deliver(broken, weeklyRun());
     expect(run.failed.size).toBe(0);
@@ -183,12 +213,15 @@ describe('the trend chart in the digest thread', () => {
     expect(observer.countOf('ChartFailed{reason=render_failed}')).toBe(1);
   });
 
-  it('posts nothing of a chart with charts off', async () => {
+  it('with the PNG fallback off: the chart refused leaves its words in the message, and nothing is uploaded', async () => {
     await deliver(undefined, weeklyRun());
+    refuseChart(HOME);
     const run = await deliver(undefined, weeklyRun());
     expect(run.failed.size).toBe(0);
+    expect(JSON.stringify(mains(HOME).at(-1)?.blocks)).toContain('_Trend:_ ');
     expect(chartsIn(HOME)).toHaveLength(0);
     expect(linesIn(HOME)).toHaveLength(0);
     expect(slack.calls('files.getUploadURLExternal')).toHaveLength(0);
+    expect(observer.countOf('NativeBlockRefused{block=data_visualization}')).toBe(1);
   });
 });

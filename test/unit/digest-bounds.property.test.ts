@@ -3,11 +3,11 @@
  * engines and alerts, any previous snapshot. Every message the renderer makes (main, thread, draft notice)
  * is checked against Slack's limits directly and with the shared checker.
  */
-import type { KnownBlock } from '@slack/web-api';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { renderDigest, renderDraftReady, type BlockKitMessage, type DigestInput } from '../../shared/digest/render';
+import { renderDigest, renderDraftReady, type DigestBlock, type DigestMessage, type DigestInput } from '../../shared/digest/render';
 import { buildSnapshot } from '../../shared/digest/snapshot';
+import type { TrendPoint } from '../../shared/ports';
 import type { Gap, GenericRow, Scalar, VisibilityOverview } from '../../shared/read-api-types';
 import { findBlockKitViolations } from '../../shared/slack-text';
 
@@ -59,6 +59,15 @@ const overview: fc.Arbitrary<VisibilityOverview> = fc.record({
   alerts: fc.array(alert, { maxLength: 60 }),
 });
 
+/** A stored trend as a damaged snapshot may hold it: any names, any numbers, repeated days. */
+const trend: fc.Arbitrary<TrendPoint[]> = fc.array(
+  fc.record({
+    atMs: fc.integer({ min: 1, max: 2_000_000_000_000 }),
+    engines: fc.dictionary(text(40), fc.oneof(fc.double(), fc.double({ min: 0, max: 100, noNaN: true })), { maxKeys: 20 }),
+  }),
+  { maxLength: 60 },
+);
+
 const TEMPLATES = [undefined, 'https://app.example.com/p/{project_id}/runs/{run_id}?prompt={prompt_id}&a={asset_id}'];
 
 const digestInput: fc.Arbitrary<DigestInput> = fc
@@ -78,6 +87,7 @@ const digestInput: fc.Arbitrary<DigestInput> = fc
     topGaps: fc.option(fc.nat({ max: 80 }), { nil: undefined }),
     reasoningGaps: fc.option(fc.nat({ max: 10 }), { nil: undefined }),
     reasons: fc.array(fc.record({ impact: text(20), category: text(60), detail: text(800) }), { maxLength: 12 }),
+    trend,
   })
   .map((r) => ({
     project: { id: r.id, name: r.name ?? '', industry: null },
@@ -93,15 +103,15 @@ const digestInput: fc.Arbitrary<DigestInput> = fc
     reasoning: new Map(
       r.gaps.slice(0, 5).map((g) => [g.prompt_id, { reasons: r.reasons, engine: g.platforms_losing[0] ?? null }] as const),
     ),
-    options: { dashboardUrlTemplate: r.template, mode: r.mode, topGaps: r.topGaps, reasoningGaps: r.reasoningGaps },
+    options: { dashboardUrlTemplate: r.template, mode: r.mode, topGaps: r.topGaps, reasoningGaps: r.reasoningGaps, trend: r.trend },
   }));
 
 /** Slack's limits, checked here directly (not through the shared checker). */
-function boundsProblems(message: BlockKitMessage): string[] {
+function boundsProblems(message: DigestMessage): string[] {
   const problems: string[] = [];
   if (message.text.trim().length === 0) problems.push('empty text');
   if (message.blocks.length > 50) problems.push(`${message.blocks.length} blocks`);
-  message.blocks.forEach((block: KnownBlock, i) => {
+  message.blocks.forEach((block: DigestBlock, i) => {
     if (block.type === 'header' && block.text.text.length > 150) problems.push(`header ${i}`);
     if (block.type === 'section') {
       if ((block.text?.text.length ?? 0) > 3000) problems.push(`section ${i} text`);
@@ -116,7 +126,7 @@ function boundsProblems(message: BlockKitMessage): string[] {
   return problems;
 }
 
-function expectWithinBounds(message: BlockKitMessage): void {
+function expectWithinBounds(message: DigestMessage): void {
   expect(boundsProblems(message)).toEqual([]);
   expect(findBlockKitViolations(message)).toEqual([]);
 }
@@ -126,7 +136,11 @@ describe('Block Kit bounds for any input', () => {
     fc.assert(
       fc.property(digestInput, (input) => {
         const rendered = renderDigest(input);
-        for (const message of [rendered.main, ...rendered.thread]) expectWithinBounds(message);
+        for (const message of [rendered.main, ...rendered.thread]) {
+          expectWithinBounds(message);
+          // Sent when Slack refuses the native blocks: within the same bounds, and none of them.
+          if (message.fallbackBlocks !== undefined) expectWithinBounds({ ...message, blocks: message.fallbackBlocks });
+        }
         // Short by construction, whatever the input: a phone screen's worth of blocks, at most three replies.
         expect(rendered.main.blocks.length).toBeLessThanOrEqual(8);
         expect(rendered.thread.length).toBeLessThanOrEqual(3);

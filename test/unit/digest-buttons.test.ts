@@ -1,7 +1,7 @@
 /** The channel part of a rendered digest: its buttons and the note of who changed the channel's settings. */
 import { describe, expect, it } from 'vitest';
-import type { ActionsBlock, ContextBlock, KnownBlock } from '@slack/web-api';
-import { renderDigest, type DigestInput } from '../../shared/digest/render';
+import type { ActionsBlock, ContextBlock } from '@slack/web-api';
+import { renderDigest, type DigestBlock, type DigestInput } from '../../shared/digest/render';
 import { decodeActionValue, encodeActionValue } from '../../shared/slack-app/interactions';
 import { actionValueCodec } from '../../shared/buttons/value';
 import { findBlockKitViolations } from '../../shared/slack-text';
@@ -26,11 +26,11 @@ const BUTTONS = actionValueCodec(['digest-buttons-action-signing-key-0123456789'
 const TARGET = { channel: 'C0ALPHA', projectId: 'proj-1', projectName: 'Northwind' };
 const CHANNEL = { ...TARGET, mode: 'full' as const, actionValue: encodeActionValue(TARGET, BUTTONS) };
 
-function actions(blocks: KnownBlock[]): ActionsBlock['elements'] {
+function actions(blocks: DigestBlock[]): ActionsBlock['elements'] {
   return blocks.filter((b): b is ActionsBlock => b.type === 'actions').flatMap((b) => b.elements);
 }
 
-function contextTexts(blocks: KnownBlock[]): string[] {
+function contextTexts(blocks: DigestBlock[]): string[] {
   return blocks.filter((b): b is ContextBlock => b.type === 'context').flatMap((b) => b.elements.map((e) => ('text' in e ? e.text : '')));
 }
 

@@ -275,13 +275,44 @@ describe('digest v3', () => {
     ).toBe('2');
   });
 
-  it('a trend chart is one of the three replies: the text replies fit in two, nothing dropped', () => {
+  it('draws the trend as a native line chart in the main message, its words in the fallback text, within 8 blocks', () => {
+    const day = 24 * 3600 * 1000;
+    const at = Date.parse(RUN.createdAt);
+    const trend = [3, 2, 1, 0].map((back, i) => ({ atMs: at - back * day, engines: { Gemini: 43 - i, ChatGPT: 50 + i } }));
     const plain = valid(renderDigest(input()));
-    expect(plain.thread).toHaveLength(3);
-    const withChart = valid(renderDigest(input({ options: { chartInThread: true } })));
-    expect(withChart.thread).toHaveLength(2);
-    expect(JSON.stringify(withChart.thread)).toContain('Cited less');
-    expect(JSON.stringify(withChart.thread)).toContain('*AI engines*');
+    const out = valid(renderDigest(input({ options: { trend } })));
+    const charts = out.main.blocks.filter((b) => b.type === 'data_visualization');
+    expect(charts).toMatchSnapshot();
+    expect(charts).toHaveLength(1);
+    expect(out.main.blocks.length).toBeLessThanOrEqual(8);
+    // The words of the chart: notifications and screen readers; ChatGPT first, in the palette's order.
+    expect(out.main.text).toContain('Visibility by engine, Nov 5 – Nov 8 (UTC): ChatGPT 50 → 53 % (+3); Gemini 43 → 40 % (−3).');
+    // Refused by Slack: the same message with the words in the chart's place.
+    expect(out.main.fallbackBlocks?.some((b) => b.type === 'context' && JSON.stringify(b).includes('ChatGPT 50 → 53 %'))).toBe(true);
+    expect(out.main.fallbackBlocks).toHaveLength(out.main.blocks.length);
+    // The thread keeps its three replies: the PNG is only a fallback.
+    expect(out.thread).toHaveLength(plain.thread.length);
+    expect(plain.main.fallbackBlocks).toBeUndefined();
+  });
+
+  it('keeps a chart-less digest as it was: a first run, one run of history, a compact line', () => {
+    const at = Date.parse(RUN.createdAt);
+    const one = valid(renderDigest(input({ options: { trend: [{ atMs: at, engines: { Gemini: 40 } }] } })));
+    expect(one.main.blocks.some((b) => b.type === 'data_visualization')).toBe(false);
+    const baseline = valid(
+      renderDigest(
+        input({
+          previous: null,
+          options: {
+            trend: [
+              { atMs: at - 1, engines: { Gemini: 1 } },
+              { atMs: at, engines: { Gemini: 2 } },
+            ],
+          },
+        }),
+      ),
+    );
+    expect(baseline.main.blocks.some((b) => b.type === 'data_visualization')).toBe(false);
   });
 
   it('every "in the thread" pointer has its reply: a baseline without a thread never points to one', () => {

@@ -24,11 +24,17 @@ describe('Slack app manifest', () => {
     expect(manifest.oauth_config.scopes.bot).toEqual([
       'commands',
       'chat:write',
-      'files:write',
       'channels:history',
       'channels:read',
       'usergroups:read',
     ]);
+  });
+
+  it('asks for files:write only when the stage uploads the PNG chart on a refused native one', () => {
+    const base = 'https://api.example.com';
+    expect(buildSlackAppManifest({ baseUrl: base }).oauth_config.scopes.bot).not.toContain('files:write');
+    expect(buildSlackAppManifest({ baseUrl: base, pngFallback: false }).oauth_config.scopes.bot).not.toContain('files:write');
+    expect(buildSlackAppManifest({ baseUrl: base, pngFallback: true }).oauth_config.scopes.bot).toContain('files:write');
   });
 
   it('keeps a stage path, adds groups:history and groups:read for private channels and caps the name', () => {

@@ -6,6 +6,7 @@ import type { ProjectSnapshot } from '../../shared/ports';
 import { baselineOf, projectWeek, weekEndingAt } from '../../shared/weekly/content';
 import { MAX_DETAIL_REPLIES, renderWeeklyReport } from '../../shared/weekly/render';
 import { poolOf, WEEKLY_Z, weeklyVerdict } from '../../shared/weekly/verdict';
+import type { DataVisualizationBlock } from '../../shared/slack-blocks/types';
 import {
   dueNow,
   isoWeekAt,
@@ -281,15 +282,43 @@ describe('the report message', () => {
       '⚪ *Acme* steady',
       '⚪ *Brightline* steady',
     ]);
-    expect(report.main.text).toBe(
+    const [headline, chartWords] = report.main.text.split('\n');
+    expect(headline).toBe(
       'Weekly report — 1 of 4 projects worse, 1 better, 2 steady — biggest move Voltway −8 pts: Voltway −8 pts · Northwind +5 pts',
     );
+    // The portfolio chart: each project's pooled week, the biggest movers first; its words follow the headline.
+    const chart = report.main.blocks.find((b) => (b as { type?: string }).type === 'data_visualization') as DataVisualizationBlock;
+    expect(chart.chart).toMatchObject({
+      type: 'line',
+      axis_config: { categories: ['to Nov 16', 'to Nov 23'], y_label: 'Visibility score (%)' },
+    });
+    expect(chart.chart.type === 'line' && chart.chart.series.map((s) => s.name)).toEqual(['Voltway', 'Northwind', 'Acme', 'Brightline']);
+    expect(chartWords).toBe(
+      'Visibility score by project, weeks to Nov 16 – to Nov 23 (UTC): Voltway 50 → 42 % (−8); Northwind 30 → 35 % (+5); Acme 40 → 40 % (±0); Brightline 60 → 60 % (±0).',
+    );
+    expect(report.main.fallbackBlocks?.map((b) => (b as { type?: string }).type)).not.toContain('data_visualization');
     expect(report.main.blocks.length).toBeLessThanOrEqual(4);
     // The details are in the thread, with the thresholds said once per project.
     expect(report.thread).toHaveLength(1);
     const details = JSON.stringify(report.thread[0]?.blocks);
     expect(details).toContain('Visibility score −8 pts, worse: 42 %, was 50 %');
     expect(details).toContain('normal variation ±');
+  });
+
+  it('draws at most six projects in the portfolio chart, those that moved most; the rest are counted in its words', () => {
+    const weeks = Array.from({ length: 9 }, (_, i) => weekOf(`Project ${i}`, [40, 40 + i]));
+    const report = renderWeeklyReport(weeks, weekEndingAt(MONDAY_0900), options);
+    const chart = report.main.blocks.find((b) => (b as { type?: string }).type === 'data_visualization') as DataVisualizationBlock;
+    expect(chart.chart.type === 'line' && chart.chart.series.map((s) => s.name)).toEqual([
+      'Project 8',
+      'Project 7',
+      'Project 6',
+      'Project 5',
+      'Project 4',
+      'Project 3',
+    ]);
+    expect(report.main.text).toContain('3 more projects not shown.');
+    expect(findBlockKitViolations(report.main as CheckableMessage)).toEqual([]);
   });
 
   it('names both sides of mixed news', () => {

@@ -1,6 +1,7 @@
 /** Block Kit building blocks and the packing of long lists into blocks within Slack's limits. */
 import type { ActionsBlock, Button, ContextBlock, KnownBlock, MrkdwnElement, SectionBlock } from '@slack/web-api';
 import type { SlackMessage } from '../../ports';
+import type { DataVisualizationBlock } from '../../slack-blocks/types';
 import { SLACK_LIMITS, truncateText } from '../../slack-text';
 
 /**
@@ -9,6 +10,17 @@ import { SLACK_LIMITS, truncateText } from '../../slack-text';
  */
 export interface BlockKitMessage extends SlackMessage {
   blocks: KnownBlock[];
+  fallbackBlocks?: KnownBlock[] | undefined;
+}
+
+/** A block of a digest message: Block Kit's known blocks and Slack's chart (not yet in @slack/types). */
+export type DigestBlock = KnownBlock | DataVisualizationBlock;
+
+/** A digest message, which may hold native chart and table blocks. */
+export interface DigestMessage extends SlackMessage {
+  blocks: DigestBlock[];
+  /** The same message with the words of its native blocks in their place: sent if Slack refuses them. */
+  fallbackBlocks?: KnownBlock[] | undefined;
 }
 
 /** Block text per message, kept below `SLACK_LIMITS.messageTotalText` for headroom. */

@@ -10,9 +10,9 @@
  * with their reasons, one line of figures and the buttons; the thread holds at most three replies. A
  * baseline, an empty run and a quiet run are one message each.
  */
-import type { KnownBlock } from '@slack/web-api';
+import type { ContextBlock, KnownBlock } from '@slack/web-api';
 import { SLACK_LIMITS, truncateText } from '../../slack-text';
-import { context, section, type BlockKitMessage } from './blocks';
+import { context, section, type BlockKitMessage, type DigestBlock, type DigestMessage } from './blocks';
 import { buildModel, type DigestInput, type DigestModel } from './model';
 import { changesSection } from './sections/changes';
 import { figuresLine, noiseLine } from './sections/figures';
@@ -29,20 +29,21 @@ import {
   type ReplyDraft,
 } from './sections/thread';
 import { severeAlertsSection } from './sections/rows';
+import { trendChart } from './sections/trend';
 import type { RunMark, VerdictState } from '../../ports';
 import { isQuietRun } from './significance';
 import { mrkdwnLink } from '../links';
 
-export type { BlockKitMessage } from './blocks';
+export type { BlockKitMessage, DigestBlock, DigestMessage } from './blocks';
 export type { DigestInput } from './model';
 export { buildModel } from './model';
 export { isQuietRun } from './significance';
 export { renderDraftReady } from './sections/draft';
 
 export interface RenderedDigest {
-  main: BlockKitMessage;
+  main: DigestMessage;
   /** Replies to post in the main message's thread, in order (at most `MAX_THREAD_REPLIES`). May be empty. */
-  thread: BlockKitMessage[];
+  thread: DigestMessage[];
   /** True when the run was quiet and rendered as one compact line (digestMode 'changes'). */
   quiet: boolean;
   /** True when the thread shows "About these figures" (the caller records it: once per channel). */
@@ -52,10 +53,12 @@ export interface RenderedDigest {
 /** What a run's digest is, by what there is to say. */
 export type DigestShape = 'report' | 'baseline' | 'quiet' | 'compact' | 'empty';
 
-type MainSection = (model: DigestModel) => KnownBlock[];
+type MainSection = (model: DigestModel) => DigestBlock[];
 type ThreadReply = (model: DigestModel) => ReplyDraft | null;
 
 export const MAX_THREAD_REPLIES = 3;
+/** Blocks of the main message: a phone screen's worth (docs/DIGEST.md). */
+export const MAIN_BLOCK_BUDGET = 8;
 const DEFAULT_TOP_GAPS = 5;
 const DEFAULT_REASONING_GAPS = 3;
 
@@ -79,6 +82,12 @@ const qualityNote: MainSection = (model) => [
   ),
 ];
 
+/** The trend as Slack's own chart (./sections/trend.ts); none before a second run. */
+const trend: MainSection = (model) => {
+  const chart = trendChart(model);
+  return chart === null ? [] : [chart.block];
+};
+
 /** Severe alerts in the main message, pointing to the thread when the shape lists alerts there. */
 const alertsInThread: MainSection = (model) => severeAlertsSection(model, true);
 const alertsNoThread: MainSection = (model) => severeAlertsSection(model, false);
@@ -90,7 +99,7 @@ const alertsNoThread: MainSection = (model) => severeAlertsSection(model, false)
  */
 const SHAPES: { readonly [S in DigestShape]: { main: readonly MainSection[]; thread: readonly ThreadReply[] } } = {
   report: {
-    main: [headline, alertsInThread, changesSection, noiseLine, figuresLine, footerBlocks],
+    main: [headline, alertsInThread, changesSection, noiseLine, figuresLine, trend, footerBlocks],
     thread: [
       changesAndGapsReply,
       enginesAndAlertsReply,
@@ -109,7 +118,7 @@ const SHAPES: { readonly [S in DigestShape]: { main: readonly MainSection[]; thr
     thread: [],
   },
   // The normal variation's bands are in the engines reply.
-  quiet: { main: [headline, alertsInThread, noiseLine, figuresLine, footerBlocks], thread: [enginesAndAlertsReply] },
+  quiet: { main: [headline, alertsInThread, noiseLine, figuresLine, trend, footerBlocks], thread: [enginesAndAlertsReply] },
   compact: { main: [compactLine], thread: [] },
   empty: { main: [headline, alertsNoThread, qualityNote, footerBlocks], thread: [] },
 };
@@ -129,16 +138,48 @@ export function renderDigest(input: DigestInput): RenderedDigest {
 export function renderModel(model: DigestModel): RenderedDigest {
   const shape = shapeOf(model);
   const { main, thread } = SHAPES[shape];
-  const blocks = main.flatMap((part) => part(model));
-  // A trend chart is one of the three replies: the text replies fit in the others.
-  const slots = MAX_THREAD_REPLIES - (model.input.options?.chartInThread === true && shape !== 'compact' ? 1 : 0);
+  const blocks = withinBudget(main.flatMap((part) => part(model)));
   const drafts = thread.map((reply) => reply(model)).filter((d): d is ReplyDraft => d !== null);
   return {
-    main: { text: digestHeadline(model), blocks },
-    thread: fitReplies(drafts, slots).map((draft) => packReply(model, draft)),
+    main: mainMessage(model, blocks),
+    thread: fitReplies(drafts, MAX_THREAD_REPLIES).map((draft) => packReply(model, draft)),
     quiet: shape === 'compact',
     about: thread.includes(enginesAndAlertsReply) && showsAbout(model),
   };
+}
+
+/**
+ * The main message: with a chart, its words follow the headline in the fallback text (notifications,
+ * screen readers), and stand in its place in `fallbackBlocks`, sent if Slack refuses the chart.
+ */
+function mainMessage(model: DigestModel, blocks: DigestBlock[]): DigestMessage {
+  const headline = digestHeadline(model);
+  const chart = blocks.some((b) => b.type === 'data_visualization') ? trendChart(model) : null;
+  if (chart === null) return { text: headline, blocks };
+  const fallbackBlocks = blocks.map((b): KnownBlock => (b.type === 'data_visualization' ? context(`_Trend:_ ${chart.text}`) : b));
+  return { text: truncateText(`${headline}\n${chart.text}`, SLACK_LIMITS.fallbackText), blocks, fallbackBlocks };
+}
+
+/**
+ * The main message within `MAIN_BLOCK_BUDGET`: past it, neighbouring context lines (the figures and
+ * the normal-variation line) share one context block, each its own element.
+ */
+function withinBudget(blocks: DigestBlock[]): DigestBlock[] {
+  const out = [...blocks];
+  for (let i = 0; out.length > MAIN_BLOCK_BUDGET && i < out.length - 1;) {
+    const [a, b] = [out[i], out[i + 1]];
+    const mergeable =
+      a?.type === 'context' &&
+      b?.type === 'context' &&
+      a.block_id === undefined &&
+      b.block_id === undefined &&
+      a.elements.length + b.elements.length <= SLACK_LIMITS.contextElements;
+    if (mergeable) {
+      const merged: ContextBlock = { type: 'context', elements: [...a.elements, ...b.elements] };
+      out.splice(i, 2, merged);
+    } else i += 1;
+  }
+  return out;
 }
 
 /** The digest's plain-text headline (its fallback text): what a held digest is listed by in the catch-up. */

@@ -1,5 +1,6 @@
 /** What the digest says, worked out once from the renderer's input; every section reads from it. */
 import type { DigestMode } from '../../contracts';
+import type { TrendPoint } from '../../ports';
 import type { Gap, GenericRow, Metric, Project, ReasoningCard, Scalar, VisibilityOverview } from '../../read-api-types';
 import { changeTone, type ChangeTone, type MetricDirections } from '../metric-direction';
 import {
@@ -40,8 +41,8 @@ export interface DigestOptions {
   minChange?: number | undefined;
   /** The verdict's thresholds (bench/calibrate.ts tries others); default `THRESHOLDS`. */
   thresholds?: Thresholds | undefined;
-  /** A trend chart follows in the thread: it counts as one of the three replies. */
-  chartInThread?: boolean | undefined;
+  /** The project's trend (../chart-history.ts), this run included: the main message's native chart. */
+  trend?: readonly TrendPoint[] | undefined;
   /** The channel the digest is rendered for: its "Mute 7 days" / "Only changes" buttons; none = no buttons. */
   channel?: ChannelContext | undefined;
   /** This channel was already shown "About these figures" (the metric captions): not again. */

@@ -13,6 +13,11 @@ function rounded(n: number): number {
   return Math.round(n * 100) / 100;
 }
 
+/** A figure in the unit it is shown in (a fraction's share as percent), rounded for reading. */
+export function shownValue(reading: MetricReading, value: number): number {
+  return rounded(value * (reading.kind === 'share' ? shareFactor(reading) : 1));
+}
+
 /** The value with its unit; a non-numeric value as sent. */
 export function valueText(reading: MetricReading, value: number | null, raw: Scalar): string {
   if (value === null) return formatScalar(raw, LEN.value);
