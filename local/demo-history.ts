@@ -21,7 +21,7 @@ import { rowPrimaryValue } from '../shared/digest/rows';
 import { buildSnapshot } from '../shared/digest/snapshot';
 import type { ProjectSnapshot } from '../shared/ports';
 import type { GenericRow, Metric, VisibilityOverview } from '../shared/read-api-types';
-import { deterministicUuid, rngFor, type Rng } from './simulator/data';
+import { deterministicUuid, rngFor, type Rng } from './simulator/random';
 import type { LocalStack } from './stack';
 
 const DAY_MS = 24 * 3600 * 1000;

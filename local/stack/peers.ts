@@ -9,7 +9,7 @@ import { ReadApiClient } from '../../shared/adapters/read-api';
 import type { IngestHandler } from '../../functions/ingest/create-handler';
 import { LocalSlackServer } from '../slack/server';
 import { VisibilitySimulator } from '../simulator/server';
-import type { SimulatorFixture } from '../simulator/data';
+import type { SimulatorFixture } from '../simulator/fixture';
 import { HttpGateway, type GatewayRequestInfo, type GatewayRoute } from '../http-gateway';
 import type { PollerProblem } from '../lambda-poller';
 import type { LocalObservabilityHub } from '../local-observability';

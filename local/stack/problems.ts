@@ -1,6 +1,6 @@
 /** The local stack's failures said in one line, naming the flag or file to change. */
 import { describeError } from '../../shared/observability';
-import { FixtureError, loadFixtureFile, type SimulatorFixture } from '../simulator/data';
+import { FixtureError, loadFixtureFile, type SimulatorFixture } from '../simulator/fixture';
 import { SecretsEndpointTakenError } from '../local-secrets';
 import { LocalStackError, type LocalStackOptions } from './types';
 

@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { SQSClient } from '@aws-sdk/client-sqs';
-import type { SimulatorFixture } from '../simulator/data';
+import type { SimulatorFixture } from '../simulator/fixture';
 import type { VisibilitySimulator } from '../simulator/server';
 import type { LocalSlackServer, RecordedCall } from '../slack/server';
 import type { HttpGateway } from '../http-gateway';
