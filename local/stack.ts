@@ -31,11 +31,12 @@ import { LocalObservabilityHub, logDeadLetter } from './local-observability';
 import { EventsServer } from './events-server';
 import { startLocalSecrets } from './local-secrets';
 import { LOCAL_TOPOLOGY } from './topology';
-import { startDynamo } from './stack/data-dir';
+import { openDataDir, startDynamo } from './stack/data-dir';
 import { functionEnvironments } from './stack/env';
 import { checkWritable, realProjectIds, reportPollerProblem, startGateway, startSimulator, startSlack } from './stack/peers';
 import { readFixture, toStackError } from './stack/problems';
 import { queueDepth, startSqs, waitForIdle } from './stack/queues';
+import { keeper, readKeptSecrets } from './stack/state';
 import {
   LOCAL_DEFAULTS,
   LocalStackError,
@@ -50,7 +51,6 @@ export {
   LOCAL_DEFAULTS,
   LOCAL_STAGE,
   LocalStackError,
-  generateSecret,
   type DeliverySummary,
   type LocalStack,
   type LocalStackOptions,
@@ -74,8 +74,8 @@ function prepareProcessEnv(): void {
 export async function startLocalStack(options: LocalStackOptions = {}): Promise<LocalStack> {
   const host = options.host ?? '127.0.0.1';
   const region = LOCAL_DEFAULTS.region;
-  const secrets = options.secrets && options.secrets.length > 0 ? [...options.secrets] : [generateSecret()];
-  if (secrets.some((s) => s.trim() === '')) throw new LocalStackError('a signing secret is empty; pass non-empty values to --secret');
+  if (options.secrets?.some((s) => s.trim() === ''))
+    throw new LocalStackError('a signing secret is empty; pass non-empty values to --secret');
   const maxReceiveCount = options.maxReceiveCount ?? LOCAL_DEFAULTS.maxReceiveCount;
   const visibilityTimeoutSeconds = options.visibilityTimeoutSeconds ?? LOCAL_DEFAULTS.visibilityTimeoutSeconds;
   const functionTimeoutMs = options.functionTimeoutMs ?? LOCAL_DEFAULTS.functionTimeoutMs;
@@ -100,16 +100,23 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   };
 
   try {
+    const { dataDir } = options;
+    // Taken first, so it is given up last (after what the stack keeps there is written).
+    const releaseDataDir = dataDir !== undefined ? openDataDir(dataDir, options.fresh === true) : undefined;
+    if (releaseDataDir) cleanup.push(() => Promise.resolve(releaseDataDir()));
+    const kept = dataDir !== undefined ? readKeptSecrets(dataDir) : undefined;
+    const secretsFrom = options.secrets?.length ? 'options' : kept ? 'kept' : 'generated';
+    const secrets = options.secrets?.length ? [...options.secrets] : (kept?.signing ?? [generateSecret()]);
     const [dynamo, sqs, simulator, slack] = await Promise.all([
-      startDynamo(options.dataDir, cleanup),
+      startDynamo(dataDir, cleanup),
       startSqs(host, region, maxReceiveCount, visibilityTimeoutSeconds, cleanup, (moved) => logDeadLetter(observability, moved)),
       options.realReadApi ? Promise.resolve(undefined) : startSimulator(options, host, fixture, cleanup),
-      options.realSlack ? Promise.resolve(undefined) : startSlack(options, host, cleanup),
+      options.realSlack ? Promise.resolve(undefined) : startSlack(options, host, dataDir, cleanup),
     ]);
     const readApiBaseUrl = options.realReadApi?.baseUrl.replace(/\/+$/, '') ?? simulator?.url ?? '';
-    const apiKey = options.realReadApi?.apiKey ?? simulator?.apiKey ?? '';
+    const apiKey = options.realReadApi?.apiKey ?? kept?.readApiKey ?? simulator?.apiKey ?? '';
     const slackChannel = options.realSlack?.channel ?? options.slackChannel ?? LOCAL_DEFAULTS.slackChannel;
-    const slackToken = options.realSlack?.token ?? LOCAL_DEFAULTS.slackToken;
+    const slackToken = options.realSlack?.token ?? kept?.slackToken ?? LOCAL_DEFAULTS.slackToken;
     const localSecrets =
       options.secretsManagerPort === undefined
         ? undefined
@@ -123,10 +130,21 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     const events =
       options.eventsPort === undefined ? undefined : await EventsServer.start(observability, { host, port: options.eventsPort });
     if (events) cleanup.push(() => events.close());
-    const keys = {
+    const keys = kept?.keys ?? {
       actionSigningKey: randomBytes(32).toString('hex'),
       slackSigningSecret: `local-slack-signing-${randomBytes(16).toString('hex')}`,
     };
+    const keep =
+      dataDir === undefined
+        ? undefined
+        : keeper(dataDir, {
+            sqs: sqs.server,
+            localSecrets,
+            keys,
+            real: { readApi: options.realReadApi !== undefined, slack: options.realSlack !== undefined },
+          });
+    keep?.restore();
+    keep?.save({ signing: secrets, readApiKey: apiKey, slackToken });
     const { env, slackEnv } = functionEnvironments({
       options,
       region,
@@ -240,10 +258,16 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
         await gateway.close(2000).catch(() => undefined);
         const grace = Math.min(functionTimeoutMs, 10_000);
         await Promise.all([poller.close(grace).catch(() => undefined), commandsPoller.close(grace).catch(() => undefined)]);
+        try {
+          keep?.save({ signing: secrets, readApiKey: apiKey, slackToken });
+        } catch (error) {
+          observability.log('stack', 'error', `could not keep the state in ${dataDir}`, describeError(error));
+        }
         await Promise.allSettled([simulator?.close(), slack?.close(), localSecrets?.close(), events?.close()]);
         sqs.client.destroy();
         sqs.pollerClient.destroy();
         await Promise.allSettled([sqs.server.close(), dynamo.close()]);
+        releaseDataDir?.();
       })();
       return closing;
     };
@@ -267,6 +291,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       ...(events ? { events } : {}),
       slackChannel,
       slackSigningSecret,
+      secretsFrom,
+      ...(dataDir !== undefined ? { dataDir } : {}),
       sqs: {
         endpoint: sqs.server.url,
         region,

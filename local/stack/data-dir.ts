@@ -1,47 +1,40 @@
 /**
- * The data directory of a local stack: DynamoDB's files in it, and a lock so that one stack at a
- * time uses it.
+ * The data directory of a local stack: a lock so that one stack at a time uses it, and DynamoDB's
+ * files in it (what else is kept there: ./state).
  */
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describeError } from '../../shared/observability';
 import { ensureBridgeTable, startLocalDynamo, type LocalDynamo } from '../dynamo';
 import { isCode } from './problems';
+import { clearDataDir, dataPath } from './state';
 import { LOCAL_DEFAULTS, LocalStackError, type Cleanup } from './types';
 
-export async function startDynamo(dataDir: string | undefined, cleanup: Cleanup): Promise<LocalDynamo> {
-  if (dataDir !== undefined) {
-    try {
-      mkdirSync(dataDir, { recursive: true });
-    } catch (error) {
-      throw new LocalStackError(`cannot create the data directory ${dataDir}: ${describeError(error).errorMessage}`);
-    }
-  }
-  const release = dataDir !== undefined ? lockDataDir(dataDir) : () => undefined;
-  cleanup.push(() => {
-    release();
-    return Promise.resolve();
-  });
-  let started: LocalDynamo;
+/**
+ * Takes the data directory for this stack: creates it, locks it (released by the function returned)
+ * and, when `fresh`, removes what an earlier stack kept there.
+ */
+export function openDataDir(dataDir: string, fresh: boolean): () => void {
   try {
-    started = await startLocalDynamo(dataDir !== undefined ? { dataDir } : {});
+    mkdirSync(dataDir, { recursive: true });
+  } catch (error) {
+    throw new LocalStackError(`cannot create the data directory ${dataDir}: ${describeError(error).errorMessage}`);
+  }
+  const release = lockDataDir(dataDir);
+  if (fresh) clearDataDir(dataDir);
+  return release;
+}
+
+/** DynamoDB with the bridge's table: in memory, or its files in the data directory. */
+export async function startDynamo(dataDir: string | undefined, cleanup: Cleanup): Promise<LocalDynamo> {
+  let dynamo: LocalDynamo;
+  try {
+    dynamo = await startLocalDynamo(dataDir !== undefined ? { dataDir: dataPath(dataDir, 'dynamodb') } : {});
   } catch (error) {
     throw new LocalStackError(
       `cannot start DynamoDB (dynalite)${dataDir !== undefined ? ` on ${dataDir}` : ''}: ${describeError(error).errorMessage}`,
     );
   }
-  // Closing also gives the data directory up.
-  const dynamo: LocalDynamo = {
-    endpoint: started.endpoint,
-    client: started.client,
-    close: async () => {
-      try {
-        await started.close();
-      } finally {
-        release();
-      }
-    },
-  };
   cleanup.push(() => dynamo.close());
   try {
     await ensureBridgeTable(dynamo.client, LOCAL_DEFAULTS.tableName);

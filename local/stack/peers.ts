@@ -14,6 +14,7 @@ import { HttpGateway, type GatewayRequestInfo, type GatewayRoute } from '../http
 import type { PollerProblem } from '../lambda-poller';
 import type { LocalObservabilityHub } from '../local-observability';
 import { isAddressInUse, isCode } from './problems';
+import { dataPath } from './state';
 import { LOCAL_DEFAULTS, LocalStackError, type Cleanup, type DeliverySummary, type LocalStackOptions } from './types';
 
 export async function startSimulator(
@@ -51,9 +52,15 @@ export async function startSimulator(
   return simulator;
 }
 
-export async function startSlack(options: LocalStackOptions, host: string, cleanup: Cleanup): Promise<LocalSlackServer> {
+export async function startSlack(
+  options: LocalStackOptions,
+  host: string,
+  dataDir: string | undefined,
+  cleanup: Cleanup,
+): Promise<LocalSlackServer> {
   const slack = await LocalSlackServer.start({
     host,
+    ...(dataDir !== undefined ? { stateFile: dataPath(dataDir, 'slack') } : {}),
     tokens: [LOCAL_DEFAULTS.slackToken],
     channelNames: LOCAL_DEFAULTS.slackChannelNames,
     ...(options.slackLogFile !== undefined ? { logFile: options.slackLogFile } : {}),

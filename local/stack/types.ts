@@ -76,8 +76,13 @@ export interface LocalStackOptions {
   webhookFetch?: typeof fetch;
   /** Register the bridge's webhook with the simulator (default true). */
   registerWebhook?: boolean;
-  /** Keep DynamoDB data in this directory across restarts (default: in memory). */
+  /**
+   * Keep the state in this directory across restarts (default: in memory): the table, the queues'
+   * messages (DLQs too), the secrets and the stack's keys, the local Slack's messages (./stack/state).
+   */
   dataDir?: string;
+  /** With `dataDir`: forget what an earlier stack kept there. */
+  fresh?: boolean;
   /** The local Slack server appends one JSON line per Web API call here. */
   slackLogFile?: string;
   /** Post to a real Slack workspace: no local Slack server, SLACK_API_URL unset. */
@@ -143,6 +148,10 @@ export interface QueueDepths {
 export interface LocalStack {
   webhookUrl: string;
   secrets: string[];
+  /** Where the signing secrets came from: the options, the data directory (kept from an earlier start) or generated now. */
+  secretsFrom: 'options' | 'kept' | 'generated';
+  /** Where the state is kept, when it is. */
+  dataDir?: string;
   /** Absent when a real read API is used. */
   simulator?: VisibilitySimulator;
   /** Base URL of the read API in use (the simulator's unless a real one is configured). */
