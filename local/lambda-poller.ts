@@ -137,17 +137,7 @@ export class LambdaPoller {
     while (!this.stopped) {
       let messages: Message[];
       try {
-        const received = await this.options.client.send(
-          new ReceiveMessageCommand({
-            QueueUrl: this.options.queueUrl,
-            MaxNumberOfMessages: clamp(this.options.batchSize ?? 10, 1, 10),
-            WaitTimeSeconds: clamp(this.options.waitTimeSeconds ?? 20, 0, 20),
-            MessageAttributeNames: ['All'],
-            MessageSystemAttributeNames: ['All'],
-          }),
-          { abortSignal: this.abort.signal },
-        );
-        messages = received.Messages ?? [];
+        messages = await this.receive(clamp(this.options.batchSize ?? 10, 1, 10), clamp(this.options.waitTimeSeconds ?? 20, 0, 20));
         receiveFailures = 0;
         if (messages.length > 0) messages = await this.fillBatchingWindow(messages);
       } catch (error) {
@@ -178,6 +168,21 @@ export class LambdaPoller {
     }
   }
 
+  /** One ReceiveMessage with every attribute, as the event source asks for them. */
+  private async receive(max: number, waitSeconds: number): Promise<Message[]> {
+    const received = await this.options.client.send(
+      new ReceiveMessageCommand({
+        QueueUrl: this.options.queueUrl,
+        MaxNumberOfMessages: max,
+        WaitTimeSeconds: waitSeconds,
+        MessageAttributeNames: ['All'],
+        MessageSystemAttributeNames: ['All'],
+      }),
+      { abortSignal: this.abort.signal },
+    );
+    return received.Messages ?? [];
+  }
+
   /** More receives until the batch is full or the batching window has passed since the first message. */
   private async fillBatchingWindow(first: Message[]): Promise<Message[]> {
     const windowMs = (this.options.batchingWindowSeconds ?? 0) * 1000;
@@ -186,17 +191,7 @@ export class LambdaPoller {
     const messages = [...first];
     while (messages.length < batchSize && Date.now() < until && !this.stopped) {
       try {
-        const received = await this.options.client.send(
-          new ReceiveMessageCommand({
-            QueueUrl: this.options.queueUrl,
-            MaxNumberOfMessages: batchSize - messages.length,
-            WaitTimeSeconds: clamp(Math.ceil((until - Date.now()) / 1000), 0, 20),
-            MessageAttributeNames: ['All'],
-            MessageSystemAttributeNames: ['All'],
-          }),
-          { abortSignal: this.abort.signal },
-        );
-        messages.push(...(received.Messages ?? []));
+        messages.push(...(await this.receive(batchSize - messages.length, clamp(Math.ceil((until - Date.now()) / 1000), 0, 20))));
       } catch {
         break; // What was received is invoked now; the next receive reports the problem.
       }

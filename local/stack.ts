@@ -47,16 +47,7 @@ import {
   type QueueDepths,
 } from './stack/types';
 
-export {
-  LOCAL_DEFAULTS,
-  LOCAL_STAGE,
-  LocalStackError,
-  type DeliverySummary,
-  type LocalStack,
-  type LocalStackOptions,
-  type QueueDepth,
-  type QueueDepths,
-} from './stack/types';
+export { LOCAL_DEFAULTS, LocalStackError, type DeliverySummary, type LocalStack, type LocalStackOptions } from './stack/types';
 export type { ReadyInfo } from './ready-info';
 
 /**
@@ -293,19 +284,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       slackSigningSecret,
       secretsFrom,
       ...(dataDir !== undefined ? { dataDir } : {}),
-      sqs: {
-        endpoint: sqs.server.url,
-        region,
-        queueUrl: sqs.queueUrl,
-        queueArn: sqs.queueArn,
-        dlqUrl: sqs.dlqUrl,
-        dlqArn: sqs.dlqArn,
-        queueAttributes: sqs.queueAttributes,
-        commandsQueueUrl: sqs.commandsQueueUrl,
-        commandsQueueArn: sqs.commandsQueueArn,
-        commandsDlqUrl: sqs.commandsDlqUrl,
-        client: sqs.client,
-      },
+      sqs,
       dynamo: { endpoint: dynamo.endpoint, tableName: LOCAL_DEFAULTS.tableName, client: dynamo.client },
       projectIds,
       env,
@@ -350,7 +329,6 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
         },
       }),
       depths,
-      commandDepths,
       waitForIdle: (waitOptions = {}) =>
         waitForIdle({ simulator, gateway, pollers: [poller, commandsPoller], depths: [depths, commandDepths] }, waitOptions),
       close,

@@ -87,7 +87,7 @@ export async function startGateway(
       host,
       routes,
       createHandler,
-      functionTimeoutMs: options.ingestTimeoutMs ?? LOCAL_DEFAULTS.ingestTimeoutMs,
+      functionTimeoutMs: LOCAL_DEFAULTS.ingestTimeoutMs,
       preview,
       onRequest: (info) => {
         if (info.error !== undefined) {

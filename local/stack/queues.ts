@@ -7,21 +7,10 @@ import type { VisibilitySimulator } from '../simulator/server';
 import type { HttpGateway } from '../http-gateway';
 import type { LambdaPoller } from '../lambda-poller';
 import { LOCAL_TOPOLOGY, type QueueSpec } from '../topology';
-import { LOCAL_DEFAULTS, LocalStackError, type Cleanup, type QueueDepth, type QueueDepths } from './types';
+import { LocalStackError, type Cleanup, type LocalStack, type QueueDepth, type QueueDepths } from './types';
 
-export interface StartedSqs {
-  server: SqsServer;
-  client: SQSClient;
-  pollerClient: SQSClient;
-  queueUrl: string;
-  queueArn: string;
-  dlqUrl: string;
-  dlqArn: string;
-  queueAttributes: Record<string, string>;
-  commandsQueueUrl: string;
-  commandsQueueArn: string;
-  commandsDlqUrl: string;
-}
+/** The stack's handle on its queues, plus the server and the event sources' own client. */
+export type StartedSqs = LocalStack['sqs'] & { server: SqsServer; pollerClient: SQSClient };
 
 export async function startSqs(
   host: string,
@@ -68,15 +57,17 @@ export async function startSqs(
   const commandsQueueUrl = await create(queues.commands.name, attributesOf(queues.commands));
   return {
     server,
+    endpoint: server.url,
+    region,
     client,
     pollerClient,
     queueUrl,
-    queueArn: server.queueArn(LOCAL_DEFAULTS.queueName),
+    queueArn: server.queueArn(queues.digest.name),
     dlqUrl,
-    dlqArn: server.queueArn(LOCAL_DEFAULTS.dlqName),
+    dlqArn: server.queueArn(queues.digestDlq.name),
     queueAttributes,
     commandsQueueUrl,
-    commandsQueueArn: server.queueArn(LOCAL_DEFAULTS.commandsQueueName),
+    commandsQueueArn: server.queueArn(queues.commands.name),
     commandsDlqUrl,
   };
 }

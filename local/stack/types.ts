@@ -22,10 +22,6 @@ export const LOCAL_STAGE = 'local';
 export const LOCAL_DEFAULTS = {
   region: 'us-east-1',
   tableName: 'visibility-bridge-local',
-  queueName: LOCAL_TOPOLOGY.queues.digest.name,
-  dlqName: LOCAL_TOPOLOGY.queues.digestDlq.name,
-  commandsQueueName: LOCAL_TOPOLOGY.queues.commands.name,
-  commandsDlqName: LOCAL_TOPOLOGY.queues.commandsDlq.name,
   /** The home channel, by id as a stage file names it; the local Slack shows its name (`slackChannelNames`). */
   slackChannel: 'C0LOCALDIGEST',
   /** Another channel, for trying the Slack app (`/visibility subscribe …` there). */
@@ -37,10 +33,6 @@ export const LOCAL_DEFAULTS = {
   functionTimeoutMs: 60_000,
   ingestTimeoutMs: 8_000,
   pollWaitSeconds: 20,
-  batchSize: LOCAL_TOPOLOGY.eventSources.digest.batchSize,
-  concurrency: LOCAL_TOPOLOGY.eventSources.digest.concurrency,
-  /** Slash-command invocations side by side (the deployed event source has no cap; people type few commands). */
-  commandsConcurrency: LOCAL_TOPOLOGY.eventSources.commands.concurrency,
   retryScale: 1,
 } as const;
 
@@ -99,8 +91,6 @@ export interface LocalStackOptions {
   visibilityTimeoutSeconds?: number;
   /** The digest function's timeout (default 60 s). */
   functionTimeoutMs?: number;
-  /** The ingest function's timeout (default 8 s, as deployed). */
-  ingestTimeoutMs?: number;
   /** Long-poll wait of the event source (default 20 s). */
   pollWaitSeconds?: number;
   /** Messages per digest invocation (default 10). */
@@ -198,8 +188,6 @@ export interface LocalStack {
   readyInfo(): ReadyInfo;
   /** The digest queue and its DLQ. */
   depths(): Promise<QueueDepths>;
-  /** The commands queue and its DLQ. */
-  commandDepths(): Promise<QueueDepths>;
   /**
    * Resolves when the bridge has nothing left to do: no simulator delivery pending (unless
    * `webhooks: false`), no ingest or digest invocation running, and the digest and commands queues
