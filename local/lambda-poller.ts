@@ -77,11 +77,9 @@ const RECEIVE_ERROR_BACKOFF_MS = [200, 500, 1000, 2000];
 export class LambdaPoller {
   private readonly abort = new AbortController();
   private readonly workers: Promise<void>[] = [];
-  private readonly idleWaiters = new Set<() => void>();
   private busy = 0;
   private started = false;
   private closing: Promise<void> | undefined;
-  private invocationCount = 0;
 
   constructor(private readonly options: LambdaPollerOptions) {}
 
@@ -90,22 +88,11 @@ export class LambdaPoller {
     return this.busy;
   }
 
-  /** Invocations made so far. */
-  get invocationsMade(): number {
-    return this.invocationCount;
-  }
-
   start(): void {
     if (this.started) return;
     this.started = true;
     const concurrency = Math.max(1, Math.floor(this.options.concurrency ?? 2));
     for (let i = 0; i < concurrency; i++) this.workers.push(this.work());
-  }
-
-  /** Resolves once no batch is being handled (immediately when none is). */
-  whenNoBatchInFlight(): Promise<void> {
-    if (this.busy === 0) return Promise.resolve();
-    return new Promise((resolve) => this.idleWaiters.add(resolve));
   }
 
   /**
@@ -162,8 +149,6 @@ export class LambdaPoller {
         if (!keep) handler = undefined;
       } finally {
         this.busy -= 1;
-        if (this.busy === 0) for (const wake of [...this.idleWaiters]) wake();
-        if (this.busy === 0) this.idleWaiters.clear();
       }
     }
   }
@@ -206,7 +191,6 @@ export class LambdaPoller {
     const messageIds = records.map((r) => r.messageId);
     const timeoutMs = this.options.functionTimeoutMs ?? 60_000;
     const context = lambdaContext(this.options.functionName ?? 'digest', timeoutMs, started, this.options.region ?? 'us-east-1');
-    this.invocationCount += 1;
 
     let timer: NodeJS.Timeout | undefined;
     // Like Lambda, an invocation that times out is not stopped: its instance is just never reused.

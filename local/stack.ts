@@ -290,8 +290,6 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       env,
       observability,
       gateway,
-      poller,
-      commandsPoller,
       readyInfo: () => ({
         webhookUrl,
         secrets: [...secrets],

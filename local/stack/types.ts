@@ -9,7 +9,6 @@ import type { SimulatorFixture } from '../simulator/fixture';
 import type { VisibilitySimulator } from '../simulator/server';
 import type { LocalSlackServer, RecordedCall } from '../slack/server';
 import type { HttpGateway } from '../http-gateway';
-import type { LambdaPoller } from '../lambda-poller';
 import type { LocalObservabilityHub, LocalLogLevel } from '../local-observability';
 import type { EventsServer } from '../events-server';
 import type { LocalSecrets } from '../local-secrets';
@@ -181,10 +180,6 @@ export interface LocalStack {
   /** Every handler log line and metric (`countOf('DigestPosted')`). */
   observability: LocalObservabilityHub;
   gateway: HttpGateway;
-  /** The digest queue's event source. */
-  poller: LambdaPoller;
-  /** The commands queue's event source (batch 1, no batching window) into the same digest handler. */
-  commandsPoller: LambdaPoller;
   readyInfo(): ReadyInfo;
   /** The digest queue and its DLQ. */
   depths(): Promise<QueueDepths>;
