@@ -11,7 +11,7 @@ import { writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { startLocalStack } from '../local/stack';
 import { signPayload } from '../shared/signature';
-import { mulberry32 } from '../local/simulator/data';
+import { mulberry32 } from '../local/simulator/random';
 
 const TOTAL = Number(process.env['LOAD_DELIVERIES'] ?? 2000);
 const CONCURRENCY = 50;

@@ -11,8 +11,8 @@
  * would have stored had it digested those runs. The newest seeded run has today's figures, so the demo
  * run's digest shows what the simulator really changed.
  *
- * Only `npm start` calls this (local/start.ts); test stacks keep their baseline first digest. A
- * project that already has a snapshot (a `--data-dir` kept from an earlier start) is left alone.
+ * Only `npm start` calls this (local/start.ts, through `sendDemoRun`); test stacks keep their
+ * baseline first digest. A project that already has a snapshot (kept from an earlier start) is left alone.
  */
 import { DynamoDigestStore } from '../shared/adapters/dynamo-digest-store';
 import { ReadApiClient } from '../shared/adapters/read-api';
@@ -21,8 +21,10 @@ import { rowPrimaryValue } from '../shared/digest/rows';
 import { buildSnapshot } from '../shared/digest/snapshot';
 import type { ProjectSnapshot } from '../shared/ports';
 import type { GenericRow, Metric, VisibilityOverview } from '../shared/read-api-types';
-import { deterministicUuid, rngFor, type Rng } from './simulator/data';
+import { deterministicUuid, rngFor, type Rng } from './simulator/random';
 import type { LocalStack } from './stack';
+import { demoSent, markDemoSent } from './stack/state';
+import type { SentRun } from './simulator/webhooks';
 
 const DAY_MS = 24 * 3600 * 1000;
 
@@ -76,6 +78,24 @@ export async function seedDemoHistory(stack: LocalStack, projectId: string, nowM
   if (snapshot === null) return { seeded: false, reason: 'no days to seed' };
   await store.putSnapshot(snapshot);
   return { seeded: true, runs: DEMO_HISTORY.days };
+}
+
+export type DemoRunOutcome =
+  { sent: true; history: DemoHistoryOutcome; run: SentRun } | { sent: false; reason: 'sent_before' | 'real_read_api' | 'no_project' };
+
+/**
+ * `npm start`'s demo: the first project's history seeded, then one run of it sent to the webhook.
+ * Once per data directory: a restart that keeps the state does not send it again.
+ */
+export async function sendDemoRun(stack: LocalStack): Promise<DemoRunOutcome> {
+  const projectId = stack.projectIds[0];
+  if (!stack.simulator) return { sent: false, reason: 'real_read_api' };
+  if (projectId === undefined) return { sent: false, reason: 'no_project' };
+  if (stack.dataDir !== undefined && demoSent(stack.dataDir)) return { sent: false, reason: 'sent_before' };
+  const history = await seedDemoHistory(stack, projectId);
+  const run = stack.simulator.triggerRun(projectId);
+  if (stack.dataDir !== undefined) markDemoSent(stack.dataDir);
+  return { sent: true, history, run };
 }
 
 /** The overview `daysAgo` days before `now`: each figure walked back from its value now. */

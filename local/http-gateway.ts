@@ -89,7 +89,6 @@ export class HttpGateway {
   /** Idle instances per route's function (each function keeps its own warm instances, as Lambda does). */
   private readonly idleHandlers = new Map<(() => HttpApiHandler) | undefined, HttpApiHandler[]>();
   private readonly running = new Set<Promise<unknown>>();
-  private handlerCount = 0;
   private closed = false;
   private readonly preview: SlackPreview | undefined;
 
@@ -124,11 +123,6 @@ export class HttpGateway {
   /** Requests being served right now. */
   get inFlight(): number {
     return this.running.size;
-  }
-
-  /** Handler instances created so far (Lambda's concurrent executions high-water mark). */
-  get instances(): number {
-    return this.handlerCount;
   }
 
   /** Stops accepting requests, lets the ones in flight finish (at most `graceMs`), then drops every connection. */
@@ -278,7 +272,6 @@ export class HttpGateway {
   }
 
   private newHandler(route: GatewayRoute): HttpApiHandler {
-    this.handlerCount += 1;
     return (route.createHandler ?? this.options.createHandler)();
   }
 }

@@ -77,11 +77,9 @@ const RECEIVE_ERROR_BACKOFF_MS = [200, 500, 1000, 2000];
 export class LambdaPoller {
   private readonly abort = new AbortController();
   private readonly workers: Promise<void>[] = [];
-  private readonly idleWaiters = new Set<() => void>();
   private busy = 0;
   private started = false;
   private closing: Promise<void> | undefined;
-  private invocationCount = 0;
 
   constructor(private readonly options: LambdaPollerOptions) {}
 
@@ -90,22 +88,11 @@ export class LambdaPoller {
     return this.busy;
   }
 
-  /** Invocations made so far. */
-  get invocationsMade(): number {
-    return this.invocationCount;
-  }
-
   start(): void {
     if (this.started) return;
     this.started = true;
     const concurrency = Math.max(1, Math.floor(this.options.concurrency ?? 2));
     for (let i = 0; i < concurrency; i++) this.workers.push(this.work());
-  }
-
-  /** Resolves once no batch is being handled (immediately when none is). */
-  whenNoBatchInFlight(): Promise<void> {
-    if (this.busy === 0) return Promise.resolve();
-    return new Promise((resolve) => this.idleWaiters.add(resolve));
   }
 
   /**
@@ -137,17 +124,7 @@ export class LambdaPoller {
     while (!this.stopped) {
       let messages: Message[];
       try {
-        const received = await this.options.client.send(
-          new ReceiveMessageCommand({
-            QueueUrl: this.options.queueUrl,
-            MaxNumberOfMessages: clamp(this.options.batchSize ?? 10, 1, 10),
-            WaitTimeSeconds: clamp(this.options.waitTimeSeconds ?? 20, 0, 20),
-            MessageAttributeNames: ['All'],
-            MessageSystemAttributeNames: ['All'],
-          }),
-          { abortSignal: this.abort.signal },
-        );
-        messages = received.Messages ?? [];
+        messages = await this.receive(clamp(this.options.batchSize ?? 10, 1, 10), clamp(this.options.waitTimeSeconds ?? 20, 0, 20));
         receiveFailures = 0;
         if (messages.length > 0) messages = await this.fillBatchingWindow(messages);
       } catch (error) {
@@ -172,10 +149,23 @@ export class LambdaPoller {
         if (!keep) handler = undefined;
       } finally {
         this.busy -= 1;
-        if (this.busy === 0) for (const wake of [...this.idleWaiters]) wake();
-        if (this.busy === 0) this.idleWaiters.clear();
       }
     }
+  }
+
+  /** One ReceiveMessage with every attribute, as the event source asks for them. */
+  private async receive(max: number, waitSeconds: number): Promise<Message[]> {
+    const received = await this.options.client.send(
+      new ReceiveMessageCommand({
+        QueueUrl: this.options.queueUrl,
+        MaxNumberOfMessages: max,
+        WaitTimeSeconds: waitSeconds,
+        MessageAttributeNames: ['All'],
+        MessageSystemAttributeNames: ['All'],
+      }),
+      { abortSignal: this.abort.signal },
+    );
+    return received.Messages ?? [];
   }
 
   /** More receives until the batch is full or the batching window has passed since the first message. */
@@ -186,17 +176,7 @@ export class LambdaPoller {
     const messages = [...first];
     while (messages.length < batchSize && Date.now() < until && !this.stopped) {
       try {
-        const received = await this.options.client.send(
-          new ReceiveMessageCommand({
-            QueueUrl: this.options.queueUrl,
-            MaxNumberOfMessages: batchSize - messages.length,
-            WaitTimeSeconds: clamp(Math.ceil((until - Date.now()) / 1000), 0, 20),
-            MessageAttributeNames: ['All'],
-            MessageSystemAttributeNames: ['All'],
-          }),
-          { abortSignal: this.abort.signal },
-        );
-        messages.push(...(received.Messages ?? []));
+        messages.push(...(await this.receive(batchSize - messages.length, clamp(Math.ceil((until - Date.now()) / 1000), 0, 20))));
       } catch {
         break; // What was received is invoked now; the next receive reports the problem.
       }
@@ -211,7 +191,6 @@ export class LambdaPoller {
     const messageIds = records.map((r) => r.messageId);
     const timeoutMs = this.options.functionTimeoutMs ?? 60_000;
     const context = lambdaContext(this.options.functionName ?? 'digest', timeoutMs, started, this.options.region ?? 'us-east-1');
-    this.invocationCount += 1;
 
     let timer: NodeJS.Timeout | undefined;
     // Like Lambda, an invocation that times out is not stopped: its instance is just never reused.

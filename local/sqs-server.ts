@@ -5,7 +5,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { BodyTooLargeError, closeServer, listen, readBody, sendJson } from './http';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { createSqsClient as createBoundedSqsClient, LOCAL_CREDENTIALS } from '../shared/adapters/aws-clients';
-import { SqsEngine, type DeadLettered } from './sqs/engine';
+import { SqsEngine, type DeadLettered, type QueuesSnapshot } from './sqs/engine';
 import { SqsError, internalError, unknownOperation } from './sqs/errors';
 import { isRecord } from '../shared/util';
 
@@ -68,6 +68,16 @@ export class SqsServer {
   /** `arn:aws:sqs:<region>:000000000000:<name>`, whether or not the queue exists. */
   queueArn(name: string): string {
     return this.engine.queueArn(name);
+  }
+
+  /** See `SqsEngine.snapshot`: every queue's messages, as JSON. */
+  snapshot(): QueuesSnapshot {
+    return this.engine.snapshot();
+  }
+
+  /** See `SqsEngine.restore`. */
+  restore(snapshot: QueuesSnapshot): void {
+    this.engine.restore(snapshot);
   }
 
   /** Ends long polls at once (with no messages), stops timers and closes every socket. */

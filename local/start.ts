@@ -9,17 +9,9 @@ import { parseArgs } from 'node:util';
 import { DIGEST_MODES, ENV, HTTP_PATHS, type DigestMode } from '../shared/contracts';
 import { dashboardUrlTemplateProblem } from '../shared/digest/links';
 import { CHANNEL_ID_HINT, isHomeChannelId } from '../shared/routing';
-import {
-  LOCAL_DEFAULTS,
-  LocalStackError,
-  generateSecret,
-  startLocalStack,
-  type DeliverySummary,
-  type LocalStack,
-  type LocalStackOptions,
-} from './stack';
+import { LOCAL_DEFAULTS, LocalStackError, startLocalStack, type DeliverySummary, type LocalStack, type LocalStackOptions } from './stack';
 import { SKIP_MESSAGES, type LocalLogEntry } from './local-observability';
-import { seedDemoHistory } from './demo-history';
+import { sendDemoRun, type DemoRunOutcome } from './demo-history';
 import { LOCAL_TOPOLOGY } from './topology';
 import type { PostedMessage, RecordedCall } from './slack/server';
 
@@ -47,7 +39,10 @@ Options:
   --dashboard-url T   dashboard URL template for links in digests (https; placeholders {project_id},
                       {run_id}, {prompt_id}, {asset_id}); default: no links
   --digest-mode M     full (default) or changes: a run where nothing moved posts one compact line
-  --data-dir DIR      keep DynamoDB data in DIR across restarts (default: in memory)
+  --data-dir DIR      where the state is kept across restarts: the table, the queues and their
+                      DLQs, the secrets, the Slack messages (default .local/, or FILE.data/ beside
+                      a --ready-file FILE); the demo run is sent once per data dir
+  --fresh             forget the kept state and start clean
   --simulator-port N  port of the simulator (default ${SIMULATOR_PORT}, or any free one if taken;
                       0 = any free port)
   --secrets-manager-port N
@@ -85,7 +80,8 @@ interface Args {
   apiLatencyMs: number | undefined;
   dashboardUrl: string | undefined;
   digestMode: DigestMode;
-  dataDir: string | undefined;
+  dataDir: string;
+  fresh: boolean;
   readyFile: string;
   verbose: boolean;
   help: boolean;
@@ -109,6 +105,7 @@ function parse(argv: string[]): Args {
         'dashboard-url': { type: 'string' },
         'digest-mode': { type: 'string' },
         'data-dir': { type: 'string' },
+        fresh: { type: 'boolean' },
         'ready-file': { type: 'string' },
         verbose: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
@@ -119,6 +116,7 @@ function parse(argv: string[]): Args {
   } catch (error) {
     throw new UsageError(argumentProblem(error));
   }
+  const readyFile = nonEmpty('--ready-file', values['ready-file']) ?? DEFAULT_READY_FILE;
   return {
     port: wholeNumber('--port', values.port, DEFAULT_PORT, 0, 65_535),
     simulatorPort:
@@ -132,11 +130,17 @@ function parse(argv: string[]): Args {
     apiLatencyMs: values['api-latency'] === undefined ? undefined : wholeNumber('--api-latency', values['api-latency'], 0, 0, 600_000),
     dashboardUrl: dashboardUrl(values['dashboard-url']),
     digestMode: digestMode(values['digest-mode']),
-    dataDir: nonEmpty('--data-dir', values['data-dir']),
-    readyFile: nonEmpty('--ready-file', values['ready-file']) ?? DEFAULT_READY_FILE,
+    dataDir: nonEmpty('--data-dir', values['data-dir']) ?? defaultDataDir(readyFile),
+    fresh: values.fresh === true,
+    readyFile,
     verbose: values.verbose === true,
     help: values.help === true,
   };
+}
+
+/** `.local/` beside the default ready file; beside another ready file its own, so a second stack keeps its own state. */
+function defaultDataDir(readyFile: string): string {
+  return resolve(readyFile) === DEFAULT_READY_FILE ? dirname(DEFAULT_READY_FILE) : `${readyFile.replace(/\.json$/, '')}.data`;
 }
 
 function dashboardUrl(value: string | undefined): string | undefined {
@@ -289,13 +293,25 @@ function printOtherMessage(stack: LocalStack | undefined, call: RecordedCall): v
   out(`${dim(clock(call.at))} ${'slack '}  #${slack.channelName(message.channel)}  ${headlineOf(message.text)}`);
 }
 
-function printBanner(stack: LocalStack, readyMs: number, args: Args, generatedSecret: boolean): void {
+const SECRET_NOTES: Record<LocalStack['secretsFrom'], string> = {
+  options: '',
+  kept: '  (kept from the last start)',
+  generated: '  (generated; choose one with --secret)',
+};
+
+/** A path as typed in this directory when it is below it, else absolute. */
+function shownPath(path: string): string {
+  const below = relative(process.cwd(), path);
+  return below === '' || below.startsWith('..') ? resolve(path) : below;
+}
+
+function printBanner(stack: LocalStack, readyMs: number, args: Args): void {
   const names = new Map((stack.simulator?.data.projects() ?? []).map((p) => [p.id, `${p.name} (${p.industry})`]));
   const rows: [string, string][] = [
     ['Webhook URL', stack.webhookUrl],
     ...stack.secrets.map((s, i): [string, string] => [
       i === 0 ? 'Signing secret' : '',
-      `${s}${i === 0 && generatedSecret ? dim('  (generated; choose one with --secret)') : ''}`,
+      `${s}${i === 0 ? dim(SECRET_NOTES[stack.secretsFrom]) : ''}`,
     ]),
     stack.simulator
       ? ['Simulator', `${stack.simulatorUrl}  ${dim('API key')} ${stack.apiKey}`]
@@ -306,10 +322,7 @@ function printBanner(stack: LocalStack, readyMs: number, args: Args, generatedSe
           `local Web API ${stack.slack.apiUrl} → #${stack.slack.channelName(stack.slackChannel)} (${stack.slackChannel}) ${dim(args.verbose ? '(messages print below in full)' : '(one line per digest below; in full in the preview)')}`,
         ]
       : ['Slack', `real workspace → ${stack.slackChannel}`],
-    [
-      'DynamoDB',
-      `${stack.dynamo.endpoint}  ${dim('table')} ${stack.dynamo.tableName}${args.dataDir !== undefined ? `  ${dim('data in')} ${args.dataDir}` : ''}`,
-    ],
+    ['DynamoDB', `${stack.dynamo.endpoint}  ${dim('table')} ${stack.dynamo.tableName}`],
     ['SQS', `${stack.sqs.queueUrl}  ${dim('DLQ')} ${stack.sqs.dlqUrl}`],
     ['', `${stack.sqs.commandsQueueUrl}  ${dim('DLQ')} ${stack.sqs.commandsDlqUrl}  ${dim('(slash commands)')}`],
   ];
@@ -326,6 +339,10 @@ function printBanner(stack: LocalStack, readyMs: number, args: Args, generatedSe
       `${stack.secretsManager.server.url}  ${dim('(signing secrets, read-API key, Slack token; re-read every 2 s)')}`,
     ]);
   if (args.slackLog !== undefined && stack.slack) rows.push(['Slack log', args.slackLog]);
+  rows.push([
+    'State',
+    `kept in ${shownPath(args.dataDir)}/ across restarts ${dim('(table, queues, secrets, Slack messages; --fresh starts clean)')}`,
+  ]);
   rows.push(['Ready file', relative(process.cwd(), args.readyFile) || args.readyFile]);
   out(`${bold('visibility-slack-bridge')} — local stack ready in ${(readyMs / 1000).toFixed(1)} s`);
   out();
@@ -410,8 +427,6 @@ async function main(argv: string[]): Promise<void> {
     throw new UsageError(`VISIBILITY_API_BASE_URL must be an absolute http(s) URL such as https://api.example.com, got "${apiEnv[0]}"`);
   }
   checkReadyFileFree(args.readyFile);
-  const generatedSecret = args.secrets.length === 0;
-  const secrets = generatedSecret ? [generateSecret()] : args.secrets;
 
   const running: { stack?: LocalStack } = {};
   let stopping = false;
@@ -441,7 +456,7 @@ async function main(argv: string[]): Promise<void> {
 
   const options: LocalStackOptions = {
     port: args.port,
-    secrets,
+    ...(args.secrets.length > 0 ? { secrets: args.secrets } : {}),
     simulatorPort: args.simulatorPort ?? SIMULATOR_PORT,
     secretsManagerPort: args.secretsManagerPort,
     eventsPort: args.eventsPort,
@@ -464,7 +479,8 @@ async function main(argv: string[]): Promise<void> {
     },
     // The topology's quiet-hours schedule (local/topology.ts: faster than deployed, so a catch-up shows soon after its window).
     quietSweepMs: LOCAL_TOPOLOGY.schedules.quietCatchUp.everyMinutes * 60_000,
-    ...(args.dataDir !== undefined ? { dataDir: args.dataDir } : {}),
+    dataDir: args.dataDir,
+    fresh: args.fresh,
     ...(args.slackLog !== undefined ? { slackLogFile: args.slackLog } : {}),
     ...(slackEnv ? { realSlack: { token: slackEnv[0], channel: slackEnv[1] } } : {}),
     ...(apiEnv ? { realReadApi: { baseUrl: apiEnv[0], apiKey: apiEnv[1] } } : {}),
@@ -488,28 +504,29 @@ async function main(argv: string[]): Promise<void> {
     await stack.close();
     throw error;
   }
-  printBanner(stack, readyMs, args, generatedSecret);
+  printBanner(stack, readyMs, args);
   if (args.slackLog !== undefined && !stack.slack)
     process.stderr.write(
       `${yellow('note:')} --slack-log only records calls to the local Slack server; it is not used with a real Slack.\n`,
     );
 
-  const simulator = stack.simulator;
-  const demoProject = stack.projectIds[0];
-  if (args.demo && simulator && demoProject !== undefined) {
-    const name = simulator.data.projects().find((p) => p.id === demoProject)?.name ?? demoProject;
-    // 8 weeks of back-dated runs first: the demo digest is a real one, with its trend chart (./demo-history).
-    const history = await seedDemoHistory(stack, demoProject);
-    const sent = simulator.triggerRun(demoProject);
-    out();
-    if (history.seeded)
-      out(`Demo: ${bold(name)} starts with 8 weeks of history (${history.runs} daily runs), so its digest has a trend chart.`);
-    out(
-      `Demo: the simulator finished run ${sent.run.runId.slice(0, 8)} of ${bold(name)} and sent run.completed ${sent.event.id.slice(0, 8)} (signed) to the webhook…`,
-    );
-  } else if (args.demo && !simulator) {
-    out(dim('\n(no demo: the read API is the real service, so runs come from it)'));
+  if (args.demo) printDemo(stack, await sendDemoRun(stack));
+}
+
+function printDemo(stack: LocalStack, demo: DemoRunOutcome): void {
+  if (!demo.sent) {
+    if (demo.reason === 'real_read_api') out(dim('\n(no demo: the read API is the real service, so runs come from it)'));
+    if (demo.reason === 'sent_before') out(dim('\n(no demo: it was sent on an earlier start; --fresh starts clean)'));
+    return;
   }
+  const { run } = demo;
+  const name = stack.simulator?.data.projects().find((p) => p.id === run.run.projectId)?.name ?? run.run.projectId;
+  out();
+  if (demo.history.seeded)
+    out(`Demo: ${bold(name)} starts with 8 weeks of history (${demo.history.runs} daily runs), so its digest has a trend chart.`);
+  out(
+    `Demo: the simulator finished run ${run.run.runId.slice(0, 8)} of ${bold(name)} and sent run.completed ${run.event.id.slice(0, 8)} (signed) to the webhook…`,
+  );
 }
 
 /** One line on stderr (the stack trace too with --verbose, for unexpected errors), then exit 1. */

@@ -3,7 +3,7 @@
  * See `npm run simulator -- --help`.
  */
 import { parseArgs } from 'node:util';
-import { loadFixtureFile, type SimulatorFixture } from './data';
+import { loadFixtureFile, type SimulatorFixture } from './fixture';
 import { DEFAULT_API_KEY, VisibilitySimulator, type RateLimit } from './server';
 
 export const DEFAULT_PORT = 8788;

@@ -30,7 +30,8 @@ import type { AddressInfo } from 'node:net';
 import { BodyTooLargeError, closeServer, listen, readBody, send } from '../http';
 import { HANDLED_EVENT_TYPES } from '../../shared/events';
 import { timingSafeEqual } from 'node:crypto';
-import { RANGES, SimulatorData, type RunInfo, type SimulatorFixture } from './data';
+import { RANGES, SimulatorData, type RunInfo } from './data';
+import type { SimulatorFixture } from './fixture';
 import {
   WebhookSender,
   type DeliveryAttempt,

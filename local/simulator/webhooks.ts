@@ -20,7 +20,8 @@
 import type { HandledEventType } from '../../shared/events';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { signPayload } from '../../shared/signature';
-import { deterministicUuid, type RunInfo } from './data';
+import type { RunInfo } from './data';
+import { deterministicUuid } from './random';
 import { WakeableSleeps } from './wakeable-sleeps';
 
 export const USER_AGENT = 'Service-Webhooks/1';

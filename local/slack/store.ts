@@ -3,6 +3,7 @@
  * messages posted in them, with the ephemeral replies only their user sees. The Web API and the app
  * deliveries both read and change it; watchers (the browser preview) hear of every change.
  */
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 
 export interface PostedMessage {
   channel: string;
@@ -53,6 +54,8 @@ export interface WorkspaceChannels {
    * channel is its own id.
    */
   channelNames?: Record<string, string>;
+  /** Keep the messages in this JSON file: read at start, written on every change (the local stack's data directory). */
+  stateFile?: string;
 }
 
 export function normalizeChannel(channel: string): string {
@@ -69,6 +72,7 @@ export class SlackStore {
   private readonly channelNames: Map<string, string>;
   private readonly idsByName: Map<string, string>;
   private lastTsMicros = 0;
+  private readonly stateFile: string | undefined;
   private readonly listeners = new Set<() => void>();
 
   constructor(channels: WorkspaceChannels) {
@@ -78,6 +82,12 @@ export class SlackStore {
     this.members = members === 'all' ? 'all' : new Set(members.map((c) => this.channelId(c)));
     this.known = channels.knownChannels ? new Set(channels.knownChannels.map((c) => this.channelId(c))) : undefined;
     this.archived = new Set((channels.archivedChannels ?? []).map((c) => this.channelId(c)));
+    this.stateFile = channels.stateFile;
+    if (this.stateFile !== undefined && existsSync(this.stateFile)) {
+      const kept = JSON.parse(readFileSync(this.stateFile, 'utf8')) as Pick<SlackStore, 'posted' | 'ephemeral'>;
+      this.posted.push(...kept.posted);
+      this.ephemeral.push(...kept.ephemeral);
+    }
   }
 
   /** The channel's id: `#name` or `name` of a channel in `channelNames` is its id, as Slack resolves it; else the bare value. */
@@ -131,6 +141,8 @@ export class SlackStore {
   }
 
   notify(): void {
+    if (this.stateFile !== undefined)
+      writeFileSync(this.stateFile, JSON.stringify({ posted: this.posted, ephemeral: this.ephemeral }), { mode: 0o600 });
     for (const listener of [...this.listeners]) {
       try {
         listener();

@@ -30,6 +30,7 @@ import {
   redrivePolicy,
 } from './queue';
 import { MoveTasks } from './move-tasks';
+import type { MessageAttribute } from './md5';
 
 export interface EngineOptions {
   readonly baseUrl: string;
@@ -355,6 +356,38 @@ export class SqsEngine {
     this.notify(queue);
   }
 
+  /**
+   * Every queue's messages, as JSON: what a local stack keeps in its data directory across restarts.
+   * Receipt handles are not kept; a message received when the snapshot was taken is visible again
+   * on restore, its receive count kept (as when its visibility timeout runs out).
+   */
+  snapshot(): QueuesSnapshot {
+    const queues: QueuesSnapshot = {};
+    for (const queue of this.queues.values()) {
+      queues[queue.name] = [...queue.messages.values()].map((message) => ({
+        ...message,
+        attributes: [...message.attributes].map(([name, value]) => [name, attributeJson(value)]),
+        receiptHandle: undefined,
+        receivedUntil: undefined,
+        ...(message.inFlight ? { inFlight: false, visibleAt: 0 } : {}),
+      }));
+    }
+    return queues;
+  }
+
+  /** Puts a snapshot's messages back into the queues of the same names (created first); others are dropped. */
+  restore(snapshot: QueuesSnapshot): void {
+    for (const [name, messages] of Object.entries(snapshot)) {
+      const queue = this.queues.get(name);
+      if (!queue) continue;
+      for (const kept of messages) {
+        const attributes = new Map(kept.attributes.map(([key, value]) => [key, attributeFromJson(value)]));
+        queue.messages.set(kept.messageId, { ...kept, attributes });
+      }
+      this.notify(queue);
+    }
+  }
+
   private reportDeadLetter(source: Queue, target: Queue, message: StoredMessage): void {
     const { messageId, body, receiveCount } = message;
     try {
@@ -487,4 +520,25 @@ export class SqsEngine {
     if (queue.wakeTimer) clearTimeout(queue.wakeTimer);
     queue.wakeTimer = undefined;
   }
+}
+
+/** A stored message as JSON (binary attribute values in base64). */
+export type KeptMessage = Omit<StoredMessage, 'attributes'> & { attributes: [string, KeptAttribute][] };
+type KeptAttribute = { DataType: string; StringValue?: string; BinaryValue?: string };
+export type QueuesSnapshot = Record<string, KeptMessage[]>;
+
+function attributeJson(value: MessageAttribute): KeptAttribute {
+  return {
+    DataType: value.DataType,
+    ...(value.StringValue !== undefined ? { StringValue: value.StringValue } : {}),
+    ...(value.BinaryValue !== undefined ? { BinaryValue: value.BinaryValue.toString('base64') } : {}),
+  };
+}
+
+function attributeFromJson(value: KeptAttribute): MessageAttribute {
+  return {
+    DataType: value.DataType,
+    ...(value.StringValue !== undefined ? { StringValue: value.StringValue } : {}),
+    ...(value.BinaryValue !== undefined ? { BinaryValue: Buffer.from(value.BinaryValue, 'base64') } : {}),
+  };
 }

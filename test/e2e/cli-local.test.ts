@@ -47,7 +47,9 @@ async function startStack(readyFile: string): Promise<ReadyInfo> {
   stacks.push(child);
   const output = collect(child);
   terminals.set(readyFile, () => output.out() + output.err());
-  for (let i = 0; i < 600 && !existsSync(readyFile); i++) {
+  // A deadline, not a count of tries: a loaded machine takes longer to start, not more often.
+  const deadline = Date.now() + 120_000;
+  while (!existsSync(readyFile) && Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`npm start exited: ${output.err()}`);
     await sleep(100);
   }
@@ -67,13 +69,15 @@ function bridge(args: readonly string[], readyFile: string, stdin?: string): Pro
   return run.done.then((code) => ({ code, stdout: run.out(), stderr: run.err() }));
 }
 
-async function until<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, tries = 100): Promise<T> {
-  for (let i = 0; i < tries; i++) {
+/** Probes until `probe` answers, for up to `timeoutMs` (generous: each probe may spawn a CLI on a loaded machine). */
+async function until<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 90_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  do {
     const value = await probe();
     if (value !== undefined) return value;
     await sleep(200);
-  }
-  throw new Error(`gave up waiting for ${what}`);
+  } while (Date.now() < deadline);
+  throw new Error(`gave up waiting for ${what} after ${timeoutMs} ms`);
 }
 
 const readyA = join(dir, 'a.json');
@@ -82,7 +86,7 @@ let infoA: ReadyInfo;
 
 beforeAll(async () => {
   infoA = await startStack(readyA);
-}, 90_000);
+}, 150_000);
 
 afterAll(async () => {
   await Promise.all(
@@ -96,7 +100,7 @@ afterAll(async () => {
 });
 
 // Each CLI run is a fresh Node process (a few seconds on a loaded machine).
-describe('bridge against npm start', { timeout: 120_000 }, () => {
+describe('bridge against npm start', { timeout: 240_000 }, () => {
   it('the ready file names every port taken, the Secrets Manager and the event stream', () => {
     expect(infoA.ports.secretsManager).toBeGreaterThan(0);
     expect(infoA.ports.events).toBeGreaterThan(0);
@@ -185,10 +189,8 @@ describe('bridge against npm start', { timeout: 120_000 }, () => {
     expect(added.stdout + added.stderr).not.toContain(secret);
 
     // The local functions re-read the secret every 2 s: retried until accepted.
-    await until(
-      'the new secret to be accepted',
-      async () => ((await bridge(['trigger', 'draft.ready', '--secret', secret], readyA)).code === 0 ? true : undefined),
-      10,
+    await until('the new secret to be accepted', async () =>
+      (await bridge(['trigger', 'draft.ready', '--secret', secret], readyA)).code === 0 ? true : undefined,
     );
 
     const listed = await bridge(['secrets', 'signing', 'list'], readyA);

@@ -163,9 +163,13 @@ describe('SQS event source', () => {
 
   it('treats a function that outlives its timeout as failed', async () => {
     await send('slow');
-    const seen = startPoller(() => new Promise<SQSBatchResponse>((resolve) => setTimeout(() => resolve({ batchItemFailures: [] }), 1500)), {
-      functionTimeoutMs: 200,
-    });
+    // The function outlives its timeout tenfold; the timeout itself leaves a loaded machine room to answer.
+    const seen = startPoller(
+      () => new Promise<SQSBatchResponse>((resolve) => setTimeout(() => resolve({ batchItemFailures: [] }), 20_000)),
+      {
+        functionTimeoutMs: 2000,
+      },
+    );
     await waitUntil('the message to reach the DLQ', async () => (await depth(dlqUrl)) === 1);
     expect(seen.invocations.length).toBeGreaterThanOrEqual(2);
   });
@@ -179,7 +183,8 @@ describe('HTTP API (payload format 2.0)', () => {
   beforeAll(async () => {
     gateway = await HttpGateway.start({
       routes: [{ method: 'POST', path: '/webhook' }],
-      functionTimeoutMs: 300,
+      // Room for a loaded machine to answer; the slow answer below outlives it.
+      functionTimeoutMs: 3000,
       createHandler: () => async (event) => {
         lastEvent = event;
         return (await answer(event)) as never;
@@ -254,7 +259,7 @@ describe('HTTP API (payload format 2.0)', () => {
   it('answers 500 when the function throws or times out', async () => {
     answer = () => Promise.reject(new Error('crash'));
     expect((await post('/webhook', {}, Buffer.from('x'))).status).toBe(500);
-    answer = () => new Promise((resolve) => setTimeout(() => resolve({ statusCode: 200 }), 1000));
+    answer = () => new Promise((resolve) => setTimeout(() => resolve({ statusCode: 200 }), 10_000));
     expect(await post('/webhook', {}, Buffer.from('x'))).toMatchObject({ status: 500, text: '{"message":"Internal Server Error"}' });
   });
 });

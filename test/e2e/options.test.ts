@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LocalStackError, type LocalStack } from '../../local/stack';
 import { VisibilitySimulator } from '../../local/simulator/server';
-import type { SimulatorFixture } from '../../local/simulator/data';
+import type { SimulatorFixture } from '../../local/simulator/fixture';
 import { deliver, nowSeconds, runCompletedBody, simulatorOf, slackOf, startTestStack, threadsFor } from './helpers';
 
 const PROJECT_ID = '0d6f3d2e-4a8b-4c1e-9f7a-2b5c8e1d3f60';

@@ -194,8 +194,9 @@ describe('delivery rules', () => {
   });
 
   it('retries 429 and timeouts with the same id', async () => {
-    const { sim, receiver, hookId, projectId } = await setup({ timeoutMs: 1000 });
-    receiver.reply = (i) => (i === 0 ? { status: 429 } : i === 1 ? { status: 200, delayMs: 10_000 } : { status: 204 });
+    // Timeout well above an answer on a loaded machine; the slow answer far above the timeout.
+    const { sim, receiver, hookId, projectId } = await setup({ timeoutMs: 5000 });
+    receiver.reply = (i) => (i === 0 ? { status: 429 } : i === 1 ? { status: 200, delayMs: 600_000 } : { status: 204 });
     const sent = sim.triggerRun(projectId);
     const report = await sent.delivered;
     expect(report.results).toMatchObject([{ outcome: 'delivered', attempts: 3, lastStatus: 204 }]);

@@ -13,7 +13,7 @@ import { buildSnapshot, type ProjectSnapshot } from '../../shared/digest/snapsho
 import { statusReply } from '../../shared/slack-app/status';
 import { findBlockKitViolations } from '../../shared/slack-text';
 import { renderConversation } from '../../local/slack/server';
-import { loadFixtureFile } from '../../local/simulator/data';
+import { loadFixtureFile } from '../../local/simulator/fixture';
 import { VisibilitySimulator } from '../../local/simulator/server';
 
 const FIXTURES = join(__dirname, '../../local/simulator/fixtures');

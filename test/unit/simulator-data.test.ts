@@ -2,17 +2,10 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import {
-  ENGINES,
-  FixtureError,
-  SimulatorData,
-  deterministicUuid,
-  fixtureIssues,
-  loadFixtureFile,
-  mulberry32,
-  validateFixture,
-  type SimulatorFixture,
-} from '../../local/simulator/data';
+import { SimulatorData } from '../../local/simulator/data';
+import { FixtureError, fixtureIssues, loadFixtureFile, validateFixture, type SimulatorFixture } from '../../local/simulator/fixture';
+import { ENGINES } from '../../local/simulator/generated';
+import { deterministicUuid, mulberry32 } from '../../local/simulator/random';
 
 const anyString: unknown = expect.any(String);
 
