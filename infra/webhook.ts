@@ -1,8 +1,9 @@
 /**
- * The webhook: HTTP API (`POST /webhook` only) → ingest function, with stage throttling and JSON
- * access logs. 429s are counted from the access log (HTTP APIs publish no 429 metric).
+ * The webhook: HTTP API (`POST /webhook`, and `POST /webhook/{connection}` for each connection's
+ * own webhook) → ingest function, with stage throttling and JSON access logs. 429s are counted from
+ * the access log (HTTP APIs publish no 429 metric).
  */
-import { Validations } from 'aws-cdk-lib';
+import { ArnFormat, Stack, Validations } from 'aws-cdk-lib';
 import { HttpApi, HttpMethod, HttpStage, LogGroupLogDestination, PayloadFormatVersion } from 'aws-cdk-lib/aws-apigatewayv2';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
@@ -12,6 +13,8 @@ import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import {
+  CONNECTION_WEBHOOK_ROUTE,
+  connectionSecretPrefix,
   DEFAULT_SIGNATURE_TOLERANCE_SECONDS,
   ENV,
   HTTP_PATHS,
@@ -28,6 +31,16 @@ import type { BridgeConfig } from './config';
 import { Store } from './store';
 
 export const INGEST_TIMEOUT_SECONDS = 8; // the sender gives up after 10 s
+
+/** The ARN pattern of every connection secret of the stage (`bridge connections add` names them `<prefix><id>`). */
+export function connectionSecretsArn(scope: Construct, stage: string): string {
+  return Stack.of(scope).formatArn({
+    service: 'secretsmanager',
+    resource: 'secret',
+    resourceName: `${connectionSecretPrefix(stage)}*`,
+    arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+  });
+}
 
 export interface WebhookProps {
   readonly config: BridgeConfig;
@@ -94,6 +107,9 @@ export class Webhook extends Construct {
     // Signed deliveries the bridge cannot process are kept (with their reason) and answered 2xx.
     fn.allow('QuarantineDeliveries', ['sqs:SendMessage'], [props.dlq.queueArn]);
     fn.allow('ReadSigningSecrets', ['secretsmanager:GetSecretValue'], [props.signingSecrets.secretArn]);
+    // `/webhook/<id>`: the connection's item, then its own secret (and no other connection's item writes).
+    fn.allow('ReadConnections', ['dynamodb:GetItem'], [props.table.tableArn], Store.leadingKeys(TABLE.prefixes.connection));
+    fn.allow('ReadConnectionSecrets', ['secretsmanager:GetSecretValue'], [connectionSecretsArn(this, props.config.stage)]);
     return fn;
   }
 
@@ -101,7 +117,10 @@ export class Webhook extends Construct {
     const integration = new HttpLambdaIntegration('IngestIntegration', this.function.fn, {
       payloadFormatVersion: PayloadFormatVersion.VERSION_2_0,
     });
-    for (const route of this.api.addRoutes({ path: HTTP_PATHS.webhook, methods: [HttpMethod.POST], integration })) {
+    const routes = [HTTP_PATHS.webhook, CONNECTION_WEBHOOK_ROUTE].flatMap((path) =>
+      this.api.addRoutes({ path, methods: [HttpMethod.POST], integration }),
+    );
+    for (const route of routes) {
       Validations.of(route).acknowledge({
         id: 'AwsSolutions-APIG4',
         reason:

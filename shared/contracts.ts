@@ -304,6 +304,17 @@ export const COUNTS_A_FAILURE: Readonly<Record<AnyMetricName, boolean>> = Object
 /** HTTP paths of the API (API Gateway routes and the local gateway). */
 export const HTTP_PATHS = { webhook: '/webhook', slackCommands: '/slack/commands', slackInteractions: '/slack/interactions' } as const;
 
+/** The API route of a connection's webhook (`/webhook/<connection id>`, shared/connections/model.ts). */
+export const CONNECTION_WEBHOOK_ROUTE = `${HTTP_PATHS.webhook}/{connection}`;
+
+/** A connection id: a URL path segment and part of its secret's name (1–40 of a-z, 0-9, '-'). */
+export const CONNECTION_ID_PATTERN = '^[a-z0-9](?:[a-z0-9-]{0,38}[a-z0-9])?$';
+
+/** Where every connection's secret is named (the functions may read only these): `visibility-bridge/<stage>/connections/`. */
+export function connectionSecretPrefix(stage: string): string {
+  return `visibility-bridge/${stage}/connections/`;
+}
+
 /** Kinds of queue message beyond the webhook event envelope (`{event, received_at}`, which has no `kind`). */
 export const QUEUE_MESSAGE_KINDS = {
   /** A slash command that needs the read API, answered by the digest worker via response_url. */
@@ -376,6 +387,8 @@ export const TABLE = {
     quiet: 'quiet#',
     /** `held#<channel id>`: digests held in the channel's quiet hours until its catch-up; `held#~index`: the channels with held digests. */
     held: 'held#',
+    /** `conn#<connection id>`: a connection's non-secret fields (shared/connections); `conn#~index`: every connection's id. */
+    connection: 'conn#',
   },
   /** On `delivery#` records once enqueued; `bridge doctor` reads the newest. */
   acceptedAtAttribute: 'accepted_at',
@@ -443,6 +456,8 @@ export const STACK_OUTPUTS = {
   slackAppId: 'SlackAppId',
   /** The generated key that signs the values on the bridge's buttons (rotate by putting `["<new>", "<old>"]`). */
   actionSigningKeySecretArn: 'ActionSigningKeySecretArn',
+  /** Where connection secrets are named (`bridge connections add` creates `<prefix><id>`). */
+  connectionSecretPrefix: 'ConnectionSecretPrefix',
   /** With `customDomainName`: the API Gateway domain the DNS record of the custom domain must point at. */
   customDomainTarget: 'CustomDomainTarget',
 } as const;

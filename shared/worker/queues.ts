@@ -12,12 +12,15 @@ import { answerDeferredCommands } from '../slack-app/deferred-kind';
 import type { DeferredDeps } from '../slack-app/ports';
 import { sweepWeeklyReports, type WeeklySweepKindDeps } from '../weekly/sweep-kind';
 import type { Queue } from './batch';
+import { perConnection, type ConnectionDigests } from './connections';
 
 /** What the digest queue's kinds need: each feature's own deps. */
 export interface DigestQueueDeps {
   digest: DigestDeps;
   weekly: WeeklySweepKindDeps;
   catchUp: CatchUpSweepDeps;
+  /** Events of connections (`/webhook/<id>`): their read API and routes; none = the stack's own webhook only. */
+  connections?: ConnectionDigests | undefined;
 }
 
 /** What the commands queue's one kind needs. */
@@ -33,8 +36,8 @@ function taking<P, F, D>(handler: KindHandler<P, F>, part: (deps: D) => F): Kind
 export const DIGEST_QUEUE: Queue<'digest', DigestQueueDeps> = {
   name: 'digest',
   handlers: {
-    'run.completed': taking(digestRuns, (deps: DigestQueueDeps) => deps.digest),
-    'draft.ready': taking(noticeDrafts, (deps: DigestQueueDeps) => deps.digest),
+    'run.completed': perConnection(digestRuns, { cadence: true }),
+    'draft.ready': perConnection(noticeDrafts, { cadence: false }),
     weekly_sweep: taking(sweepWeeklyReports, (deps: DigestQueueDeps) => deps.weekly),
     quiet_catch_up: taking(catchUpHeldDigests, (deps: DigestQueueDeps) => deps.catchUp),
   },

@@ -25,6 +25,7 @@ import { weeklyCharts } from '../weekly/sweep-kind';
 import type { BatchDeps } from './batch';
 import type { CommandQueueDeps, DigestQueueDeps } from './queues';
 import type { QueueDeps } from './sqs';
+import type { ConnectionDigests } from './connections';
 
 /** The clients and settings of one invocation. */
 export interface WorkerWiring {
@@ -57,6 +58,8 @@ export interface WorkerWiring {
   slackApp?: SlackAppWorkerDeps | undefined;
   /** Weekly reports: their store and the stage's defaults; none = a weekly sweep message is acknowledged and does nothing. */
   weekly?: { store: WeeklyStore; options: WeeklyOptions; chart?: WeeklyChartHook | undefined } | undefined;
+  /** Connections' read APIs and routes (events from `/webhook/<id>`); none = the stack's own webhook only. */
+  connections?: ConnectionDigests | undefined;
 }
 
 function batchDeps(w: WorkerWiring): BatchDeps {
@@ -89,7 +92,7 @@ export function digestQueueDeps(w: WorkerWiring): QueueDeps<DigestQueueDeps> {
           listProjects: () => w.readApi.listProjects(),
         };
   return {
-    deps: { digest, weekly: { log: w.log, reports }, catchUp: { ...paced, quietHours: w.quietHours } },
+    deps: { digest, weekly: { log: w.log, reports }, catchUp: { ...paced, quietHours: w.quietHours }, connections: w.connections },
     batch: batchDeps(w),
   };
 }
