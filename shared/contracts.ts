@@ -147,6 +147,8 @@ export const DIGEST_METRICS = {
   quietCatchUpFailed: 'QuietCatchUpFailed',
   /** A subscribed channel Slack refused for good (bot not in it, archived…): marked broken and skipped, the run goes on. */
   digestChannelRefused: 'DigestChannelRefused',
+  /** A connection silent for 3× its usual run interval: told once in its channel and the stack's (shared/connections/watchdog.ts). */
+  connectionSilent: 'ConnectionSilent',
 } as const;
 export type DigestMetricName = (typeof DIGEST_METRICS)[keyof typeof DIGEST_METRICS];
 
@@ -271,6 +273,7 @@ export const METRIC_REGISTRY: { readonly [M in AnyMetricName]: MetricSpec } = {
     alarms: [],
     unalarmed: "a member's channel, not the bridge: the run goes on, and whoever subscribed it is told once in the home channel",
   },
+  ConnectionSilent: { emitters: [digest], failure: false, alarms: [] },
   SlackSigningSecretInvalid: { emitters: [slack], failure: true, alarms: ['SlackSigningSecretUnusable'] },
   SlackSigningSecretUnreadable: { emitters: [slack], failure: true, alarms: ['SlackSigningSecretUnusable'] },
   SlackRequestForeign: { emitters: [slack], failure: true, alarms: ['SlackRequestForeign'] },

@@ -2,8 +2,9 @@
  * ConnectionStore on the bridge's one table (pk only):
  *   conn#<id>      a connection's non-secret fields: base_url, secret_name, default_channel,
  *                  project_channels (map project → channel id), status, created_at, removed_at, and its
- *                  cadence (run_times: the latest run times, silence_told_after). A removed connection
- *                  stays as a tombstone (its webhook answers 410) until `expires_at`.
+ *                  cadence (run_times: its latest run times, written under the counter run_version;
+ *                  silence_told_after). A removed connection stays as a tombstone (its webhook answers
+ *                  410) until `expires_at`.
  *   conn#~index    every connection's id: one attribute `c_<id>` each (ids hold no `~`), so a list
  *                  reads two items, never a scan.
  */
@@ -108,21 +109,26 @@ export class DynamoConnectionStore implements ConnectionStore {
 
   async noteRun(id: string, atMs: number): Promise<void> {
     for (let attempt = 0; attempt < NOTE_ATTEMPTS; attempt++) {
-      const record = await this.get(id);
+      const result = await this.client.send(new GetItemCommand({ TableName: this.tableName, Key: keyOf(id), ConsistentRead: true }));
+      const record = result.Item === undefined ? undefined : recordOf(result.Item);
       if (record === undefined || record.connection.status !== 'active') return;
       const old = record.cadence.runTimesMs;
       if (old.includes(atMs)) return;
       const next = [...old, atMs].sort((a, b) => a - b).slice(-RUN_TIMES_KEPT);
-      const numbers = (times: readonly number[]): AttributeValue => ({ L: times.map((t) => ({ N: String(t) })) });
+      // Conditional on the version read: a list can't be compared in a condition, a counter can.
+      const version = result.Item?.['run_version']?.N;
       try {
         await this.client.send(
           new UpdateItemCommand({
             TableName: this.tableName,
             Key: keyOf(id),
-            UpdateExpression: 'SET run_times = :next',
-            ConditionExpression: old.length === 0 ? 'attribute_not_exists(run_times) OR size(run_times) = :zero' : 'run_times = :old',
-            ExpressionAttributeValues:
-              old.length === 0 ? { ':next': numbers(next), ':zero': { N: '0' } } : { ':next': numbers(next), ':old': numbers(old) },
+            UpdateExpression: 'SET run_times = :next, run_version = :version',
+            ConditionExpression: version === undefined ? 'attribute_not_exists(run_version)' : 'run_version = :read',
+            ExpressionAttributeValues: {
+              ':next': { L: next.map((t) => ({ N: String(t) })) },
+              ':version': { N: String(Number(version ?? 0) + 1) },
+              ...(version === undefined ? {} : { ':read': { N: version } }),
+            },
           }),
         );
         return;

@@ -91,19 +91,24 @@ export function formatConnectionSecret(secret: ConnectionSecret): string {
 /** A rotation step's result: the secrets to store, or why the step is refused (and what to do). */
 export type RotationStep = { ok: true; signingSecrets: string[] } | { ok: false; problem: string; fix: string };
 
-/** Starts a rotation: the new webhook's secret joins the old one. A third live secret is refused. */
+/** Why no rotation can start now (one is under way: a third live secret is refused), or undefined. */
+export function rotationUnderWay(current: readonly string[]): { problem: string; fix: string } | undefined {
+  if (current.length < MAX_LIVE_SIGNING_SECRETS) return undefined;
+  return {
+    problem: `a rotation is already under way (${current.length} signing secrets live)`,
+    fix: 'delete the old webhook in the service, then finish it with `connections rotate <id> --finish`',
+  };
+}
+
+/** Starts a rotation: the new webhook's secret joins the old one. */
 export function startRotation(current: readonly string[], added: string): RotationStep {
+  const underWay = rotationUnderWay(current);
+  if (underWay !== undefined) return { ok: false, ...underWay };
   if (current.includes(added))
     return {
       ok: false,
       problem: 'that signing secret is already live',
       fix: "paste the new webhook's secret, shown once when it was created",
-    };
-  if (current.length >= MAX_LIVE_SIGNING_SECRETS)
-    return {
-      ok: false,
-      problem: `a rotation is already under way (${current.length} signing secrets live)`,
-      fix: 'delete the old webhook in the service, then finish it with `connections rotate <id> --finish`',
     };
   return { ok: true, signingSecrets: [...current, added] };
 }

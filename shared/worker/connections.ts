@@ -9,10 +9,13 @@ import type { DigestDeps } from '../digest/deps';
 import { NeedsOperatorFix } from '../errors';
 import type { WebhookEvent } from '../events';
 import type { ReadApi } from '../ports';
+import { watchConnections, type WatchdogDeps } from '../connections/watchdog';
 import { describeError } from '../observability';
 import type { Job, KindHandler, Settle, WorkItem } from '../queue-work';
 
 export interface ConnectionDigests {
+  /** The connections' table (the silence watchdog reads it). */
+  store: ConnectionStore;
   /** The digest deps of a connection's events (its read API and routes), or undefined when it was removed. */
   depsFor(id: string, base: DigestDeps): Promise<DigestDeps | undefined>;
   /** Records a run's time for the connection's silence watchdog. */
@@ -21,6 +24,7 @@ export interface ConnectionDigests {
 
 export function connectionDigests(store: ConnectionStore, readApiOf: (connection: Connection) => Promise<ReadApi>): ConnectionDigests {
   return {
+    store,
     async depsFor(id, base) {
       const record = await store.get(id);
       if (record === undefined || record.connection.status !== 'active') return undefined;
@@ -112,4 +116,30 @@ async function noteRuns(
       deps.log.warn('run time of a connection not noted', { connectionId: id, eventId: item.payload.event.id, ...describeError(error) });
     }
   }
+}
+
+/**
+ * The weekly sweep's handler, followed by the connections' silence watchdog (../connections/watchdog.ts):
+ * the sweep's schedule (every 15 minutes) is fine enough for silences counted in multiples of a run
+ * interval, so the watchdog needs no schedule of its own. The sweep's record settles as the sweep did.
+ */
+export function thenWatchConnections<P, D extends { watchConnections?: (() => Promise<void>) | undefined }>(
+  handler: KindHandler<P, D>,
+): KindHandler<P, D> {
+  return (items, deps, settle) => {
+    const jobs = handler(items, deps, settle);
+    const watch = deps.watchConnections;
+    return watch === undefined || items.length === 0 ? jobs : [...jobs, watch];
+  };
+}
+
+/** The watchdog over the worker's clients; it never throws: a failure is logged and the next sweep tries again. */
+export function connectionsWatch(connections: ConnectionDigests, deps: Omit<WatchdogDeps, 'store'>): () => Promise<void> {
+  return async () => {
+    try {
+      await watchConnections({ ...deps, store: connections.store });
+    } catch (error) {
+      deps.log.error('connections watchdog failed; the next sweep tries again', describeError(error));
+    }
+  };
 }

@@ -12,7 +12,7 @@ import { answerDeferredCommands } from '../slack-app/deferred-kind';
 import type { DeferredDeps } from '../slack-app/ports';
 import { sweepWeeklyReports, type WeeklySweepKindDeps } from '../weekly/sweep-kind';
 import type { Queue } from './batch';
-import { perConnection, type ConnectionDigests } from './connections';
+import { perConnection, thenWatchConnections, type ConnectionDigests } from './connections';
 
 /** What the digest queue's kinds need: each feature's own deps. */
 export interface DigestQueueDeps {
@@ -21,6 +21,8 @@ export interface DigestQueueDeps {
   catchUp: CatchUpSweepDeps;
   /** Events of connections (`/webhook/<id>`): their read API and routes; none = the stack's own webhook only. */
   connections?: ConnectionDigests | undefined;
+  /** The connections' silence watchdog, run after each weekly sweep; none = no connections wiring. */
+  watchConnections?: (() => Promise<void>) | undefined;
 }
 
 /** What the commands queue's one kind needs. */
@@ -38,7 +40,7 @@ export const DIGEST_QUEUE: Queue<'digest', DigestQueueDeps> = {
   handlers: {
     'run.completed': perConnection(digestRuns, { cadence: true }),
     'draft.ready': perConnection(noticeDrafts, { cadence: false }),
-    weekly_sweep: taking(sweepWeeklyReports, (deps: DigestQueueDeps) => deps.weekly),
+    weekly_sweep: thenWatchConnections(taking(sweepWeeklyReports, (deps: DigestQueueDeps) => deps.weekly)),
     quiet_catch_up: taking(catchUpHeldDigests, (deps: DigestQueueDeps) => deps.catchUp),
   },
 };

@@ -25,7 +25,7 @@ import { weeklyCharts } from '../weekly/sweep-kind';
 import type { BatchDeps } from './batch';
 import type { CommandQueueDeps, DigestQueueDeps } from './queues';
 import type { QueueDeps } from './sqs';
-import type { ConnectionDigests } from './connections';
+import { connectionsWatch, type ConnectionDigests } from './connections';
 
 /** The clients and settings of one invocation. */
 export interface WorkerWiring {
@@ -92,7 +92,16 @@ export function digestQueueDeps(w: WorkerWiring): QueueDeps<DigestQueueDeps> {
           listProjects: () => w.readApi.listProjects(),
         };
   return {
-    deps: { digest, weekly: { log: w.log, reports }, catchUp: { ...paced, quietHours: w.quietHours }, connections: w.connections },
+    deps: {
+      digest,
+      weekly: { log: w.log, reports },
+      catchUp: { ...paced, quietHours: w.quietHours },
+      connections: w.connections,
+      watchConnections:
+        w.connections === undefined
+          ? undefined
+          : connectionsWatch(w.connections, { ...observe, slack: w.slack, opsChannel: w.channels.defaultChannel }),
+    },
     batch: batchDeps(w),
   };
 }
