@@ -13,7 +13,7 @@ import { BridgeFunction } from './bridge-function';
 import type { BridgeConfig } from './config';
 import { digestBudget, type DigestBudget } from './digest-budget';
 import { Store } from './store';
-import { connectionSecretsArn } from './webhook';
+import { allowConnectionSecrets } from './webhook';
 
 export const QUEUE_RETENTION_DAYS = 4;
 export const DLQ_RETENTION_DAYS = 14;
@@ -116,6 +116,6 @@ export class DigestWorker extends Construct {
       [props.table.tableArn],
       Store.leadingKeys(TABLE.prefixes.connection),
     );
-    fn.allow('ReadConnectionSecrets', ['secretsmanager:GetSecretValue'], [connectionSecretsArn(this, props.config.stage)]);
+    allowConnectionSecrets(fn, props.config.stage);
   }
 }

@@ -32,13 +32,23 @@ import { Store } from './store';
 
 export const INGEST_TIMEOUT_SECONDS = 8; // the sender gives up after 10 s
 
-/** The ARN pattern of every connection secret of the stage (`bridge connections add` names them `<prefix><id>`). */
-export function connectionSecretsArn(scope: Construct, stage: string): string {
-  return Stack.of(scope).formatArn({
+/**
+ * Lets `fn` read every connection secret of the stage, by their name prefix: connections are added after
+ * the deploy (`bridge connections add` names their secrets `<prefix><id>`), so no ARN list can name them.
+ */
+export function allowConnectionSecrets(fn: BridgeFunction, stage: string): void {
+  const arn = Stack.of(fn).formatArn({
     service: 'secretsmanager',
     resource: 'secret',
     resourceName: `${connectionSecretPrefix(stage)}*`,
     arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+  });
+  fn.allow('ReadConnectionSecrets', ['secretsmanager:GetSecretValue'], [arn]);
+  Validations.of(fn.role).acknowledge({
+    id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::AccountId>:secret:${connectionSecretPrefix(stage)}*]`,
+    reason:
+      'Connections are added after the deploy (bridge connections add), each with its own secret named under the ' +
+      "stage's connection prefix; the wildcard covers only that prefix and only GetSecretValue.",
   });
 }
 
@@ -109,7 +119,7 @@ export class Webhook extends Construct {
     fn.allow('ReadSigningSecrets', ['secretsmanager:GetSecretValue'], [props.signingSecrets.secretArn]);
     // `/webhook/<id>`: the connection's item, then its own secret (and no other connection's item writes).
     fn.allow('ReadConnections', ['dynamodb:GetItem'], [props.table.tableArn], Store.leadingKeys(TABLE.prefixes.connection));
-    fn.allow('ReadConnectionSecrets', ['secretsmanager:GetSecretValue'], [connectionSecretsArn(this, props.config.stage)]);
+    allowConnectionSecrets(fn, props.config.stage);
     return fn;
   }
 
