@@ -255,6 +255,8 @@ async function rotate(parsed: Parsed, io: CliIo): Promise<CommandResult> {
   const command = parsed.command;
   const id = connectionId(parsed, false);
   const finishing = bool(parsed, 'finish');
+  const readKey = bool(parsed, 'read-key');
+  if (finishing && readKey) throw new UsageError('give either --finish (signing secrets) or --read-key, not both', command);
   const target = await targetOf(parsed, io, 'change');
   try {
     const connection = await activeConnection(target, id);
@@ -270,25 +272,47 @@ async function rotate(parsed: Parsed, io: CliIo): Promise<CommandResult> {
         'bad_secret',
       );
     }
-    let step: RotationStep;
-    if (finishing) step = finishRotation(current.signingSecrets);
-    else {
-      // Refused before the prompt when a rotation is already under way.
-      const underWay = rotationUnderWay(current.signingSecrets);
-      if (underWay !== undefined) throw new CliError(underWay.problem, underWay.fix.replace('<id>', id), 'rotation');
-      const added = checkSecret(await readSecretInput(io, "new webhook's signing secret", command), 'signing secret', command);
-      step = startRotation(current.signingSecrets, added);
-    }
-    if (!step.ok) throw new CliError(step.problem, step.fix.replace('<id>', id), 'rotation');
-    await writeSecret(target.sm, ref, formatConnectionSecret({ ...current, signingSecrets: step.signingSecrets }));
+    const next = readKey ? await replacedReadKey(current, io, command) : await rotatedSigning(current, finishing, io, command, id);
+    await writeSecret(target.sm, ref, formatConnectionSecret(next));
     const out = target.ctx.out;
-    out.say(`✓ ${id}: ${step.signingSecrets.length} signing secret(s) live: ${fingerprints(step.signingSecrets).join(', ')}`);
-    if (!finishing)
+    if (readKey)
+      out.say(`✓ ${id}: read-API key replaced (${fingerprint(next.readApiKey)}); the digest uses it within its secrets cache time`);
+    else out.say(`✓ ${id}: ${next.signingSecrets.length} signing secret(s) live: ${fingerprints(next.signingSecrets).join(', ')}`);
+    if (!readKey && !finishing)
       out.say(`Delete the old webhook in the service's settings, then \`${target.ctx.hint(`connections rotate ${id} --finish`)}\`.`);
-    return { exitCode: 0, json: { id, finished: finishing, signingSecrets: fingerprints(step.signingSecrets) } };
+    return {
+      exitCode: 0,
+      json: { id, finished: finishing, readApiKey: fingerprint(next.readApiKey), signingSecrets: fingerprints(next.signingSecrets) },
+    };
   } finally {
     target.close();
   }
+}
+
+/** The secret with the new webhook's signing secret added, or (finishing) with the old one dropped. */
+async function rotatedSigning(
+  current: ConnectionSecret,
+  finishing: boolean,
+  io: CliIo,
+  command: string,
+  id: string,
+): Promise<ConnectionSecret> {
+  let step: RotationStep;
+  if (finishing) step = finishRotation(current.signingSecrets);
+  else {
+    // Refused before the prompt when a rotation is already under way.
+    const underWay = rotationUnderWay(current.signingSecrets);
+    if (underWay !== undefined) throw new CliError(underWay.problem, underWay.fix.replace('<id>', id), 'rotation');
+    const added = checkSecret(await readSecretInput(io, "new webhook's signing secret", command), 'signing secret', command);
+    step = startRotation(current.signingSecrets, added);
+  }
+  if (!step.ok) throw new CliError(step.problem, step.fix.replace('<id>', id), 'rotation');
+  return { ...current, signingSecrets: step.signingSecrets };
+}
+
+/** The secret with a new read-API key (a key is shown once: replacing it is creating a new one). */
+async function replacedReadKey(current: ConnectionSecret, io: CliIo, command: string): Promise<ConnectionSecret> {
+  return { ...current, readApiKey: checkSecret(await readSecretInput(io, 'new read-API key', command), 'read-API key', command) };
 }
 
 async function remove(parsed: Parsed, io: CliIo): Promise<CommandResult> {
@@ -331,7 +355,8 @@ Each connection's secret is one Secrets Manager secret, <ConnectionSecretPrefix>
 
 Rotating a webhook (the service shows a secret once; rotating means a new webhook): create the new
 webhook, \`connections rotate <id>\` its secret (both are live), delete the old webhook, then
-\`connections rotate <id> --finish\`. A third live secret is refused.`,
+\`connections rotate <id> --finish\`. A third live secret is refused. \`connections rotate <id> --read-key\`
+replaces the read-API key.`,
   commands: {
     add: {
       summary: 'adds a connection and prints its webhook URL',
@@ -344,7 +369,11 @@ webhook, \`connections rotate <id>\` its secret (both are live), delete the old 
     rotate: {
       summary: "adds the new webhook's signing secret, or with --finish drops the old one",
       args: ID_ARG,
-      options: { finish: { help: 'drop the old signing secret (after deleting the old webhook)' }, ...AWS_OPTIONS },
+      options: {
+        finish: { help: 'drop the old signing secret (after deleting the old webhook)' },
+        'read-key': { help: 'replace the read-API key instead (from stdin or a hidden prompt)' },
+        ...AWS_OPTIONS,
+      },
       run: rotate,
     },
     remove: {

@@ -121,6 +121,14 @@ describe('bridge connections', () => {
     expect((await bridge(['connections', 'rotate', 'acme', '--finish'])).code).toBe(1);
   });
 
+  it('replaces the read-API key with --read-key, keeping the signing secrets', async () => {
+    const replaced = await bridge(['connections', 'rotate', 'acme', '--read-key'], 'rk_acme_new_t0ps3cret\n');
+    expect(replaced.code).toBe(0);
+    expect(replaced.stdout).not.toContain('rk_acme_new_t0ps3cret');
+    expect(stored()).toEqual({ readApiKey: 'rk_acme_new_t0ps3cret', signingSecrets: [SECOND] });
+    expect((await bridge(['connections', 'rotate', 'acme', '--read-key', '--finish'])).code).toBe(2);
+  });
+
   it('removes: the connection is marked removed (410) and its secret deleted', async () => {
     const removed = await bridge(['connections', 'remove', 'acme']);
     expect(removed.code).toBe(0);
