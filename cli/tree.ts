@@ -5,6 +5,7 @@
  */
 import type { CommandDef } from './command-spec';
 import { COMPLETION } from './completion';
+import { CONNECTIONS } from './commands/connections';
 import { DLQ } from './commands/dlq';
 import { DOCTOR } from './commands/doctor';
 import { SECRETS } from './commands/secrets';
@@ -26,6 +27,7 @@ export const COMMANDS: Readonly<Record<string, CommandDef>> = {
   secrets: SECRETS,
   slack: SLACK,
   subscriptions: SUBSCRIPTIONS,
+  connections: CONNECTIONS,
   completion: COMPLETION,
   help: HELP_COMMAND,
 };

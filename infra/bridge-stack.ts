@@ -7,7 +7,7 @@
 import { CfnOutput, Stack, Tags, type StackProps } from 'aws-cdk-lib';
 import { GraphWidget } from 'aws-cdk-lib/aws-cloudwatch';
 import type { Construct } from 'constructs';
-import { HTTP_PATHS, STACK_OUTPUTS, stackNameFor } from '../shared/contracts';
+import { connectionSecretPrefix, HTTP_PATHS, STACK_OUTPUTS, stackNameFor } from '../shared/contracts';
 import { HANDLED_EVENT_TYPES } from '../shared/events';
 import { blockedRequestsMetric, WebhookFront, type ClientRateLimitStack } from './client-rate-limit';
 import type { BridgeConfig } from './config';
@@ -169,6 +169,11 @@ export class BridgeStack extends Stack {
       STACK_OUTPUTS.putSigningSecretsCommand,
       secrets.signingSecrets.putValueCommand(),
       'Puts the webhook signing secrets; list the old and the new secret while rotating',
+    );
+    output(
+      STACK_OUTPUTS.connectionSecretPrefix,
+      connectionSecretPrefix(config.stage),
+      'Where connection secrets are named (`bridge connections add`); each connection has its webhook at <WebhookUrl>/<id>',
     );
     output(STACK_OUTPUTS.ingestFunctionName, webhook.function.fn.functionName, 'Ingest function');
     output(STACK_OUTPUTS.digestFunctionName, worker.function.fn.functionName, 'Digest function');

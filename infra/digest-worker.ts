@@ -13,6 +13,7 @@ import { BridgeFunction } from './bridge-function';
 import type { BridgeConfig } from './config';
 import { digestBudget, type DigestBudget } from './digest-budget';
 import { Store } from './store';
+import { allowConnectionSecrets } from './webhook';
 
 export const QUEUE_RETENTION_DAYS = 4;
 export const DLQ_RETENTION_DAYS = 14;
@@ -108,5 +109,13 @@ export class DigestWorker extends Construct {
     );
     fn.allow('QuarantineUnusableMessages', ['sqs:SendMessage'], [this.dlq.queueArn]);
     fn.allow('ReadApiKeyAndSlackToken', ['secretsmanager:GetSecretValue'], [props.readApiKey.secretArn, props.slackToken.secretArn]);
+    // Connections' events: the connection's item (its cadence noted for the watchdog) and its read key.
+    fn.allow(
+      'ConnectionsReadAndCadence',
+      ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:BatchGetItem'],
+      [props.table.tableArn],
+      Store.leadingKeys(TABLE.prefixes.connection),
+    );
+    allowConnectionSecrets(fn, props.config.stage);
   }
 }

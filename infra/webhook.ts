@@ -1,8 +1,9 @@
 /**
- * The webhook: HTTP API (`POST /webhook` only) → ingest function, with stage throttling and JSON
- * access logs. 429s are counted from the access log (HTTP APIs publish no 429 metric).
+ * The webhook: HTTP API (`POST /webhook`, and `POST /webhook/{connection}` for each connection's
+ * own webhook) → ingest function, with stage throttling and JSON access logs. 429s are counted from
+ * the access log (HTTP APIs publish no 429 metric).
  */
-import { Validations } from 'aws-cdk-lib';
+import { ArnFormat, Stack, Validations } from 'aws-cdk-lib';
 import { HttpApi, HttpMethod, HttpStage, LogGroupLogDestination, PayloadFormatVersion } from 'aws-cdk-lib/aws-apigatewayv2';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
@@ -12,6 +13,8 @@ import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import {
+  CONNECTION_WEBHOOK_ROUTE,
+  connectionSecretPrefix,
   DEFAULT_SIGNATURE_TOLERANCE_SECONDS,
   ENV,
   HTTP_PATHS,
@@ -29,6 +32,26 @@ import { Store } from './store';
 import { SLACK_PATHS } from './slack-app';
 
 export const INGEST_TIMEOUT_SECONDS = 8; // the sender gives up after 10 s
+
+/**
+ * Lets `fn` read every connection secret of the stage, by their name prefix: connections are added after
+ * the deploy (`bridge connections add` names their secrets `<prefix><id>`), so no ARN list can name them.
+ */
+export function allowConnectionSecrets(fn: BridgeFunction, stage: string): void {
+  const arn = Stack.of(fn).formatArn({
+    service: 'secretsmanager',
+    resource: 'secret',
+    resourceName: `${connectionSecretPrefix(stage)}*`,
+    arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+  });
+  fn.allow('ReadConnectionSecrets', ['secretsmanager:GetSecretValue'], [arn]);
+  Validations.of(fn.role).acknowledge({
+    id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::AccountId>:secret:${connectionSecretPrefix(stage)}*]`,
+    reason:
+      'Connections are added after the deploy (bridge connections add), each with its own secret named under the ' +
+      "stage's connection prefix; the wildcard covers only that prefix and only GetSecretValue.",
+  });
+}
 
 export interface WebhookProps {
   readonly config: BridgeConfig;
@@ -95,6 +118,9 @@ export class Webhook extends Construct {
     // Signed deliveries the bridge cannot process are kept (with their reason) and answered 2xx.
     fn.allow('QuarantineDeliveries', ['sqs:SendMessage'], [props.dlq.queueArn]);
     fn.allow('ReadSigningSecrets', ['secretsmanager:GetSecretValue'], [props.signingSecrets.secretArn]);
+    // `/webhook/<id>`: the connection's item, then its own secret (and no other connection's item writes).
+    fn.allow('ReadConnections', ['dynamodb:GetItem'], [props.table.tableArn], Store.leadingKeys(TABLE.prefixes.connection));
+    allowConnectionSecrets(fn, props.config.stage);
     return fn;
   }
 
@@ -102,7 +128,10 @@ export class Webhook extends Construct {
     const integration = new HttpLambdaIntegration('IngestIntegration', this.function.fn, {
       payloadFormatVersion: PayloadFormatVersion.VERSION_2_0,
     });
-    for (const route of this.api.addRoutes({ path: HTTP_PATHS.webhook, methods: [HttpMethod.POST], integration })) {
+    const routes = [HTTP_PATHS.webhook, CONNECTION_WEBHOOK_ROUTE].flatMap((path) =>
+      this.api.addRoutes({ path, methods: [HttpMethod.POST], integration }),
+    );
+    for (const route of routes) {
       Validations.of(route).acknowledge({
         id: 'AwsSolutions-APIG4',
         reason:

@@ -162,7 +162,7 @@ export class HttpGateway {
     const path = url.pathname;
     const requestId = `${randomBytes(10).toString('base64').replace(/=+$/, '')}=`;
     const route = (this.options.routes ?? [{ method: 'POST', path: '/webhook' }]).find(
-      (r) => r.method.toUpperCase() === method && r.path === path,
+      (r) => r.method.toUpperCase() === method && routeMatches(r.path, path),
     );
     const routeKey = route ? `${route.method.toUpperCase()} ${route.path}` : undefined;
     const info: GatewayRequestInfo = {
@@ -387,4 +387,11 @@ function apiGatewayTime(epochMs: number): string {
   const d = new Date(epochMs);
   const pad = (n: number): string => String(n).padStart(2, '0');
   return `${pad(d.getUTCDate())}/${MONTHS[d.getUTCMonth()] ?? ''}/${d.getUTCFullYear()}:${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())} +0000`;
+}
+
+/** A route's path as API Gateway matches it: literal segments, and `{name}` standing for one non-empty segment. */
+export function routeMatches(routePath: string, path: string): boolean {
+  const want = routePath.split('/');
+  const got = path.split('/');
+  return want.length === got.length && want.every((segment, i) => (/^\{[^/{}]+\}$/.test(segment) ? got[i] !== '' : segment === got[i]));
 }

@@ -185,6 +185,8 @@ export class LocalSecretsManagerServer {
         return this.putValue(input);
       case 'DescribeSecret':
         return this.describe(input);
+      case 'DeleteSecret':
+        return this.delete(input);
       default:
         throw new ServiceError('UnknownOperationException', `Operation ${operation} is not supported by the local Secrets Manager server.`);
     }
@@ -251,6 +253,13 @@ export class LocalSecretsManagerServer {
     if (value === undefined) throw invalidParameter('You must provide either SecretString or SecretBinary.');
     const version = this.addVersion(secret, value, optString(input, 'ClientRequestToken'));
     return { ARN: secret.arn, Name: secret.name, VersionId: version.id, VersionStages: [...version.stages] };
+  }
+
+  /** Deleted at once: the real service keeps it for its recovery window, which nothing local needs. */
+  private delete(input: Json): Json {
+    const secret = this.require(reqString(input, 'SecretId'));
+    this.secrets.delete(secret.name);
+    return { ARN: secret.arn, Name: secret.name, DeletionDate: Date.now() / 1000 };
   }
 
   private describe(input: Json): Json {

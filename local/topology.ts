@@ -5,7 +5,7 @@
  * resource: where local runs differ from the deployed stack on purpose, LOCAL_DIFFERENCES says so
  * and why; any other difference fails that test.
  */
-import { ENV, HTTP_PATHS, QUEUE_MESSAGE_KINDS, SERVICES, type ServiceName } from '../shared/contracts';
+import { CONNECTION_WEBHOOK_ROUTE, ENV, HTTP_PATHS, QUEUE_MESSAGE_KINDS, SERVICES, type ServiceName } from '../shared/contracts';
 import { SWEEP_MINUTES } from '../shared/weekly/schedule';
 
 export type QueueKey = 'digest' | 'digestDlq' | 'commands' | 'commandsDlq';
@@ -86,6 +86,7 @@ export const LOCAL_TOPOLOGY = {
   } satisfies Record<string, EventSourceSpec>,
   routes: [
     { method: 'POST', path: HTTP_PATHS.webhook, function: SERVICES.ingest },
+    { method: 'POST', path: CONNECTION_WEBHOOK_ROUTE, function: SERVICES.ingest },
     { method: 'POST', path: HTTP_PATHS.slackCommands, function: SERVICES.slack },
     { method: 'POST', path: HTTP_PATHS.slackInteractions, function: SERVICES.slack },
     { method: 'POST', path: HTTP_PATHS.slackEvents, function: SERVICES.slack },

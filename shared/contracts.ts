@@ -149,6 +149,8 @@ export const DIGEST_METRICS = {
   quietCatchUpFailed: 'QuietCatchUpFailed',
   /** A subscribed channel Slack refused for good (bot not in it, archived…): marked broken and skipped, the run goes on. */
   digestChannelRefused: 'DigestChannelRefused',
+  /** A connection silent for 3× its usual run interval: told once in its channel and the stack's (shared/connections/watchdog.ts). */
+  connectionSilent: 'ConnectionSilent',
 } as const;
 export type DigestMetricName = (typeof DIGEST_METRICS)[keyof typeof DIGEST_METRICS];
 
@@ -280,6 +282,7 @@ export const METRIC_REGISTRY: { readonly [M in AnyMetricName]: MetricSpec } = {
     alarms: [],
     unalarmed: "a member's channel, not the bridge: the run goes on, and whoever subscribed it is told once in the home channel",
   },
+  ConnectionSilent: { emitters: [digest], failure: false, alarms: [] },
   SlackSigningSecretInvalid: { emitters: [slack], failure: true, alarms: ['SlackSigningSecretUnusable'] },
   SlackSigningSecretUnreadable: { emitters: [slack], failure: true, alarms: ['SlackSigningSecretUnusable'] },
   SlackRequestForeign: { emitters: [slack], failure: true, alarms: ['SlackRequestForeign'] },
@@ -318,6 +321,17 @@ export const HTTP_PATHS = {
   /** Slack's Events API (App Home: `url_verification`, `app_home_opened`). */
   slackEvents: '/slack/events',
 } as const;
+
+/** The API route of a connection's webhook (`/webhook/<connection id>`, shared/connections/model.ts). */
+export const CONNECTION_WEBHOOK_ROUTE = `${HTTP_PATHS.webhook}/{connection}`;
+
+/** A connection id: a URL path segment and part of its secret's name (1–40 of a-z, 0-9, '-'). */
+export const CONNECTION_ID_PATTERN = '^[a-z0-9](?:[a-z0-9-]{0,38}[a-z0-9])?$';
+
+/** Where every connection's secret is named (the functions may read only these): `visibility-bridge/<stage>/connections/`. */
+export function connectionSecretPrefix(stage: string): string {
+  return `visibility-bridge/${stage}/connections/`;
+}
 
 /** Kinds of queue message beyond the webhook event envelope (`{event, received_at}`, which has no `kind`). */
 export const QUEUE_MESSAGE_KINDS = {
@@ -393,6 +407,8 @@ export const TABLE = {
     quiet: 'quiet#',
     /** `held#<channel id>`: digests held in the channel's quiet hours until its catch-up; `held#~index`: the channels with held digests. */
     held: 'held#',
+    /** `conn#<connection id>`: a connection's non-secret fields (shared/connections); `conn#~index`: every connection's id. */
+    connection: 'conn#',
   },
   /** On `delivery#` records once enqueued; `bridge doctor` reads the newest. */
   acceptedAtAttribute: 'accepted_at',
@@ -462,6 +478,8 @@ export const STACK_OUTPUTS = {
   slackAppId: 'SlackAppId',
   /** The generated key that signs the values on the bridge's buttons (rotate by putting `["<new>", "<old>"]`). */
   actionSigningKeySecretArn: 'ActionSigningKeySecretArn',
+  /** Where connection secrets are named (`bridge connections add` creates `<prefix><id>`). */
+  connectionSecretPrefix: 'ConnectionSecretPrefix',
   /** With `customDomainName`: the API Gateway domain the DNS record of the custom domain must point at. */
   customDomainTarget: 'CustomDomainTarget',
 } as const;

@@ -8,12 +8,13 @@
  */
 import { isHandledEventType, parseSignedDelivery, projectIdOf, type WebhookEvent } from './events';
 import { quarantinedDelivery, type QuarantinedDelivery } from './quarantine';
-import { DEFAULT_SIGNATURE_TOLERANCE_SECONDS, HTTP_PATHS, INGEST_METRICS, METRIC_DIMENSIONS, type IngestMetricName } from './contracts';
+import { DEFAULT_SIGNATURE_TOLERANCE_SECONDS, INGEST_METRICS, METRIC_DIMENSIONS, type IngestMetricName } from './contracts';
 import { type SignatureFailure, type SignatureVerifier } from './signature';
 import type { Clock, DeliveryStore, EventQueue, Log, LogFields, Metrics } from './ports';
 import { describeError } from './observability';
+import { webhookTargetOf } from './connections/model';
+import type { ConnectionWebhooks } from './connections/verifiers';
 
-export const WEBHOOK_PATH = HTTP_PATHS.webhook;
 /** Bodies are ids and counts only; 64 KiB is far above any real delivery and bounds the HMAC work. */
 export const MAX_BODY_BYTES = 64 * 1024;
 /** The sender's first retry comes after 30 s; asking for it explicitly documents the intent. */
@@ -45,6 +46,8 @@ export interface IngestResponse {
 export interface IngestDeps {
   /** Resolves the verifier for the current signing secrets (they may rotate while a container lives). */
   verifier: () => Promise<SignatureVerifier>;
+  /** The connections' webhooks (`/webhook/<id>`, each verified with its own secrets); none = `/webhook` only. */
+  connections?: ConnectionWebhooks | undefined;
   /** The verifier's tolerance (default 300 s); also bounds how far `created_at` may lie after the signature's `t`. */
   toleranceSeconds?: number;
   store: DeliveryStore;
@@ -57,6 +60,8 @@ export interface IngestDeps {
 /** Why a delivery was refused; each maps to exactly one status code in `toResponse`. */
 export type Rejection =
   | { kind: 'not_found' }
+  /** A connection the operator removed: not retried, so its 15 failures switch the service's webhook off (spec §6). */
+  | { kind: 'connection_removed' }
   | { kind: 'method_not_allowed' }
   | { kind: 'payload_too_large' }
   | { kind: 'signature'; reason: SignatureFailure }
@@ -97,6 +102,8 @@ export function toResponse(outcome: IngestOutcome): IngestResponse {
   switch (r.kind) {
     case 'not_found':
       return reply(404, 'not_found');
+    case 'connection_removed':
+      return reply(410, 'connection_removed');
     case 'method_not_allowed':
       return { ...reply(405, 'method_not_allowed'), headers: { ...headers, allow: 'POST' } };
     case 'payload_too_large':
@@ -146,16 +153,20 @@ export async function handleDelivery(request: IngestRequest, deps: IngestDeps): 
 
 /** Verifies, de-duplicates and enqueues one delivery. Never throws: every failure is an outcome. */
 export async function ingestDelivery(request: IngestRequest, deps: IngestDeps): Promise<IngestOutcome> {
-  if (request.path !== WEBHOOK_PATH) return reject({ kind: 'not_found' });
+  const target = webhookTargetOf(request.path);
+  if (target.kind === 'none' || (target.kind === 'connection' && deps.connections === undefined)) return reject({ kind: 'not_found' });
   if (request.method.toUpperCase() !== 'POST') return reject({ kind: 'method_not_allowed' });
   const rawText = request.body ?? '';
   if (bodyByteLength(rawText, request.isBase64Encoded) > MAX_BODY_BYTES) return reject({ kind: 'payload_too_large' });
   // The signature covers the bytes as sent: decode base64 first, never re-serialise the JSON.
   const rawBody = request.isBase64Encoded ? Buffer.from(rawText, 'base64') : Buffer.from(rawText, 'utf8');
 
+  const webhook =
+    target.kind === 'connection' ? await connectionWebhook(target.id, deps) : { verifier: deps.verifier, connectionId: undefined };
+  if ('rejection' in webhook) return reject(webhook.rejection);
   let verify: SignatureVerifier;
   try {
-    verify = await deps.verifier();
+    verify = await webhook.verifier();
   } catch (error) {
     deps.log.error('signing secrets could not be read', describeError(error));
     return reject({ kind: 'secrets_unavailable' });
@@ -178,6 +189,7 @@ export async function ingestDelivery(request: IngestRequest, deps: IngestDeps): 
       receivedAt: new Date(nowMs).toISOString(),
       signedAt: check.timestamp,
       bodyId,
+      connectionId: webhook.connectionId,
     });
     return quarantine(delivery, deps);
   }
@@ -186,7 +198,24 @@ export async function ingestDelivery(request: IngestRequest, deps: IngestDeps): 
     deps.log.info('signed event of an unhandled type acknowledged', { deliveryId: event.id, type: boundedHeader(event.type) });
     return { ok: true, result: 'ignored' };
   }
-  return enqueueOnce(event, nowMs, deps);
+  return enqueueOnce(event, webhook.connectionId, nowMs, deps);
+}
+
+/** A connection's verifier, or why its webhook refuses: unknown 404, removed 410, table unreadable 503. */
+async function connectionWebhook(
+  id: string,
+  deps: IngestDeps,
+): Promise<{ verifier: () => Promise<SignatureVerifier>; connectionId: string } | { rejection: Rejection }> {
+  let resolved;
+  try {
+    resolved = await deps.connections?.resolve(id);
+  } catch (error) {
+    deps.log.error('connection could not be read', { connectionId: id, ...describeError(error) });
+    return { rejection: { kind: 'store_unavailable' } };
+  }
+  if (resolved === undefined || resolved.kind === 'unknown') return { rejection: { kind: 'not_found' } };
+  if (resolved.kind === 'removed') return { rejection: { kind: 'connection_removed' } };
+  return { verifier: resolved.verifier, connectionId: id };
 }
 
 function reject(rejection: Rejection): IngestOutcome {
@@ -204,8 +233,8 @@ async function quarantine(delivery: QuarantinedDelivery, deps: IngestDeps): Prom
   return { ok: true, result: 'quarantined', reason: delivery.reason };
 }
 
-async function enqueueOnce(event: WebhookEvent, nowMs: number, deps: IngestDeps): Promise<IngestOutcome> {
-  const fields = { deliveryId: event.id, type: event.type, projectId: projectIdOf(event) };
+async function enqueueOnce(event: WebhookEvent, connectionId: string | undefined, nowMs: number, deps: IngestDeps): Promise<IngestOutcome> {
+  const fields = { deliveryId: event.id, type: event.type, projectId: projectIdOf(event), connectionId };
   let claim;
   try {
     claim = await deps.store.claim(event.id, nowMs);
@@ -221,7 +250,7 @@ async function enqueueOnce(event: WebhookEvent, nowMs: number, deps: IngestDeps)
     return { ok: false, rejection: { kind: 'in_progress', retryAfterSeconds: claim.retryAfterSeconds } };
   }
 
-  if (!(await sendOrRelease(event, claim.token, nowMs, fields, deps))) return reject({ kind: 'queue_unavailable' });
+  if (!(await sendOrRelease(event, connectionId, claim.token, nowMs, fields, deps))) return reject({ kind: 'queue_unavailable' });
 
   try {
     await deps.store.complete(event.id, claim.token, deps.clock.now());
@@ -236,9 +265,20 @@ async function enqueueOnce(event: WebhookEvent, nowMs: number, deps: IngestDeps)
 }
 
 /** Sends the event to the queue; on failure gives the claim back so the sender's retry can enqueue it. */
-async function sendOrRelease(event: WebhookEvent, token: string, nowMs: number, fields: LogFields, deps: IngestDeps): Promise<boolean> {
+async function sendOrRelease(
+  event: WebhookEvent,
+  connectionId: string | undefined,
+  token: string,
+  nowMs: number,
+  fields: LogFields,
+  deps: IngestDeps,
+): Promise<boolean> {
   try {
-    await deps.queue.send({ event, received_at: new Date(nowMs).toISOString() });
+    const receivedAt = new Date(nowMs).toISOString();
+    // The stack's own webhook sends the envelope exactly as before; a connection's adds its id.
+    await deps.queue.send(
+      connectionId === undefined ? { event, received_at: receivedAt } : { event, received_at: receivedAt, connection: connectionId },
+    );
     return true;
   } catch (error) {
     deps.log.error('queue send failed; releasing the claim so a retry can enqueue', { ...fields, ...describeError(error) });

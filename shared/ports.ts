@@ -49,6 +49,8 @@ export interface WebhookEvent {
 export interface QueuedEvent {
   event: WebhookEvent;
   received_at: string;
+  /** The connection whose webhook received it (`/webhook/<id>`); absent for the stack's own `/webhook`. */
+  connection?: string | undefined;
 }
 
 /** The DLQ message body of a quarantined delivery (JSON; shared/quarantine.ts). */
@@ -64,6 +66,8 @@ export interface QuarantinedDelivery {
   signed_at: number;
   /** The body's id, when it is one that can be stored (printable ASCII, bounded). */
   event_id?: string | undefined;
+  /** The connection whose webhook received it; absent for the stack's own `/webhook`. */
+  connection?: string | undefined;
 }
 
 // --- Ingest: delivery store and queue ----------------------------------------------------------

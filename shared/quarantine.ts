@@ -32,6 +32,7 @@ export function quarantinedDelivery(input: {
   receivedAt: string;
   signedAt: number;
   bodyId: string | undefined;
+  connectionId?: string | undefined;
 }): QuarantinedDelivery {
   return {
     kind: QUEUE_MESSAGE_KINDS.quarantinedDelivery,
@@ -40,13 +41,14 @@ export function quarantinedDelivery(input: {
     received_at: input.receivedAt,
     signed_at: input.signedAt,
     ...(isStorableEventId(input.bodyId) ? { event_id: input.bodyId } : {}),
+    ...(input.connectionId !== undefined ? { connection: input.connectionId } : {}),
   };
 }
 
 /** The envelope, when a parsed queue message body is one (else undefined: some other message). */
 export function parseQuarantinedDelivery(body: unknown): QuarantinedDelivery | undefined {
   if (!isRecord(body) || body['kind'] !== QUEUE_MESSAGE_KINDS.quarantinedDelivery) return undefined;
-  const { raw_base64, reason, received_at, signed_at, event_id } = body;
+  const { raw_base64, reason, received_at, signed_at, event_id, connection } = body;
   if (typeof raw_base64 !== 'string' || typeof reason !== 'string' || typeof received_at !== 'string') return undefined;
   if (typeof signed_at !== 'number' || !Number.isSafeInteger(signed_at)) return undefined;
   return {
@@ -56,6 +58,7 @@ export function parseQuarantinedDelivery(body: unknown): QuarantinedDelivery | u
     received_at,
     signed_at,
     ...(isStorableEventId(event_id) ? { event_id } : {}),
+    ...(typeof connection === 'string' ? { connection } : {}),
   };
 }
 
@@ -72,5 +75,6 @@ export function readmitQuarantined(delivery: QuarantinedDelivery, toleranceSecon
   const parsed = parseSignedDelivery(Buffer.from(delivery.raw_base64, 'base64'), delivery.signed_at, toleranceSeconds);
   if (!parsed.ok) return { kind: 'still_unprocessable', reason: parsed.reason };
   if (!isHandledEventType(parsed.event.type)) return { kind: 'ignored', event: parsed.event };
-  return { kind: 'event', queued: { event: parsed.event, received_at: delivery.received_at } };
+  const connection = delivery.connection !== undefined ? { connection: delivery.connection } : {};
+  return { kind: 'event', queued: { event: parsed.event, received_at: delivery.received_at, ...connection } };
 }

@@ -25,7 +25,11 @@ import { loadChartRenderer } from '../../shared/charts/load';
 import type { ChartDeps } from '../../shared/digest/chart-step';
 import { SlackWorkspace } from '../../shared/adapters/slack-workspace';
 import { slackAccessPolicyFromEnv, type SlackAccessPolicy } from '../../shared/slack-app/policy';
-import { readHeaderSecretValue, staticSecret } from '../../shared/secrets';
+import { headerValueProblem, readHeaderSecretValue, staticSecret, unusableSecret } from '../../shared/secrets';
+import { DynamoConnectionStore } from '../../shared/adapters/dynamo-connection-store';
+import { parseConnectionSecret, type Connection } from '../../shared/connections/model';
+import { connectionDigests } from '../../shared/worker/connections';
+import { NeedsOperatorFix } from '../../shared/errors';
 import {
   systemClock,
   type Clock,
@@ -220,6 +224,44 @@ function clientsForSecrets(config: DigestConfig, deadline: () => number, clock: 
 }
 
 /**
+ * A connection's read-API client, its key read from the connection's secret through the secrets cache
+ * and the client rebuilt only when the key or base URL changes.
+ */
+function connectionReadApis(
+  config: DigestConfig,
+  deadline: () => number,
+  clock: Clock,
+): (connection: Connection) => Promise<ReadApiClient> {
+  const provider = createSecretsProvider();
+  const clients = new Map<string, { key: string; baseUrl: string; client: ReadApiClient }>();
+  return async (connection) => {
+    const secretName = connection.secretName;
+    const text = await secretsManagerSecret(provider, secretName, config.secretsCacheSeconds).get();
+    let key: string;
+    try {
+      key = parseConnectionSecret(text, secretName).readApiKey;
+    } catch (error) {
+      const fix = `put the connection's secret again (\`npx bridge connections rotate ${connection.id}\` rewrites it)`;
+      throw new NeedsOperatorFix(error instanceof Error ? error.message : String(error), fix);
+    }
+    const problem = headerValueProblem(key);
+    if (problem !== undefined) throw unusableSecret(secretName, problem);
+    const cached = clients.get(connection.id);
+    if (cached?.key === key && cached.baseUrl === connection.baseUrl) return cached.client;
+    const client = new ReadApiClient({
+      baseUrl: connection.baseUrl,
+      apiKey: key,
+      range: config.visibilityRange,
+      gapsPageSize: config.gapsPageSize,
+      deadline,
+      now: () => clock.now(),
+    });
+    clients.set(connection.id, { key, baseUrl: connection.baseUrl, client });
+    return client;
+  };
+}
+
+/**
  * The queue a batch came from: the commands queue's records go to its kinds (slash commands), the digest
  * queue's to its own; failed records get their retry delay on the queue they came from.
  */
@@ -281,6 +323,10 @@ export function createDigestRuntime(
   const actionValues = actionValuesFor(config, observe, clock);
   // Held digests and their catch-ups live in the same table.
   const quietHours = new DynamoQuietHoursStore(dynamo, config.tableName);
+  const connections = connectionDigests(
+    new DynamoConnectionStore(dynamo, config.tableName),
+    connectionReadApis(config, () => deadlineMs, clock),
+  );
   const weekly = {
     store: new DynamoWeeklyStore(dynamo, {
       tableName: config.tableName,
@@ -311,6 +357,7 @@ export function createDigestRuntime(
       actionValues,
       weekly,
       quietHours,
+      connections,
       channels: { defaultChannel: config.defaultChannel, byProject: config.projectChannels },
       digestOptions: {
         ...DIGEST_OPTION_DEFAULTS,

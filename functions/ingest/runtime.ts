@@ -9,6 +9,8 @@ import { DynamoDeliveryStore, DEFAULT_LEASE_MS } from '../../shared/adapters/dyn
 import { SqsEventQueue } from '../../shared/adapters/sqs-event-queue';
 import { createSecretsProvider, secretsManagerSecret } from '../../shared/adapters/secrets-manager';
 import { signingVerifierFrom, staticSecret } from '../../shared/secrets';
+import { DynamoConnectionStore } from '../../shared/adapters/dynamo-connection-store';
+import { connectionWebhooks } from '../../shared/connections/verifiers';
 import { systemClock, type Log, type Metrics, type SecretSource } from '../../shared/ports';
 import type { IngestDeps } from '../../shared/ingest';
 
@@ -54,20 +56,28 @@ export function readIngestConfig(env: Env): IngestConfig {
 export const INGEST_CLIENT_BOUNDS = { requestTimeoutMs: 1000, connectionTimeoutMs: 500, maxAttempts: 2 } as const;
 
 export function createIngestDeps(config: IngestConfig, observe: { log: Log; metrics: Metrics }): IngestDeps {
+  const provider = createSecretsProvider();
   const source: SecretSource =
     'secretArn' in config.signingSecrets
-      ? secretsManagerSecret(createSecretsProvider(), config.signingSecrets.secretArn, config.secretsCacheSeconds)
+      ? secretsManagerSecret(provider, config.signingSecrets.secretArn, config.secretsCacheSeconds)
       : staticSecret(config.signingSecrets.values, ENV.signingSecrets);
-  return {
-    verifier: signingVerifierFrom(source, {
-      toleranceSeconds: config.toleranceSeconds,
-      clock: systemClock,
-      log: observe.log,
-      metrics: observe.metrics,
-      maxBackoffMs: config.secretsCacheSeconds * 1000,
-    }),
+  const verifierOptions = {
     toleranceSeconds: config.toleranceSeconds,
-    store: new DynamoDeliveryStore(createDynamoClient({ ...INGEST_CLIENT_BOUNDS, ...config.aws.dynamodb }), {
+    clock: systemClock,
+    log: observe.log,
+    metrics: observe.metrics,
+    maxBackoffMs: config.secretsCacheSeconds * 1000,
+  };
+  const dynamo = createDynamoClient({ ...INGEST_CLIENT_BOUNDS, ...config.aws.dynamodb });
+  return {
+    verifier: signingVerifierFrom(source, verifierOptions),
+    connections: connectionWebhooks(
+      new DynamoConnectionStore(dynamo, config.tableName),
+      (secretName) => secretsManagerSecret(provider, secretName, config.secretsCacheSeconds),
+      verifierOptions,
+    ),
+    toleranceSeconds: config.toleranceSeconds,
+    store: new DynamoDeliveryStore(dynamo, {
       tableName: config.tableName,
       leaseMs: DEFAULT_LEASE_MS,
       retentionSeconds: config.retentionSeconds,

@@ -19,6 +19,8 @@ import type { WeeklySweepMessage } from '../weekly/ports';
 export interface EventPayload<T extends HandledEventType> {
   event: WebhookEvent;
   data: EventDataByType[T];
+  /** The connection whose webhook received it: its read API and routes serve it; absent = the stack's own. */
+  connection?: string | undefined;
 }
 
 /** Every kind the worker acts on, and its payload: each handled event type is a kind of its own. */

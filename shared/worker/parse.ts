@@ -10,6 +10,7 @@ import { parseDeferredSlackCommand } from '../slack-app/service';
 import { parseHomeRequest } from '../slack-app/home/publish';
 import { parseQuarantinedDelivery, readmitQuarantined, type QuarantinedDelivery } from '../quarantine';
 import { parseWeeklySweep } from '../weekly/message';
+import { connectionIdProblem } from '../connections/model';
 import type { KindMessage } from './kinds';
 
 /** What could be read from a message, usable or not (for logs and `bridge dlq list`). */
@@ -70,13 +71,17 @@ function readmitted(delivery: QuarantinedDelivery): QueuedMessage {
 function queuedEventOf(parsed: unknown, hints: QueuedMessageHints): QueuedMessage {
   const validation = validateWebhookEvent(isRecord(parsed) ? parsed['event'] : undefined);
   if (!validation.ok) return { kind: 'unusable', reason: `not a queued event: ${validation.reason}`, hints };
+  const connection = isRecord(parsed) ? parsed['connection'] : undefined;
+  if (connection !== undefined && (typeof connection !== 'string' || connectionIdProblem(connection) !== undefined))
+    return { kind: 'unusable', reason: 'queued event with a connection that is not a connection id', hints };
   const typed = parseTypedEvent(validation.event);
-  return typed.ok ? usable(eventMessage(typed.data), hints) : { kind: 'unusable', reason: typed.reason, hints };
+  return typed.ok ? usable(eventMessage(typed.data, connection), hints) : { kind: 'unusable', reason: typed.reason, hints };
 }
 
-function eventMessage(typed: TypedEvent): KindMessage {
+function eventMessage(typed: TypedEvent, connection: string | undefined): KindMessage {
+  const from = connection === undefined ? {} : { connection };
   // The kind typed.type gets typed's data: the same type on both sides, which TypeScript cannot correlate.
-  return { kind: typed.type, payload: { event: typed.event, data: typed.data } } as KindMessage;
+  return { kind: typed.type, payload: { event: typed.event, data: typed.data, ...from } } as KindMessage;
 }
 
 function usable(message: KindMessage, hints: QueuedMessageHints): QueuedMessage {

@@ -13,12 +13,17 @@ import type { DeferredDeps } from '../slack-app/ports';
 import { publishHomes, type HomeDeps } from '../slack-app/home/publish';
 import { sweepWeeklyReports, type WeeklySweepKindDeps } from '../weekly/sweep-kind';
 import type { Queue } from './batch';
+import { perConnection, thenWatchConnections, type ConnectionDigests } from './connections';
 
 /** What the digest queue's kinds need: each feature's own deps. */
 export interface DigestQueueDeps {
   digest: DigestDeps;
   weekly: WeeklySweepKindDeps;
   catchUp: CatchUpSweepDeps;
+  /** Events of connections (`/webhook/<id>`): their read API and routes; none = the stack's own webhook only. */
+  connections?: ConnectionDigests | undefined;
+  /** The connections' silence watchdog, run after each weekly sweep; none = no connections wiring. */
+  watchConnections?: (() => Promise<void>) | undefined;
 }
 
 /** What the commands queue's kinds need: deferred commands, and App Home publishes (a deferred subscribe among them). */
@@ -35,9 +40,9 @@ function taking<P, F, D>(handler: KindHandler<P, F>, part: (deps: D) => F): Kind
 export const DIGEST_QUEUE: Queue<'digest', DigestQueueDeps> = {
   name: 'digest',
   handlers: {
-    'run.completed': taking(digestRuns, (deps: DigestQueueDeps) => deps.digest),
-    'draft.ready': taking(noticeDrafts, (deps: DigestQueueDeps) => deps.digest),
-    weekly_sweep: taking(sweepWeeklyReports, (deps: DigestQueueDeps) => deps.weekly),
+    'run.completed': perConnection(digestRuns, { cadence: true }),
+    'draft.ready': perConnection(noticeDrafts, { cadence: false }),
+    weekly_sweep: thenWatchConnections(taking(sweepWeeklyReports, (deps: DigestQueueDeps) => deps.weekly)),
     quiet_catch_up: taking(catchUpHeldDigests, (deps: DigestQueueDeps) => deps.catchUp),
   },
 };

@@ -26,6 +26,7 @@ import { weeklyCharts } from '../weekly/sweep-kind';
 import type { BatchDeps } from './batch';
 import type { CommandQueueDeps, DigestQueueDeps } from './queues';
 import type { QueueDeps } from './sqs';
+import { connectionsWatch, type ConnectionDigests } from './connections';
 
 /** The clients and settings of one invocation. */
 export interface WorkerWiring {
@@ -58,6 +59,8 @@ export interface WorkerWiring {
   slackApp?: SlackAppWorkerDeps | undefined;
   /** Weekly reports: their store and the stage's defaults; none = a weekly sweep message is acknowledged and does nothing. */
   weekly?: { store: WeeklyStore; options: WeeklyOptions; chart?: WeeklyChartHook | undefined } | undefined;
+  /** Connections' read APIs and routes (events from `/webhook/<id>`); none = the stack's own webhook only. */
+  connections?: ConnectionDigests | undefined;
 }
 
 /** Without a publisher (a wiring that never serves App Home), a publish says what to deploy. */
@@ -101,7 +104,16 @@ export function digestQueueDeps(w: WorkerWiring): QueueDeps<DigestQueueDeps> {
           listProjects: () => w.readApi.listProjects(),
         };
   return {
-    deps: { digest, weekly: { log: w.log, reports }, catchUp: { ...paced, quietHours: w.quietHours } },
+    deps: {
+      digest,
+      weekly: { log: w.log, reports },
+      catchUp: { ...paced, quietHours: w.quietHours },
+      connections: w.connections,
+      watchConnections:
+        w.connections === undefined
+          ? undefined
+          : connectionsWatch(w.connections, { ...observe, slack: w.slack, opsChannel: w.channels.defaultChannel }),
+    },
     batch: batchDeps(w),
   };
 }

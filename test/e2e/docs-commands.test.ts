@@ -32,6 +32,9 @@ const STDIN: Record<string, (stack: LocalStack) => string> = {
   'secrets set slack-token': () => LOCAL_SLACK_TOKEN,
   'secrets set slack-signing-secret': (stack) => stack.slackSigningSecret,
   'secrets signing add': (stack) => stack.secrets[0] ?? '',
+  // The documented connection commands run in their order: add, rotate (a new secret), rotate --finish, remove.
+  'connections add': (stack) => `${stack.apiKey}\nwhsec_docs_connection`,
+  'connections rotate': () => 'whsec_docs_rotated',
 };
 
 /** Long-running commands: interrupted (as by Ctrl-C) after this many milliseconds. */

@@ -2,10 +2,11 @@
  * Least privilege: every statement of both function roles, with exact actions and resources.
  */
 import { describe, expect, it } from 'vitest';
-import { TABLE } from '../../shared/contracts';
+import { connectionSecretPrefix, TABLE } from '../../shared/contracts';
 import { actionsOf, arnOf, logicalId, ref, resourcesOf, roleStatements, statementBySid, synthApp } from './helpers';
 
-const { template } = synthApp();
+const STAGE = 'dev';
+const { template } = synthApp({}, { stage: STAGE });
 
 const tableId = logicalId(template, 'AWS::DynamoDB::Table', 'Table');
 const queueId = logicalId(template, 'AWS::SQS::Queue', 'DigestQueue');
@@ -28,6 +29,15 @@ const role = (prefix: string): RoleProps =>
   (template.toJSON() as { Resources: Record<string, { Properties: RoleProps }> }).Resources[logicalId(template, 'AWS::IAM::Role', prefix)]!
     .Properties;
 
+/** GetSecretValue on the stage's connection secrets only: `…:secret:visibility-bridge/<stage>/connections/*`. */
+function expectConnectionSecrets(statement: ReturnType<typeof statementBySid>): void {
+  expect(actionsOf(statement)).toEqual(['secretsmanager:GetSecretValue']);
+  const resources = resourcesOf(statement);
+  expect(resources).toHaveLength(1);
+  expect(JSON.stringify(resources[0])).toContain(`:secret:${connectionSecretPrefix(STAGE)}*`);
+  expect(JSON.stringify(resources[0]).match(/\*/g)).toHaveLength(1);
+}
+
 describe('function roles', () => {
   it('only Lambda can assume them, and they have no managed or extra inline policies', () => {
     for (const prefix of ['WebhookIngestRole', 'DigestWorkerDigestRole']) {
@@ -39,10 +49,12 @@ describe('function roles', () => {
     }
   });
 
-  it('use no wildcard actions or resources and only Allow', () => {
+  it("use no wildcard actions or resources (but the connection secrets' name prefix) and only Allow", () => {
     for (const statement of [...ingest, ...digest]) {
       expect(statement.Effect).toBe('Allow');
       for (const action of actionsOf(statement)) expect(action).not.toContain('*');
+      // Connections are added after the deploy (`bridge connections add`): their secrets are matched by name prefix.
+      if (statement.Sid === 'ReadConnectionSecrets') continue;
       for (const resource of resourcesOf(statement)) expect(JSON.stringify(resource)).not.toContain('*');
       // Only the DynamoDB statements are conditioned (on their key prefixes).
       if (statement.Condition !== undefined) expect(actionsOf(statement).every((action) => action.startsWith('dynamodb:'))).toBe(true);
@@ -51,11 +63,13 @@ describe('function roles', () => {
 });
 
 describe('ingest role', () => {
-  it('has exactly five statements: logs, table, queue, DLQ, signing secret', () => {
+  it("has exactly seven statements: logs, table, queue, DLQ, signing secret, connections' items and secrets", () => {
     expect(ingest.map((statement) => statement.Sid).sort()).toEqual([
       'DeliveryDedupRecords',
       'EnqueueEvents',
       'QuarantineDeliveries',
+      'ReadConnectionSecrets',
+      'ReadConnections',
       'ReadSigningSecrets',
       'WriteOwnLogs',
     ]);
@@ -92,6 +106,14 @@ describe('ingest role', () => {
     expect(resourcesOf(statement)).toEqual([ref(signingId)]);
   });
 
+  it("may read connections' items (GetItem, conn# keys only) and their secrets, by the stage's name prefix", () => {
+    const items = statementBySid(ingest, 'ReadConnections');
+    expect(actionsOf(items)).toEqual(['dynamodb:GetItem']);
+    expect(resourcesOf(items)).toEqual([arnOf(tableId)]);
+    expect(items.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${TABLE.prefixes.connection}*`] } });
+    expectConnectionSecrets(statementBySid(ingest, 'ReadConnectionSecrets'));
+  });
+
   it('cannot touch the read-API key or the Slack token', () => {
     const text = JSON.stringify(ingest);
     expect(text).not.toContain(readApiKeyId);
@@ -105,19 +127,21 @@ describe('ingest role', () => {
 });
 
 describe('digest role', () => {
-  it('has exactly twelve statements: logs, table, Slack app items, weekly reports, quiet hours, DLQ, three secrets, consumption of two queues', () => {
-    expect(digest).toHaveLength(12);
+  it('has exactly fourteen statements: logs, table, Slack app items, weekly reports, quiet hours, connections, DLQ, four secrets, consumption of two queues', () => {
+    expect(digest).toHaveLength(14);
     expect(
       digest
         .map((statement) => statement.Sid)
         .filter(Boolean)
         .sort(),
     ).toEqual([
+      'ConnectionsReadAndCadence',
       'DigestClaimsAndSnapshots',
       'QuarantineUnusableMessages',
       'QuietHoursHeldDigests',
       'ReadActionSigningKey',
       'ReadApiKeyAndSlackToken',
+      'ReadConnectionSecrets',
       'SlackPacingAndChannelPosts',
       'SlackSubscriptions',
       'WeeklyClaimsAndBaselines',
@@ -145,6 +169,14 @@ describe('digest role', () => {
     expect(statement.Condition).toEqual({
       'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${TABLE.prefixes.digest}*`, `${TABLE.prefixes.snapshot}*`] },
     });
+  });
+
+  it("may read and note connections' items (conn# keys only, no Put, Delete, Scan or Query) and read their secrets", () => {
+    const items = statementBySid(digest, 'ConnectionsReadAndCadence');
+    expect(actionsOf(items)).toEqual(['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:UpdateItem']);
+    expect(resourcesOf(items)).toEqual([arnOf(tableId)]);
+    expect(items.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${TABLE.prefixes.connection}*`] } });
+    expectConnectionSecrets(statementBySid(digest, 'ReadConnectionSecrets'));
   });
 
   it('may read the read-API key and the Slack token only', () => {

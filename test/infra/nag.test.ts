@@ -13,6 +13,10 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../infra/app';
 import { configDir, devConfig, synthApp } from './helpers';
 
+/** The one wildcard: GetSecretValue on the stage's connection secrets, by their name prefix (ingest and digest). */
+const CONNECTION_SECRETS_IAM5 =
+  'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::AccountId>:secret:visibility-bridge/dev/connections/*]';
+
 const outdir = mkdtempSync(join(tmpdir(), 'bridge-nag-'));
 afterAll(() => rmSync(outdir, { recursive: true, force: true }));
 
@@ -57,6 +61,9 @@ describe('cdk-nag AwsSolutions', () => {
       'AwsSolutions-APIG4 @ VisibilitySlackBridge-dev/Webhook/Api/POST--slack--commands',
       'AwsSolutions-APIG4 @ VisibilitySlackBridge-dev/Webhook/Api/POST--slack--interactions',
       'AwsSolutions-APIG4 @ VisibilitySlackBridge-dev/Webhook/Api/POST--webhook',
+      'AwsSolutions-APIG4 @ VisibilitySlackBridge-dev/Webhook/Api/POST--webhook--{connection}',
+      `${CONNECTION_SECRETS_IAM5} @ VisibilitySlackBridge-dev/DigestWorker/Digest/Role`,
+      `${CONNECTION_SECRETS_IAM5} @ VisibilitySlackBridge-dev/Webhook/Ingest/Role`,
       'AwsSolutions-SMG4 @ VisibilitySlackBridge-dev/Secrets/ActionSigningKey',
       'AwsSolutions-SMG4 @ VisibilitySlackBridge-dev/Secrets/ReadApiKey/Secret',
       'AwsSolutions-SMG4 @ VisibilitySlackBridge-dev/Secrets/SigningSecrets/Secret',
@@ -79,7 +86,7 @@ describe('cdk-nag AwsSolutions', () => {
       acknowledgements(imported)
         .map((ack) => ack.id)
         .sort(),
-    ).toEqual(['AwsSolutions-APIG4', 'AwsSolutions-APIG4', 'AwsSolutions-APIG4', 'AwsSolutions-SMG4']);
+    ).toEqual([...Array<string>(4).fill('AwsSolutions-APIG4'), ...Array<string>(2).fill(CONNECTION_SECRETS_IAM5), 'AwsSolutions-SMG4']);
   });
 
   it('is wired into the synth: an unacknowledged finding fails it', () => {

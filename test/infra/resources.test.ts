@@ -57,12 +57,13 @@ describe('HTTP API', () => {
     template.resourceCountIs('AWS::ApiGateway::RestApi', 0);
   });
 
-  it('has only the POST /webhook route and the two Slack app routes', () => {
+  it("has only the POST /webhook route, each connection's POST /webhook/{connection} and the two Slack app routes", () => {
     const routes = Object.values(template.findResources('AWS::ApiGatewayV2::Route')) as { Properties: { RouteKey: string } }[];
     expect(routes.map((route) => route.Properties.RouteKey).sort()).toEqual([
       'POST /slack/commands',
       'POST /slack/interactions',
       'POST /webhook',
+      'POST /webhook/{connection}',
     ]);
   });
 
@@ -446,6 +447,10 @@ describe('outputs', () => {
     template.hasOutput(OUTPUTS.readApiBaseUrl, { Value: 'https://api.visibility.example.com' });
     template.hasOutput(OUTPUTS.slackDefaultChannel, { Value: 'C0DEV00001' });
     template.hasOutput(OUTPUTS.slackProjectChannels, { Value: '{}' });
+  });
+
+  it('names where `bridge connections add` puts connection secrets: the prefix the functions may read', () => {
+    template.hasOutput(OUTPUTS.connectionSecretPrefix, { Value: 'visibility-bridge/dev/connections/' });
   });
 
   it('has every documented output key (those of unset optional keys aside)', () => {

@@ -73,7 +73,9 @@ describe('help and completion from the command tree', () => {
       for (const word of [...(leaf.registeredArguments[0]?.argChoices ?? []), ...longFlags(leaf)]) expect(line, path).toContain(word);
     }
     expect(script).toContain('"secrets signing") opts="add remove list');
-    expect(script).toContain('"") opts="dlq trigger send tail doctor smoke secrets slack subscriptions completion help --version --help"');
+    expect(script).toContain(
+      '"") opts="dlq trigger send tail doctor smoke secrets slack subscriptions connections completion help --version --help"',
+    );
   });
 
   it('help <command> prints the same text as <command> --help', async () => {
