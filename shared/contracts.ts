@@ -376,6 +376,12 @@ export const TABLE = {
     quiet: 'quiet#',
     /** `held#<channel id>`: digests held in the channel's quiet hours until its catch-up; `held#~index`: the channels with held digests. */
     held: 'held#',
+    /** `inst#<enterprise or team id>`: an installation of the Slack app (OAuth v2) with its bot token (shared/installations). */
+    installation: 'inst#',
+    /** `instlease#<enterprise or team id>`: the lease under which one refresher spends the installation's refresh token. */
+    installationLease: 'instlease#',
+    /** `posted#<channel id>#<event id>`: the ts of what the bridge posted for an event (exactly-once without reading history). */
+    posted: 'posted#',
   },
   /** On `delivery#` records once enqueued; `bridge doctor` reads the newest. */
   acceptedAtAttribute: 'accepted_at',

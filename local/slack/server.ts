@@ -20,6 +20,7 @@ import { sleep } from '../../shared/util';
 import { closeServer, listen, readBody, send, sendJson, urlHost } from '../http';
 import { LOCAL_SLACK_APP_ID, LOCAL_SLACK_TEAM_ID, type AppAnswer, type SlackAppTarget } from '../slack-app-delivery';
 import { FAULTS_PATH, faultAnswer, SlackFaults, type FaultSpec } from './faults';
+import { LocalSlackOAuth, type LocalSlackOAuthOptions } from './oauth';
 import { RESPONSE_URL_PATH, SlackInteractions, type ClickInput, type CommandInput } from './interactions';
 import { renderConversation, renderMessageAsText } from './render-text';
 import { SlackStore, type EphemeralMessage, type PostedMessage, type WorkspaceChannels } from './store';
@@ -83,6 +84,8 @@ export interface LocalSlackServerOptions extends WorkspaceChannels, WebApiOption
   botUserId?: string;
   botId?: string;
   botName?: string;
+  /** The OAuth v2 install flow's client and token rotation (./oauth.ts). */
+  oauth?: LocalSlackOAuthOptions;
 }
 
 /** Methods whose success changes `messages()`. */
@@ -101,6 +104,8 @@ export class LocalSlackServer {
   readonly botName: string;
   /** Answers the bridge sent to response_url paths (deferred slash commands), oldest first. */
   readonly responses: { path: string; body: string }[];
+  /** The install page and `oauth.v2.access` (./oauth.ts). */
+  readonly oauth: LocalSlackOAuth;
 
   private readonly recorded: RecordedCall[] = [];
   private readonly store: SlackStore;
@@ -135,6 +140,7 @@ export class LocalSlackServer {
     const responseUrlOrigin = options.responseUrlOrigin ?? origin;
     this.interactions = new SlackInteractions(this.store, { teamId, appId, enterpriseId, responseUrlOrigin });
     this.responses = this.interactions.responses;
+    this.oauth = new LocalSlackOAuth({ teamId, team, appId, botUserId }, options.oauth);
   }
 
   static async start(options: LocalSlackServerOptions = {}): Promise<LocalSlackServer> {
@@ -275,11 +281,11 @@ export class LocalSlackServer {
       respond(res, this.faults.control(req.method ?? 'GET', raw));
       return;
     }
-    const responseUrlAnswer = url.pathname.startsWith(RESPONSE_URL_PATH)
-      ? this.interactions.answerResponseUrl(req.method, url.pathname, raw)
-      : undefined;
-    if (responseUrlAnswer) {
-      respond(res, responseUrlAnswer);
+    const answer =
+      (url.pathname.startsWith(RESPONSE_URL_PATH) ? this.interactions.answerResponseUrl(req.method, url.pathname, raw) : undefined) ??
+      this.oauth.serve(url.pathname, url.searchParams, () => decodeArgs(req.headers['content-type'], raw, url.searchParams));
+    if (answer) {
+      respond(res, answer);
       return;
     }
     const method = /^\/api\/([A-Za-z0-9_.]+)$/.exec(url.pathname)?.[1];
