@@ -77,6 +77,22 @@ export const ENV = {
   timeZone: 'BRIDGE_TIME_ZONE',
   /** 'true': each digest's thread gets its trend chart (a PNG); anything else or unset: no chart, the chart code never loaded. */
   chartsEnabled: 'CHARTS_ENABLED',
+  /**
+   * How a retry learns what an attempt with an unknown outcome posted (stage key `slackPostRecovery`):
+   * 'history' (default: reads the channel, needs the history scopes) or 'ledger' (the posted ledger fed by
+   * the Events API's message_metadata_posted; shared/digest/posted-ledger.ts).
+   */
+  slackPostRecovery: 'SLACK_POST_RECOVERY',
+  /** The Slack app's OAuth client id: set, the bridge serves "Add to Slack" (/slack/install, /slack/oauth_redirect). */
+  slackClientId: 'SLACK_CLIENT_ID',
+  /** Secrets Manager ARN of the app's client secret (also signs the install's state). */
+  slackClientSecretSecretArn: 'SLACK_CLIENT_SECRET_SECRET_ARN',
+  /** Local runs only: the client secret itself. */
+  slackClientSecret: 'SLACK_CLIENT_SECRET',
+  /** This bridge's /slack/oauth_redirect URL, as listed in the app's OAuth redirect URLs. */
+  slackOAuthRedirectUrl: 'SLACK_OAUTH_REDIRECT_URL',
+  /** Local runs only: the install page of the local Slack server (default Slack's https://slack.com/oauth/v2/authorize). */
+  slackAuthorizeUrl: 'SLACK_AUTHORIZE_URL',
 } as const;
 export type EnvName = (typeof ENV)[keyof typeof ENV];
 
@@ -302,7 +318,16 @@ export const COUNTS_A_FAILURE: Readonly<Record<AnyMetricName, boolean>> = Object
 ) as Record<AnyMetricName, boolean>;
 
 /** HTTP paths of the API (API Gateway routes and the local gateway). */
-export const HTTP_PATHS = { webhook: '/webhook', slackCommands: '/slack/commands', slackInteractions: '/slack/interactions' } as const;
+export const HTTP_PATHS = {
+  webhook: '/webhook',
+  slackCommands: '/slack/commands',
+  slackInteractions: '/slack/interactions',
+  /** Slack's Events API (url_verification, message_metadata_posted, app_uninstalled, tokens_revoked). */
+  slackEvents: '/slack/events',
+  /** "Add to Slack": the install page (GET), and where Slack sends the browser back with the code (GET). */
+  slackInstall: '/slack/install',
+  slackOAuthRedirect: '/slack/oauth_redirect',
+} as const;
 
 /** Kinds of queue message beyond the webhook event envelope (`{event, received_at}`, which has no `kind`). */
 export const QUEUE_MESSAGE_KINDS = {
@@ -329,6 +354,10 @@ export const DEFAULT_SIGNATURE_TOLERANCE_SECONDS = 300;
 /** How a channel gets digests: `full` every digest; `changes` one compact line when nothing moved. */
 export const DIGEST_MODES = ['full', 'changes'] as const;
 export type DigestMode = (typeof DIGEST_MODES)[number];
+
+/** How a retry finds an earlier attempt's posts: reading the channel, or the posted ledger (ENV.slackPostRecovery). */
+export const POST_RECOVERY_MODES = ['history', 'ledger'] as const;
+export type PostRecovery = (typeof POST_RECOVERY_MODES)[number];
 
 /** Defaults of the digest configuration, shared by the stack's config and the function's env reader. */
 export const DIGEST_DEFAULTS = {

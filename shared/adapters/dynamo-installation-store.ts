@@ -82,8 +82,11 @@ export class DynamoInstallationStore implements InstallationStore {
     }
   }
 
-  async delete(id: string): Promise<void> {
-    await this.client.send(new DeleteItemCommand({ TableName: this.options.tableName, Key: key(TABLE.prefixes.installation, id) }));
+  async delete(id: string): Promise<boolean> {
+    const result = await this.client.send(
+      new DeleteItemCommand({ TableName: this.options.tableName, Key: key(TABLE.prefixes.installation, id), ReturnValues: 'ALL_OLD' }),
+    );
+    return result.Attributes !== undefined;
   }
 }
 

@@ -15,8 +15,8 @@ export interface InstallationStore {
    * false when it is not (a reinstall or a purge happened meanwhile; the new token is dropped).
    */
   replaceBotToken(id: string, usedRefreshToken: string, next: BotToken): Promise<boolean>;
-  /** Deletes the installation; idempotent. */
-  delete(id: string): Promise<void>;
+  /** Deletes the installation; idempotent: true when there was one to delete (this call removed it). */
+  delete(id: string): Promise<boolean>;
 }
 
 /** A per-installation lease: who may spend the installation's single-use refresh token now. */
@@ -31,4 +31,16 @@ export interface RefreshLease {
 export interface TokenRefresher {
   /** The new token pair; throws TokenRevoked when Slack refuses the refresh token (invalid_grant and kin). */
   refresh(refreshToken: string): Promise<BotToken>;
+}
+
+/**
+ * What the bridge keeps for a Slack workspace besides its installation: the subscriptions and channel
+ * settings its members made (quiet hours, weekly reports, filters), the digests held for its channels,
+ * and the routes (connections' project → channel) that post into it.
+ */
+export interface TeamData {
+  /** Deletes the team's subscriptions, channel settings and held digests; idempotent. The channels it purged. */
+  purge(teamId: string): Promise<string[]>;
+  /** Marks the team's routes broken with `code` (digests skip them and say why); idempotent. How many it marked. */
+  markRoutesBroken(teamId: string, code: string): Promise<number>;
 }

@@ -3,16 +3,23 @@
  * App → From an app manifest). Scopes, each needed and nothing more:
  * - `commands`: the `/visibility` slash command;
  * - `chat:write`: post digests and their thread replies in channels the app was invited to;
- * - `channels:history`: after an attempt whose outcome is unknown, the digest worker reads the
- *   channel (conversations.history / replies) to find what was already posted instead of posting twice;
+ * - `metadata.message:read`: Slack's `message_metadata_posted` event for the bot's own posts (the
+ *   metadata names the event id): after an attempt whose outcome is unknown, the digest worker learns
+ *   from it what was already posted instead of posting twice, without reading the channel
+ *   (shared/digest/posted-ledger.ts); the Events API also brings `app_uninstalled` / `tokens_revoked`;
+ * - `channels:history` instead (`postRecovery: 'history'`, a single-workspace deploy's default
+ *   `slackPostRecovery`): the worker reads the channel (conversations.history / replies) for the same;
  * - `channels:read`: `subscribe` checks the bot is in the channel (conversations.info) before
  *   subscribing it, and says how to invite it when not (`bridge doctor` checks channels with it too);
  * - `usergroups:read`: a `slackAccess` policy that lets a user group change subscriptions reads its
  *   members (usergroups.users.list);
- * - `groups:history`, `groups:read` (only with `privateChannels`): the same for private channels.
+ * - `groups:read` (only with `privateChannels`), and `groups:history` with the history look-up: the same
+ *   for private channels.
+ * `distributed`: installed in many workspaces through "Add to Slack" (OAuth v2): the redirect URL, token
+ * rotation (the bridge refreshes each installation's token, shared/installations) and org-wide installs.
  * Not requested: `chat:write.public` (the app must be invited, which keeps channels in control).
  */
-import { HTTP_PATHS, SLACK_APP_DEFAULTS } from '../contracts';
+import { HTTP_PATHS, SLACK_APP_DEFAULTS, type PostRecovery } from '../contracts';
 import { usageHint } from './commands';
 
 export interface ManifestOptions {
@@ -20,6 +27,10 @@ export interface ManifestOptions {
   baseUrl: string;
   appName?: string | undefined;
   privateChannels?: boolean | undefined;
+  /** How the digest recovers after an unknown post outcome (the stage's `slackPostRecovery`); default 'ledger'. */
+  postRecovery?: PostRecovery | undefined;
+  /** Installed through "Add to Slack" in many workspaces (OAuth v2, token rotation, org-wide installs). */
+  distributed?: boolean | undefined;
 }
 
 export interface SlackAppManifest {
@@ -28,8 +39,9 @@ export interface SlackAppManifest {
     bot_user: { display_name: string; always_online: boolean };
     slash_commands: { command: string; url: string; description: string; usage_hint: string; should_escape: boolean }[];
   };
-  oauth_config: { scopes: { bot: string[] } };
+  oauth_config: { scopes: { bot: string[] }; redirect_urls?: string[] };
   settings: {
+    event_subscriptions?: { request_url: string; bot_events: string[] };
     interactivity: { is_enabled: boolean; request_url: string };
     org_deploy_enabled: boolean;
     socket_mode_enabled: boolean;
@@ -44,16 +56,8 @@ const MAX_NAME = 35;
 export function buildSlackAppManifest(options: ManifestOptions): SlackAppManifest {
   const base = requestBase(options.baseUrl);
   const appName = (options.appName?.trim() || 'AI Visibility').slice(0, MAX_NAME);
-  const scopes = [
-    'commands',
-    'chat:write',
-    // The digest's trend chart is uploaded into its thread (files.getUploadURLExternal + completeUploadExternal).
-    'files:write',
-    'channels:history',
-    'channels:read',
-    'usergroups:read',
-    ...(options.privateChannels ? ['groups:history', 'groups:read'] : []),
-  ];
+  const scopes = botScopes(options);
+  const events = botEvents(options);
   return {
     display_information: { name: appName, description: 'AI-visibility digests and /visibility subscriptions' },
     features: {
@@ -69,14 +73,42 @@ export function buildSlackAppManifest(options: ManifestOptions): SlackAppManifes
         },
       ],
     },
-    oauth_config: { scopes: { bot: scopes } },
+    oauth_config: {
+      scopes: { bot: scopes },
+      ...(options.distributed ? { redirect_urls: [`${base}${HTTP_PATHS.slackOAuthRedirect}`] } : {}),
+    },
     settings: {
+      ...(events.length > 0 ? { event_subscriptions: { request_url: `${base}${HTTP_PATHS.slackEvents}`, bot_events: events } } : {}),
       interactivity: { is_enabled: true, request_url: `${base}${HTTP_PATHS.slackInteractions}` },
-      org_deploy_enabled: false,
+      org_deploy_enabled: options.distributed === true,
       socket_mode_enabled: false,
-      token_rotation_enabled: false,
+      // A single-workspace token lives in Secrets Manager and is never refreshed: rotation only with installs.
+      token_rotation_enabled: options.distributed === true,
     },
   };
+}
+
+/** The bot scopes the app asks for (also what "Add to Slack" requests). */
+export function botScopes(options: Pick<ManifestOptions, 'privateChannels' | 'postRecovery'>): string[] {
+  const history = options.postRecovery === 'history';
+  return [
+    'commands',
+    'chat:write',
+    // The digest's trend chart is uploaded into its thread (files.getUploadURLExternal + completeUploadExternal).
+    'files:write',
+    history ? 'channels:history' : 'metadata.message:read',
+    'channels:read',
+    'usergroups:read',
+    ...(options.privateChannels ? [...(history ? ['groups:history'] : []), 'groups:read'] : []),
+  ];
+}
+
+/** The Events API events the app subscribes to: its own posts' metadata (the ledger), and uninstalls when distributed. */
+function botEvents(options: Pick<ManifestOptions, 'postRecovery' | 'distributed'>): string[] {
+  return [
+    ...(options.postRecovery === 'history' ? [] : ['message_metadata_posted']),
+    ...(options.distributed ? ['app_uninstalled', 'tokens_revoked'] : []),
+  ];
 }
 
 /** The base URL without a trailing slash; Slack only calls https (plain http is accepted for local hosts). */

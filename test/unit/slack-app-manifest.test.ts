@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { buildSlackAppManifest } from '../../shared/slack-app/manifest';
 
 describe('Slack app manifest', () => {
-  it('points the command and interactivity at the API, with the minimal scopes', () => {
+  it('points the command, interactivity and events at the API, with the minimal scopes and no history scope', () => {
     const manifest = buildSlackAppManifest({ baseUrl: 'https://abc.execute-api.eu-west-1.amazonaws.com/' });
     expect(manifest.features.slash_commands).toEqual([
       expect.objectContaining({
@@ -19,16 +19,37 @@ describe('Slack app manifest', () => {
       'commands',
       'chat:write',
       'files:write',
-      'channels:history',
+      'metadata.message:read',
       'channels:read',
       'usergroups:read',
     ]);
+    expect(manifest.settings.event_subscriptions).toEqual({
+      request_url: 'https://abc.execute-api.eu-west-1.amazonaws.com/slack/events',
+      bot_events: ['message_metadata_posted'],
+    });
+    expect(manifest.settings.token_rotation_enabled).toBe(false);
   });
 
-  it('keeps a stage path, adds groups:history and groups:read for private channels and caps the name', () => {
+  it("asks for the history scopes, and subscribes to no event, with the history look-up (a single-workspace deploy's default)", () => {
+    const manifest = buildSlackAppManifest({ baseUrl: 'https://api.example.com', postRecovery: 'history', privateChannels: true });
+    expect(manifest.oauth_config.scopes.bot).toEqual(expect.arrayContaining(['channels:history', 'groups:history', 'groups:read']));
+    expect(manifest.oauth_config.scopes.bot).not.toContain('metadata.message:read');
+    expect(manifest.settings.event_subscriptions).toBeUndefined();
+  });
+
+  it('for "Add to Slack": the redirect URL, token rotation, org-wide installs and the uninstall events', () => {
+    const manifest = buildSlackAppManifest({ baseUrl: 'https://api.example.com/prod', distributed: true });
+    expect(manifest.oauth_config.redirect_urls).toEqual(['https://api.example.com/prod/slack/oauth_redirect']);
+    expect(manifest.settings).toMatchObject({ token_rotation_enabled: true, org_deploy_enabled: true });
+    expect(manifest.settings.event_subscriptions?.bot_events).toEqual(['message_metadata_posted', 'app_uninstalled', 'tokens_revoked']);
+    expect(manifest.oauth_config.scopes.bot.filter((s) => s.endsWith(':history'))).toEqual([]);
+  });
+
+  it('keeps a stage path, adds groups:read for private channels and caps the name', () => {
     const manifest = buildSlackAppManifest({ baseUrl: 'https://api.example.com/prod', privateChannels: true, appName: 'x'.repeat(50) });
     expect(manifest.settings.interactivity.request_url).toBe('https://api.example.com/prod/slack/interactions');
-    expect(manifest.oauth_config.scopes.bot).toEqual(expect.arrayContaining(['groups:history', 'groups:read']));
+    expect(manifest.oauth_config.scopes.bot).toEqual(expect.arrayContaining(['groups:read']));
+    expect(manifest.oauth_config.scopes.bot).not.toContain('groups:history');
     expect(manifest.display_information.name).toHaveLength(35);
   });
 
