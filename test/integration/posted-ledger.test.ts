@@ -145,6 +145,18 @@ describe('posting exactly once without reading history', () => {
     expect(record?.replies).toBe(peers.slack.messages().filter((m) => m.thread_ts === posted!.ts).length);
   }, 60_000);
 
+  it('settles an unknown outcome by its ts, whichever is recorded first (the event may beat the error)', async () => {
+    const ledgerNow = ledger();
+    const [first, second] = [randomUUID(), randomUUID()];
+    await ledgerNow.recordPosted('C0DIGESTS', first, '1.000001', undefined);
+    await ledgerNow.recordUnknown('C0DIGESTS', first, undefined, 5);
+    expect(await ledgerNow.find('C0DIGESTS', first)).toEqual({ mainTs: '1.000001', replies: 0, unknownAtMs: undefined });
+    await ledgerNow.recordUnknown('C0DIGESTS', second, '1', 7);
+    expect((await ledgerNow.find('C0DIGESTS', second))?.unknownAtMs).toBe(7);
+    await ledgerNow.recordPosted('C0DIGESTS', second, '2.000001', '1');
+    expect(await ledgerNow.find('C0DIGESTS', second)).toEqual({ mainTs: undefined, replies: 1, unknownAtMs: undefined });
+  });
+
   it("ignores another app's message naming a bridge event (it must not stop a digest)", async () => {
     const outcome = await onMessageMetadataPosted(
       {
