@@ -97,7 +97,7 @@ export const ENV = {
 export type EnvName = (typeof ENV)[keyof typeof ENV];
 
 /** The functions, as the `service` metric dimension and Powertools service name. */
-export const SERVICES = { ingest: 'ingest', digest: 'digest', slack: 'slack' } as const;
+export const SERVICES = { ingest: 'ingest', digest: 'digest', slack: 'slack', slackOAuth: 'slack-oauth' } as const;
 export type ServiceName = (typeof SERVICES)[keyof typeof SERVICES];
 
 /** CloudWatch namespace of the custom metrics (Powertools EMF). */
@@ -472,6 +472,9 @@ export const STACK_OUTPUTS = {
   /** Request URL of the Slack app's interactivity (buttons). */
   slackInteractionsUrl: 'SlackInteractionsUrl',
   slackFunctionName: 'SlackFunctionName',
+  /** With `slackClientId`: the "Add to Slack" page a client's admin opens to install the app, and the client secret to put. */
+  slackInstallUrl: 'SlackInstallUrl',
+  putSlackClientSecretCommand: 'PutSlackClientSecretCommand',
   /** The stage file's `slackTeamIds` (comma-separated), `slackEnterpriseId`, `slackAppId`; absent when unset (`bridge doctor` compares them with Slack's). */
   slackTeamIds: 'SlackTeamIds',
   slackEnterpriseId: 'SlackEnterpriseId',
