@@ -15,6 +15,7 @@ import { ApiCustomDomain } from './custom-domain';
 import { DigestWorker } from './digest-worker';
 import { keepLogicalId, STABLE_LOGICAL_IDS as IDS } from './logical-ids';
 import { Monitoring } from './monitoring';
+import { SlackOAuth } from './slack-oauth';
 import { SlackApp } from './slack-app';
 import { BridgeSecrets, type BridgeSecret } from './secrets';
 import { Store } from './store';
@@ -37,6 +38,8 @@ export class BridgeStack extends Stack {
   readonly worker: DigestWorker;
   readonly webhook: Webhook;
   readonly slackApp: SlackApp;
+  /** "Add to Slack", with the stage's `slackClientId` only. */
+  readonly slackOAuth: SlackOAuth | undefined;
   readonly monitoring: Monitoring;
   readonly weeklyReport: WeeklyReport;
   readonly quietHours: QuietHours;
@@ -97,6 +100,10 @@ export class BridgeStack extends Stack {
         ? undefined
         : new ApiCustomDomain(this, 'CustomDomain', { config, domain: config.customDomain, api, stage: this.webhook.stage });
     this.front = clientRateLimit === undefined ? undefined : this.addFront(clientRateLimit);
+    this.slackOAuth =
+      config.slackClientId === undefined
+        ? undefined
+        : new SlackOAuth(this, 'SlackOAuth', { config, clientId: config.slackClientId, api, table, publicBaseUrl: this.publicBaseUrl });
     this.pinStatefulIds();
     this.addOutputs();
   }
@@ -196,5 +203,6 @@ export class BridgeStack extends Stack {
       );
     }
     for (const [key, value, description] of this.slackApp.outputs(this.publicBaseUrl)) output(key, value, description);
+    for (const [key, value, description] of this.slackOAuth?.outputs() ?? []) output(key, value, description);
   }
 }

@@ -4,7 +4,7 @@
  * exactly the committed values (no `-c` flag to forget). Every problem fails the synth with a
  * ConfigError naming the key and the file.
  */
-import { DIGEST_MODES, type DigestMode } from '../shared/contracts';
+import { DIGEST_MODES, POST_RECOVERY_MODES, type DigestMode, type PostRecovery } from '../shared/contracts';
 import { dashboardUrlTemplateProblem } from '../shared/digest/links';
 import { parseNoiseMinimums, type NoiseMinimums } from '../shared/digest/noise';
 import { canonicalZone, isTimeZone } from '../shared/weekly/schedule';
@@ -102,6 +102,12 @@ export interface BridgeConfig {
   readonly slackEnterpriseId: string | undefined;
   /** The Slack app's id (A…): requests for another app are refused. */
   readonly slackAppId: string | undefined;
+  /** The app's OAuth client id: set, the stack serves "Add to Slack" (GET /slack/install, /slack/oauth_redirect). */
+  readonly slackClientId: string | undefined;
+  /** An existing secret holding the app's client secret; undefined: the stack creates it (with slackClientId). */
+  readonly slackClientSecretArn: string | undefined;
+  /** How a retry learns an earlier attempt's posts: 'history' (reads the channel) or 'ledger' (shared/digest/posted-ledger.ts). */
+  readonly slackPostRecovery: PostRecovery;
   /** Who may change subscriptions, and where (shared/slack-app/policy.ts). */
   readonly slackAccess: SlackAccessPolicy;
   /** Route throttle of POST /slack/commands and POST /slack/interactions (each), apart from the webhook's. */
@@ -146,6 +152,8 @@ export const CONFIG_DEFAULTS = {
   // Far below the webhook's, so a flood of unsigned Slack requests is refused on its own routes.
   slackThrottleRateLimit: 50,
   slackThrottleBurstLimit: 100,
+  // A single-workspace app has the history scopes and no Events API subscription: it keeps reading the channel.
+  slackPostRecovery: 'history',
 } as const;
 
 const OPTIONAL_WITHOUT_DEFAULT = [
@@ -159,6 +167,8 @@ const OPTIONAL_WITHOUT_DEFAULT = [
   'slackTeamIds',
   'slackEnterpriseId',
   'slackAppId',
+  'slackClientId',
+  'slackClientSecretArn',
   'slackAccess',
   'noiseMinimums',
   'customDomainName',
@@ -270,7 +280,15 @@ export function parseStageConfig(stage: string, values: Readonly<Record<string, 
 }
 
 type SlackAppKey =
-  'slackTeamIds' | 'slackEnterpriseId' | 'slackAppId' | 'slackAccess' | 'slackThrottleRateLimit' | 'slackThrottleBurstLimit';
+  | 'slackTeamIds'
+  | 'slackEnterpriseId'
+  | 'slackAppId'
+  | 'slackClientId'
+  | 'slackClientSecretArn'
+  | 'slackPostRecovery'
+  | 'slackAccess'
+  | 'slackThrottleRateLimit'
+  | 'slackThrottleBurstLimit';
 
 function slackApp(f: ConfigFields): Pick<BridgeConfig, SlackAppKey> {
   const slackTeamIds = f.stringList('slackTeamIds', SLACK_ID_PATTERNS.team, 'a workspace id such as ["T0123ABCD"]');
@@ -305,6 +323,13 @@ function slackApp(f: ConfigFields): Pick<BridgeConfig, SlackAppKey> {
     slackTeamIds,
     slackEnterpriseId,
     slackAppId,
+    slackClientId: f.optionalString(
+      'slackClientId',
+      /^\d+\.\d+$/,
+      "must be empty or the app's client id (digits.digits, Basic Information → App Credentials)",
+    ),
+    slackClientSecretArn: f.optionalString('slackClientSecretArn', SECRET_ARN, SECRET_ARN_HINT),
+    slackPostRecovery: f.oneOf<PostRecovery>('slackPostRecovery', [...POST_RECOVERY_MODES]),
     slackAccess,
     slackThrottleRateLimit: f.number('slackThrottleRateLimit', 1, 10_000),
     slackThrottleBurstLimit: f.integer('slackThrottleBurstLimit', 1, 5_000),

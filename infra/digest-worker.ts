@@ -93,6 +93,8 @@ export class DigestWorker extends Construct {
         [ENV.secretsCacheSeconds]: String(SECRETS_CACHE_SECONDS),
         [ENV.digestLeaseSeconds]: String(this.budget.leaseSeconds),
         [ENV.digestRecordBudgetSeconds]: String(this.budget.perRecordSeconds),
+        // Only when it differs from the function's default ('history'): a single-workspace stack is unchanged.
+        ...(config.slackPostRecovery === 'ledger' ? { [ENV.slackPostRecovery]: config.slackPostRecovery } : {}),
       },
     });
   }
@@ -107,6 +109,14 @@ export class DigestWorker extends Construct {
       [props.table.tableArn],
       Store.leadingKeys(TABLE.prefixes.digest, TABLE.prefixes.snapshot),
     );
+    // The posted ledger (exactly once without reading history): the ts of each post, read by a retry.
+    if (props.config.slackPostRecovery === 'ledger')
+      fn.allow(
+        'PostedLedger',
+        ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
+        [props.table.tableArn],
+        Store.leadingKeys(TABLE.prefixes.posted),
+      );
     fn.allow('QuarantineUnusableMessages', ['sqs:SendMessage'], [this.dlq.queueArn]);
     fn.allow('ReadApiKeyAndSlackToken', ['secretsmanager:GetSecretValue'], [props.readApiKey.secretArn, props.slackToken.secretArn]);
     // Connections' events: the connection's item (its cadence noted for the watchdog) and its read key.

@@ -77,11 +77,27 @@ export const ENV = {
   timeZone: 'BRIDGE_TIME_ZONE',
   /** 'true': each digest's thread gets its trend chart (a PNG); anything else or unset: no chart, the chart code never loaded. */
   chartsEnabled: 'CHARTS_ENABLED',
+  /**
+   * How a retry learns what an attempt with an unknown outcome posted (stage key `slackPostRecovery`):
+   * 'history' (default: reads the channel, needs the history scopes) or 'ledger' (the posted ledger fed by
+   * the Events API's message_metadata_posted; shared/digest/posted-ledger.ts).
+   */
+  slackPostRecovery: 'SLACK_POST_RECOVERY',
+  /** The Slack app's OAuth client id: set, the bridge serves "Add to Slack" (/slack/install, /slack/oauth_redirect). */
+  slackClientId: 'SLACK_CLIENT_ID',
+  /** Secrets Manager ARN of the app's client secret (also signs the install's state). */
+  slackClientSecretSecretArn: 'SLACK_CLIENT_SECRET_SECRET_ARN',
+  /** Local runs only: the client secret itself. */
+  slackClientSecret: 'SLACK_CLIENT_SECRET',
+  /** This bridge's /slack/oauth_redirect URL, as listed in the app's OAuth redirect URLs. */
+  slackOAuthRedirectUrl: 'SLACK_OAUTH_REDIRECT_URL',
+  /** Local runs only: the install page of the local Slack server (default Slack's https://slack.com/oauth/v2/authorize). */
+  slackAuthorizeUrl: 'SLACK_AUTHORIZE_URL',
 } as const;
 export type EnvName = (typeof ENV)[keyof typeof ENV];
 
 /** The functions, as the `service` metric dimension and Powertools service name. */
-export const SERVICES = { ingest: 'ingest', digest: 'digest', slack: 'slack' } as const;
+export const SERVICES = { ingest: 'ingest', digest: 'digest', slack: 'slack', slackOAuth: 'slack-oauth' } as const;
 export type ServiceName = (typeof SERVICES)[keyof typeof SERVICES];
 
 /** CloudWatch namespace of the custom metrics (Powertools EMF). */
@@ -318,8 +334,11 @@ export const HTTP_PATHS = {
   webhook: '/webhook',
   slackCommands: '/slack/commands',
   slackInteractions: '/slack/interactions',
-  /** Slack's Events API (App Home: `url_verification`, `app_home_opened`). */
+  /** Slack's Events API (url_verification, app_home_opened; message_metadata_posted with the posted ledger). */
   slackEvents: '/slack/events',
+  /** "Add to Slack": the install page (GET), and where Slack sends the browser back with the code (GET). */
+  slackInstall: '/slack/install',
+  slackOAuthRedirect: '/slack/oauth_redirect',
 } as const;
 
 /** The API route of a connection's webhook (`/webhook/<connection id>`, shared/connections/model.ts). */
@@ -360,6 +379,10 @@ export const DEFAULT_SIGNATURE_TOLERANCE_SECONDS = 300;
 /** How a channel gets digests: `full` every digest; `changes` one compact line when nothing moved. */
 export const DIGEST_MODES = ['full', 'changes'] as const;
 export type DigestMode = (typeof DIGEST_MODES)[number];
+
+/** How a retry finds an earlier attempt's posts: reading the channel, or the posted ledger (ENV.slackPostRecovery). */
+export const POST_RECOVERY_MODES = ['history', 'ledger'] as const;
+export type PostRecovery = (typeof POST_RECOVERY_MODES)[number];
 
 /** Defaults of the digest configuration, shared by the stack's config and the function's env reader. */
 export const DIGEST_DEFAULTS = {
@@ -409,6 +432,12 @@ export const TABLE = {
     held: 'held#',
     /** `conn#<connection id>`: a connection's non-secret fields (shared/connections); `conn#~index`: every connection's id. */
     connection: 'conn#',
+    /** `inst#<enterprise or team id>`: an installation of the Slack app (OAuth v2) with its bot token (shared/installations). */
+    installation: 'inst#',
+    /** `instlease#<enterprise or team id>`: the lease under which one refresher spends the installation's refresh token. */
+    installationLease: 'instlease#',
+    /** `posted#<channel id>#<event id>`: the ts of what the bridge posted for an event (exactly-once without reading history). */
+    posted: 'posted#',
   },
   /** On `delivery#` records once enqueued; `bridge doctor` reads the newest. */
   acceptedAtAttribute: 'accepted_at',
@@ -472,6 +501,9 @@ export const STACK_OUTPUTS = {
   /** Request URL of the Slack app's event subscriptions (App Home). */
   slackEventsUrl: 'SlackEventsUrl',
   slackFunctionName: 'SlackFunctionName',
+  /** With `slackClientId`: the "Add to Slack" page a client's admin opens to install the app, and the client secret to put. */
+  slackInstallUrl: 'SlackInstallUrl',
+  putSlackClientSecretCommand: 'PutSlackClientSecretCommand',
   /** The stage file's `slackTeamIds` (comma-separated), `slackEnterpriseId`, `slackAppId`; absent when unset (`bridge doctor` compares them with Slack's). */
   slackTeamIds: 'SlackTeamIds',
   slackEnterpriseId: 'SlackEnterpriseId',

@@ -172,6 +172,27 @@ export interface SlackPoster {
   countReplies(channel: string, threadTs: string, eventId: string): Promise<number>;
 }
 
+/**
+ * What the bridge posted for one event in one channel, learned without reading the channel: from each
+ * post's answer and from Slack's `message_metadata_posted` event (shared/digest/posted-ledger.ts).
+ */
+export interface PostedRecord {
+  /** ts of the top-level message. */
+  mainTs?: string | undefined;
+  /** Replies posted in its thread (distinct reply keys of their metadata). */
+  replies: number;
+  /** When the latest post whose outcome is still unknown was tried (epoch ms): its `message_metadata_posted` event may be on its way. */
+  unknownAtMs?: number | undefined;
+}
+
+export interface PostedLedger {
+  /** A message of the event is in the channel: the top-level one (`reply` undefined) or a reply. */
+  recordPosted(channel: string, eventId: string, ts: string, reply: string | undefined): Promise<void>;
+  /** A post of the event (top-level or `reply`) ended with its outcome unknown; its ts, once recorded, settles it. */
+  recordUnknown(channel: string, eventId: string, reply: string | undefined, atMs: number): Promise<void>;
+  find(channel: string, eventId: string): Promise<PostedRecord | undefined>;
+}
+
 // --- Digest: store and queue -------------------------------------------------------------------
 
 /** What has been posted for one event so far, so a retry continues instead of posting again. */

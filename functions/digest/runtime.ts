@@ -5,10 +5,20 @@
  */
 import type { SQSBatchResponse, SQSRecord } from 'aws-lambda';
 import { ConfigError, channelId, channelIdMap, integer, optionalString, requiredString, url, type Env } from '../../shared/config-env';
-import { DIGEST_DEFAULTS, DIGEST_MODES, ENV, SLACK_APP_DEFAULTS, type DigestMode, type EnvName } from '../../shared/contracts';
+import {
+  DIGEST_DEFAULTS,
+  DIGEST_MODES,
+  ENV,
+  SLACK_APP_DEFAULTS,
+  type DigestMode,
+  type EnvName,
+  type PostRecovery,
+} from '../../shared/contracts';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { createDynamoClient, createSqsClient, readAwsEndpoints, type AwsEndpoints } from '../../shared/adapters/aws-clients';
 import { DynamoDigestStore, DIGEST_RETENTION_SECONDS } from '../../shared/adapters/dynamo-digest-store';
+import { DynamoPostedLedger } from '../../shared/adapters/dynamo-posted-ledger';
+import { readPostRecovery, withPostedLedger } from '../../shared/digest/posted-ledger';
 import { SqsMessageVisibility } from '../../shared/adapters/sqs-message-visibility';
 import { DynamoSubscriptionStore } from '../../shared/adapters/dynamo-subscription-store';
 import { DynamoChannelPacer } from '../../shared/adapters/dynamo-channel-pacer';
@@ -81,6 +91,8 @@ export interface DigestConfig {
   noiseMinimums: NoiseMinimums;
   /** Trend charts in the digest threads; off: the chart code is never loaded. */
   chartsEnabled: boolean;
+  /** How a retry learns an earlier attempt's posts (shared/digest/posted-ledger.ts). */
+  postRecovery: PostRecovery;
   /** The stage's zone: the weekly reports' default schedule is Monday 09:00 there. */
   timeZone: string;
   aws: AwsEndpoints;
@@ -140,6 +152,7 @@ export function readDigestConfig(env: Env): DigestConfig {
     subscriptionDefaultMode: readSubscriptionDefaultMode(env),
     noiseMinimums: parseNoiseMinimums(optionalString(env, ENV.noiseMinimums), ENV.noiseMinimums, 'the stage file\'s "noiseMinimums"'),
     chartsEnabled: chartsEnabled(env),
+    postRecovery: readPostRecovery(env),
     timeZone: readStageTimeZone(env),
     aws: readAwsEndpoints(env),
   };
@@ -309,6 +322,15 @@ export function createDigestRuntime(
   const queue = queueOf(sqs, config);
   const deadLetters = new SqsDeadLetters(sqs, config.dlqUrl);
   const clients = clientsForSecrets(config, () => deadlineMs, clock);
+  const postedLedger =
+    config.postRecovery === 'ledger'
+      ? new DynamoPostedLedger(dynamo, {
+          tableName: config.tableName,
+          retentionSeconds: DIGEST_RETENTION_SECONDS,
+          deadline: () => deadlineMs,
+          now: () => clock.now(),
+        })
+      : undefined;
   // Subscriptions and channel paces live in the same table as the claims.
   const subscriptions = new DynamoSubscriptionStore(dynamo, config.tableName, config.subscriptionDefaultMode);
   const pacer = new DynamoChannelPacer(dynamo, {
@@ -346,8 +368,10 @@ export function createDigestRuntime(
   const wiring = async (): Promise<WorkerWiring> => {
     // Both go in an Authorization header: a value fetch would refuse fails here as "fix the secret <name>".
     const [apiKey, token] = await Promise.all([readHeaderSecretValue(secrets.apiKey), readHeaderSecretValue(secrets.slackToken)]);
+    const made = clients(apiKey, token);
     return {
-      ...clients(apiKey, token),
+      ...made,
+      slack: postedLedger ? withPostedLedger(made.slack, { ledger: postedLedger, clock, sleep, log: observe.log }) : made.slack,
       store,
       deadLetters,
       subscriptions,

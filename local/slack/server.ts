@@ -21,6 +21,7 @@ import { sleep } from '../../shared/util';
 import { closeServer, listen, readBody, send, sendJson, urlHost } from '../http';
 import { LOCAL_SLACK_APP_ID, LOCAL_SLACK_TEAM_ID, type AppAnswer, type SlackAppTarget } from '../slack-app-delivery';
 import { FAULTS_PATH, faultAnswer, SlackFaults, type FaultSpec } from './faults';
+import { LocalSlackOAuth, type LocalSlackOAuthOptions } from './oauth';
 import { RESPONSE_URL_PATH, SlackInteractions, type ClickInput, type CommandInput } from './interactions';
 import { renderConversation, renderMessageAsText } from './render-text';
 import { SlackEvents, type EventDelivery, type HomeClickInput, type OpenHomeInput } from './events';
@@ -102,6 +103,8 @@ export interface LocalSlackServerOptions extends WorkspaceChannels, WebApiOption
    * workspace the blocks' rollout has not reached does (the bridge then falls back to text and the PNG).
    */
   refuseNativeBlocks?: boolean;
+  /** The OAuth v2 install flow's client and token rotation (./oauth.ts). */
+  oauth?: LocalSlackOAuthOptions;
 }
 
 /** Methods whose success changes `messages()`. */
@@ -120,6 +123,8 @@ export class LocalSlackServer {
   readonly botName: string;
   /** Answers the bridge sent to response_url paths (deferred slash commands), oldest first. */
   readonly responses: { path: string; body: string }[];
+  /** The install page and `oauth.v2.access` (./oauth.ts). */
+  readonly oauth: LocalSlackOAuth;
 
   private readonly recorded: RecordedCall[] = [];
   private readonly store: SlackStore;
@@ -161,6 +166,7 @@ export class LocalSlackServer {
       return this.app;
     };
     this.events = new SlackEvents(connected, { teamId, appId, enterpriseId }, this.webApi.homeTabs);
+    this.oauth = new LocalSlackOAuth({ teamId, team, appId, botUserId }, options.oauth);
   }
 
   static async start(options: LocalSlackServerOptions = {}): Promise<LocalSlackServer> {
@@ -322,11 +328,11 @@ export class LocalSlackServer {
       respond(res, this.faults.control(req.method ?? 'GET', raw));
       return;
     }
-    const responseUrlAnswer = url.pathname.startsWith(RESPONSE_URL_PATH)
-      ? this.interactions.answerResponseUrl(req.method, url.pathname, raw)
-      : undefined;
-    if (responseUrlAnswer) {
-      respond(res, responseUrlAnswer);
+    const answer =
+      (url.pathname.startsWith(RESPONSE_URL_PATH) ? this.interactions.answerResponseUrl(req.method, url.pathname, raw) : undefined) ??
+      this.oauth.serve(url.pathname, url.searchParams, () => decodeArgs(req.headers['content-type'], raw, url.searchParams));
+    if (answer) {
+      respond(res, answer);
       return;
     }
     const method = /^\/api\/([A-Za-z0-9_.]+)$/.exec(url.pathname)?.[1];

@@ -283,7 +283,8 @@ export function redactor(token: string): (text: string) => string {
   };
 }
 
-const silentLogger: Logger = {
+/** A Logger that says nothing: Slack's libraries would log requests with their tokens. */
+export const silentLogger: Logger = {
   debug: () => undefined,
   info: () => undefined,
   warn: () => undefined,

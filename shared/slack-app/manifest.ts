@@ -3,22 +3,29 @@
  * App → From an app manifest). Scopes, each needed and nothing more:
  * - `commands`: the `/visibility` slash command;
  * - `chat:write`: post digests and their thread replies in channels the app was invited to;
- * - `channels:history`: after an attempt whose outcome is unknown, the digest worker reads the
- *   channel (conversations.history / replies) to find what was already posted instead of posting twice;
+ * - `metadata.message:read`: Slack's `message_metadata_posted` event for the bot's own posts (the
+ *   metadata names the event id): after an attempt whose outcome is unknown, the digest worker learns
+ *   from it what was already posted instead of posting twice, without reading the channel
+ *   (shared/digest/posted-ledger.ts); the Events API also brings `app_uninstalled` / `tokens_revoked`;
+ * - `channels:history` instead (`postRecovery: 'history'`, a single-workspace deploy's default
+ *   `slackPostRecovery`): the worker reads the channel (conversations.history / replies) for the same;
  * - `channels:read`: `subscribe` checks the bot is in the channel (conversations.info) before
  *   subscribing it, and says how to invite it when not (`bridge doctor` checks channels with it too);
  * - `usergroups:read`: a `slackAccess` policy that lets a user group change subscriptions reads its
  *   members (usergroups.users.list);
- * - `groups:history`, `groups:read` (only with `privateChannels`): the same for private channels;
+ * - `groups:read` (only with `privateChannels`), and `groups:history` with the history look-up: the same
+ *   for private channels.
  * - `files:write` (only with `pngFallback`): the PNG trend chart uploaded into a digest's thread when
  *   Slack refuses its native chart (the stage's `chartsEnabled`). Slack draws the chart with `chat:write`.
+ * `distributed`: installed in many workspaces through "Add to Slack" (OAuth v2): the redirect URL, token
+ * rotation (the bridge refreshes each installation's token, shared/installations) and org-wide installs.
  * Not requested: `chat:write.public` (the app must be invited, which keeps channels in control).
  * The Home tab is on and the app subscribes to the bot events of `SLACK_EVENTS` (`app_home_opened`,
  * which needs no scope) at `<base>/slack/events`; `views.publish` needs no scope either.
  */
-import { HTTP_PATHS, SLACK_APP_DEFAULTS } from '../contracts';
+import { HTTP_PATHS, SLACK_APP_DEFAULTS, type PostRecovery } from '../contracts';
 import { usageHint } from './commands';
-import { SLACK_BOT_EVENTS, type SlackEventType } from './events';
+import { SLACK_BOT_EVENTS } from './events';
 
 export interface ManifestOptions {
   /** Base URL of the bridge's API (the stack's API URL, or the local gateway). */
@@ -27,6 +34,10 @@ export interface ManifestOptions {
   privateChannels?: boolean | undefined;
   /** The stage uploads the PNG chart when Slack refuses the native one (`chartsEnabled`): adds `files:write`. */
   pngFallback?: boolean | undefined;
+  /** How the digest recovers after an unknown post outcome (the stage's `slackPostRecovery`); default 'history', 'ledger' when distributed. */
+  postRecovery?: PostRecovery | undefined;
+  /** Installed through "Add to Slack" in many workspaces (OAuth v2, token rotation, org-wide installs). */
+  distributed?: boolean | undefined;
 }
 
 export interface SlackAppManifest {
@@ -37,10 +48,10 @@ export interface SlackAppManifest {
     /** The Home tab shows the portfolio (the Messages tab is left as Slack has it). */
     app_home: { home_tab_enabled: boolean };
   };
-  oauth_config: { scopes: { bot: string[] } };
+  oauth_config: { scopes: { bot: string[] }; redirect_urls?: string[] };
   settings: {
     interactivity: { is_enabled: boolean; request_url: string };
-    event_subscriptions: { request_url: string; bot_events: SlackEventType[] };
+    event_subscriptions: { request_url: string; bot_events: string[] };
     org_deploy_enabled: boolean;
     socket_mode_enabled: boolean;
     token_rotation_enabled: boolean;
@@ -54,16 +65,8 @@ const MAX_NAME = 35;
 export function buildSlackAppManifest(options: ManifestOptions): SlackAppManifest {
   const base = requestBase(options.baseUrl);
   const appName = (options.appName?.trim() || 'AI Visibility').slice(0, MAX_NAME);
-  const scopes = [
-    'commands',
-    'chat:write',
-    // The PNG fallback of the trend chart is uploaded into the thread (files.getUploadURLExternal + completeUploadExternal).
-    ...(options.pngFallback === true ? ['files:write'] : []),
-    'channels:history',
-    'channels:read',
-    'usergroups:read',
-    ...(options.privateChannels ? ['groups:history', 'groups:read'] : []),
-  ];
+  const scopes = botScopes(options);
+  const events = botEvents(options);
   return {
     display_information: { name: appName, description: 'AI-visibility digests and /visibility subscriptions' },
     features: {
@@ -80,15 +83,54 @@ export function buildSlackAppManifest(options: ManifestOptions): SlackAppManifes
       ],
       app_home: { home_tab_enabled: true },
     },
-    oauth_config: { scopes: { bot: scopes } },
+    oauth_config: {
+      scopes: { bot: scopes },
+      ...(options.distributed ? { redirect_urls: [`${base}${HTTP_PATHS.slackOAuthRedirect}`] } : {}),
+    },
     settings: {
       interactivity: { is_enabled: true, request_url: `${base}${HTTP_PATHS.slackInteractions}` },
-      event_subscriptions: { request_url: `${base}${HTTP_PATHS.slackEvents}`, bot_events: [...SLACK_BOT_EVENTS] },
-      org_deploy_enabled: false,
+      event_subscriptions: { request_url: `${base}${HTTP_PATHS.slackEvents}`, bot_events: events },
+      org_deploy_enabled: options.distributed === true,
       socket_mode_enabled: false,
-      token_rotation_enabled: false,
+      // A single-workspace token lives in Secrets Manager and is never refreshed: rotation only with installs.
+      token_rotation_enabled: options.distributed === true,
     },
   };
+}
+
+/** The bot scopes the app asks for (also what "Add to Slack" requests). */
+export function botScopes(options: Pick<ManifestOptions, 'privateChannels' | 'postRecovery' | 'pngFallback' | 'distributed'>): string[] {
+  const history = recoveryOf(options) === 'history';
+  return [
+    'commands',
+    'chat:write',
+    // The PNG fallback of the trend chart is uploaded into the thread (files.getUploadURLExternal + completeUploadExternal).
+    ...(options.pngFallback === true ? ['files:write'] : []),
+    history ? 'channels:history' : 'metadata.message:read',
+    'channels:read',
+    'usergroups:read',
+    ...(options.privateChannels ? [...(history ? ['groups:history'] : []), 'groups:read'] : []),
+  ];
+}
+
+/**
+ * The Events API events the app subscribes to: those of `SLACK_EVENTS` (App Home), its own posts' metadata
+ * with the posted ledger, and uninstalls when distributed.
+ */
+function botEvents(options: Pick<ManifestOptions, 'postRecovery' | 'distributed'>): string[] {
+  return [
+    ...SLACK_BOT_EVENTS,
+    ...(recoveryOf(options) === 'history' ? [] : ['message_metadata_posted']),
+    ...(options.distributed ? ['app_uninstalled', 'tokens_revoked'] : []),
+  ];
+}
+
+/**
+ * How the stage learns what an unknown post outcome posted: as set, else by reading history in a single
+ * workspace (unchanged deploys) and from the posted ledger when distributed (history is rate-limited there).
+ */
+function recoveryOf(options: Pick<ManifestOptions, 'postRecovery' | 'distributed'>): PostRecovery {
+  return options.postRecovery ?? (options.distributed === true ? 'ledger' : 'history');
 }
 
 /** The base URL without a trailing slash; Slack only calls https (plain http is accepted for local hosts). */

@@ -1,0 +1,141 @@
+/**
+ * Slack's OAuth v2 install flow, played locally: the install page (`/oauth/v2/authorize`, where a user of
+ * a workspace, or an org admin for an org-wide install, allows the app) and `oauth.v2.access`, which
+ * exchanges the code for a bot token and, with token rotation, a refresh token for a new pair.
+ *
+ * As Slack does: a code is single use, and so is a refresh token (spending it twice answers
+ * `invalid_grant`: two refreshers racing lose a token pair), and a refresh also ends the old access
+ * token's life. Teams are named on the install page (`?team=T…&team_name=…`, `&enterprise=E…`,
+ * `&org=1` for an org-wide install); the default is the server's own workspace.
+ */
+import { randomBytes } from 'node:crypto';
+import { escapeHtml } from '../preview/mrkdwn';
+import { fail, ok, type SlackAnswer } from './web-api';
+
+export const AUTHORIZE_PATH = '/oauth/v2/authorize';
+const ALLOW_PATH = '/oauth/v2/authorize/allow';
+
+export interface LocalSlackOAuthOptions {
+  clientId?: string;
+  clientSecret?: string;
+  /** Lifetime of an access token with rotation (`expires_in`); default 12 h as Slack's. */
+  tokenLifetimeSeconds?: number;
+  /** false: tokens never expire and no refresh token is issued (an app without token rotation). Default true. */
+  tokenRotation?: boolean;
+}
+
+/** Who installed where: what the code stands for. */
+interface Grant {
+  teamId: string | undefined;
+  teamName: string | undefined;
+  enterpriseId: string | undefined;
+  isEnterpriseInstall: boolean;
+  scopes: string;
+  userId: string;
+  redirectUri: string | undefined;
+}
+
+export interface RefreshRecord {
+  refreshToken: string;
+  ok: boolean;
+  error: string | undefined;
+}
+
+export class LocalSlackOAuth {
+  readonly clientId: string;
+  readonly clientSecret: string;
+  private readonly codes = new Map<string, Grant>();
+  /** Live refresh tokens and the grant each renews. */
+  private readonly refreshTokens = new Map<string, Grant>();
+  private readonly refreshLog: RefreshRecord[] = [];
+
+  constructor(
+    private readonly identity: { teamId: string; team: string; appId: string; botUserId: string },
+    private readonly options: LocalSlackOAuthOptions = {},
+  ) {
+    this.clientId = options.clientId ?? '1000.2000';
+    this.clientSecret = options.clientSecret ?? 'local-client-secret';
+  }
+
+  /** Every refresh attempt, oldest first. */
+  refreshes(): RefreshRecord[] {
+    return this.refreshLog.map((r) => ({ ...r }));
+  }
+
+  /** The answer to a request on the install page or `oauth.v2.access`, or undefined when the path is not OAuth's. */
+  serve(path: string, query: URLSearchParams, args: () => Record<string, unknown>): SlackAnswer | undefined {
+    if (path === AUTHORIZE_PATH) return this.installPage(query);
+    if (path === ALLOW_PATH) return this.allow(query);
+    if (path === '/api/oauth.v2.access') return this.access(args());
+    return undefined;
+  }
+
+  private installPage(query: URLSearchParams): SlackAnswer {
+    if (query.get('client_id') !== this.clientId) return { status: 400, body: 'invalid client_id' };
+    const teamId = query.get('team') ?? this.identity.teamId;
+    const team = query.get('team_name') ?? (teamId === this.identity.teamId ? this.identity.team : teamId);
+    const where = query.get('org') === '1' ? `the org ${query.get('enterprise') ?? ''}` : `the workspace ${team}`;
+    const allow = `${ALLOW_PATH}?${query.toString()}`;
+    const html = `<!doctype html><title>Install</title><h1>Install the app in ${escapeHtml(where)}</h1><p>It asks for: ${escapeHtml(query.get('scope') ?? '')}</p><a id="allow" href="${escapeHtml(allow)}">Allow</a>`;
+    return { status: 200, body: html, headers: { 'content-type': 'text/html; charset=utf-8' } };
+  }
+
+  private allow(query: URLSearchParams): SlackAnswer {
+    const redirectUri = query.get('redirect_uri');
+    if (!redirectUri) return { status: 400, body: 'redirect_uri is required' };
+    const isEnterpriseInstall = query.get('org') === '1';
+    const code = `code-${randomBytes(12).toString('hex')}`;
+    this.codes.set(code, {
+      teamId: isEnterpriseInstall ? undefined : (query.get('team') ?? this.identity.teamId),
+      teamName: isEnterpriseInstall ? undefined : (query.get('team_name') ?? this.identity.team),
+      enterpriseId: query.get('enterprise') ?? undefined,
+      isEnterpriseInstall,
+      scopes: query.get('scope') ?? '',
+      userId: query.get('user') ?? 'U0INSTALLER',
+      redirectUri,
+    });
+    const target = new URL(redirectUri);
+    target.searchParams.set('code', code);
+    const state = query.get('state');
+    if (state !== null) target.searchParams.set('state', state);
+    return { status: 302, body: '', headers: { location: target.toString() } };
+  }
+
+  private access(args: Record<string, unknown>): SlackAnswer {
+    if (args.client_id !== this.clientId || args.client_secret !== this.clientSecret) return fail('invalid_client_id');
+    if (args.grant_type === 'refresh_token') return this.refresh(typeof args.refresh_token === 'string' ? args.refresh_token : '');
+    const code = typeof args.code === 'string' ? args.code : '';
+    const grant = this.codes.get(code);
+    if (!grant) return fail('invalid_code');
+    this.codes.delete(code);
+    if (grant.redirectUri !== undefined && args.redirect_uri !== undefined && args.redirect_uri !== grant.redirectUri)
+      return fail('bad_redirect_uri');
+    return ok({ ...this.tokenFields(grant), authed_user: { id: grant.userId } });
+  }
+
+  private refresh(refreshToken: string): SlackAnswer {
+    const grant = this.refreshTokens.get(refreshToken);
+    this.refreshLog.push({ refreshToken, ok: grant !== undefined, error: grant ? undefined : 'invalid_grant' });
+    if (!grant) return fail('invalid_grant');
+    this.refreshTokens.delete(refreshToken);
+    return ok(this.tokenFields(grant));
+  }
+
+  private tokenFields(grant: Grant): Record<string, unknown> {
+    const rotation = this.options.tokenRotation ?? true;
+    const fields: Record<string, unknown> = {
+      app_id: this.identity.appId,
+      scope: grant.scopes,
+      token_type: 'bot',
+      access_token: `${rotation ? 'xoxe.' : ''}xoxb-${randomBytes(12).toString('hex')}`,
+      bot_user_id: this.identity.botUserId,
+      team: grant.teamId === undefined ? null : { id: grant.teamId, name: grant.teamName ?? grant.teamId },
+      enterprise: grant.enterpriseId === undefined ? null : { id: grant.enterpriseId, name: grant.enterpriseId },
+      is_enterprise_install: grant.isEnterpriseInstall,
+    };
+    if (!rotation) return fields;
+    const refreshToken = `xoxe-1-${randomBytes(16).toString('hex')}`;
+    this.refreshTokens.set(refreshToken, grant);
+    return { ...fields, refresh_token: refreshToken, expires_in: this.options.tokenLifetimeSeconds ?? 43_200 };
+  }
+}

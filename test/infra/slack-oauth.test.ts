@@ -1,0 +1,53 @@
+/** "Add to Slack" resources (infra/slack-oauth.ts): only with `slackClientId`; its routes, client secret, role and outputs; the ledger's grant. */
+import { describe, expect, it } from 'vitest';
+import { Match } from 'aws-cdk-lib/assertions';
+import { ENV, HTTP_PATHS, SERVICES, STACK_OUTPUTS as OUTPUTS, TABLE } from '../../shared/contracts';
+import { actionsOf, logicalId, roleStatements, statementBySid, synthApp } from './helpers';
+
+const plain = synthApp().template;
+const { template } = synthApp({ slackClientId: '1234567890.9876543210', slackPostRecovery: 'ledger' });
+const routeKeys = (t: typeof template): string[] =>
+  Object.values(t.findResources('AWS::ApiGatewayV2::Route')).map((r) =>
+    String((r as { Properties: { RouteKey: string } }).Properties.RouteKey),
+  );
+
+describe('Add to Slack', () => {
+  it('is absent from a single-workspace stack, whose digest keeps reading history', () => {
+    expect(routeKeys(plain).filter((k) => k.startsWith('GET'))).toEqual([]);
+    expect(Object.keys(plain.findResources('AWS::Lambda::Function')).filter((id) => id.startsWith('SlackOAuth'))).toEqual([]);
+    const digest = roleStatements(plain, 'DigestWorkerDigestRole');
+    expect(digest.map((s) => s.Sid)).not.toContain('PostedLedger');
+  });
+
+  it('serves GET /slack/install and GET /slack/oauth_redirect from its own function with the client secret and redirect URL', () => {
+    expect(routeKeys(template)).toEqual(expect.arrayContaining([`GET ${HTTP_PATHS.slackInstall}`, `GET ${HTTP_PATHS.slackOAuthRedirect}`]));
+    const secretId = logicalId(template, 'AWS::SecretsManager::Secret', 'SlackOAuthClientSecret');
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Environment: {
+        Variables: Match.objectLike({
+          [ENV.powertoolsServiceName]: SERVICES.slackOAuth,
+          [ENV.slackClientId]: '1234567890.9876543210',
+          [ENV.slackClientSecretSecretArn]: { Ref: secretId },
+          [ENV.slackOAuthRedirectUrl]: Match.anyValue(),
+          [ENV.slackPostRecovery]: 'ledger',
+        }),
+      },
+    });
+    template.hasOutput(OUTPUTS.slackInstallUrl, {});
+    template.hasOutput(OUTPUTS.putSlackClientSecretCommand, {});
+  });
+
+  it('may only read and write installations and read its client secret', () => {
+    const statements = roleStatements(template, 'SlackOAuthRole');
+    const installations = statementBySid(statements, 'Installations');
+    expect(actionsOf(installations).sort()).toEqual(['dynamodb:GetItem', 'dynamodb:PutItem']);
+    expect(JSON.stringify(installations.Condition)).toContain(`${TABLE.prefixes.installation}*`);
+    expect(actionsOf(statementBySid(statements, 'ReadSlackClientSecret'))).toEqual(['secretsmanager:GetSecretValue']);
+  });
+
+  it('with the ledger, the digest writes and reads posted# items and is told to use it', () => {
+    const ledger = statementBySid(roleStatements(template, 'DigestWorkerDigestRole'), 'PostedLedger');
+    expect(actionsOf(ledger).sort()).toEqual(['dynamodb:GetItem', 'dynamodb:UpdateItem']);
+    expect(JSON.stringify(ledger.Condition)).toContain(`${TABLE.prefixes.posted}*`);
+  });
+});
