@@ -13,7 +13,7 @@ import { BridgeFunction } from './bridge-function';
 import type { BridgeConfig } from './config';
 import { digestBudget, type DigestBudget } from './digest-budget';
 import { Store } from './store';
-import { allowConnectionSecrets } from './webhook';
+import { allowConnectionSecrets } from './connection-secrets';
 
 export const QUEUE_RETENTION_DAYS = 4;
 export const DLQ_RETENTION_DAYS = 14;

@@ -3,7 +3,7 @@
  * own webhook) → ingest function, with stage throttling and JSON access logs. 429s are counted from
  * the access log (HTTP APIs publish no 429 metric).
  */
-import { ArnFormat, Stack, Validations } from 'aws-cdk-lib';
+import { Validations } from 'aws-cdk-lib';
 import { HttpApi, HttpMethod, HttpStage, LogGroupLogDestination, PayloadFormatVersion } from 'aws-cdk-lib/aws-apigatewayv2';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
@@ -14,7 +14,6 @@ import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import {
   CONNECTION_WEBHOOK_ROUTE,
-  connectionSecretPrefix,
   DEFAULT_SIGNATURE_TOLERANCE_SECONDS,
   ENV,
   HTTP_PATHS,
@@ -28,30 +27,11 @@ import {
 } from '../shared/contracts';
 import { BridgeFunction } from './bridge-function';
 import type { BridgeConfig } from './config';
+import { allowConnectionSecrets } from './connection-secrets';
 import { Store } from './store';
 import { SLACK_PATHS } from './slack-app';
 
 export const INGEST_TIMEOUT_SECONDS = 8; // the sender gives up after 10 s
-
-/**
- * Lets `fn` read every connection secret of the stage, by their name prefix: connections are added after
- * the deploy (`bridge connections add` names their secrets `<prefix><id>`), so no ARN list can name them.
- */
-export function allowConnectionSecrets(fn: BridgeFunction, stage: string): void {
-  const arn = Stack.of(fn).formatArn({
-    service: 'secretsmanager',
-    resource: 'secret',
-    resourceName: `${connectionSecretPrefix(stage)}*`,
-    arnFormat: ArnFormat.COLON_RESOURCE_NAME,
-  });
-  fn.allow('ReadConnectionSecrets', ['secretsmanager:GetSecretValue'], [arn]);
-  Validations.of(fn.role).acknowledge({
-    id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::AccountId>:secret:${connectionSecretPrefix(stage)}*]`,
-    reason:
-      'Connections are added after the deploy (bridge connections add), each with its own secret named under the ' +
-      "stage's connection prefix; the wildcard covers only that prefix and only GetSecretValue.",
-  });
-}
 
 export interface WebhookProps {
   readonly config: BridgeConfig;

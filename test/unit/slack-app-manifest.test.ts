@@ -21,13 +21,7 @@ describe('Slack app manifest', () => {
       request_url: 'https://abc.execute-api.eu-west-1.amazonaws.com/slack/events',
       bot_events: ['app_home_opened'],
     });
-    expect(manifest.oauth_config.scopes.bot).toEqual([
-      'commands',
-      'chat:write',
-      'channels:history',
-      'channels:read',
-      'usergroups:read',
-    ]);
+    expect(manifest.oauth_config.scopes.bot).toEqual(['commands', 'chat:write', 'channels:history', 'channels:read', 'usergroups:read']);
     expect(manifest.settings.token_rotation_enabled).toBe(false);
   });
 
@@ -56,7 +50,12 @@ describe('Slack app manifest', () => {
     const manifest = buildSlackAppManifest({ baseUrl: 'https://api.example.com/prod', distributed: true });
     expect(manifest.oauth_config.redirect_urls).toEqual(['https://api.example.com/prod/slack/oauth_redirect']);
     expect(manifest.settings).toMatchObject({ token_rotation_enabled: true, org_deploy_enabled: true });
-    expect(manifest.settings.event_subscriptions.bot_events).toEqual(['app_home_opened', 'message_metadata_posted', 'app_uninstalled', 'tokens_revoked']);
+    expect(manifest.settings.event_subscriptions.bot_events).toEqual([
+      'app_home_opened',
+      'message_metadata_posted',
+      'app_uninstalled',
+      'tokens_revoked',
+    ]);
     expect(manifest.oauth_config.scopes.bot.filter((s) => s.endsWith(':history'))).toEqual([]);
   });
 
