@@ -8,6 +8,7 @@
  * `readApiKey` and `slackToken`.
  */
 import { readFile } from 'node:fs/promises';
+import { relative } from 'node:path';
 import { CliError } from './errors';
 import type { ReadyInfo } from '../local/ready-info';
 import { isRecord } from '../shared/util';
@@ -173,12 +174,20 @@ export function isLive(ready: LocalReady): boolean {
   }
 }
 
-/** The default ready file when it exists and its stack still runs, else undefined. */
-export async function findDefaultReadyFile(path: string): Promise<LocalReady | undefined> {
+/** The default ready file when it exists and its stack still runs, else why not (for the refusal). */
+export async function findDefaultReadyFile(path: string): Promise<{ ready: LocalReady } | { ready: undefined; why: string }> {
+  let ready: LocalReady;
   try {
-    const ready = await readReadyFile(path);
-    return isLive(ready) ? ready : undefined;
+    ready = await readReadyFile(path);
   } catch {
-    return undefined;
+    return { ready: undefined, why: `no ${shortPath(path)}` };
   }
+  if (isLive(ready)) return { ready };
+  return { ready: undefined, why: `${shortPath(path)} is left from an \`npm start\` that no longer runs (pid ${ready.pid ?? '?'})` };
+}
+
+/** The path relative to the working directory when it is below it, else as given. */
+export function shortPath(path: string): string {
+  const rel = relative(process.cwd(), path);
+  return rel === '' || rel.startsWith('..') ? path : rel;
 }

@@ -21,7 +21,7 @@ import { buildContext, formatAge, positiveNumber, str, AWS_OPTIONS, type Command
 import type { LeafDef } from '../command-spec';
 import { dynamoClient, endpointFor, secretsClient, sqsClient, STACK_OUTPUTS } from '../aws';
 import { TABLE } from '../../shared/contracts';
-import { aws, explainError } from '../errors';
+import { aws, explainError, UsageError } from '../errors';
 import type { CliIo } from '../io';
 import { LOCAL_SLACK_TOKEN } from '../ready-file';
 import type { CommandResult } from '../result';
@@ -509,6 +509,8 @@ async function planStack(ctx: CommandContext): Promise<Plan | { ready: false; ch
       checks.push(ok('stack', `stack ${ctx.stack.stackName}`, status));
     }
   } catch (err) {
+    // No stack to check at all: the refusal says how to name one.
+    if (err instanceof UsageError) throw err;
     const { detail, fix } = errorText(err);
     checks.push(fail('stack', `stack ${ctx.stack.stackName}`, detail, fix));
     return { ready: false, checks };

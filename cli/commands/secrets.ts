@@ -261,7 +261,7 @@ async function secretsCommand(parsed: Parsed, io: CliIo): Promise<CommandResult>
   }
 
   // The target is found before the value is read: a refusal (no stack named) comes before the prompt.
-  const ctx = await buildContext(parsed, io, {}, command === 'secrets signing list' ? 'read' : 'change');
+  const ctx = await buildContext(parsed, io);
   const out = ctx.out;
   const output = name !== undefined ? SINGLE_SECRETS[name].output : STACK_OUTPUTS.signingSecretsSecretArn;
   const ref: SecretRef = {

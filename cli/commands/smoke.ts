@@ -378,7 +378,7 @@ async function followRecords(target: SmokeTarget, eventId: string, timeoutMs: nu
 
 async function smokeCommand(parsed: Parsed, io: CliIo): Promise<CommandResult> {
   const timeoutMs = timeoutOf(parsed);
-  const ctx = await buildContext(parsed, io, {}, 'change');
+  const ctx = await buildContext(parsed, io);
   const target = await targetOf(parsed, ctx);
   const started = ctx.now();
 

@@ -7,7 +7,7 @@ import { DIGEST_MODES, type DigestMode } from '../../shared/contracts';
 import { isHomeChannelId } from '../../shared/routing';
 import { readSubscriptionDefaultMode } from '../../shared/slack-app/default-mode';
 import type { Subscription } from '../../shared/ports';
-import { buildContext, str, AWS_OPTIONS, type CommandContext, type Parsed, type StackAccess } from '../args';
+import { buildContext, str, AWS_OPTIONS, type CommandContext, type Parsed } from '../args';
 import type { GroupDef } from '../command-spec';
 import { dynamoClient, endpointFor, STACK_OUTPUTS } from '../aws';
 import { aws, UsageError } from '../errors';
@@ -35,7 +35,7 @@ digests. \`list\` reads the whole table (a scan), for operators only. Changes ar
       summary: 'the subscriptions, all or of a project or channel',
       synopsis: '[--project ID] [--channel C] [options]',
       options: { project: PROJECT, channel: CHANNEL, ...TABLE_OPTIONS },
-      run: (parsed, io) => withStore(parsed, io, 'read', (store, ctx) => list(parsed, store, ctx.out)),
+      run: (parsed, io) => withStore(parsed, io, (store, ctx) => list(parsed, store, ctx.out)),
     },
     add: {
       summary: 'subscribes a channel to a project',
@@ -49,7 +49,7 @@ digests. \`list\` reads the whole table (a scan), for operators only. Changes ar
       },
       run: (parsed, io) => {
         const change = changeArgs(parsed);
-        return withStore(parsed, io, 'change', (store, ctx) => add(change, store, ctx));
+        return withStore(parsed, io, (store, ctx) => add(change, store, ctx));
       },
     },
     remove: {
@@ -58,7 +58,7 @@ digests. \`list\` reads the whole table (a scan), for operators only. Changes ar
       options: { project: PROJECT, channel: CHANNEL, ...TABLE_OPTIONS },
       run: (parsed, io) => {
         const change = changeArgs(parsed);
-        return withStore(parsed, io, 'change', (store, ctx) => remove(change, store, ctx.out));
+        return withStore(parsed, io, (store, ctx) => remove(change, store, ctx.out));
       },
     },
   },
@@ -68,10 +68,9 @@ digests. \`list\` reads the whole table (a scan), for operators only. Changes ar
 async function withStore(
   parsed: Parsed,
   io: CliIo,
-  access: StackAccess,
   body: (store: DynamoSubscriptionStore, ctx: CommandContext) => Promise<CommandResult>,
 ): Promise<CommandResult> {
-  const ctx = await buildContext(parsed, io, {}, access);
+  const ctx = await buildContext(parsed, io);
   const client = dynamoClient(ctx.settings);
   try {
     const store = new DynamoSubscriptionStore(client, await tableName(parsed, ctx), DEFAULT_MODE);

@@ -126,7 +126,7 @@ async function triggerCommand(parsed: Parsed, io: CliIo): Promise<CommandResult>
   if (parsed.positionals[0] === 'weekly') return triggerWeekly(parsed, io);
   const eventType = eventTypeArgument(parsed);
   const overrides = strs(parsed, 'override').map(parseOverride);
-  const ctx = await buildContext(parsed, io, {}, 'change');
+  const ctx = await buildContext(parsed, io);
   const fixturePath = str(parsed, 'fixture');
   // A deployed stack's own project (not proj_example, which its read API doesn't know), unless --url and --secret name the target.
   const explicitTarget = str(parsed, 'url') !== undefined && str(parsed, 'secret') !== undefined;

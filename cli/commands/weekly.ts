@@ -15,7 +15,7 @@ import type { CommandResult } from '../result';
 import { weeklySweepMessage } from '../../shared/weekly/message';
 
 export async function triggerWeekly(parsed: Parsed, io: CliIo): Promise<CommandResult> {
-  const ctx = await buildContext(parsed, io, {}, 'change');
+  const ctx = await buildContext(parsed, io);
   const channel = str(parsed, 'channel')?.trim();
   const queueUrl =
     ctx.local !== undefined
