@@ -46,6 +46,10 @@ export interface LocalReady {
   readApiKeySecretId: string | undefined;
   slackTokenSecretId: string | undefined;
   eventsUrl: string | undefined;
+  /** The browser preview of the local Slack; undefined with a real Slack. */
+  previewUrl: string | undefined;
+  /** Whether `simulatorUrl` is the simulator (its control routes finish runs), not the real service. */
+  simulatorRuns: boolean;
   /** The process of `npm start` that wrote it. */
   pid: number | undefined;
 }
@@ -126,6 +130,8 @@ export function parseReadyFile(raw: unknown, path: string): LocalReady {
     readApiKeySecretId: str(raw[field('readApiKeySecretId')]),
     slackTokenSecretId: str(raw[field('slackTokenSecretId')]),
     eventsUrl: str(raw[field('eventsUrl')]),
+    previewUrl: str(raw[field('previewUrl')]),
+    simulatorRuns: isRecord(raw[field('ports')]) && typeof (raw[field('ports')] as Record<string, unknown>)['simulator'] === 'number',
     pid: numberOrUndefined(raw[field('pid')]),
   };
 }

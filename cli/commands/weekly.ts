@@ -28,7 +28,15 @@ export async function triggerWeekly(parsed: Parsed, io: CliIo): Promise<CommandR
     ctx.out.say(
       `queued a weekly report run for ${channel ? `channel ${channel}` : 'every home or opted-in channel'} (message ${sent.MessageId ?? '?'})`,
     );
-    ctx.out.say(`each channel gets at most one report a week; follow it: \`${ctx.hint('tail')}\``);
+    // A weekly report is a post in each channel, not a delivery or a digest: plain `tail` leaves it out.
+    const preview = ctx.local?.previewUrl;
+    const where =
+      preview !== undefined
+        ? `see it in the preview: ${preview}`
+        : `look for it in ${channel ? `channel ${channel}` : 'each channel'} in Slack`;
+    ctx.out.say(
+      `each channel gets at most one report a week; ${where} (\`${ctx.hint('tail --all')}\` shows its "weekly report posted" line)`,
+    );
     return { exitCode: 0, json: { queueUrl, message, messageId: sent.MessageId } };
   } catch (error) {
     throw new CliError(
