@@ -38,8 +38,8 @@ async function bridge(argv: string[]): Promise<{ code: number; out: string; err:
 function headlines(name: string): string[] {
   return slackOf(stack)
     .messages()
-    .filter((message) => message.thread_ts === undefined && message.text.includes(name))
-    .map((message) => message.text.split('\n')[0] ?? '');
+    .filter((message) => message.thread_ts === undefined && (message.text ?? '').includes(name))
+    .map((message) => (message.text ?? '').split('\n')[0] ?? '');
 }
 
 describe('trigger on the local stack', { timeout: 180_000 }, () => {
