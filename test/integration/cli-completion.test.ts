@@ -1,7 +1,7 @@
 // The completion scripts as a shell runs them: bash sources the script `npx bridge completion bash`
 // writes and completes `npx bridge …` as typed; a bare `bridge` only when this package's bin is the
 // `bridge` on PATH.
-import { execFile } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, symlinkSync, writeFileSync, chmodSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -61,5 +61,36 @@ describe('bash completion, from the cached file', () => {
     expect(await script('fish', ours)).toContain("complete -c bridge -f -a '(__bridge_next)'");
     writeFileSync(file, await script('bash', ours));
     expect(await complete(file, 'bridge dlq st')).toEqual(['stats']);
+  });
+});
+
+/** Whether `shell` is installed here (zsh and fish are not on every machine: their tests skip without them). */
+function installed(shell: string): boolean {
+  return spawnSync('sh', ['-c', `command -v ${shell}`]).status === 0;
+}
+
+describe('zsh and fish completion, from the cached file', () => {
+  it.skipIf(!installed('zsh'))('zsh completes `npx bridge …` (compadd and compdef as the completion system runs them)', async () => {
+    const file = join(dir, 'completion.zsh');
+    writeFileSync(file, await script('zsh', ''));
+    const program = `compdef() { print "compdef $*" }
+source ${JSON.stringify(file)}
+compadd() { [[ $1 == -- ]] && shift; print -r -- "$*" }
+_default() { print "(default)" }
+words=(npx bridge dlq ""); CURRENT=4; _bridge
+words=(npx cdk ""); CURRENT=3; _bridge`;
+    const { stdout } = await promisify(execFile)('zsh', ['-f', '-c', program], { timeout: 30_000 });
+    expect(stdout.split('\n')).toEqual(['compdef _bridge npx', 'stats peek replay cancel --help', '(default)', '']);
+  });
+
+  it.skipIf(!installed('fish'))('fish completes `npx bridge …`', async () => {
+    const file = join(dir, 'bridge.fish');
+    writeFileSync(file, await script('fish', ''));
+    const { stdout } = await promisify(execFile)(
+      'fish',
+      ['--no-config', '-c', `source ${JSON.stringify(file)}; complete -C'npx bridge dlq re'; complete -C'npx bri'`],
+      { timeout: 30_000 },
+    );
+    expect(stdout.split('\n')).toEqual(['replay', 'bridge\toperate the visibility bridge', '']);
   });
 });
