@@ -14,7 +14,7 @@ import { UsageError } from './errors';
 import type { CliIo } from './io';
 
 /** What may follow each command line (keyed by its words): subcommands, argument words, flags. */
-export function completions(cmd: Command): [string, string[]][] {
+function completions(cmd: Command): [string, string[]][] {
   const path = commandPath(cmd);
   const flags = [...cmd.options.flatMap((option) => (option.long === undefined ? [] : [option.long])), '--help'];
   if (!isLeaf(cmd)) return [[path, [...cmd.commands.map((child) => child.name()), ...flags]], ...cmd.commands.flatMap(completions)];
@@ -30,7 +30,7 @@ interface Targets {
 const BIN = fileURLToPath(new URL('./bridge.mjs', import.meta.url));
 
 /** Whether the first `bridge` on PATH is this package's bin (a global install or `npm link`). */
-export function bridgeOnPathIsOurs(env: Readonly<Record<string, string | undefined>>): boolean {
+function bridgeOnPathIsOurs(env: Readonly<Record<string, string | undefined>>): boolean {
   for (const dir of (env['PATH'] ?? '').split(delimiter).filter((d) => d !== '')) {
     const candidate = join(dir, 'bridge');
     try {

@@ -102,7 +102,7 @@ export function formatHelp(cmd: Command, helper: Help): string {
 }
 
 /** The help topic that is not a command: where commands run. */
-export const ENVIRONMENT_TOPIC = 'environment';
+const ENVIRONMENT_TOPIC = 'environment';
 
 const ENVIRONMENT_PROSE = `Without --stack or --local a command uses the running \`npm start\` (its ready file .local/ready.json),
 else the deployed stack in BRIDGE_STACK. With neither it stops (exit 2) and says how to pick one: no
