@@ -2,33 +2,29 @@
  * The option values a handler reads (durations, counts, strings) from the parsed command line, the
  * options many commands share, and the per-run command context.
  */
-import { DEFAULT_STACK, describeStackWithSdk, StackOutputs, type AwsService, type AwsSettings } from './aws';
+import { describeStackWithSdk, StackOutputs, type AwsService, type AwsSettings } from './aws';
 import type { OptionDefs, Parsed } from './command-spec';
 import { UsageError } from './errors';
 import { CLI_ENV, defaultSleep, Output, type CliIo } from './io';
-import { findDefaultReadyFile, readReadyFile, type LocalReady } from './ready-file';
+import { findDefaultReadyFile, readReadyFile, shortPath, type LocalReady } from './ready-file';
 import { HANDLED_EVENT_TYPES, isHandledEventType, type HandledEventType } from '../shared/events';
 import { DURATION_EXAMPLES, parseDuration } from '../shared/duration';
-import { relative } from 'node:path';
 
 export type { Parsed } from './command-spec';
 
-/** Heading of the options that pick the stack, in every command's help. */
-export const STACK_GROUP = 'Where:';
-
-/** The options of every command that reads or changes a stack. */
+/** The options of every command that reads or changes a stack (explained once, in `npx bridge help environment`). */
 export const AWS_OPTIONS: OptionDefs = {
-  stack: { value: 'NAME', help: 'the deployed stack to use (its outputs name the queues, table, secrets…)', group: STACK_GROUP },
-  region: { value: 'REGION', help: 'AWS region (default: AWS_REGION / your profile)', group: STACK_GROUP },
+  stack: { value: 'NAME', help: 'the deployed stack to use (its outputs name the queues, table, secrets…)', listedOnce: true },
+  region: { value: 'REGION', help: 'AWS region (default: AWS_REGION / your profile)', listedOnce: true },
   local: {
     value: 'READY_FILE',
     help: 'use the local stack (`npm start`) described by its ready file (default: .local/ready.json or BRIDGE_READY_FILE when that stack runs and no --stack is given)',
-    group: STACK_GROUP,
+    listedOnce: true,
   },
-  'endpoint-sqs': { value: 'URL', help: 'SQS endpoint (also AWS_ENDPOINT_URL_SQS)', group: STACK_GROUP },
-  'endpoint-dynamodb': { value: 'URL', help: 'DynamoDB endpoint (also AWS_ENDPOINT_URL_DYNAMODB)', group: STACK_GROUP },
-  'endpoint-secretsmanager': { value: 'URL', help: 'Secrets Manager endpoint (also AWS_ENDPOINT_URL_SECRETS_MANAGER)', group: STACK_GROUP },
-  'endpoint-cloudformation': { value: 'URL', help: 'CloudFormation endpoint (also AWS_ENDPOINT_URL_CLOUDFORMATION)', group: STACK_GROUP },
+  'endpoint-sqs': { value: 'URL', help: 'SQS endpoint (also AWS_ENDPOINT_URL_SQS)', listedOnce: true },
+  'endpoint-dynamodb': { value: 'URL', help: 'DynamoDB endpoint (also AWS_ENDPOINT_URL_DYNAMODB)', listedOnce: true },
+  'endpoint-secretsmanager': { value: 'URL', help: 'Secrets Manager endpoint (also AWS_ENDPOINT_URL_SECRETS_MANAGER)', listedOnce: true },
+  'endpoint-cloudformation': { value: 'URL', help: 'CloudFormation endpoint (also AWS_ENDPOINT_URL_CLOUDFORMATION)', listedOnce: true },
 };
 
 /** The nearest of `candidates` to a mistyped `word`, as " (did you mean X?)", or "". */
@@ -158,63 +154,55 @@ export interface CommandContext {
   hint: (words: string) => string;
 }
 
-/**
- * Whether a command only reads a stack, or sends or changes something. A changing command never falls
- * back to the default stack: an operator with credentials in the shell must name the stack to touch it.
- */
-export type StackAccess = 'read' | 'change';
-
-/** The deployed stack a command would use, and who chose it. */
+/** The deployed stack a command was told to use, and who named it; undefined when nobody did. */
 interface StackChoice {
   name: string;
-  source: 'flag' | 'env' | 'default';
+  source: 'flag' | 'env';
 }
 
-function stackChoice(parsed: Parsed, env: Readonly<Record<string, string | undefined>>): StackChoice {
+function stackChoice(parsed: Parsed, env: Readonly<Record<string, string | undefined>>): StackChoice | undefined {
   const flag = str(parsed, 'stack');
   if (flag !== undefined) return { name: flag, source: 'flag' };
   const fromEnv = env[CLI_ENV.stack]?.trim();
   if (fromEnv !== undefined && fromEnv !== '') return { name: fromEnv, source: 'env' };
-  return { name: DEFAULT_STACK, source: 'default' };
+  return undefined;
 }
+
+/** The name of a stack nobody named: never shown, the guard refuses before the look-up. */
+const NO_STACK = '(none)';
 
 /** The words that tell an operator how to pick a target, in every refusal. */
-export const NAME_A_STACK = 'start `npm start`, or name the stack with --stack NAME (or set BRIDGE_STACK)';
+export const NAME_A_STACK =
+  'start `npm start` in this directory (the local stack), or name a deployed stack with --stack NAME (or BRIDGE_STACK) and set AWS_REGION';
 
 /**
- * Runs before the first stack look-up: a changing command refuses a stack nobody named (usage, exit
- * 2); otherwise the command says on stderr which stack it reads, since that is not always obvious.
+ * Runs before the first stack look-up: with no stack named and no local stack the CLI never picks a
+ * deployed stack by itself (usage, exit 2, saying why there is no local stack); otherwise it says on
+ * stderr which stack it uses, since that is not always obvious.
  */
-function stackGuard(choice: StackChoice, access: StackAccess, command: string, io: CliIo): () => void {
+function stackGuard(choice: StackChoice | undefined, noLocal: string, command: string, io: CliIo): () => void {
   return () => {
-    if (access === 'change' && choice.source === 'default')
-      throw new UsageError(
-        `no stack named and no local stack running: \`${command}\` sends or changes something, so it never picks a deployed stack by itself; ${NAME_A_STACK}`,
-        command,
-      );
-    const why = choice.source === 'flag' ? '--stack' : choice.source === 'env' ? 'BRIDGE_STACK' : 'the default; --stack NAME picks another';
-    io.stderr.write(`using stack ${choice.name} (${why})\n`);
+    if (choice === undefined) throw new UsageError(`${noLocal} and no deployed stack named: ${NAME_A_STACK}`, command);
+    io.stderr.write(`using stack ${choice.name} (${choice.source === 'flag' ? '--stack' : 'BRIDGE_STACK'})\n`);
   };
 }
+
+/** The local stack a command uses, or why there is none (for the refusal when it then needs a stack). */
+type LocalChoice = { ready: LocalReady; explicit: boolean } | { ready: undefined; explicit: false; absence: string };
 
 /**
  * The ready file a command uses: --local's, else the default one when no stack was named on the command
  * line and `npm start` runs. A running local stack wins over BRIDGE_STACK (a shell default), never over --stack.
  */
-async function localReady(parsed: Parsed, io: CliIo): Promise<{ ready: LocalReady | undefined; explicit: boolean }> {
+async function localReady(parsed: Parsed, io: CliIo): Promise<LocalChoice> {
   const localPath = str(parsed, 'local');
   if (localPath !== undefined) return { ready: await readReadyFile(localPath), explicit: true };
-  if (str(parsed, 'stack') !== undefined || io.defaultReadyFile === undefined) return { ready: undefined, explicit: false };
-  const ready = await findDefaultReadyFile(io.defaultReadyFile);
-  if (ready !== undefined)
-    io.stderr.write(`using the local stack of \`npm start\` (${displayPath(ready.path)}); pass --stack NAME for a deployed one\n`);
-  return { ready, explicit: false };
-}
-
-/** A path relative to the working directory when it is below it, else as given. */
-function displayPath(path: string): string {
-  const rel = relative(process.cwd(), path);
-  return rel === '' || rel.startsWith('..') ? path : rel;
+  if (str(parsed, 'stack') !== undefined) return { ready: undefined, explicit: false, absence: 'no local stack asked for' };
+  if (io.defaultReadyFile === undefined) return { ready: undefined, explicit: false, absence: 'no local stack running' };
+  const found = await findDefaultReadyFile(io.defaultReadyFile);
+  if (found.ready === undefined) return { ready: undefined, explicit: false, absence: `no local stack running (${found.why})` };
+  io.stderr.write(`using the local stack of \`npm start\` (${shortPath(found.ready.path)}); pass --stack NAME for a deployed one\n`);
+  return { ready: found.ready, explicit: false };
 }
 
 /**
@@ -240,7 +228,6 @@ export async function buildContext(
   parsed: Parsed,
   io: CliIo,
   extraEndpoints: Partial<Record<AwsService, string>> = {},
-  access: StackAccess = 'read',
 ): Promise<CommandContext> {
   const env = io.env ?? process.env;
   const endpoints: Partial<Record<AwsService, string>> = { ...extraEndpoints };
@@ -254,7 +241,8 @@ export async function buildContext(
     const value = str(parsed, flag);
     if (value !== undefined) endpoints[service] = value;
   }
-  const { ready: local, explicit } = await localReady(parsed, io);
+  const found = await localReady(parsed, io);
+  const local = found.ready;
   if (local !== undefined) {
     const fromReady: [AwsService, string | undefined][] = [
       ['sqs', local.sqsEndpoint],
@@ -275,11 +263,16 @@ export async function buildContext(
     settings,
     local,
     stack: new StackOutputs(
-      choice.name,
+      choice?.name ?? NO_STACK,
       settings,
       io.describeStack ?? describeStackWithSdk,
-      stackGuard(choice, access, parsed.command, io),
+      stackGuard(
+        choice,
+        'absence' in found ? found.absence : `the ready file ${shortPath(found.ready.path)} lacks what it needs`,
+        parsed.command,
+        io,
+      ),
     ),
-    hint: hintFor(parsed, explicit, local === undefined && choice.source === 'env' ? choice.name : undefined),
+    hint: hintFor(parsed, found.explicit, local === undefined && choice?.source === 'env' ? choice.name : undefined),
   };
 }

@@ -125,7 +125,7 @@ export function logsClient(settings: AwsSettings): CloudWatchLogsClient {
 // Stack outputs
 // ---------------------------------------------------------------------------------------------
 
-export { STACK_OUTPUTS, DEFAULT_STACK } from '../shared/contracts';
+export { STACK_OUTPUTS } from '../shared/contracts';
 
 export interface StackInfo {
   name: string;

@@ -21,8 +21,7 @@ export class BridgeCommand extends Command {
 
   unknownOption(flag: string): never {
     if (this.commands.length > 0) throw misuse(this, this.args[0] ?? flag);
-    const flags = this.options.flatMap((option) => (option.long === undefined ? [] : [option.long]));
-    throw new UsageError(`unknown option ${flag}${didYouMean(flag, [...flags, '--help'])}`, commandPath(this));
+    throw new UsageError(`unknown option ${flag}${didYouMean(flag, [...longFlags(this), '--help'])}`, commandPath(this));
   }
 
   optionMissingArgument(option: Option): never {
@@ -36,11 +35,17 @@ export function misuse(cmd: Command, word: string | undefined): UsageError {
   const path = commandPath(cmd);
   if (path === '')
     return new UsageError(
-      word?.startsWith('-') === true ? `unknown option ${word}` : `unknown command "${word ?? ''}"${didYouMean(word ?? '', names)}`,
+      word?.startsWith('-') === true
+        ? `unknown option ${word}${didYouMean(word, [...longFlags(cmd), '--help'])}`
+        : `unknown command "${word ?? ''}"${didYouMean(word ?? '', names)}`,
     );
   if (word === undefined) return new UsageError(`${path} needs a subcommand: ${names.join(', ')}`, path);
   if (word.startsWith('-')) return new UsageError(`unknown ${path} option ${word}; give a subcommand first (${names.join(', ')})`, path);
   return new UsageError(`unknown ${path} subcommand "${word}"${didYouMean(word, names)}`, path);
+}
+
+function longFlags(cmd: Command): string[] {
+  return cmd.options.flatMap((option) => (option.long === undefined ? [] : [option.long]));
 }
 
 /** The words after `bridge` ('dlq replay'), as usage errors name the command. */

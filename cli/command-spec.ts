@@ -30,6 +30,8 @@ export interface OptionDef {
   help: string;
   /** The help heading it is listed under (default "Options:"). */
   group?: string;
+  /** Taken by many commands alike: listed once, in `npx bridge help environment`, not in each command's help. */
+  listedOnce?: true;
 }
 
 export type OptionDefs = Readonly<Record<string, OptionDef>>;

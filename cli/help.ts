@@ -5,7 +5,9 @@
  */
 import type { Command, Help, Option } from 'commander';
 import { ancestry, BridgeCommand, commandWords, isLeaf, leavesBeneath } from './bridge-command';
+import { didYouMean } from './args';
 import type { LeafDef } from './command-spec';
+import { CliError } from './errors';
 
 /** Terms wider than this put their description on the next line. */
 const TERM_WIDTH = 34;
@@ -99,16 +101,52 @@ export function formatHelp(cmd: Command, helper: Help): string {
   return `${[...lines, ...notes(cmd)].join('\n').trimEnd()}\n`;
 }
 
-/** `bridge help [command...]`: the help of the command named, as `--help` prints it. */
+/** The help topic that is not a command: where commands run. */
+const ENVIRONMENT_TOPIC = 'environment';
+
+const ENVIRONMENT_PROSE = `Without --stack or --local a command uses the running \`npm start\` (its ready file .local/ready.json),
+else the deployed stack in BRIDGE_STACK. With neither it stops (exit 2) and says how to pick one: no
+command picks a deployed stack by itself. A deployed stack needs AWS credentials (AWS_PROFILE, SSO, or
+AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY) and a region (--region or AWS_REGION).
+
+Environment:
+  BRIDGE_STACK                  the deployed stack when no --stack is given and no local stack runs
+  BRIDGE_READY_FILE             the local stack's ready file (default .local/ready.json)
+  AWS_REGION, AWS_PROFILE       the region and credentials of a deployed stack
+  AWS_ENDPOINT_URL_<SERVICE>    an endpoint per service, as the AWS SDK reads it (AWS_ENDPOINT_URL: all)
+  NO_COLOR                      no colour, even on a terminal`;
+
+/** `bridge help environment`: the options every command shares, said once, and the environment. */
+function environmentHelp(root: Command): string {
+  const shared = new Map<string, Option>();
+  for (const leaf of leavesBeneath(root)) for (const option of leaf.options) if (option.hidden) shared.set(option.flags, option);
+  const width = Math.max(...[...shared.keys()].map((flags) => flags.length)) + 2;
+  const lines = [...shared.values()].map((option) => `  ${option.flags.padEnd(width)}${option.description}`);
+  return `Where a command runs (every command that reads or changes a stack takes these):\n${lines.join('\n')}\n\n${ENVIRONMENT_PROSE}\n`;
+}
+
+/** `bridge help [command...]`: the help of the command named, as `--help` prints it, or a topic's. */
 export const HELP_COMMAND: LeafDef = {
-  summary: "this help, or a command's",
+  summary: `this help, a command's, or \`help ${ENVIRONMENT_TOPIC}\` (where commands run)`,
   args: [{ name: 'command', variadic: true }],
   options: {},
   run: (parsed, io) => {
-    let cmd = ancestry(parsed.node)[0] ?? parsed.node;
+    const root = ancestry(parsed.node)[0] ?? parsed.node;
+    if (parsed.positionals.join(' ') === ENVIRONMENT_TOPIC) {
+      io.stdout.write(environmentHelp(root));
+      return Promise.resolve({ exitCode: 0, json: undefined });
+    }
+    let cmd = root;
     for (const word of parsed.positionals) {
       const next = cmd.commands.find((child) => child.name() === word);
-      if (next === undefined) break;
+      if (next === undefined) {
+        const topics = [...cmd.commands.map((child) => child.name()), ...(cmd === root ? [ENVIRONMENT_TOPIC] : [])];
+        throw new CliError(
+          `unknown help topic "${parsed.positionals.join(' ')}"${didYouMean(word, topics)}`,
+          `\`npx bridge help\` lists the commands; \`npx bridge help ${ENVIRONMENT_TOPIC}\` says where they run`,
+          'unknown_topic',
+        );
+      }
       cmd = next;
     }
     io.stdout.write(cmd.helpInformation());

@@ -14,9 +14,8 @@ import type { CliIo } from './io';
 export type Invocation = { def: LeafDef; parsed: Parsed } | { exitCode: number };
 
 /** How the stack is chosen: said under the options of every command that takes --stack. */
-const STACK_NOTE = `Without --stack or --local: the running \`npm start\`, else the stack in BRIDGE_STACK. Commands
-that send or change something stop there (exit 2: start \`npm start\`, or name the stack with
---stack); read-only ones fall back to VisibilitySlackBridge-prod and say which stack they read.`;
+const STACK_NOTE = `Runs against the running \`npm start\`, else the deployed stack --stack NAME (or BRIDGE_STACK) names;
+with neither it stops and says so. Region, ready file and endpoints: \`npx bridge help environment\`.`;
 
 const JSON_OPTION: OptionDef = { help: 'print one JSON document on stdout instead of text' };
 
@@ -114,6 +113,7 @@ function optionOf(name: string, def: OptionDef): Option {
   if (def.preset !== undefined) option.preset(def.preset);
   if (def.multiple === true) option.argParser((item: string, previous: string[] | undefined) => [...(previous ?? []), item]);
   if (def.group !== undefined) option.helpGroup(def.group);
+  if (def.listedOnce === true) option.hideHelp();
   return option;
 }
 

@@ -8,6 +8,7 @@
  * `readApiKey` and `slackToken`.
  */
 import { readFile } from 'node:fs/promises';
+import { relative } from 'node:path';
 import { CliError } from './errors';
 import type { ReadyInfo } from '../local/ready-info';
 import { isRecord } from '../shared/util';
@@ -45,6 +46,10 @@ export interface LocalReady {
   readApiKeySecretId: string | undefined;
   slackTokenSecretId: string | undefined;
   eventsUrl: string | undefined;
+  /** The browser preview of the local Slack; undefined with a real Slack. */
+  previewUrl: string | undefined;
+  /** Whether `simulatorUrl` is the simulator (its control routes finish runs), not the real service. */
+  simulatorRuns: boolean;
   /** The process of `npm start` that wrote it. */
   pid: number | undefined;
 }
@@ -125,6 +130,8 @@ export function parseReadyFile(raw: unknown, path: string): LocalReady {
     readApiKeySecretId: str(raw[field('readApiKeySecretId')]),
     slackTokenSecretId: str(raw[field('slackTokenSecretId')]),
     eventsUrl: str(raw[field('eventsUrl')]),
+    previewUrl: str(raw[field('previewUrl')]),
+    simulatorRuns: isRecord(raw[field('ports')]) && typeof (raw[field('ports')] as Record<string, unknown>)['simulator'] === 'number',
     pid: numberOrUndefined(raw[field('pid')]),
   };
 }
@@ -173,12 +180,20 @@ export function isLive(ready: LocalReady): boolean {
   }
 }
 
-/** The default ready file when it exists and its stack still runs, else undefined. */
-export async function findDefaultReadyFile(path: string): Promise<LocalReady | undefined> {
+/** The default ready file when it exists and its stack still runs, else why not (for the refusal). */
+export async function findDefaultReadyFile(path: string): Promise<{ ready: LocalReady } | { ready: undefined; why: string }> {
+  let ready: LocalReady;
   try {
-    const ready = await readReadyFile(path);
-    return isLive(ready) ? ready : undefined;
+    ready = await readReadyFile(path);
   } catch {
-    return undefined;
+    return { ready: undefined, why: `no ${shortPath(path)}` };
   }
+  if (isLive(ready)) return { ready };
+  return { ready: undefined, why: `${shortPath(path)} is left from an \`npm start\` that no longer runs (pid ${ready.pid ?? '?'})` };
+}
+
+/** The path relative to the working directory when it is below it, else as given. */
+export function shortPath(path: string): string {
+  const rel = relative(process.cwd(), path);
+  return rel === '' || rel.startsWith('..') ? path : rel;
 }

@@ -349,17 +349,6 @@ function printBanner(stack: LocalStack, readyMs: number, args: Args): void {
   for (const [label, value] of rows) out(`  ${label.padEnd(15)} ${value}`);
   out(`  Projects${stack.projectIds.length === 0 ? `${' '.repeat(8)}${dim('(none listed)')}` : ''}`);
   for (const id of stack.projectIds) out(`    ${id}${names.has(id) ? `  ${names.get(id)}` : ''}`);
-  if (stack.simulator) {
-    const first = stack.projectIds[0] ?? '<project id>';
-    const keyFlag = stack.apiKey === 'sim_local_read_key' ? '' : ` --api-key ${stack.apiKey}`;
-    out();
-    out(`  Trigger a run:  npm run simulator -- trigger-run --url ${stack.simulatorUrl}${keyFlag} --project ${first}`);
-    out(
-      dim(
-        `                  (or: curl -X POST ${stack.simulatorUrl}/_sim/runs -H 'Authorization: Bearer ${stack.apiKey}' -d '{"project_id":"${first}"}')`,
-      ),
-    );
-  }
   printTryIt(stack, args);
   out(dim('  Ctrl-C stops everything.'));
 }
@@ -370,7 +359,9 @@ function printTryIt(stack: LocalStack, args: Args): void {
   const project = stack.projectIds[0];
   out();
   out(bold('  Try it') + dim(' (in another terminal, in this directory):'));
-  out(`    npx bridge trigger run.completed${local}${project !== undefined ? ` --override project_id=${project}` : ''}`);
+  out(
+    `    npx bridge trigger run.completed${local}${project !== undefined ? ` --project ${project}` : ''}  ${dim(stack.simulator ? "(the simulator finishes the project's next run and delivers it)" : '(a signed fixture)')}`,
+  );
   out(`    npx bridge dlq stats${local}`);
   out(`    npx bridge dlq peek${local}`);
   out(`    npx bridge tail${local}`);

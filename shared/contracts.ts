@@ -523,7 +523,5 @@ export function stackNameFor(stage: string): string {
   return `VisibilitySlackBridge-${stage}`;
 }
 
-export const DEFAULT_STACK = stackNameFor('prod');
-
 /** The `stage` metric dimension when BRIDGE_STAGE is unset (local runs, tests). */
 export const DEFAULT_STAGE = 'default';

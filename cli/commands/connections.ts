@@ -47,8 +47,8 @@ interface Target {
   close(): void;
 }
 
-async function targetOf(parsed: Parsed, io: CliIo, access: 'read' | 'change'): Promise<Target> {
-  const ctx = await buildContext(parsed, io, {}, access);
+async function targetOf(parsed: Parsed, io: CliIo): Promise<Target> {
+  const ctx = await buildContext(parsed, io);
   const local = ctx.local;
   const tableName = local !== undefined ? needLocal(local, local.tableName, 'tableName') : await ctx.stack.require(STACK_OUTPUTS.tableName);
   const secretPrefix =
@@ -169,7 +169,7 @@ async function add(parsed: Parsed, io: CliIo): Promise<CommandResult> {
   const routeProblem = routesProblem(routes);
   if (routeProblem !== undefined) throw new UsageError(routeProblem, command);
   const baseUrl = baseUrlOf(parsed);
-  const target = await targetOf(parsed, io, 'change');
+  const target = await targetOf(parsed, io);
   try {
     if ((await table(target, 'get', () => target.store.get(id))) !== undefined)
       throw new CliError(`connection ${id} already exists (or was removed recently)`, 'pick another id', 'exists');
@@ -207,7 +207,7 @@ async function signingOf(target: Target, connection: Connection): Promise<{ fing
 }
 
 async function list(parsed: Parsed, io: CliIo): Promise<CommandResult> {
-  const target = await targetOf(parsed, io, 'read');
+  const target = await targetOf(parsed, io);
   try {
     const records = await table(target, 'list', () => target.store.list());
     const out = target.ctx.out;
@@ -257,7 +257,7 @@ async function rotate(parsed: Parsed, io: CliIo): Promise<CommandResult> {
   const finishing = bool(parsed, 'finish');
   const readKey = bool(parsed, 'read-key');
   if (finishing && readKey) throw new UsageError('give either --finish (signing secrets) or --read-key, not both', command);
-  const target = await targetOf(parsed, io, 'change');
+  const target = await targetOf(parsed, io);
   try {
     const connection = await activeConnection(target, id);
     const ref = { id: connection.secretName, endpoint: endpointFor(target.ctx.settings, 'secretsmanager') };
@@ -317,7 +317,7 @@ async function replacedReadKey(current: ConnectionSecret, io: CliIo, command: st
 
 async function remove(parsed: Parsed, io: CliIo): Promise<CommandResult> {
   const id = connectionId(parsed, false);
-  const target = await targetOf(parsed, io, 'change');
+  const target = await targetOf(parsed, io);
   try {
     const connection = await activeConnection(target, id);
     // Marked first: from now on its webhook answers 410 and its queued events are dropped, so the secret can go.

@@ -8,10 +8,11 @@
  * token's (auth.test, bots.info: else the stage-file lines to add); the DLQ is empty; the last accepted
  * delivery is recent (max `accepted_at` of the `delivery#` records).
  *
- * With --local READY_FILE the local stack is checked instead: no CloudFormation or Secrets Manager,
- * the secrets come from the ready file.
+ * On the local stack the same checks run on the live values: the secrets as its functions read them
+ * (its Secrets Manager server, by the ids in the ready file), not the ready file's copies.
  */
 import { ScanCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { ReadApiClient, ReadApiUnavailableError, isReadApiError } from '../../shared/adapters/read-api';
 import { SECRET_PLACEHOLDER } from '../../shared/secrets';
@@ -23,9 +24,9 @@ import { dynamoClient, endpointFor, secretsClient, sqsClient, STACK_OUTPUTS } fr
 import { HTTP_PATHS, TABLE } from '../../shared/contracts';
 import { SLACK_BOT_EVENTS } from '../../shared/slack-app/events';
 import { signSlackRequest } from '../../shared/slack-request-signature';
-import { aws, explainError } from '../errors';
+import { aws, explainError, UsageError } from '../errors';
 import type { CliIo } from '../io';
-import { LOCAL_SLACK_TOKEN } from '../ready-file';
+import { LOCAL_SLACK_TOKEN, type LocalReady } from '../ready-file';
 import type { CommandResult } from '../result';
 import { queueDepth } from './dlq/queue';
 import { parseSlackSigningSecretValue, readSecret } from './secrets';
@@ -484,10 +485,36 @@ interface Plan {
   slackEvents: SlackEventsProbe | string;
 }
 
-async function planLocal(ctx: CommandContext): Promise<Plan> {
-  const local = ctx.local;
-  if (local === undefined) throw new Error('unreachable: planLocal without --local');
-  const checks: Check[] = [ok('stack', 'local stack', `ready file ${local.path}`)];
+/**
+ * The local stack's secrets as its functions read them: from its Secrets Manager server, by the ids in
+ * the ready file (the ready file's own copies are what the stack started with, not what it uses now).
+ * Undefined for a local stack without that server.
+ */
+async function localLiveSecrets(ctx: CommandContext, local: LocalReady): Promise<LiveSecrets | undefined> {
+  const endpoint = local.secretsManagerEndpoint;
+  if (endpoint === undefined) return undefined;
+  const source = (id: string | undefined, field: string): SecretSource =>
+    id !== undefined ? { id } : fail(`ready.${field}`, field, `no ${field} in the ready file`, 'restart `npm start`');
+  const sm = secretsClient(ctx.settings);
+  try {
+    return await checkLiveSecrets(
+      ctx,
+      sm,
+      endpoint,
+      {
+        readApiKey: source(local.readApiKeySecretId, 'readApiKeySecretId'),
+        slackToken: source(local.slackTokenSecretId, 'slackTokenSecretId'),
+        signing: source(local.signingSecretsSecretId, 'signingSecretsSecretId'),
+      },
+      'local Secrets Manager',
+    );
+  } finally {
+    sm.destroy();
+  }
+}
+
+/** A local stack without a Secrets Manager server: its functions use the values it was started with, the ready file's. */
+function readyFileSecrets(ctx: CommandContext, local: LocalReady, checks: Check[]): SecretValues {
   const signing = local.signingSecrets.length > 0 ? local.signingSecrets : undefined;
   checks.push(
     signing !== undefined
@@ -499,21 +526,94 @@ async function planLocal(ctx: CommandContext): Promise<Plan> {
       ? ok('secret.read-api-key', 'read-API key', 'set (ready file)')
       : fail('secret.read-api-key', 'read-API key', 'no apiKey in the ready file', 'restart `npm start`'),
   );
+  const slackToken =
+    local.slackToken ?? (local.slackApiUrl === undefined ? ctx.env['SLACK_BOT_TOKEN']?.trim() || undefined : LOCAL_SLACK_TOKEN);
+  return { readApiKey: local.apiKey, slackToken, signingSecrets: signing };
+}
+
+/** Where a secret the functions read lives (its id), or the check saying why that is not known. */
+type SecretSource = { id: string } | Check;
+
+interface LiveSecrets {
+  checks: Check[];
+  secrets: SecretValues;
+}
+
+/** One secret's text, or the failed check (under the secret's own id and title) when it cannot be read. */
+async function readChecked(
+  sm: SecretsManagerClient,
+  source: SecretSource,
+  endpoint: string | undefined,
+  id: string,
+  title: string,
+): Promise<{ text: string | undefined } | Check> {
+  if ('status' in source) return { ...source, id, title };
+  try {
+    return { text: await readSecret(sm, { id: source.id, endpoint }) };
+  } catch (err) {
+    const { detail, fix } = errorText(err);
+    return fail(id, title, detail, fix);
+  }
+}
+
+/** The three secrets the functions read, read from where they read them, each checked. */
+async function checkLiveSecrets(
+  ctx: CommandContext,
+  sm: SecretsManagerClient,
+  endpoint: string | undefined,
+  sources: Record<'readApiKey' | 'slackToken' | 'signing', SecretSource>,
+  where?: string,
+): Promise<LiveSecrets> {
+  const checks: Check[] = [];
+  const secrets: SecretValues = { readApiKey: undefined, slackToken: undefined, signingSecrets: undefined };
+  const from = (check: Check): Check =>
+    where !== undefined && check.status === 'ok' ? { ...check, detail: `${check.detail} (${where})` } : check;
+  const singles: ['readApiKey' | 'slackToken', string, string, string][] = [
+    ['readApiKey', 'secret.read-api-key', 'read-API key', ctx.hint('secrets set read-api-key --value-stdin')],
+    ['slackToken', 'secret.slack-token', 'Slack token', `${ctx.hint('secrets set slack-token --value-stdin')}   (the bot token, xoxb-…)`],
+  ];
+  for (const [key, id, title, setCommand] of singles) {
+    const got = await readChecked(sm, sources[key], endpoint, id, title);
+    if ('status' in got) {
+      checks.push(got);
+      continue;
+    }
+    const { check, value } = checkSingleSecret(id, title, got.text, setCommand);
+    checks.push(from(check));
+    secrets[key] = value;
+  }
+  const signing = await readChecked(sm, sources.signing, endpoint, 'secret.signing', 'signing secrets');
+  if ('status' in signing) checks.push(signing);
+  else {
+    const { check, value } = checkSigningSecret(signing.text, ctx.hint);
+    checks.push(from(check));
+    secrets.signingSecrets = value;
+  }
+  return { checks, secrets };
+}
+
+async function planLocal(ctx: CommandContext): Promise<Plan> {
+  const local = ctx.local;
+  if (local === undefined) throw new Error('unreachable: planLocal without --local');
+  const checks: Check[] = [ok('stack', 'local stack', `ready file ${local.path}`)];
   // With the local Slack server (slackApiUrl set) the stack uses its fixed local token; with a real
   // Slack (slackApiUrl null) the token the stack was started with (SLACK_BOT_TOKEN).
   const realSlack = local.slackApiUrl === undefined;
-  const slackToken = local.slackToken ?? (realSlack ? ctx.env['SLACK_BOT_TOKEN']?.trim() || undefined : LOCAL_SLACK_TOKEN);
-  if (slackToken === undefined) {
-    checks.push(
-      fail(
-        'secret.slack-token',
-        'Slack token',
-        'the local stack posts to a real Slack and no token is known',
-        'set SLACK_BOT_TOKEN to the bot token the local stack was started with',
-      ),
-    );
-  } else {
-    checks.push(ok('secret.slack-token', 'Slack token', realSlack ? 'set (SLACK_BOT_TOKEN)' : 'local Slack server token'));
+  const live = await localLiveSecrets(ctx, local);
+  const secrets: SecretValues = live?.secrets ?? readyFileSecrets(ctx, local, checks);
+  checks.push(...(live?.checks ?? []));
+  const slackToken = secrets.slackToken;
+  if (live === undefined) {
+    if (slackToken === undefined)
+      checks.push(
+        fail(
+          'secret.slack-token',
+          'Slack token',
+          'the local stack posts to a real Slack and no token is known',
+          'set SLACK_BOT_TOKEN to the bot token the local stack was started with',
+        ),
+      );
+    else checks.push(ok('secret.slack-token', 'Slack token', realSlack ? 'set (SLACK_BOT_TOKEN)' : 'local Slack server token'));
   }
   const localSlack = await localSlackFields(local);
   const slackSigning = localSlack.signingSecret;
@@ -525,7 +625,7 @@ async function planLocal(ctx: CommandContext): Promise<Plan> {
   return {
     ready: true,
     checks,
-    secrets: { readApiKey: local.apiKey, slackToken, signingSecrets: signing },
+    secrets,
     readApiBaseUrl: local.simulatorUrl,
     channels: channelsFrom(local.slackDefaultChannel, local.slackProjectChannels),
     dlqUrl: local.dlqUrl,
@@ -557,6 +657,8 @@ async function planStack(ctx: CommandContext): Promise<Plan | { ready: false; ch
       checks.push(ok('stack', `stack ${ctx.stack.stackName}`, status));
     }
   } catch (err) {
+    // No stack to check at all: the refusal says how to name one.
+    if (err instanceof UsageError) throw err;
     const { detail, fix } = errorText(err);
     checks.push(fail('stack', `stack ${ctx.stack.stackName}`, detail, fix));
     return { ready: false, checks };
@@ -564,58 +666,28 @@ async function planStack(ctx: CommandContext): Promise<Plan | { ready: false; ch
 
   const sm = secretsClient(ctx.settings);
   const endpoint = endpointFor(ctx.settings, 'secretsmanager');
-  const secrets: SecretValues = { readApiKey: undefined, slackToken: undefined, signingSecrets: undefined };
+  const source = (output: string): SecretSource => {
+    const id = outputs[output];
+    return id === undefined || id === '' ? fail(`output.${output}`, output, `stack has no output ${output}`, 'redeploy the stack') : { id };
+  };
+  let secrets: SecretValues;
   let slackEvents: SlackEventsProbe | string = 'needs the Slack signing secret';
   try {
-    const read = async (output: string): Promise<{ id: string; text: string | undefined } | Check> => {
-      const id = outputs[output];
-      if (id === undefined || id === '') return fail(`output.${output}`, output, `stack has no output ${output}`, 'redeploy the stack');
-      try {
-        return { id, text: await readSecret(sm, { id, endpoint }) };
-      } catch (err) {
-        const { detail, fix } = errorText(err);
-        return fail(`secret.${output}`, output, detail, fix);
-      }
-    };
-    const singles: [keyof SecretValues, string, string, string, string][] = [
-      [
-        'readApiKey',
-        'secret.read-api-key',
-        'read-API key',
-        STACK_OUTPUTS.readApiKeySecretArn,
-        ctx.hint('secrets set read-api-key --value-stdin'),
-      ],
-      [
-        'slackToken',
-        'secret.slack-token',
-        'Slack token',
-        STACK_OUTPUTS.slackTokenSecretArn,
-        `${ctx.hint('secrets set slack-token --value-stdin')}   (the bot token, xoxb-…)`,
-      ],
-    ];
-    for (const [key, id, title, output, setCommand] of singles) {
-      const got = await read(output);
-      if ('status' in got) {
-        checks.push({ ...got, id, title });
-        continue;
-      }
-      const { check, value } = checkSingleSecret(id, title, got.text, setCommand);
-      checks.push(check);
-      if (key === 'readApiKey') secrets.readApiKey = value;
-      else secrets.slackToken = value;
-    }
-    const signing = await read(STACK_OUTPUTS.signingSecretsSecretArn);
-    if ('status' in signing) checks.push({ ...signing, id: 'secret.signing', title: 'signing secrets' });
-    else {
-      const { check, value } = checkSigningSecret(signing.text, ctx.hint);
-      checks.push(check);
-      secrets.signingSecrets = value;
-    }
-    const slackSigning = await read(STACK_OUTPUTS.slackSigningSecretSecretArn);
-    const signingCheck =
-      'status' in slackSigning
-        ? { ...slackSigning, id: 'secret.slack-signing', title: 'Slack signing secret' }
-        : checkSlackSigningSecret(slackSigning.text, ctx.hint);
+    const live = await checkLiveSecrets(ctx, sm, endpoint, {
+      readApiKey: source(STACK_OUTPUTS.readApiKeySecretArn),
+      slackToken: source(STACK_OUTPUTS.slackTokenSecretArn),
+      signing: source(STACK_OUTPUTS.signingSecretsSecretArn),
+    });
+    checks.push(...live.checks);
+    secrets = live.secrets;
+    const slackSigning = await readChecked(
+      sm,
+      source(STACK_OUTPUTS.slackSigningSecretSecretArn),
+      endpoint,
+      'secret.slack-signing',
+      'Slack signing secret',
+    );
+    const signingCheck = 'status' in slackSigning ? slackSigning : checkSlackSigningSecret(slackSigning.text, ctx.hint);
     checks.push(signingCheck);
     const eventsUrl = outputs[STACK_OUTPUTS.slackEventsUrl];
     if (eventsUrl === undefined || eventsUrl === '')

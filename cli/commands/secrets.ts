@@ -14,7 +14,9 @@ import {
 } from '@aws-sdk/client-secrets-manager';
 import { createHash } from 'node:crypto';
 import { SECRET_PLACEHOLDER } from '../../shared/secrets';
-import { bool, buildContext, int, str, AWS_OPTIONS, type Parsed } from '../args';
+import { bool, buildContext, int, str, AWS_OPTIONS, type CommandContext, type Parsed } from '../args';
+import { INGEST_DEFAULTS } from '../../shared/contracts';
+import { LOCAL_SECRETS_CACHE_SECONDS } from '../../local/local-secrets';
 import { endpointFor, secretsClient, STACK_OUTPUTS } from '../aws';
 import { aws, CliError, explainError, UsageError, type ErrorContext } from '../errors';
 import type { GroupDef, OptionDef } from '../command-spec';
@@ -23,12 +25,19 @@ import { needLocal, type LocalReady } from '../ready-file';
 import type { CommandResult } from '../result';
 import { readSecretInput } from '../secret-input';
 
+/** When the functions see a changed secret: the stack's own cache time (the local stack re-reads every few seconds). */
+export function pickUpTime(ctx: CommandContext): string {
+  return ctx.local !== undefined
+    ? `within ${LOCAL_SECRETS_CACHE_SECONDS} s (the local stack re-reads its secrets every ${LOCAL_SECRETS_CACHE_SECONDS} s)`
+    : `within its secrets cache time (SECRETS_CACHE_SECONDS, default ${INGEST_DEFAULTS.secretsCacheSeconds / 60} min)`;
+}
+
 /** How rotation works, with commands for the same stack. */
 export function rotationNote(hint: (words: string) => string): string {
   return (
     'the service signs each webhook with the secret it showed when the webhook was created: to rotate, create a new webhook with the service, ' +
     `\`${hint('secrets signing add --value-stdin')}\` its secret, delete the old webhook, then \`${hint('secrets signing remove --index N')}\` the old secret. ` +
-    'The ingest function picks the change up within its secrets cache time (SECRETS_CACHE_SECONDS: 5 min deployed, 2 s on the local stack).'
+    `The ingest function picks the change up within its secrets cache time (SECRETS_CACHE_SECONDS: ${INGEST_DEFAULTS.secretsCacheSeconds / 60} min deployed, ${LOCAL_SECRETS_CACHE_SECONDS} s on the local stack).`
   );
 }
 
@@ -261,7 +270,7 @@ async function secretsCommand(parsed: Parsed, io: CliIo): Promise<CommandResult>
   }
 
   // The target is found before the value is read: a refusal (no stack named) comes before the prompt.
-  const ctx = await buildContext(parsed, io, {}, command === 'secrets signing list' ? 'read' : 'change');
+  const ctx = await buildContext(parsed, io);
   const out = ctx.out;
   const output = name !== undefined ? SINGLE_SECRETS[name].output : STACK_OUTPUTS.signingSecretsSecretArn;
   const ref: SecretRef = {
@@ -283,7 +292,7 @@ async function secretsCommand(parsed: Parsed, io: CliIo): Promise<CommandResult>
         out.warn('a bot token starts with xoxb-; user (xoxp-) and app-level (xapp-) tokens will not work');
       const versionId = await writeSecret(sm, ref, stored);
       out.say(`✓ ${what} set in ${ref.id} (${fingerprint(shown)})`);
-      out.say(`The ${SINGLE_SECRETS[name].reader} picks it up within its secrets cache time (SECRETS_CACHE_SECONDS, default 5 min).`);
+      out.say(`The ${SINGLE_SECRETS[name].reader} picks it up ${pickUpTime(ctx)}.`);
       return { exitCode: 0, json: { secret: name, secretId: ref.id, versionId: versionId ?? null, fingerprint: fingerprint(shown) } };
     }
 

@@ -233,7 +233,7 @@ async function sendCommand(parsed: Parsed, io: CliIo): Promise<CommandResult> {
   const answers = int(parsed, 'answers', 0, Number.MAX_SAFE_INTEGER);
   const urlFlag = str(parsed, 'url');
   if (urlFlag !== undefined) checkUrl(urlFlag);
-  const ctx = await buildContext(parsed, io, {}, 'change');
+  const ctx = await buildContext(parsed, io);
   const { url, secret, projectId } = await sendTarget(parsed, ctx);
   checkUrl(url);
 

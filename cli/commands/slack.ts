@@ -13,7 +13,7 @@ import { signSlackRequest } from '../../shared/slack-request-signature';
 import { commandForm, readReply, type AppReply } from '../../local/slack-app-delivery';
 import { RESPONSE_URL_PATH, renderMessageAsText } from '../../local/slack/server';
 import { COMMANDS, parseCommandText } from '../../shared/slack-app/commands';
-import { bool, buildContext, duration, str, AWS_OPTIONS, type CommandContext, type Parsed, type StackAccess } from '../args';
+import { bool, buildContext, duration, str, AWS_OPTIONS, type CommandContext, type Parsed } from '../args';
 import type { GroupDef, Handler } from '../command-spec';
 import { endpointFor, secretsClient, STACK_OUTPUTS } from '../aws';
 import { parseSlackSigningSecretValue, readSecret } from './secrets';
@@ -37,7 +37,7 @@ the stack (output ApiBaseUrl), of the local stack, or of --base-url.`,
         'private-channels': { help: 'ask for the scopes of private channels too' },
         ...AWS_OPTIONS,
       },
-      run: withContext('read', manifest),
+      run: withContext(manifest),
     },
     command: {
       summary: `signs a slash command as Slack does and POSTs it to the bridge (${BY_DEFAULT_LOCAL})`,
@@ -62,7 +62,7 @@ local stack the command waits for that answer (up to --wait) and prints it too.`
         },
         ...AWS_OPTIONS,
       },
-      run: withContext('change', command),
+      run: withContext(command),
     },
     outage: {
       summary: 'local stack only: makes its Slack fail every call (on) or heals it (off)',
@@ -71,14 +71,14 @@ local stack the command waits for that answer (up to --wait) and prints it too.`
 digest be retried, reach the DLQ, and be replayed with \`npx bridge dlq replay\`.`,
       args: [{ name: 'state', choices: ['on', 'off'] }],
       options: { kind: { value: 'KIND', help: 'server_error (default) or ratelimited' }, ...AWS_OPTIONS },
-      run: withContext('change', outage),
+      run: withContext(outage),
     },
   },
 };
 
-/** A handler that needs the command context, built for reading or for changing. */
-function withContext(access: StackAccess, body: (parsed: Parsed, ctx: CommandContext) => Promise<CommandResult>): Handler {
-  return async (parsed, io) => body(parsed, await buildContext(parsed, io, {}, access));
+/** A handler that needs the command context. */
+function withContext(body: (parsed: Parsed, ctx: CommandContext) => Promise<CommandResult>): Handler {
+  return async (parsed, io) => body(parsed, await buildContext(parsed, io));
 }
 
 // --- manifest ----------------------------------------------------------------------------------

@@ -19,6 +19,7 @@ import { needLocal } from '../ready-file';
 import type { CommandResult } from '../result';
 import { defaultProjectId, stackSigningSecret } from '../webhook-target';
 import { buildDelivery, deliveryHeaders, liveLocalSecret, postDelivery } from './send';
+import { pickUpTime } from './secrets';
 import type { DlqMessage } from './dlq/queue';
 import {
   findInDlq,
@@ -167,7 +168,7 @@ function acceptedFix(status: number | null, body: string | null, result: unknown
   if (result === 'quarantined') return `the stack kept the delivery in the DLQ with its reason: \`${ctx.hint('dlq peek')}\``;
   if (status === null) return 'check the WebhookUrl output, and that this machine can reach it';
   if (status === 401)
-    return `the webhook refused the stack's own signature: the ingest function may still use an older signing secret (it re-reads within SECRETS_CACHE_SECONDS, 5 min) — wait and run smoke again; \`${ctx.hint('secrets signing list')}\` shows what is set`;
+    return `the webhook refused the stack's own signature: the ingest function may still use an older signing secret (it re-reads ${pickUpTime(ctx)}) — wait and run smoke again; \`${ctx.hint('secrets signing list')}\` shows what is set`;
   if (status === 503 && (body ?? '').includes('secrets'))
     return `the ingest function cannot use its signing secrets: \`${ctx.hint('doctor')}\``;
   return `see the ingest function's log: \`${ctx.hint('tail')}\``;
@@ -378,7 +379,7 @@ async function followRecords(target: SmokeTarget, eventId: string, timeoutMs: nu
 
 async function smokeCommand(parsed: Parsed, io: CliIo): Promise<CommandResult> {
   const timeoutMs = timeoutOf(parsed);
-  const ctx = await buildContext(parsed, io, {}, 'change');
+  const ctx = await buildContext(parsed, io);
   const target = await targetOf(parsed, ctx);
   const started = ctx.now();
 

@@ -7,10 +7,14 @@ import { DIGEST_MODES, type DigestMode } from '../../shared/contracts';
 import { isHomeChannelId } from '../../shared/routing';
 import { readSubscriptionDefaultMode } from '../../shared/slack-app/default-mode';
 import type { Subscription } from '../../shared/ports';
-import { buildContext, str, AWS_OPTIONS, type CommandContext, type Parsed, type StackAccess } from '../args';
+import { buildContext, str, AWS_OPTIONS, type CommandContext, type Parsed } from '../args';
 import type { GroupDef } from '../command-spec';
 import { dynamoClient, endpointFor, STACK_OUTPUTS } from '../aws';
-import { aws, UsageError } from '../errors';
+import { aws, CliError, UsageError } from '../errors';
+import { LOCAL_SLACK_TOKEN } from '../ready-file';
+import { isBotInChannel } from '../slack-checks';
+import { serviceProjects } from '../webhook-target';
+import { matchProject, type NamedProject } from '../../shared/slack-app/project-match';
 import type { CliIo, Output } from '../io';
 import type { CommandResult } from '../result';
 
@@ -35,21 +39,29 @@ digests. \`list\` reads the whole table (a scan), for operators only. Changes ar
       summary: 'the subscriptions, all or of a project or channel',
       synopsis: '[--project ID] [--channel C] [options]',
       options: { project: PROJECT, channel: CHANNEL, ...TABLE_OPTIONS },
-      run: (parsed, io) => withStore(parsed, io, 'read', (store, ctx) => list(parsed, store, ctx.out)),
+      run: (parsed, io) => withStore(parsed, io, (store, ctx) => list(parsed, store, ctx.out)),
     },
     add: {
-      summary: 'subscribes a channel to a project',
-      synopsis: '--project ID --name NAME --channel C [--mode full|changes] [options]',
+      summary: 'subscribes a channel to a project, as /visibility subscribe does',
+      synopsis: '--project NAME|ID --channel C [--mode full|changes] [options]',
+      description: `Subscribes the channel to the project, as \`/visibility subscribe\` does: the project is found by its id
+or its name (whole, then a part of it) among the projects the service lists; none or several
+matching is an error that names them. On the local stack the channel must be one of its Slack's.`,
       options: {
-        project: PROJECT,
-        name: { value: 'NAME', help: "the project's name, as digests show it (default: its id)" },
+        project: { value: 'NAME|ID', help: "the project's name or id, as /visibility subscribe takes it" },
         channel: CHANNEL,
         mode: { value: 'MODE', help: `${DIGEST_MODES.join(' or ')} (default ${DEFAULT_MODE}, as /visibility subscribe)` },
         ...TABLE_OPTIONS,
       },
       run: (parsed, io) => {
-        const change = changeArgs(parsed);
-        return withStore(parsed, io, 'change', (store, ctx) => add(change, store, ctx));
+        const channel = channelIdOf(parsed, need(parsed, 'channel'));
+        const query = need(parsed, 'project');
+        const mode = modeOf(parsed);
+        return withStore(parsed, io, async (store, ctx) => {
+          const project = await projectNamed(query, ctx);
+          await checkLocalChannel(channel, ctx);
+          return add({ projectId: project.id, projectName: project.name, channel, mode }, store, ctx);
+        });
       },
     },
     remove: {
@@ -58,7 +70,7 @@ digests. \`list\` reads the whole table (a scan), for operators only. Changes ar
       options: { project: PROJECT, channel: CHANNEL, ...TABLE_OPTIONS },
       run: (parsed, io) => {
         const change = changeArgs(parsed);
-        return withStore(parsed, io, 'change', (store, ctx) => remove(change, store, ctx.out));
+        return withStore(parsed, io, (store, ctx) => remove(change, store, ctx.out));
       },
     },
   },
@@ -68,10 +80,9 @@ digests. \`list\` reads the whole table (a scan), for operators only. Changes ar
 async function withStore(
   parsed: Parsed,
   io: CliIo,
-  access: StackAccess,
   body: (store: DynamoSubscriptionStore, ctx: CommandContext) => Promise<CommandResult>,
 ): Promise<CommandResult> {
-  const ctx = await buildContext(parsed, io, {}, access);
+  const ctx = await buildContext(parsed, io);
   const client = dynamoClient(ctx.settings);
   try {
     const store = new DynamoSubscriptionStore(client, await tableName(parsed, ctx), DEFAULT_MODE);
@@ -137,17 +148,56 @@ function describe(s: Subscription): string {
 interface ChangeArgs {
   projectId: string;
   channel: string;
+}
+
+interface AddArgs extends ChangeArgs {
   projectName: string;
   mode: DigestMode | undefined;
+}
+
+/** The project `query` names among the service's, found as \`/visibility subscribe\` finds it (shared/slack-app/project-match.ts). */
+async function projectNamed(query: string, ctx: CommandContext): Promise<NamedProject> {
+  const projects = await serviceProjects(ctx);
+  const match = matchProject(query, projects);
+  if (match.status === 'found') return match.project;
+  const listed = (list: readonly NamedProject[]) => list.map((p) => `${p.name} (${p.id})`).join(', ');
+  if (match.status === 'ambiguous')
+    throw new CliError(
+      `"${query}" matches ${match.candidates.length} projects: ${listed(match.candidates)}`,
+      'pass the id of the one you mean to --project',
+      'ambiguous_project',
+    );
+  throw new CliError(
+    `no project matches "${query}"${match.suggestions.length > 0 ? `; did you mean ${listed(match.suggestions)}?` : ''}`,
+    `pass a project's name or id to --project (the service lists ${projects.length}: ${listed(projects.slice(0, 5))}${projects.length > 5 ? ', …' : ''})`,
+    'no_project',
+  );
+}
+
+/**
+ * On the local stack's own Slack the channel must be one of its workspace's (a channel with a name,
+ * as the preview lists them) with the bot in it; a real Slack is checked by the first digest.
+ */
+async function checkLocalChannel(channel: string, ctx: CommandContext): Promise<void> {
+  const slackApiUrl = ctx.local?.slackApiUrl;
+  if (slackApiUrl === undefined) return;
+  const info = await isBotInChannel(ctx.local?.slackToken ?? LOCAL_SLACK_TOKEN, channel, slackApiUrl);
+  const home = ctx.local?.slackDefaultChannel;
+  const pick = `pick a channel of the local Slack (the preview's sidebar lists them${home !== undefined ? `; the home channel is ${home}` : ''})`;
+  if (!info.ok) throw new CliError(`the local Slack refuses channel ${channel} (${info.error})`, pick, 'bad_channel');
+  if (info.name === undefined || info.name === info.channelId)
+    throw new CliError(`the local Slack has no channel ${channel}: digests to it would go nowhere anyone looks`, pick, 'bad_channel');
+  if (!info.isMember)
+    throw new CliError(`the bot is not in channel ${channel} (#${info.name})`, `/invite the bot into #${info.name}`, 'bad_channel');
 }
 
 function changeArgs(parsed: Parsed): ChangeArgs {
   const projectId = need(parsed, 'project');
   const channel = channelIdOf(parsed, need(parsed, 'channel'));
-  return { projectId, channel, projectName: str(parsed, 'name') ?? projectId, mode: modeOf(parsed) };
+  return { projectId, channel };
 }
 
-async function add(args: ChangeArgs, store: DynamoSubscriptionStore, ctx: CommandContext): Promise<CommandResult> {
+async function add(args: AddArgs, store: DynamoSubscriptionStore, ctx: CommandContext): Promise<CommandResult> {
   const { mode } = args;
   const result = await store.subscribe({
     projectId: args.projectId,
@@ -160,7 +210,7 @@ async function add(args: ChangeArgs, store: DynamoSubscriptionStore, ctx: Comman
   const s = result.subscription;
   ctx.out.say(
     result.status === 'subscribed'
-      ? `✓ subscribed ${s.channel} to ${s.projectName}`
+      ? `✓ subscribed ${s.channel} to ${s.projectName} (${s.projectId}), mode ${s.mode}`
       : `already subscribed (kept its settings): ${describe(s)}`,
   );
   return { exitCode: 0, json: result };

@@ -2,7 +2,7 @@
  * `bridge tail`: deliveries, digests and failures as they happen. Local stack: the NDJSON stream
  * `npm start` serves (eventsUrl in the ready file). Deployed stack: the two functions' CloudWatch
  * log groups, polled with FilterLogEvents. `--json` prints each raw event as one JSON line.
- * Runs until Ctrl-C (exit 0) or the stream ends.
+ * Runs until Ctrl-C (exit 0); when the local stack stops it says so and waits for `npm start` to come back.
  */
 import { FilterLogEventsCommand, type CloudWatchLogsClient } from '@aws-sdk/client-cloudwatch-logs';
 import { AWS_OPTIONS, bool, buildContext, duration, type CommandContext, type Parsed } from '../args';
@@ -11,6 +11,7 @@ import { logsClient, STACK_OUTPUTS } from '../aws';
 import { colours } from '../colour';
 import { aws, CliError } from '../errors';
 import type { CliIo } from '../io';
+import { findDefaultReadyFile, type LocalReady } from '../ready-file';
 import type { CommandResult } from '../result';
 import { storyKindOf, type StoryKind } from '../../local/local-observability';
 
@@ -20,13 +21,13 @@ export const TAIL: LeafDef = {
   description: `Streams deliveries (accepted, rejected, duplicates), digests posted, runs skipped (muted,
 superseded, already handled), messages reaching the DLQ and failures (warnings and errors) as they
 happen, one line each, until Ctrl-C. Local stack: the event stream \`npm start\` serves (eventsUrl
-in its ready file). Deployed stack: the ingest and digest functions' CloudWatch log groups, polled
+in its ready file); when that stack stops, tail says so and resumes once \`npm start\` runs again. Deployed stack: the ingest and digest functions' CloudWatch log groups, polled
 every 2 s (stack outputs IngestFunctionName / DigestFunctionName). With --json each raw event is
 one JSON line (NDJSON).`,
   options: {
     all: { help: 'every log line, not only deliveries, digests and failures' },
     since: { value: 'DURATION', help: 'AWS: start this far back (default 1m)' },
-    'endpoint-logs': { value: 'URL', help: 'CloudWatch Logs endpoint (also AWS_ENDPOINT_URL_CLOUDWATCH_LOGS)' },
+    'endpoint-logs': { value: 'URL', help: 'CloudWatch Logs endpoint (also AWS_ENDPOINT_URL_CLOUDWATCH_LOGS)', listedOnce: true },
     ...AWS_OPTIONS,
   },
   run: tailCommand,
@@ -127,21 +128,21 @@ function printer(ctx: CommandContext, all: boolean, json: boolean): Printer {
   };
 }
 
-async function tailLocal(eventsUrl: string, out: Printer, signal: AbortSignal, ctx: CommandContext): Promise<void> {
-  let response: Response;
+/** The stream at `eventsUrl`, or undefined when nothing answers there (the local stack is not running). */
+async function openStream(eventsUrl: string, signal: AbortSignal, ctx: CommandContext): Promise<Response | { error: string } | undefined> {
   try {
-    response = await ctx.fetch(eventsUrl, { signal });
+    const response = await ctx.fetch(eventsUrl, { signal });
+    if (!response.ok || response.body === null) return { error: `the event stream ${eventsUrl} answered HTTP ${response.status}` };
+    return response;
   } catch (err) {
-    if (signal.aborted) return;
-    throw new CliError(
-      `cannot reach the local stack's event stream ${eventsUrl}: ${err instanceof Error ? err.message : String(err)}`,
-      'is `npm start` still running? start it again',
-      'unreachable',
-    );
+    if (signal.aborted) return undefined;
+    return { error: `cannot reach the local stack's event stream ${eventsUrl}: ${err instanceof Error ? err.message : String(err)}` };
   }
-  if (!response.ok || response.body === null)
-    throw new CliError(`the event stream ${eventsUrl} answered HTTP ${response.status}`, 'restart `npm start`', 'unreachable');
-  ctx.io.stderr.write(`tailing the local stack (${eventsUrl}); Ctrl-C stops\n`);
+}
+
+/** Prints the stream's events until it ends: the local stack stopped, or Ctrl-C. */
+async function follow(response: Response, out: Printer, signal: AbortSignal, ctx: CommandContext): Promise<void> {
+  if (response.body === null) return;
   const decoder = new TextDecoder();
   let buffered = '';
   try {
@@ -155,8 +156,52 @@ async function tailLocal(eventsUrl: string, out: Printer, signal: AbortSignal, c
         if (event !== undefined) out.print(event, raw);
       }
     }
-  } catch (err) {
-    if (!signal.aborted) throw err;
+  } catch {
+    // The stack went away mid-stream (UND_ERR_SOCKET) or Ctrl-C: either way this stream is over.
+  }
+}
+
+/**
+ * Waits until `npm start` runs again (its ready file is back, names a live process and its stream
+ * answers), then returns the open stream; undefined on Ctrl-C.
+ */
+async function awaitRestart(readyPath: string, signal: AbortSignal, ctx: CommandContext): Promise<Response | undefined> {
+  while (!signal.aborted) {
+    await ctx.sleep(ctx.io.pollIntervalMs ?? 1_000);
+    if (signal.aborted) return undefined;
+    const found = await findDefaultReadyFile(readyPath);
+    const eventsUrl = found.ready?.eventsUrl;
+    if (eventsUrl === undefined) continue;
+    const stream = await openStream(eventsUrl, signal, ctx);
+    if (stream instanceof Response) {
+      ctx.io.stderr.write(`the local stack is back; tailing ${eventsUrl}\n`);
+      return stream;
+    }
+  }
+  return undefined;
+}
+
+/** Follows the local stack; when it stops, says so and waits for it to come back, until Ctrl-C. */
+async function tailLocal(local: LocalReady, out: Printer, signal: AbortSignal, ctx: CommandContext): Promise<void> {
+  const eventsUrl = local.eventsUrl;
+  if (eventsUrl === undefined)
+    throw new CliError(
+      `the local stack of ${local.path} serves no event stream`,
+      'restart it with the current `npm start`',
+      'bad_ready_file',
+    );
+  const first = await openStream(eventsUrl, signal, ctx);
+  if (first === undefined) return;
+  if (!(first instanceof Response)) throw new CliError(first.error, 'is `npm start` still running? start it again', 'unreachable');
+  ctx.io.stderr.write(`tailing the local stack (${eventsUrl}); Ctrl-C stops\n`);
+  let stream: Response | undefined = first;
+  while (stream !== undefined && !signal.aborted) {
+    await follow(stream, out, signal, ctx);
+    if (signal.aborted) return;
+    ctx.io.stderr.write(
+      `the local stack stopped (its event stream ${eventsUrl} closed); waiting for it to come back — start \`npm start\` again, or Ctrl-C\n`,
+    );
+    stream = await awaitRestart(local.path, signal, ctx);
   }
 }
 
@@ -234,14 +279,7 @@ async function tailCommand(parsed: Parsed, io: CliIo): Promise<CommandResult> {
   const release = io.onInterrupt?.(() => controller.abort()) ?? (() => undefined);
   try {
     if (ctx.local !== undefined) {
-      const eventsUrl = ctx.local.eventsUrl;
-      if (eventsUrl === undefined)
-        throw new CliError(
-          `the local stack of ${ctx.local.path} serves no event stream`,
-          'restart it with the current `npm start`',
-          'bad_ready_file',
-        );
-      await tailLocal(eventsUrl, out, controller.signal, ctx);
+      await tailLocal(ctx.local, out, controller.signal, ctx);
     } else {
       await tailAws(ctx, out, controller.signal, sinceMs);
     }

@@ -1,37 +1,68 @@
 /**
- * `bridge trigger run.completed|draft.ready`: sends one correctly signed event to the webhook, like
- * `stripe trigger`: the body comes from a built-in fixture (or `--fixture FILE`), `--override
- * path=value` changes fields, and a fresh id and created_at are used unless overridden. Against the
- * local stack (ready file) or a deployed one (stack outputs WebhookUrl and SigningSecretsSecretArn).
+ * `bridge trigger run.completed|draft.ready`: one event to the webhook, like `stripe trigger`. On the
+ * local stack the simulator finishes the project's next run and delivers it as the service does (its
+ * scripted runs are the gallery's digest cases); with `--fixture FILE` or `--override path=value`, or
+ * against a deployed stack, the CLI signs and sends a built-in fixture itself (stack outputs WebhookUrl
+ * and SigningSecretsSecretArn), with a fresh id and created_at unless overridden.
  */
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
 import { EVENT_TYPES, HANDLED_EVENT_TYPES, type HandledEventType, type WebhookEvent } from '../../shared/events';
-import { AWS_OPTIONS, buildContext, eventTypeArgument, str, strs, type CommandContext, type Parsed } from '../args';
+import { AWS_OPTIONS, buildContext, didYouMean, eventTypeArgument, str, strs, type CommandContext, type Parsed } from '../args';
 import type { LeafDef } from '../command-spec';
 import { STACK_OUTPUTS } from '../aws';
 import { CliError, UsageError } from '../errors';
 import type { CliIo } from '../io';
-import { needLocal } from '../ready-file';
+import { needLocal, type LocalReady } from '../ready-file';
+import type { RunInfo } from '../../local/simulator/data';
+import { SIMULATED_EVENTS, type DeliveryReport } from '../../local/simulator/webhooks';
 import type { CommandResult } from '../result';
 import { deliveryHeaders, liveLocalSecret, postDelivery } from './send';
 import { defaultProjectId, stackSigningSecret } from '../webhook-target';
 import { triggerWeekly } from './weekly';
 
+/** The gallery fixture: a project per digest case, each with scripted runs (local/simulator/fixtures/README.md). */
+const GALLERY = 'local/simulator/fixtures/gallery.json';
+
+/** The gallery's projects and their scripted runs, for the help (read from the fixture, so the list cannot drift). */
+function galleryCases(): string {
+  let projects: unknown;
+  try {
+    projects = (JSON.parse(readFileSync(fileURLToPath(new URL(`../../${GALLERY}`, import.meta.url)), 'utf8')) as { projects?: unknown })
+      .projects;
+  } catch {
+    return `(${GALLERY} is missing)`;
+  }
+  if (!Array.isArray(projects)) return `(${GALLERY} lists no projects)`;
+  return projects
+    .map((project: { id?: unknown; runs?: unknown }) => {
+      const runs = Array.isArray(project.runs) ? project.runs.length : 0;
+      return `${String(project.id)}${runs > 0 ? ` (${runs} scripted runs)` : ''}`;
+    })
+    .join(', ');
+}
+
 export const TRIGGER: LeafDef = {
-  summary: 'sends a signed event from a fixture, with overrides',
-  synopsis: `${HANDLED_EVENT_TYPES.join('|')} [--fixture FILE] [--override path=value ...] [options] | weekly [--channel C]`,
-  description: `Sends one correctly signed event to the webhook, like \`stripe trigger\`: the body is a built-in
-fixture (or FILE: a whole event {"data": {…}} or only its data), with a fresh id and created_at.
---override path=value (repeatable) sets a field; a path outside id/created_at/data is under data,
-the value is JSON when it parses (answers=12, data.project_id=p1, created_at=2026-01-01T00:00:00Z).
-The URL and the signing secret come from the local stack's ready file (its live Secrets Manager),
-or the stack outputs WebhookUrl / SigningSecretsSecretArn; --url and --secret override them.
+  summary: 'sends a run.completed or draft.ready as the service does (local: the simulator finishes a run)',
+  synopsis: `${HANDLED_EVENT_TYPES.join('|')} [--project ID] [--fixture FILE] [--override path=value ...] [options] | weekly [--channel C]`,
+  description: `Sends one event to the webhook, signed as the service signs it.
+On the local stack the simulator finishes the project's next run (--project ID, default the first)
+and delivers it as the service does: what the project's figures then are is what the digest shows.
+With --fixture FILE (a whole event {"data": {…}} or only its data) or --override path=value
+(repeatable; a path outside id/created_at/data is under data, the value is JSON when it parses:
+answers=12, created_at=2026-01-01T00:00:00Z), or on a deployed stack, the CLI sends a built-in
+fixture itself, with a fresh id and created_at; --url and --secret name another webhook.
+Every digest case, scripted (npm start -- --fixture ${GALLERY}; the first trigger of a project
+posts its baseline, the next its change, see local/simulator/fixtures/README.md):
+  ${galleryCases()}
 Exit 1 when the webhook does not answer 2xx.
 \`weekly\` runs the weekly report now (every home or opted-in channel, or --channel C) through the
 digest queue; a channel gets at most one report a week.`,
   args: [{ name: 'type', choices: [...HANDLED_EVENT_TYPES, 'weekly'] }],
   options: {
+    project: { value: 'ID', help: 'the project (default: the first the stack names)' },
     fixture: { value: 'FILE', help: 'the event (or only its data) to send instead of the built-in one' },
     override: { value: 'path=value', multiple: true, help: 'sets a field (repeatable)' },
     url: { value: 'URL', help: "the webhook URL instead of the stack's" },
@@ -122,16 +153,86 @@ async function target(ctx: CommandContext, parsed: Parsed): Promise<{ url: strin
   };
 }
 
+/** What the simulator's control route answers with `wait`: the event it sent, the run it finished, and how each delivery went. */
+interface SimulatorAnswer {
+  event: WebhookEvent;
+  run?: RunInfo;
+  report: DeliveryReport;
+}
+
+/** Whether this trigger goes through the simulator: a local stack running one, and no event given by the command line. */
+function bySimulator(ctx: CommandContext, parsed: Parsed): ctx is CommandContext & { local: LocalReady } {
+  const given = ['fixture', 'url', 'secret'].some((name) => str(parsed, name) !== undefined) || strs(parsed, 'override').length > 0;
+  return ctx.local?.simulatorRuns === true && !given;
+}
+
+/** The simulator finishes the project's next run (or drafts an asset) and delivers the event to the bridge, as the service does. */
+async function triggerBySimulator(
+  ctx: CommandContext & { local: LocalReady },
+  type: HandledEventType,
+  project: string | undefined,
+): Promise<CommandResult> {
+  const local = ctx.local;
+  const base = needLocal(local, local.simulatorUrl, 'simulatorUrl');
+  const projectId = project ?? needLocal(local, local.projectIds[0], 'projectIds');
+  const url = `${base}/_sim/${SIMULATED_EVENTS[type].route}`;
+  let response: Response;
+  try {
+    response = await ctx.fetch(url, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${needLocal(local, local.apiKey, 'apiKey')}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ project_id: projectId, wait: true }),
+    });
+  } catch (err) {
+    throw new CliError(
+      `cannot reach the simulator at ${base}: ${err instanceof Error ? err.message : String(err)}`,
+      'is `npm start` still running? start it again',
+      'unreachable',
+    );
+  }
+  const text = await response.text();
+  if (response.status === 404 && !local.projectIds.includes(projectId))
+    throw new UsageError(
+      `the simulator has no project "${projectId}": use one of ${local.projectIds.join(', ')}${didYouMean(projectId, local.projectIds)} (the gallery's: npm start -- --fixture ${GALLERY})`,
+      'trigger',
+    );
+  if (!response.ok)
+    throw new CliError(`the simulator answered HTTP ${response.status}: ${text.slice(0, 300)}`, 'restart `npm start`', 'simulator_error');
+  const answer = JSON.parse(text) as SimulatorAnswer;
+  const delivered = answer.report.results.filter((result) => !result.duplicate);
+  const ok = delivered.length > 0 && delivered.every((result) => result.outcome === 'delivered');
+  const what =
+    answer.run !== undefined
+      ? `finished run ${answer.run.run} of ${projectId} (${answer.run.answers} answers)`
+      : `sent ${type} for ${projectId}`;
+  ctx.out.say(`the simulator ${what} and delivered ${type} ${answer.event.id} to the webhook`);
+  for (const result of delivered)
+    ctx.out.say(
+      `${result.lastStatus ?? 'ERR'}  ${result.outcome} after ${result.attempts} attempt(s)${result.error !== null ? `  ${result.error}` : ''}`,
+    );
+  if (ok) ctx.out.say(nextLook(ctx));
+  return { exitCode: ok ? 0 : 1, json: { simulator: base, event: answer.event, run: answer.run, deliveries: delivered, ok } };
+}
+
+/** Where to watch what a delivered run becomes. */
+function nextLook(ctx: CommandContext): string {
+  const preview = ctx.local?.previewUrl;
+  return `follow it: \`${ctx.hint('tail')}\`${preview !== undefined ? `, and see the digest in the preview: ${preview}` : ''}`;
+}
+
 async function triggerCommand(parsed: Parsed, io: CliIo): Promise<CommandResult> {
   if (parsed.positionals[0] === 'weekly') return triggerWeekly(parsed, io);
   const eventType = eventTypeArgument(parsed);
   const overrides = strs(parsed, 'override').map(parseOverride);
-  const ctx = await buildContext(parsed, io, {}, 'change');
+  const project = str(parsed, 'project');
+  const ctx = await buildContext(parsed, io);
+  if (bySimulator(ctx, parsed)) return triggerBySimulator(ctx, eventType, project);
   const fixturePath = str(parsed, 'fixture');
   // A deployed stack's own project (not proj_example, which its read API doesn't know), unless --url and --secret name the target.
   const explicitTarget = str(parsed, 'url') !== undefined && str(parsed, 'secret') !== undefined;
-  const projectId = ctx.local !== undefined || explicitTarget ? ctx.local?.projectIds[0] : await defaultProjectId(ctx);
+  const projectId = project ?? (ctx.local !== undefined || explicitTarget ? ctx.local?.projectIds[0] : await defaultProjectId(ctx));
   let event = fixturePath !== undefined ? await readFixture(fixturePath, eventType, projectId) : defaultFixture(eventType, projectId);
+  if (project !== undefined) event = applyOverride(event, { path: ['data', 'project_id'], value: project });
   for (const override of overrides) event = applyOverride(event, override);
   const { url, secret } = await target(ctx, parsed);
 
@@ -141,7 +242,7 @@ async function triggerCommand(parsed: Parsed, io: CliIo): Promise<CommandResult>
   const status = result.status === null ? 'ERR' : String(result.status);
   ctx.out.say(`POST ${url}  ${event.type}  delivery ${event.id}`);
   ctx.out.say(`${status}  ${result.latencyMs} ms  ${result.error ?? ''}${(result.body ?? '').replace(/\s+/g, ' ').trim()}`);
-  if (result.ok) ctx.out.say(`follow it: \`${ctx.hint('tail')}\``);
+  if (result.ok) ctx.out.say(nextLook(ctx));
   return {
     exitCode: result.ok ? 0 : 1,
     json: { url, event, status: result.status, body: result.body, latencyMs: result.latencyMs, error: result.error, ok: result.ok },

@@ -15,7 +15,7 @@ import type { CommandResult } from '../result';
 import { weeklySweepMessage } from '../../shared/weekly/message';
 
 export async function triggerWeekly(parsed: Parsed, io: CliIo): Promise<CommandResult> {
-  const ctx = await buildContext(parsed, io, {}, 'change');
+  const ctx = await buildContext(parsed, io);
   const channel = str(parsed, 'channel')?.trim();
   const queueUrl =
     ctx.local !== undefined
@@ -28,7 +28,15 @@ export async function triggerWeekly(parsed: Parsed, io: CliIo): Promise<CommandR
     ctx.out.say(
       `queued a weekly report run for ${channel ? `channel ${channel}` : 'every home or opted-in channel'} (message ${sent.MessageId ?? '?'})`,
     );
-    ctx.out.say(`each channel gets at most one report a week; follow it: \`${ctx.hint('tail')}\``);
+    // A weekly report is a post in each channel, not a delivery or a digest: plain `tail` leaves it out.
+    const preview = ctx.local?.previewUrl;
+    const where =
+      preview !== undefined
+        ? `see it in the preview: ${preview}`
+        : `look for it in ${channel ? `channel ${channel}` : 'each channel'} in Slack`;
+    ctx.out.say(
+      `each channel gets at most one report a week; ${where} (\`${ctx.hint('tail --all')}\` shows its "weekly report posted" line)`,
+    );
     return { exitCode: 0, json: { queueUrl, message, messageId: sent.MessageId } };
   } catch (error) {
     throw new CliError(

@@ -5,7 +5,9 @@
 //   CloudFormation server answers DescribeStacks with outputs that point at the same local peers, and
 //   every other AWS endpoint points at a closed port, so nothing can reach AWS.
 // A command that fails as written (usage error, unknown command or option, a failed check) fails
-// with its file, line and command.
+// with its file, line and command. What the docs say a command prints (`$ npx bridge …` in a
+// ```console block, its output below it) is what it prints, failures included: with no local stack
+// (a `# with no local stack` comment), a mistyped flag, an unknown help topic.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -22,6 +24,12 @@ import { docCommands, docFiles, shellWords, type DocCommand } from '../support/d
 import { startTestStack } from './helpers';
 
 const ROOT = resolve(import.meta.dirname, '../..');
+/** The gallery, so the docs' `--project gallery-big-drop` names a project of the simulator. */
+const GALLERY = join(ROOT, 'local/simulator/fixtures/gallery.json');
+/** The comment of a documented console command that runs with no local stack. */
+const NO_LOCAL_STACK = 'with no local stack';
+/** How the docs name the default ready file in output. */
+const DEFAULT_READY_SHOWN = '.local/ready.json';
 const STAGE = 'docs';
 const STACK_NAME = stackNameFor(STAGE);
 const CLI_TIMEOUT_MS = 90_000;
@@ -57,8 +65,49 @@ function isReference(text: string): boolean {
   return text === '' || text.includes('…');
 }
 
-const documented = docCommands(docFiles(ROOT));
+/** A command the docs show with what it prints: `$ npx bridge …` in a console block, then its output lines. */
+interface DocumentedOutput extends DocCommand {
+  /** The command's comment (`# with no local stack`), or ''. */
+  comment: string;
+  lines: string[];
+}
+
+/** `file:line` of each line the docs show as a command's output (not a command to run, even when it names one). */
+const OUTPUT_LINES = new Set<string>();
+
+function documentedOutputs(files: readonly { file: string; text: string }[]): DocumentedOutput[] {
+  const found: DocumentedOutput[] = [];
+  for (const { file, text } of files) {
+    let inConsole = false;
+    text.split(/\r?\n/).forEach((line, index) => {
+      if (/^\s{0,3}```/.test(line)) {
+        inConsole = !inConsole && /^\s{0,3}```console\s*$/.test(line);
+        return;
+      }
+      if (!inConsole) return;
+      const command = /^\$ npx bridge(?:\s+(.*))?$/.exec(line);
+      if (command !== null) {
+        const [text = '', comment = ''] = (command[1] ?? '').split(/\s+#\s*/);
+        found.push({ file, line: index + 1, text: text.trim(), comment: comment.trim(), lines: [] });
+      } else {
+        found.at(-1)?.lines.push(line);
+        OUTPUT_LINES.add(`${file}:${index + 1}`);
+      }
+    });
+  }
+  return found;
+}
+
+const outputs = documentedOutputs(docFiles(ROOT));
+const documented = docCommands(docFiles(ROOT)).filter((c) => !OUTPUT_LINES.has(`${c.file}:${c.line}`));
 const runnable = firstOfEach(documented.filter((c) => !isReference(c.text)));
+/** Commands whose documented output is an error: they exit non-zero as written. */
+/** Whether a documented output is an error: the command exits non-zero then. */
+function failsAsDocumented(o: DocumentedOutput): boolean {
+  return o.lines.some((line) => line.startsWith('error:'));
+}
+/** Commands that fail as written, next to the local stack too (the runnable check expects it). */
+const FAILING_AS_DOCUMENTED = new Set(outputs.filter((o) => o.comment !== NO_LOCAL_STACK && failsAsDocumented(o)).map((o) => o.text));
 
 /** Each command once, at its first place in the docs (later copies say the same). */
 function firstOfEach(commands: readonly DocCommand[]): DocCommand[] {
@@ -73,7 +122,7 @@ let readyFile: string;
 let env: Record<string, string>;
 
 beforeAll(async () => {
-  stack = await startTestStack({ secretsManagerPort: 0, eventsPort: 0 });
+  stack = await startTestStack({ secretsManagerPort: 0, eventsPort: 0, fixture: GALLERY });
   const secrets = stack.secretsManager;
   if (secrets === undefined) throw new Error('the local stack runs without its Secrets Manager server');
   dir = mkdtempSync(join(tmpdir(), 'bridge-docs-'));
@@ -157,14 +206,14 @@ interface Ran {
   io: BufferedIo;
 }
 
-async function runDocumented(command: DocCommand): Promise<Ran> {
+async function runDocumented(command: DocCommand, ready: string = readyFile): Promise<Ran> {
   let argv = shellWords(substitute(command.text));
   if (argv.includes('--stack') && HELP_ONLY_WITH_STACK.has(argv[0] ?? '')) argv = [...argv, '--help'];
   const stdin = lookup(STDIN, argv);
   const interruptAfter = lookup(LONG_RUNNING, argv);
   const io = bufferIo({
     env,
-    defaultReadyFile: readyFile,
+    defaultReadyFile: ready,
     pollIntervalMs: 200,
     ...(stdin !== undefined ? { stdinText: `${stdin(stack)}\n` } : {}),
     ...(interruptAfter !== undefined
@@ -211,7 +260,8 @@ describe('the docs show npx bridge commands', () => {
 describe('every documented npx bridge command works as written', { timeout: CLI_TIMEOUT_MS + 10_000 }, () => {
   it.each(runnable.map((c) => [`${c.file}:${c.line} npx bridge ${c.text}`, c] as const))('%s', async (_name, command) => {
     const ran = await runDocumented(command);
-    expect(ran.code, describeFailure(command, ran)).toBe(command.text in EXIT_1_HERE ? 1 : 0);
+    if (FAILING_AS_DOCUMENTED.has(command.text)) expect(ran.code, describeFailure(command, ran)).not.toBe(0);
+    else expect(ran.code, describeFailure(command, ran)).toBe(command.text in EXIT_1_HERE ? 1 : 0);
   });
 
   it('fails a command that does not run as written, naming the file, the line and the command', async () => {
@@ -221,5 +271,21 @@ describe('every documented npx bridge command works as written', { timeout: CLI_
     const message = describeFailure(wrong, ran);
     expect(message).toContain('README.md:7: `npx bridge dlq stats --stack VisibilitySlackBridge-<stage> --verbose` exits 2 as written');
     expect(message).toContain('unknown option --verbose');
+  });
+});
+
+describe('every documented output is what the command prints', { timeout: CLI_TIMEOUT_MS + 10_000 }, () => {
+  it('the docs show some, failures included', () => {
+    expect(outputs.map((o) => o.text)).toEqual(expect.arrayContaining(['dlq stats', '--verison', 'help nonsense']));
+    expect(outputs.some((o) => o.comment === NO_LOCAL_STACK)).toBe(true);
+  });
+
+  it.each(outputs.map((o) => [`${o.file}:${o.line} npx bridge ${o.text}`, o] as const))('%s', async (_name, documentedOutput) => {
+    // No local stack: a ready file that is not there, shown as the default one is.
+    const absent = join(dir, 'absent', 'ready.json');
+    const ran = await runDocumented(documentedOutput, documentedOutput.comment === NO_LOCAL_STACK ? absent : readyFile);
+    const printed = `${ran.io.stdout.text()}${ran.io.stderr.text()}`.replaceAll(absent, DEFAULT_READY_SHOWN).trimEnd().split('\n');
+    expect(printed, describeFailure(documentedOutput, ran)).toEqual(documentedOutput.lines);
+    expect(ran.code !== 0, describeFailure(documentedOutput, ran)).toBe(failsAsDocumented(documentedOutput));
   });
 });

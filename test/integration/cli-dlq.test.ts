@@ -415,7 +415,7 @@ describe('bridge dlq errors', () => {
 
   it('a stack without the output names it and the flag to use', async () => {
     const out = io({ describeStack: (name) => Promise.resolve({ name, status: 'CREATE_COMPLETE', outputs: {} }) });
-    expect(await run(['dlq', 'peek'], out)).toBe(1);
+    expect(await run(['dlq', 'peek', '--stack', 'VisibilitySlackBridge-prod'], out)).toBe(1);
     expect(out.stderr.text()).toContain('stack VisibilitySlackBridge-prod has no output DlqUrl');
     expect(out.stderr.text()).toContain('--dlq-url');
   });

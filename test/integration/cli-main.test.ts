@@ -2,6 +2,9 @@
 // traces, the stack-output lookup (DescribeStacks injected: CloudFormation has no local peer) and
 // one spawn of the real bin shim.
 import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
@@ -67,16 +70,43 @@ describe('help and usage', () => {
     }
   });
 
-  it('--version prints the package version; completion prints a script', async () => {
+  it('--version prints the package version; a mistyped flag of the program gets a suggestion', async () => {
     const io = bufferIo();
     expect(await run(['--version'], io)).toBe(0);
     expect(io.stdout.text()).toMatch(/^\d+\.\d+\.\d+\n$/);
-    const bash = bufferIo();
-    expect(await run(['completion', 'bash'], bash)).toBe(0);
-    expect(bash.stdout.text()).toContain('complete -F _bridge bridge');
+    const typo = bufferIo();
+    expect(await run(['--verison'], typo)).toBe(2);
+    expect(typo.stderr.text()).toBe('error: unknown option --verison (did you mean --version?)\nrun `npx bridge --help` for usage\n');
+  });
+
+  it('help of an unknown topic exits 1 naming it, with a suggestion; help environment says the shared options once', async () => {
+    const nonsense = bufferIo();
+    expect(await run(['help', 'nonsense'], nonsense)).toBe(1);
+    expect(nonsense.stdout.text()).toBe('');
+    expect(nonsense.stderr.text()).toContain('error: unknown help topic "nonsense"\n');
+    const near = bufferIo();
+    expect(await run(['help', 'dlq', 'replya'], near)).toBe(1);
+    expect(near.stderr.text()).toContain('error: unknown help topic "dlq replya" (did you mean replay?)\n');
+    const environment = bufferIo();
+    expect(await run(['help', 'environment'], environment)).toBe(0);
+    for (const flag of ['--stack', '--region', '--local', '--endpoint-sqs', '--endpoint-logs', 'BRIDGE_STACK', 'AWS_REGION'])
+      expect(environment.stdout.text()).toContain(flag);
+    // A command's own help points there instead of repeating the block.
+    const stats = bufferIo();
+    expect(await run(['dlq', 'stats', '--help'], stats)).toBe(0);
+    expect(stats.stdout.text()).not.toContain('--endpoint-sqs');
+    expect(stats.stdout.text()).toContain('`npx bridge help environment`');
+  });
+
+  it('completion prints a script for bash, zsh and fish; other shells are a usage error', async () => {
+    for (const shell of ['bash', 'zsh', 'fish']) {
+      const io = bufferIo({ env: { PATH: '' } });
+      expect(await run(['completion', shell], io), shell).toBe(0);
+      expect(io.stdout.text(), shell).toContain(`npx bridge completion ${shell} > `);
+    }
     const bad = bufferIo();
-    expect(await run(['completion', 'fish'], bad)).toBe(2);
-    expect(bad.stderr.text()).toContain('completion needs a shell: bash or zsh, got "fish"');
+    expect(await run(['completion', 'tcsh'], bad)).toBe(2);
+    expect(bad.stderr.text()).toContain('completion needs a shell: bash, zsh, fish; got "tcsh"');
   });
 
   it('--json usage errors are one JSON document on stdout', async () => {
@@ -146,12 +176,12 @@ describe('stack outputs lookup (DescribeStacks injected)', () => {
       error.name = 'CredentialsProviderError';
       return Promise.reject(error);
     };
-    const io = bufferIo({ describeStack: noCredentials });
+    const io = bufferIo({ describeStack: noCredentials, env: { BRIDGE_STACK: 'VisibilitySlackBridge-prod' } });
     expect(await run(['dlq', 'stats'], io)).toBe(1);
     expect(io.stderr.text()).toContain('error: no AWS credentials: set AWS_PROFILE or');
     expect(io.stderr.text()).not.toMatch(/\n\s+at /);
     const json = bufferIo({ describeStack: noCredentials });
-    expect(await run(['doctor', '--json'], json)).toBe(1);
+    expect(await run(['doctor', '--json', '--stack', 'VisibilitySlackBridge-prod'], json)).toBe(1);
     const doc = JSON.parse(json.stdout.text()) as { checks: { id: string; status: string; detail: string }[] };
     expect(doc.checks[0]).toMatchObject({ id: 'stack', status: 'fail', detail: expect.stringContaining('no AWS credentials') as unknown });
   });
@@ -168,26 +198,49 @@ describe('which stack a command uses', () => {
   it.each([
     [['trigger', 'run.completed']],
     [['smoke']],
+    [['dlq', 'stats']],
+    [['dlq', 'peek']],
     [['dlq', 'replay']],
     [['dlq', 'cancel']],
+    [['doctor']],
+    [['tail']],
+    [['secrets', 'signing', 'list']],
+    [['subscriptions', 'list']],
     [['subscriptions', 'add', '--project', 'p', '--channel', 'C0123ABCD']],
     [['subscriptions', 'remove', '--project', 'p', '--channel', 'C0123ABCD']],
+    [['slack', 'manifest']],
     [['slack', 'command', '/visibility help', '--channel', 'C1']],
-    [['slack', 'outage', 'on']],
-  ])('%j refuses to pick the default stack by itself (exit 2), naming the way out', async (argv) => {
+    [['trigger', 'weekly']],
+  ])('%j with no local stack and no stack named says so and how to do either (exit 2), reading no stack', async (argv) => {
     const asked: string[] = [];
-    const io = bufferIo({ describeStack: stackOf(asked) });
+    const io = bufferIo({ describeStack: stackOf(asked), defaultReadyFile: '/nonexistent/ready.json' });
     expect(await run(argv, io)).toBe(2);
-    expect(io.stderr.text()).toMatch(argv[1] === 'outage' ? /start `npm start`/ : /start `npm start`, or name the stack with --stack NAME/);
+    expect(io.stderr.text()).toContain(
+      'error: no local stack running (no /nonexistent/ready.json) and no deployed stack named: start `npm start` in this directory (the local stack), or name a deployed stack with --stack NAME (or BRIDGE_STACK) and set AWS_REGION\n',
+    );
     expect(io.stderr.text()).toMatch(/run `npx bridge [a-z ]+ --help` for usage/);
+    expect(io.stderr.text()).not.toContain('using stack');
     expect(asked).toEqual([]);
   });
 
-  it('read-only commands read the default stack and say so; --stack and BRIDGE_STACK pick another', async () => {
+  it('a ready file left by an `npm start` that no longer runs is named as such', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'bridge-stale-'));
+    const readyFile = join(dir, 'ready.json');
+    // A pid no process has (beyond the kernel's pid_max).
+    writeFileSync(readyFile, JSON.stringify({ webhookUrl: 'http://127.0.0.1:1/webhook', secrets: ['s'], pid: 2 ** 30 }));
+    try {
+      const io = bufferIo({ defaultReadyFile: readyFile });
+      expect(await run(['dlq', 'stats'], io)).toBe(2);
+      expect(io.stderr.text()).toContain(
+        `no local stack running (${readyFile} is left from an \`npm start\` that no longer runs (pid ${2 ** 30}))`,
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('--stack and BRIDGE_STACK name the stack, and the command says which it uses', async () => {
     const asked: string[] = [];
-    const plain = bufferIo({ describeStack: stackOf(asked) });
-    await run(['dlq', 'stats'], plain);
-    expect(plain.stderr.text()).toContain('using stack VisibilitySlackBridge-prod (the default; --stack NAME picks another)');
     const env = bufferIo({ describeStack: stackOf(asked), env: { BRIDGE_STACK: 'VisibilitySlackBridge-staging' } });
     await run(['dlq', 'replay', '--dry-run'], env);
     expect(env.stderr.text()).toContain('using stack VisibilitySlackBridge-staging (BRIDGE_STACK)');
@@ -196,7 +249,7 @@ describe('which stack a command uses', () => {
     expect(flag.stderr.text()).toContain('using stack VisibilitySlackBridge-dev (--stack)');
     // The missing output's message names the stack it read.
     expect(flag.stderr.text()).toContain('stack VisibilitySlackBridge-dev has no output WebhookUrl');
-    expect(asked).toEqual(['VisibilitySlackBridge-prod', 'VisibilitySlackBridge-staging', 'VisibilitySlackBridge-dev']);
+    expect(asked).toEqual(['VisibilitySlackBridge-staging', 'VisibilitySlackBridge-dev']);
   });
 });
 

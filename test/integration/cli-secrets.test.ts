@@ -144,7 +144,9 @@ describe('bridge secrets set', () => {
     ]) {
       const out = io({ describeStack, stdinText: 'never-read-value\n' });
       expect(await run([...argv, '--endpoint-secretsmanager', server.url], out), argv.join(' ')).toBe(2);
-      expect(out.stderr.text()).toContain('start `npm start`, or name the stack with --stack');
+      expect(out.stderr.text()).toContain(
+        'start `npm start` in this directory (the local stack), or name a deployed stack with --stack NAME',
+      );
       expect(out.stderr.text()).toContain(`run \`npx bridge ${argv.slice(0, argv[1] === 'signing' ? 3 : 2).join(' ')} --help\``);
     }
     expect(asked).toEqual([]);

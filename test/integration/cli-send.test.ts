@@ -150,7 +150,9 @@ describe('bridge send', () => {
       },
     });
     expect(await run(['send', 'run.completed', '--duplicate'], out)).toBe(2);
-    expect(out.stderr.text()).toContain('start `npm start`, or name the stack with --stack');
+    expect(out.stderr.text()).toContain(
+      'start `npm start` in this directory (the local stack), or name a deployed stack with --stack NAME',
+    );
     expect(out.stderr.text()).toContain('run `npx bridge send --help` for usage');
     expect(asked).toEqual([]);
     expect(received).toHaveLength(0);

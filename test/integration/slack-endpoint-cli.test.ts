@@ -13,7 +13,7 @@ import { DynamoSubscriptionStore } from '../../shared/adapters/dynamo-subscripti
 import { ensureBridgeTable, startLocalDynamo, type LocalDynamo } from '../../local/dynamo';
 import { SqsServer } from '../../local/sqs-server';
 import { createSlackHandler } from '../../functions/slack/create-handler';
-import { ENV, HTTP_PATHS, SLACK_APP_DEFAULTS } from '../../shared/contracts';
+import { ENV, HTTP_PATHS } from '../../shared/contracts';
 import { run } from '../../cli/main';
 import { bufferIo } from '../../cli/io';
 import { LOCAL_SLACK_APP_ID, LOCAL_SLACK_TEAM_ID, splitSlashLine } from '../../local/slack-app-delivery';
@@ -138,25 +138,9 @@ describe('bridge slack manifest', () => {
 });
 
 describe('bridge subscriptions', () => {
-  it('adds, lists and removes a subscription in the table', async () => {
-    const added = await bridge(
-      'subscriptions',
-      'add',
-      '--local',
-      readyFile,
-      '--project',
-      'p-cli',
-      '--name',
-      'Northwind',
-      '--channel',
-      'CCLI',
-      '--mode',
-      'changes',
-    );
-    expect(added.code).toBe(0);
-    expect(await store.forProject('p-cli')).toMatchObject([
-      { channel: 'CCLI', mode: 'changes', createdBy: 'cli', projectName: 'Northwind' },
-    ]);
+  // `add` looks the project up in the read API and the channel in the local Slack: test/e2e/cli-subscriptions.test.ts.
+  it('lists and removes a subscription in the table', async () => {
+    await store.subscribe({ projectId: 'p-cli', projectName: 'Northwind', channel: 'CCLI', actor: { userId: 'U9' }, nowMs: Date.now() });
 
     const listed = await bridge('subscriptions', 'list', '--local', readyFile, '--channel', 'CCLI', '--json');
     expect(JSON.parse(listed.out)).toMatchObject({ subscriptions: [{ projectId: 'p-cli', channel: 'CCLI' }] });
@@ -193,13 +177,6 @@ describe('bridge subscriptions', () => {
       expect(err).toContain('About tab');
     }
     expect(await store.forProject('p-name')).toEqual([]);
-  });
-
-  it('starts a new subscription in the mode /visibility subscribe starts one in (changes)', async () => {
-    const added = await bridge('subscriptions', 'add', '--local', readyFile, '--project', 'p-default', '--channel', 'C0DEFAULT');
-    expect(added.code).toBe(0);
-    expect(await store.forProject('p-default')).toMatchObject([{ channel: 'C0DEFAULT', mode: SLACK_APP_DEFAULTS.subscriptionMode }]);
-    expect(SLACK_APP_DEFAULTS.subscriptionMode).toBe('changes');
   });
 });
 

@@ -80,7 +80,7 @@ describe('help and completion from the command tree', () => {
 
   it('help <command> prints the same text as <command> --help', async () => {
     expect(await output(['help', 'secrets', 'signing', 'remove'])).toBe(await output(['secrets', 'signing', 'remove', '--help']));
-    expect(await output(['help', 'nope'])).toBe(await output(['--help']));
+    expect(await output(['help', 'dlq'])).toBe(await output(['dlq', '--help']));
   });
 });
 

@@ -28,8 +28,7 @@ export interface DlqSession {
 /** Opens the SQS client and the queue lookups of a sub-command; call `sqs.destroy()` when done. */
 export async function openSession(parsed: Parsed, io: CliIo): Promise<DlqSession> {
   const endpoint = str(parsed, 'endpoint');
-  const changes = (parsed.command === 'dlq replay' && parsed.values['dry-run'] !== true) || parsed.command === 'dlq cancel';
-  const ctx = await buildContext(parsed, io, endpoint !== undefined ? { sqs: endpoint } : {}, changes ? 'change' : 'read');
+  const ctx = await buildContext(parsed, io, endpoint !== undefined ? { sqs: endpoint } : {});
   const sqs = sqsClient(ctx.settings);
   const sqsEndpoint = endpointFor(ctx.settings, 'sqs');
   const resolve = async (flag: string, local: 'queueUrl' | 'dlqUrl', output: string): Promise<QueueRef> => {
