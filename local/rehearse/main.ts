@@ -13,9 +13,10 @@ import { fileURLToPath } from 'node:url';
 import { Command, InvalidArgumentError } from 'commander';
 import { AssemblyError, bridgeStackOf, readAssembly, synthesize } from './assembly';
 import { RehearsedStack } from './rehearsed-stack';
-import { rehearse, SCENARIOS, type CliRunner, type RehearsalReport, type ScenarioName } from './rehearsal';
+import { rehearse, SCENARIOS, type RehearsalReport, type ScenarioName } from './rehearsal';
+import type { CliRunner } from './scenario-context';
 
-export type { CliRunner } from './rehearsal';
+export type { CliRunner } from './scenario-context';
 
 const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
