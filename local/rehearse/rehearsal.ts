@@ -101,7 +101,7 @@ export async function rehearseInParallel(
       ),
     );
     const checks = reports.flatMap((report) => report.checks);
-    for (const check of metricChecks(stacks, options.projectRoot)) {
+    for (const check of metricChecks(stacks, options.projectRoot, skipReasonOf(checks))) {
       checks.push(check);
       log(checkLine(check, Date.now() - started));
     }
@@ -151,10 +151,16 @@ export async function rehearse(stack: RehearsedStack, options: RehearsalOptions)
   await stack.settle(15_000);
   for (const check of await checkIamCalls(stack)) add(check);
   if (options.checkMetrics ?? wanted.size === SCENARIOS.length) {
-    for (const check of metricChecks([stack], options.projectRoot)) add(check);
+    for (const check of metricChecks([stack], options.projectRoot, skipReasonOf(checks))) add(check);
   }
   checkNoSecretsLogged(stack, values, log.record);
   return { stackName: stack.stackName, checks, ok: checks.every((check) => check.ok), durationMs: Date.now() - started };
+}
+
+/** Why checks were skipped (the first reason: they share one, the runbook step not yet taken). */
+function skipReasonOf(checks: readonly Check[]): string | undefined {
+  const skipped = checks.filter((check) => check.skipped !== undefined);
+  return skipped.length === 0 ? undefined : `${skipped.length} checks skipped (${skipped[0]!.skipped})`;
 }
 
 /** One check as printed while the rehearsal runs: ✓ passed, ✗ failed, – skipped (with why). */

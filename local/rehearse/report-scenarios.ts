@@ -145,7 +145,8 @@ export async function quietScenario(context: ScenarioContext): Promise<void> {
   const url = context.outputs['SlackCommandsUrl']!;
   const command = (text: string, responseUrl: string) => slashCommandForm(context, text, responseUrl, { channel: QUIET_CHANNEL });
   const responses = recordedResponseUrl('quiet');
-  await context.slackRequest(url, command(`subscribe ${context.project()}`, responses.url));
+  const subscribe = await context.slackRequest(url, command(`subscribe ${context.project()}`, responses.url));
+  if (subscribe.status !== 200) throw new Error(`/visibility subscribe in ${QUIET_CHANNEL} was not accepted: ${answerOf(subscribe)}`);
   await context.waitFor(`${QUIET_CHANNEL} subscribed`, async () => ((await channelSubscribed(context, QUIET_CHANNEL)) ? true : undefined));
   await stack.settle(10_000);
   const postsBefore = context.postsIn(QUIET_CHANNEL).length;

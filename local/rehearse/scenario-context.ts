@@ -262,6 +262,20 @@ export function lastLine(text: string): string {
   ).slice(0, 200);
 }
 
+/**
+ * Why a command failed, as it said: its ✗ lines with their `fix:` lines (doctor, smoke), else its
+ * last line; never the `using stack …` notice, which says nothing about the failure.
+ */
+export function whyFailed(result: CliRunResult): string {
+  const lines = `${result.stdout}\n${result.stderr}`.split('\n').filter((line) => line.trim() !== '' && !/^using stack /.test(line));
+  const marked = lines.flatMap((line, index) => {
+    if (!line.startsWith('✗')) return [];
+    const next = lines[index + 1]?.trim();
+    return next?.startsWith('fix:') ? [line.trim(), next] : [line.trim()];
+  });
+  return marked.length > 0 ? marked.join('\n') : `exit ${result.code}: ${lastLine(lines.join('\n'))}`;
+}
+
 export function answerOf(answer: { status: number; text: string }): string {
   return `HTTP ${answer.status} ${answer.text.slice(0, 120)}`;
 }

@@ -16,6 +16,7 @@ export async function slashCommandScenario(context: ScenarioContext): Promise<vo
   const dlqUrl = context.outputs['CommandsDlqUrl']!;
   const form = slashCommandForm(context, 'projects', 'https://answers.invalid/never');
   const deferred = await context.slackRequest(context.outputs['SlackCommandsUrl']!, form);
+  if (deferred.status !== 200) throw new Error(`/visibility projects was not accepted: ${answerOf(deferred)}`);
   await context.waitFor('the undeliverable command in the commands DLQ', async () =>
     (await context.stack.queueCounts(dlqUrl)).visible > 0 ? true : undefined,
   );
@@ -83,6 +84,7 @@ export async function replayScenario(context: ScenarioContext): Promise<void> {
   const form = slashCommandForm(context, `subscribe ${context.project()}`, responses.url, { channel });
   const timestamp = Math.floor(Date.now() / 1000);
   const first = await context.slackRequest(url, form, undefined, timestamp);
+  if (first.status !== 200) throw new Error(`the first signed subscribe was not accepted: ${answerOf(first)}`);
   await context.waitFor('the deferred answer to the first request', () => (responses.answers(context) > 0 ? true : undefined));
   await context.stack.settle(10_000);
   const answered = responses.answers(context);
