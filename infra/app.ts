@@ -51,7 +51,18 @@ function edgeStack(app: App, config: BridgeConfig, env: Environment | undefined)
   return new ClientRateLimitStack(app, { config, stageRegion, account: env?.account });
 }
 
+/**
+ * CDK announces each asset it bundles on stderr (`Bundling asset <path>...`), with no option to stop
+ * it: those lines are dropped, so a synth of a good stage file prints nothing.
+ */
+function quietBundling(): void {
+  const write = process.stderr.write.bind(process.stderr) as (chunk: string | Uint8Array, ...rest: unknown[]) => boolean;
+  process.stderr.write = (chunk: string | Uint8Array, ...rest: unknown[]) =>
+    typeof chunk === 'string' && /^Bundling asset \S+\.\.\.\n$/.test(chunk) ? true : write(chunk, ...rest);
+}
+
 function main(): void {
+  quietBundling();
   try {
     buildApp().app.synth();
   } catch (error) {

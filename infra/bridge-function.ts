@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { Duration } from 'aws-cdk-lib';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
-import { Charset, NodejsFunction, OutputFormat, type BundlingOptions, type ICommandHooks } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { Charset, LogLevel, NodejsFunction, OutputFormat, type BundlingOptions, type ICommandHooks } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { ENV, METRICS_NAMESPACE, type ServiceName } from '../shared/contracts';
@@ -140,6 +140,8 @@ function nodejsBundling(charts: boolean): BundlingOptions {
   const options = functionEsbuildOptions(charts);
   return {
     forceDockerBundling: false,
+    // A synth prints nothing when the stage file is good: esbuild speaks only of errors.
+    logLevel: LogLevel.ERROR,
     format: OutputFormat.CJS,
     target: options.target,
     minify: options.minify,

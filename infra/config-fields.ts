@@ -1,6 +1,7 @@
 /**
  * Typed, strict reads of one stage file's JSON object. Every error names the key and the file, so
- * a bad value fails the synth with a message that says where to fix it.
+ * a bad value fails the synth with a message that says where to fix it; `collect` gathers every
+ * key's error, so one synth lists them all.
  */
 import { ConfigError } from '../shared/config-env';
 import { SECRET_PLACEHOLDER } from '../shared/contracts';
@@ -19,7 +20,35 @@ function show(value: unknown): string {
   return JSON.stringify(value) ?? String(value);
 }
 
+/** What `collect`ed reads yield: each value, or undefined where its key had an error. */
+export type Collected<T> = { [K in keyof T]: T[K] | undefined };
+
+/** Every key of a stage file that can't be used, in one error: one synth lists them all. */
+export class StageFileErrors extends ConfigError {
+  constructor(
+    readonly file: string,
+    readonly errors: readonly ConfigError[],
+  ) {
+    super(
+      errors.map((error) => error.variable).join(', '),
+      'cannot be used',
+      [`${file}: ${errors.length} keys to fix, each in ${file}:`, ...errors.map((error) => `  ${withoutFile(error.message, file)}`)].join(
+        '\n',
+      ),
+    );
+  }
+}
+
+/** A key's message without the file it names (the list names it once). */
+function withoutFile(message: string, file: string): string {
+  const prefix = `${file}: `;
+  return (message.startsWith(prefix) ? message.slice(prefix.length) : message).replace(/ Fix "[^"]+" in [^ ]+\.$/, '');
+}
+
 export class ConfigFields {
+  /** The first error of each key, in the order the keys were read. */
+  private readonly problems = new Map<string, ConfigError>();
+
   constructor(
     private readonly values: Readonly<Record<string, unknown>>,
     readonly file: string,
@@ -28,6 +57,34 @@ export class ConfigFields {
 
   fail(key: string, problem: string): ConfigError {
     return ConfigError.inFile(key, this.file, problem);
+  }
+
+  /**
+   * One key's read (or a few keys' that belong together): its ConfigError is kept, the first per key,
+   * and the read yields undefined. `done` then refuses the whole file, so a partial config never leaves.
+   */
+  collect<T>(read: () => T): T | undefined {
+    try {
+      return read();
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      if (!this.problems.has(error.variable)) this.problems.set(error.variable, error);
+      return undefined;
+    }
+  }
+
+  /** Whether a read of `key` failed already (a check across keys then has nothing sound to compare). */
+  failed(key: string): boolean {
+    return this.problems.has(key);
+  }
+
+  /** The config read with `collect`, once no key had an error; otherwise every key's error at once. */
+  done<T>(config: Collected<T>): T {
+    const errors = [...this.problems.values()];
+    if (errors.length === 1) throw errors[0]!;
+    if (errors.length > 1) throw new StageFileErrors(this.file, errors);
+    // Every collected read succeeded, so no field is missing.
+    return config as T;
   }
 
   private raw(key: string): unknown {
@@ -123,8 +180,9 @@ export class ConfigFields {
 
   /** Keys the file holds that the schema does not know (a typo would otherwise be silently ignored). */
   rejectUnknown(known: readonly string[]): void {
-    const unknown = Object.keys(this.values).find((key) => !known.includes(key) && key !== '$comment');
-    if (unknown !== undefined) throw this.fail(unknown, `is not a known key (known: ${known.join(', ')})`);
+    for (const key of Object.keys(this.values).filter((name) => !known.includes(name) && name !== '$comment')) {
+      this.problems.set(key, this.fail(key, `is not a known key (known: ${known.join(', ')})`));
+    }
   }
 
   private text(key: string, value: unknown): string {

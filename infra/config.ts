@@ -15,7 +15,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ConfigError } from '../shared/config-env';
-import { ConfigFields } from './config-fields';
+import { ConfigFields, type Collected } from './config-fields';
 import { maxDigestBatchSize, perRecordSeconds } from './digest-budget';
 
 /** Where the stage files live (repository root `config/`). */
@@ -237,46 +237,51 @@ function readJsonObject(path: string, file: string): Record<string, unknown> {
   return parsed as Record<string, unknown>;
 }
 
-/** Validates one stage's values (as read from `file`). */
+/**
+ * Validates one stage's values (as read from `file`): every key is read, and every key that can't be
+ * used is named in one error (StageFileErrors when there are several).
+ */
 export function parseStageConfig(stage: string, values: Readonly<Record<string, unknown>>, file: string): BridgeConfig {
   const f = new ConfigFields(values, file, CONFIG_DEFAULTS);
+  const read = <T>(reader: () => T): T | undefined => f.collect(reader);
   f.rejectUnknown(CONFIG_KEYS);
-  const development = f.boolean('development');
-  return {
+  const development = read(() => f.boolean('development'));
+  return f.done<BridgeConfig>({
     stage,
     source: file,
     development,
-    readApiBaseUrl: readApiBaseUrl(f),
-    slackDefaultChannel: channelId(f, 'slackDefaultChannel', f.requiredString('slackDefaultChannel')),
-    projectChannels: projectChannels(f),
-    visibilityRange: f.matching('visibilityRange', /^[A-Za-z0-9_-]{1,16}$/, 'must be a short range token such as 7d'),
-    gapsPageSize: f.integer('gapsPageSize', 1, 1000),
-    dashboardUrlTemplate: dashboardUrlTemplate(f),
-    digestMode: f.oneOf('digestMode', DIGEST_MODES),
-    chartsEnabled: f.boolean('chartsEnabled'),
-    subscriptionDefaultMode: f.oneOf('subscriptionDefaultMode', DIGEST_MODES),
-    noiseMinimums: noiseMinimums(f),
-    timeZone: stageTimeZone(f),
+    readApiBaseUrl: read(() => readApiBaseUrl(f)),
+    slackDefaultChannel: read(() => channelId(f, 'slackDefaultChannel', f.requiredString('slackDefaultChannel'))),
+    projectChannels: read(() => projectChannels(f)),
+    visibilityRange: read(() => f.matching('visibilityRange', /^[A-Za-z0-9_-]{1,16}$/, 'must be a short range token such as 7d')),
+    gapsPageSize: read(() => f.integer('gapsPageSize', 1, 1000)),
+    dashboardUrlTemplate: read(() => dashboardUrlTemplate(f)),
+    digestMode: read(() => f.oneOf('digestMode', DIGEST_MODES)),
+    chartsEnabled: read(() => f.boolean('chartsEnabled')),
+    subscriptionDefaultMode: read(() => f.oneOf('subscriptionDefaultMode', DIGEST_MODES)),
+    noiseMinimums: read(() => noiseMinimums(f)),
+    timeZone: read(() => stageTimeZone(f)),
     ...digestSettings(f),
-    ...alarmDestination(f, development),
+    // An unreadable "development" is not a development stage: the alarm destination is still asked for.
+    ...alarmDestination(f, development ?? false),
     ...alarmSettings(f),
-    dedupRetentionDays: f.integer('dedupRetentionDays', 1, 365),
-    tableRemovalPolicy: f.oneOf<TableRemovalPolicy>('tableRemovalPolicy', ['retain', 'destroy']),
-    tableDeletionProtection: f.boolean('tableDeletionProtection'),
-    readApiKeySecretArn: f.optionalString('readApiKeySecretArn', SECRET_ARN, SECRET_ARN_HINT),
-    slackTokenSecretArn: f.optionalString('slackTokenSecretArn', SECRET_ARN, SECRET_ARN_HINT),
-    signingSecretsSecretArn: f.optionalString('signingSecretsSecretArn', SECRET_ARN, SECRET_ARN_HINT),
-    slackSigningSecretArn: f.optionalString('slackSigningSecretArn', SECRET_ARN, SECRET_ARN_HINT),
-    logRetentionDays: logRetentionDays(f),
-    logLevel: f.oneOf<LogLevel>('logLevel', ['DEBUG', 'INFO', 'WARN', 'ERROR']),
-    apiThrottleRateLimit: f.number('apiThrottleRateLimit', 1, 10_000),
-    apiThrottleBurstLimit: f.integer('apiThrottleBurstLimit', 1, 5_000),
-    clientRateLimitEnabled: f.boolean('clientRateLimitEnabled'),
+    dedupRetentionDays: read(() => f.integer('dedupRetentionDays', 1, 365)),
+    tableRemovalPolicy: read(() => f.oneOf<TableRemovalPolicy>('tableRemovalPolicy', ['retain', 'destroy'])),
+    tableDeletionProtection: read(() => f.boolean('tableDeletionProtection')),
+    readApiKeySecretArn: read(() => f.optionalString('readApiKeySecretArn', SECRET_ARN, SECRET_ARN_HINT)),
+    slackTokenSecretArn: read(() => f.optionalString('slackTokenSecretArn', SECRET_ARN, SECRET_ARN_HINT)),
+    signingSecretsSecretArn: read(() => f.optionalString('signingSecretsSecretArn', SECRET_ARN, SECRET_ARN_HINT)),
+    slackSigningSecretArn: read(() => f.optionalString('slackSigningSecretArn', SECRET_ARN, SECRET_ARN_HINT)),
+    logRetentionDays: read(() => logRetentionDays(f)),
+    logLevel: read(() => f.oneOf<LogLevel>('logLevel', ['DEBUG', 'INFO', 'WARN', 'ERROR'])),
+    apiThrottleRateLimit: read(() => f.number('apiThrottleRateLimit', 1, 10_000)),
+    apiThrottleBurstLimit: read(() => f.integer('apiThrottleBurstLimit', 1, 5_000)),
+    clientRateLimitEnabled: read(() => f.boolean('clientRateLimitEnabled')),
     // WAF's rate-based rule accepts 10 to 2 billion requests per evaluation window.
-    clientRateLimitPerFiveMinutes: f.integer('clientRateLimitPerFiveMinutes', 10, 2_000_000_000),
+    clientRateLimitPerFiveMinutes: read(() => f.integer('clientRateLimitPerFiveMinutes', 10, 2_000_000_000)),
     ...slackApp(f),
-    customDomain: customDomain(f),
-  };
+    customDomain: read(() => customDomain(f)),
+  });
 }
 
 type SlackAppKey =
@@ -290,35 +295,37 @@ type SlackAppKey =
   | 'slackThrottleRateLimit'
   | 'slackThrottleBurstLimit';
 
-function slackApp(f: ConfigFields): Pick<BridgeConfig, SlackAppKey> {
-  const slackTeamIds = f.stringList('slackTeamIds', SLACK_ID_PATTERNS.team, 'a workspace id such as ["T0123ABCD"]');
-  const slackEnterpriseId = f.optionalString(
-    'slackEnterpriseId',
-    SLACK_ID_PATTERNS.enterprise,
-    'must be empty or an Enterprise Grid org id (E…)',
+function slackApp(f: ConfigFields): Collected<Pick<BridgeConfig, SlackAppKey>> {
+  const slackTeamIds = f.collect(() => f.stringList('slackTeamIds', SLACK_ID_PATTERNS.team, 'a workspace id such as ["T0123ABCD"]'));
+  const slackEnterpriseId = f.collect(() =>
+    f.optionalString('slackEnterpriseId', SLACK_ID_PATTERNS.enterprise, 'must be empty or an Enterprise Grid org id (E…)'),
   );
-  const slackAppId = f.optionalString(
-    'slackAppId',
-    SLACK_ID_PATTERNS.app,
-    'must be empty or the Slack app id (A…, Basic Information → App ID)',
+  const slackAppId = f.collect(() =>
+    f.optionalString('slackAppId', SLACK_ID_PATTERNS.app, 'must be empty or the Slack app id (A…, Basic Information → App ID)'),
   );
   // Unset is allowed (the app is created after the first deploy): the Slack app then serves nobody.
   // Half set is a mistake: the workspace without the app (or the reverse) would serve nobody either.
-  const workspace = slackTeamIds.length > 0 || slackEnterpriseId !== undefined;
-  if (workspace && slackAppId === undefined)
-    throw f.fail('slackAppId', 'must be set with "slackTeamIds" (Basic Information → App Credentials → App ID)');
-  if (!workspace && slackAppId !== undefined)
-    throw f.fail('slackTeamIds', 'must name the workspace (T…) when "slackAppId" is set (`npx bridge doctor` prints it)');
-  const slackAccess = parseSlackAccessPolicy(f.value('slackAccess'), 'slackAccess', f.file);
-  if (
-    JSON.stringify(slackAccessJson(slackAccess)).length + JSON.stringify(f.stringMap('projectChannels')).length >
-    MAX_PROJECT_CHANNELS_JSON
-  ) {
-    throw f.fail(
-      'slackAccess',
-      `and "projectChannels" together are too large for the functions' environment (more than ${MAX_PROJECT_CHANNELS_JSON} characters of JSON)`,
-    );
-  }
+  f.collect(() => {
+    if (f.failed('slackTeamIds') || f.failed('slackEnterpriseId') || f.failed('slackAppId')) return;
+    const workspace = (slackTeamIds?.length ?? 0) > 0 || slackEnterpriseId !== undefined;
+    if (workspace && slackAppId === undefined)
+      throw f.fail('slackAppId', 'must be set with "slackTeamIds" (Basic Information → App Credentials → App ID)');
+    if (!workspace && slackAppId !== undefined)
+      throw f.fail('slackTeamIds', 'must name the workspace (T…) when "slackAppId" is set (`npx bridge doctor` prints it)');
+  });
+  const slackAccess = f.collect(() => parseSlackAccessPolicy(f.value('slackAccess'), 'slackAccess', f.file));
+  f.collect(() => {
+    if (
+      slackAccess !== undefined &&
+      JSON.stringify(slackAccessJson(slackAccess)).length + JSON.stringify(f.stringMap('projectChannels')).length >
+        MAX_PROJECT_CHANNELS_JSON
+    ) {
+      throw f.fail(
+        'slackAccess',
+        `and "projectChannels" together are too large for the functions' environment (more than ${MAX_PROJECT_CHANNELS_JSON} characters of JSON)`,
+      );
+    }
+  });
   return {
     slackTeamIds,
     slackEnterpriseId,
@@ -331,8 +338,8 @@ function slackApp(f: ConfigFields): Pick<BridgeConfig, SlackAppKey> {
     slackClientSecretArn: f.optionalString('slackClientSecretArn', SECRET_ARN, SECRET_ARN_HINT),
     slackPostRecovery: f.oneOf<PostRecovery>('slackPostRecovery', [...POST_RECOVERY_MODES]),
     slackAccess,
-    slackThrottleRateLimit: f.number('slackThrottleRateLimit', 1, 10_000),
-    slackThrottleBurstLimit: f.integer('slackThrottleBurstLimit', 1, 5_000),
+    slackThrottleRateLimit: f.collect(() => f.number('slackThrottleRateLimit', 1, 10_000)),
+    slackThrottleBurstLimit: f.collect(() => f.integer('slackThrottleBurstLimit', 1, 5_000)),
   };
 }
 
@@ -434,42 +441,49 @@ function projectChannels(f: ConfigFields): Record<string, string> {
 
 function digestSettings(
   f: ConfigFields,
-): Pick<BridgeConfig, 'digestBatchSize' | 'digestBatchWindowSeconds' | 'digestMaxConcurrency' | 'maxReceiveCount'> {
-  const digestBatchSize = f.integer('digestBatchSize', 1, 10_000);
-  if (digestBatchSize > maxDigestBatchSize()) {
-    throw f.fail(
-      'digestBatchSize',
-      `is ${digestBatchSize}, but at ${perRecordSeconds()} s per record at most ${maxDigestBatchSize()} fit Lambda's 900 s`,
-    );
-  }
-  const digestBatchWindowSeconds = f.integer('digestBatchWindowSeconds', 0, 300);
-  if (digestBatchSize > 10 && digestBatchWindowSeconds < 1) {
-    throw f.fail('digestBatchWindowSeconds', 'must be at least 1 when digestBatchSize is above 10 (an SQS rule)');
-  }
+): Collected<Pick<BridgeConfig, 'digestBatchSize' | 'digestBatchWindowSeconds' | 'digestMaxConcurrency' | 'maxReceiveCount'>> {
+  const digestBatchSize = f.collect(() => {
+    const size = f.integer('digestBatchSize', 1, 10_000);
+    if (size > maxDigestBatchSize())
+      throw f.fail(
+        'digestBatchSize',
+        `is ${size}, but at ${perRecordSeconds()} s per record at most ${maxDigestBatchSize()} fit Lambda's 900 s`,
+      );
+    return size;
+  });
+  const digestBatchWindowSeconds = f.collect(() => {
+    const seconds = f.integer('digestBatchWindowSeconds', 0, 300);
+    if ((digestBatchSize ?? 0) > 10 && seconds < 1)
+      throw f.fail('digestBatchWindowSeconds', 'must be at least 1 when digestBatchSize is above 10 (an SQS rule)');
+    return seconds;
+  });
   return {
     digestBatchSize,
     digestBatchWindowSeconds,
     // At least 2 is the SQS event source minimum; small values protect the read API's rate limit.
-    digestMaxConcurrency: f.integer('digestMaxConcurrency', 2, 1000),
-    maxReceiveCount: f.integer('maxReceiveCount', 1, 1000),
+    digestMaxConcurrency: f.collect(() => f.integer('digestMaxConcurrency', 2, 1000)),
+    maxReceiveCount: f.collect(() => f.integer('maxReceiveCount', 1, 1000)),
   };
 }
 
-function alarmDestination(f: ConfigFields, development: boolean): Pick<BridgeConfig, 'alarmEmail' | 'alarmTopicArn'> {
-  const alarmEmail = f.optionalString('alarmEmail', /^[^\s@]+@[^\s@]+\.[^\s@]+$/, 'must be empty or an e-mail address');
-  const alarmTopicArn = f.optionalString('alarmTopicArn', TOPIC_ARN, 'must be empty or an SNS topic ARN');
-  if (alarmEmail !== undefined && alarmTopicArn !== undefined) {
-    throw f.fail(
-      'alarmEmail',
-      'cannot be combined with alarmTopicArn; subscribe the address to that topic yourself, or leave alarmTopicArn empty',
-    );
-  }
-  if (!development && alarmEmail === undefined && alarmTopicArn === undefined) {
-    throw f.fail(
-      'alarmEmail',
-      'or "alarmTopicArn" must be set: a stage that is not "development": true needs somewhere to send its alarms',
-    );
-  }
+function alarmDestination(f: ConfigFields, development: boolean): Collected<Pick<BridgeConfig, 'alarmEmail' | 'alarmTopicArn'>> {
+  const alarmEmail = f.collect(() => f.optionalString('alarmEmail', /^[^\s@]+@[^\s@]+\.[^\s@]+$/, 'must be empty or an e-mail address'));
+  const alarmTopicArn = f.collect(() => f.optionalString('alarmTopicArn', TOPIC_ARN, 'must be empty or an SNS topic ARN'));
+  f.collect(() => {
+    if (f.failed('alarmEmail') || f.failed('alarmTopicArn')) return;
+    if (alarmEmail !== undefined && alarmTopicArn !== undefined) {
+      throw f.fail(
+        'alarmEmail',
+        'cannot be combined with alarmTopicArn; subscribe the address to that topic yourself, or leave alarmTopicArn empty',
+      );
+    }
+    if (!development && alarmEmail === undefined && alarmTopicArn === undefined) {
+      throw f.fail(
+        'alarmEmail',
+        'or "alarmTopicArn" must be set: a stage that is not "development": true needs somewhere to send its alarms',
+      );
+    }
+  });
   return { alarmEmail, alarmTopicArn };
 }
 
@@ -481,16 +495,16 @@ type AlarmSettingKey =
   | 'api5xxRatePercent'
   | 'api5xxMinCount';
 
-function alarmSettings(f: ConfigFields): Pick<BridgeConfig, AlarmSettingKey> {
+function alarmSettings(f: ConfigFields): Collected<Pick<BridgeConfig, AlarmSettingKey>> {
   return {
     // Period 1 h × this many evaluation periods; CloudWatch allows up to 7 days for hourly periods.
-    silenceAlarmHours: f.integer('silenceAlarmHours', 1, 168),
-    signatureRejectedAlarmThreshold: f.integer('signatureRejectedAlarmThreshold', 1, 1_000_000),
+    silenceAlarmHours: f.collect(() => f.integer('silenceAlarmHours', 1, 168)),
+    signatureRejectedAlarmThreshold: f.collect(() => f.integer('signatureRejectedAlarmThreshold', 1, 1_000_000)),
     // Two periods of this length are evaluated; 2 × 84 h stays inside CloudWatch's 7-day window.
-    undeliveredDigestHours: f.integer('undeliveredDigestHours', 1, 84),
-    queueAgeAlarmMinutes: f.integer('queueAgeAlarmMinutes', 5, 1440),
-    api5xxRatePercent: f.number('api5xxRatePercent', 0.1, 100),
-    api5xxMinCount: f.integer('api5xxMinCount', 1, 1_000_000),
+    undeliveredDigestHours: f.collect(() => f.integer('undeliveredDigestHours', 1, 84)),
+    queueAgeAlarmMinutes: f.collect(() => f.integer('queueAgeAlarmMinutes', 5, 1440)),
+    api5xxRatePercent: f.collect(() => f.number('api5xxRatePercent', 0.1, 100)),
+    api5xxMinCount: f.collect(() => f.integer('api5xxMinCount', 1, 1_000_000)),
   };
 }
 

@@ -13,9 +13,10 @@ import { fileURLToPath } from 'node:url';
 import { Command, InvalidArgumentError } from 'commander';
 import { AssemblyError, bridgeStackOf, readAssembly, synthesize } from './assembly';
 import { RehearsedStack } from './rehearsed-stack';
-import { rehearse, SCENARIOS, type CliRunner, type RehearsalReport, type ScenarioName } from './rehearsal';
+import { rehearse, rehearseInParallel, SCENARIOS, type RehearsalReport, type ScenarioName } from './rehearsal';
+import type { CliRunner } from './scenario-context';
 
-export type { CliRunner } from './rehearsal';
+export type { CliRunner } from './scenario-context';
 
 const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -39,25 +40,43 @@ export async function runRehearsal(command: RehearseCommand, runCli: CliRunner, 
     }
     const artifact = bridgeStackOf(readAssembly(assemblyDir), command.stack);
     write(`rehearsing ${artifact.stackName} from ${assemblyDir}`);
-    const stack = await RehearsedStack.start({
-      stack: artifact,
-      workDir,
-      ...(command.verbose ? { onLine: (line) => write(`  [${line.functionLogicalId}] ${line.line.slice(0, 400)}`) } : {}),
-    });
-    try {
-      for (const note of stack.resources.notEmulated) write(`note: not emulated: ${note}`);
-      return await rehearse(stack, {
-        projectRoot: PROJECT_ROOT,
-        runCli,
-        scenarios: command.scenarios,
-        log: command.json ? () => undefined : write,
+    const log = command.json ? () => undefined : write;
+    const start = async (group: number): Promise<RehearsedStack> => {
+      const stack = await RehearsedStack.start({
+        stack: artifact,
+        workDir: mkdtempSync(join(workDir, `stack-${group}-`)),
+        ...(command.verbose ? { onLine: (line) => write(`  [${line.functionLogicalId}] ${line.line.slice(0, 400)}`) } : {}),
       });
+      if (group === 0) for (const note of stack.resources.notEmulated) write(`note: not emulated: ${note}`);
+      return stack;
+    };
+    // Every scenario: on two stacks at once (as docs/TESTING.md times it); a chosen few: on one, in order.
+    if (command.scenarios.length === SCENARIOS.length) return await rehearseInParallel(start, { projectRoot: PROJECT_ROOT, runCli, log });
+    const stack = await start(0);
+    try {
+      return await rehearse(stack, { projectRoot: PROJECT_ROOT, runCli, scenarios: command.scenarios, log });
     } finally {
       await stack.close();
     }
   } finally {
     rmSync(workDir, { recursive: true, force: true });
   }
+}
+
+/** The closing lines: the counts, then each failure (its check, and what it said), then why checks were skipped. */
+function summary(report: RehearsalReport): string[] {
+  const failed = report.checks.filter((check) => !check.ok);
+  const skipped = report.checks.filter((check) => check.skipped !== undefined);
+  const passed = report.checks.length - failed.length - skipped.length;
+  const lines = [
+    '',
+    `${passed} passed, ${failed.length} failed${skipped.length > 0 ? `, ${skipped.length} skipped` : ''} (${(report.durationMs / 1000).toFixed(1)} s)`,
+  ];
+  for (const check of failed) lines.push(`✗ ${check.name}`, `  ${check.detail.replace(/\n/g, '\n  ')}`);
+  const reasons = new Map<string, string[]>();
+  for (const check of skipped) reasons.set(check.skipped!, [...(reasons.get(check.skipped!) ?? []), check.name]);
+  for (const [reason, names] of reasons) lines.push(`– skipped ${names.length}: ${reason}`, ...names.map((name) => `    ${name}`));
+  return lines;
 }
 
 function parseScenarios(value: string): ScenarioName[] {
@@ -120,9 +139,7 @@ export async function main(argv: string[], runCli: CliRunner): Promise<number> {
     );
     if (options.json) write(JSON.stringify(report, null, 2));
     else {
-      const failed = report.checks.filter((check) => !check.ok);
-      write(`\n${report.checks.length - failed.length} passed, ${failed.length} failed (${(report.durationMs / 1000).toFixed(1)} s)`);
-      for (const check of failed) write(`✗ ${check.name}\n  ${check.detail.replace(/\n/g, '\n  ')}`);
+      for (const line of summary(report)) write(line);
     }
     return report.ok ? 0 : 1;
   } catch (error) {

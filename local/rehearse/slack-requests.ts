@@ -1,6 +1,6 @@
 /**
  * Requests as Slack sends them to the stack's Slack app, and what the app did with them: shared by the
- * rehearsal's scenarios (rehearsal.ts, report-scenarios.ts).
+ * rehearsal's scenarios.
  */
 import { randomBytes } from 'node:crypto';
 import { GetItemCommand } from '@aws-sdk/client-dynamodb';
@@ -63,4 +63,21 @@ export async function channelSubscribed(context: StackHost, channel: string): Pr
     }),
   );
   return answer.Item !== undefined && Object.keys(answer.Item).some((name) => name !== TABLE.partitionKey);
+}
+
+/** The action id of the first button in `blocks` whose id matches `pattern`. */
+export function findButton(blocks: unknown[], pattern: RegExp): string | undefined {
+  return findButtonBlock(blocks, undefined, pattern)?.['action_id'] as string | undefined;
+}
+
+/** The button element with this action id (or, without one, the first whose id matches `pattern`). */
+export function findButtonBlock(blocks: unknown[], actionId?: string, pattern?: RegExp): Record<string, unknown> | undefined {
+  for (const block of blocks as { elements?: Record<string, unknown>[] }[]) {
+    for (const element of block.elements ?? []) {
+      if (element['type'] !== 'button') continue;
+      const id = typeof element['action_id'] === 'string' ? element['action_id'] : '';
+      if (actionId !== undefined ? id === actionId : pattern?.test(id)) return element;
+    }
+  }
+  return undefined;
 }

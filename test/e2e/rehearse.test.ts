@@ -67,8 +67,8 @@ describe('deploy rehearsal (config/dev.json)', () => {
     expect(names).toContain('replay: the same request again is answered (200) but not acted on again');
     expect(names).toContain('slack flood: the service’s signed deliveries sent during it are accepted (the webhook keeps its throttle)');
     // This round's paths through the real bundle: the weekly report, the trend chart, quiet hours.
-    expect(names).toContain('weekly: the report is posted in the default channel C0DEV00001');
-    expect(names).toContain('weekly: with Slack failing, the report due in C0WEEKLYDOWN fails and counts WeeklyReportFailed');
+    expect(names).toContain('weekly: with Slack failing, the report due in C0DEV00001 fails and counts WeeklyReportFailed');
+    expect(names).toContain('weekly: once Slack is back, the report is posted in the default channel C0DEV00001');
     expect(names).toContain('weekly: the sweep sent again the same week posts nothing twice');
     expect(names).toContain("chart: the second run's digest thread in C0DEV00001 gets the trend PNG");
     expect(names).toContain('chart: the bundle ships the wasm and the font (no ChartAssetMissing logged)');

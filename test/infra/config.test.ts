@@ -3,10 +3,13 @@
  * name the key and the file.
  */
 import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { buildApp } from '../../infra/app';
 import { ConfigError } from '../../shared/config-env';
+import { StageFileErrors } from '../../infra/config-fields';
 import { CONFIG_DIR, loadStageConfig, parseStageConfig, slackAccessJson, type BridgeConfig } from '../../infra/config';
 import { parseSlackAccessPolicy } from '../../shared/slack-app/policy';
 import { maxDigestBatchSize } from '../../infra/digest-budget';
@@ -21,6 +24,16 @@ const PROD_BASE = {
 const CERTIFICATE = 'arn:aws:acm:eu-west-1:123456789012:certificate/0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0';
 const SLACK_IDS = { slackTeamIds: ['T0123ABCD'], slackAppId: 'A0123ABCD' };
 const read = (values: Record<string, unknown>): BridgeConfig => parseStageConfig('test', values, FILE);
+
+/** The error `run` throws (the test fails when it throws none). */
+function caught(run: () => unknown): Error {
+  try {
+    run();
+  } catch (error) {
+    return error as Error;
+  }
+  throw new Error('expected an error');
+}
 
 /** Asserts that reading throws a ConfigError for `key` naming the file (and returns it). */
 function configErrorFor(key: string, values: Record<string, unknown>): ConfigError {
@@ -92,8 +105,27 @@ describe('committed stage files', () => {
     });
   });
 
-  it('config/example.json cannot be deployed: its first placeholder is named', () => {
-    expect(() => loadStageConfig('example')).toThrow(/config\/example\.json: "readApiBaseUrl" still holds the placeholder/);
+  it('config/example.json cannot be deployed: one read names all four of its placeholders', () => {
+    const error = caught(() => loadStageConfig('example'));
+    expect(error).toBeInstanceOf(StageFileErrors);
+    expect((error as StageFileErrors).errors.map((e) => e.variable)).toEqual([
+      'readApiBaseUrl',
+      'slackDefaultChannel',
+      'projectChannels',
+      'alarmEmail',
+    ]);
+    expect(error.message).toMatch(
+      /^config\/example\.json: 4 keys to fix, each in config\/example\.json:\n {2}"readApiBaseUrl" still holds the placeholder/,
+    );
+  });
+
+  it('a fresh copy of config/example.json stops the app once, naming its four placeholders', () => {
+    const example = JSON.parse(readFileSync(join(CONFIG_DIR, 'example.json'), 'utf8')) as Record<string, unknown>;
+    const dir = configDir({ fresh: example });
+    const error = caught(() => buildApp({ context: { stage: 'fresh' } }, { configDir: dir }));
+    for (const key of ['readApiBaseUrl', 'slackDefaultChannel', 'projectChannels', 'alarmEmail'])
+      expect(error.message).toContain(`"${key}"`);
+    expect(error.message).toContain('4 keys to fix');
   });
 
   it('reads subscriptionDefaultMode and noiseMinimums as given', () => {
@@ -223,6 +255,30 @@ describe('errors name the key and the file', () => {
     });
   });
 
+  it('are all collected: every bad key and every unknown key in one error, each once, in the order read', () => {
+    const error = caught(() =>
+      read({
+        ...PROD_BASE,
+        alarmEmial: 'ops@example.com',
+        gapsPageSize: 'x',
+        logLevel: 'LOUD',
+        slackDefaultChannel: 'TODO',
+        timeZone: 'Mars',
+      }),
+    );
+    expect(error).toBeInstanceOf(StageFileErrors);
+    const { errors } = error as StageFileErrors;
+    expect(errors.map((e) => e.variable)).toEqual(['alarmEmial', 'slackDefaultChannel', 'gapsPageSize', 'timeZone', 'logLevel']);
+    expect(error.message.split('\n')).toEqual([
+      `${FILE}: 5 keys to fix, each in ${FILE}:`,
+      ...errors.map((e) => expect.stringMatching(new RegExp(`^ {2}"${e.variable}" `)) as unknown as string),
+    ]);
+  });
+
+  it('one bad key alone is named as before', () => {
+    expect(caught(() => read({ ...PROD_BASE, gapsPageSize: 'x' }))).not.toBeInstanceOf(StageFileErrors);
+  });
+
   it('tell where to fix it', () => {
     expect(configErrorFor('gapsPageSize', { ...PROD_BASE, gapsPageSize: 'x' }).message).toMatch(/Fix "gapsPageSize" in config\/test\.json/);
   });
@@ -301,6 +357,6 @@ describe('app entry (as run by `cdk synth`)', () => {
   it('prints the error and exits 1 for the example stage', () => {
     const result = run({ stage: 'example' });
     expect(result.status).toBe(1);
-    expect(String(result.stderr)).toContain('config/example.json: "readApiBaseUrl"');
+    expect(String(result.stderr)).toContain('config/example.json: 4 keys to fix, each in config/example.json:\n  "readApiBaseUrl"');
   });
 });
