@@ -43,6 +43,9 @@ Options:
                       DLQs, the secrets, the Slack messages (default .local/, or FILE.data/ beside
                       a --ready-file FILE); the demo run is sent once per data dir
   --fresh             forget the kept state and start clean
+  --refuse-native-blocks
+                      the local Slack answers invalid_blocks to every chart and table block, as a
+                      workspace Slack's rollout has not reached: digests fall back to words (and the PNG)
   --simulator-port N  port of the simulator (default ${SIMULATOR_PORT}, or any free one if taken;
                       0 = any free port)
   --secrets-manager-port N
@@ -82,6 +85,7 @@ interface Args {
   digestMode: DigestMode;
   dataDir: string;
   fresh: boolean;
+  refuseNativeBlocks: boolean;
   readyFile: string;
   verbose: boolean;
   help: boolean;
@@ -106,6 +110,7 @@ function parse(argv: string[]): Args {
         'digest-mode': { type: 'string' },
         'data-dir': { type: 'string' },
         fresh: { type: 'boolean' },
+        'refuse-native-blocks': { type: 'boolean' },
         'ready-file': { type: 'string' },
         verbose: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
@@ -132,6 +137,7 @@ function parse(argv: string[]): Args {
     digestMode: digestMode(values['digest-mode']),
     dataDir: nonEmpty('--data-dir', values['data-dir']) ?? defaultDataDir(readyFile),
     fresh: values.fresh === true,
+    refuseNativeBlocks: values['refuse-native-blocks'] === true,
     readyFile,
     verbose: values.verbose === true,
     help: values.help === true,
@@ -472,6 +478,7 @@ async function main(argv: string[]): Promise<void> {
     quietSweepMs: LOCAL_TOPOLOGY.schedules.quietCatchUp.everyMinutes * 60_000,
     dataDir: args.dataDir,
     fresh: args.fresh,
+    ...(args.refuseNativeBlocks ? { refuseNativeBlocks: true } : {}),
     ...(args.slackLog !== undefined ? { slackLogFile: args.slackLog } : {}),
     ...(slackEnv ? { realSlack: { token: slackEnv[0], channel: slackEnv[1] } } : {}),
     ...(apiEnv ? { realReadApi: { baseUrl: apiEnv[0], apiKey: apiEnv[1] } } : {}),

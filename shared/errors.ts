@@ -53,8 +53,14 @@ export class NeedsOperatorFix extends Error {
   }
 }
 
-/** What to do once a secret has been put: the messages wait in the DLQ. */
-export const SECRET_NOT_SET_FIX = 'put the secret value (stack outputs list the commands), then replay the DLQ with `bridge dlq replay`';
+/**
+ * What to do once a secret has been put. The failed message is still being retried when this is logged, so
+ * the DLQ step is conditional: a retry after the fix succeeds on its own; only what already reached the DLQ
+ * needs a replay.
+ */
+export const AFTER_FIX_REPLAY =
+  'messages still being retried then succeed; any already in the DLQ (`bridge dlq peek`) need `bridge dlq replay`';
+export const SECRET_NOT_SET_FIX = `put the secret value (stack outputs list the commands); ${AFTER_FIX_REPLAY}`;
 
 export class SecretNotSet extends NeedsOperatorFix {
   override name = 'SecretNotSet';

@@ -64,6 +64,7 @@ export async function startSlack(
     tokens: [LOCAL_DEFAULTS.slackToken],
     channelNames: LOCAL_DEFAULTS.slackChannelNames,
     ...(options.slackLogFile !== undefined ? { logFile: options.slackLogFile } : {}),
+    ...(options.refuseNativeBlocks === true ? { refuseNativeBlocks: true } : {}),
     ...(options.onSlackMessage ? { onMessage: options.onSlackMessage } : {}),
   });
   cleanup.push(() => slack.close());

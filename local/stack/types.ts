@@ -76,6 +76,8 @@ export interface LocalStackOptions {
   fresh?: boolean;
   /** The local Slack server appends one JSON line per Web API call here. */
   slackLogFile?: string;
+  /** The local Slack refuses every chart and table block (invalid_blocks), as before Slack's rollout. */
+  refuseNativeBlocks?: boolean;
   /** Post to a real Slack workspace: no local Slack server, SLACK_API_URL unset. */
   realSlack?: { token: string; channel: string };
   /** Use a real read API: no simulator (and no webhook registration). */

@@ -36,7 +36,7 @@
  *   the three are skipped.
  */
 import { DIGEST_DEFAULTS, ENV } from '../contracts';
-import { NeedsOperatorFix, RateLimited, UnexpectedResponse, Unavailable } from '../errors';
+import { AFTER_FIX_REPLAY, NeedsOperatorFix, RateLimited, UnexpectedResponse, Unavailable } from '../errors';
 import type { GapsResult, ReadApi } from '../ports';
 import { headerValueProblem, unusableSecret } from '../secrets';
 import { isRecord, sleep as defaultSleep } from '../util';
@@ -97,7 +97,7 @@ function readApiError(message: string, path: string, status: number, code: strin
 
 function refusalFix(path: string, status: number, code: string | null): string {
   if (status === 401 || status === 403) {
-    return 'the read-API key is wrong or lacks access to this project: put a valid key in the read-API key secret, then replay the DLQ';
+    return `the read-API key is wrong or lacks access to this project: put a valid key in the read-API key secret; ${AFTER_FIX_REPLAY}`;
   }
   return `the read API refused ${path} (${status}${code ? ` ${code}` : ''}); check ${ENV.readApiBaseUrl} and the project id`;
 }

@@ -5,7 +5,7 @@
  * holder reads the installation again once it holds it (a holder just before may have refreshed it);
  * everyone else waits for the stored token to change instead of refreshing.
  */
-import { NeedsOperatorFix, Unavailable } from '../errors';
+import { AFTER_FIX_REPLAY, NeedsOperatorFix, Unavailable } from '../errors';
 import type { Clock, Log } from '../ports';
 import { installationIdsFor, tokenIsFresh, type Installation, type InstallationRef } from './model';
 import type { InstallationStore, RefreshLease, TokenRefresher } from './ports';
@@ -39,7 +39,7 @@ export async function installationFor(ref: InstallationRef, store: InstallationS
   }
   throw new NeedsOperatorFix(
     `the Slack app is not installed in ${describeRef(ref)}`,
-    "install it with the bridge's Add to Slack page (/slack/install), then replay the DLQ with `bridge dlq replay`",
+    `install it with the bridge's Add to Slack page (/slack/install); ${AFTER_FIX_REPLAY}`,
   );
 }
 
