@@ -124,7 +124,7 @@ export const CONFIG_DEFAULTS = {
   visibilityRange: '7d',
   gapsPageSize: 50,
   digestMode: 'full',
-  chartsEnabled: true,
+  chartsEnabled: false,
   subscriptionDefaultMode: 'changes',
   timeZone: 'UTC',
   digestBatchSize: 10,

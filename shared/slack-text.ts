@@ -109,6 +109,15 @@ export function serviceText(s: string, maxChars: number): string {
   return escapeAndTruncate(plain, maxChars);
 }
 
+/**
+ * Service text for a literal text element (a data table's `raw_text` or `rich_text` text, which Slack
+ * shows as is, parsing neither mrkdwn nor `<…>`): invisible and bidi characters removed, whitespace runs
+ * collapsed, cut to `maxChars`. Nothing to escape: a mention or link there is only its characters.
+ */
+export function plainServiceText(s: string, maxChars: number): string {
+  return truncateText(stripInvisible(s).replace(/\s+/g, ' ').trim(), maxChars);
+}
+
 /** How much of a user's input a reply quotes back (a usage error names the word it could not read). */
 export const ECHO_CHARS = 40;
 

@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { HTTP_PATHS, SLACK_APP_DEFAULTS } from '../../shared/contracts';
 import { buildSlackAppManifest } from '../../shared/slack-app/manifest';
+import { CONFIG_DEFAULTS, loadStageConfig } from '../../infra/config';
 import { signSlackRequest } from '../../shared/slack-request-signature';
 import { commandForm, readReply, type AppReply } from '../../local/slack-app-delivery';
 import { RESPONSE_URL_PATH, renderMessageAsText } from '../../local/slack/server';
@@ -28,13 +29,15 @@ export const SLACK: GroupDef = {
   commands: {
     manifest: {
       summary: 'prints the Slack app manifest with the request URLs of the stack',
-      synopsis: '[--base-url URL | --local READY_FILE | --stack NAME] [--app-name N] [--private-channels] [options]',
+      synopsis: '[--base-url URL | --local READY_FILE | --stack NAME] [--stage S] [--app-name N] [--private-channels] [options]',
       description: `Prints the Slack app manifest (JSON; Slack accepts it as is) with the request URLs of
-the stack (output ApiBaseUrl), of the local stack, or of --base-url.`,
+the stack (output ApiBaseUrl), of the local stack, or of --base-url. With --stage, the scopes follow
+config/<S>.json: files:write only when its chartsEnabled uploads the PNG chart Slack may refuse natively.`,
       options: {
         'base-url': { value: 'URL', help: "the bridge's API base URL (request URLs are this plus /slack/…)" },
         'app-name': { value: 'N', help: "the app's name in Slack" },
         'private-channels': { help: 'ask for the scopes of private channels too' },
+        stage: { value: 'S', help: 'the stage file (config/<S>.json) whose chartsEnabled decides files:write (default: off)' },
         ...AWS_OPTIONS,
       },
       run: withContext(manifest),
@@ -87,7 +90,12 @@ async function manifest(parsed: Parsed, ctx: CommandContext): Promise<CommandRes
   const baseUrl = await apiBaseUrl(parsed, ctx);
   let built;
   try {
-    built = buildSlackAppManifest({ baseUrl, appName: str(parsed, 'app-name'), privateChannels: bool(parsed, 'private-channels') });
+    built = buildSlackAppManifest({
+      baseUrl,
+      appName: str(parsed, 'app-name'),
+      privateChannels: bool(parsed, 'private-channels'),
+      pngFallback: stagePngFallback(str(parsed, 'stage')),
+    });
   } catch (error) {
     throw new CliError((error as Error).message, 'pass the API base URL with --base-url', 'bad_url');
   }
@@ -100,6 +108,16 @@ async function manifest(parsed: Parsed, ctx: CommandContext): Promise<CommandRes
         `until then every command and button is answered 403. ${ctx.hint('doctor')} prints the exact lines.\n`,
     );
   return { exitCode: 0, json: built };
+}
+
+/** Whether the stage uploads the PNG chart (its `chartsEnabled`); off without a stage, as the default stage is. */
+function stagePngFallback(stage: string | undefined): boolean {
+  if (stage === undefined) return CONFIG_DEFAULTS.chartsEnabled;
+  try {
+    return loadStageConfig(stage).chartsEnabled;
+  } catch (error) {
+    throw new CliError((error as Error).message, `fix config/${stage}.json or pass another --stage`, 'bad_stage');
+  }
 }
 
 /** --base-url, else the local stack's gateway, else the stack output ApiBaseUrl. */

@@ -64,7 +64,7 @@ describe('committed stage files', () => {
       gapsPageSize: 50,
       dashboardUrlTemplate: undefined,
       digestMode: 'full',
-      chartsEnabled: true,
+      chartsEnabled: false,
       subscriptionDefaultMode: 'changes',
       noiseMinimums: {},
       timeZone: 'UTC',

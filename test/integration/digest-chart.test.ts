@@ -4,7 +4,8 @@
  * for a first digest; Slack's own line chart in the main message of the next one, the PNG renderer not
  * even loaded; when Slack answers `invalid_blocks` to the chart, the message again with the chart's
  * words, the PNG with its alt text in the thread once per run and channel (also when the record is
- * retried), NativeBlockRefused counted; and a PNG that can't be uploaded or drawn leaves one line in
+ * retried), NativeBlockRefused counted; the thread's engines and gaps as data tables, in words where Slack
+ * refuses them; and a PNG that can't be uploaded or drawn leaves one line in
  * the thread and a ChartFailed count while the record succeeds.
  */
 import { randomUUID } from 'node:crypto';
@@ -98,6 +99,8 @@ const chartsIn = (channel: string): PostedMessage[] => slack.messages(channel).f
 const linesIn = (channel: string) => slack.messages(channel).filter((m) => m.text?.startsWith('Trend chart unavailable'));
 const nativeChart = (m: PostedMessage | undefined) =>
   (m?.blocks ?? []).find((b) => (b as { type?: unknown }).type === 'data_visualization');
+const replies = (channel: string) => slack.messages(channel).filter((m) => m.thread_ts !== undefined && !m.files);
+const tablesIn = (m: PostedMessage) => (m.blocks ?? []).filter((b) => (b as { type?: unknown }).type === 'data_table');
 /** Slack refusing the chart block once in `channel` (a workspace or client without it yet). */
 const refuseChart = (channel: string) =>
   slack.injectFault({ method: 'chat.postMessage', channel, times: 1, kind: 'slack_error', error: 'invalid_blocks' });
@@ -211,6 +214,26 @@ describe('the trend chart', () => {
     expect(run.failed.size).toBe(0);
     expect(linesIn(HOME).map((m) => m.text)).toEqual(['Trend chart unavailable: it could not be drawn.']);
     expect(observer.countOf('ChartFailed{reason=render_failed}')).toBe(1);
+  });
+
+  it('the thread lists engines and gaps as data tables; refused by Slack, each such reply again in words, counted', async () => {
+    await deliver(undefined, weeklyRun());
+    await deliver(undefined, weeklyRun());
+    expect(replies(HOME).some((m) => tablesIn(m).length > 0)).toBe(true);
+
+    slack.reset();
+    slack.injectFault({ method: 'chat.postMessage', channel: HOME, kind: 'refuse_native_blocks' });
+    const run = await deliver(undefined, weeklyRun());
+    expect(run.failed.size).toBe(0);
+    const refused = replies(HOME);
+    expect(refused.length).toBeGreaterThan(0);
+    expect(refused.every((m) => tablesIn(m).length === 0)).toBe(true);
+    // Nothing lost: the engines' lines are in the reply Slack took.
+    expect(JSON.stringify(refused.map((m) => m.blocks))).toContain('*AI engines* (');
+    const inWords = refused.filter((m) => /\*AI engines\* \(|\*Open gaps\* \(/.test(JSON.stringify(m.blocks))).length;
+    expect(inWords).toBeGreaterThan(0);
+    expect(observer.countOf('NativeBlockRefused{block=data_table}')).toBe(inWords);
+    expect(observer.countOf('NativeBlockRefused{block=data_visualization}')).toBe(1);
   });
 
   it('with the PNG fallback off: the chart refused leaves its words in the message, and nothing is uploaded', async () => {

@@ -295,6 +295,38 @@ describe('digest v3', () => {
     expect(plain.main.fallbackBlocks).toBeUndefined();
   });
 
+  it('lists the engines and the open gaps as data tables in the thread, their words as the fallback', () => {
+    const out = valid(renderDigest(input({ options: { dashboardUrlTemplate: TEMPLATE } })));
+    const tables = out.thread.flatMap((reply) => reply.blocks.filter((b) => b.type === 'data_table'));
+    expect(tables.map((t) => t.caption)).toEqual(['Open gaps (6 read), worst first', 'AI engines (2)']);
+    expect(tables).toMatchSnapshot();
+    // The verdict's calls, not the renderer's: Gemini's −3.5 pts is within its normal variation.
+    const gemini = JSON.stringify(tables[1]!.rows.find((row) => JSON.stringify(row).includes('Gemini')));
+    expect(gemini).toContain('within normal variation ±');
+    for (const reply of out.thread.filter((r) => r.blocks.some((b) => b.type === 'data_table'))) {
+      // The words the table stands for, sent if Slack refuses it: today's mrkdwn lines.
+      const words = JSON.stringify(reply.fallbackBlocks);
+      expect(words).not.toContain('data_table');
+      expect(words).toMatch(/\*Open gaps\* \(6 read\), by the engines|\*AI engines\* \(2\)/);
+      expect(findBlockKitViolations({ ...reply, blocks: reply.fallbackBlocks! })).toEqual([]);
+    }
+    // Table cells are literal text: service text is neither escaped nor able to mention anyone.
+    const odd = renderDigest(input({ gaps: [{ ...gap(1), prompt_text: '<!here> & \u202Eevil', top_competitor: 'A&B' }] }));
+    const cells = JSON.stringify(odd.thread.flatMap((r) => r.blocks.filter((b) => b.type === 'data_table')));
+    expect(cells).toContain('#1 <!here> & evil');
+    expect(cells).toContain('A&B');
+    expect(cells).not.toMatch(/[\u202A-\u202E]/);
+  });
+
+  it('a list past a table limit stays mrkdwn lines: 101 gaps, no table, no fallback', () => {
+    const many = Array.from({ length: 101 }, (_, i) => gap(i + 10));
+    const out = valid(renderDigest(input({ gaps: many, pageSize: 200 })));
+    const gapsReply = out.thread.find((r) => r.text.startsWith('Changes and gaps'))!;
+    expect(gapsReply.blocks.some((b) => b.type === 'data_table')).toBe(false);
+    expect(gapsReply.fallbackBlocks).toBeUndefined();
+    expect(JSON.stringify(gapsReply.blocks)).toContain('*Open gaps* (101 read)');
+  });
+
   it('keeps a chart-less digest as it was: a first run, one run of history, a compact line', () => {
     const at = Date.parse(RUN.createdAt);
     const one = valid(renderDigest(input({ options: { trend: [{ atMs: at, engines: { Gemini: 40 } }] } })));

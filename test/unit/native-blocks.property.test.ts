@@ -90,6 +90,45 @@ describe('native blocks within Slack limits', () => {
   });
 });
 
+const gap = fc.record({
+  prompt_id: fc.string({ minLength: 1, maxLength: 12 }),
+  prompt_ref: fc.oneof(fc.constant(null), fc.integer({ min: 0, max: 999 }), name),
+  prompt_text: fc.oneof(name, fc.string({ maxLength: 400 })),
+  platforms_losing: fc.array(name, { maxLength: 8 }),
+  top_competitor: name,
+  extra: fc.constant([]),
+});
+
+describe('native tables in the thread within Slack limits', () => {
+  it('any engines and open gaps: tables within the limits, or their words; the words always valid', () => {
+    const drawn = { tables: 0, words: 0 };
+    fc.assert(
+      fc.property(fc.array(name, { maxLength: 130 }), fc.array(gap, { maxLength: 130 }), (engines, gaps) => {
+        const { thread } = renderDigest({ ...input([], engines), gaps, previous: PREVIOUS });
+        for (const message of thread) {
+          expect(nativeBlockProblems(message.blocks)).toEqual([]);
+          expect(findBlockKitViolations(message)).toEqual([]);
+          const tables = message.blocks.filter((b) => b.type === 'data_table');
+          if (tables.length === 0) {
+            drawn.words += 1;
+            expect(message.fallbackBlocks).toBeUndefined();
+            continue;
+          }
+          drawn.tables += 1;
+          for (const table of tables) expect(table.rows.length).toBeLessThanOrEqual(TABLE_BLOCK_LIMITS.bodyRows + 1);
+          expect(message.fallbackBlocks).toBeDefined();
+          expect(message.fallbackBlocks!.some((b) => b.type === 'data_table')).toBe(false);
+          expect(findBlockKitViolations({ ...message, blocks: message.fallbackBlocks! })).toEqual([]);
+        }
+      }),
+      { numRuns: 200 },
+    );
+    // Both sides are exercised: most inputs fit a table, some do not.
+    expect(drawn.tables).toBeGreaterThan(50);
+    expect(drawn.words).toBeGreaterThan(0);
+  });
+});
+
 describe('the shared checker', () => {
   const line = (series: number, categories: number) => ({
     type: 'data_visualization',

@@ -4,6 +4,8 @@
  */
 import { SLACK_LIMITS, truncateText } from '../../../slack-text';
 import { orderReasonsByImpact } from '../../reasoning-choice';
+import type { KnownBlock } from '@slack/web-api';
+import { TABLE_BLOCK_LIMITS } from '../../../slack-blocks/limits';
 import { MESSAGE_TEXT_BUDGET, packLines, section, type BlockKitMessage } from '../blocks';
 import { formatNumber, formatScalar, humaniseKey, inline, LEN, plural } from '../format';
 import { gapCountText, worstGaps, type ComparedFigure, type DigestModel, type EngineView } from '../model';
@@ -14,24 +16,69 @@ import type { Gap } from '../../../read-api-types';
 import { changeLine } from './changes';
 import { enginesText, enginesWhere, gapTitle, trendMark } from './gap-line';
 import { alertLine } from './rows';
+import { enginesTable, gapsTable, type ReplyTable } from './tables';
 
-/** A reply before packing: its lines, and what to say of lines that do not fit. */
+/** A reply before packing: its lines, the tables that may stand for some of them, and what to say of lines that do not fit. */
 export interface ReplyDraft {
   title: string;
   lines: string[];
   more: (hidden: number) => string;
+  /** In line order, none overlapping. */
+  tables?: readonly ReplyTable[] | undefined;
 }
 
+type ReplyPart = { lines: readonly string[] } | { table: ReplyTable };
+
 /** A reply's lines, packed into one message; what does not fit is counted, never silently dropped. */
+function packBlocks(parts: readonly ReplyPart[], more: (hidden: number) => string): KnownBlock[] {
+  let budget = { maxBlocks: SLACK_LIMITS.blocksPerMessage - 3, maxChars: MESSAGE_TEXT_BUDGET - 400 };
+  const blocks: KnownBlock[] = [];
+  let hidden = 0;
+  for (const part of parts) {
+    if ('table' in part) {
+      if (hidden === 0 && budget.maxBlocks > 0) {
+        blocks.push(part.table.block);
+        budget = { ...budget, maxBlocks: budget.maxBlocks - 1 };
+      } else hidden += part.table.count;
+      continue;
+    }
+    const packed = packLines(hidden === 0 ? part.lines : [], budget);
+    blocks.push(...packed.blocks);
+    budget = {
+      maxBlocks: budget.maxBlocks - packed.blocks.length,
+      maxChars: budget.maxChars - packed.blocks.reduce((n, b) => n + (b.text?.text.length ?? 0), 0),
+    };
+    hidden += part.lines.length - packed.included;
+  }
+  return hidden > 0 ? [...blocks, section(more(hidden))] : blocks;
+}
+
+/**
+ * The reply's parts with its tables in place of their lines, as many tables as fit the message's table
+ * characters; a table past them stays lines.
+ */
+function partsWithTables(draft: ReplyDraft): ReplyPart[] {
+  const parts: ReplyPart[] = [];
+  let at = 0;
+  let chars = 0;
+  for (const table of draft.tables ?? []) {
+    if (chars + table.chars > TABLE_BLOCK_LIMITS.cellChars) continue;
+    chars += table.chars;
+    parts.push({ lines: draft.lines.slice(at, table.from) }, { table });
+    at = table.from + table.count;
+  }
+  return [...parts, { lines: draft.lines.slice(at) }];
+}
+
+/**
+ * A reply as one message. With tables, the mrkdwn lines they stand for are its `fallbackBlocks`, sent
+ * if Slack refuses a table.
+ */
 export function packReply(model: DigestModel, draft: ReplyDraft): BlockKitMessage {
-  const budget = { maxBlocks: SLACK_LIMITS.blocksPerMessage - 3, maxChars: MESSAGE_TEXT_BUDGET - 400 };
-  const packed = packLines(draft.lines, budget);
-  const hidden = draft.lines.length - packed.included;
-  const tail = hidden > 0 ? [section(draft.more(hidden))] : [];
-  return {
-    text: truncateText(`${draft.title.replace(/\*/g, '')} — ${model.name}`, SLACK_LIMITS.fallbackText),
-    blocks: [...packed.blocks, ...tail],
-  };
+  const text = truncateText(`${draft.title.replace(/\*/g, '')} — ${model.name}`, SLACK_LIMITS.fallbackText);
+  const words = packBlocks([{ lines: draft.lines }], draft.more);
+  const native = packBlocks(partsWithTables(draft), draft.more);
+  return native.some((b) => b.type === 'data_table') ? { text, blocks: native, fallbackBlocks: words } : { text, blocks: words };
 }
 
 /** Replies beyond `slots` joined into the last one, so the thread never has more replies than it may. */
@@ -41,7 +88,13 @@ export function fitReplies(drafts: readonly ReplyDraft[], slots: number): ReplyD
   const joined = drafts.slice(slots - 1);
   const [first] = joined;
   if (first === undefined) return kept;
-  return [...kept, { title: first.title, lines: joined.flatMap((d) => d.lines), more: first.more }];
+  let offset = 0;
+  const tables = joined.flatMap((d) => {
+    const shifted = (d.tables ?? []).map((t) => ({ ...t, from: t.from + offset }));
+    offset += d.lines.length;
+    return shifted;
+  });
+  return [...kept, { title: first.title, lines: joined.flatMap((d) => d.lines), more: first.more, tables }];
 }
 
 // --- 1. Changes and gaps ------------------------------------------------------------------------
@@ -120,22 +173,16 @@ export function changesAndGapsReply(model: DigestModel): ReplyDraft | null {
   const changes = assess(model).changes.map((item) => changeLine(model, item));
   const unreadable = model.unreadable > 0 ? ` · ${plural(model.unreadable, 'gap entry', 'gap entries')} could not be read` : '';
   const gaps = gapGroups(model);
-  const lines = [
-    ...(changes.length > 0 ? ['*What changed*', ...changes] : []),
-    ...goneLines(model),
-    ...rivalLines(model),
-    ...(gaps.length > 0
-      ? [
-          `*Open gaps* (${gapCountText(model)} read${model.truncated ? `, the service's top ${formatNumber(model.input.pageSize ?? 0)}` : ''}${unreadable}), by the engines they are lost on`,
-          ...gaps,
-        ]
-      : []),
-  ];
+  const before = [...(changes.length > 0 ? ['*What changed*', ...changes] : []), ...goneLines(model), ...rivalLines(model)];
+  const read = `${gapCountText(model)} read${model.truncated ? `, the service's top ${formatNumber(model.input.pageSize ?? 0)}` : ''}${unreadable}`;
+  const lines = [...before, ...(gaps.length > 0 ? [`*Open gaps* (${read}), by the engines they are lost on`, ...gaps] : [])];
   if (lines.length === 0) return null;
+  const table = gaps.length > 0 ? gapsTable(model, `Open gaps (${read}), worst first`, before.length, 1 + gaps.length) : null;
   return {
     title: '*Changes and gaps*',
     lines,
     more: (hidden) => `_${plural(hidden, 'more line', 'more lines')} not shown: the dashboard lists every gap._`,
+    tables: table === null ? [] : [table],
   };
 }
 
@@ -196,7 +243,13 @@ export function enginesAndAlertsReply(model: DigestModel): ReplyDraft | null {
     ...(showsAbout(model) ? aboutLines(model) : []),
   ];
   if (lines.length === 0) return null;
-  return { title: '*Engines and alerts*', lines, more: (hidden) => `_${plural(hidden, 'more line', 'more lines')} on the dashboard._` };
+  const table = engines.length > 0 ? enginesTable(model, 0) : null;
+  return {
+    title: '*Engines and alerts*',
+    lines,
+    more: (hidden) => `_${plural(hidden, 'more line', 'more lines')} on the dashboard._`,
+    tables: table === null ? [] : [table],
+  };
 }
 
 // --- 3. Reasoning -------------------------------------------------------------------------------
