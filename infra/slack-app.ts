@@ -205,6 +205,8 @@ export class SlackApp extends Construct {
         [ENV.actionSigningKeySecretArn]: props.actionSigningKey.secretArn,
         ...workspaceEnvironment(config),
         ...(needsBotToken ? { [ENV.slackBotTokenSecretArn]: props.slackToken.secretArn } : {}),
+        // Only when it differs from the function's default ('history'): a single-workspace stack is unchanged.
+        ...(config.slackPostRecovery === 'ledger' ? { [ENV.slackPostRecovery]: config.slackPostRecovery } : {}),
       },
     });
     fn.allow(
@@ -217,6 +219,9 @@ export class SlackApp extends Construct {
     fn.allow('ProjectSnapshotsRead', ['dynamodb:GetItem'], [props.table.tableArn], Store.leadingKeys(TABLE.prefixes.snapshot));
     // The replay guard: one conditional put per request acted on; the item expires with the request's tolerance.
     fn.allow('SlackRequestReplayGuard', ['dynamodb:PutItem'], [props.table.tableArn], Store.leadingKeys(TABLE.prefixes.slackRequest));
+    // The posted ledger learns the bot's own posts from message_metadata_posted: one update of a `posted#` item, never a read.
+    if (config.slackPostRecovery === 'ledger')
+      fn.allow('PostedLedgerRecord', ['dynamodb:UpdateItem'], [props.table.tableArn], Store.leadingKeys(TABLE.prefixes.posted));
     this.commands.grantSend(fn);
     fn.allow('ReadSlackSigningSecret', ['secretsmanager:GetSecretValue'], [this.signingSecret.secret.secretArn]);
     fn.allow('ReadActionSigningKey', ['secretsmanager:GetSecretValue'], [props.actionSigningKey.secretArn]);

@@ -3,7 +3,7 @@
  * wires the adapters into the Slack endpoints. Slack waits 3 s for an answer, so every call is short.
  */
 import { ConfigError, integer, optionalString, parseSlackSigningSecret, requiredString, type Env } from '../../shared/config-env';
-import { DEFAULT_SIGNATURE_TOLERANCE_SECONDS, DIGEST_DEFAULTS, ENV, type DigestMode } from '../../shared/contracts';
+import { DEFAULT_SIGNATURE_TOLERANCE_SECONDS, DIGEST_DEFAULTS, ENV, type DigestMode, type PostRecovery } from '../../shared/contracts';
 import { createDynamoClient, createSqsClient, readAwsEndpoints, type AwsEndpoints } from '../../shared/adapters/aws-clients';
 import { DynamoSubscriptionStore } from '../../shared/adapters/dynamo-subscription-store';
 import { createSecretsProvider, secretsManagerSecret } from '../../shared/adapters/secrets-manager';
@@ -21,7 +21,9 @@ import { parseSlackAccessPolicy } from '../../shared/slack-app/policy';
 import type { SlackAccessPolicy, UserGroupMembers } from '../../shared/slack-app/ports';
 import { slackVerifierFrom } from '../../shared/slack-app/verifier-source';
 import { enginesFromSnapshots } from '../../shared/slack-app/channel-settings';
-import { DynamoDigestStore } from '../../shared/adapters/dynamo-digest-store';
+import { DIGEST_RETENTION_SECONDS, DynamoDigestStore } from '../../shared/adapters/dynamo-digest-store';
+import { DynamoPostedLedger } from '../../shared/adapters/dynamo-posted-ledger';
+import { readPostRecovery } from '../../shared/digest/posted-ledger';
 import { readWorkspaceAllowList, type WorkspaceAllowList } from '../../shared/slack-app/workspace-gate';
 import { readSubscriptionDefaultMode } from '../../shared/slack-app/default-mode';
 import { DynamoWeeklyStore } from '../../shared/adapters/dynamo-weekly-store';
@@ -50,6 +52,8 @@ export interface SlackConfig {
   subscriptionDefaultMode: DigestMode;
   /** The stage's zone: `/visibility weekly` without one uses it. */
   timeZone: string;
+  /** 'ledger': `message_metadata_posted` events record the bot's posts in the posted ledger (stage `slackPostRecovery`). */
+  postRecovery: PostRecovery;
   aws: AwsEndpoints;
 }
 
@@ -68,6 +72,7 @@ export function readSlackConfig(env: Env): SlackConfig {
     slackApiUrl: optionalString(env, ENV.slackApiUrl),
     subscriptionDefaultMode: readSubscriptionDefaultMode(env),
     timeZone: readStageTimeZone(env),
+    postRecovery: readPostRecovery(env),
     aws: readAwsEndpoints(env),
   };
 }
@@ -155,6 +160,16 @@ export function createSlackDeps(
     }),
     workspace: config.workspace,
     replays: new DynamoReplayGuard(dynamo, config.tableName, config.toleranceSeconds),
+    // Kept as long as the digest function's records of the same posts (a retry of the event reads them).
+    postedLedger:
+      config.postRecovery === 'ledger'
+        ? new DynamoPostedLedger(dynamo, {
+            tableName: config.tableName,
+            retentionSeconds: DIGEST_RETENTION_SECONDS,
+            now: () => clock.now(),
+          })
+        : undefined,
+    installations: undefined,
     actionValues,
     shares: shareValuesFrom(actionValues),
     access: config.access,

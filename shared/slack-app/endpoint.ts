@@ -27,7 +27,7 @@ import { SlackAppStoreError } from '../errors';
 import type { ReplayGuard, SignedRequestId, SlackReply } from './ports';
 import * as reply from './replies';
 import { answerSlashCommand, type CommandAck } from './service';
-import { answerEvent, answerHomeAction, type EventOutcome } from './slack-events';
+import { answerEvent, answerHomeAction, type EventDeps, type EventOutcome } from './slack-events';
 import { foreignReason, requestOrigin, type ForeignReason, type WorkspaceAllowList } from './workspace-gate';
 import { parseEventEnvelope } from './events';
 
@@ -49,7 +49,7 @@ export interface SlackHttpResponse {
   body: string;
 }
 
-export interface SlackEndpointDeps extends ActionDeps {
+export interface SlackEndpointDeps extends ActionDeps, EventDeps {
   /** Resolves the verifier for the current signing secret (it may be regenerated while a container lives). */
   verifier: () => Promise<SlackRequestVerifier>;
   /** The workspaces (or Grid org) and the app this stage serves. */

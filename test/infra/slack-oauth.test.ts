@@ -17,6 +17,7 @@ describe('Add to Slack', () => {
     expect(Object.keys(plain.findResources('AWS::Lambda::Function')).filter((id) => id.startsWith('SlackOAuth'))).toEqual([]);
     const digest = roleStatements(plain, 'DigestWorkerDigestRole');
     expect(digest.map((s) => s.Sid)).not.toContain('PostedLedger');
+    expect(roleStatements(plain, 'SlackAppSlackRole').map((s) => s.Sid)).not.toContain('PostedLedgerRecord');
   });
 
   it('serves GET /slack/install and GET /slack/oauth_redirect from its own function with the client secret and redirect URL', () => {
@@ -49,5 +50,14 @@ describe('Add to Slack', () => {
     const ledger = statementBySid(roleStatements(template, 'DigestWorkerDigestRole'), 'PostedLedger');
     expect(actionsOf(ledger).sort()).toEqual(['dynamodb:GetItem', 'dynamodb:UpdateItem']);
     expect(JSON.stringify(ledger.Condition)).toContain(`${TABLE.prefixes.posted}*`);
+  });
+
+  it('with the ledger, the Slack function may only update posted# items (message_metadata_posted) and is told to', () => {
+    const record = statementBySid(roleStatements(template, 'SlackAppSlackRole'), 'PostedLedgerRecord');
+    expect(actionsOf(record)).toEqual(['dynamodb:UpdateItem']);
+    expect(record.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${TABLE.prefixes.posted}*`] } });
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Environment: { Variables: Match.objectLike({ [ENV.powertoolsServiceName]: SERVICES.slack, [ENV.slackPostRecovery]: 'ledger' }) },
+    });
   });
 });

@@ -2,13 +2,14 @@
  * `POST /slack/events` and the Home tab's clicks through the Slack Lambda handler as API Gateway
  * invokes it, against dynalite (the replay guard) and the local SQS server (the commands queue):
  * Slack's URL check answered, an opened Home tab queued once however Slack retries or replays it,
- * a foreign workspace refused.
+ * a foreign workspace refused, the bot's own posts recorded in the posted ledger (a `ledger` stage).
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CreateQueueCommand, PurgeQueueCommand, ReceiveMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { ensureBridgeTable, startLocalDynamo, type LocalDynamo } from '../../local/dynamo';
 import { SqsServer } from '../../local/sqs-server';
 import { createSlackHandler, type SlackHandler } from '../../functions/slack/create-handler';
+import { DynamoPostedLedger } from '../../shared/adapters/dynamo-posted-ledger';
 import { ENV, HTTP_PATHS, SLACK_APP_METRICS } from '../../shared/contracts';
 import { signSlackRequest } from '../../shared/slack-request-signature';
 import { HOME_ACTION_IDS } from '../../shared/slack-app/home/actions';
@@ -53,6 +54,7 @@ beforeEach(async () => {
     [ENV.awsRegion]: 'us-east-1',
     [ENV.awsEndpointDynamodb]: dynamo.endpoint,
     [ENV.awsEndpointSqs]: sqsServer.url,
+    [ENV.slackPostRecovery]: 'ledger',
   };
   const observability = { log: observer, metrics: observer, flush() {}, appendKeys() {}, resetKeys() {} };
   handler = createSlackHandler(env, { observability, overrides: { clock: { now: () => NOW } } });
@@ -132,6 +134,37 @@ describe('POST /slack/events', () => {
 
   it('answers 400 to a signed body that is not an event envelope', async () => {
     expect((await post(HTTP_PATHS.slackEvents, JSON.stringify({ type: 'event_callback', team_id: TEAM }))).status).toBe(400);
+  });
+});
+
+describe('message_metadata_posted (the posted ledger)', () => {
+  const ledger = () => new DynamoPostedLedger(dynamo.client, { tableName: TABLE, retentionSeconds: 3600 });
+  const posted = (app: string, eventId: string, reply?: string) => ({
+    type: 'message_metadata_posted',
+    app_id: app,
+    bot_id: 'B0BRIDGE',
+    channel_id: 'C0DIGESTS',
+    message_ts: reply === undefined ? '1700000000.000100' : '1700000000.000200',
+    metadata: { event_type: 'visibility_digest', event_payload: { event_id: eventId, ...(reply === undefined ? {} : { reply }) } },
+  });
+  const learned = () => observer.entries.filter((e) => e.message.startsWith('posted message learned')).length;
+
+  it("records the bot's own post (and a reply) in the ledger, once however often Slack retries the event", async () => {
+    const top = envelope('EvP1', posted(APP, 'evt-ledger-1'));
+    expect(await post(HTTP_PATHS.slackEvents, top, { atS: NOW_S - 30 })).toEqual({ status: 200, body: undefined });
+    expect((await post(HTTP_PATHS.slackEvents, top, { headers: { 'x-slack-retry-num': '1' } })).status).toBe(200);
+    expect((await post(HTTP_PATHS.slackEvents, envelope('EvP2', posted(APP, 'evt-ledger-1', '1')))).status).toBe(200);
+    expect(await ledger().find('C0DIGESTS', 'evt-ledger-1')).toEqual({ mainTs: '1700000000.000100', replies: 1, unknownAtMs: undefined });
+    expect(learned()).toBe(2);
+    expect(observer.countOf(SLACK_APP_METRICS.slackRequestReplayed)).toBe(1);
+  });
+
+  it("ignores another app's message naming a bridge event, and metadata naming none", async () => {
+    expect((await post(HTTP_PATHS.slackEvents, envelope('EvP3', posted('A0SOMEONEELSE', 'evt-ledger-2')))).status).toBe(200);
+    const none = { ...posted(APP, 'x'), metadata: { event_type: 'something_else', event_payload: {} } };
+    expect((await post(HTTP_PATHS.slackEvents, envelope('EvP4', none))).status).toBe(200);
+    expect(await ledger().find('C0DIGESTS', 'evt-ledger-2')).toBeUndefined();
+    expect(learned()).toBe(0);
   });
 });
 
