@@ -169,6 +169,7 @@ export function createSlackDeps(
             now: () => clock.now(),
           })
         : undefined,
+    // Uninstall events purge by a TeamData the table does not yet have (teams are not recorded on what they create).
     installations: undefined,
     actionValues,
     shares: shareValuesFrom(actionValues),
