@@ -207,6 +207,8 @@ export class SlackApp extends Construct {
         ...(needsBotToken ? { [ENV.slackBotTokenSecretArn]: props.slackToken.secretArn } : {}),
         // Only when it differs from the function's default ('history'): a single-workspace stack is unchanged.
         ...(config.slackPostRecovery === 'ledger' ? { [ENV.slackPostRecovery]: config.slackPostRecovery } : {}),
+        // "Add to Slack": workspaces' channels are noted, and purged when a workspace removes the app.
+        ...(config.slackClientId === undefined ? {} : { [ENV.slackClientId]: config.slackClientId }),
       },
     });
     fn.allow(
@@ -222,6 +224,7 @@ export class SlackApp extends Construct {
     // The posted ledger learns the bot's own posts from message_metadata_posted: one update of a `posted#` item, never a read.
     if (config.slackPostRecovery === 'ledger')
       fn.allow('PostedLedgerRecord', ['dynamodb:UpdateItem'], [props.table.tableArn], Store.leadingKeys(TABLE.prefixes.posted));
+    if (config.slackClientId !== undefined) allowUninstallPurge(fn, props.table.tableArn);
     this.commands.grantSend(fn);
     fn.allow('ReadSlackSigningSecret', ['secretsmanager:GetSecretValue'], [this.signingSecret.secret.secretArn]);
     fn.allow('ReadActionSigningKey', ['secretsmanager:GetSecretValue'], [props.actionSigningKey.secretArn]);
@@ -312,4 +315,27 @@ export function slackMetric(name: SlackAppMetricName, stage: string, service: st
     statistic: 'Sum',
     period: FIVE_MINUTES,
   });
+}
+
+/**
+ * "Add to Slack": the channels a workspace runs commands in are noted on `team#` items, and its uninstall
+ * deletes its installation, then what the table keeps for those channels (shared/adapters/dynamo-team-data.ts):
+ * deletes and attribute removals only (sub# / chan# updates are the subscriptions' grant).
+ */
+function allowUninstallPurge(fn: BridgeFunction, tableArn: string): void {
+  const { prefixes } = TABLE;
+  fn.allow(
+    'TeamChannels',
+    ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
+    [tableArn],
+    Store.leadingKeys(prefixes.team),
+  );
+  fn.allow('UninstallDeletesInstallation', ['dynamodb:DeleteItem'], [tableArn], Store.leadingKeys(prefixes.installation));
+  fn.allow(
+    'UninstallPurgesChannels',
+    ['dynamodb:DeleteItem'],
+    [tableArn],
+    Store.leadingKeys(prefixes.subscriptionsOfChannel, prefixes.audit, prefixes.quiet, prefixes.held),
+  );
+  fn.allow('UninstallPurgesSchedules', ['dynamodb:UpdateItem'], [tableArn], Store.leadingKeys(prefixes.held, prefixes.weeklySettings));
 }

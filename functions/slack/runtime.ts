@@ -23,6 +23,8 @@ import { slackVerifierFrom } from '../../shared/slack-app/verifier-source';
 import { enginesFromSnapshots } from '../../shared/slack-app/channel-settings';
 import { DIGEST_RETENTION_SECONDS, DynamoDigestStore } from '../../shared/adapters/dynamo-digest-store';
 import { DynamoPostedLedger } from '../../shared/adapters/dynamo-posted-ledger';
+import { DynamoInstallationStore } from '../../shared/adapters/dynamo-installation-store';
+import { DynamoTeamData } from '../../shared/adapters/dynamo-team-data';
 import { readPostRecovery } from '../../shared/digest/posted-ledger';
 import { readWorkspaceAllowList, type WorkspaceAllowList } from '../../shared/slack-app/workspace-gate';
 import { readSubscriptionDefaultMode } from '../../shared/slack-app/default-mode';
@@ -52,6 +54,8 @@ export interface SlackConfig {
   subscriptionDefaultMode: DigestMode;
   /** The stage's zone: `/visibility weekly` without one uses it. */
   timeZone: string;
+  /** Installed through "Add to Slack" (the stage's `slackClientId`): workspaces' channels are noted, and purged on uninstall. */
+  distributed: boolean;
   /** 'ledger': `message_metadata_posted` events record the bot's posts in the posted ledger (stage `slackPostRecovery`). */
   postRecovery: PostRecovery;
   aws: AwsEndpoints;
@@ -72,6 +76,7 @@ export function readSlackConfig(env: Env): SlackConfig {
     slackApiUrl: optionalString(env, ENV.slackApiUrl),
     subscriptionDefaultMode: readSubscriptionDefaultMode(env),
     timeZone: readStageTimeZone(env),
+    distributed: optionalString(env, ENV.slackClientId) !== undefined,
     postRecovery: readPostRecovery(env),
     aws: readAwsEndpoints(env),
   };
@@ -153,6 +158,8 @@ export function createSlackDeps(
   };
   const actionValues = actionValueCodecFrom(secret(config.actionSigningKey, ENV.actionSigningKey), cache);
   const dynamo = createDynamoClient({ ...SLACK_CLIENT_BOUNDS, ...config.aws.dynamodb });
+  const store = new DynamoSubscriptionStore(dynamo, config.tableName, config.subscriptionDefaultMode);
+  const teams = config.distributed ? new DynamoTeamData(dynamo, config.tableName, store) : undefined;
   return {
     verifier: slackVerifierFrom(secret(config.signingSecret, ENV.slackSigningSecret), {
       ...cache,
@@ -169,13 +176,13 @@ export function createSlackDeps(
             now: () => clock.now(),
           })
         : undefined,
-    // Uninstall events purge by a TeamData the table does not yet have (teams are not recorded on what they create).
-    installations: undefined,
+    teams,
+    installations: teams && { store: new DynamoInstallationStore(dynamo, { tableName: config.tableName }), teamData: teams },
     actionValues,
     shares: shareValuesFrom(actionValues),
     access: config.access,
     groups: userGroups(config, secret, clock),
-    store: new DynamoSubscriptionStore(dynamo, config.tableName, config.subscriptionDefaultMode),
+    store,
     // `/visibility weekly` reads and sets the channels' schedules only (no claim here: leaseMs unused).
     weekly: { store: new DynamoWeeklyStore(dynamo, { tableName: config.tableName, leaseMs: 0 }), timeZone: config.timeZone },
     // `/visibility filter engines=` checks the names against the project's stored snapshot (one GetItem; nothing claimed).

@@ -2,7 +2,8 @@
  * `POST /slack/events` and the Home tab's clicks through the Slack Lambda handler as API Gateway
  * invokes it, against dynalite (the replay guard) and the local SQS server (the commands queue):
  * Slack's URL check answered, an opened Home tab queued once however Slack retries or replays it,
- * a foreign workspace refused, the bot's own posts recorded in the posted ledger (a `ledger` stage).
+ * a foreign workspace refused, the bot's own posts recorded in the posted ledger (a `ledger` stage), and
+ * on an "Add to Slack" stage a workspace's channels noted by its commands and purged by its uninstall.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CreateQueueCommand, PurgeQueueCommand, ReceiveMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
@@ -10,6 +11,8 @@ import { ensureBridgeTable, startLocalDynamo, type LocalDynamo } from '../../loc
 import { SqsServer } from '../../local/sqs-server';
 import { createSlackHandler, type SlackHandler } from '../../functions/slack/create-handler';
 import { DynamoPostedLedger } from '../../shared/adapters/dynamo-posted-ledger';
+import { DynamoInstallationStore } from '../../shared/adapters/dynamo-installation-store';
+import { DynamoQuietHoursStore } from '../../shared/adapters/dynamo-quiet-hours';
 import { ENV, HTTP_PATHS, SLACK_APP_METRICS } from '../../shared/contracts';
 import { signSlackRequest } from '../../shared/slack-request-signature';
 import { HOME_ACTION_IDS } from '../../shared/slack-app/home/actions';
@@ -30,6 +33,7 @@ let sqs: SQSClient;
 let queueUrl: string;
 let observer: RecordingObserver;
 let handler: SlackHandler;
+let env: Record<string, string>;
 
 beforeAll(async () => {
   dynamo = await startLocalDynamo();
@@ -44,7 +48,7 @@ beforeAll(async () => {
 beforeEach(async () => {
   observer = new RecordingObserver();
   await sqs.send(new PurgeQueueCommand({ QueueUrl: queueUrl }));
-  const env = {
+  env = {
     [ENV.tableName]: TABLE,
     [ENV.commandsQueueUrl]: queueUrl,
     [ENV.slackSigningSecret]: SECRET,
@@ -165,6 +169,48 @@ describe('message_metadata_posted (the posted ledger)', () => {
     expect((await post(HTTP_PATHS.slackEvents, envelope('EvP4', none))).status).toBe(200);
     expect(await ledger().find('C0DIGESTS', 'evt-ledger-2')).toBeUndefined();
     expect(learned()).toBe(0);
+  });
+});
+
+describe('app_uninstalled on an "Add to Slack" stage', () => {
+  it('purges what the workspace set up in the channels it ran /visibility in, once however Slack retries', async () => {
+    handler = createSlackHandler(
+      { ...env, [ENV.slackClientId]: '1234567890.9876543210' },
+      {
+        observability: { log: observer, metrics: observer, flush() {}, appendKeys() {}, resetKeys() {} },
+        overrides: { clock: { now: () => NOW } },
+      },
+    );
+    const installations = new DynamoInstallationStore(dynamo.client, { tableName: TABLE });
+    await installations.save({
+      teamId: TEAM,
+      isEnterpriseInstall: false,
+      botUserId: 'U0BOT',
+      botId: 'B0BOT',
+      scopes: ['chat:write'],
+      bot: { token: 'xoxb-1' },
+      installedBy: 'U1',
+      installedAtMs: NOW,
+    });
+    const command = new URLSearchParams({
+      command: '/visibility',
+      text: 'help',
+      channel_id: 'C0TEAMCH',
+      user_id: 'U1',
+      response_url: 'https://hooks.slack.com/commands/T0TEAM1/1/x',
+      team_id: TEAM,
+      api_app_id: APP,
+    }).toString();
+    expect((await post(HTTP_PATHS.slackCommands, command, { form: true })).status).toBe(200);
+    const quiet = new DynamoQuietHoursStore(dynamo.client, TABLE);
+    await quiet.setWindow('C0TEAMCH', { startMinute: 0, endMinute: 60, timeZone: 'UTC' }, { userId: 'U1' }, NOW);
+    const uninstalled = envelope('EvU1', { type: 'app_uninstalled' });
+    expect((await post(HTTP_PATHS.slackEvents, uninstalled, { atS: NOW_S - 10 })).status).toBe(200);
+    expect((await post(HTTP_PATHS.slackEvents, uninstalled, { headers: { 'x-slack-retry-num': '1' } })).status).toBe(200);
+    expect(await installations.get(TEAM)).toBeUndefined();
+    expect((await quiet.windowsOf(['C0TEAMCH'])).size).toBe(0);
+    const removed = observer.entries.filter((e) => e.message.startsWith('Slack app removed'));
+    expect(removed.map((e) => e.fields['channelsPurged'])).toEqual([1]);
   });
 });
 
