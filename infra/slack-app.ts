@@ -205,6 +205,10 @@ export class SlackApp extends Construct {
         [ENV.actionSigningKeySecretArn]: props.actionSigningKey.secretArn,
         ...workspaceEnvironment(config),
         ...(needsBotToken ? { [ENV.slackBotTokenSecretArn]: props.slackToken.secretArn } : {}),
+        // Only when it differs from the function's default ('history'): a single-workspace stack is unchanged.
+        ...(config.slackPostRecovery === 'ledger' ? { [ENV.slackPostRecovery]: config.slackPostRecovery } : {}),
+        // "Add to Slack": workspaces' channels are noted, and purged when a workspace removes the app.
+        ...(config.slackClientId === undefined ? {} : { [ENV.slackClientId]: config.slackClientId }),
       },
     });
     fn.allow(
@@ -217,6 +221,10 @@ export class SlackApp extends Construct {
     fn.allow('ProjectSnapshotsRead', ['dynamodb:GetItem'], [props.table.tableArn], Store.leadingKeys(TABLE.prefixes.snapshot));
     // The replay guard: one conditional put per request acted on; the item expires with the request's tolerance.
     fn.allow('SlackRequestReplayGuard', ['dynamodb:PutItem'], [props.table.tableArn], Store.leadingKeys(TABLE.prefixes.slackRequest));
+    // The posted ledger learns the bot's own posts from message_metadata_posted: one update of a `posted#` item, never a read.
+    if (config.slackPostRecovery === 'ledger')
+      fn.allow('PostedLedgerRecord', ['dynamodb:UpdateItem'], [props.table.tableArn], Store.leadingKeys(TABLE.prefixes.posted));
+    if (config.slackClientId !== undefined) allowUninstallPurge(fn, props.table.tableArn);
     this.commands.grantSend(fn);
     fn.allow('ReadSlackSigningSecret', ['secretsmanager:GetSecretValue'], [this.signingSecret.secret.secretArn]);
     fn.allow('ReadActionSigningKey', ['secretsmanager:GetSecretValue'], [props.actionSigningKey.secretArn]);
@@ -307,4 +315,27 @@ export function slackMetric(name: SlackAppMetricName, stage: string, service: st
     statistic: 'Sum',
     period: FIVE_MINUTES,
   });
+}
+
+/**
+ * "Add to Slack": the channels a workspace runs commands in are noted on `team#` items, and its uninstall
+ * deletes its installation, then what the table keeps for those channels (shared/adapters/dynamo-team-data.ts):
+ * deletes and attribute removals only (sub# / chan# updates are the subscriptions' grant).
+ */
+function allowUninstallPurge(fn: BridgeFunction, tableArn: string): void {
+  const { prefixes } = TABLE;
+  fn.allow(
+    'TeamChannels',
+    ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
+    [tableArn],
+    Store.leadingKeys(prefixes.team),
+  );
+  fn.allow('UninstallDeletesInstallation', ['dynamodb:DeleteItem'], [tableArn], Store.leadingKeys(prefixes.installation));
+  fn.allow(
+    'UninstallPurgesChannels',
+    ['dynamodb:DeleteItem'],
+    [tableArn],
+    Store.leadingKeys(prefixes.subscriptionsOfChannel, prefixes.audit, prefixes.quiet, prefixes.held),
+  );
+  fn.allow('UninstallPurgesSchedules', ['dynamodb:UpdateItem'], [tableArn], Store.leadingKeys(prefixes.held, prefixes.weeklySettings));
 }

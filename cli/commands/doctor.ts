@@ -22,7 +22,6 @@ import { buildContext, formatAge, positiveNumber, str, AWS_OPTIONS, type Command
 import type { LeafDef } from '../command-spec';
 import { dynamoClient, endpointFor, secretsClient, sqsClient, STACK_OUTPUTS } from '../aws';
 import { HTTP_PATHS, TABLE } from '../../shared/contracts';
-import { SLACK_BOT_EVENTS } from '../../shared/slack-app/events';
 import { signSlackRequest } from '../../shared/slack-request-signature';
 import { aws, explainError, UsageError } from '../errors';
 import type { CliIo } from '../io';
@@ -171,7 +170,7 @@ export interface SlackEventsProbe {
 export async function checkSlackEvents(probe: SlackEventsProbe, fetchFn: typeof fetch, nowMs: number): Promise<Check> {
   const id = 'slack.events';
   const title = 'App Home events URL answers Slack';
-  const settings = `in the app's settings: App Home → Home Tab on; Event Subscriptions → Request URL ${probe.url}, bot events ${SLACK_BOT_EVENTS.join(', ')} (or paste \`bridge slack manifest\` again)`;
+  const settings = `in the app's settings: App Home → Home Tab on; Event Subscriptions → Request URL ${probe.url} and the bot events \`bridge slack manifest\` lists (or paste it again)`;
   const challenge = `doctor-${nowMs}`;
   const body = JSON.stringify({ type: 'url_verification', token: 'doctor', challenge });
   try {

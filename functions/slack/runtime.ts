@@ -3,7 +3,7 @@
  * wires the adapters into the Slack endpoints. Slack waits 3 s for an answer, so every call is short.
  */
 import { ConfigError, integer, optionalString, parseSlackSigningSecret, requiredString, type Env } from '../../shared/config-env';
-import { DEFAULT_SIGNATURE_TOLERANCE_SECONDS, DIGEST_DEFAULTS, ENV, type DigestMode } from '../../shared/contracts';
+import { DEFAULT_SIGNATURE_TOLERANCE_SECONDS, DIGEST_DEFAULTS, ENV, type DigestMode, type PostRecovery } from '../../shared/contracts';
 import { createDynamoClient, createSqsClient, readAwsEndpoints, type AwsEndpoints } from '../../shared/adapters/aws-clients';
 import { DynamoSubscriptionStore } from '../../shared/adapters/dynamo-subscription-store';
 import { createSecretsProvider, secretsManagerSecret } from '../../shared/adapters/secrets-manager';
@@ -21,7 +21,11 @@ import { parseSlackAccessPolicy } from '../../shared/slack-app/policy';
 import type { SlackAccessPolicy, UserGroupMembers } from '../../shared/slack-app/ports';
 import { slackVerifierFrom } from '../../shared/slack-app/verifier-source';
 import { enginesFromSnapshots } from '../../shared/slack-app/channel-settings';
-import { DynamoDigestStore } from '../../shared/adapters/dynamo-digest-store';
+import { DIGEST_RETENTION_SECONDS, DynamoDigestStore } from '../../shared/adapters/dynamo-digest-store';
+import { DynamoPostedLedger } from '../../shared/adapters/dynamo-posted-ledger';
+import { DynamoInstallationStore } from '../../shared/adapters/dynamo-installation-store';
+import { DynamoTeamData } from '../../shared/adapters/dynamo-team-data';
+import { readPostRecovery } from '../../shared/digest/posted-ledger';
 import { readWorkspaceAllowList, type WorkspaceAllowList } from '../../shared/slack-app/workspace-gate';
 import { readSubscriptionDefaultMode } from '../../shared/slack-app/default-mode';
 import { DynamoWeeklyStore } from '../../shared/adapters/dynamo-weekly-store';
@@ -50,6 +54,10 @@ export interface SlackConfig {
   subscriptionDefaultMode: DigestMode;
   /** The stage's zone: `/visibility weekly` without one uses it. */
   timeZone: string;
+  /** Installed through "Add to Slack" (the stage's `slackClientId`): workspaces' channels are noted, and purged on uninstall. */
+  distributed: boolean;
+  /** 'ledger': `message_metadata_posted` events record the bot's posts in the posted ledger (stage `slackPostRecovery`). */
+  postRecovery: PostRecovery;
   aws: AwsEndpoints;
 }
 
@@ -68,6 +76,8 @@ export function readSlackConfig(env: Env): SlackConfig {
     slackApiUrl: optionalString(env, ENV.slackApiUrl),
     subscriptionDefaultMode: readSubscriptionDefaultMode(env),
     timeZone: readStageTimeZone(env),
+    distributed: optionalString(env, ENV.slackClientId) !== undefined,
+    postRecovery: readPostRecovery(env),
     aws: readAwsEndpoints(env),
   };
 }
@@ -148,6 +158,8 @@ export function createSlackDeps(
   };
   const actionValues = actionValueCodecFrom(secret(config.actionSigningKey, ENV.actionSigningKey), cache);
   const dynamo = createDynamoClient({ ...SLACK_CLIENT_BOUNDS, ...config.aws.dynamodb });
+  const store = new DynamoSubscriptionStore(dynamo, config.tableName, config.subscriptionDefaultMode);
+  const teams = config.distributed ? new DynamoTeamData(dynamo, config.tableName, store) : undefined;
   return {
     verifier: slackVerifierFrom(secret(config.signingSecret, ENV.slackSigningSecret), {
       ...cache,
@@ -155,11 +167,22 @@ export function createSlackDeps(
     }),
     workspace: config.workspace,
     replays: new DynamoReplayGuard(dynamo, config.tableName, config.toleranceSeconds),
+    // Kept as long as the digest function's records of the same posts (a retry of the event reads them).
+    postedLedger:
+      config.postRecovery === 'ledger'
+        ? new DynamoPostedLedger(dynamo, {
+            tableName: config.tableName,
+            retentionSeconds: DIGEST_RETENTION_SECONDS,
+            now: () => clock.now(),
+          })
+        : undefined,
+    teams,
+    installations: teams && { store: new DynamoInstallationStore(dynamo, { tableName: config.tableName }), teamData: teams },
     actionValues,
     shares: shareValuesFrom(actionValues),
     access: config.access,
     groups: userGroups(config, secret, clock),
-    store: new DynamoSubscriptionStore(dynamo, config.tableName, config.subscriptionDefaultMode),
+    store,
     // `/visibility weekly` reads and sets the channels' schedules only (no claim here: leaseMs unused).
     weekly: { store: new DynamoWeeklyStore(dynamo, { tableName: config.tableName, leaseMs: 0 }), timeZone: config.timeZone },
     // `/visibility filter engines=` checks the names against the project's stored snapshot (one GetItem; nothing claimed).

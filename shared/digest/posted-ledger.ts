@@ -16,7 +16,7 @@ import { ConfigError, optionalString, type Env } from '../config-env';
 import { ENV, POST_RECOVERY_MODES, type PostRecovery } from '../contracts';
 import { Unavailable } from '../errors';
 import { describeError } from '../observability';
-import type { Clock, Log, PostedLedger, PostedRecord, SlackMessageMetadata, SlackPoster } from '../ports';
+import type { Clock, Log, PostedLedger, PostedRecord, SlackPoster } from '../ports';
 import { isRecord } from '../util';
 
 export interface PostedLedgerOptions {
@@ -45,8 +45,14 @@ export function readPostRecovery(env: Env): PostRecovery {
   return known;
 }
 
-/** The event and reply a message's metadata names (`reply` absent for the top-level message), or undefined. */
-export function postedKeyOf(metadata: unknown): { eventId: string; reply: string | undefined } | undefined {
+/** The event and reply a message's metadata names (`reply` absent for the top-level message). */
+export interface PostedKey {
+  eventId: string;
+  reply: string | undefined;
+}
+
+/** The key a message's metadata names, or undefined. */
+export function postedKeyOf(metadata: unknown): PostedKey | undefined {
   if (!isRecord(metadata) || !isRecord(metadata['event_payload'])) return undefined;
   const payload = metadata['event_payload'];
   const eventId = payload['event_id'];
@@ -111,13 +117,14 @@ async function noted(deps: PostedLedgerDeps, what: string, channel: string, even
   }
 }
 
-/** Slack's `message_metadata_posted` event (Events API), as far as the ledger reads it. */
-export interface MessageMetadataPostedEvent {
-  type: 'message_metadata_posted';
-  app_id?: string | undefined;
-  channel_id?: string | undefined;
-  message_ts?: string | undefined;
-  metadata?: SlackMessageMetadata | undefined;
+/** Slack's `message_metadata_posted` event (Events API) as the ledger reads it, parsed by its entry in `SLACK_EVENTS`. */
+export interface MessageMetadataPosted {
+  /** The app that posted the message. */
+  appId: string | undefined;
+  channelId: string;
+  messageTs: string;
+  /** The bridge event (and reply) its metadata names, or undefined for metadata that names none. */
+  posted: PostedKey | undefined;
 }
 
 /**
@@ -125,12 +132,12 @@ export interface MessageMetadataPostedEvent {
  * it is ignored, or it would stop a digest being posted). Idempotent: Slack may deliver an event twice.
  */
 export async function onMessageMetadataPosted(
-  event: MessageMetadataPostedEvent,
-  deps: { ledger: PostedLedger; appId: string; log: Log },
+  event: MessageMetadataPosted,
+  deps: { ledger: PostedLedger; appId: string | undefined; log: Log },
 ): Promise<'recorded' | 'ignored'> {
-  const key = postedKeyOf(event.metadata);
-  if (event.app_id !== deps.appId || key === undefined || !event.channel_id || !event.message_ts) return 'ignored';
-  await deps.ledger.recordPosted(event.channel_id, key.eventId, event.message_ts, key.reply);
-  deps.log.debug('posted message learned from message_metadata_posted', { channel: event.channel_id, eventId: key.eventId });
+  const key = event.posted;
+  if (deps.appId === undefined || event.appId !== deps.appId || key === undefined) return 'ignored';
+  await deps.ledger.recordPosted(event.channelId, key.eventId, event.messageTs, key.reply);
+  deps.log.debug('posted message learned from message_metadata_posted', { channel: event.channelId, eventId: key.eventId });
   return 'recorded';
 }

@@ -44,3 +44,8 @@ export interface TeamData {
   /** Marks the team's routes broken with `code` (digests skip them and say why); idempotent. How many it marked. */
   markRoutesBroken(teamId: string, code: string): Promise<number>;
 }
+
+/** Where a workspace sets things up: noted on every command it runs in a channel, so its uninstall purges them. */
+export interface TeamChannels {
+  note(teamId: string, channel: string): Promise<void>;
+}

@@ -24,10 +24,11 @@ import type { ActionValueCodec } from '../buttons/value';
 import { parseSlashCommandForm } from './commands';
 import { parseInteractionRequest, type ButtonRefusal } from './interactions';
 import { SlackAppStoreError } from '../errors';
+import type { TeamChannels } from '../installations/ports';
 import type { ReplayGuard, SignedRequestId, SlackReply } from './ports';
 import * as reply from './replies';
 import { answerSlashCommand, type CommandAck } from './service';
-import { answerEvent, answerHomeAction, type EventOutcome } from './slack-events';
+import { answerEvent, answerHomeAction, type EventDeps, type EventOutcome } from './slack-events';
 import { foreignReason, requestOrigin, type ForeignReason, type WorkspaceAllowList } from './workspace-gate';
 import { parseEventEnvelope } from './events';
 
@@ -49,13 +50,15 @@ export interface SlackHttpResponse {
   body: string;
 }
 
-export interface SlackEndpointDeps extends ActionDeps {
+export interface SlackEndpointDeps extends ActionDeps, EventDeps {
   /** Resolves the verifier for the current signing secret (it may be regenerated while a container lives). */
   verifier: () => Promise<SlackRequestVerifier>;
   /** The workspaces (or Grid org) and the app this stage serves. */
   workspace: WorkspaceAllowList;
   /** Requests already acted on, by MAC (while they verify). */
   replays: ReplayGuard;
+  /** Notes the channels a workspace runs commands in, on a stage installed through "Add to Slack" (its uninstall purges them). */
+  teams: TeamChannels | undefined;
   /** Verifies the values of the bridge's buttons (the stage's action-signing key, through the secret cache). */
   actionValues: () => Promise<ActionValueCodec>;
   clock: Clock;
@@ -230,6 +233,7 @@ async function verify(request: SlackHttpRequest, deps: SlackEndpointDeps): Promi
 async function command(form: string, deps: SlackEndpointDeps): Promise<SlackOutcome> {
   const parsed = parseSlashCommandForm(form);
   if (!parsed.ok) return rejected({ kind: 'bad_request', problem: parsed.problem });
+  await noteTeamChannel(parsed.request.teamId, parsed.request.channelId, deps);
   const ack = await answerSlashCommand(parsed.request, deps);
   if (ack.failure !== undefined) deps.log.error('subscription table failed on an inline command', describeError(ack.failure));
   if (ack.deferred === undefined) {
@@ -237,6 +241,20 @@ async function command(form: string, deps: SlackEndpointDeps): Promise<SlackOutc
     return { kind: 'reply', reply: ack.reply };
   }
   return { kind: 'reply', reply: await enqueue(ack, deps) };
+}
+
+/** Before the command acts, so whatever it sets up is found by its workspace's uninstall; a failure is logged, the command still answered. */
+async function noteTeamChannel(teamId: string, channel: string, deps: SlackEndpointDeps): Promise<void> {
+  if (deps.teams === undefined || teamId === '') return;
+  try {
+    await deps.teams.note(teamId, channel);
+  } catch (error) {
+    deps.log.warn("the command's workspace could not be noted on its channel: its uninstall will not purge it", {
+      teamId,
+      channel,
+      ...describeError(error),
+    });
+  }
 }
 
 /** Hands the deferred work to the queue; the acknowledgement says so, or that nothing was done. */

@@ -3,8 +3,13 @@
  * `url_verification` (Slack checks the request URL: its `challenge` is echoed), an `event_callback`
  * of a type the bridge handles (its event parsed by the type's entry in `SLACK_EVENTS`), or one of any
  * other type (acknowledged and ignored). The event types live in `SLACK_EVENTS` alone: the manifest's
- * bot events are its keys, and a type added to `SlackEventArgs` fails `tsc` until it has its entry.
+ * bot events are its keys (each under its entry's condition), and a type added to `SlackEventArgs`
+ * fails `tsc` until it has its entry.
  */
+import type { PostRecovery } from '../contracts';
+import { postedKeyOf, type MessageMetadataPosted } from '../digest/posted-ledger';
+import type { InstallationRef } from '../installations/model';
+import type { RevokedTokens } from '../installations/uninstall';
 import { isRecord, parseJsonOrUndefined } from '../util';
 import type { RequestOrigin } from './workspace-gate';
 
@@ -12,6 +17,12 @@ import type { RequestOrigin } from './workspace-gate';
 export interface SlackEventArgs {
   /** A user opened one of the app's tabs (`home` or `messages`). */
   app_home_opened: { userId: string; tab: string };
+  /** A message with metadata was posted: the posted ledger learns the bot's own (shared/digest/posted-ledger.ts). */
+  message_metadata_posted: MessageMetadataPosted;
+  /** The app was removed from a workspace (or an org). */
+  app_uninstalled: { installation: InstallationRef };
+  /** Tokens of the app were revoked in a workspace: the bot's ones purge it like an uninstall. */
+  tokens_revoked: { installation: InstallationRef; tokens: RevokedTokens };
 }
 export type SlackEventType = keyof SlackEventArgs;
 
@@ -20,8 +31,16 @@ export type SlackEvent = { [T in SlackEventType]: { type: T } & SlackEventArgs[T
 export interface SlackEventSpec<T extends SlackEventType> {
   /** Why the app subscribes to it (the manifest's comment, docs/SLACK-APP.md). */
   why: string;
-  /** The event's fields, or what is missing. */
-  parse(event: Record<string, unknown>): SlackEventArgs[T] | string;
+  /** Whether an app so configured subscribes to it; absent: every app does. */
+  subscribed?: (app: EventSubscriber) => boolean;
+  /** The event's fields (the envelope carries the team an event is about), or what is missing. */
+  parse(event: Record<string, unknown>, envelope: Record<string, unknown>): SlackEventArgs[T] | string;
+}
+
+/** What decides the events an app subscribes to (the manifest's options). */
+export interface EventSubscriber {
+  postRecovery: PostRecovery;
+  distributed: boolean;
 }
 
 export const SLACK_EVENTS: { readonly [T in SlackEventType]: SlackEventSpec<T> } = {
@@ -33,10 +52,54 @@ export const SLACK_EVENTS: { readonly [T in SlackEventType]: SlackEventSpec<T> }
       return { userId: user, tab: typeof tab === 'string' ? tab : 'home' };
     },
   },
+  message_metadata_posted: {
+    why: "the posted ledger learns the ts of the bot's own posts whose outcome was unknown (needs metadata.message:read)",
+    subscribed: (app) => app.postRecovery === 'ledger',
+    parse: (event) => {
+      const channelId = text(event['channel_id']);
+      const messageTs = text(event['message_ts']);
+      if (channelId === undefined || messageTs === undefined) return 'message_metadata_posted event lacks channel_id or message_ts';
+      return { appId: text(event['app_id']), channelId, messageTs, posted: postedKeyOf(event['metadata']) };
+    },
+  },
+  app_uninstalled: {
+    why: 'a workspace removed the app: its installation and what its members set up are purged',
+    subscribed: (app) => app.distributed,
+    parse: (_event, envelope) => installationOf(envelope, 'app_uninstalled'),
+  },
+  tokens_revoked: {
+    why: "a workspace revoked the bot's token: purged like an uninstall",
+    subscribed: (app) => app.distributed,
+    parse: (event, envelope) => {
+      const installation = installationOf(envelope, 'tokens_revoked');
+      if (typeof installation === 'string') return installation;
+      const tokens = isRecord(event['tokens']) ? event['tokens'] : {};
+      return { ...installation, tokens: { oauth: textList(tokens['oauth']), bot: textList(tokens['bot']) } };
+    },
+  },
 };
 
-/** The bot events the manifest subscribes to: every handled type, nothing more. */
-export const SLACK_BOT_EVENTS = Object.keys(SLACK_EVENTS) as SlackEventType[];
+/** The bot events an app so configured subscribes to: handled types only. */
+export function slackBotEvents(app: EventSubscriber): SlackEventType[] {
+  return (Object.keys(SLACK_EVENTS) as SlackEventType[]).filter((type) => SLACK_EVENTS[type].subscribed?.(app) ?? true);
+}
+
+function text(value: unknown): string | undefined {
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+function textList(value: unknown): string[] {
+  return Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : [];
+}
+
+/** The installation an uninstall names: the envelope's team (or org, for an org-wide install). */
+function installationOf(envelope: Record<string, unknown>, type: string): { installation: InstallationRef } | string {
+  const teamId = text(envelope['team_id']);
+  const enterpriseId = text(envelope['enterprise_id']);
+  const isEnterpriseInstall = envelope['is_enterprise_install'] === true;
+  if (isEnterpriseInstall ? enterpriseId === undefined : teamId === undefined) return `${type} event lacks the team (or org) it is about`;
+  return { installation: { teamId, enterpriseId, isEnterpriseInstall } };
+}
 
 export type SlackEventEnvelope =
   | { kind: 'url_verification'; challenge: string }
@@ -65,7 +128,7 @@ export function parseEventEnvelope(rawBody: string): EnvelopeParse {
   const origin = originOf(body);
   const type = typeof event['type'] === 'string' ? event['type'] : '';
   if (!isHandled(type)) return { ok: true, envelope: { kind: 'unhandled', eventId, origin, type: type.slice(0, 60) } };
-  const parsed = parseEvent(type, event);
+  const parsed = parseEvent(type, event, body);
   return typeof parsed === 'string'
     ? { ok: false, problem: parsed }
     : { ok: true, envelope: { kind: 'event', eventId, origin, event: parsed } };
@@ -75,14 +138,13 @@ function isHandled(type: string): type is SlackEventType {
   return Object.hasOwn(SLACK_EVENTS, type);
 }
 
-function parseEvent(type: SlackEventType, event: Record<string, unknown>): SlackEvent | string {
-  const args = SLACK_EVENTS[type].parse(event);
-  return typeof args === 'string' ? args : { type, ...args };
+function parseEvent(type: SlackEventType, event: Record<string, unknown>, envelope: Record<string, unknown>): SlackEvent | string {
+  const args = SLACK_EVENTS[type].parse(event, envelope);
+  return typeof args === 'string' ? args : ({ type, ...args } as SlackEvent);
 }
 
 /** The ids an event envelope carries, for the workspace gate: its team, org and app. */
 function originOf(body: Record<string, unknown>): RequestOrigin {
-  const text = (value: unknown) => (typeof value === 'string' && value !== '' ? value : undefined);
   const team = text(body['team_id']);
   return { teamIds: team === undefined ? [] : [team], enterpriseId: text(body['enterprise_id']), appId: text(body['api_app_id']) };
 }

@@ -25,7 +25,7 @@
  */
 import { HTTP_PATHS, SLACK_APP_DEFAULTS, type PostRecovery } from '../contracts';
 import { usageHint } from './commands';
-import { SLACK_BOT_EVENTS } from './events';
+import { slackBotEvents } from './events';
 
 export interface ManifestOptions {
   /** Base URL of the bridge's API (the stack's API URL, or the local gateway). */
@@ -114,15 +114,11 @@ export function botScopes(options: Pick<ManifestOptions, 'privateChannels' | 'po
 }
 
 /**
- * The Events API events the app subscribes to: those of `SLACK_EVENTS` (App Home), its own posts' metadata
- * with the posted ledger, and uninstalls when distributed.
+ * The Events API events the app subscribes to: those of `SLACK_EVENTS` whose condition holds (App Home
+ * always, its own posts' metadata with the posted ledger, uninstalls when distributed).
  */
 function botEvents(options: Pick<ManifestOptions, 'postRecovery' | 'distributed'>): string[] {
-  return [
-    ...SLACK_BOT_EVENTS,
-    ...(recoveryOf(options) === 'history' ? [] : ['message_metadata_posted']),
-    ...(options.distributed ? ['app_uninstalled', 'tokens_revoked'] : []),
-  ];
+  return slackBotEvents({ postRecovery: recoveryOf(options), distributed: options.distributed === true });
 }
 
 /**

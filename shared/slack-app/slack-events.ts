@@ -1,19 +1,28 @@
 /**
  * What the endpoint does with a verified Events API event and with a click on the Home tab: each is
- * acted on once, then answered at once. Building the portfolio reads every project (the read API, the
+ * acted on once, then answered at once. A bot's own message metadata goes to the posted ledger, an
+ * uninstall (or a revoked bot token) purges the team; both only where the stage keeps them (undefined
+ * otherwise: the manifest does not subscribe such a stage to them, and a stray one is ignored). Building the portfolio reads every project (the read API, the
  * table), which does not fit Slack's 3 s, so the publish goes on the commands queue as a `slack_home`
  * message, answered by the digest function (./home/publish.ts) like a deferred command.
  */
 import { createHash } from 'node:crypto';
 import { QUEUE_MESSAGE_KINDS } from '../contracts';
 import { describeError } from '../observability';
-import type { Clock, Log } from '../ports';
-import type { SlackEventEnvelope } from './events';
+import { onMessageMetadataPosted } from '../digest/posted-ledger';
+import type { InstallationStore, TeamData } from '../installations/ports';
+import { onAppUninstalled, onTokensRevoked } from '../installations/uninstall';
+import type { Clock, Log, PostedLedger } from '../ports';
+import type { SlackEvent, SlackEventEnvelope } from './events';
 import type { HomeAction } from './home/actions';
 import type { HomeRequest } from './home/ports';
 import type { DeferredCommandQueue, ReplayGuard, SignedRequestId } from './ports';
 
 export interface EventDeps {
+  /** The posted ledger, on a stage whose `slackPostRecovery` is `ledger`. */
+  postedLedger: PostedLedger | undefined;
+  /** Installations and what teams keep, on a stage installed through "Add to Slack". */
+  installations: { store: InstallationStore; teamData: TeamData } | undefined;
   replays: ReplayGuard;
   queue: DeferredCommandQueue;
   clock: Clock;
@@ -44,10 +53,42 @@ export async function answerEvent(
     deps.log.error('replay guard failed: the Slack event was not acted on', describeError(error));
     return 'store_unavailable';
   }
-  const { event } = envelope;
-  if (event.tab !== 'home') return 'ignored';
-  await queueHome({ kind: QUEUE_MESSAGE_KINDS.slackHome, userId: event.userId, page: 0, receivedAtMs: deps.clock.now() }, deps);
-  return 'acted';
+  try {
+    return await act(envelope.event, envelope.origin.appId, deps);
+  } catch (error) {
+    // Already marked as seen: Slack's retry would be answered, not acted on. Each action is idempotent, so ops may replay it.
+    deps.log.error('Slack event could not be acted on', { type: envelope.event.type, eventId: envelope.eventId, ...describeError(error) });
+    return 'store_unavailable';
+  }
+}
+
+/** The event's action. `appId` is the app the request was for (the workspace gate checked it is ours). */
+async function act(event: SlackEvent, appId: string | undefined, deps: EventDeps): Promise<EventOutcome> {
+  switch (event.type) {
+    case 'app_home_opened':
+      if (event.tab !== 'home') return 'ignored';
+      await queueHome({ kind: QUEUE_MESSAGE_KINDS.slackHome, userId: event.userId, page: 0, receivedAtMs: deps.clock.now() }, deps);
+      return 'acted';
+    case 'message_metadata_posted':
+      if (deps.postedLedger === undefined) return unkept(event.type, deps.log);
+      return (await onMessageMetadataPosted(event, { ledger: deps.postedLedger, appId, log: deps.log })) === 'recorded'
+        ? 'acted'
+        : 'ignored';
+    case 'app_uninstalled':
+      if (deps.installations === undefined) return unkept(event.type, deps.log);
+      return (await onAppUninstalled(event.installation, { ...deps.installations, log: deps.log })) === 'ignored' ? 'ignored' : 'acted';
+    case 'tokens_revoked':
+      if (deps.installations === undefined) return unkept(event.type, deps.log);
+      return (await onTokensRevoked(event.installation, event.tokens, { ...deps.installations, log: deps.log })) === 'ignored'
+        ? 'ignored'
+        : 'acted';
+  }
+}
+
+/** An event the stage does not keep what it is about for (not subscribed by its manifest): ignored. */
+function unkept(type: string, log: Log): EventOutcome {
+  logUnhandledOnce(type, log);
+  return 'ignored';
 }
 
 /** A page button re-publishes that page; a channel picked subscribes it and re-publishes the page it was picked on. */

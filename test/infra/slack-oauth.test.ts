@@ -17,6 +17,15 @@ describe('Add to Slack', () => {
     expect(Object.keys(plain.findResources('AWS::Lambda::Function')).filter((id) => id.startsWith('SlackOAuth'))).toEqual([]);
     const digest = roleStatements(plain, 'DigestWorkerDigestRole');
     expect(digest.map((s) => s.Sid)).not.toContain('PostedLedger');
+    const plainSlack = roleStatements(plain, 'SlackAppSlackRole').map((s) => s.Sid);
+    for (const sid of [
+      'PostedLedgerRecord',
+      'TeamChannels',
+      'UninstallDeletesInstallation',
+      'UninstallPurgesChannels',
+      'UninstallPurgesSchedules',
+    ])
+      expect(plainSlack).not.toContain(sid);
   });
 
   it('serves GET /slack/install and GET /slack/oauth_redirect from its own function with the client secret and redirect URL', () => {
@@ -49,5 +58,40 @@ describe('Add to Slack', () => {
     const ledger = statementBySid(roleStatements(template, 'DigestWorkerDigestRole'), 'PostedLedger');
     expect(actionsOf(ledger).sort()).toEqual(['dynamodb:GetItem', 'dynamodb:UpdateItem']);
     expect(JSON.stringify(ledger.Condition)).toContain(`${TABLE.prefixes.posted}*`);
+  });
+
+  it('with the ledger, the Slack function may only update posted# items (message_metadata_posted) and is told to', () => {
+    const record = statementBySid(roleStatements(template, 'SlackAppSlackRole'), 'PostedLedgerRecord');
+    expect(actionsOf(record)).toEqual(['dynamodb:UpdateItem']);
+    expect(record.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${TABLE.prefixes.posted}*`] } });
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Environment: { Variables: Match.objectLike({ [ENV.powertoolsServiceName]: SERVICES.slack, [ENV.slackPostRecovery]: 'ledger' }) },
+    });
+  });
+
+  it("the Slack function notes workspaces' channels and may purge them on uninstall: deletes and removals by key prefix only", () => {
+    const slack = roleStatements(template, 'SlackAppSlackRole');
+    const keys = (...prefixes: string[]) => ({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': prefixes.map((p) => `${p}*`) } });
+    const { prefixes } = TABLE;
+    const expected: [string, string[], ReturnType<typeof keys>][] = [
+      ['TeamChannels', ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:UpdateItem'], keys(prefixes.team)],
+      ['UninstallDeletesInstallation', ['dynamodb:DeleteItem'], keys(prefixes.installation)],
+      [
+        'UninstallPurgesChannels',
+        ['dynamodb:DeleteItem'],
+        keys(prefixes.subscriptionsOfChannel, prefixes.audit, prefixes.quiet, prefixes.held),
+      ],
+      ['UninstallPurgesSchedules', ['dynamodb:UpdateItem'], keys(prefixes.held, prefixes.weeklySettings)],
+    ];
+    for (const [sid, actions, condition] of expected) {
+      const statement = statementBySid(slack, sid);
+      expect([...actionsOf(statement)].sort()).toEqual(actions);
+      expect(statement.Condition).toEqual(condition);
+    }
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Environment: {
+        Variables: Match.objectLike({ [ENV.powertoolsServiceName]: SERVICES.slack, [ENV.slackClientId]: '1234567890.9876543210' }),
+      },
+    });
   });
 });

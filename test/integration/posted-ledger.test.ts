@@ -11,9 +11,9 @@ import { DynamoPostedLedger } from '../../shared/adapters/dynamo-posted-ledger';
 import { SqsDeadLetters } from '../../shared/adapters/sqs-dead-letters';
 import { ReadApiClient } from '../../shared/adapters/read-api';
 import { createSlackPoster } from '../../shared/adapters/slack-poster';
-import { onMessageMetadataPosted, withPostedLedger } from '../../shared/digest/posted-ledger';
+import { onMessageMetadataPosted, postedKeyOf, withPostedLedger } from '../../shared/digest/posted-ledger';
 import type { WebhookEvent } from '../../shared/events';
-import type { SlackMessageMetadata, SlackPoster } from '../../shared/ports';
+import type { SlackPoster } from '../../shared/ports';
 import { sleep } from '../../shared/util';
 import type { TestWiring } from '../support/worker-wiring';
 import { RecordingObserver } from '../support/recording-observer';
@@ -98,13 +98,7 @@ async function retry(slack: SlackPoster): Promise<void> {
 /** Slack's message_metadata_posted event for a message the local server holds, as the Events API route hands it over. */
 async function deliverMetadataEvent(message: { channel: string; ts: string; metadata: unknown }): Promise<void> {
   await onMessageMetadataPosted(
-    {
-      type: 'message_metadata_posted',
-      app_id: peers.slack.appId,
-      channel_id: message.channel,
-      message_ts: message.ts,
-      metadata: message.metadata as SlackMessageMetadata,
-    },
+    { appId: peers.slack.appId, channelId: message.channel, messageTs: message.ts, posted: postedKeyOf(message.metadata) },
     { ledger: ledger(), appId: peers.slack.appId, log: observer },
   );
 }
@@ -159,13 +153,7 @@ describe('posting exactly once without reading history', () => {
 
   it("ignores another app's message naming a bridge event (it must not stop a digest)", async () => {
     const outcome = await onMessageMetadataPosted(
-      {
-        type: 'message_metadata_posted',
-        app_id: 'A0SOMEONEELSE',
-        channel_id: 'C0DIGESTS',
-        message_ts: '1.000001',
-        metadata: { event_type: 'visibility_digest', event_payload: { event_id: 'evt-x' } },
-      },
+      { appId: 'A0SOMEONEELSE', channelId: 'C0DIGESTS', messageTs: '1.000001', posted: { eventId: 'evt-x', reply: undefined } },
       { ledger: ledger(), appId: peers.slack.appId, log: observer },
     );
     expect(outcome).toBe('ignored');

@@ -2,13 +2,17 @@
  * `POST /slack/events` and the Home tab's clicks through the Slack Lambda handler as API Gateway
  * invokes it, against dynalite (the replay guard) and the local SQS server (the commands queue):
  * Slack's URL check answered, an opened Home tab queued once however Slack retries or replays it,
- * a foreign workspace refused.
+ * a foreign workspace refused, the bot's own posts recorded in the posted ledger (a `ledger` stage), and
+ * on an "Add to Slack" stage a workspace's channels noted by its commands and purged by its uninstall.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CreateQueueCommand, PurgeQueueCommand, ReceiveMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { ensureBridgeTable, startLocalDynamo, type LocalDynamo } from '../../local/dynamo';
 import { SqsServer } from '../../local/sqs-server';
 import { createSlackHandler, type SlackHandler } from '../../functions/slack/create-handler';
+import { DynamoPostedLedger } from '../../shared/adapters/dynamo-posted-ledger';
+import { DynamoInstallationStore } from '../../shared/adapters/dynamo-installation-store';
+import { DynamoQuietHoursStore } from '../../shared/adapters/dynamo-quiet-hours';
 import { ENV, HTTP_PATHS, SLACK_APP_METRICS } from '../../shared/contracts';
 import { signSlackRequest } from '../../shared/slack-request-signature';
 import { HOME_ACTION_IDS } from '../../shared/slack-app/home/actions';
@@ -29,6 +33,7 @@ let sqs: SQSClient;
 let queueUrl: string;
 let observer: RecordingObserver;
 let handler: SlackHandler;
+let env: Record<string, string>;
 
 beforeAll(async () => {
   dynamo = await startLocalDynamo();
@@ -43,7 +48,7 @@ beforeAll(async () => {
 beforeEach(async () => {
   observer = new RecordingObserver();
   await sqs.send(new PurgeQueueCommand({ QueueUrl: queueUrl }));
-  const env = {
+  env = {
     [ENV.tableName]: TABLE,
     [ENV.commandsQueueUrl]: queueUrl,
     [ENV.slackSigningSecret]: SECRET,
@@ -53,6 +58,7 @@ beforeEach(async () => {
     [ENV.awsRegion]: 'us-east-1',
     [ENV.awsEndpointDynamodb]: dynamo.endpoint,
     [ENV.awsEndpointSqs]: sqsServer.url,
+    [ENV.slackPostRecovery]: 'ledger',
   };
   const observability = { log: observer, metrics: observer, flush() {}, appendKeys() {}, resetKeys() {} };
   handler = createSlackHandler(env, { observability, overrides: { clock: { now: () => NOW } } });
@@ -132,6 +138,79 @@ describe('POST /slack/events', () => {
 
   it('answers 400 to a signed body that is not an event envelope', async () => {
     expect((await post(HTTP_PATHS.slackEvents, JSON.stringify({ type: 'event_callback', team_id: TEAM }))).status).toBe(400);
+  });
+});
+
+describe('message_metadata_posted (the posted ledger)', () => {
+  const ledger = () => new DynamoPostedLedger(dynamo.client, { tableName: TABLE, retentionSeconds: 3600 });
+  const posted = (app: string, eventId: string, reply?: string) => ({
+    type: 'message_metadata_posted',
+    app_id: app,
+    bot_id: 'B0BRIDGE',
+    channel_id: 'C0DIGESTS',
+    message_ts: reply === undefined ? '1700000000.000100' : '1700000000.000200',
+    metadata: { event_type: 'visibility_digest', event_payload: { event_id: eventId, ...(reply === undefined ? {} : { reply }) } },
+  });
+  const learned = () => observer.entries.filter((e) => e.message.startsWith('posted message learned')).length;
+
+  it("records the bot's own post (and a reply) in the ledger, once however often Slack retries the event", async () => {
+    const top = envelope('EvP1', posted(APP, 'evt-ledger-1'));
+    expect(await post(HTTP_PATHS.slackEvents, top, { atS: NOW_S - 30 })).toEqual({ status: 200, body: undefined });
+    expect((await post(HTTP_PATHS.slackEvents, top, { headers: { 'x-slack-retry-num': '1' } })).status).toBe(200);
+    expect((await post(HTTP_PATHS.slackEvents, envelope('EvP2', posted(APP, 'evt-ledger-1', '1')))).status).toBe(200);
+    expect(await ledger().find('C0DIGESTS', 'evt-ledger-1')).toEqual({ mainTs: '1700000000.000100', replies: 1, unknownAtMs: undefined });
+    expect(learned()).toBe(2);
+    expect(observer.countOf(SLACK_APP_METRICS.slackRequestReplayed)).toBe(1);
+  });
+
+  it("ignores another app's message naming a bridge event, and metadata naming none", async () => {
+    expect((await post(HTTP_PATHS.slackEvents, envelope('EvP3', posted('A0SOMEONEELSE', 'evt-ledger-2')))).status).toBe(200);
+    const none = { ...posted(APP, 'x'), metadata: { event_type: 'something_else', event_payload: {} } };
+    expect((await post(HTTP_PATHS.slackEvents, envelope('EvP4', none))).status).toBe(200);
+    expect(await ledger().find('C0DIGESTS', 'evt-ledger-2')).toBeUndefined();
+    expect(learned()).toBe(0);
+  });
+});
+
+describe('app_uninstalled on an "Add to Slack" stage', () => {
+  it('purges what the workspace set up in the channels it ran /visibility in, once however Slack retries', async () => {
+    handler = createSlackHandler(
+      { ...env, [ENV.slackClientId]: '1234567890.9876543210' },
+      {
+        observability: { log: observer, metrics: observer, flush() {}, appendKeys() {}, resetKeys() {} },
+        overrides: { clock: { now: () => NOW } },
+      },
+    );
+    const installations = new DynamoInstallationStore(dynamo.client, { tableName: TABLE });
+    await installations.save({
+      teamId: TEAM,
+      isEnterpriseInstall: false,
+      botUserId: 'U0BOT',
+      botId: 'B0BOT',
+      scopes: ['chat:write'],
+      bot: { token: 'xoxb-1' },
+      installedBy: 'U1',
+      installedAtMs: NOW,
+    });
+    const command = new URLSearchParams({
+      command: '/visibility',
+      text: 'help',
+      channel_id: 'C0TEAMCH',
+      user_id: 'U1',
+      response_url: 'https://hooks.slack.com/commands/T0TEAM1/1/x',
+      team_id: TEAM,
+      api_app_id: APP,
+    }).toString();
+    expect((await post(HTTP_PATHS.slackCommands, command, { form: true })).status).toBe(200);
+    const quiet = new DynamoQuietHoursStore(dynamo.client, TABLE);
+    await quiet.setWindow('C0TEAMCH', { startMinute: 0, endMinute: 60, timeZone: 'UTC' }, { userId: 'U1' }, NOW);
+    const uninstalled = envelope('EvU1', { type: 'app_uninstalled' });
+    expect((await post(HTTP_PATHS.slackEvents, uninstalled, { atS: NOW_S - 10 })).status).toBe(200);
+    expect((await post(HTTP_PATHS.slackEvents, uninstalled, { headers: { 'x-slack-retry-num': '1' } })).status).toBe(200);
+    expect(await installations.get(TEAM)).toBeUndefined();
+    expect((await quiet.windowsOf(['C0TEAMCH'])).size).toBe(0);
+    const removed = observer.entries.filter((e) => e.message.startsWith('Slack app removed'));
+    expect(removed.map((e) => e.fields['channelsPurged'])).toEqual([1]);
   });
 });
 

@@ -1,7 +1,7 @@
 /** App Home: the Events API envelope's one parse, the Home tab's actions, and the portfolio's order, pages and buttons. */
 import { describe, expect, it } from 'vitest';
 import type { ProjectSnapshot, QuietSetting, RunMark, Subscription } from '../../shared/ports';
-import { parseEventEnvelope, SLACK_BOT_EVENTS } from '../../shared/slack-app/events';
+import { parseEventEnvelope, slackBotEvents } from '../../shared/slack-app/events';
 import { HOME_ACTION_IDS, parseHomeAction } from '../../shared/slack-app/home/actions';
 import { byWorstFirst, portfolioEntry, type PortfolioEntry } from '../../shared/slack-app/home/portfolio';
 import { parseHomeRequest } from '../../shared/slack-app/home/publish';
@@ -54,8 +54,14 @@ describe('the Events API envelope', () => {
     });
   });
 
-  it('subscribes the manifest to the handled types only', () => {
-    expect(SLACK_BOT_EVENTS).toEqual(['app_home_opened']);
+  it('subscribes the manifest to the handled types only, each under its condition', () => {
+    expect(slackBotEvents({ postRecovery: 'history', distributed: false })).toEqual(['app_home_opened']);
+    expect(slackBotEvents({ postRecovery: 'ledger', distributed: true })).toEqual([
+      'app_home_opened',
+      'message_metadata_posted',
+      'app_uninstalled',
+      'tokens_revoked',
+    ]);
   });
 });
 
