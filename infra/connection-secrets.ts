@@ -1,5 +1,5 @@
 /** Read access to the stage's connection secrets (ingest and digest both read them). */
-import { ArnFormat, Stack, Validations } from 'aws-cdk-lib';
+import { ArnFormat, Stack, Token, Validations } from 'aws-cdk-lib';
 import { connectionSecretPrefix } from '../shared/contracts';
 import type { BridgeFunction } from './bridge-function';
 
@@ -16,9 +16,14 @@ export function allowConnectionSecrets(fn: BridgeFunction, stage: string): void 
   });
   fn.allow('ReadConnectionSecrets', ['secretsmanager:GetSecretValue'], [arn]);
   Validations.of(fn.role).acknowledge({
-    id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::AccountId>:secret:${connectionSecretPrefix(stage)}*]`,
+    id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:secretsmanager:${nagName(Stack.of(fn).region, '<AWS::Region>')}:${nagName(Stack.of(fn).account, '<AWS::AccountId>')}:secret:${connectionSecretPrefix(stage)}*]`,
     reason:
       'Connections are added after the deploy (bridge connections add), each with its own secret named under the ' +
       "stage's connection prefix; the wildcard covers only that prefix and only GetSecretValue.",
   });
+}
+
+/** How cdk-nag spells a stack's region or account in a finding: the value when the stack names it, else the pseudo parameter. */
+function nagName(value: string, pseudo: string): string {
+  return Token.isUnresolved(value) ? pseudo : value;
 }

@@ -470,7 +470,7 @@ async function main(argv: string[]): Promise<void> {
     ...(args.apiLatencyMs !== undefined ? { apiLatencyMs: args.apiLatencyMs } : {}),
     env: {
       [ENV.digestMode]: args.digestMode,
-      // As deployed (stage key chartsEnabled, default true): each digest's thread gets its trend chart.
+      // The PNG fallback on (a stage's chartsEnabled, off by default): with --refuse-native-blocks the thread gets the PNG.
       [ENV.chartsEnabled]: 'true',
       ...(args.dashboardUrl !== undefined ? { [ENV.dashboardUrlTemplate]: args.dashboardUrl } : {}),
     },

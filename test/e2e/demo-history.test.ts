@@ -11,6 +11,7 @@ import { DynamoDigestStore } from '../../shared/adapters/dynamo-digest-store';
 import { ENV } from '../../shared/contracts';
 import { DEMO_HISTORY, seedDemoHistory } from '../../local/demo-history';
 import type { LocalStack } from '../../local/stack';
+import { CHART_BLOCK_LIMITS } from '../../shared/slack-blocks/limits';
 import { eventIdOf, simulatorOf, slackOf, startTestStack, threadsFor } from './helpers';
 
 let stack: LocalStack;
@@ -40,7 +41,7 @@ function snapshotOf(projectId: string) {
 
 describe("npm start's demo history", () => {
   it(
-    "gives the demo project 8 weeks of runs, so its first digest's thread has the trend chart",
+    'gives the demo project 8 weeks of runs, so its first digest has the trend chart',
     { timeout: 3 * CHART_RUN_SECONDS * 1000 },
     async () => {
       const [projectId] = simulatorOf(stack).projectIds() as [string];
@@ -56,12 +57,12 @@ describe("npm start's demo history", () => {
 
       const [thread] = threadsFor(stack, sent.event.id);
       expect(thread, 'the demo digest').toBeDefined();
-      const charts = thread!.replies.flatMap((m) => m.files ?? []);
-      expect(charts).toHaveLength(1);
-      expect(charts[0]).toMatchObject({ mimetype: 'image/png', name: 'visibility-trend.png' });
-      expect(charts[0]!.alt_txt).toMatch(/Visibility by engine/);
-      const upload = slackOf(stack).fileUpload(charts[0]!.id);
-      expect(upload?.bytes?.subarray(1, 4).toString('latin1')).toBe('PNG');
+      // Slack draws the trend in the main message: the latest runs (seeded and this one) up to its category limit; no PNG.
+      const chart = (thread!.main.blocks ?? []).find((b) => (b as { type?: unknown }).type === 'data_visualization') as
+        { title: string; chart: { axis_config: { categories: string[] } } } | undefined;
+      expect(chart?.title).toMatch(/by engine/);
+      expect(chart?.chart.axis_config.categories).toHaveLength(Math.min(DEMO_HISTORY.days + 1, CHART_BLOCK_LIMITS.categories));
+      expect(thread!.replies.flatMap((m) => m.files ?? [])).toEqual([]);
       // The digest stored the run on top of the seeded history.
       expect((await snapshotOf(projectId))?.trend?.at(-1)?.atMs).toBe(Date.parse(sent.event.created_at));
 

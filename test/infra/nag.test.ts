@@ -59,6 +59,7 @@ describe('cdk-nag AwsSolutions', () => {
     const acks = acknowledgements(app);
     expect(acks.map(({ path, id }) => `${id} @ ${path}`).sort()).toEqual([
       'AwsSolutions-APIG4 @ VisibilitySlackBridge-dev/Webhook/Api/POST--slack--commands',
+      'AwsSolutions-APIG4 @ VisibilitySlackBridge-dev/Webhook/Api/POST--slack--events',
       'AwsSolutions-APIG4 @ VisibilitySlackBridge-dev/Webhook/Api/POST--slack--interactions',
       'AwsSolutions-APIG4 @ VisibilitySlackBridge-dev/Webhook/Api/POST--webhook',
       'AwsSolutions-APIG4 @ VisibilitySlackBridge-dev/Webhook/Api/POST--webhook--{connection}',
@@ -86,7 +87,7 @@ describe('cdk-nag AwsSolutions', () => {
       acknowledgements(imported)
         .map((ack) => ack.id)
         .sort(),
-    ).toEqual([...Array<string>(4).fill('AwsSolutions-APIG4'), ...Array<string>(2).fill(CONNECTION_SECRETS_IAM5), 'AwsSolutions-SMG4']);
+    ).toEqual([...Array<string>(5).fill('AwsSolutions-APIG4'), ...Array<string>(2).fill(CONNECTION_SECRETS_IAM5), 'AwsSolutions-SMG4']);
   });
 
   it('is wired into the synth: an unacknowledged finding fails it', () => {

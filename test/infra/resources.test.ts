@@ -57,10 +57,11 @@ describe('HTTP API', () => {
     template.resourceCountIs('AWS::ApiGateway::RestApi', 0);
   });
 
-  it("has only the POST /webhook route, each connection's POST /webhook/{connection} and the two Slack app routes", () => {
+  it("has only the POST /webhook route, each connection's POST /webhook/{connection} and the three Slack app routes", () => {
     const routes = Object.values(template.findResources('AWS::ApiGatewayV2::Route')) as { Properties: { RouteKey: string } }[];
     expect(routes.map((route) => route.Properties.RouteKey).sort()).toEqual([
       'POST /slack/commands',
+      'POST /slack/events',
       'POST /slack/interactions',
       'POST /webhook',
       'POST /webhook/{connection}',
@@ -254,7 +255,7 @@ describe('digest function', () => {
       SLACK_ACCESS_POLICY: '{"changes":"everyone"}',
       SUBSCRIPTION_DEFAULT_MODE: 'changes',
       BRIDGE_TIME_ZONE: 'UTC',
-      CHARTS_ENABLED: 'true',
+      CHARTS_ENABLED: 'false',
       BRIDGE_STAGE: 'dev',
       POWERTOOLS_SERVICE_NAME: 'digest',
       POWERTOOLS_METRICS_NAMESPACE: 'VisibilitySlackBridge',

@@ -97,6 +97,8 @@ describe('rolePolicies', () => {
       'DeliveryDedupRecords',
       'EnqueueEvents',
       'QuarantineDeliveries',
+      'ReadConnectionSecrets',
+      'ReadConnections',
       'ReadSigningSecrets',
       'WriteOwnLogs',
     ]);
