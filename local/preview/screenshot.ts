@@ -1,9 +1,10 @@
 /**
- * Takes docs/preview.png: starts the local stack, sends the demo run (a baseline) and a second run
+ * Takes docs/preview.png: starts the local stack, seeds the demo history, sends a run and a second run
  * of the project, opens the preview (scrolled to the newest message, as Slack opens; threads
  * collapsed under their digest), types `/visibility list` in the message box (its answer shows only
  * to the user), and screenshots it. Run with `npx tsx local/preview/screenshot.ts [file]`.
  */
+import { seedDemoHistory } from '../demo-history';
 import { startLocalStack } from '../stack';
 import { launchChromium } from './chromium';
 
@@ -14,7 +15,9 @@ async function main(file: string): Promise<void> {
     const simulator = stack.simulator;
     const project = stack.projectIds[0];
     if (!simulator || project === undefined) throw new Error('the local stack has no simulator project');
-    // The first run is the project's baseline; the second has changes to tell.
+    // Earlier days' runs as `npm start`'s demo has them (so Slack's chart has a trend to draw); the first
+    // run is the project's baseline, the second has changes to tell.
+    await seedDemoHistory(stack, project);
     for (let run = 0; run < 2; run++) {
       await simulator.triggerRun(project).delivered;
       await stack.waitForIdle();

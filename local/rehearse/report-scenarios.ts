@@ -86,8 +86,10 @@ export async function weeklyScenario(context: ScenarioContext): Promise<void> {
 }
 
 /**
- * A second run of a project (the first, two days earlier, is its trend's first point) gets the
- * trend chart uploaded into its digest thread by the bundle: the chart's wasm and font ship with it.
+ * A second run of a project (the first, two days earlier, is its trend's first point) carries Slack's
+ * own chart in its digest. A third, posted while Slack refuses chart blocks, is sent again with the
+ * chart's words and, the stage having `chartsEnabled`, gets the PNG in its thread: drawn by the
+ * renderer's own bundle beside the handler, its wasm and font shipped with it.
  */
 export async function chartScenario(context: ScenarioContext): Promise<void> {
   const { stack } = context;
@@ -106,26 +108,41 @@ export async function chartScenario(context: ScenarioContext): Promise<void> {
     context.metricCount(DIGEST_METRICS.chartFailed),
   ];
 
-  const second = context.runCompletedBody({}, project);
+  const second = context.runCompletedBody({ created_at: isoSeconds(Date.now() - DAY_MS) }, project);
   await context.deliverAccepted('chart: the second run', second);
   const digest = await context.waitFor('the second digest', digestOf(idOf(second)));
-  const chart = await context.waitFor('a chart in the digest thread', () =>
-    slack.messages(channel).find((m) => m.thread_ts === digest.ts && (m.files?.length ?? 0) > 0),
+  const nativeChart = (digest.blocks ?? []).some((block) => (block as { type?: unknown }).type === 'data_visualization');
+  context.record(
+    `chart: the second run's digest in ${channel} carries Slack's own chart, nothing uploaded`,
+    nativeChart && slack.calls('files.completeUploadExternal').length === uploadsBefore,
+    `data_visualization block ${nativeChart ? 'present' : 'missing'}`,
+  );
+
+  // A workspace Slack's rollout has not reached: the chart refused (invalid_blocks), the message sent again
+  // with its words, and with the stage's chartsEnabled the PNG renderer (its own bundle) draws it into the thread.
+  const refusedBefore = context.metricCount(DIGEST_METRICS.nativeBlockRefused);
+  slack.injectFault({ kind: 'refuse_native_blocks', channel, method: 'chat.postMessage', times: 1 });
+  const third = context.runCompletedBody({}, project);
+  await context.deliverAccepted('chart: a run where Slack refuses the chart', third);
+  const refusedDigest = await context.waitFor('the digest sent without its chart', digestOf(idOf(third)));
+  const chart = await context.waitFor("the PNG in the refused digest's thread", () =>
+    slack.messages(channel).find((m) => m.thread_ts === refusedDigest.ts && (m.files?.length ?? 0) > 0),
   );
   await stack.settle(10_000);
   const file = chart.files?.[0];
   context.record(
-    `chart: the second run's digest thread in ${channel} gets the trend PNG`,
+    `chart: the refused chart's digest thread in ${channel} gets the trend PNG`,
     file?.mimetype === 'image/png' && slack.calls('files.getUploadURLExternal').length > 0,
     `${file?.name ?? '?'} (${file?.mimetype ?? '?'}, ${file?.size ?? 0} bytes)`,
   );
   const uploads = slack.calls('files.completeUploadExternal').length - uploadsBefore;
   const posted = context.metricCount(DIGEST_METRICS.chartPosted) - postedBefore;
   const failed = context.metricCount(DIGEST_METRICS.chartFailed) - failedBefore;
+  const refused = context.metricCount(DIGEST_METRICS.nativeBlockRefused) - refusedBefore;
   context.record(
-    `chart: one upload, ${DIGEST_METRICS.chartPosted} counted, no ${DIGEST_METRICS.chartFailed}`,
-    uploads === 1 && posted === 1 && failed === 0,
-    `files.completeUploadExternal ×${uploads}, ${DIGEST_METRICS.chartPosted} ${posted}, ${DIGEST_METRICS.chartFailed} ${failed}`,
+    `chart: ${DIGEST_METRICS.nativeBlockRefused} counted, one upload, ${DIGEST_METRICS.chartPosted} counted, no ${DIGEST_METRICS.chartFailed}`,
+    refused === 1 && uploads === 1 && posted === 1 && failed === 0,
+    `${DIGEST_METRICS.nativeBlockRefused} ${refused}, files.completeUploadExternal ×${uploads}, ${DIGEST_METRICS.chartPosted} ${posted}, ${DIGEST_METRICS.chartFailed} ${failed}`,
   );
   const missing = stack.lines.filter((line) => line.line.includes('ChartAssetMissing'));
   context.record(

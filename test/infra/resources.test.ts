@@ -255,7 +255,7 @@ describe('digest function', () => {
       SLACK_ACCESS_POLICY: '{"changes":"everyone"}',
       SUBSCRIPTION_DEFAULT_MODE: 'changes',
       BRIDGE_TIME_ZONE: 'UTC',
-      CHARTS_ENABLED: 'false',
+      CHARTS_ENABLED: 'true',
       BRIDGE_STAGE: 'dev',
       POWERTOOLS_SERVICE_NAME: 'digest',
       POWERTOOLS_METRICS_NAMESPACE: 'VisibilitySlackBridge',
