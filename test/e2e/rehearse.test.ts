@@ -70,7 +70,9 @@ describe('deploy rehearsal (config/dev.json)', () => {
     expect(names).toContain('weekly: with Slack failing, the report due in C0DEV00001 fails and counts WeeklyReportFailed');
     expect(names).toContain('weekly: once Slack is back, the report is posted in the default channel C0DEV00001');
     expect(names).toContain('weekly: the sweep sent again the same week posts nothing twice');
-    expect(names).toContain("chart: the second run's digest thread in C0DEV00001 gets the trend PNG");
+    expect(names).toContain("chart: the second run's digest in C0DEV00001 carries Slack's own chart, nothing uploaded");
+    expect(names).toContain("chart: the refused digest was sent again with the chart's words");
+    expect(names).toContain("chart: the refused chart's digest thread in C0DEV00001 gets the trend PNG");
     expect(names).toContain('chart: the bundle ships the wasm and the font (no ChartAssetMissing logged)');
     expect(names).toContain("quiet: the run's digest is held in C0QUIET (DigestHeld), nothing posted there");
     expect(names).toContain(

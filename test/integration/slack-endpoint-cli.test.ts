@@ -136,14 +136,14 @@ describe('bridge slack manifest', () => {
     expect(bad.err).toContain('https');
   });
 
-  it('asks files:write only when the stage uploads the PNG chart (off by default and in config/dev.json)', async () => {
+  it('asks files:write only when the stage uploads the PNG chart (off by default, on in config/dev.json)', async () => {
     const scopes = async (...flags: string[]) => {
       const result = await bridge('slack', 'manifest', '--base-url', 'https://abc.execute-api.eu-west-1.amazonaws.com', ...flags);
       expect(result.code).toBe(0);
       return (JSON.parse(result.out) as { oauth_config: { scopes: { bot: string[] } } }).oauth_config.scopes.bot;
     };
     expect(await scopes()).not.toContain('files:write');
-    expect(await scopes('--stage', 'dev')).not.toContain('files:write');
+    expect(await scopes('--stage', 'dev')).toContain('files:write');
     expect(await scopes()).toContain('chat:write');
     const missing = await bridge('slack', 'manifest', '--base-url', 'https://abc.execute-api.eu-west-1.amazonaws.com', '--stage', 'nope');
     expect(missing.code).toBe(1);
