@@ -189,6 +189,8 @@ function rendererBundleCommand(inputDir: string, outputDir: string): string {
     `"${inputDir}/node_modules/.bin/esbuild"`,
     `"${o.entryPoints[0]}"`,
     '--bundle',
+    // Quiet as the handler's bundling: a synth prints nothing when the stage file is good.
+    '--log-level=error',
     `--platform=${o.platform}`,
     `--format=${o.format}`,
     `--target=${o.target}`,
