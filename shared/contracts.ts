@@ -438,6 +438,8 @@ export const TABLE = {
     installationLease: 'instlease#',
     /** `posted#<channel id>#<event id>`: the ts of what the bridge posted for an event (exactly-once without reading history). */
     posted: 'posted#',
+    /** `t#<connection id>#<key>`: any item of a connection's tenant (shared/tenancy.ts); the stack's own items keep their bare keys. */
+    tenant: 't#',
     /** `team#<team id>`: the channels a Slack workspace set something up in through /visibility (purged with it on uninstall). */
     team: 'team#',
   },

@@ -178,7 +178,7 @@ async function add(parsed: Parsed, io: CliIo): Promise<CommandResult> {
     await aws({ service: 'Secrets Manager', resource: secretName, ...endpointOf(target, 'secretsmanager') }, () =>
       target.sm.send(new CreateSecretCommand({ Name: secretName, SecretString: formatConnectionSecret(secret) })),
     );
-    const connection: Connection = { id, baseUrl, secretName, routes, status: 'active', createdAtMs: target.ctx.now() };
+    const connection: Connection = { id, baseUrl, secretName, routes, slackTeamIds: [], status: 'active', createdAtMs: target.ctx.now() };
     const added = await table(target, 'add', () => target.store.add(connection));
     if (added === 'exists') throw new CliError(`connection ${id} was added meanwhile by someone else`, 'pick another id', 'exists');
     const webhookUrl = webhookOf(target, id);

@@ -1,7 +1,8 @@
 /**
  * ConnectionStore on the bridge's one table (pk only):
  *   conn#<id>      a connection's non-secret fields: base_url, secret_name, default_channel,
- *                  project_channels (map project → channel id), status, created_at, removed_at, and its
+ *                  project_channels (map project → channel id), slack_teams (list of the linked
+ *                  installations' team or org ids; absent = none), status, created_at, removed_at, and its
  *                  cadence (run_times: its latest run times, written under the counter run_version;
  *                  silence_told_after). A removed connection stays as a tombstone (its webhook answers
  *                  410) until `expires_at`.
@@ -168,6 +169,7 @@ function itemOf(connection: Connection): Item {
     secret_name: { S: connection.secretName },
     default_channel: { S: connection.routes.defaultChannel },
     project_channels: { M: projects },
+    ...(connection.slackTeamIds.length === 0 ? {} : { slack_teams: { L: connection.slackTeamIds.map((id) => ({ S: id })) } }),
     status: { S: connection.status },
     created_at: { N: String(connection.createdAtMs) },
   };
@@ -191,6 +193,7 @@ function recordOf(item: Item): ConnectionRecord | undefined {
       baseUrl,
       secretName,
       routes: { defaultChannel, byProject },
+      slackTeamIds: (item['slack_teams']?.L ?? []).flatMap((value) => (value.S === undefined ? [] : [value.S])),
       status: status satisfies ConnectionStatus,
       createdAtMs: Number(item['created_at']?.N ?? 0),
       removedAtMs: removedAt === undefined ? undefined : Number(removedAt),

@@ -23,6 +23,12 @@ export interface Connection {
   /** Name of the Secrets Manager secret holding its read key and signing secrets. */
   secretName: string;
   routes: ConnectionRoutes;
+  /**
+   * The Slack installations it is linked to (team ids T…, or an org's E… for an org-wide install): its
+   * digests post with that installation's bot token, and only those workspaces see its projects. Empty:
+   * the stack's own bot token and workspaces (as before connections could be linked).
+   */
+  slackTeamIds: readonly string[];
   status: ConnectionStatus;
   createdAtMs: number;
   removedAtMs?: number | undefined;

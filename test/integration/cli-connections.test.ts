@@ -78,6 +78,7 @@ describe('bridge connections', () => {
       baseUrl: 'https://api.acme.example',
       secretName: SECRET_NAME,
       routes: { defaultChannel: 'C0ACME', byProject: { 'p-1': 'C0P1' } },
+      slackTeamIds: [],
       status: 'active',
     });
   });

@@ -44,6 +44,7 @@ function connection(id: string, baseUrl: string, defaultChannel: string): Connec
     baseUrl,
     secretName: `${PREFIX}${id}`,
     routes: { defaultChannel, byProject: {} },
+    slackTeamIds: [],
     status: 'active',
     createdAtMs: Date.now(),
   };

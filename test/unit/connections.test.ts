@@ -138,6 +138,7 @@ describe('the silence watchdog', () => {
         baseUrl: 'https://x',
         secretName: 's',
         routes: { defaultChannel: 'C0A', byProject: {} },
+        slackTeamIds: [],
         status: 'active',
         createdAtMs: 0,
       },

@@ -1,0 +1,45 @@
+/**
+ * Whose data a thing is. A tenant is one service workspace: the stack's own (its stage file's read API,
+ * key and channels) or a connection's (shared/connections). Every item of a connection's tenant is keyed
+ * `t#<connection id>#<key>`, so an IAM condition on `dynamodb:LeadingKeys` can confine a set of
+ * credentials to one tenant; the stack's own items keep the bare keys they always had, so a
+ * single-workspace deploy's table is unchanged.
+ */
+import { TABLE } from './contracts';
+
+export type Tenant = { kind: 'stack' } | { kind: 'connection'; connectionId: string };
+
+export const STACK_TENANT: Tenant = { kind: 'stack' };
+
+/** The tenant of an event or request: a connection's when it names one, else the stack's own. */
+export function tenantOf(connectionId: string | undefined): Tenant {
+  return connectionId === undefined ? STACK_TENANT : { kind: 'connection', connectionId };
+}
+
+/** The item key `key` (e.g. `sub#proj_1`) as stored for `tenant`. */
+export function tenantKey(tenant: Tenant, key: string): string {
+  return tenant.kind === 'stack' ? key : `${tenantKeyPrefix(tenant.connectionId)}${key}`;
+}
+
+/** `t#<connection id>#`: every key of that connection's tenant starts with it. Connection ids hold no `#`. */
+export function tenantKeyPrefix(connectionId: string): string {
+  return `${TABLE.prefixes.tenant}${connectionId}#`;
+}
+
+/** Whose item a stored key is (the inverse of `tenantKey`), and the key within the tenant. */
+export function tenantOfKey(storedKey: string): { tenant: Tenant; key: string } {
+  if (!storedKey.startsWith(TABLE.prefixes.tenant)) return { tenant: STACK_TENANT, key: storedKey };
+  const rest = storedKey.slice(TABLE.prefixes.tenant.length);
+  const end = rest.indexOf('#');
+  if (end <= 0) return { tenant: STACK_TENANT, key: storedKey };
+  return { tenant: { kind: 'connection', connectionId: rest.slice(0, end) }, key: rest.slice(end + 1) };
+}
+
+/** The tenant's name in logs and metric dimensions: `stack`, or the connection id. */
+export function tenantLabel(tenant: Tenant): string {
+  return tenant.kind === 'stack' ? 'stack' : tenant.connectionId;
+}
+
+export function sameTenant(a: Tenant, b: Tenant): boolean {
+  return tenantLabel(a) === tenantLabel(b);
+}
