@@ -188,7 +188,7 @@ export interface LocalStack {
   /**
    * Resolves when the bridge has nothing left to do: no simulator delivery pending (unless
    * `webhooks: false`), no ingest or digest invocation running, and the digest and commands queues
-   * empty (messages waiting to be retried count as not empty). Rejects after `timeoutMs` (default 20 s).
+   * empty (messages waiting to be retried count as not empty). Rejects after `timeoutMs` (default 60 s).
    */
   waitForIdle(options?: { timeoutMs?: number; webhooks?: boolean }): Promise<void>;
   /** Stops everything: deliveries, the endpoint, the event source (letting running batches finish), then the servers. */

@@ -17,13 +17,13 @@ let failAfterNextPost = false;
 beforeAll(async () => {
   stack = await startTestStack({
     maxReceiveCount: MAX_RECEIVE_COUNT,
-    // The function keeps 3 s of a 5 s timeout back for its answer, so a failing Slack is given up
-    // on within ~2 s; the visibility timeout is longer, so each receive is exactly one attempt.
-    functionTimeoutMs: 5000,
-    visibilityTimeoutSeconds: 4,
-    // The shortest lease allowed (it must outlast the function timeout): should a message still
-    // reappear mid-invocation on a very loaded machine, the busy claim hides it for at most 10 s.
-    env: { DIGEST_LEASE_SECONDS: '10' },
+    // The function keeps 3 s of a 15 s timeout back for its answer, so an attempt has ~12 s to reach
+    // Slack: enough with two suites at once on 2 cores (~2 s was not: attempts ran out before calling
+    // Slack). The visibility timeout and the digest lease (it must outlast the function timeout) are
+    // longer, so each receive is exactly one attempt.
+    functionTimeoutMs: 15_000,
+    visibilityTimeoutSeconds: 16,
+    env: { DIGEST_LEASE_SECONDS: '16' },
     onSlackMessage: () => {
       if (!failAfterNextPost) return;
       failAfterNextPost = false;
