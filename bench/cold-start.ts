@@ -14,7 +14,8 @@ import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { build, type Metafile } from 'esbuild';
-import { CreateQueueCommand } from '@aws-sdk/client-sqs';
+import { GetItemCommand } from '@aws-sdk/client-dynamodb';
+import { CreateQueueCommand, DeleteMessageCommand } from '@aws-sdk/client-sqs';
 import { LOCAL_CREDENTIALS } from '../shared/adapters/aws-clients';
 import { signPayload } from '../shared/signature';
 import { ensureBridgeTable, startLocalDynamo } from '../local/dynamo';
@@ -25,6 +26,7 @@ import { deliveryBody, httpApiEvent } from '../test/support/deliveries';
 import { enqueue, receiveRecords } from '../test/support/sqs-records';
 import { BUILD_DIR, PROJECT_ROOT, log, median, percentile, round, scaled, type ResultRow } from './lib';
 import { LatencyProxy } from './latency-proxy';
+import { TABLE } from '../shared/contracts';
 import { FUNCTION_NODE_OPTIONS, functionEsbuildOptions, type FunctionEsbuildOptions } from '../infra/bridge-function';
 import { countDifferences, countKinds, replayBaselineSource, replayPlan, sdkClientsIn, writeKeyIds, type ReplayPlan } from './replay-floor';
 
@@ -32,7 +34,7 @@ import { countDifferences, countKinds, replayBaselineSource, replayPlan, sdkClie
 const SPAWNS = scaled(15, 1);
 const WARMUP_SPAWNS = scaled(2, 0);
 const TARGET_RATIO = 1.3;
-const TABLE = 'bench-cold-start';
+const BENCH_TABLE = 'bench-cold-start';
 const SECRET = 'whsec_bench_cold_start';
 const TOKEN = 'xoxb-bench-cold-start';
 
@@ -42,6 +44,8 @@ const RECORD_LATENCY_MS = 10;
 /** A fresh event for one first invocation. */
 interface FirstEvent {
   event: unknown;
+  /** The digest's event id, to check afterwards that the invocation posted it. */
+  eventId?: string;
 }
 
 interface ColdStartPeers {
@@ -54,12 +58,14 @@ interface ColdStartPeers {
   recorders: { dynamodb: LatencyProxy; sqs: LatencyProxy; readApi: LatencyProxy; slack: LatencyProxy };
   /** A fresh event for one first invocation of a function ('ingest' or 'digest'). */
   eventFor(fn: string): Promise<FirstEvent>;
+  /** The outcome the digest recorded for an event (its claim's state: posted, skipped…), undefined when unclaimed. */
+  digestOutcome(eventId: string): Promise<string | undefined>;
   close(): Promise<void>;
 }
 
 async function startPeers(): Promise<ColdStartPeers> {
   const dynamo = await startLocalDynamo();
-  await ensureBridgeTable(dynamo.client, TABLE);
+  await ensureBridgeTable(dynamo.client, BENCH_TABLE);
   const sqsServer = await SqsServer.start();
   const sqs = localSqsClient(sqsServer.url);
   const queueUrl = (await sqs.send(new CreateQueueCommand({ QueueName: 'bench-cold-start', Attributes: { VisibilityTimeout: '60' } })))
@@ -90,8 +96,20 @@ async function startPeers(): Promise<ColdStartPeers> {
       // One queued run.completed, as the event source hands it to a new container. Always the same
       // run (a new event each time): the read API keeps serving what the baseline replays.
       const data = { project_id: projectId, run_id: run.runId, status: 'completed', answers: run.answers };
-      await enqueue(sqs, digestQueueUrl, { id: randomUUID(), type: 'run.completed', created_at: new Date().toISOString(), data });
-      return { event: { Records: await receiveRecords(sqs, digestQueueUrl, 1) } };
+      const id = randomUUID();
+      await enqueue(sqs, digestQueueUrl, { id, type: 'run.completed', created_at: new Date().toISOString(), data });
+      const records = await receiveRecords(sqs, digestQueueUrl, 1);
+      // Taken off the queue as the event source takes it: left there, it would come back after its
+      // visibility timeout and be measured again as a duplicate, which the digest answers without work.
+      for (const r of records) await sqs.send(new DeleteMessageCommand({ QueueUrl: digestQueueUrl, ReceiptHandle: r.receiptHandle }));
+      if (records.length !== 1 || !records[0]!.body.includes(id))
+        throw new Error(`the digest queue did not hand over the event just enqueued (${id}): ${records.length} records`);
+      return { event: { Records: records }, eventId: id };
+    },
+    async digestOutcome(eventId) {
+      const key = { [TABLE.partitionKey]: { S: `${TABLE.prefixes.digest}${eventId}` } };
+      const item = (await dynamo.client.send(new GetItemCommand({ TableName: BENCH_TABLE, Key: key, ConsistentRead: true }))).Item;
+      return item?.['state']?.S;
     },
     async close() {
       sqs.destroy();
@@ -183,7 +201,7 @@ async function bundle(name: string, entry: { file: string } | { contents: string
 function coldStartEnv(peers: ColdStartPeers, recording = false): Record<string, string> {
   const r = peers.recorders;
   const env = {
-    TABLE_NAME: TABLE,
+    TABLE_NAME: BENCH_TABLE,
     QUEUE_URL: peers.queueUrl,
     DLQ_URL: peers.queueUrl,
     // Slack's pace is a deliberate wait, not a cost of the code: measured by bench:scale, not here.
@@ -293,12 +311,15 @@ function firstRequestMs(
 }
 
 /**
- * Diagnostic: CPU time of the Intl objects the digest code creates at module level (Intl.Segmenter
- * in shared/slack-text.ts, two Intl.NumberFormat in shared/digest/render/index.ts). The first Intl object
- * of a process initialises ICU, which is most of the cost.
+ * Diagnostic: CPU time of the Intl objects a digest container creates: at cold start the stage time zone
+ * check (two Intl.DateTimeFormat with a timeZone, shared/weekly/config.ts), on first use two
+ * Intl.NumberFormat (shared/digest/render/format.ts) and the Intl.Segmenter of shared/slack-text.ts. The
+ * first Intl object of a process initialises ICU, which is most of the cost; the floor creates none.
  */
 const INTL_SCRIPT = [
   'const cpu0 = process.cpuUsage();',
+  "new Intl.DateTimeFormat('en-US', { timeZone: 'UTC' });",
+  "new Intl.DateTimeFormat('en-US', { timeZone: 'UTC' }).resolvedOptions();",
   "new Intl.Segmenter('en', { granularity: 'grapheme' });",
   "new Intl.NumberFormat('en-US', { maximumFractionDigits: 2 });",
   "new Intl.NumberFormat('en-US', { maximumSignificantDigits: 2 });",
@@ -444,10 +465,15 @@ export async function runColdStart(): Promise<{ rows: ResultRow[]; details: Reco
     };
     await verifyReplay(peers, bundles['ingest-baseline']!.file, nodeOptions, recordings.ingest);
     await verifyReplay(peers, bundles['digest-baseline']!.file, nodeOptions, recordings.digest);
-    const eventFor = async (name: string): Promise<unknown> =>
-      name === 'ingest' || name === 'digest'
-        ? (await peers.eventFor(name)).event
-        : replayEvent(name.startsWith('ingest') ? recordings.ingest : recordings.digest).event;
+    // Every measured digest must have posted, or the spawn timed less work than its floor replays.
+    const measuredDigests: string[] = [];
+    const eventFor = async (name: string): Promise<unknown> => {
+      if (name !== 'ingest' && name !== 'digest')
+        return replayEvent(name.startsWith('ingest') ? recordings.ingest : recordings.digest).event;
+      const first = await peers.eventFor(name);
+      if (first.eventId !== undefined) measuredDigests.push(first.eventId);
+      return first.event;
+    };
 
     const env = coldStartEnv(peers);
     const names = Object.keys(bundles);
@@ -471,17 +497,21 @@ export async function runColdStart(): Promise<{ rows: ResultRow[]; details: Reco
       loadTimes[mode.label] = loadPerBundle;
       cpuTimes[mode.label] = cpuPerBundle;
     }
+    const notPosted = (await Promise.all(measuredDigests.map(async (id) => [id, await peers.digestOutcome(id)] as const))).filter(
+      ([, outcome]) => outcome !== 'posted',
+    );
+    if (notPosted.length > 0)
+      throw new Error(
+        `measured digests that did not post: ${notPosted.map(([id, outcome]) => `${id} (${outcome ?? 'unclaimed'})`).join(', ')}`,
+      );
     // The measured first invocations made the recorded requests too: one more recording after them.
-    afterwards = {
-      ingest: countDifferences(
-        recordings.ingest.counts,
-        (await recordFirstInvocation(peers, ingest.file, nodeOptions, await peers.eventFor('ingest'))).counts,
-      ),
-      digest: countDifferences(
-        recordings.digest.counts,
-        (await recordFirstInvocation(peers, digest.file, nodeOptions, await peers.eventFor('digest'))).counts,
-      ),
+    const recordAgain = async (fn: 'ingest' | 'digest', file: string): Promise<string[]> => {
+      const again = await recordFirstInvocation(peers, file, nodeOptions, await peers.eventFor(fn));
+      // Kept for inspection beside the replayed recording.
+      writeFileSync(join(BUILD_DIR, `${fn}-recording-after.json`), JSON.stringify({ requests: again.requests }, null, 2));
+      return countDifferences(recordings[fn].counts, again.counts);
     };
+    afterwards = { ingest: await recordAgain('ingest', ingest.file), digest: await recordAgain('digest', digest.file) };
     for (const [fn, differences] of Object.entries(afterwards)) {
       if (differences.length > 0)
         log(
@@ -565,7 +595,7 @@ export async function runColdStart(): Promise<{ rows: ResultRow[]; details: Reco
   });
   rows.push({
     benchmark: b,
-    figure: 'diagnostic: ICU start-up (Intl objects, created on first use: inside the first invocation), CPU time',
+    figure: 'diagnostic: ICU (the time zone check at cold start, number formats and segmenter on first use), CPU time',
     value: round(median(intlCpuMs), 1),
     unit: 'ms',
   });
