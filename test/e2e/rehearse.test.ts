@@ -24,7 +24,7 @@ describe('deploy rehearsal (config/dev.json)', () => {
     workDir = mkdtempSync(join(tmpdir(), 'rehearse-test-'));
     assemblyDir = join(workDir, 'cdk.out');
     synthesize(PROJECT_ROOT, assemblyDir, ['stage=dev']);
-  }, 120_000);
+  }, 600_000); // a cold synth: ~1 min quiet, several with two suites at once
 
   afterAll(() => {
     rmSync(workDir, { recursive: true, force: true });
@@ -80,7 +80,7 @@ describe('deploy rehearsal (config/dev.json)', () => {
     );
     expect(names.some((name) => name.startsWith('quiet: after quiet off, the quiet_catch_up sweep posts one catch-up'))).toBe(true);
     expect(names.some((name) => name.startsWith("metrics: every alarm's metric was emitted"))).toBe(true);
-  }, 240_000);
+  }, 600_000);
 
   it('fails, naming the call and the statement, when the template lacks a permission the code uses', async () => {
     const broken = join(workDir, 'broken.out');
@@ -104,5 +104,5 @@ describe('deploy rehearsal (config/dev.json)', () => {
     expect(iam?.ok).toBe(false);
     expect(iam?.detail).toContain('secretsmanager:GetSecretValue');
     expect(iam?.detail).toMatch(/no statement allows it/);
-  }, 120_000);
+  }, 300_000);
 });

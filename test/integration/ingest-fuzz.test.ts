@@ -568,7 +568,7 @@ describe('ingest fuzz: pure logic with in-memory ports', () => {
     ]) {
       expect(outcomes.get(outcome) ?? 0, outcome).toBeGreaterThan(0);
     }
-  });
+  }, 300_000); // 10,000+ deliveries: minutes on a loaded machine
 });
 
 describe('ingest fuzz: real adapters on dynalite and the local SQS server', () => {
@@ -625,5 +625,5 @@ describe('ingest fuzz: real adapters on dynalite and the local SQS server', () =
     expect(acceptedIds.size).toBeGreaterThan(0);
     // Every accepted event is on the queue exactly once, and nothing else is.
     expect([...queued].sort()).toEqual([...acceptedIds].sort());
-  });
+  }, 300_000);
 });

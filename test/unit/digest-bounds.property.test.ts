@@ -147,7 +147,7 @@ describe('Block Kit bounds for any input', () => {
       }),
       { numRuns: 40 },
     );
-  });
+  }, 300_000); // CPU-bound: several minutes with two suites at once
 
   it('the draft notice too', () => {
     fc.assert(
