@@ -468,14 +468,14 @@ token: the digest is dropped and counted (ConnectionNotInstalled). A team may be
     },
     link: {
       summary: "links a connection to Slack installations: its digests post with the first one's bot token",
-      synopsis: '<id> --slack-team T…... [options]',
+      synopsis: '<id> --slack-team T… [--slack-team T…]... [options]',
       args: ID_ARG,
       options: { ...SLACK_TEAM_OPTION, ...AWS_OPTIONS },
       run: relink('link'),
     },
     unlink: {
       summary: "unlinks Slack installations from a connection (none left: the stack's own bot token)",
-      synopsis: '<id> --slack-team T…... [options]',
+      synopsis: '<id> --slack-team T… [--slack-team T…]... [options]',
       args: ID_ARG,
       options: { ...SLACK_TEAM_OPTION, ...AWS_OPTIONS },
       run: relink('unlink'),
