@@ -9,6 +9,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { WebClient } from '@slack/web-api';
 import { createDigestRuntime, readDigestConfig } from '../../functions/digest/runtime';
 import { createSlackHandler, type SlackHandler } from '../../functions/slack/create-handler';
 import { DynamoConnectionStore } from '../../shared/adapters/dynamo-connection-store';
@@ -16,10 +17,11 @@ import { DynamoInstallationStore } from '../../shared/adapters/dynamo-installati
 import { connectionSecretPrefix, DIGEST_METRICS, ENV, HTTP_PATHS, SLACK_APP_METRICS } from '../../shared/contracts';
 import { formatConnectionSecret, type Connection } from '../../shared/connections/model';
 import type { WebhookEvent } from '../../shared/events';
-import type { Installation } from '../../shared/installations/model';
+import type { BotToken, Installation } from '../../shared/installations/model';
 import { INSTALLED_TTL_MS } from '../../shared/slack-app/workspace-gate';
 import { signSlackRequest } from '../../shared/slack-request-signature';
 import { LocalSecretsManagerServer } from '../../local/secrets-manager-server';
+import { AUTHORIZE_PATH } from '../../local/slack/oauth';
 import { startDigestPeers, type DigestPeers } from '../support/digest-peers';
 import { httpApiEvent } from '../support/deliveries';
 import { RecordingObserver } from '../support/recording-observer';
@@ -39,7 +41,7 @@ let connections: DynamoConnectionStore;
 let installations: DynamoInstallationStore;
 const savedEnv: Record<string, string | undefined> = {};
 
-function installation(id: string, token: string, org = false): Installation {
+function installation(id: string, token: string | BotToken, org = false): Installation {
   return {
     ...(org ? { enterpriseId: id } : { teamId: id }),
     isEnterpriseInstall: org,
@@ -47,7 +49,7 @@ function installation(id: string, token: string, org = false): Installation {
     botUserId: 'U0BOT',
     botId: 'B0BOT',
     scopes: ['chat:write'],
-    bot: { token },
+    bot: typeof token === 'string' ? { token } : token,
     installedBy: 'U0ADMIN',
     installedAtMs: Date.now(),
   };
@@ -84,7 +86,8 @@ function digestEnv(): Record<string, string> {
 
 beforeAll(async () => {
   peers = await startDigestPeers({ tableName: TABLE, queueName: 'connection-link', visibilityTimeoutSeconds: 1, slackToken: STACK_TOKEN });
-  peers.slack.setTokens([STACK_TOKEN, TOKEN_A, TOKEN_B, TOKEN_ORG]);
+  // Any token is accepted (the local Slack server's OAuth issues new ones); each call records the one it carried.
+  peers.slack.setTokens(undefined);
   secrets = await LocalSecretsManagerServer.start();
   // Powertools' SecretsProvider builds its own client: endpoint, region and credentials come from the process.
   const processEnv = {
@@ -125,6 +128,22 @@ afterAll(async () => {
   await Promise.all([peers.close(), secrets.close()]);
 });
 
+/** A rotating bot token and its single-use refresh token, as the local Slack server's OAuth issues them for `team`. */
+async function rotatingToken(team: string): Promise<BotToken> {
+  const redirect = 'https://bridge.example/slack/oauth_redirect';
+  const allow = new URL(`http://${peers.slack.host}:${peers.slack.port}${AUTHORIZE_PATH}/allow`);
+  for (const [name, value] of Object.entries({ redirect_uri: redirect, team, scope: 'chat:write' })) allow.searchParams.set(name, value);
+  const code = new URL((await fetch(allow, { redirect: 'manual' })).headers.get('location') ?? '').searchParams.get('code') ?? '';
+  const answer = await new WebClient(undefined, { slackApiUrl: peers.slack.apiUrl }).oauth.v2.access({
+    client_id: peers.slack.oauth.clientId,
+    client_secret: peers.slack.oauth.clientSecret,
+    code,
+    redirect_uri: redirect,
+  });
+  if (typeof answer.access_token !== 'string' || typeof answer.refresh_token !== 'string') throw new Error('no rotating token issued');
+  return { token: answer.access_token, refreshToken: answer.refresh_token };
+}
+
 describe("a connection's digest posts with its linked installation's bot token", () => {
   let observer: RecordingObserver;
   beforeEach(async () => {
@@ -144,10 +163,10 @@ describe("a connection's digest posts with its linked installation's bot token",
     };
   }
 
-  async function digest(connectionId: string): Promise<void> {
+  async function digest(connectionId: string, env: Record<string, string> = {}): Promise<void> {
     const body = { event: run(), received_at: new Date().toISOString(), connection: connectionId };
     await enqueue(peers.sqs, peers.queueUrl, JSON.stringify(body));
-    const runtime = createDigestRuntime(readDigestConfig(digestEnv()), { log: observer, metrics: observer });
+    const runtime = createDigestRuntime(readDigestConfig({ ...digestEnv(), ...env }), { log: observer, metrics: observer });
     const result = await runtime.handle(await receiveRecords(peers.sqs, peers.queueUrl), 60_000);
     expect(result.batchItemFailures).toEqual([]);
   }
@@ -166,6 +185,26 @@ describe("a connection's digest posts with its linked installation's bot token",
   it("with the org's token when linked to an org-wide install (E…)", async () => {
     await digest('orgwide');
     expect(tokensIn('C0ORGWIDE')).toEqual([TOKEN_ORG]);
+  });
+
+  it('with a rotating token refreshed under the lease first when it is about to expire', async () => {
+    const issued = await rotatingToken('T0ROT');
+    // One hour left: inside the two-hour margin, so the digest refreshes it before posting.
+    await installations.save(installation('T0ROT', { ...issued, expiresAtMs: Date.now() + 3_600_000 }));
+    const rotating = connection('rotating', 'C0ROTATING', ['T0ROT']);
+    secrets.createSecret(rotating.secretName, formatConnectionSecret({ readApiKey: peers.sim.apiKey, signingSecrets: ['whsec_rot'] }));
+    expect(await connections.add(rotating)).toBe('added');
+    const refreshesBefore = peers.slack.oauth.refreshes().length;
+    await digest('rotating', {
+      [ENV.slackClientId]: peers.slack.oauth.clientId,
+      [ENV.slackClientSecret]: peers.slack.oauth.clientSecret,
+    });
+    expect(peers.slack.oauth.refreshes().slice(refreshesBefore)).toEqual([
+      { refreshToken: issued.refreshToken, ok: true, error: undefined },
+    ]);
+    const stored = (await installations.get('T0ROT'))?.bot;
+    expect(stored?.token).not.toBe(issued.token);
+    expect(tokensIn('C0ROTATING')).toEqual([stored?.token]);
   });
 
   it("with the stack's own token when not linked, as before", async () => {
