@@ -10,13 +10,11 @@ import { randomBytes } from 'node:crypto';
 import { CreateSecretCommand, DeleteSecretCommand, type SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { DynamoConnectionStore } from '../../shared/adapters/dynamo-connection-store';
 import { DynamoInstallationStore } from '../../shared/adapters/dynamo-installation-store';
-import { installationIdsFor } from '../../shared/installations/model';
 import {
   connectionIdProblem,
   connectionWebhookUrl,
   finishRotation,
   formatConnectionSecret,
-  installationRefOf,
   parseConnectionSecret,
   rotationUnderWay,
   routesProblem,
@@ -280,11 +278,9 @@ interface LinkedTeam {
 async function linkedTeams(target: Target, connection: Connection): Promise<LinkedTeam[]> {
   const teams: LinkedTeam[] = [];
   for (const id of connection.slackTeamIds) {
-    const ids = installationIdsFor(installationRefOf(id));
-    let installed = false;
-    for (const installationId of ids)
-      installed ||= (await table(target, 'get installation', () => target.installations.get(installationId))) !== undefined;
-    teams.push({ id, installed });
+    // A linked id is the id its installation is stored under (a workspace's own, or an org's).
+    const installation = await table(target, 'get installation', () => target.installations.get(id));
+    teams.push({ id, installed: installation !== undefined });
   }
   return teams;
 }

@@ -13,7 +13,6 @@ import type { ChartDeps } from '../digest/chart-step';
 import type { DigestDeps } from '../digest/deps';
 import { NeedsOperatorFix } from '../errors';
 import type { WebhookEvent } from '../events';
-import { installationIdsFor } from '../installations/model';
 import { freshBotToken, type TokenLeaseDeps } from '../installations/token-lease';
 import type { ReadApi, SlackPoster } from '../ports';
 import { watchConnections, type WatchdogDeps } from '../connections/watchdog';
@@ -50,13 +49,11 @@ export async function connectionSlack(connection: Connection, installations: Ins
       `connection ${connection.id} is linked to the Slack installation ${teamId}, but the digest worker has no installations' wiring`,
       'deploy the digest function with the installations wiring (TABLE_NAME, and SLACK_CLIENT_ID for rotating tokens)',
     );
-  const ref = installationRefOf(teamId);
-  const store = installations.tokens.store;
-  let installationId: string | undefined;
-  for (const id of installationIdsFor(ref)) if (installationId === undefined && (await store.get(id)) !== undefined) installationId = id;
-  if (installationId === undefined) return { kind: 'not_installed', teamId };
-  const token = await freshBotToken(ref, installations.tokens);
-  return { kind: 'installation', clients: installations.clientsFor(installationId, token) };
+  // A linked id is the id its installation is stored under (a workspace's own, or an org's); read once
+  // here to tell a gone installation from a failure, then again by the lease's refresh check.
+  if ((await installations.tokens.store.get(teamId)) === undefined) return { kind: 'not_installed', teamId };
+  const token = await freshBotToken(installationRefOf(teamId), installations.tokens);
+  return { kind: 'installation', clients: installations.clientsFor(teamId, token) };
 }
 
 /** What a connection's events are digested with, or why they are dropped. */
