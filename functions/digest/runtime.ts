@@ -41,7 +41,7 @@ import { DynamoConnectionStore } from '../../shared/adapters/dynamo-connection-s
 import { parseConnectionSecret, type Connection } from '../../shared/connections/model';
 import { connectionDigests, type InstallationSlack, type SlackClients } from '../../shared/worker/connections';
 import { DynamoInstallationStore, DynamoRefreshLease } from '../../shared/adapters/dynamo-installation-store';
-import { createTokenRefresher } from '../../shared/adapters/slack-oauth';
+import { createTokenRefresher } from '../../shared/adapters/slack-token-refresher';
 import type { TokenRefresher } from '../../shared/installations/ports';
 import { NeedsOperatorFix } from '../../shared/errors';
 import {
