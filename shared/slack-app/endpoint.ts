@@ -37,7 +37,7 @@ import {
   type RequestOrigin,
   type WorkspaceAllowList,
 } from './workspace-gate';
-import { parseEventEnvelope } from './events';
+import { parseEventEnvelope, SLACK_EVENTS } from './events';
 
 /** Interaction payloads carry the message's blocks (up to 50); 1 MiB is far above any real one and bounds the HMAC work. */
 export const MAX_SLACK_BODY_BYTES = 1024 * 1024;
@@ -175,7 +175,8 @@ async function event(body: string, signed: SignedRequestId, request: SlackHttpRe
   if (!parsed.ok) return rejected({ kind: 'bad_request', problem: parsed.problem });
   const envelope = parsed.envelope;
   if (envelope.kind === 'url_verification') return { kind: 'challenge', challenge: envelope.challenge };
-  const refused = await gate(envelope.origin, deps);
+  const afterUninstall = envelope.kind === 'event' && SLACK_EVENTS[envelope.event.type].afterUninstall === true;
+  const refused = await gate(envelope.origin, deps, afterUninstall);
   if (refused !== null) return rejected(refused);
   const replay = await checkReplay(signed, request.path, 'events', deps);
   if (replay !== null) return replay;
@@ -183,9 +184,9 @@ async function event(body: string, signed: SignedRequestId, request: SlackHttpRe
 }
 
 /** Null when the request's workspace is served (./workspace-gate.ts); a table that cannot say is a 503, never a guess. */
-async function gate(origin: RequestOrigin, deps: SlackEndpointDeps): Promise<SlackRejection | null> {
+async function gate(origin: RequestOrigin, deps: SlackEndpointDeps, afterUninstall = false): Promise<SlackRejection | null> {
   try {
-    const reason = await gateReason(origin, deps.workspace, deps.installedTeams);
+    const reason = await gateReason(origin, deps.workspace, deps.installedTeams, afterUninstall);
     return reason === null ? null : { kind: 'foreign', reason };
   } catch (error) {
     deps.log.error('installations could not be read: the Slack request was not acted on', describeError(error));

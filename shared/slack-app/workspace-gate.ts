@@ -92,17 +92,20 @@ export interface InstalledTeams {
 /**
  * Null when the request is served: by the stage's allow-list, or (a distributed stage, `installed`
  * given) because every team it carries installed our app, or it carries one team of an org that
- * installed it org-wide. Otherwise the allow-list's reason.
+ * installed it org-wide, or it is an event that comes after an uninstall (`afterUninstall`, for our
+ * app: the workspace's installation may be gone already). Otherwise the allow-list's reason.
  */
 export async function gateReason(
   origin: RequestOrigin,
   allow: WorkspaceAllowList,
   installed: InstalledTeams | undefined,
+  afterUninstall = false,
 ): Promise<ForeignReason | null> {
   const listed = foreignReason(origin, allow);
   if (listed === null || installed === undefined || listed === 'app') return listed;
   if (allow.appId === undefined) return 'not_configured';
   if (origin.appId !== allow.appId) return 'app';
+  if (afterUninstall) return null;
   if (origin.teamIds.length === 0) return listed;
   let admitted = true;
   for (const team of origin.teamIds) if (!allow.teamIds.includes(team) && !(await installed.isInstalled(team))) admitted = false;

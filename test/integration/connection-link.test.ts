@@ -273,6 +273,31 @@ describe('the workspace gate of a distributed stage', () => {
     return result.statusCode ?? 0;
   }
 
+  /** A signed Events API delivery from `team` (JSON), as Slack sends it. */
+  async function event(handler: SlackHandler, team: string, eventId: string, body: Record<string, unknown>): Promise<number> {
+    const raw = JSON.stringify({ type: 'event_callback', token: 'x', team_id: team, api_app_id: APP, event_id: eventId, event: body });
+    const result = await handler(
+      httpApiEvent({
+        rawPath: HTTP_PATHS.slackEvents,
+        headers: { 'content-type': 'application/json', ...signSlackRequest(SECRET, Math.floor(nowMs / 1000), raw) },
+        body: Buffer.from(raw).toString('base64'),
+        isBase64Encoded: true,
+      }),
+    );
+    nowMs += 1000;
+    return result.statusCode ?? 0;
+  }
+
+  it('serves both events of an uninstall, the second after the first deleted the installation, and nothing else of that team', async () => {
+    await installations.save(installation('T0UNINST', 'xoxb-uninst'));
+    expect(await event(slackHandler(true), 'T0UNINST', 'EvR1', { type: 'tokens_revoked', tokens: { bot: ['U0BOT'] } })).toBe(200);
+    expect(await installations.get('T0UNINST')).toBeUndefined();
+    // Another container (no cache): the installation is gone, the other event of the pair is still served.
+    expect(await event(slackHandler(true), 'T0UNINST', 'EvR2', { type: 'app_uninstalled' })).toBe(200);
+    expect(observer.countOf(`${SLACK_APP_METRICS.slackRequestForeign}{reason=team}`)).toBe(0);
+    expect(await event(slackHandler(true), 'T0UNINST', 'EvR3', { type: 'app_home_opened', user: 'U1', tab: 'home' })).toBe(403);
+  });
+
   it('serves a workspace that installed the app, and refuses one that did not', async () => {
     const handler = slackHandler(true);
     expect(await help(handler, 'T0BBB')).toBe(200);

@@ -186,6 +186,12 @@ describe('the workspace gate of a distributed stage', () => {
     expect(await gateReason(origin(['T0BBB']), none, undefined)).toBe('not_configured');
   });
 
+  it('serves the uninstall events of our app whatever the team (its installation may be gone), only on a distributed stage', async () => {
+    expect(await gateReason(origin(['T0GONE']), allow, installed(), true)).toBeNull();
+    expect(await gateReason(origin(['T0GONE'], { appId: 'A0OTHER' }), allow, installed(), true)).toBe('app');
+    expect(await gateReason(origin(['T0GONE']), allow, undefined, true)).toBe('team');
+  });
+
   it('is the allow-list alone without installations (a stage that is not distributed)', async () => {
     expect(await gateReason(origin(['T0BBB']), allow, undefined)).toBe('team');
     expect(await gateReason(origin(['T0STACK']), allow, undefined)).toBeNull();
