@@ -104,6 +104,7 @@ export class BridgeStack extends Stack {
       config.slackClientId === undefined
         ? undefined
         : new SlackOAuth(this, 'SlackOAuth', { config, clientId: config.slackClientId, api, table, publicBaseUrl: this.publicBaseUrl });
+    this.slackOAuth?.grantTokenRefresh(this.worker.function, table);
     this.pinStatefulIds();
     this.addOutputs();
   }

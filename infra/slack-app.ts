@@ -331,6 +331,8 @@ function allowUninstallPurge(fn: BridgeFunction, tableArn: string): void {
     Store.leadingKeys(prefixes.team),
   );
   fn.allow('UninstallDeletesInstallation', ['dynamodb:DeleteItem'], [tableArn], Store.leadingKeys(prefixes.installation));
+  // The workspace gate serves the workspaces that installed the app (shared/slack-app/workspace-gate.ts).
+  fn.allow('GateReadsInstallations', ['dynamodb:GetItem'], [tableArn], Store.leadingKeys(prefixes.installation));
   fn.allow(
     'UninstallPurgesChannels',
     ['dynamodb:DeleteItem'],

@@ -28,10 +28,12 @@ export class SlackOAuth extends Construct {
   readonly function: BridgeFunction;
   readonly clientSecret: BridgeSecret;
   private readonly publicBaseUrl: string;
+  private readonly clientId: string;
 
   constructor(scope: Construct, id: string, props: SlackOAuthProps) {
     super(scope, id);
     this.publicBaseUrl = props.publicBaseUrl;
+    this.clientId = props.clientId;
     this.clientSecret = new BridgeSecret(this, 'ClientSecret', {
       existingArn: props.config.slackClientSecretArn,
       description: `Client secret of the Slack app (Basic Information → App Credentials); exchanges "Add to Slack" codes and signs their state (${props.config.stage}).`,
@@ -72,6 +74,25 @@ export class SlackOAuth extends Construct {
         });
       }
     }
+  }
+
+  /**
+   * The digest function posts a linked connection's digests with its installation's bot token: it reads
+   * installations, refreshes a rotating token under the installation's lease with the client secret,
+   * and stores the new token (shared/installations/token-lease.ts).
+   */
+  grantTokenRefresh(fn: BridgeFunction, table: Table): void {
+    const { prefixes } = TABLE;
+    fn.allow('InstallationTokens', ['dynamodb:GetItem', 'dynamodb:UpdateItem'], [table.tableArn], Store.leadingKeys(prefixes.installation));
+    fn.allow(
+      'InstallationTokenLease',
+      ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
+      [table.tableArn],
+      Store.leadingKeys(prefixes.installationLease),
+    );
+    fn.allow('ReadSlackClientSecret', ['secretsmanager:GetSecretValue'], [this.clientSecret.secret.secretArn]);
+    fn.fn.addEnvironment(ENV.slackClientId, this.clientId);
+    fn.fn.addEnvironment(ENV.slackClientSecretSecretArn, this.clientSecret.secret.secretArn);
   }
 
   outputs(): [string, string, string][] {

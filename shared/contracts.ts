@@ -167,6 +167,8 @@ export const DIGEST_METRICS = {
   digestChannelRefused: 'DigestChannelRefused',
   /** A connection silent for 3× its usual run interval: told once in its channel and the stack's (shared/connections/watchdog.ts). */
   connectionSilent: 'ConnectionSilent',
+  /** A connection's event or watchdog notice not posted: its linked Slack installation is gone (uninstalled); dropped, never posted with another token. */
+  connectionNotInstalled: 'ConnectionNotInstalled',
 } as const;
 export type DigestMetricName = (typeof DIGEST_METRICS)[keyof typeof DIGEST_METRICS];
 
@@ -299,6 +301,13 @@ export const METRIC_REGISTRY: { readonly [M in AnyMetricName]: MetricSpec } = {
     unalarmed: "a member's channel, not the bridge: the run goes on, and whoever subscribed it is told once in the home channel",
   },
   ConnectionSilent: { emitters: [digest], failure: false, alarms: [] },
+  ConnectionNotInstalled: {
+    emitters: [digest],
+    failure: true,
+    alarms: [],
+    unalarmed:
+      "a client's workspace removed the app: its connection's digests are dropped (logged with the connection and team) until it installs again or the operator links another team",
+  },
   SlackSigningSecretInvalid: { emitters: [slack], failure: true, alarms: ['SlackSigningSecretUnusable'] },
   SlackSigningSecretUnreadable: { emitters: [slack], failure: true, alarms: ['SlackSigningSecretUnusable'] },
   SlackRequestForeign: { emitters: [slack], failure: true, alarms: ['SlackRequestForeign'] },

@@ -1,6 +1,7 @@
 /**
- * `bridge connections add|list|rotate|remove`: the service workspaces the bridge serves besides its
- * own `/webhook`, each with its webhook URL `/webhook/<id>`. A connection's read-API key and signing
+ * `bridge connections add|list|link|unlink|rotate|remove`: the service workspaces the bridge serves
+ * besides its own `/webhook`, each with its webhook URL `/webhook/<id>`, linked to the Slack
+ * installations (workspaces T…, or orgs E…) whose bot token posts its digests. A connection's read-API key and signing
  * secrets go into its own Secrets Manager secret (named from its id) from stdin or a hidden prompt,
  * never from the command line; its non-secret fields go into the table. Nothing prints a secret: a
  * signing secret is shown by its fingerprint.
@@ -8,6 +9,7 @@
 import { randomBytes } from 'node:crypto';
 import { CreateSecretCommand, DeleteSecretCommand, type SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { DynamoConnectionStore } from '../../shared/adapters/dynamo-connection-store';
+import { DynamoInstallationStore } from '../../shared/adapters/dynamo-installation-store';
 import {
   connectionIdProblem,
   connectionWebhookUrl,
@@ -16,7 +18,10 @@ import {
   parseConnectionSecret,
   rotationUnderWay,
   routesProblem,
+  slackTeamIdProblem,
   startRotation,
+  withTeamsLinked,
+  withTeamsUnlinked,
   type Connection,
   type ConnectionSecret,
   type RotationStep,
@@ -39,6 +44,8 @@ const LOCAL_STAGE = 'local';
 interface Target {
   ctx: CommandContext;
   store: DynamoConnectionStore;
+  /** The Slack installations (`inst#`), read to say whether a linked team has installed the app. */
+  installations: DynamoInstallationStore;
   sm: SecretsManagerClient;
   tableName: string;
   secretPrefix: string;
@@ -65,6 +72,7 @@ async function targetOf(parsed: Parsed, io: CliIo): Promise<Target> {
   return {
     ctx,
     store: new DynamoConnectionStore(dynamo, tableName),
+    installations: new DynamoInstallationStore(dynamo, { tableName }),
     sm,
     tableName,
     secretPrefix,
@@ -142,6 +150,16 @@ function routesOf(parsed: Parsed): Record<string, string> {
   return routes;
 }
 
+/** `--slack-team T…` (or E… for an org-wide install), repeated; each checked, in the order given. */
+function slackTeamsOf(parsed: Parsed): string[] {
+  const ids = strs(parsed, 'slack-team').map((id) => id.trim());
+  for (const id of ids) {
+    const problem = slackTeamIdProblem(id);
+    if (problem !== undefined) throw new UsageError(`--slack-team takes ${problem}; got "${id.slice(0, 40)}"`, parsed.command);
+  }
+  return [...new Set(ids)];
+}
+
 function baseUrlOf(parsed: Parsed): string {
   const value = str(parsed, 'base-url');
   if (value === undefined) throw new UsageError('--base-url is required: the read-API base URL of the workspace', parsed.command);
@@ -169,6 +187,7 @@ async function add(parsed: Parsed, io: CliIo): Promise<CommandResult> {
   const routeProblem = routesProblem(routes);
   if (routeProblem !== undefined) throw new UsageError(routeProblem, command);
   const baseUrl = baseUrlOf(parsed);
+  const slackTeamIds = slackTeamsOf(parsed);
   const target = await targetOf(parsed, io);
   try {
     if ((await table(target, 'get', () => target.store.get(id))) !== undefined)
@@ -178,14 +197,18 @@ async function add(parsed: Parsed, io: CliIo): Promise<CommandResult> {
     await aws({ service: 'Secrets Manager', resource: secretName, ...endpointOf(target, 'secretsmanager') }, () =>
       target.sm.send(new CreateSecretCommand({ Name: secretName, SecretString: formatConnectionSecret(secret) })),
     );
-    const connection: Connection = { id, baseUrl, secretName, routes, slackTeamIds: [], status: 'active', createdAtMs: target.ctx.now() };
+    const connection: Connection = { id, baseUrl, secretName, routes, slackTeamIds, status: 'active', createdAtMs: target.ctx.now() };
     const added = await table(target, 'add', () => target.store.add(connection));
     if (added === 'exists') throw new CliError(`connection ${id} was added meanwhile by someone else`, 'pick another id', 'exists');
     const webhookUrl = webhookOf(target, id);
     const out = target.ctx.out;
     out.say(`✓ connection ${id} added (secret ${secretName}, signing secret ${fingerprint(secret.signingSecrets[0] ?? '')})`);
     out.say(`Register this webhook URL in the service's settings: ${webhookUrl ?? `<the stack's WebhookUrl>/${id}`}`);
-    return { exitCode: 0, json: { id, webhookUrl, secretName, baseUrl, routes, signingSecrets: fingerprints(secret.signingSecrets) } };
+    if (slackTeamIds.length > 0) out.say(`Linked to ${slackTeamIds.join(', ')}: its digests post with ${slackTeamIds[0]}'s installation.`);
+    return {
+      exitCode: 0,
+      json: { id, webhookUrl, secretName, baseUrl, routes, slackTeamIds, signingSecrets: fingerprints(secret.signingSecrets) },
+    };
   } finally {
     target.close();
   }
@@ -222,6 +245,7 @@ async function list(parsed: Parsed, io: CliIo): Promise<CommandResult> {
         `    read API ${row.baseUrl}; channel ${row.routes.defaultChannel}; ${Object.keys(row.routes.byProject).length} project route(s)`,
       );
       if (row.status === 'active') out.say(`    signing: ${signing}; runs seen: ${row.runsSeen}`);
+      if (row.status === 'active') out.say(`    Slack: ${slackLine(row.slackTeams)}`);
     }
     return { exitCode: 0, json: { connections: rows } };
   } finally {
@@ -239,9 +263,32 @@ async function listRow(target: Target, record: ConnectionRecord) {
     secretName: connection.secretName,
     routes: connection.routes,
     signing: await signingOf(target, connection),
+    slackTeams: connection.status === 'active' ? await linkedTeams(target, connection) : [],
     runsSeen: cadence.runTimesMs.length,
     lastRunAt: cadence.runTimesMs.length === 0 ? null : new Date(Math.max(...cadence.runTimesMs)).toISOString(),
   };
+}
+
+interface LinkedTeam {
+  id: string;
+  /** Whether the app is installed there (an `inst#` item): an operator may link before the client installs. */
+  installed: boolean;
+}
+
+async function linkedTeams(target: Target, connection: Connection): Promise<LinkedTeam[]> {
+  const teams: LinkedTeam[] = [];
+  for (const id of connection.slackTeamIds) {
+    // A linked id is the id its installation is stored under (a workspace's own, or an org's).
+    const installation = await table(target, 'get installation', () => target.installations.get(id));
+    teams.push({ id, installed: installation !== undefined });
+  }
+  return teams;
+}
+
+function slackLine(teams: readonly LinkedTeam[]): string {
+  if (teams.length === 0) return "not linked (posts with the stack's own bot token)";
+  const each = teams.map((team) => `${team.id} (${team.installed ? 'installed' : 'not installed'})`);
+  return `${each.join(', ')}; digests post with ${teams[0]?.id ?? ''}'s installation`;
 }
 
 async function activeConnection(target: Target, id: string): Promise<Connection> {
@@ -315,6 +362,37 @@ async function replacedReadKey(current: ConnectionSecret, io: CliIo, command: st
   return { ...current, readApiKey: checkSecret(await readSecretInput(io, 'new read-API key', command), 'read-API key', command) };
 }
 
+/** `link` / `unlink`: the connection's linked installations, set conditional on it being active. */
+function relink(operation: 'link' | 'unlink'): (parsed: Parsed, io: CliIo) => Promise<CommandResult> {
+  return async (parsed, io) => {
+    const id = connectionId(parsed, false);
+    const teams = slackTeamsOf(parsed);
+    if (teams.length === 0) throw new UsageError('--slack-team is required: the Slack workspace id (T…) or org id (E…)', parsed.command);
+    const target = await targetOf(parsed, io);
+    try {
+      const connection = await activeConnection(target, id);
+      const current = connection.slackTeamIds;
+      if (operation === 'unlink') {
+        const missing = teams.filter((team) => !current.includes(team));
+        if (missing.length > 0)
+          throw new CliError(
+            `connection ${id} is not linked to ${missing.join(', ')}`,
+            `see \`${target.ctx.hint('connections list')}\``,
+            'not_linked',
+          );
+      }
+      const next = operation === 'link' ? withTeamsLinked(current, teams) : withTeamsUnlinked(current, teams);
+      if (!(await table(target, operation, () => target.store.setSlackTeams(id, next))))
+        throw new CliError(`connection ${id} was removed meanwhile`, `see \`${target.ctx.hint('connections list')}\``, 'not_found');
+      const slackTeams = await linkedTeams(target, { ...connection, slackTeamIds: next });
+      target.ctx.out.say(`✓ ${id}: Slack ${slackLine(slackTeams)}`);
+      return { exitCode: 0, json: { id, slackTeams } };
+    } finally {
+      target.close();
+    }
+  };
+}
+
 async function remove(parsed: Parsed, io: CliIo): Promise<CommandResult> {
   const id = connectionId(parsed, false);
   const target = await targetOf(parsed, io);
@@ -344,6 +422,14 @@ const ADD_OPTIONS: OptionDefs = {
   route: { value: 'PROJECT=CHANNEL', multiple: true, help: "a project's own home channel (repeatable)" },
 };
 
+const SLACK_TEAM_OPTION: OptionDefs = {
+  'slack-team': {
+    value: 'T…',
+    multiple: true,
+    help: "a Slack installation to link: a workspace id T…, or an org id E… for an org-wide install (repeatable; the first one's bot token posts)",
+  },
+};
+
 export const CONNECTIONS: GroupDef = {
   summary: 'service workspaces served by this bridge, each with its own webhook URL',
   shared: `A connection is one workspace of the service: its read-API base URL and key, its webhook's
@@ -356,16 +442,40 @@ Each connection's secret is one Secrets Manager secret, <ConnectionSecretPrefix>
 Rotating a webhook (the service shows a secret once; rotating means a new webhook): create the new
 webhook, \`connections rotate <id>\` its secret (both are live), delete the old webhook, then
 \`connections rotate <id> --finish\`. A third live secret is refused. \`connections rotate <id> --read-key\`
-replaces the read-API key.`,
+replaces the read-API key.
+
+Linking (\`--slack-team T…\` on add, or \`connections link|unlink <id> --slack-team T…\`): the connection's
+digests and its watchdog notice post with the bot token of its first linked installation, so its
+channels must be channels of that workspace (or Slack Connect channels shared with it). Not linked: the
+stack's own bot token. A linked workspace that uninstalled the app gets nothing posted with another
+token: the digest is dropped and counted (ConnectionNotInstalled). A team may be linked before it installs.`,
   commands: {
     add: {
       summary: 'adds a connection and prints its webhook URL',
-      synopsis: '[id] --base-url URL --channel C… [--route PROJECT=CHANNEL]... [options]',
+      synopsis: '[id] --base-url URL --channel C… [--route PROJECT=CHANNEL]... [--slack-team T…]... [options]',
       args: ID_ARG,
-      options: { ...ADD_OPTIONS, ...AWS_OPTIONS },
+      options: { ...ADD_OPTIONS, ...SLACK_TEAM_OPTION, ...AWS_OPTIONS },
       run: add,
     },
-    list: { summary: 'the connections, their webhook URLs and signing-secret fingerprints', options: { ...AWS_OPTIONS }, run: list },
+    list: {
+      summary: 'the connections, their webhook URLs, signing-secret fingerprints and linked Slack installations',
+      options: { ...AWS_OPTIONS },
+      run: list,
+    },
+    link: {
+      summary: "links a connection to Slack installations: its digests post with the first one's bot token",
+      synopsis: '<id> --slack-team T… [--slack-team T…]... [options]',
+      args: ID_ARG,
+      options: { ...SLACK_TEAM_OPTION, ...AWS_OPTIONS },
+      run: relink('link'),
+    },
+    unlink: {
+      summary: "unlinks Slack installations from a connection (none left: the stack's own bot token)",
+      synopsis: '<id> --slack-team T… [--slack-team T…]... [options]',
+      args: ID_ARG,
+      options: { ...SLACK_TEAM_OPTION, ...AWS_OPTIONS },
+      run: relink('unlink'),
+    },
     rotate: {
       summary: "adds the new webhook's signing secret, or with --finish drops the old one",
       args: ID_ARG,

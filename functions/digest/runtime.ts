@@ -15,6 +15,7 @@ import {
   type PostRecovery,
 } from '../../shared/contracts';
 import type { SQSClient } from '@aws-sdk/client-sqs';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { createDynamoClient, createSqsClient, readAwsEndpoints, type AwsEndpoints } from '../../shared/adapters/aws-clients';
 import { DynamoDigestStore, DIGEST_RETENTION_SECONDS } from '../../shared/adapters/dynamo-digest-store';
 import { DynamoPostedLedger } from '../../shared/adapters/dynamo-posted-ledger';
@@ -38,7 +39,10 @@ import { slackAccessPolicyFromEnv, type SlackAccessPolicy } from '../../shared/s
 import { headerValueProblem, readHeaderSecretValue, staticSecret, unusableSecret } from '../../shared/secrets';
 import { DynamoConnectionStore } from '../../shared/adapters/dynamo-connection-store';
 import { parseConnectionSecret, type Connection } from '../../shared/connections/model';
-import { connectionDigests } from '../../shared/worker/connections';
+import { connectionDigests, type InstallationSlack, type SlackClients } from '../../shared/worker/connections';
+import { DynamoInstallationStore, DynamoRefreshLease } from '../../shared/adapters/dynamo-installation-store';
+import { createTokenRefresher } from '../../shared/adapters/slack-token-refresher';
+import type { TokenRefresher } from '../../shared/installations/ports';
 import { NeedsOperatorFix } from '../../shared/errors';
 import {
   systemClock,
@@ -95,6 +99,11 @@ export interface DigestConfig {
   postRecovery: PostRecovery;
   /** The stage's zone: the weekly reports' default schedule is Monday 09:00 there. */
   timeZone: string;
+  /**
+   * The app's client id and secret (stage `slackClientId`): refresh the rotating bot tokens of the Slack
+   * installations connections are linked to. None: only tokens that do not expire can be used.
+   */
+  slackClient: { id: string; secret: SecretRef } | undefined;
   aws: AwsEndpoints;
 }
 
@@ -154,8 +163,14 @@ export function readDigestConfig(env: Env): DigestConfig {
     chartsEnabled: chartsEnabled(env),
     postRecovery: readPostRecovery(env),
     timeZone: readStageTimeZone(env),
+    slackClient: slackClientOf(env),
     aws: readAwsEndpoints(env),
   };
+}
+
+function slackClientOf(env: Env): DigestConfig['slackClient'] {
+  const id = optionalString(env, ENV.slackClientId);
+  return id === undefined ? undefined : { id, secret: secretRef(env, ENV.slackClientSecretSecretArn, ENV.slackClientSecret) };
 }
 
 /** Off unless the stack says `true` (it always sets it, from the stage's `chartsEnabled`). */
@@ -206,18 +221,25 @@ function secretSources(config: DigestConfig): { apiKey: SecretSource; slackToken
   return { apiKey: source(config.readApiKey, ENV.readApiKey), slackToken: source(config.slackToken, ENV.slackBotToken) };
 }
 
+/** The Slack clients of a bot token (the poster and, with charts on, the file uploader), built anew for each token. */
+function slackClientsOf(config: DigestConfig, deadline: () => number, clock: Clock): (token: string) => SlackClients {
+  const now = () => clock.now();
+  return (token) => ({
+    slack: createSlackPoster({ token, deadline, now, slackApiUrl: config.slackApiUrl }),
+    charts: config.chartsEnabled
+      ? { renderer: loadChartRenderer, uploader: createSlackFileUploader({ token, deadline, now, slackApiUrl: config.slackApiUrl }) }
+      : undefined,
+  });
+}
+
 /**
  * The read-API client and Slack poster for the current secret values, rebuilt only when a value
  * changes (rotation). Both read the invocation's deadline on every call.
  */
 function clientsForSecrets(config: DigestConfig, deadline: () => number, clock: Clock) {
   let readApi: { key: string; client: ReadApiClient } | undefined;
-  let slack: { token: string; poster: SlackPoster; charts: ChartDeps | undefined } | undefined;
-  const now = () => clock.now();
-  const chartsFor = (token: string): ChartDeps | undefined =>
-    config.chartsEnabled
-      ? { renderer: loadChartRenderer, uploader: createSlackFileUploader({ token, deadline, now, slackApiUrl: config.slackApiUrl }) }
-      : undefined;
+  let slack: { token: string; clients: SlackClients } | undefined;
+  const slackClients = slackClientsOf(config, deadline, clock);
   return (apiKey: string, token: string): { readApi: ReadApiClient; slack: SlackPoster; charts: ChartDeps | undefined } => {
     if (readApi?.key !== apiKey) {
       const client = new ReadApiClient({
@@ -226,13 +248,87 @@ function clientsForSecrets(config: DigestConfig, deadline: () => number, clock: 
         range: config.visibilityRange,
         gapsPageSize: config.gapsPageSize,
         deadline,
-        now,
+        now: () => clock.now(),
       });
       readApi = { key: apiKey, client };
     }
-    if (slack?.token !== token)
-      slack = { token, poster: createSlackPoster({ token, deadline, now, slackApiUrl: config.slackApiUrl }), charts: chartsFor(token) };
-    return { readApi: readApi.client, slack: slack.poster, charts: slack.charts };
+    if (slack?.token !== token) slack = { token, clients: slackClients(token) };
+    return { readApi: readApi.client, ...slack.clients };
+  };
+}
+
+/** A refresh call gives up well within the refresh lease, so a live holder is never taken over. */
+const TOKEN_REFRESH_TIMEOUT_MS = 5000;
+const TOKEN_REFRESH_LEASE_MS = 15_000;
+
+/** Slack's token refresh with the app's client secret (read through the secrets cache), or an operator fix without one. */
+function tokenRefresher(config: DigestConfig, clock: Clock): TokenRefresher {
+  const client = config.slackClient;
+  if (client === undefined)
+    return {
+      refresh: () =>
+        Promise.reject(
+          new NeedsOperatorFix(
+            `a linked Slack installation's bot token expires, and the digest function has no ${ENV.slackClientId} to refresh it`,
+            "deploy the stage with its `slackClientId` (the app's client id), so the digest function can refresh installations' tokens",
+          ),
+        ),
+    };
+  const secret =
+    'secretArn' in client.secret
+      ? secretsManagerSecret(createSecretsProvider(), client.secret.secretArn, config.secretsCacheSeconds)
+      : staticSecret(client.secret.value, ENV.slackClientSecret);
+  let current: { clientSecret: string; refresher: TokenRefresher } | undefined;
+  return {
+    async refresh(refreshToken) {
+      const clientSecret = await secret.get();
+      if (current?.clientSecret !== clientSecret) {
+        const refresher = createTokenRefresher({
+          clientId: client.id,
+          clientSecret,
+          slackApiUrl: config.slackApiUrl,
+          requestTimeoutMs: TOKEN_REFRESH_TIMEOUT_MS,
+          clock,
+        });
+        current = { clientSecret, refresher };
+      }
+      return current.refresher.refresh(refreshToken);
+    },
+  };
+}
+
+/**
+ * The Slack installations connections are linked to: their tokens refreshed under the lease, and one
+ * set of clients per installation, kept per container and rebuilt only when its token changes.
+ */
+function installationSlack(
+  config: DigestConfig,
+  dynamo: DynamoDBClient,
+  deadline: () => number,
+  clock: Clock,
+  log: Log,
+  wrap: (poster: SlackPoster) => SlackPoster,
+): InstallationSlack {
+  const slackClients = slackClientsOf(config, deadline, clock);
+  const clients = new Map<string, { token: string; clients: SlackClients }>();
+  return {
+    tokens: {
+      store: new DynamoInstallationStore(dynamo, { tableName: config.tableName }),
+      lease: new DynamoRefreshLease(dynamo, { tableName: config.tableName, leaseMs: TOKEN_REFRESH_LEASE_MS }),
+      refresher: tokenRefresher(config, clock),
+      clock,
+      sleep,
+      log,
+    },
+    clientsFor(installationId, token) {
+      let held = clients.get(installationId);
+      if (held?.token !== token) {
+        const made = slackClients(token);
+        held = { token, clients: { ...made, slack: wrap(made.slack) } };
+        clients.set(installationId, held);
+      }
+      return held.clients;
+    },
   };
 }
 
@@ -345,9 +441,12 @@ export function createDigestRuntime(
   const actionValues = actionValuesFor(config, observe, clock);
   // Held digests and their catch-ups live in the same table.
   const quietHours = new DynamoQuietHoursStore(dynamo, config.tableName);
+  const withLedger = (poster: SlackPoster): SlackPoster =>
+    postedLedger ? withPostedLedger(poster, { ledger: postedLedger, clock, sleep, log: observe.log }) : poster;
   const connections = connectionDigests(
     new DynamoConnectionStore(dynamo, config.tableName),
     connectionReadApis(config, () => deadlineMs, clock),
+    installationSlack(config, dynamo, () => deadlineMs, clock, observe.log, withLedger),
   );
   const weekly = {
     store: new DynamoWeeklyStore(dynamo, {
@@ -371,7 +470,7 @@ export function createDigestRuntime(
     const made = clients(apiKey, token);
     return {
       ...made,
-      slack: postedLedger ? withPostedLedger(made.slack, { ledger: postedLedger, clock, sleep, log: observe.log }) : made.slack,
+      slack: withLedger(made.slack),
       store,
       deadLetters,
       subscriptions,

@@ -26,7 +26,7 @@ import { DynamoPostedLedger } from '../../shared/adapters/dynamo-posted-ledger';
 import { DynamoInstallationStore } from '../../shared/adapters/dynamo-installation-store';
 import { DynamoTeamData } from '../../shared/adapters/dynamo-team-data';
 import { readPostRecovery } from '../../shared/digest/posted-ledger';
-import { readWorkspaceAllowList, type WorkspaceAllowList } from '../../shared/slack-app/workspace-gate';
+import { InstalledTeamsCache, readWorkspaceAllowList, type WorkspaceAllowList } from '../../shared/slack-app/workspace-gate';
 import { readSubscriptionDefaultMode } from '../../shared/slack-app/default-mode';
 import { DynamoWeeklyStore } from '../../shared/adapters/dynamo-weekly-store';
 import { DynamoQuietHoursStore } from '../../shared/adapters/dynamo-quiet-hours';
@@ -160,12 +160,15 @@ export function createSlackDeps(
   const dynamo = createDynamoClient({ ...SLACK_CLIENT_BOUNDS, ...config.aws.dynamodb });
   const store = new DynamoSubscriptionStore(dynamo, config.tableName, config.subscriptionDefaultMode);
   const teams = config.distributed ? new DynamoTeamData(dynamo, config.tableName, store) : undefined;
+  const installations = config.distributed ? new DynamoInstallationStore(dynamo, { tableName: config.tableName }) : undefined;
   return {
     verifier: slackVerifierFrom(secret(config.signingSecret, ENV.slackSigningSecret), {
       ...cache,
       toleranceSeconds: config.toleranceSeconds,
     }),
     workspace: config.workspace,
+    // Distributed: the workspaces that installed the app are served too (looked up in `inst#`, cached per container).
+    installedTeams: installations && new InstalledTeamsCache(installations, config.workspace.appId, () => clock.now()),
     replays: new DynamoReplayGuard(dynamo, config.tableName, config.toleranceSeconds),
     // Kept as long as the digest function's records of the same posts (a retry of the event reads them).
     postedLedger:
@@ -177,7 +180,7 @@ export function createSlackDeps(
           })
         : undefined,
     teams,
-    installations: teams && { store: new DynamoInstallationStore(dynamo, { tableName: config.tableName }), teamData: teams },
+    installations: teams && installations && { store: installations, teamData: teams },
     actionValues,
     shares: shareValuesFrom(actionValues),
     access: config.access,

@@ -108,6 +108,27 @@ export class DynamoConnectionStore implements ConnectionStore {
     }
   }
 
+  async setSlackTeams(id: string, teamIds: readonly string[]): Promise<boolean> {
+    const values: Item = { ':active': { S: 'active' } };
+    if (teamIds.length > 0) values[':teams'] = { L: teamIds.map((team) => ({ S: team })) };
+    try {
+      await this.client.send(
+        new UpdateItemCommand({
+          TableName: this.tableName,
+          Key: keyOf(id),
+          UpdateExpression: teamIds.length > 0 ? 'SET slack_teams = :teams' : 'REMOVE slack_teams',
+          ConditionExpression: '#status = :active',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: values,
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return false;
+      throw error;
+    }
+  }
+
   async noteRun(id: string, atMs: number): Promise<void> {
     for (let attempt = 0; attempt < NOTE_ATTEMPTS; attempt++) {
       const result = await this.client.send(new GetItemCommand({ TableName: this.tableName, Key: keyOf(id), ConsistentRead: true }));

@@ -5,7 +5,9 @@
  * table item holds only what is not secret, and the secret's name.
  */
 import { CONNECTION_ID_PATTERN, HTTP_PATHS } from '../contracts';
+import type { InstallationRef } from '../installations/model';
 import { isHomeChannelId } from '../routing';
+import { SLACK_ID_PATTERNS } from '../slack-app/workspace-gate';
 import { isRecord } from '../util';
 
 /** Where a connection's digests go: the default channel (also the watchdog's), and a home channel per project. */
@@ -135,4 +137,34 @@ export function routesProblem(routes: ConnectionRoutes): string | undefined {
     if (!isHomeChannelId(channel)) return `the channel of project ${project} ("${channel}") is not a channel id (C… or G…)`;
   }
   return undefined;
+}
+
+/** Why `id` cannot name a linked Slack installation (a workspace T…, or an org E… for an org-wide install), or undefined. */
+export function slackTeamIdProblem(id: string): string | undefined {
+  if (SLACK_ID_PATTERNS.team.test(id) || SLACK_ID_PATTERNS.enterprise.test(id)) return undefined;
+  return 'a Slack workspace id (T…, e.g. T0123ABCD) or, for an org-wide install, an Enterprise Grid org id (E…)';
+}
+
+/** The installation a linked id names: the workspace's own, or the org's for an org-wide install. */
+export function installationRefOf(linkedId: string): InstallationRef {
+  return SLACK_ID_PATTERNS.enterprise.test(linkedId) ? { enterpriseId: linkedId, isEnterpriseInstall: true } : { teamId: linkedId };
+}
+
+/**
+ * The linked installation whose bot token posts the connection's digests and its watchdog notice:
+ * the first linked (channel → workspace is not known without a Slack call, so the routes are taken to
+ * be channels of that workspace, or Slack Connect channels shared with it). Undefined: the stack's token.
+ */
+export function postingTeamOf(connection: Connection): string | undefined {
+  return connection.slackTeamIds[0];
+}
+
+/** `current` with `added` linked after it (each once, order kept: the first stays the posting one). */
+export function withTeamsLinked(current: readonly string[], added: readonly string[]): string[] {
+  return [...new Set([...current, ...added])];
+}
+
+/** `current` without `removed`. */
+export function withTeamsUnlinked(current: readonly string[], removed: readonly string[]): string[] {
+  return current.filter((id) => !removed.includes(id));
 }

@@ -25,6 +25,8 @@ export interface ConnectionStore {
   add(connection: Connection): Promise<'added' | 'exists'>;
   /** Marks it removed (its webhook answers 410); false when there is no such active connection. */
   markRemoved(id: string, atMs: number): Promise<boolean>;
+  /** Sets the Slack installations it is linked to (empty: none); false when there is no such active connection. */
+  setSlackTeams(id: string, teamIds: readonly string[]): Promise<boolean>;
   /** Records a run's time (kept newest `RUN_TIMES_KEPT`, in order). */
   noteRun(id: string, atMs: number): Promise<void>;
   /** Records that the silence after `lastRunMs` was told; false when another sweep told it first. */

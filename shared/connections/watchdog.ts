@@ -65,7 +65,13 @@ export function silenceNotice(connection: Connection, silence: Silence): SlackMe
 
 export interface WatchdogDeps {
   store: ConnectionStore;
+  /** The stack's bot: the ops channel's notice, and a connection's own when it is not linked to an installation. */
   slack: SlackPoster;
+  /**
+   * The poster of a connection's own channel (its linked installation's bot), or undefined when that
+   * installation is gone; none = the stack's `slack` for every connection.
+   */
+  posterOf?: ((connection: Connection) => Promise<SlackPoster | undefined>) | undefined;
   /** The stack's own channel, where the operators read what concerns every connection. */
   opsChannel: string;
   clock: Clock;
@@ -91,12 +97,38 @@ export async function watchConnections(deps: WatchdogDeps): Promise<void> {
       usualIntervalMs: silence.usualMs,
     });
     const notice = silenceNotice(connection, silence);
-    for (const channel of new Set([connection.routes.defaultChannel, deps.opsChannel])) {
+    for (const [channel, slack] of await noticePosts(connection, deps)) {
       try {
-        await deps.slack.post(channel, notice);
+        await slack.post(channel, notice);
       } catch (error) {
         deps.log.error('silence notice not posted', { connectionId: connection.id, channel, ...describeError(error) });
       }
     }
   }
+}
+
+/** Where a connection's notice goes, with which bot: its own channel (unless its installation is gone), and ops once. */
+async function noticePosts(connection: Connection, deps: WatchdogDeps): Promise<[string, SlackPoster][]> {
+  const channel = connection.routes.defaultChannel;
+  let own: SlackPoster | undefined = deps.slack;
+  try {
+    if (deps.posterOf !== undefined) own = await deps.posterOf(connection);
+    if (own === undefined) {
+      deps.metrics.count(DIGEST_METRICS.connectionNotInstalled);
+      deps.log.warn("silence notice not posted in the connection's channel: its Slack installation is gone", {
+        connectionId: connection.id,
+        channel,
+      });
+    }
+  } catch (error) {
+    own = undefined;
+    deps.log.error("silence notice not posted in the connection's channel: its bot token could not be had", {
+      connectionId: connection.id,
+      channel,
+      ...describeError(error),
+    });
+  }
+  const posts: [string, SlackPoster][] = own === undefined ? [] : [[channel, own]];
+  if (own !== deps.slack || channel !== deps.opsChannel) posts.push([deps.opsChannel, deps.slack]);
+  return posts;
 }

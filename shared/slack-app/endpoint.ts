@@ -29,8 +29,15 @@ import type { ReplayGuard, SignedRequestId, SlackReply } from './ports';
 import * as reply from './replies';
 import { answerSlashCommand, type CommandAck } from './service';
 import { answerEvent, answerHomeAction, type EventDeps, type EventOutcome } from './slack-events';
-import { foreignReason, requestOrigin, type ForeignReason, type WorkspaceAllowList } from './workspace-gate';
-import { parseEventEnvelope } from './events';
+import {
+  gateReason,
+  requestOrigin,
+  type ForeignReason,
+  type InstalledTeams,
+  type RequestOrigin,
+  type WorkspaceAllowList,
+} from './workspace-gate';
+import { parseEventEnvelope, SLACK_EVENTS } from './events';
 
 /** Interaction payloads carry the message's blocks (up to 50); 1 MiB is far above any real one and bounds the HMAC work. */
 export const MAX_SLACK_BODY_BYTES = 1024 * 1024;
@@ -55,6 +62,8 @@ export interface SlackEndpointDeps extends ActionDeps, EventDeps {
   verifier: () => Promise<SlackRequestVerifier>;
   /** The workspaces (or Grid org) and the app this stage serves. */
   workspace: WorkspaceAllowList;
+  /** A distributed stage's installations: the workspaces that installed the app are served too; none = the allow-list alone. */
+  installedTeams?: InstalledTeams | undefined;
   /** Requests already acted on, by MAC (while they verify). */
   replays: ReplayGuard;
   /** Notes the channels a workspace runs commands in, on a stage installed through "Add to Slack" (its uninstall purges them). */
@@ -148,8 +157,8 @@ async function slackOutcome(request: SlackHttpRequest, deps: SlackEndpointDeps):
   if ('kind' in verified) return rejected(verified);
   const form = request.rawBody.toString('utf8');
   if (route === 'events') return event(form, verified, request, deps);
-  const foreign = foreignReason(requestOrigin(request.path, form), deps.workspace);
-  if (foreign !== null) return rejected({ kind: 'foreign', reason: foreign });
+  const refused = await gate(requestOrigin(request.path, form), deps);
+  if (refused !== null) return rejected(refused);
   const replay = await checkReplay(verified, request.path, route, deps);
   if (replay !== null) return replay;
   return route === 'commands' ? command(form, deps) : interaction(form, deps);
@@ -166,11 +175,23 @@ async function event(body: string, signed: SignedRequestId, request: SlackHttpRe
   if (!parsed.ok) return rejected({ kind: 'bad_request', problem: parsed.problem });
   const envelope = parsed.envelope;
   if (envelope.kind === 'url_verification') return { kind: 'challenge', challenge: envelope.challenge };
-  const foreign = foreignReason(envelope.origin, deps.workspace);
-  if (foreign !== null) return rejected({ kind: 'foreign', reason: foreign });
+  const afterUninstall = envelope.kind === 'event' && SLACK_EVENTS[envelope.event.type].afterUninstall === true;
+  const refused = await gate(envelope.origin, deps, afterUninstall);
+  if (refused !== null) return rejected(refused);
   const replay = await checkReplay(signed, request.path, 'events', deps);
   if (replay !== null) return replay;
   return fromEventOutcome(await answerEvent(envelope, signed, deps), request, deps);
+}
+
+/** Null when the request's workspace is served (./workspace-gate.ts); a table that cannot say is a 503, never a guess. */
+async function gate(origin: RequestOrigin, deps: SlackEndpointDeps, afterUninstall = false): Promise<SlackRejection | null> {
+  try {
+    const reason = await gateReason(origin, deps.workspace, deps.installedTeams, afterUninstall);
+    return reason === null ? null : { kind: 'foreign', reason };
+  } catch (error) {
+    deps.log.error('installations could not be read: the Slack request was not acted on', describeError(error));
+    return { kind: 'store_unavailable' };
+  }
 }
 
 /** Slack's header on a retried event delivery (1, 2, 3). */

@@ -33,6 +33,12 @@ export interface SlackEventSpec<T extends SlackEventType> {
   why: string;
   /** Whether an app so configured subscribes to it; absent: every app does. */
   subscribed?: (app: EventSubscriber) => boolean;
+  /**
+   * It may arrive after its workspace's installation is deleted (the other of the uninstall pair, or a
+   * retry): a distributed stage's gate serves it for our app whatever the workspace, since it only
+   * purges that workspace's own data.
+   */
+  afterUninstall?: true;
   /** The event's fields (the envelope carries the team an event is about), or what is missing. */
   parse(event: Record<string, unknown>, envelope: Record<string, unknown>): SlackEventArgs[T] | string;
 }
@@ -65,11 +71,13 @@ export const SLACK_EVENTS: { readonly [T in SlackEventType]: SlackEventSpec<T> }
   app_uninstalled: {
     why: 'a workspace removed the app: its installation and what its members set up are purged',
     subscribed: (app) => app.distributed,
+    afterUninstall: true,
     parse: (_event, envelope) => installationOf(envelope, 'app_uninstalled'),
   },
   tokens_revoked: {
     why: "a workspace revoked the bot's token: purged like an uninstall",
     subscribed: (app) => app.distributed,
+    afterUninstall: true,
     parse: (event, envelope) => {
       const installation = installationOf(envelope, 'tokens_revoked');
       if (typeof installation === 'string') return installation;

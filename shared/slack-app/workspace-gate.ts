@@ -17,9 +17,14 @@
  * - `SLACK_APP_ID`: the request's `api_app_id` must equal it. Required: a stage that names no app
  *   (or neither teams nor an org) serves nobody, answering 403 `workspace_not_configured` until the
  *   stage file has the ids (`npx bridge doctor` prints the lines to add).
+ * - A distributed stage (`slackClientId`: installed through "Add to Slack") serves, besides those, every
+ *   workspace that installed our app (`inst#<team>`), and every workspace of an org that installed it
+ *   org-wide (`inst#<org>`, a request naming one team only, as above). The look-up is cached per
+ *   container (`InstalledTeamsCache`) so Slack's 3 s ack is not spent on it.
  */
 import { ConfigError, optionalString, type Env } from '../config-env';
 import { ENV, HTTP_PATHS } from '../contracts';
+import type { InstallationStore } from '../installations/ports';
 import { isRecord, parseJsonOrUndefined } from '../util';
 
 /** Slack's id shapes: teams T…, Grid orgs E…, apps A…. Exported for the stage-file validation. */
@@ -76,6 +81,74 @@ export function foreignReason(origin: RequestOrigin, allow: WorkspaceAllowList):
   if (allow.teamIds.length === 0) return origin.teamIds.length > 1 ? 'team' : null;
   if (origin.teamIds.length === 0 || origin.teamIds.some((id) => !allow.teamIds.includes(id))) return 'team';
   return null;
+}
+
+/** Whether our app is installed in a workspace (T…) or org-wide in an org (E…): the installations the gate admits. */
+export interface InstalledTeams {
+  /** Throws when the table cannot say (the request is answered 503, never admitted on a guess). */
+  isInstalled(id: string): Promise<boolean>;
+}
+
+/**
+ * Null when the request is served: by the stage's allow-list, or (a distributed stage, `installed`
+ * given) because every team it carries installed our app, or it carries one team of an org that
+ * installed it org-wide, or it is an event that comes after an uninstall (`afterUninstall`, for our
+ * app: the workspace's installation may be gone already). Otherwise the allow-list's reason.
+ */
+export async function gateReason(
+  origin: RequestOrigin,
+  allow: WorkspaceAllowList,
+  installed: InstalledTeams | undefined,
+  afterUninstall = false,
+): Promise<ForeignReason | null> {
+  const listed = foreignReason(origin, allow);
+  if (listed === null || installed === undefined || listed === 'app') return listed;
+  if (allow.appId === undefined) return 'not_configured';
+  if (origin.appId !== allow.appId) return 'app';
+  if (afterUninstall) return null;
+  if (origin.teamIds.length === 0) return listed;
+  let admitted = true;
+  for (const team of origin.teamIds) if (!allow.teamIds.includes(team) && !(await installed.isInstalled(team))) admitted = false;
+  if (admitted) return null;
+  // An org-wide install covers its workspaces; a click naming two teams (a guest's) is not known to be in it.
+  const org = origin.enterpriseId;
+  if (origin.teamIds.length === 1 && org !== undefined && (await installed.isInstalled(org))) return null;
+  return listed === 'not_configured' ? 'team' : listed;
+}
+
+/**
+ * How long the gate trusts what it read of an installation, per container. Positive: 60 s, one read a
+ * minute per workspace however busy, and the longest a workspace is still served after its uninstall's
+ * purge deleted `inst#` (its data is purged by then; only what a command shows of its connections'
+ * projects is left to see). Negative: 10 s, so a workspace that installs right after a refusal is served
+ * within seconds (Slack sends no command from a workspace without the app, so refusals are rare).
+ */
+export const INSTALLED_TTL_MS = { installed: 60_000, notInstalled: 10_000 } as const;
+/** Entries kept per container; the oldest goes first (a flood of team ids cannot grow it without bound). */
+const INSTALLED_CACHE_MAX = 1000;
+
+/** `InstalledTeams` on the installation store, for our app only, cached per container (`INSTALLED_TTL_MS`). */
+export class InstalledTeamsCache implements InstalledTeams {
+  private readonly entries = new Map<string, { installed: boolean; untilMs: number }>();
+
+  constructor(
+    private readonly store: Pick<InstallationStore, 'get'>,
+    private readonly appId: string | undefined,
+    private readonly now: () => number,
+  ) {}
+
+  async isInstalled(id: string): Promise<boolean> {
+    const nowMs = this.now();
+    const cached = this.entries.get(id);
+    if (cached !== undefined && cached.untilMs > nowMs) return cached.installed;
+    const installation = await this.store.get(id);
+    // An installation that names another app is not ours (the OAuth function stores ours only).
+    const installed = installation !== undefined && (installation.appId === undefined || installation.appId === this.appId);
+    this.entries.delete(id);
+    if (this.entries.size >= INSTALLED_CACHE_MAX) this.entries.delete(this.entries.keys().next().value ?? '');
+    this.entries.set(id, { installed, untilMs: nowMs + (installed ? INSTALLED_TTL_MS.installed : INSTALLED_TTL_MS.notInstalled) });
+    return installed;
+  }
 }
 
 /** The ids of a signed request body: a slash command's form fields, or a click's `payload` JSON. */

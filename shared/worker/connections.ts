@@ -1,35 +1,94 @@
 /**
  * Events a connection's webhook received are digested with that connection's read API (its base URL
- * and key) and its routes; the stack's own events with the stack's. A removed connection's events
- * still queued are acknowledged and dropped (the operator removed it), never read with another key.
+ * and key), its routes and, when it is linked to a Slack installation, that installation's bot token;
+ * the stack's own events with the stack's. A removed connection's events still queued are
+ * acknowledged and dropped (the operator removed it), never read with another key; a linked
+ * installation that is gone (uninstalled) gets nothing posted with another token: its events are
+ * dropped, logged and counted.
  */
-import type { Connection } from '../connections/model';
+import { installationRefOf, postingTeamOf, type Connection } from '../connections/model';
 import type { ConnectionStore } from '../connections/ports';
+import { DIGEST_METRICS } from '../contracts';
+import type { ChartDeps } from '../digest/chart-step';
 import type { DigestDeps } from '../digest/deps';
 import { NeedsOperatorFix } from '../errors';
 import type { WebhookEvent } from '../events';
-import type { ReadApi } from '../ports';
+import { freshBotToken, type TokenLeaseDeps } from '../installations/token-lease';
+import type { ReadApi, SlackPoster } from '../ports';
 import { watchConnections, type WatchdogDeps } from '../connections/watchdog';
 import { describeError } from '../observability';
 import type { Job, KindHandler, Settle, WorkItem } from '../queue-work';
 
+/** The Slack clients of one bot token. */
+export interface SlackClients {
+  slack: SlackPoster;
+  charts: ChartDeps | undefined;
+}
+
+/** Whose bot token a connection posts with: the stack's, its linked installation's, or none (that installation is gone). */
+export type ConnectionSlack =
+  { kind: 'stack' } | { kind: 'installation'; clients: SlackClients } | { kind: 'not_installed'; teamId: string };
+
+/** The installations' side of the digest: their tokens (refreshed under the lease) and one set of clients per token. */
+export interface InstallationSlack {
+  tokens: TokenLeaseDeps;
+  /** The clients of `token`, built once per token and kept per container by the composition root. */
+  clientsFor(installationId: string, token: string): SlackClients;
+}
+
+/**
+ * The Slack clients of a connection: its first linked installation's (`postingTeamOf`), with a token
+ * that has time left. An installation that is not stored (uninstalled, or not installed yet) is
+ * `not_installed`; a refresh that fails throws (the record is retried).
+ */
+export async function connectionSlack(connection: Connection, installations: InstallationSlack | undefined): Promise<ConnectionSlack> {
+  const teamId = postingTeamOf(connection);
+  if (teamId === undefined) return { kind: 'stack' };
+  if (installations === undefined)
+    throw new NeedsOperatorFix(
+      `connection ${connection.id} is linked to the Slack installation ${teamId}, but the digest worker has no installations' wiring`,
+      'deploy the digest function with the installations wiring (TABLE_NAME, and SLACK_CLIENT_ID for rotating tokens)',
+    );
+  // A linked id is the id its installation is stored under (a workspace's own, or an org's); read once
+  // here to tell a gone installation from a failure, then again by the lease's refresh check.
+  if ((await installations.tokens.store.get(teamId)) === undefined) return { kind: 'not_installed', teamId };
+  const token = await freshBotToken(installationRefOf(teamId), installations.tokens);
+  return { kind: 'installation', clients: installations.clientsFor(teamId, token) };
+}
+
+/** What a connection's events are digested with, or why they are dropped. */
+export type ConnectionDeps = { kind: 'active'; deps: DigestDeps } | { kind: 'removed' } | { kind: 'not_installed'; teamId: string };
+
 export interface ConnectionDigests {
   /** The connections' table (the silence watchdog reads it). */
   store: ConnectionStore;
-  /** The digest deps of a connection's events (its read API and routes), or undefined when it was removed. */
-  depsFor(id: string, base: DigestDeps): Promise<DigestDeps | undefined>;
+  /** The digest deps of a connection's events (its read API, routes and Slack clients), or why there are none. */
+  depsFor(id: string, base: DigestDeps): Promise<ConnectionDeps>;
+  /** The Slack clients a connection posts with (its watchdog notice in its own channel). */
+  slackOf(connection: Connection): Promise<ConnectionSlack>;
   /** Records a run's time for the connection's silence watchdog. */
   noteRun(id: string, atMs: number): Promise<void>;
 }
 
-export function connectionDigests(store: ConnectionStore, readApiOf: (connection: Connection) => Promise<ReadApi>): ConnectionDigests {
+export function connectionDigests(
+  store: ConnectionStore,
+  readApiOf: (connection: Connection) => Promise<ReadApi>,
+  installations?: InstallationSlack,
+): ConnectionDigests {
+  const slackOf = (connection: Connection) => connectionSlack(connection, installations);
   return {
     store,
     async depsFor(id, base) {
       const record = await store.get(id);
-      if (record === undefined || record.connection.status !== 'active') return undefined;
-      return { ...base, readApi: await readApiOf(record.connection), channels: record.connection.routes };
+      if (record === undefined || record.connection.status !== 'active') return { kind: 'removed' };
+      const connection = record.connection;
+      // Slack first: a connection whose installation is gone is not even read.
+      const slack = await slackOf(connection);
+      if (slack.kind === 'not_installed') return slack;
+      const own = { ...base, readApi: await readApiOf(connection), channels: connection.routes };
+      return { kind: 'active', deps: slack.kind === 'stack' ? own : { ...own, slack: slack.clients.slack, charts: slack.clients.charts } };
     },
+    slackOf,
     noteRun: (id, atMs) => store.noteRun(id, atMs),
   };
 }
@@ -72,7 +131,7 @@ async function connectionJob<P extends EventItem['payload']>(
   cadence: boolean,
 ): Promise<void> {
   const connections = deps.connections;
-  let own: DigestDeps | undefined;
+  let own: ConnectionDeps;
   try {
     if (connections === undefined)
       throw new NeedsOperatorFix(
@@ -86,7 +145,7 @@ async function connectionJob<P extends EventItem['payload']>(
     await Promise.all(group.map((item) => settle(item, () => Promise.reject(failure))));
     return;
   }
-  if (own === undefined) {
+  if (own.kind === 'removed') {
     const log = deps.digest.log;
     await Promise.all(
       group.map((item) =>
@@ -98,8 +157,30 @@ async function connectionJob<P extends EventItem['payload']>(
     );
     return;
   }
-  for (const job of handler(group, own, settle)) await job();
+  if (own.kind === 'not_installed') await dropUninstalled(id, own.teamId, group, deps.digest, settle);
+  else for (const job of handler(group, own.deps, settle)) await job();
+  // Its webhook still delivers: the watchdog's cadence goes on whether or not Slack can be posted to.
   if (cadence) await noteRuns(id, group, connections, deps.digest);
+}
+
+/**
+ * The connection's linked installation is gone: settled, not retried (retries cannot bring it back),
+ * and never posted with another token. The operator links another team or the client installs again.
+ */
+async function dropUninstalled(id: string, teamId: string, group: readonly EventItem[], deps: DigestDeps, settle: Settle): Promise<void> {
+  await Promise.all(
+    group.map((item) =>
+      settle(item, () => {
+        deps.metrics.count(DIGEST_METRICS.connectionNotInstalled);
+        deps.log.warn("event of a connection whose Slack installation is gone dropped: nothing posted with another workspace's token", {
+          connectionId: id,
+          teamId,
+          eventId: item.payload.event.id,
+        });
+        return Promise.resolve('ignored');
+      }),
+    ),
+  );
 }
 
 async function noteRuns(
@@ -137,9 +218,20 @@ export function thenWatchConnections<P, D extends { watchConnections?: (() => Pr
 export function connectionsWatch(connections: ConnectionDigests, deps: Omit<WatchdogDeps, 'store'>): () => Promise<void> {
   return async () => {
     try {
-      await watchConnections({ ...deps, store: connections.store });
+      await watchConnections({
+        ...deps,
+        store: connections.store,
+        posterOf: (connection) => posterOf(connection, connections, deps.slack),
+      });
     } catch (error) {
       deps.log.error('connections watchdog failed; the next sweep tries again', describeError(error));
     }
   };
+}
+
+/** The poster of a connection's own channel: the stack's, its installation's, or undefined when that installation is gone. */
+async function posterOf(connection: Connection, connections: ConnectionDigests, stack: SlackPoster): Promise<SlackPoster | undefined> {
+  const slack = await connections.slackOf(connection);
+  if (slack.kind === 'stack') return stack;
+  return slack.kind === 'installation' ? slack.clients.slack : undefined;
 }

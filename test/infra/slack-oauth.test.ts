@@ -22,6 +22,7 @@ describe('Add to Slack', () => {
       'PostedLedgerRecord',
       'TeamChannels',
       'UninstallDeletesInstallation',
+      'GateReadsInstallations',
       'UninstallPurgesChannels',
       'UninstallPurgesSchedules',
     ])
@@ -54,6 +55,31 @@ describe('Add to Slack', () => {
     expect(actionsOf(statementBySid(statements, 'ReadSlackClientSecret'))).toEqual(['secretsmanager:GetSecretValue']);
   });
 
+  it("the digest may read installations, refresh their tokens under the lease with the client secret, and is told the app's client", () => {
+    const digest = roleStatements(template, 'DigestWorkerDigestRole');
+    const keys = (prefix: string) => ({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${prefix}*`] } });
+    for (const [sid, prefix] of [
+      ['InstallationTokens', TABLE.prefixes.installation],
+      ['InstallationTokenLease', TABLE.prefixes.installationLease],
+    ] as const) {
+      const statement = statementBySid(digest, sid);
+      expect([...actionsOf(statement)].sort()).toEqual(['dynamodb:GetItem', 'dynamodb:UpdateItem']);
+      expect(statement.Condition).toEqual(keys(prefix));
+    }
+    expect(actionsOf(statementBySid(digest, 'ReadSlackClientSecret'))).toEqual(['secretsmanager:GetSecretValue']);
+    const secretId = logicalId(template, 'AWS::SecretsManager::Secret', 'SlackOAuthClientSecret');
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Environment: {
+        Variables: Match.objectLike({
+          [ENV.powertoolsServiceName]: SERVICES.digest,
+          [ENV.slackClientId]: '1234567890.9876543210',
+          [ENV.slackClientSecretSecretArn]: { Ref: secretId },
+        }),
+      },
+    });
+    expect(roleStatements(plain, 'DigestWorkerDigestRole').map((s) => s.Sid)).not.toContain('InstallationTokens');
+  });
+
   it('with the ledger, the digest writes and reads posted# items and is told to use it', () => {
     const ledger = statementBySid(roleStatements(template, 'DigestWorkerDigestRole'), 'PostedLedger');
     expect(actionsOf(ledger).sort()).toEqual(['dynamodb:GetItem', 'dynamodb:UpdateItem']);
@@ -76,6 +102,7 @@ describe('Add to Slack', () => {
     const expected: [string, string[], ReturnType<typeof keys>][] = [
       ['TeamChannels', ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:UpdateItem'], keys(prefixes.team)],
       ['UninstallDeletesInstallation', ['dynamodb:DeleteItem'], keys(prefixes.installation)],
+      ['GateReadsInstallations', ['dynamodb:GetItem'], keys(prefixes.installation)],
       [
         'UninstallPurgesChannels',
         ['dynamodb:DeleteItem'],

@@ -1,7 +1,8 @@
 /**
- * `bridge connections add|list|rotate|remove` against a local stack's peers (dynalite and the local
- * Secrets Manager server, named by a ready file): secrets from stdin only, never printed; rotation
- * holds at most two live signing secrets; a removed connection's secret is deleted.
+ * `bridge connections add|list|link|unlink|rotate|remove` against a local stack's peers (dynalite and
+ * the local Secrets Manager server, named by a ready file): secrets from stdin only, never printed;
+ * rotation holds at most two live signing secrets; a removed connection's secret is deleted; linked
+ * Slack installations are listed with whether each is installed.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,6 +12,7 @@ import { run } from '../../cli/main';
 import { bufferIo } from '../../cli/io';
 import { fingerprint } from '../../cli/commands/secrets';
 import { DynamoConnectionStore } from '../../shared/adapters/dynamo-connection-store';
+import { DynamoInstallationStore } from '../../shared/adapters/dynamo-installation-store';
 import { connectionSecretPrefix } from '../../shared/contracts';
 import { ensureBridgeTable, startLocalDynamo, type LocalDynamo } from '../../local/dynamo';
 import { LocalSecretsManagerServer } from '../../local/secrets-manager-server';
@@ -110,6 +112,36 @@ describe('bridge connections', () => {
     });
   });
 
+  it('links Slack installations, lists whether each is installed, and unlinks them', async () => {
+    await new DynamoInstallationStore(dynamo.client, { tableName: TABLE }).save({
+      teamId: 'T0BBB',
+      isEnterpriseInstall: false,
+      botUserId: 'U0BOT',
+      botId: 'B0BOT',
+      scopes: ['chat:write'],
+      bot: { token: 'xoxb-b' },
+      installedBy: 'U1',
+      installedAtMs: 0,
+    });
+    const linked = await bridge(['connections', 'link', 'acme', '--slack-team', 'T0BBB', '--slack-team', 'E0ORG']);
+    expect(linked.code).toBe(0);
+    expect(linked.stdout).toContain("T0BBB (installed), E0ORG (not installed); digests post with T0BBB's installation");
+    expect((await store.get('acme'))?.connection.slackTeamIds).toEqual(['T0BBB', 'E0ORG']);
+    const listed = await bridge(['connections', 'list', '--json']);
+    const json = JSON.parse(listed.stdout) as { connections: { slackTeams: unknown }[] };
+    expect(json.connections[0]?.slackTeams).toEqual([
+      { id: 'T0BBB', installed: true },
+      { id: 'E0ORG', installed: false },
+    ]);
+    const notLinked = await bridge(['connections', 'unlink', 'acme', '--slack-team', 'T0NONE']);
+    expect(notLinked.code).toBe(1);
+    expect(notLinked.stderr).toContain('not linked to T0NONE');
+    expect((await bridge(['connections', 'unlink', 'acme', '--slack-team', 'E0ORG'])).code).toBe(0);
+    expect((await store.get('acme'))?.connection.slackTeamIds).toEqual(['T0BBB']);
+    expect((await bridge(['connections', 'link', 'nobody', '--slack-team', 'T0BBB'])).code).toBe(1);
+    expect((await bridge(['connections', 'link', 'acme', '--slack-team', 'C0CHANNEL'])).code).toBe(2);
+  });
+
   it('rotates: a second secret joins, a third is refused, --finish keeps the new one', async () => {
     expect((await bridge(['connections', 'rotate', 'acme'], `${SECOND}\n`)).code).toBe(0);
     expect(stored()).toEqual({ readApiKey: KEY, signingSecrets: [FIRST, SECOND] });
@@ -140,5 +172,15 @@ describe('bridge connections', () => {
     expect((await bridge(['connections', 'add', 'acme', '--base-url', 'https://x', '--channel', 'C0X'], `${KEY}\n${FIRST}\n`)).code).toBe(
       1,
     );
+    expect((await bridge(['connections', 'link', 'acme', '--slack-team', 'T0BBB'])).code).toBe(1);
+  });
+
+  it('adds a connection linked to the teams given with --slack-team', async () => {
+    const added = await bridge(
+      ['connections', 'add', 'beta', '--base-url', 'https://x', '--channel', 'C0BETA', '--slack-team', 'T0BBB', '--slack-team', 'T0AAA'],
+      `${KEY}\n${FIRST}\n`,
+    );
+    expect(added.code).toBe(0);
+    expect((await store.get('beta'))?.connection.slackTeamIds).toEqual(['T0BBB', 'T0AAA']);
   });
 });

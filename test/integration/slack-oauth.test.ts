@@ -9,7 +9,8 @@ import { ensureBridgeTable, startLocalDynamo, type LocalDynamo } from '../../loc
 import { LocalSlackServer } from '../../local/slack/server';
 import { AUTHORIZE_PATH } from '../../local/slack/oauth';
 import { DynamoInstallationStore, DynamoRefreshLease } from '../../shared/adapters/dynamo-installation-store';
-import { createSlackOAuth, createTokenRefresher, type OAuthAnswer, type SlackOAuth } from '../../shared/adapters/slack-oauth';
+import { createSlackOAuth, type OAuthAnswer, type SlackOAuth } from '../../shared/adapters/slack-oauth';
+import { createTokenRefresher } from '../../shared/adapters/slack-token-refresher';
 import { NeedsOperatorFix } from '../../shared/errors';
 import { freshBotToken, installationFor, type TokenLeaseDeps } from '../../shared/installations/token-lease';
 import type { Log } from '../../shared/ports';
