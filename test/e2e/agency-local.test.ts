@@ -69,19 +69,17 @@ function client(id: string): ReadyConnection {
   return found;
 }
 
-interface HistoryMessage {
-  team?: string;
-  metadata?: { event_payload?: { event_id?: string } };
-}
-
-async function history(channel: string): Promise<HistoryMessage[]> {
+async function history(channel: string) {
   const slack = new WebClient(LOCAL_SLACK_TOKEN, { slackApiUrl: ready.slackApiUrl ?? '' });
-  return ((await slack.conversations.history({ channel, include_all_metadata: true })).messages ?? []) as HistoryMessage[];
+  return (await slack.conversations.history({ channel, include_all_metadata: true })).messages ?? [];
 }
 
 /** The digests' event ids in a channel (top-level messages carry the event in their metadata). */
 async function eventIdsIn(channel: string): Promise<string[]> {
-  return (await history(channel)).flatMap((m) => m.metadata?.event_payload?.event_id ?? []);
+  return (await history(channel)).flatMap((m) => {
+    const id = (m.metadata?.event_payload as { event_id?: unknown } | undefined)?.event_id;
+    return typeof id === 'string' ? [id] : [];
+  });
 }
 
 async function bridge(args: string[]): Promise<{ code: number; json: unknown }> {
