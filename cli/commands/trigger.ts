@@ -57,9 +57,10 @@ With --fixture FILE (a whole event {"data": {…}} or only its data) or --overri
 (repeatable; a path outside id/created_at/data is under data, the value is JSON when it parses:
 answers=12, created_at=2026-01-01T00:00:00Z), or on a deployed stack, the CLI sends a built-in
 fixture itself, with a fresh id and created_at; --url and --secret name another webhook.
---connection ID sends to that connection's webhook (/webhook/<id>) instead of the stack's: on
-\`npm start -- --connections N\` its own simulator finishes the run of its project (default its first);
-on a deployed stack the fixture is signed with its newest signing secret (--project is then required).
+--connection ID sends to that connection's webhook (/webhook/<id>) instead of the stack's: on a
+local stack started with clients, that client's simulator finishes the run of its project (default
+its first); on a deployed stack the fixture is signed with the connection's newest signing secret
+(--project is then required).
 Every digest case, scripted (npm start -- --fixture ${GALLERY}; the first trigger of a project
 posts its baseline, the next its change, see local/simulator/fixtures/README.md):
   ${galleryCases()}
