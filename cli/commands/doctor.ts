@@ -44,7 +44,7 @@ import {
   type Hint,
 } from './doctor-checks';
 
-export type { Check, CheckStatus, Hint } from './doctor-checks';
+export type { Check, Hint } from './doctor-checks';
 
 export const DEFAULT_SILENCE_HOURS = 26;
 const MAX_SCAN_PAGES = 1_000;
