@@ -232,6 +232,8 @@ function out(line = ''): void {
 }
 
 function printDelivery(d: DeliverySummary): void {
+  // Pages (Add to Slack, the workspaces page) are for the browser, not deliveries.
+  if (d.method === 'GET' && d.status < 400) return;
   const id = d.deliveryId === undefined ? '' : ` ${d.deliveryId.slice(0, 8)}`;
   const client = d.path.startsWith(`${HTTP_PATHS.webhook}/`) ? ` → ${d.path.slice(HTTP_PATHS.webhook.length + 1)}` : '';
   const what =

@@ -181,14 +181,17 @@ async function target(ctx: CommandContext, parsed: Parsed, io: CliIo): Promise<{
 
 /** The service workspace a simulator trigger acts on: the stack's own, or a connection's. */
 interface SimulatedWorkspace {
+  /** Whose webhook it delivers to, as said in the output. */
+  webhook: string;
   simulatorUrl: string;
   apiKey: string;
   projectIds: readonly string[];
 }
 
 function simulatedWorkspace(local: LocalReady, connection: string | undefined): SimulatedWorkspace {
-  if (connection !== undefined) return readyConnection(local, connection);
+  if (connection !== undefined) return { ...readyConnection(local, connection), webhook: `the webhook of ${connection}` };
   return {
+    webhook: 'the webhook',
     simulatorUrl: needLocal(local, local.simulatorUrl, 'simulatorUrl'),
     apiKey: needLocal(local, local.apiKey, 'apiKey'),
     projectIds: local.projectIds,
@@ -248,7 +251,7 @@ async function triggerBySimulator(
     answer.run !== undefined
       ? `finished run ${answer.run.run} of ${projectId} (${answer.run.answers} answers)`
       : `sent ${type} for ${projectId}`;
-  ctx.out.say(`the simulator ${what} and delivered ${type} ${answer.event.id} to the webhook`);
+  ctx.out.say(`the simulator ${what} and delivered ${type} ${answer.event.id} to ${workspace.webhook}`);
   for (const result of delivered)
     ctx.out.say(
       `${result.lastStatus ?? 'ERR'}  ${result.outcome} after ${result.attempts} attempt(s)${result.error !== null ? `  ${result.error}` : ''}`,
