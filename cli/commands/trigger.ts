@@ -57,10 +57,10 @@ With --fixture FILE (a whole event {"data": {…}} or only its data) or --overri
 (repeatable; a path outside id/created_at/data is under data, the value is JSON when it parses:
 answers=12, created_at=2026-01-01T00:00:00Z), or on a deployed stack, the CLI sends a built-in
 fixture itself, with a fresh id and created_at; --url and --secret name another webhook.
---connection ID sends to that connection's webhook (/webhook/<id>) instead of the stack's: on a
-local stack started with clients, that client's simulator finishes the run of its project (default
-its first); on a deployed stack the fixture is signed with the connection's newest signing secret
-(--project is then required).
+--connection ID sends to that connection's webhook (/webhook/<id>) instead of the stack's: for a
+client of a local stack started with clients, its simulator finishes the run of its project (default
+its first); for any other connection (deployed, or added with \`connections add\`) the fixture is
+signed with its newest signing secret, and --project is required.
 Every digest case, scripted (npm start -- --fixture ${GALLERY}; the first trigger of a project
 posts its baseline, the next its change, see local/simulator/fixtures/README.md):
   ${galleryCases()}
@@ -152,13 +152,17 @@ async function stackTarget(ctx: CommandContext, parsed: Parsed): Promise<{ url: 
   return { url, secret: str(parsed, 'secret') ?? (await stackSigningSecret(ctx)) };
 }
 
-/** A deployed connection's webhook, and its newest signing secret (the service's current webhook signs with it). */
+/**
+ * A connection's webhook and its newest signing secret (the service's current webhook signs with it), from
+ * the table and Secrets Manager: a deployed stack's, or one added to the local stack with `connections add`.
+ */
 async function connectionTarget(parsed: Parsed, io: CliIo, id: string): Promise<{ url: string; secret: string }> {
   const target = await targetOf(parsed, io);
   try {
     const { secret } = await liveConnection(target, id);
-    const stackUrl = str(parsed, 'url') ?? (await target.ctx.stack.require(STACK_OUTPUTS.webhookUrl, '--url'));
-    return { url: connectionWebhookUrl(stackUrl, id), secret: str(parsed, 'secret') ?? secret.signingSecrets.at(-1) ?? '' };
+    const url =
+      str(parsed, 'url') ?? connectionWebhookUrl(target.webhookUrl ?? (await target.ctx.stack.require(STACK_OUTPUTS.webhookUrl)), id);
+    return { url, secret: str(parsed, 'secret') ?? secret.signingSecrets.at(-1) ?? '' };
   } finally {
     target.close();
   }
@@ -167,10 +171,9 @@ async function connectionTarget(parsed: Parsed, io: CliIo, id: string): Promise<
 async function target(ctx: CommandContext, parsed: Parsed, io: CliIo): Promise<{ url: string; secret: string }> {
   const local = ctx.local;
   const connection = str(parsed, 'connection');
-  if (connection !== undefined && local !== undefined) {
-    const client = readyConnection(local, connection);
+  const client = local?.connections.find((c) => c.id === connection);
+  if (client !== undefined)
     return { url: str(parsed, 'url') ?? client.webhookUrl, secret: str(parsed, 'secret') ?? client.secrets[0] ?? '' };
-  }
   if (connection !== undefined) return connectionTarget(parsed, io, connection);
   if (local === undefined) return stackTarget(ctx, parsed);
   return {
@@ -208,7 +211,10 @@ interface SimulatorAnswer {
 /** Whether this trigger goes through the simulator: a local stack running one, and no event given by the command line. */
 function bySimulator(ctx: CommandContext, parsed: Parsed): ctx is CommandContext & { local: LocalReady } {
   const given = ['fixture', 'url', 'secret'].some((name) => str(parsed, name) !== undefined) || strs(parsed, 'override').length > 0;
-  return ctx.local?.simulatorRuns === true && !given;
+  // A connection without a simulator of its own (not one of the stack's clients) gets a signed fixture.
+  const connection = str(parsed, 'connection');
+  const simulated = connection === undefined || ctx.local?.connections.some((c) => c.id === connection) === true;
+  return ctx.local?.simulatorRuns === true && !given && simulated;
 }
 
 /** The simulator finishes the project's next run (or drafts an asset) and delivers the event to the bridge, as the service does. */
@@ -277,13 +283,13 @@ async function triggerCommand(parsed: Parsed, io: CliIo): Promise<CommandResult>
   const project = str(parsed, 'project');
   const ctx = await buildContext(parsed, io);
   if (bySimulator(ctx, parsed)) return triggerBySimulator(ctx, eventType, project, simulatedWorkspace(ctx.local, connection));
-  if (connection !== undefined && ctx.local === undefined && project === undefined)
-    throw new UsageError("--connection on a deployed stack needs --project: a project of that connection's workspace", 'trigger');
+  const client = ctx.local?.connections.find((c) => c.id === connection);
+  if (connection !== undefined && client === undefined && project === undefined)
+    throw new UsageError(`--connection ${connection} needs --project: a project of that connection's workspace`, 'trigger');
   const fixturePath = str(parsed, 'fixture');
   // A deployed stack's own project (not proj_example, which its read API doesn't know), unless --url and --secret name the target.
   const explicitTarget = str(parsed, 'url') !== undefined && str(parsed, 'secret') !== undefined;
-  const localProjects =
-    connection !== undefined && ctx.local !== undefined ? readyConnection(ctx.local, connection).projectIds : ctx.local?.projectIds;
+  const localProjects = client?.projectIds ?? ctx.local?.projectIds;
   const projectId = project ?? (ctx.local !== undefined || explicitTarget ? localProjects?.[0] : await defaultProjectId(ctx));
   let event = fixturePath !== undefined ? await readFixture(fixturePath, eventType, projectId) : defaultFixture(eventType, projectId);
   if (project !== undefined) event = applyOverride(event, { path: ['data', 'project_id'], value: project });

@@ -142,6 +142,25 @@ describe('npm start -- --connections 2', { timeout: 240_000 }, () => {
     ]);
   });
 
+  it('trigger --connection of a connection added by hand signs a fixture with its own secret (then --project is needed)', async () => {
+    const a = client('client-a');
+    const io = bufferIo({ stdinText: `${a.apiKey}\nwhsec_agency_by_hand\n` });
+    const added = await run(
+      ['connections', 'add', 'by-hand', '--base-url', a.simulatorUrl, '--channel', 'C0BYHAND', '--local', readyFile],
+      io,
+    );
+    expect(added).toBe(0);
+    expect((await bridge(['trigger', 'run.completed', '--connection', 'by-hand'])).code).toBe(2);
+    const ran = await bridge(['trigger', 'run.completed', '--connection', 'by-hand', '--project', a.projectIds[1] ?? '']);
+    expect(ran.code).toBe(0);
+    expect((ran.json as { url: string }).url).toBe(`${ready.webhookUrl}/by-hand`);
+    const eventId = (ran.json as { event: { id: string } }).event.id;
+    await until('the digest of the connection added by hand', async () =>
+      (await eventIdsIn('C0BYHAND')).includes(eventId) ? true : undefined,
+    );
+    expect((await bridge(['trigger', 'run.completed', '--connection', 'nobody', '--project', 'p'])).code).toBe(1);
+  });
+
   // Needs the "link" branch (a connection posts with its linked installation's token). Until it is
   // merged every connection posts with the stack's own token, as the local Slack's own workspace:
   // then drop `.fails`.
