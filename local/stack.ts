@@ -31,8 +31,8 @@ import { LocalObservabilityHub, logDeadLetter } from './local-observability';
 import { EventsServer } from './events-server';
 import { startLocalSecrets } from './local-secrets';
 import { LOCAL_TOPOLOGY } from './topology';
-import { WORKSPACES_PATH, workspacesRoute } from './preview/workspaces';
-import { installEnv, installRoutes, planConnections, readyConnection, startConnections } from './stack/connections';
+import { WORKSPACES_PATH } from './preview/workspaces';
+import { clientRoutes, planConnections, readyConnection, startConnections } from './stack/connections';
 import { openDataDir, startDynamo } from './stack/data-dir';
 import { functionEnvironments } from './stack/env';
 import { checkWritable, realProjectIds, reportPollerProblem, startGateway, startSimulator, startSlack } from './stack/peers';
@@ -165,18 +165,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
         ? { createHandler: () => createSlackHandler(slackEnv, { observability: observability.forService(SERVICES.slack) }) }
         : {}),
     }));
-    // With clients, "Add to Slack" and the preview's workspaces page; the install env names the gateway's port, known below.
-    const install: { env?: Record<string, string> } = {};
-    if (clients.length > 0 && slack) {
-      routes.push(...installRoutes(() => install.env ?? {}, observability));
-      routes.push(
-        workspacesRoute({
-          workspaces: () => slack.oauth.workspaces(),
-          installedTeams: () => slack.oauth.installedTeams(),
-          connections: clients.map((c) => ({ id: c.id, slackTeamId: c.teamId, channelName: c.channelName })),
-        }),
-      );
-    }
+    const clientApi = clientRoutes(clients, slack, observability);
+    routes.push(...clientApi.routes);
     const gateway = await startGateway(
       options,
       host,
@@ -187,7 +177,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       routes,
     );
     const webhookUrl = `${gateway.url}${HTTP_PATHS.webhook}`;
-    if (clients.length > 0 && slack) install.env = installEnv(env, gateway.url, slack);
+    clientApi.listening(env, gateway.url);
     // The local Slack delivers slash commands and button clicks here, signed, as the Slack app would.
     slack?.connectApp({
       commandsUrl: `${gateway.url}${HTTP_PATHS.slackCommands}`,
@@ -271,6 +261,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
         })
       : [];
     const simulators = [...(simulator ? [simulator] : []), ...connections.map((c) => c.simulator)];
+    const workspacesUrl = connections.length > 0 ? `${gateway.url}${WORKSPACES_PATH}` : undefined;
 
     // Close order: no new deliveries, no new requests, let running digests finish, then the peers.
     cleanup.length = 0;
@@ -321,7 +312,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       dynamo: { endpoint: dynamo.endpoint, tableName: LOCAL_DEFAULTS.tableName, client: dynamo.client },
       projectIds,
       connections,
-      ...(connections.length > 0 ? { workspacesUrl: `${gateway.url}${WORKSPACES_PATH}` } : {}),
+      ...(workspacesUrl !== undefined ? { workspacesUrl } : {}),
       env,
       observability,
       gateway,
@@ -361,7 +352,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
           events: events ? portOf(events.url) : null,
         },
         connections: connections.map(readyConnection),
-        workspacesUrl: connections.length > 0 ? `${gateway.url}${WORKSPACES_PATH}` : null,
+        workspacesUrl: workspacesUrl ?? null,
       }),
       depths,
       waitForIdle: (waitOptions = {}) =>

@@ -16,6 +16,7 @@ import { createSlackOAuthHandler } from '../../functions/slack-oauth/create-hand
 import { readSlackOAuthConfig } from '../../functions/slack-oauth/runtime';
 import { ConfigError } from '../../shared/config-env';
 import type { GatewayRoute } from '../http-gateway';
+import { workspacesRoute } from '../preview/workspaces';
 import type { LocalObservabilityHub } from '../local-observability';
 import type { LocalSecrets } from '../local-secrets';
 import type { ReadyConnection } from '../ready-info';
@@ -67,16 +68,36 @@ export function slackWorkspacesOf(plans: readonly ConnectionPlan[]): {
 }
 
 /**
- * The "Add to Slack" function on the local API, as a stage with `slackClientId` deploys it: its two GET
- * routes, built on first use from `env()` (the redirect URL names the gateway's port, known once it listens).
+ * What clients add to the local API: the "Add to Slack" function's two GET routes, as a stage with
+ * `slackClientId` deploys them, and the preview's workspaces page. The function is built on first use,
+ * from the environment `listening` sets (its redirect URL names the gateway's port, known once it listens).
  */
-export function installRoutes(env: () => Record<string, string>, observability: LocalObservabilityHub): GatewayRoute[] {
-  const createHandler = () => createSlackOAuthHandler(env(), { observability: observability.forService(SERVICES.slackOAuth) });
-  return [HTTP_PATHS.slackInstall, HTTP_PATHS.slackOAuthRedirect].map((path) => ({ method: 'GET', path, createHandler }));
+export function clientRoutes(
+  plans: readonly ConnectionPlan[],
+  slack: LocalSlackServer | undefined,
+  observability: LocalObservabilityHub,
+): { routes: GatewayRoute[]; listening(base: Record<string, string>, gatewayUrl: string): void } {
+  if (plans.length === 0 || !slack) return { routes: [], listening: () => undefined };
+  let env: Record<string, string> = {};
+  const createHandler = () => createSlackOAuthHandler(env, { observability: observability.forService(SERVICES.slackOAuth) });
+  const workspaces = workspacesRoute({
+    workspaces: () => slack.oauth.workspaces(),
+    installedTeams: () => slack.oauth.installedTeams(),
+    connections: plans.map((p) => ({ id: p.id, slackTeamId: p.teamId, channelName: p.channelName })),
+  });
+  return {
+    routes: [
+      ...[HTTP_PATHS.slackInstall, HTTP_PATHS.slackOAuthRedirect].map((path) => ({ method: 'GET', path, createHandler })),
+      workspaces,
+    ],
+    listening: (base, gatewayUrl) => {
+      env = installEnv(base, gatewayUrl, slack);
+    },
+  };
 }
 
 /** The "Add to Slack" function's environment against the local Slack, checked as at its cold start. */
-export function installEnv(base: Record<string, string>, gatewayUrl: string, slack: LocalSlackServer): Record<string, string> {
+function installEnv(base: Record<string, string>, gatewayUrl: string, slack: LocalSlackServer): Record<string, string> {
   const env = {
     ...base,
     [ENV.slackClientId]: slack.oauth.clientId,
