@@ -10,7 +10,7 @@
 import { readFile } from 'node:fs/promises';
 import { relative } from 'node:path';
 import { CliError } from './errors';
-import type { ReadyInfo } from '../local/ready-info';
+import type { ReadyConnection, ReadyInfo } from '../local/ready-info';
 import { isRecord } from '../shared/util';
 
 const DEFAULT_READY_FILE_HINT = '.local/ready.json';
@@ -52,6 +52,8 @@ export interface LocalReady {
   simulatorRuns: boolean;
   /** The process of `npm start` that wrote it. */
   pid: number | undefined;
+  /** `npm start -- --connections N`'s clients (`--connection <id>`); those missing a field are left out. */
+  connections: ReadyConnection[];
 }
 
 function str(value: unknown): string | undefined {
@@ -133,7 +135,39 @@ export function parseReadyFile(raw: unknown, path: string): LocalReady {
     previewUrl: str(raw[field('previewUrl')]),
     simulatorRuns: isRecord(raw[field('ports')]) && typeof (raw[field('ports')] as Record<string, unknown>)['simulator'] === 'number',
     pid: numberOrUndefined(raw[field('pid')]),
+    connections: Array.isArray(raw[field('connections')]) ? (raw[field('connections')] as unknown[]).flatMap(readyConnectionOf) : [],
   };
+}
+
+function readyConnectionOf(raw: unknown): ReadyConnection[] {
+  if (!isRecord(raw)) return [];
+  const [id, webhookUrl, simulatorUrl, apiKey, slackTeamId, slackTeamName, slackChannel] = [
+    'id',
+    'webhookUrl',
+    'simulatorUrl',
+    'apiKey',
+    'slackTeamId',
+    'slackTeamName',
+    'slackChannel',
+  ].map((key) => str(raw[key]));
+  const secrets = strings(raw['secrets']);
+  if (!id || !webhookUrl || !simulatorUrl || !apiKey || !slackTeamId || !slackChannel || secrets.length === 0) return [];
+  const projectIds = strings(raw['projectIds']);
+  return [
+    { id, webhookUrl, secrets, simulatorUrl, apiKey, projectIds, slackTeamId, slackTeamName: slackTeamName ?? slackTeamId, slackChannel },
+  ];
+}
+
+/** The client `--connection <id>` names in the local stack's ready file, or a CliError listing those it has. */
+export function readyConnection(ready: LocalReady, id: string): ReadyConnection {
+  const found = ready.connections.find((c) => c.id === id);
+  if (found !== undefined) return found;
+  const known = ready.connections.map((c) => c.id);
+  throw new CliError(
+    `the local stack of ${ready.path} has no connection "${id}"`,
+    known.length > 0 ? `use one of ${known.join(', ')}` : 'start it with clients: `npm start -- --connections 2` (client-a, client-b)',
+    'not_found',
+  );
 }
 
 export async function readReadyFile(path: string): Promise<LocalReady> {

@@ -37,6 +37,8 @@ export const TITLE = 'bridge — operate the visibility webhook → Slack bridge
 export const FOOTER = `Every command takes --json (one JSON document on stdout) and --help. Next to a running
 \`npm start\` every command uses the local stack by itself; --stack NAME (or BRIDGE_STACK) picks a
 deployed one. With neither, a command stops and says so: no command picks a deployed stack by itself.
+Commands that act on one client's data take --connection ID (a connection, \`connections list\`):
+\`trigger\` and \`doctor\`; a local stack started with N clients names them client-a, client-b, …
 \`npx bridge help environment\`: the options that pick the stack, the region and endpoints, said once.
 Colour only on a terminal, never with NO_COLOR set.
 Exit codes: 0 ok, 1 a check or operation failed (or a selector matched nothing), 2 usage error.`;

@@ -24,6 +24,25 @@ export interface ReadyPorts {
   events: number | null;
 }
 
+/** A client of `npm start -- --connections N`: one service workspace (its own simulator) and its Slack workspace. */
+export interface ReadyConnection {
+  /** The connection id (`client-a`…): `npx bridge … --connection <id>`. */
+  id: string;
+  /** Its own webhook, `<webhookUrl>/<id>`. */
+  webhookUrl: string;
+  /** Its webhook's signing secrets (the first is the one its simulator signs with). */
+  secrets: string[];
+  /** Its simulator: the connection's read-API base URL. */
+  simulatorUrl: string;
+  apiKey: string;
+  projectIds: string[];
+  /** The Slack workspace it is linked to, where the app was installed through "Add to Slack". */
+  slackTeamId: string;
+  slackTeamName: string;
+  /** Its default channel, in that workspace. */
+  slackChannel: string;
+}
+
 export interface ReadyInfo {
   webhookUrl: string;
   secrets: string[];
@@ -59,4 +78,8 @@ export interface ReadyInfo {
   region: string;
   pid: number;
   ports: ReadyPorts;
+  /** `npm start -- --connections N`'s clients (empty without; absent from a ready file an older `npm start` wrote). */
+  connections?: ReadyConnection[];
+  /** The preview's page of the local Slack workspaces with "Add to Slack"; null without --connections. */
+  workspacesUrl?: string | null;
 }

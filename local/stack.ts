@@ -31,6 +31,8 @@ import { LocalObservabilityHub, logDeadLetter } from './local-observability';
 import { EventsServer } from './events-server';
 import { startLocalSecrets } from './local-secrets';
 import { LOCAL_TOPOLOGY } from './topology';
+import { WORKSPACES_PATH } from './preview/workspaces';
+import { clientRoutes, planConnections, readyConnection, startConnections } from './stack/connections';
 import { openDataDir, startDynamo } from './stack/data-dir';
 import { functionEnvironments } from './stack/env';
 import { checkWritable, realProjectIds, reportPollerProblem, startGateway, startSimulator, startSlack } from './stack/peers';
@@ -71,6 +73,9 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   const visibilityTimeoutSeconds = options.visibilityTimeoutSeconds ?? LOCAL_DEFAULTS.visibilityTimeoutSeconds;
   const functionTimeoutMs = options.functionTimeoutMs ?? LOCAL_DEFAULTS.functionTimeoutMs;
   const fixture = readFixture(options.fixture);
+  const clients = planConnections(options.connections ?? 0);
+  if (clients.length > 0 && (options.realSlack || options.realReadApi))
+    throw new LocalStackError('--connections runs the clients on the simulator and the local Slack; unset the real Slack and read API');
   if (options.slackLogFile !== undefined && !options.realSlack) checkWritable(options.slackLogFile);
   const observability = new LocalObservabilityHub({
     level: options.logLevel ?? 'warn',
@@ -102,7 +107,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       startDynamo(dataDir, cleanup),
       startSqs(host, region, maxReceiveCount, visibilityTimeoutSeconds, cleanup, (moved) => logDeadLetter(observability, moved)),
       options.realReadApi ? Promise.resolve(undefined) : startSimulator(options, host, fixture, cleanup),
-      options.realSlack ? Promise.resolve(undefined) : startSlack(options, host, dataDir, cleanup),
+      options.realSlack ? Promise.resolve(undefined) : startSlack(options, host, dataDir, cleanup, clients),
     ]);
     const readApiBaseUrl = options.realReadApi?.baseUrl.replace(/\/+$/, '') ?? simulator?.url ?? '';
     const apiKey = options.realReadApi?.apiKey ?? kept?.readApiKey ?? simulator?.apiKey ?? '';
@@ -149,6 +154,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       keys,
       functionTimeoutMs,
       maxReceiveCount,
+      slackClientId: clients.length > 0 ? slack?.oauth.clientId : undefined,
     });
     const slackSigningSecret = keys.slackSigningSecret;
     // The topology's routes: ingest's are the gateway's default function, the Slack function has its own.
@@ -159,6 +165,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
         ? { createHandler: () => createSlackHandler(slackEnv, { observability: observability.forService(SERVICES.slack) }) }
         : {}),
     }));
+    const clientApi = clientRoutes(clients, slack, observability);
+    routes.push(...clientApi.routes);
     const gateway = await startGateway(
       options,
       host,
@@ -169,6 +177,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       routes,
     );
     const webhookUrl = `${gateway.url}${HTTP_PATHS.webhook}`;
+    clientApi.listening(env, gateway.url);
     // The local Slack delivers slash commands and button clicks here, signed, as the Slack app would.
     slack?.connectApp({
       commandsUrl: `${gateway.url}${HTTP_PATHS.slackCommands}`,
@@ -239,13 +248,27 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       webhookId = simulator.webhooks.addWebhookWithSecret({ url: webhookUrl, secret: secrets[0] ?? generateSecret() }).id;
     }
     const projectIds = simulator ? simulator.projectIds() : await realProjectIds(readApiBaseUrl, apiKey, observability);
+    const connections = slack
+      ? await startConnections({
+          plans: clients,
+          startSimulator: (plan, key) => startSimulator(options, host, undefined, cleanup, { seed: plan.seed, apiKey: key }),
+          localSecrets,
+          dynamo: dynamo.client,
+          slack,
+          gatewayUrl: gateway.url,
+          webhookUrl,
+          now: () => Date.now(),
+        })
+      : [];
+    const simulators = [...(simulator ? [simulator] : []), ...connections.map((c) => c.simulator)];
+    const workspacesUrl = connections.length > 0 ? `${gateway.url}${WORKSPACES_PATH}` : undefined;
 
     // Close order: no new deliveries, no new requests, let running digests finish, then the peers.
     cleanup.length = 0;
     let closing: Promise<void> | undefined;
     const close = (): Promise<void> => {
       closing ??= (async () => {
-        simulator?.webhooks.stop();
+        for (const sim of simulators) sim.webhooks.stop();
         quietSweep?.close();
         await gateway.close(2000).catch(() => undefined);
         const grace = Math.min(functionTimeoutMs, 10_000);
@@ -255,7 +278,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
         } catch (error) {
           observability.log('stack', 'error', `could not keep the state in ${dataDir}`, describeError(error));
         }
-        await Promise.allSettled([simulator?.close(), slack?.close(), localSecrets?.close(), events?.close()]);
+        await Promise.allSettled([...simulators.map((sim) => sim.close()), slack?.close(), localSecrets?.close(), events?.close()]);
         sqs.client.destroy();
         sqs.pollerClient.destroy();
         await Promise.allSettled([sqs.server.close(), dynamo.close()]);
@@ -288,6 +311,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       sqs,
       dynamo: { endpoint: dynamo.endpoint, tableName: LOCAL_DEFAULTS.tableName, client: dynamo.client },
       projectIds,
+      connections,
+      ...(workspacesUrl !== undefined ? { workspacesUrl } : {}),
       env,
       observability,
       gateway,
@@ -326,10 +351,12 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
           slack: slack ? portOf(slack.apiUrl) : null,
           events: events ? portOf(events.url) : null,
         },
+        connections: connections.map(readyConnection),
+        workspacesUrl: workspacesUrl ?? null,
       }),
       depths,
       waitForIdle: (waitOptions = {}) =>
-        waitForIdle({ simulator, gateway, pollers: [poller, commandsPoller], depths: [depths, commandDepths] }, waitOptions),
+        waitForIdle({ simulators, gateway, pollers: [poller, commandsPoller], depths: [depths, commandDepths] }, waitOptions),
       close,
     };
     return stack;

@@ -13,6 +13,7 @@ import { LOCAL_DEFAULTS, LocalStackError, startLocalStack, type DeliverySummary,
 import { SKIP_MESSAGES, type LocalLogEntry } from './local-observability';
 import { sendDemoRun, type DemoRunOutcome } from './demo-history';
 import { LOCAL_TOPOLOGY } from './topology';
+import { MAX_CONNECTIONS } from './stack/connections';
 import type { PostedMessage, RecordedCall } from './slack/server';
 
 const DEFAULT_PORT = 8787;
@@ -31,6 +32,10 @@ Options:
   --port N            port of the webhook endpoint (default ${DEFAULT_PORT}; 0 = any free port)
   --secret S          webhook signing secret (repeatable: all are accepted, the first is
                       registered with the simulator); default: one generated and printed
+  --connections N     also run N clients of an agency (default 0): each a service workspace (its own
+                      simulator, projects, read key and webhook /webhook/client-a…) and a Slack
+                      workspace of the local Slack the app is installed in through "Add to Slack";
+                      \`npx bridge trigger|doctor --connection client-a\` acts on one
   --no-demo           don't send a demo run.completed once ready
   --slack-log FILE    append one JSON line per Slack API call (method, channel, text, blocks, thread_ts)
   --fixture FILE      simulator data from a JSON fixture (format: SimulatorFixture in
@@ -77,6 +82,7 @@ interface Args {
   secretsManagerPort: number;
   eventsPort: number;
   secrets: string[];
+  connections: number;
   demo: boolean;
   slackLog: string | undefined;
   fixture: string | undefined;
@@ -102,6 +108,7 @@ function parse(argv: string[]): Args {
         'secrets-manager-port': { type: 'string' },
         'events-port': { type: 'string' },
         secret: { type: 'string', multiple: true },
+        connections: { type: 'string' },
         'no-demo': { type: 'boolean' },
         'slack-log': { type: 'string' },
         fixture: { type: 'string' },
@@ -129,6 +136,7 @@ function parse(argv: string[]): Args {
     secretsManagerPort: wholeNumber('--secrets-manager-port', values['secrets-manager-port'], 0, 0, 65_535),
     eventsPort: wholeNumber('--events-port', values['events-port'], 0, 0, 65_535),
     secrets: values.secret ?? [],
+    connections: wholeNumber('--connections', values.connections, 0, 0, MAX_CONNECTIONS),
     demo: values['no-demo'] !== true,
     slackLog: nonEmpty('--slack-log', values['slack-log']),
     fixture: nonEmpty('--fixture', values.fixture),
@@ -224,8 +232,12 @@ function out(line = ''): void {
 }
 
 function printDelivery(d: DeliverySummary): void {
+  // Pages (Add to Slack, the workspaces page) are for the browser, not deliveries.
+  if (d.method === 'GET' && d.status < 400) return;
   const id = d.deliveryId === undefined ? '' : ` ${d.deliveryId.slice(0, 8)}`;
-  const what = d.path === HTTP_PATHS.webhook && d.method === 'POST' ? `${d.eventType ?? 'delivery'}${id}` : `${d.method} ${d.path}`;
+  const client = d.path.startsWith(`${HTTP_PATHS.webhook}/`) ? ` → ${d.path.slice(HTTP_PATHS.webhook.length + 1)}` : '';
+  const what =
+    d.path.startsWith(HTTP_PATHS.webhook) && d.method === 'POST' ? `${d.eventType ?? 'delivery'}${id}${client}` : `${d.method} ${d.path}`;
   const status = d.status < 300 ? green(String(d.status)) : d.status >= 500 ? red(String(d.status)) : yellow(String(d.status));
   out(`${dim('webhook')} ← ${what}  ${status} ${d.outcome} ${dim(`(${Math.round(d.durationMs)} ms)`)}`);
 }
@@ -334,6 +346,14 @@ function printBanner(stack: LocalStack, readyMs: number, args: Args): void {
   ];
   if (stack.gateway.previewUrl !== undefined)
     rows.push(['Slack preview', `${stack.gateway.previewUrl}  ${dim('(open in a browser: every message as Slack shows it, live)')}`]);
+  if (stack.workspacesUrl !== undefined)
+    rows.push(['Workspaces', `${stack.workspacesUrl}  ${dim('(each local Slack workspace, and Add to Slack)')}`]);
+  stack.connections.forEach((c, i) =>
+    rows.push([
+      i === 0 ? 'Connections' : '',
+      `${bold(c.id)}  ${c.webhookUrl}  ${dim('→')} ${c.slackTeamName} (${c.slackTeamId}) #${stack.slack?.channelName(c.slackChannel) ?? c.slackChannel}  ${dim(`${c.projectIds.length} projects, simulator ${c.simulatorUrl}`)}`,
+    ]),
+  );
   rows.push([
     'Slack app',
     `${stack.webhookUrl.replace(HTTP_PATHS.webhook, HTTP_PATHS.slackCommands)}  ${dim('(/visibility: type it in the preview, or npx bridge slack command)')}`,
@@ -368,6 +388,9 @@ function printTryIt(stack: LocalStack, args: Args): void {
   out(
     `    npx bridge trigger run.completed${local}${project !== undefined ? ` --project ${project}` : ''}  ${dim(stack.simulator ? "(the simulator finishes the project's next run and delivers it)" : '(a signed fixture)')}`,
   );
+  const client = stack.connections[0];
+  if (client !== undefined)
+    out(`    npx bridge trigger run.completed --connection ${client.id}${local}  ${dim('(its simulator delivers to its webhook)')}`);
   out(`    npx bridge dlq stats${local}`);
   out(`    npx bridge dlq peek${local}`);
   out(`    npx bridge tail${local}`);
@@ -454,6 +477,7 @@ async function main(argv: string[]): Promise<void> {
   const options: LocalStackOptions = {
     port: args.port,
     ...(args.secrets.length > 0 ? { secrets: args.secrets } : {}),
+    ...(args.connections > 0 ? { connections: args.connections } : {}),
     simulatorPort: args.simulatorPort ?? SIMULATOR_PORT,
     secretsManagerPort: args.secretsManagerPort,
     eventsPort: args.eventsPort,

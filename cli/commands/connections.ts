@@ -41,7 +41,7 @@ import { fingerprint, readSecret, writeSecret } from './secrets';
 /** The local stack's stage: its connection secrets are named `visibility-bridge/local/connections/<id>`. */
 const LOCAL_STAGE = 'local';
 
-interface Target {
+export interface Target {
   ctx: CommandContext;
   store: DynamoConnectionStore;
   /** The Slack installations (`inst#`), read to say whether a linked team has installed the app. */
@@ -54,7 +54,7 @@ interface Target {
   close(): void;
 }
 
-async function targetOf(parsed: Parsed, io: CliIo): Promise<Target> {
+export async function targetOf(parsed: Parsed, io: CliIo): Promise<Target> {
   const ctx = await buildContext(parsed, io);
   const local = ctx.local;
   const tableName = local !== undefined ? needLocal(local, local.tableName, 'tableName') : await ctx.stack.require(STACK_OUTPUTS.tableName);

@@ -14,7 +14,6 @@
 import { ScanCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { SQSClient } from '@aws-sdk/client-sqs';
-import { ReadApiClient, ReadApiUnavailableError, isReadApiError } from '../../shared/adapters/read-api';
 import { SECRET_PLACEHOLDER } from '../../shared/secrets';
 import { botAppId, checkSlackAuth, fixForSlackError, isBotInChannel } from '../slack-checks';
 import { LOCAL_SLACK_APP_ID, LOCAL_SLACK_TEAM_ID } from '../../local/slack-app-delivery';
@@ -30,39 +29,25 @@ import type { CommandResult } from '../result';
 import { queueDepth } from './dlq/queue';
 import { parseSlackSigningSecretValue, readSecret } from './secrets';
 import { localSlackFields } from './slack';
+import { doctorConnection } from './doctor-connection';
+import {
+  doctorResult,
+  fail,
+  HTTP_TIMEOUT_MS,
+  ok,
+  plainHint,
+  say as sayCheck,
+  skip,
+  warn,
+  checkReadApi,
+  type Check,
+  type Hint,
+} from './doctor-checks';
 
-export type CheckStatus = 'ok' | 'fail' | 'warn' | 'skip';
-
-/** A copy-pasteable command line for the given words (CommandContext.hint: same stack flags). */
-export type Hint = (words: string) => string;
-const plainHint: Hint = (words) => `npx bridge ${words}`;
-
-export interface Check {
-  id: string;
-  title: string;
-  status: CheckStatus;
-  detail: string;
-  fix?: string;
-}
+export type { Check, Hint } from './doctor-checks';
 
 export const DEFAULT_SILENCE_HOURS = 26;
-const HTTP_TIMEOUT_MS = 10_000;
 const MAX_SCAN_PAGES = 1_000;
-
-const MARK: Record<CheckStatus, string> = { ok: '✓', fail: '✗', warn: '!', skip: '-' };
-
-function ok(id: string, title: string, detail: string): Check {
-  return { id, title, status: 'ok', detail };
-}
-function fail(id: string, title: string, detail: string, fix?: string): Check {
-  return { id, title, status: 'fail', detail, ...(fix !== undefined ? { fix } : {}) };
-}
-function warn(id: string, title: string, detail: string, fix?: string): Check {
-  return { id, title, status: 'warn', detail, ...(fix !== undefined ? { fix } : {}) };
-}
-function skip(id: string, title: string, detail: string): Check {
-  return { id, title, status: 'skip', detail };
-}
 
 function errorText(err: unknown): { detail: string; fix?: string } {
   const cli = explainError(err);
@@ -191,31 +176,6 @@ export async function checkSlackEvents(probe: SlackEventsProbe, fetchFn: typeof 
     );
   } catch (err) {
     return fail(id, title, `cannot reach ${probe.url}: ${err instanceof Error ? err.message : String(err)}`, settings);
-  }
-}
-
-export async function checkReadApi(baseUrl: string, apiKey: string, fetchFn: typeof fetch, hint: Hint = plainHint): Promise<Check> {
-  const id = 'read-api';
-  const title = 'read-API key works';
-  try {
-    const client = new ReadApiClient({
-      baseUrl,
-      apiKey,
-      timeoutMs: HTTP_TIMEOUT_MS,
-      maxRateLimitRetries: 1,
-      maxRateLimitWaitMs: 5_000,
-      fetch: fetchFn,
-    });
-    const projects = await client.listProjects();
-    return ok(id, title, `GET /v1/projects answered ${projects.length} project(s)`);
-  } catch (err) {
-    const fixKey = `create a read key on the service's Developers page (plan Grow or above) and run \`${hint('secrets set read-api-key --value-stdin')}\``;
-    if (isReadApiError(err) && (err.status === 401 || err.status === 403)) {
-      return fail(id, title, `the key is rejected (HTTP ${err.status}${err.code !== null ? ` ${err.code}` : ''})`, fixKey);
-    }
-    if (err instanceof ReadApiUnavailableError)
-      return fail(id, title, `cannot reach ${baseUrl}: ${err.message}`, 'check ReadApiBaseUrl and network egress');
-    return fail(id, title, err instanceof Error ? err.message : String(err), 'check ReadApiBaseUrl; the service may be down');
   }
 }
 
@@ -440,11 +400,18 @@ export const DOCTOR: LeafDef = {
   signing secret as Slack shows it, or a JSON array of them) ·
   the read-API key works (GET /v1/projects) · the Slack token is valid (auth.test) · the bot is in
   every configured channel · the DLQ is empty · the last accepted delivery is recent.
+With --connection ID, that connection's checks instead: it is active, its secret is well formed, its
+read-API key works on its base URL, its webhook accepts a probe signed with its secret (an event type
+the bridge acknowledges and ignores), and each Slack workspace it is linked to has an installation.
 Exit 1 when any check fails (an old last delivery is a warning).`,
   options: {
     'silence-hours': { value: 'H', help: `warn when the last accepted delivery is older (default ${DEFAULT_SILENCE_HOURS})` },
     'slack-api-url': { value: 'URL', help: 'Slack Web API base (default https://slack.com/api/; SLACK_API_URL)' },
     'read-api-url': { value: 'URL', help: 'instead of the stack output ReadApiBaseUrl' },
+    connection: {
+      value: 'ID',
+      help: 'checks that connection instead: its secret, its read-API key, its webhook (a signed probe it ignores), its Slack installs',
+    },
     ...AWS_OPTIONS,
   },
   run: doctorCommand,
@@ -737,13 +704,14 @@ function stageFileHint(stackName: string): StageFileHint {
 
 async function doctorCommand(parsed: Parsed, io: CliIo): Promise<CommandResult> {
   const silenceHours = positiveNumber(parsed, 'silence-hours') ?? DEFAULT_SILENCE_HOURS;
+  const connection = str(parsed, 'connection');
+  if (connection !== undefined) return doctorConnection(parsed, io, connection);
   const ctx = await buildContext(parsed, io);
   const out = ctx.out;
   const progress = out.progress();
   const say = (check: Check): void => {
     progress.done();
-    out.say(`${MARK[check.status]} ${check.title}: ${check.detail}`);
-    if (check.fix !== undefined && (check.status === 'fail' || check.status === 'warn')) out.say(`    fix: ${check.fix}`);
+    sayCheck(out, check);
   };
 
   progress.update(ctx.local !== undefined ? 'reading the ready file…' : 'reading the stack…');
@@ -846,15 +814,5 @@ async function doctorCommand(parsed: Parsed, io: CliIo): Promise<CommandResult> 
     }
   }
   progress.done();
-
-  const failed = checks.filter((c) => c.status === 'fail').length;
-  const warned = checks.filter((c) => c.status === 'warn').length;
-  const passed = checks.filter((c) => c.status === 'ok').length;
-  out.say('');
-  out.say(
-    failed === 0
-      ? `all checks passed (${passed} ok${warned > 0 ? `, ${warned} warning(s)` : ''})`
-      : `${failed} check(s) failed, ${passed} ok${warned > 0 ? `, ${warned} warning(s)` : ''}`,
-  );
-  return { exitCode: failed > 0 ? 1 : 0, json: { ok: failed === 0, failed, warnings: warned, checks } };
+  return doctorResult(out, checks);
 }

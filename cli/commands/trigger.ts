@@ -15,7 +15,10 @@ import type { LeafDef } from '../command-spec';
 import { STACK_OUTPUTS } from '../aws';
 import { CliError, UsageError } from '../errors';
 import type { CliIo } from '../io';
-import { needLocal, type LocalReady } from '../ready-file';
+import { needLocal, readyConnection, type LocalReady } from '../ready-file';
+import { connectionWebhookUrl } from '../../shared/connections/model';
+import { targetOf } from './connections';
+import { liveConnection } from './doctor-connection';
 import type { RunInfo } from '../../local/simulator/data';
 import { SIMULATED_EVENTS, type DeliveryReport } from '../../local/simulator/webhooks';
 import type { CommandResult } from '../result';
@@ -46,7 +49,7 @@ function galleryCases(): string {
 
 export const TRIGGER: LeafDef = {
   summary: 'sends a run.completed or draft.ready as the service does (local: the simulator finishes a run)',
-  synopsis: `${HANDLED_EVENT_TYPES.join('|')} [--project ID] [--fixture FILE] [--override path=value ...] [options] | weekly [--channel C]`,
+  synopsis: `${HANDLED_EVENT_TYPES.join('|')} [--connection ID] [--project ID] [--fixture FILE] [--override path=value ...] [options] | weekly [--channel C]`,
   description: `Sends one event to the webhook, signed as the service signs it.
 On the local stack the simulator finishes the project's next run (--project ID, default the first)
 and delivers it as the service does: what the project's figures then are is what the digest shows.
@@ -54,6 +57,10 @@ With --fixture FILE (a whole event {"data": {…}} or only its data) or --overri
 (repeatable; a path outside id/created_at/data is under data, the value is JSON when it parses:
 answers=12, created_at=2026-01-01T00:00:00Z), or on a deployed stack, the CLI sends a built-in
 fixture itself, with a fresh id and created_at; --url and --secret name another webhook.
+--connection ID sends to that connection's webhook (/webhook/<id>) instead of the stack's: for a
+client of a local stack started with clients, its simulator finishes the run of its project (default
+its first); for any other connection (deployed, or added with \`connections add\`) the fixture is
+signed with its newest signing secret, and --project is required.
 Every digest case, scripted (npm start -- --fixture ${GALLERY}; the first trigger of a project
 posts its baseline, the next its change, see local/simulator/fixtures/README.md):
   ${galleryCases()}
@@ -63,6 +70,7 @@ digest queue; a channel gets at most one report a week.`,
   args: [{ name: 'type', choices: [...HANDLED_EVENT_TYPES, 'weekly'] }],
   options: {
     project: { value: 'ID', help: 'the project (default: the first the stack names)' },
+    connection: { value: 'ID', help: "a connection's webhook and workspace instead of the stack's own" },
     fixture: { value: 'FILE', help: 'the event (or only its data) to send instead of the built-in one' },
     override: { value: 'path=value', multiple: true, help: 'sets a field (repeatable)' },
     url: { value: 'URL', help: "the webhook URL instead of the stack's" },
@@ -144,12 +152,52 @@ async function stackTarget(ctx: CommandContext, parsed: Parsed): Promise<{ url: 
   return { url, secret: str(parsed, 'secret') ?? (await stackSigningSecret(ctx)) };
 }
 
-async function target(ctx: CommandContext, parsed: Parsed): Promise<{ url: string; secret: string }> {
+/**
+ * A connection's webhook and its newest signing secret (the service's current webhook signs with it), from
+ * the table and Secrets Manager: a deployed stack's, or one added to the local stack with `connections add`.
+ */
+async function connectionTarget(parsed: Parsed, io: CliIo, id: string): Promise<{ url: string; secret: string }> {
+  const target = await targetOf(parsed, io);
+  try {
+    const { secret } = await liveConnection(target, id);
+    const url =
+      str(parsed, 'url') ?? connectionWebhookUrl(target.webhookUrl ?? (await target.ctx.stack.require(STACK_OUTPUTS.webhookUrl)), id);
+    return { url, secret: str(parsed, 'secret') ?? secret.signingSecrets.at(-1) ?? '' };
+  } finally {
+    target.close();
+  }
+}
+
+async function target(ctx: CommandContext, parsed: Parsed, io: CliIo): Promise<{ url: string; secret: string }> {
   const local = ctx.local;
+  const connection = str(parsed, 'connection');
+  const client = local?.connections.find((c) => c.id === connection);
+  if (client !== undefined)
+    return { url: str(parsed, 'url') ?? client.webhookUrl, secret: str(parsed, 'secret') ?? client.secrets[0] ?? '' };
+  if (connection !== undefined) return connectionTarget(parsed, io, connection);
   if (local === undefined) return stackTarget(ctx, parsed);
   return {
     url: str(parsed, 'url') ?? needLocal(local, local.webhookUrl, 'webhookUrl'),
     secret: str(parsed, 'secret') ?? (await liveLocalSecret(ctx, local)),
+  };
+}
+
+/** The service workspace a simulator trigger acts on: the stack's own, or a connection's. */
+interface SimulatedWorkspace {
+  /** Whose webhook it delivers to, as said in the output. */
+  webhook: string;
+  simulatorUrl: string;
+  apiKey: string;
+  projectIds: readonly string[];
+}
+
+function simulatedWorkspace(local: LocalReady, connection: string | undefined): SimulatedWorkspace {
+  if (connection !== undefined) return { ...readyConnection(local, connection), webhook: `the webhook of ${connection}` };
+  return {
+    webhook: 'the webhook',
+    simulatorUrl: needLocal(local, local.simulatorUrl, 'simulatorUrl'),
+    apiKey: needLocal(local, local.apiKey, 'apiKey'),
+    projectIds: local.projectIds,
   };
 }
 
@@ -163,7 +211,10 @@ interface SimulatorAnswer {
 /** Whether this trigger goes through the simulator: a local stack running one, and no event given by the command line. */
 function bySimulator(ctx: CommandContext, parsed: Parsed): ctx is CommandContext & { local: LocalReady } {
   const given = ['fixture', 'url', 'secret'].some((name) => str(parsed, name) !== undefined) || strs(parsed, 'override').length > 0;
-  return ctx.local?.simulatorRuns === true && !given;
+  // A connection without a simulator of its own (not one of the stack's clients) gets a signed fixture.
+  const connection = str(parsed, 'connection');
+  const simulated = connection === undefined || ctx.local?.connections.some((c) => c.id === connection) === true;
+  return ctx.local?.simulatorRuns === true && !given && simulated;
 }
 
 /** The simulator finishes the project's next run (or drafts an asset) and delivers the event to the bridge, as the service does. */
@@ -171,16 +222,17 @@ async function triggerBySimulator(
   ctx: CommandContext & { local: LocalReady },
   type: HandledEventType,
   project: string | undefined,
+  workspace: SimulatedWorkspace,
 ): Promise<CommandResult> {
   const local = ctx.local;
-  const base = needLocal(local, local.simulatorUrl, 'simulatorUrl');
-  const projectId = project ?? needLocal(local, local.projectIds[0], 'projectIds');
+  const base = workspace.simulatorUrl;
+  const projectId = project ?? needLocal(local, workspace.projectIds[0], 'projectIds');
   const url = `${base}/_sim/${SIMULATED_EVENTS[type].route}`;
   let response: Response;
   try {
     response = await ctx.fetch(url, {
       method: 'POST',
-      headers: { Authorization: `Bearer ${needLocal(local, local.apiKey, 'apiKey')}`, 'Content-Type': 'application/json' },
+      headers: { Authorization: `Bearer ${workspace.apiKey}`, 'Content-Type': 'application/json' },
       body: JSON.stringify({ project_id: projectId, wait: true }),
     });
   } catch (err) {
@@ -191,9 +243,9 @@ async function triggerBySimulator(
     );
   }
   const text = await response.text();
-  if (response.status === 404 && !local.projectIds.includes(projectId))
+  if (response.status === 404 && !workspace.projectIds.includes(projectId))
     throw new UsageError(
-      `the simulator has no project "${projectId}": use one of ${local.projectIds.join(', ')}${didYouMean(projectId, local.projectIds)} (the gallery's: npm start -- --fixture ${GALLERY})`,
+      `the simulator has no project "${projectId}": use one of ${workspace.projectIds.join(', ')}${didYouMean(projectId, [...workspace.projectIds])} (the gallery's: npm start -- --fixture ${GALLERY})`,
       'trigger',
     );
   if (!response.ok)
@@ -205,7 +257,7 @@ async function triggerBySimulator(
     answer.run !== undefined
       ? `finished run ${answer.run.run} of ${projectId} (${answer.run.answers} answers)`
       : `sent ${type} for ${projectId}`;
-  ctx.out.say(`the simulator ${what} and delivered ${type} ${answer.event.id} to the webhook`);
+  ctx.out.say(`the simulator ${what} and delivered ${type} ${answer.event.id} to ${workspace.webhook}`);
   for (const result of delivered)
     ctx.out.say(
       `${result.lastStatus ?? 'ERR'}  ${result.outcome} after ${result.attempts} attempt(s)${result.error !== null ? `  ${result.error}` : ''}`,
@@ -221,20 +273,28 @@ function nextLook(ctx: CommandContext): string {
 }
 
 async function triggerCommand(parsed: Parsed, io: CliIo): Promise<CommandResult> {
-  if (parsed.positionals[0] === 'weekly') return triggerWeekly(parsed, io);
+  const connection = str(parsed, 'connection');
+  if (parsed.positionals[0] === 'weekly') {
+    if (connection !== undefined) throw new UsageError('`trigger weekly` takes --channel, not --connection', 'trigger');
+    return triggerWeekly(parsed, io);
+  }
   const eventType = eventTypeArgument(parsed);
   const overrides = strs(parsed, 'override').map(parseOverride);
   const project = str(parsed, 'project');
   const ctx = await buildContext(parsed, io);
-  if (bySimulator(ctx, parsed)) return triggerBySimulator(ctx, eventType, project);
+  if (bySimulator(ctx, parsed)) return triggerBySimulator(ctx, eventType, project, simulatedWorkspace(ctx.local, connection));
+  const client = ctx.local?.connections.find((c) => c.id === connection);
+  if (connection !== undefined && client === undefined && project === undefined)
+    throw new UsageError(`--connection ${connection} needs --project: a project of that connection's workspace`, 'trigger');
   const fixturePath = str(parsed, 'fixture');
   // A deployed stack's own project (not proj_example, which its read API doesn't know), unless --url and --secret name the target.
   const explicitTarget = str(parsed, 'url') !== undefined && str(parsed, 'secret') !== undefined;
-  const projectId = project ?? (ctx.local !== undefined || explicitTarget ? ctx.local?.projectIds[0] : await defaultProjectId(ctx));
+  const localProjects = client?.projectIds ?? ctx.local?.projectIds;
+  const projectId = project ?? (ctx.local !== undefined || explicitTarget ? localProjects?.[0] : await defaultProjectId(ctx));
   let event = fixturePath !== undefined ? await readFixture(fixturePath, eventType, projectId) : defaultFixture(eventType, projectId);
   if (project !== undefined) event = applyOverride(event, { path: ['data', 'project_id'], value: project });
   for (const override of overrides) event = applyOverride(event, override);
-  const { url, secret } = await target(ctx, parsed);
+  const { url, secret } = await target(ctx, parsed, io);
 
   const body = JSON.stringify(event);
   const signedAt = Math.floor(ctx.now() / 1000);

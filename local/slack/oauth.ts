@@ -6,7 +6,8 @@
  * As Slack does: a code is single use, and so is a refresh token (spending it twice answers
  * `invalid_grant`: two refreshers racing lose a token pair), and a refresh also ends the old access
  * token's life. Teams are named on the install page (`?team=T…&team_name=…`, `&enterprise=E…`,
- * `&org=1` for an org-wide install); the default is the server's own workspace.
+ * `&org=1` for an org-wide install); the default is the server's own workspace. Without `team`, the page
+ * offers the server's own workspace and each of `workspaces`, as Slack's workspace picker does.
  */
 import { randomBytes } from 'node:crypto';
 import { escapeHtml } from '../preview/mrkdwn';
@@ -22,6 +23,13 @@ export interface LocalSlackOAuthOptions {
   tokenLifetimeSeconds?: number;
   /** false: tokens never expire and no refresh token is issued (an app without token rotation). Default true. */
   tokenRotation?: boolean;
+  /** Further workspaces of this Slack (the agency's clients') the install page offers besides the server's own. */
+  workspaces?: readonly LocalWorkspace[];
+}
+
+export interface LocalWorkspace {
+  teamId: string;
+  name: string;
 }
 
 /** Who installed where: what the code stands for. */
@@ -48,10 +56,14 @@ export class LocalSlackOAuth {
   /** Live refresh tokens and the grant each renews. */
   private readonly refreshTokens = new Map<string, Grant>();
   private readonly refreshLog: RefreshRecord[] = [];
+  /** Teams (or orgs) whose install exchanged a code, in order. */
+  private readonly installed = new Set<string>();
 
+  /** `issued` hears of every access token handed out and its team (or org): the Web API accepts it as that team's. */
   constructor(
     private readonly identity: { teamId: string; team: string; appId: string; botUserId: string },
     private readonly options: LocalSlackOAuthOptions = {},
+    private readonly issued: (token: string, teamId: string | undefined) => void = () => undefined,
   ) {
     this.clientId = options.clientId ?? '1000.2000';
     this.clientSecret = options.clientSecret ?? 'local-client-secret';
@@ -60,6 +72,16 @@ export class LocalSlackOAuth {
   /** Every refresh attempt, oldest first. */
   refreshes(): RefreshRecord[] {
     return this.refreshLog.map((r) => ({ ...r }));
+  }
+
+  /** The server's own workspace, then the others the install page offers. */
+  workspaces(): LocalWorkspace[] {
+    return [{ teamId: this.identity.teamId, name: this.identity.team }, ...(this.options.workspaces ?? [])];
+  }
+
+  /** Teams (or orgs) the app was installed in through a code exchange. */
+  installedTeams(): string[] {
+    return [...this.installed];
   }
 
   /** The answer to a request on the install page or `oauth.v2.access`, or undefined when the path is not OAuth's. */
@@ -76,8 +98,19 @@ export class LocalSlackOAuth {
     const team = query.get('team_name') ?? (teamId === this.identity.teamId ? this.identity.team : teamId);
     const where = query.get('org') === '1' ? `the org ${query.get('enterprise') ?? ''}` : `the workspace ${team}`;
     const allow = `${ALLOW_PATH}?${query.toString()}`;
-    const html = `<!doctype html><title>Install</title><h1>Install the app in ${escapeHtml(where)}</h1><p>It asks for: ${escapeHtml(query.get('scope') ?? '')}</p><a id="allow" href="${escapeHtml(allow)}">Allow</a>`;
+    const html = `<!doctype html><title>Install</title><h1>Install the app in ${escapeHtml(where)}</h1><p>It asks for: ${escapeHtml(query.get('scope') ?? '')}</p><a id="allow" href="${escapeHtml(allow)}">Allow</a>${query.has('team') ? '' : this.otherWorkspaces(query)}`;
     return { status: 200, body: html, headers: { 'content-type': 'text/html; charset=utf-8' } };
+  }
+
+  /** One Allow link per further workspace (`#allow-T…`), for a page opened without `team`. */
+  private otherWorkspaces(query: URLSearchParams): string {
+    const links = (this.options.workspaces ?? []).map((w) => {
+      const chosen = new URLSearchParams(query);
+      chosen.set('team', w.teamId);
+      chosen.set('team_name', w.name);
+      return `<li><a id="allow-${escapeHtml(w.teamId)}" href="${escapeHtml(`${ALLOW_PATH}?${chosen.toString()}`)}">Allow in ${escapeHtml(w.name)}</a></li>`;
+    });
+    return links.length === 0 ? '' : `<p>Or in another workspace:</p><ul>${links.join('')}</ul>`;
   }
 
   private allow(query: URLSearchParams): SlackAnswer {
@@ -110,6 +143,7 @@ export class LocalSlackOAuth {
     this.codes.delete(code);
     if (grant.redirectUri !== undefined && args.redirect_uri !== undefined && args.redirect_uri !== grant.redirectUri)
       return fail('bad_redirect_uri');
+    this.installed.add(grant.teamId ?? grant.enterpriseId ?? '');
     return ok({ ...this.tokenFields(grant), authed_user: { id: grant.userId } });
   }
 
@@ -123,11 +157,13 @@ export class LocalSlackOAuth {
 
   private tokenFields(grant: Grant): Record<string, unknown> {
     const rotation = this.options.tokenRotation ?? true;
+    const accessToken = `${rotation ? 'xoxe.' : ''}xoxb-${randomBytes(12).toString('hex')}`;
+    this.issued(accessToken, grant.teamId ?? grant.enterpriseId);
     const fields: Record<string, unknown> = {
       app_id: this.identity.appId,
       scope: grant.scopes,
       token_type: 'bot',
-      access_token: `${rotation ? 'xoxe.' : ''}xoxb-${randomBytes(12).toString('hex')}`,
+      access_token: accessToken,
       bot_user_id: this.identity.botUserId,
       team: grant.teamId === undefined ? null : { id: grant.teamId, name: grant.teamName ?? grant.teamId },
       enterprise: grant.enterpriseId === undefined ? null : { id: grant.enterpriseId, name: grant.enterpriseId },

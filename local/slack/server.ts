@@ -166,7 +166,9 @@ export class LocalSlackServer {
       return this.app;
     };
     this.events = new SlackEvents(connected, { teamId, appId, enterpriseId }, this.webApi.homeTabs);
-    this.oauth = new LocalSlackOAuth({ teamId, team, appId, botUserId }, options.oauth);
+    this.oauth = new LocalSlackOAuth({ teamId, team, appId, botUserId }, options.oauth, (token, tokenTeam) =>
+      this.webApi.acceptToken(token, tokenTeam),
+    );
   }
 
   static async start(options: LocalSlackServerOptions = {}): Promise<LocalSlackServer> {

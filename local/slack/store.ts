@@ -16,6 +16,8 @@ export interface PostedMessage {
   edited: boolean;
   /** Files shared with the message (files.completeUploadExternal). */
   files?: LocalSlackFile[] | undefined;
+  /** The workspace of the installation whose token posted it; absent: the server's own. */
+  team?: string | undefined;
 }
 
 /** A file as Slack lists it on its message; `url_private` serves the bytes from this server. */

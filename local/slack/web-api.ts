@@ -63,6 +63,8 @@ export class SlackWebApi {
   /** Each user's Home tab, as `views.publish` left it. */
   readonly homeTabs: HomeTabs;
   private tokens: Set<string> | undefined;
+  /** Installed teams' tokens → their team; any other token posts as the server's own workspace. */
+  private readonly tokenTeams = new Map<string, string>();
   private readonly userGroups: Map<string, string[]>;
   private readonly rateLimit: ChannelRateLimit | undefined;
   private readonly fileUploadOrigin: string | undefined;
@@ -85,6 +87,12 @@ export class SlackWebApi {
 
   setTokens(tokens: string[] | undefined): void {
     this.tokens = tokens ? new Set(tokens) : undefined;
+  }
+
+  /** A token an install handed out (./oauth.ts): valid from now on, and what it posts is that team's. */
+  acceptToken(token: string, teamId: string | undefined): void {
+    this.tokens?.add(token);
+    if (teamId !== undefined) this.tokenTeams.set(token, teamId);
   }
 
   /** Forgets the posting limit's per-channel credit. */
@@ -123,7 +131,7 @@ export class SlackWebApi {
             })
           : fail('bot_not_found');
       case 'chat.postMessage':
-        return this.postMessage(args, call);
+        return this.postMessage(args, call, token);
       case 'chat.update':
         return this.updateMessage(args, call);
       case 'chat.postEphemeral':
@@ -160,7 +168,7 @@ export class SlackWebApi {
     return undefined;
   }
 
-  private postMessage(args: Record<string, unknown>, call: CallMark): SlackAnswer {
+  private postMessage(args: Record<string, unknown>, call: CallMark, token: string | undefined): SlackAnswer {
     const rawChannel = optString(args.channel);
     if (!rawChannel) return fail('channel_not_found');
     const channel = this.store.channelId(rawChannel);
@@ -190,6 +198,7 @@ export class SlackWebApi {
       blocks: Array.isArray(blocks) ? (blocks as unknown[]) : undefined,
       metadata: args.metadata,
       edited: false,
+      ...(token !== undefined && this.tokenTeams.has(token) ? { team: this.tokenTeams.get(token) } : {}),
     };
     this.store.posted.push(message);
     call.ts = ts;
@@ -305,7 +314,7 @@ export class SlackWebApi {
       subtype: 'bot_message',
       user: this.identity.botUserId,
       bot_id: this.identity.botId,
-      team: this.identity.teamId,
+      team: message.team ?? this.identity.teamId,
       ts: message.ts,
       ...(message.thread_ts !== undefined ? { thread_ts: message.thread_ts } : {}),
       text: message.text ?? '',

@@ -28,6 +28,8 @@ export interface EnvInputs {
   keys: StackKeys;
   functionTimeoutMs: number;
   maxReceiveCount: number;
+  /** With clients (`--connections`): "Add to Slack" is served, and the Slack function is told the app's client id, as deployed. */
+  slackClientId: string | undefined;
 }
 
 /** Ingest's and digest's environment (`env`) and the Slack function's (`slackEnv`: theirs plus its signing secret). */
@@ -61,6 +63,7 @@ export function functionEnvironments(input: EnvInputs): { env: Record<string, st
     [ENV.slackTeamIds]: slack?.teamId ?? LOCAL_SLACK_TEAM_ID,
     [ENV.slackAppId]: slack?.appId ?? LOCAL_SLACK_APP_ID,
     [ENV.actionSigningKey]: input.keys.actionSigningKey,
+    ...(input.slackClientId !== undefined ? { [ENV.slackClientId]: input.slackClientId } : {}),
     [ENV.awsEndpointDynamodb]: input.dynamoEndpoint,
     [ENV.awsEndpointSqs]: sqs.server.url,
     [ENV.awsRegion]: input.region,

@@ -8,12 +8,13 @@ import { describeError } from '../../shared/observability';
 import { ReadApiClient } from '../../shared/adapters/read-api';
 import type { IngestHandler } from '../../functions/ingest/create-handler';
 import { LocalSlackServer } from '../slack/server';
-import { VisibilitySimulator } from '../simulator/server';
+import { VisibilitySimulator, type SimulatorOptions } from '../simulator/server';
 import type { SimulatorFixture } from '../simulator/fixture';
 import { HttpGateway, type GatewayRequestInfo, type GatewayRoute } from '../http-gateway';
 import type { PollerProblem } from '../lambda-poller';
 import type { LocalObservabilityHub } from '../local-observability';
 import { isAddressInUse, isCode } from './problems';
+import { slackWorkspacesOf, type ConnectionPlan } from './connections';
 import { dataPath } from './state';
 import { LOCAL_DEFAULTS, LocalStackError, type Cleanup, type DeliverySummary, type LocalStackOptions } from './types';
 
@@ -22,6 +23,8 @@ export async function startSimulator(
   host: string,
   fixture: SimulatorFixture | undefined,
   cleanup: Cleanup,
+  /** A connection's simulator: its own seed and key (on any free port). */
+  own: Pick<SimulatorOptions, 'seed' | 'apiKey'> = {},
 ): Promise<VisibilitySimulator> {
   const start = (port: number): Promise<VisibilitySimulator> =>
     VisibilitySimulator.start({
@@ -30,6 +33,7 @@ export async function startSimulator(
       ...(options.apiLatencyMs !== undefined ? { latencyMs: options.apiLatencyMs } : {}),
       ...(fixture !== undefined ? { fixture } : {}),
       ...(options.seed !== undefined ? { seed: options.seed } : {}),
+      ...own,
       webhooks: {
         retryScale: options.retryScale ?? LOCAL_DEFAULTS.retryScale,
         ...(options.webhookFetch ? { fetch: options.webhookFetch } : {}),
@@ -57,12 +61,15 @@ export async function startSlack(
   host: string,
   dataDir: string | undefined,
   cleanup: Cleanup,
+  clients: readonly ConnectionPlan[],
 ): Promise<LocalSlackServer> {
+  const { workspaces, channelNames } = slackWorkspacesOf(clients);
   const slack = await LocalSlackServer.start({
     host,
     ...(dataDir !== undefined ? { stateFile: dataPath(dataDir, 'slack') } : {}),
     tokens: [LOCAL_DEFAULTS.slackToken],
-    channelNames: LOCAL_DEFAULTS.slackChannelNames,
+    channelNames: { ...LOCAL_DEFAULTS.slackChannelNames, ...channelNames },
+    ...(workspaces.length > 0 ? { oauth: { workspaces } } : {}),
     ...(options.slackLogFile !== undefined ? { logFile: options.slackLogFile } : {}),
     ...(options.refuseNativeBlocks === true ? { refuseNativeBlocks: true } : {}),
     ...(options.onSlackMessage ? { onMessage: options.onSlackMessage } : {}),

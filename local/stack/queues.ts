@@ -89,7 +89,8 @@ export async function queueDepth(client: SQSClient, queueUrl: string): Promise<Q
 
 export async function waitForIdle(
   parts: {
-    simulator: VisibilitySimulator | undefined;
+    /** The stack's simulator and each connection's. */
+    simulators: readonly VisibilitySimulator[];
     gateway: HttpGateway;
     pollers: readonly LambdaPoller[];
     depths: readonly (() => Promise<QueueDepths>)[];
@@ -103,8 +104,8 @@ export async function waitForIdle(
   let quietChecks = 0;
   for (;;) {
     const remaining = deadline - Date.now();
-    if (options.webhooks !== false && parts.simulator && remaining > 0) {
-      await Promise.race([parts.simulator.webhooks.idle(), sleep(remaining)]);
+    if (options.webhooks !== false && parts.simulators.length > 0 && remaining > 0) {
+      await Promise.race([Promise.all(parts.simulators.map((simulator) => simulator.webhooks.idle())), sleep(remaining)]);
     }
     const invocations = parts.pollers.reduce((n, poller) => n + poller.inFlight, 0);
     const busy = parts.gateway.inFlight + invocations;

@@ -12,7 +12,7 @@ import type { HttpGateway } from '../http-gateway';
 import type { LocalObservabilityHub, LocalLogLevel } from '../local-observability';
 import type { EventsServer } from '../events-server';
 import type { LocalSecrets } from '../local-secrets';
-import { LOCAL_SLACK_TOKEN, type ReadyInfo } from '../ready-info';
+import { LOCAL_SLACK_TOKEN, type ReadyConnection, type ReadyInfo } from '../ready-info';
 import { LOCAL_TOPOLOGY } from '../topology';
 
 /** The stage name of the local stack (BRIDGE_STAGE). */
@@ -78,6 +78,11 @@ export interface LocalStackOptions {
   slackLogFile?: string;
   /** The local Slack refuses every chart and table block (invalid_blocks), as before Slack's rollout. */
   refuseNativeBlocks?: boolean;
+  /**
+   * Clients of an agency (`npm start -- --connections N`, ./connections.ts): N service workspaces, each
+   * with its simulator and connection, and N Slack workspaces the app is installed in. Default 0.
+   */
+  connections?: number;
   /** Post to a real Slack workspace: no local Slack server, SLACK_API_URL unset. */
   realSlack?: { token: string; channel: string };
   /** Use a real read API: no simulator (and no webhook registration). */
@@ -112,6 +117,11 @@ export interface LocalStackOptions {
   onSlackMessage?: (rendered: string, call: RecordedCall) => void;
   /** Called after each request the webhook endpoint answered. */
   onDelivery?: (delivery: DeliverySummary) => void;
+}
+
+/** A running client of `connections` (./connections.ts): what the ready file lists, and its simulator. */
+export interface LocalConnection extends ReadyConnection {
+  simulator: VisibilitySimulator;
 }
 
 export interface DeliverySummary {
@@ -173,6 +183,10 @@ export interface LocalStack {
   };
   dynamo: { endpoint: string; tableName: string; client: DynamoDBClient };
   projectIds: string[];
+  /** The clients of `connections` (empty without). */
+  connections: LocalConnection[];
+  /** The preview's page of the local Slack workspaces with "Add to Slack" (with `connections`). */
+  workspacesUrl?: string;
   /** The handlers' environment. */
   env: Readonly<Record<string, string>>;
   /** The local Secrets Manager server and the secrets' ids, when started with `secretsManagerPort`. */

@@ -84,6 +84,11 @@ export class DynamoConnectionStore implements ConnectionStore {
     return 'added';
   }
 
+  /** Writes a listed connection's fields whole, its cadence starting again (the local stack re-creates its clients' connections). */
+  async put(connection: Connection): Promise<void> {
+    await this.client.send(new PutItemCommand({ TableName: this.tableName, Item: itemOf(connection) }));
+  }
+
   async markRemoved(id: string, atMs: number): Promise<boolean> {
     try {
       await this.client.send(

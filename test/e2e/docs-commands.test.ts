@@ -122,7 +122,8 @@ let readyFile: string;
 let env: Record<string, string>;
 
 beforeAll(async () => {
-  stack = await startTestStack({ secretsManagerPort: 0, eventsPort: 0, fixture: GALLERY });
+  // Two clients, for the docs' `--connection client-a` commands (npm start -- --connections 2).
+  stack = await startTestStack({ secretsManagerPort: 0, eventsPort: 0, fixture: GALLERY, connections: 2 });
   const secrets = stack.secretsManager;
   if (secrets === undefined) throw new Error('the local stack runs without its Secrets Manager server');
   dir = mkdtempSync(join(tmpdir(), 'bridge-docs-'));
