@@ -164,7 +164,7 @@ describe('npm start -- --connections 2', { timeout: 240_000 }, () => {
   // Needs the "link" branch (a connection posts with its linked installation's token). Until it is
   // merged every connection posts with the stack's own token, as the local Slack's own workspace:
   // then drop `.fails`.
-  it.fails("each client's digest is posted as its own team's installation", async () => {
+  it("each client's digest is posted as its own team's installation", async () => {
     for (const c of [client('client-a'), client('client-b')]) {
       const teams = (await history(c.slackChannel)).map((m) => m.team);
       expect(teams.length).toBeGreaterThan(0);
