@@ -8,30 +8,74 @@ import type { ConnectionStore } from '../connections/ports';
 import type { DigestDeps } from '../digest/deps';
 import { NeedsOperatorFix } from '../errors';
 import type { WebhookEvent } from '../events';
-import type { ReadApi } from '../ports';
+import type { DigestStore, QuietHoursStore, ReadApi, SubscriptionStore } from '../ports';
+import { tenantOf, type Tenant } from '../tenancy';
+import type { WeeklyStore } from '../weekly/ports';
 import { watchConnections, type WatchdogDeps } from '../connections/watchdog';
 import { describeError } from '../observability';
 import type { Job, KindHandler, Settle, WorkItem } from '../queue-work';
 
+/** A tenant's own stores: every item they write is keyed under its tenant prefix (../tenancy.ts). */
+export interface TenantStores {
+  store: DigestStore;
+  subscriptions: SubscriptionStore;
+  quietHours: QuietHoursStore;
+  weekly: WeeklyStore;
+}
+
+/** An active connection as its events, sweeps and Slack answers reach it: its read API, routes and stores. */
+export interface ConnectionTenant {
+  tenant: Tenant;
+  connection: Connection;
+  readApi: ReadApi;
+  stores: TenantStores;
+}
+
 export interface ConnectionDigests {
   /** The connections' table (the silence watchdog reads it). */
   store: ConnectionStore;
-  /** The digest deps of a connection's events (its read API and routes), or undefined when it was removed. */
+  /** An active connection's read API and stores; undefined when it was removed (or never was). */
+  tenant(id: string): Promise<ConnectionTenant | undefined>;
+  /** Every active connection's (the sweeps run once per tenant). */
+  activeTenants(): Promise<ConnectionTenant[]>;
+  /** The digest deps of a connection's events (its read API, routes and stores), or undefined when it was removed. */
   depsFor(id: string, base: DigestDeps): Promise<DigestDeps | undefined>;
   /** Records a run's time for the connection's silence watchdog. */
   noteRun(id: string, atMs: number): Promise<void>;
 }
 
-export function connectionDigests(store: ConnectionStore, readApiOf: (connection: Connection) => Promise<ReadApi>): ConnectionDigests {
+export function connectionDigests(
+  store: ConnectionStore,
+  readApiOf: (connection: Connection) => Promise<ReadApi>,
+  storesFor: (tenant: Tenant) => TenantStores,
+): ConnectionDigests {
+  const tenantOfRecord = async (connection: Connection): Promise<ConnectionTenant> => {
+    const tenant = tenantOf(connection.id);
+    return { tenant, connection, readApi: await readApiOf(connection), stores: storesFor(tenant) };
+  };
+  const tenant = async (id: string) => {
+    const record = await store.get(id);
+    return record === undefined || record.connection.status !== 'active' ? undefined : tenantOfRecord(record.connection);
+  };
   return {
     store,
+    tenant,
+    async activeTenants() {
+      const active = (await store.list()).filter((record) => record.connection.status === 'active');
+      return Promise.all(active.map((record) => tenantOfRecord(record.connection)));
+    },
     async depsFor(id, base) {
-      const record = await store.get(id);
-      if (record === undefined || record.connection.status !== 'active') return undefined;
-      return { ...base, readApi: await readApiOf(record.connection), channels: record.connection.routes };
+      const own = await tenant(id);
+      return own === undefined ? undefined : tenantDigestDeps(own, base);
     },
     noteRun: (id, atMs) => store.noteRun(id, atMs),
   };
+}
+
+/** A connection's digest deps: the stack's clients, with its read API, routes and stores. */
+export function tenantDigestDeps(own: ConnectionTenant, base: DigestDeps): DigestDeps {
+  const { store, subscriptions, quietHours } = own.stores;
+  return { ...base, readApi: own.readApi, channels: own.connection.routes, store, subscriptions, quietHours };
 }
 
 /** What an event kind's handler on the digest queue is given: the stack's deps, and the connections'. */
