@@ -7,6 +7,7 @@
 import type { DigestMode, QUEUE_MESSAGE_KINDS } from '../contracts';
 import type { Actor, ChannelFilter, SubscriptionStore, Clock, DigestStore, GapsResult, Log, Metrics, QuietHoursStore } from '../ports';
 import type { Project, VisibilityOverview } from '../read-api-types';
+import type { ChannelRouting } from '../digest/deps';
 import type { Tenant } from '../tenancy';
 import type { WeeklyStore } from '../weekly/ports';
 import type { HomeRequest, HomeViews } from './home/ports';
@@ -73,6 +74,8 @@ export interface TenantReach {
   snapshots?: Pick<DigestStore, 'getSnapshot'> | undefined;
   /** Its read API: the digest function's reaches only (deferred answers). */
   readApi?: (ProjectDirectory & StatusSource) | undefined;
+  /** Where its digests go (the Home tab's home channels): the digest function's reaches only. */
+  routes?: ChannelRouting | undefined;
 }
 
 /** A tenant's stores (and read API); undefined for a connection removed since the request was scoped. */
@@ -241,6 +244,8 @@ export interface DeferredDeps extends InlineDeps {
   snapshots?: Pick<DigestStore, 'getSnapshot'> | undefined;
   /** The tenants' stores and read APIs a scoped command (its context names tenants) is answered over; none = the stack's. */
   reaches?: TenantReaches | undefined;
+  /** Set on a scoped answer: the routes of a project's tenant (undefined: not one of the answer's tenants). */
+  routingOf?: ((projectId: string) => ChannelRouting | undefined) | undefined;
 }
 
 /** A "Share in channel" of `status` / `projects` goes back through the deferred queue. */

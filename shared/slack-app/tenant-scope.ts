@@ -9,6 +9,7 @@
  */
 import { connectionIdProblem } from '../connections/model';
 import type { ConnectionRecord, ConnectionStore } from '../connections/ports';
+import type { ChannelRouting } from '../digest/deps';
 import type { AuditEntry, DigestStore, SubscriptionStore, Subscription } from '../ports';
 import { AUDIT_KEPT } from '../ports';
 import { isRecord } from '../util';
@@ -68,6 +69,8 @@ interface TenantView {
   directory: ProjectDirectory;
   status: StatusSource;
   snapshots: Pick<DigestStore, 'getSnapshot'>;
+  /** The routes of a project's tenant, once the view knows whose it is. */
+  routingOf: (projectId: string) => ChannelRouting | undefined;
 }
 
 /** `deps` with its stores replaced by the view over `tenants` (those still reachable). */
@@ -85,6 +88,7 @@ export async function scopedDeferredDeps<D extends DeferredDeps>(deps: D, tenant
     directory: view.directory,
     status: view.status,
     snapshots: view.snapshots,
+    routingOf: view.routingOf,
   };
 }
 
@@ -171,7 +175,7 @@ export function tenantView(reached: readonly TenantReach[]): TenantView {
   const snapshots = {
     getSnapshot: async (projectId: string) => (await ownerOf(projectId))?.snapshots?.getSnapshot(projectId) ?? null,
   };
-  return { store, directory, status, snapshots };
+  return { store, directory, status, snapshots, routingOf: (projectId) => owners.get(projectId)?.routes };
 }
 
 /** A project no tenant of the team holds: the answer is "no project matches", never another tenant's. */

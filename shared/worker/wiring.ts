@@ -154,9 +154,11 @@ function tenantReports(own: ConnectionTenant, stack: WeeklyDeps, chart: WeeklyCh
 function tenantReaches(w: WorkerWiring, subscriptions: SubscriptionStore): TenantReaches {
   return {
     async reach(tenant) {
-      if (tenant.kind === 'stack') return { tenant, store: subscriptions, snapshots: w.store, readApi: w.readApi };
+      if (tenant.kind === 'stack') return { tenant, store: subscriptions, snapshots: w.store, readApi: w.readApi, routes: w.channels };
       const own = await w.connections?.tenant(tenant.connectionId);
-      return own && { tenant, store: own.stores.subscriptions, snapshots: own.stores.store, readApi: own.readApi };
+      return (
+        own && { tenant, store: own.stores.subscriptions, snapshots: own.stores.store, readApi: own.readApi, routes: own.connection.routes }
+      );
     },
   };
 }

@@ -403,7 +403,7 @@ describe('another tenant’s project is answered as no project at all', () => {
     for (const label of LABELS) expect(await subscriptionsOf(tenantOfLabel(label)).forChannel('CA9')).toEqual([]);
   }, 60_000);
 
-  it('a run of X is digested under X’s keys and posted to X’s channel; the Home tab in A shows X’s projects only', async () => {
+  it('a run of X is digested under X’s keys and posted to X’s channel; the Home tab in A shows X’s projects and routes only', async () => {
     await w.run('x', 0);
     const items = (await scanAll()).map((item) => item['pk']?.S ?? '');
     expect(items.some((pk) => pk === `t#x#snapshot#${projects.x[0]!}`)).toBe(true);
@@ -413,6 +413,9 @@ describe('another tenant’s project is answered as no project at all', () => {
     const view = JSON.stringify(w.views[w.views.length - 1]!.view);
     expect(view).toContain(projects.x[0]);
     expect(named(view, foreignTo('TA'))).toEqual([]);
+    // X's project is routed by X's routes (its default channel), never the stack's.
+    expect(view).toContain('CA1');
+    expect(view).not.toContain('CS1');
   }, 60_000);
 
   it('the weekly sweep posts each tenant’s report in its own channels, under its own claims', async () => {
