@@ -129,6 +129,7 @@ function world() {
     queue,
     responder,
     tenants,
+    quietHours: { store: quietOf(STACK_TENANT), defaultTimeZone: 'UTC' },
     postedLedger: undefined,
     installations: undefined,
     replays: { firstSeen: () => Promise.resolve(true) },
@@ -237,6 +238,10 @@ function world() {
       const sweep = { kind: QUEUE_MESSAGE_KINDS.weeklySweep, now: true };
       expectHandled(await processTestBatch([{ messageId: randomUUID(), body: JSON.stringify(sweep) }], wiring));
     },
+    async catchUp() {
+      const sweep = { kind: QUEUE_MESSAGE_KINDS.quietCatchUp };
+      expectHandled(await processTestBatch([{ messageId: randomUUID(), body: JSON.stringify(sweep) }], wiring));
+    },
   };
 }
 
@@ -312,7 +317,9 @@ type Step =
   | { kind: 'command'; team: Team; channel: number; verb: string; project: ProjectRef }
   | { kind: 'click'; team: Team; channel: number; label: Label; index: number }
   | { kind: 'home'; team: Team }
-  | { kind: 'weekly' };
+  | { kind: 'quiet'; team: Team; channel: number; on: boolean }
+  | { kind: 'weekly' }
+  | { kind: 'catchUp' };
 
 const step: fc.Arbitrary<Step> = fc.oneof(
   fc.record({ kind: fc.constant('run' as const), label, index: fc.nat(3) }),
@@ -325,7 +332,9 @@ const step: fc.Arbitrary<Step> = fc.oneof(
   }),
   fc.record({ kind: fc.constant('click' as const), team, channel: fc.nat(1), label, index: fc.nat(3) }),
   fc.record({ kind: fc.constant('home' as const), team }),
+  fc.record({ kind: fc.constant('quiet' as const), team, channel: fc.nat(1), on: fc.boolean() }),
   fc.constant({ kind: 'weekly' as const }),
+  fc.constant({ kind: 'catchUp' as const }),
 );
 
 function describeStep(s: Step): string {
@@ -348,8 +357,15 @@ async function perform(w: World, s: Step): Promise<void> {
     }
     case 'home':
       return w.home(s.team);
+    case 'quiet': {
+      // All day quiet: runs to the channel are held (under their tenant) until `quiet off` and a catch-up.
+      const channel = CHANNELS[s.team][s.channel % CHANNELS[s.team].length]!;
+      return w.command(s.team, channel, s.on ? 'quiet 00:00-23:59 UTC' : 'quiet off');
+    }
     case 'weekly':
       return w.weekly();
+    case 'catchUp':
+      return w.catchUp();
   }
 }
 
@@ -416,6 +432,28 @@ describe('another tenant’s project is answered as no project at all', () => {
     // X's project is routed by X's routes (its default channel), never the stack's.
     expect(view).toContain('CA1');
     expect(view).not.toContain('CS1');
+  }, 60_000);
+
+  it('the catch-up posts X’s held digests in X’s channel, from X’s items only', async () => {
+    const x = quietOf({ kind: 'connection', connectionId: 'x' });
+    const projectId = projects.x[1]!;
+    const now = Date.now();
+    // As the digest holds a run of X in a quiet channel: under X's prefix, never the stack's.
+    await x.hold('CA2', {
+      eventId: randomUUID(),
+      projectId,
+      headline: `held ${projectId}`,
+      createdAt: new Date(now).toISOString(),
+      heldAtMs: now,
+      catchUpAfterMs: now - 1,
+    });
+    expect((await scanAll()).some((item) => item['pk']?.S === 't#x#held#CA2')).toBe(true);
+    expect((await quietOf(STACK_TENANT).channelsWithHeld()).map((h) => h.channel)).not.toContain('CA2');
+    await w.catchUp();
+    const caughtUp = w.slack.posts.filter((p) => p.channel === 'CA2');
+    expect(JSON.stringify(caughtUp)).toContain(`held ${projectId}`);
+    expect(named(caughtUp, foreignTo('TA'))).toEqual([]);
+    expect((await x.channelsWithHeld()).map((h) => h.channel)).not.toContain('CA2');
   }, 60_000);
 
   it('the weekly sweep posts each tenant’s report in its own channels, under its own claims', async () => {
