@@ -2,8 +2,8 @@
  * What a Slack team's answers reach: the projects of its tenants only (docs/AGENCIES.md, "What one tenant
  * cannot learn about another"). A team's tenants are the stack's own when the stage serves the team (its
  * `slackTeamIds`, or its Grid org), and every active connection linked to the team or its org. The Slack
- * function decides them once per request and a deferred command or Home publish carries them on its queue
- * message (both functions' own queue); each answer then runs over a view that joins those tenants' stores and
+ * function decides them once per request, and a deferred command or Home publish carries them on its commands
+ * queue message (only the Slack function writes that queue); each answer then runs over a view that joins those tenants' stores and
  * read APIs and routes every change of a project to the tenant that owns it, so nothing of another tenant is
  * read, named or written. A team with no tenant sees empty answers ("no project matches").
  */
