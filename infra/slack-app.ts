@@ -219,6 +219,13 @@ export class SlackApp extends Construct {
     );
     // `filter engines=` reads the project's snapshot for its engine names (read only).
     fn.allow('ProjectSnapshotsRead', ['dynamodb:GetItem'], [props.table.tableArn], Store.leadingKeys(TABLE.prefixes.snapshot));
+    // Which tenants a workspace reaches: the connections linked to it (read only; docs/AGENCIES.md).
+    fn.allow(
+      'ReadConnections',
+      ['dynamodb:GetItem', 'dynamodb:BatchGetItem'],
+      [props.table.tableArn],
+      Store.leadingKeys(TABLE.prefixes.connection),
+    );
     // The replay guard: one conditional put per request acted on; the item expires with the request's tolerance.
     fn.allow('SlackRequestReplayGuard', ['dynamodb:PutItem'], [props.table.tableArn], Store.leadingKeys(TABLE.prefixes.slackRequest));
     // The posted ledger learns the bot's own posts from message_metadata_posted: one update of a `posted#` item, never a read.

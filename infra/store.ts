@@ -3,6 +3,7 @@ import { RemovalPolicy } from 'aws-cdk-lib';
 import { AttributeType, BillingMode, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { Construct } from 'constructs';
 import { TABLE } from '../shared/contracts';
+import { TENANT_KEYED_PREFIXES } from '../shared/tenancy';
 import type { BridgeConfig } from './config';
 
 export class Store extends Construct {
@@ -20,8 +21,14 @@ export class Store extends Construct {
     });
   }
 
-  /** IAM condition: every item key a statement touches starts with one of these prefixes. */
+  /**
+   * IAM condition: every item key a statement touches starts with one of these prefixes, or for a prefix of
+   * a tenant's items, with it under any connection's tenant prefix (`t#*#<prefix>*`, shared/tenancy.ts).
+   */
   static leadingKeys(...prefixes: string[]): Record<string, unknown> {
-    return { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': prefixes.map((prefix) => `${prefix}*`) } };
+    const tenants = prefixes
+      .filter((prefix) => TENANT_KEYED_PREFIXES.includes(prefix))
+      .map((prefix) => `${TABLE.prefixes.tenant}*#${prefix}*`);
+    return { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [...prefixes.map((prefix) => `${prefix}*`), ...tenants] } };
   }
 }

@@ -13,6 +13,7 @@ import { type SignatureFailure, type SignatureVerifier } from './signature';
 import type { Clock, DeliveryStore, EventQueue, Log, LogFields, Metrics } from './ports';
 import { describeError } from './observability';
 import { webhookTargetOf } from './connections/model';
+import { tenantOf, type Tenant } from './tenancy';
 import type { ConnectionWebhooks } from './connections/verifiers';
 
 /** Bodies are ids and counts only; 64 KiB is far above any real delivery and bounds the HMAC work. */
@@ -51,6 +52,8 @@ export interface IngestDeps {
   /** The verifier's tolerance (default 300 s); also bounds how far `created_at` may lie after the signature's `t`. */
   toleranceSeconds?: number;
   store: DeliveryStore;
+  /** A connection's deliveries, keyed under its tenant prefix (./tenancy.ts); none = every delivery in `store`. */
+  storeOf?: ((tenant: Tenant) => DeliveryStore) | undefined;
   queue: EventQueue;
   clock: Clock;
   log: Log;
@@ -233,11 +236,16 @@ async function quarantine(delivery: QuarantinedDelivery, deps: IngestDeps): Prom
   return { ok: true, result: 'quarantined', reason: delivery.reason };
 }
 
+/** Where a delivery is deduplicated: its connection's tenant's records, or the stack's. */
+function deliveriesOf(connectionId: string | undefined, deps: IngestDeps): DeliveryStore {
+  return connectionId === undefined || deps.storeOf === undefined ? deps.store : deps.storeOf(tenantOf(connectionId));
+}
+
 async function enqueueOnce(event: WebhookEvent, connectionId: string | undefined, nowMs: number, deps: IngestDeps): Promise<IngestOutcome> {
   const fields = { deliveryId: event.id, type: event.type, projectId: projectIdOf(event), connectionId };
   let claim;
   try {
-    claim = await deps.store.claim(event.id, nowMs);
+    claim = await deliveriesOf(connectionId, deps).claim(event.id, nowMs);
   } catch (error) {
     deps.log.error('delivery store failed on claim', { ...fields, ...describeError(error) });
     return { ok: false, rejection: { kind: 'store_unavailable' } };
@@ -253,7 +261,7 @@ async function enqueueOnce(event: WebhookEvent, connectionId: string | undefined
   if (!(await sendOrRelease(event, connectionId, claim.token, nowMs, fields, deps))) return reject({ kind: 'queue_unavailable' });
 
   try {
-    await deps.store.complete(event.id, claim.token, deps.clock.now());
+    await deliveriesOf(connectionId, deps).complete(event.id, claim.token, deps.clock.now());
   } catch (error) {
     // The event is on the queue: answering 200 is right. A retry after the lease may enqueue it
     // again; the digest worker de-duplicates on the event id.
@@ -283,7 +291,7 @@ async function sendOrRelease(
   } catch (error) {
     deps.log.error('queue send failed; releasing the claim so a retry can enqueue', { ...fields, ...describeError(error) });
     try {
-      await deps.store.release(event.id, token);
+      await deliveriesOf(connectionId, deps).release(event.id, token);
     } catch (releaseError) {
       // The lease still expires on its own, so the sender's next retry takes the record over.
       deps.log.warn('release failed; the lease will expire', { ...fields, ...describeError(releaseError) });

@@ -11,6 +11,24 @@ export type Tenant = { kind: 'stack' } | { kind: 'connection'; connectionId: str
 
 export const STACK_TENANT: Tenant = { kind: 'stack' };
 
+/**
+ * The key prefixes a tenant's items have (docs/AGENCIES.md): a connection's are under `t#<connection id>#`. The
+ * others (`quiet#`, `weeklyset#`, `pace#`, `team#`, `slackreq#`, `inst#`, `instlease#`, `conn#`) are a channel's,
+ * a workspace's or the operator's, never a tenant's.
+ */
+export const TENANT_KEYED_PREFIXES: readonly string[] = [
+  TABLE.prefixes.delivery,
+  TABLE.prefixes.digest,
+  TABLE.prefixes.snapshot,
+  TABLE.prefixes.subscriptionsOfProject,
+  TABLE.prefixes.subscriptionsOfChannel,
+  TABLE.prefixes.channelPost,
+  TABLE.prefixes.audit,
+  TABLE.prefixes.weekly,
+  TABLE.prefixes.held,
+  TABLE.prefixes.posted,
+];
+
 /** The tenant of an event or request: a connection's when it names one, else the stack's own. */
 export function tenantOf(connectionId: string | undefined): Tenant {
   return connectionId === undefined ? STACK_TENANT : { kind: 'connection', connectionId };

@@ -37,6 +37,7 @@ import type { ChartDeps } from '../../shared/digest/chart-step';
 import { SlackWorkspace } from '../../shared/adapters/slack-workspace';
 import { slackAccessPolicyFromEnv, type SlackAccessPolicy } from '../../shared/slack-app/policy';
 import { headerValueProblem, readHeaderSecretValue, staticSecret, unusableSecret } from '../../shared/secrets';
+import { STACK_TENANT, type Tenant } from '../../shared/tenancy';
 import { DynamoConnectionStore } from '../../shared/adapters/dynamo-connection-store';
 import { parseConnectionSecret, type Connection } from '../../shared/connections/model';
 import { connectionDigests, type InstallationSlack, type SlackClients } from '../../shared/worker/connections';
@@ -407,13 +408,14 @@ export function createDigestRuntime(
   // The invocation's deadline; the clients and the store read it on every call.
   let deadlineMs = Number.POSITIVE_INFINITY;
   const dynamo = createDynamoClient({ ...DIGEST_CLIENT_BOUNDS, ...config.aws.dynamodb });
-  const store = new DynamoDigestStore(dynamo, {
+  const digestStoreOptions = {
     tableName: config.tableName,
     leaseMs: config.leaseSeconds * 1000,
     retentionSeconds: DIGEST_RETENTION_SECONDS,
     deadline: () => deadlineMs,
     now: () => clock.now(),
-  });
+  };
+  const store = new DynamoDigestStore(dynamo, digestStoreOptions);
   const sqs = createSqsClient({ ...DIGEST_CLIENT_BOUNDS, ...config.aws.sqs });
   const queue = queueOf(sqs, config);
   const deadLetters = new SqsDeadLetters(sqs, config.dlqUrl);
@@ -443,18 +445,28 @@ export function createDigestRuntime(
   const quietHours = new DynamoQuietHoursStore(dynamo, config.tableName);
   const withLedger = (poster: SlackPoster): SlackPoster =>
     postedLedger ? withPostedLedger(poster, { ledger: postedLedger, clock, sleep, log: observe.log }) : poster;
-  const connections = connectionDigests(
-    new DynamoConnectionStore(dynamo, config.tableName),
-    connectionReadApis(config, () => deadlineMs, clock),
-    installationSlack(config, dynamo, () => deadlineMs, clock, observe.log, withLedger),
-  );
-  const weekly = {
-    store: new DynamoWeeklyStore(dynamo, {
+  const weeklyStore = (tenant: Tenant) =>
+    new DynamoWeeklyStore(dynamo, {
       tableName: config.tableName,
       leaseMs: config.leaseSeconds * 1000,
       deadline: () => deadlineMs,
       now: () => clock.now(),
+      tenant,
+    });
+  // A connection's items are keyed under its tenant prefix: its own stores over the same table and clients.
+  const connections = connectionDigests(
+    new DynamoConnectionStore(dynamo, config.tableName),
+    connectionReadApis(config, () => deadlineMs, clock),
+    (tenant) => ({
+      store: new DynamoDigestStore(dynamo, { ...digestStoreOptions, tenant }),
+      subscriptions: new DynamoSubscriptionStore(dynamo, config.tableName, config.subscriptionDefaultMode, tenant),
+      quietHours: new DynamoQuietHoursStore(dynamo, config.tableName, tenant),
+      weekly: weeklyStore(tenant),
     }),
+    installationSlack(config, dynamo, () => deadlineMs, clock, observe.log, withLedger),
+  );
+  const weekly = {
+    store: weeklyStore(STACK_TENANT),
     options: {
       timeZone: config.timeZone,
       defaultChannel: config.defaultChannel,

@@ -69,6 +69,7 @@ export function createIngestDeps(config: IngestConfig, observe: { log: Log; metr
     maxBackoffMs: config.secretsCacheSeconds * 1000,
   };
   const dynamo = createDynamoClient({ ...INGEST_CLIENT_BOUNDS, ...config.aws.dynamodb });
+  const deliveryOptions = { tableName: config.tableName, leaseMs: DEFAULT_LEASE_MS, retentionSeconds: config.retentionSeconds };
   return {
     verifier: signingVerifierFrom(source, verifierOptions),
     connections: connectionWebhooks(
@@ -77,11 +78,9 @@ export function createIngestDeps(config: IngestConfig, observe: { log: Log; metr
       verifierOptions,
     ),
     toleranceSeconds: config.toleranceSeconds,
-    store: new DynamoDeliveryStore(dynamo, {
-      tableName: config.tableName,
-      leaseMs: DEFAULT_LEASE_MS,
-      retentionSeconds: config.retentionSeconds,
-    }),
+    store: new DynamoDeliveryStore(dynamo, deliveryOptions),
+    // A connection's deliveries are keyed under its tenant prefix.
+    storeOf: (tenant) => new DynamoDeliveryStore(dynamo, { ...deliveryOptions, tenant }),
     queue: new SqsEventQueue(createSqsClient({ ...INGEST_CLIENT_BOUNDS, ...config.aws.sqs }), config.queueUrl, config.dlqUrl),
     clock: systemClock,
     log: observe.log,

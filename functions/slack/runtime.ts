@@ -28,6 +28,9 @@ import { DynamoTeamData } from '../../shared/adapters/dynamo-team-data';
 import { readPostRecovery } from '../../shared/digest/posted-ledger';
 import { InstalledTeamsCache, readWorkspaceAllowList, type WorkspaceAllowList } from '../../shared/slack-app/workspace-gate';
 import { readSubscriptionDefaultMode } from '../../shared/slack-app/default-mode';
+import { DynamoConnectionStore } from '../../shared/adapters/dynamo-connection-store';
+import { STACK_TENANT, tenantOf, type Tenant } from '../../shared/tenancy';
+import { teamTenants } from '../../shared/slack-app/tenant-scope';
 import { DynamoWeeklyStore } from '../../shared/adapters/dynamo-weekly-store';
 import { DynamoQuietHoursStore } from '../../shared/adapters/dynamo-quiet-hours';
 import { readStageTimeZone } from '../../shared/weekly/config';
@@ -159,7 +162,19 @@ export function createSlackDeps(
   const actionValues = actionValueCodecFrom(secret(config.actionSigningKey, ENV.actionSigningKey), cache);
   const dynamo = createDynamoClient({ ...SLACK_CLIENT_BOUNDS, ...config.aws.dynamodb });
   const store = new DynamoSubscriptionStore(dynamo, config.tableName, config.subscriptionDefaultMode);
-  const teams = config.distributed ? new DynamoTeamData(dynamo, config.tableName, store) : undefined;
+  // A connection's items are keyed under its tenant prefix: its own stores over the same table and client.
+  const storeOf = (tenant: Tenant) =>
+    tenant.kind === 'stack' ? store : new DynamoSubscriptionStore(dynamo, config.tableName, config.subscriptionDefaultMode, tenant);
+  const snapshotsOf = (tenant: Tenant) =>
+    new DynamoDigestStore(dynamo, { tableName: config.tableName, leaseMs: 0, retentionSeconds: 0, tenant });
+  const connections = new DynamoConnectionStore(dynamo, config.tableName);
+  const tenants = teamTenants(config.workspace, connections, (tenant) => ({
+    tenant,
+    store: storeOf(tenant),
+    snapshots: snapshotsOf(tenant),
+  }));
+  const everyTenant = async () => [STACK_TENANT, ...(await connections.list()).map((record) => tenantOf(record.connection.id))];
+  const teams = config.distributed ? new DynamoTeamData(dynamo, config.tableName, storeOf, everyTenant) : undefined;
   const installations = config.distributed ? new DynamoInstallationStore(dynamo, { tableName: config.tableName }) : undefined;
   return {
     verifier: slackVerifierFrom(secret(config.signingSecret, ENV.slackSigningSecret), {
@@ -189,7 +204,9 @@ export function createSlackDeps(
     // `/visibility weekly` reads and sets the channels' schedules only (no claim here: leaseMs unused).
     weekly: { store: new DynamoWeeklyStore(dynamo, { tableName: config.tableName, leaseMs: 0 }), timeZone: config.timeZone },
     // `/visibility filter engines=` checks the names against the project's stored snapshot (one GetItem; nothing claimed).
-    engines: enginesFromSnapshots(new DynamoDigestStore(dynamo, { tableName: config.tableName, leaseMs: 0, retentionSeconds: 0 })),
+    engines: enginesFromSnapshots(snapshotsOf(STACK_TENANT)),
+    // Every answer, button and Home tab reaches only the projects of its workspace's tenants.
+    tenants,
     // `/visibility quiet` without a zone uses the stage's.
     quietHours: { store: new DynamoQuietHoursStore(dynamo, config.tableName), defaultTimeZone: config.timeZone },
     queue: new SqsDeferredCommandQueue(createSqsClient({ ...SLACK_CLIENT_BOUNDS, ...config.aws.sqs }), config.commandsQueueUrl),

@@ -1,6 +1,6 @@
 /**
  * DeliveryStore on DynamoDB. One item per event id:
- *   pk = "delivery#<id>", state = in_progress | completed, owner = claim token,
+ *   pk = "delivery#<id>" (a connection's: "t#<connection id>#delivery#<id>"), state = in_progress | completed, owner = claim token,
  *   lease_until = epoch ms, expires_at = epoch s (TTL), accepted_at = ISO time once enqueued.
  * A claim is a conditional put that succeeds when no record exists or the previous holder's lease
  * has ended (it died between the put and the queue send): nothing is lost, and under concurrent
@@ -17,6 +17,7 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { TABLE } from '../contracts';
 import type { DeliveryClaim, DeliveryStore } from '../ports';
+import { STACK_TENANT, tenantKey, type Tenant } from '../tenancy';
 
 export interface DynamoDeliveryStoreOptions {
   tableName: string;
@@ -24,6 +25,8 @@ export interface DynamoDeliveryStoreOptions {
   leaseMs: number;
   /** How long records are kept (TTL) so late retries are still recognised. */
   retentionSeconds: number;
+  /** Whose deliveries: a connection's are keyed under its tenant prefix (../tenancy.ts). */
+  tenant?: Tenant | undefined;
 }
 
 /** Longer than the ingest Lambda timeout (8 s), well before the sender's first retry (30 s). */
@@ -39,7 +42,7 @@ export class DynamoDeliveryStore implements DeliveryStore {
   ) {}
 
   private key(eventId: string) {
-    return { [TABLE.partitionKey]: { S: `${TABLE.prefixes.delivery}${eventId}` } };
+    return { [TABLE.partitionKey]: { S: tenantKey(this.options.tenant ?? STACK_TENANT, `${TABLE.prefixes.delivery}${eventId}`) } };
   }
 
   async claim(eventId: string, nowMs: number): Promise<DeliveryClaim> {

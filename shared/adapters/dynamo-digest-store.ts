@@ -15,6 +15,7 @@ import {
   type DynamoDBClient,
 } from '@aws-sdk/client-dynamodb';
 import { channelPostKey, TABLE } from '../contracts';
+import { STACK_TENANT, tenantKey, type Tenant } from '../tenancy';
 import type { DigestClaim, DigestStore, PostingProgress } from '../ports';
 import type { ProjectSnapshot } from '../digest/snapshot';
 import { deadlineBound, finishLease, releaseLease, takeLease, type LeaseTable } from './dynamo-lease';
@@ -27,6 +28,8 @@ export interface DynamoDigestStoreOptions {
   /** The invocation's deadline (epoch ms): no call outlives it, so the batch response is always sent. */
   deadline?: (() => number) | undefined;
   now?: (() => number) | undefined;
+  /** Whose digests: a connection's claims and snapshots are keyed under its tenant prefix (../tenancy.ts). */
+  tenant?: Tenant | undefined;
 }
 
 /** DLQ retention is 14 days; claims outlive it so a replayed message still finds its record. */
@@ -47,12 +50,16 @@ export class DynamoDigestStore implements DigestStore {
     return { client: this.client, tableName: this.options.tableName, bounded: () => this.bounded() };
   }
 
+  private tenantKey(key: string): string {
+    return tenantKey(this.options.tenant ?? STACK_TENANT, key);
+  }
+
   private claimKey(eventId: string): Record<string, AttributeValue> {
-    return { [TABLE.partitionKey]: { S: `${TABLE.prefixes.digest}${eventId}` } };
+    return { [TABLE.partitionKey]: { S: this.tenantKey(`${TABLE.prefixes.digest}${eventId}`) } };
   }
 
   private channelClaimKey(eventId: string, channel: string): Record<string, AttributeValue> {
-    return { [TABLE.partitionKey]: { S: channelPostKey(channel, eventId) } };
+    return { [TABLE.partitionKey]: { S: this.tenantKey(channelPostKey(channel, eventId)) } };
   }
 
   claim(eventId: string, nowMs: number): Promise<DigestClaim> {
@@ -88,7 +95,7 @@ export class DynamoDigestStore implements DigestStore {
   }
 
   private snapshotKey(projectId: string): Record<string, AttributeValue> {
-    return { [TABLE.partitionKey]: { S: `${TABLE.prefixes.snapshot}${projectId}` } };
+    return { [TABLE.partitionKey]: { S: this.tenantKey(`${TABLE.prefixes.snapshot}${projectId}`) } };
   }
 
   private async claimAt(key: Record<string, AttributeValue>, nowMs: number): Promise<DigestClaim> {

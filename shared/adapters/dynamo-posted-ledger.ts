@@ -1,7 +1,7 @@
 /**
  * PostedLedger on the bridge's table: `posted#<channel id>#<event id>` holds `main_ts`, one `r_<reply key>`
  * attribute per reply posted, and `u_main` / `u_<reply key>` (epoch ms) for a post whose outcome is
- * unknown, removed when its ts is recorded. Kept
+ * unknown, removed when its ts is recorded. A connection's posts are keyed `t#<connection id>#posted#…`. Kept
  * as long as a retry of the event can come (the digest store's retention). Channel ids hold no `#`.
  */
 import {
@@ -13,6 +13,7 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { TABLE } from '../contracts';
 import type { PostedLedger, PostedRecord } from '../ports';
+import { STACK_TENANT, tenantKey, type Tenant } from '../tenancy';
 import { deadlineBound } from './dynamo-lease';
 
 export interface DynamoPostedLedgerOptions {
@@ -20,6 +21,8 @@ export interface DynamoPostedLedgerOptions {
   retentionSeconds: number;
   deadline?: (() => number) | undefined;
   now?: (() => number) | undefined;
+  /** Whose posts: a connection's are keyed under its tenant prefix (../tenancy.ts). */
+  tenant?: Tenant | undefined;
 }
 
 const REPLY_PREFIX = 'r_';
@@ -100,7 +103,7 @@ export class DynamoPostedLedger implements PostedLedger {
   }
 
   private key(channel: string, eventId: string): Record<string, AttributeValue> {
-    return { [TABLE.partitionKey]: { S: `${TABLE.prefixes.posted}${channel}#${eventId}` } };
+    return { [TABLE.partitionKey]: { S: tenantKey(this.options.tenant ?? STACK_TENANT, `${TABLE.prefixes.posted}${channel}#${eventId}`) } };
   }
 
   private bounded(): { abortSignal?: AbortSignal } {

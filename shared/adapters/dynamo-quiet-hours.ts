@@ -12,6 +12,8 @@
  *                    upwards) and `due_<channel>` = the earliest catch-up time of its runs, so the sweep reads
  *                    one item; a finished catch-up drops its channel only while no hold came since
  *                    (conditional on the version it left).
+ * A connection's `held#` items are keyed `t#<connection id>#held#…` (../tenancy.ts): each tenant's catch-up
+ * posts only its own runs. `quiet#` is the channel's, whoever's digests it hears.
  * Errors are wrapped in SlackAppStoreError naming the operation.
  */
 import {
@@ -24,6 +26,7 @@ import {
   type DynamoDBClient,
 } from '@aws-sdk/client-dynamodb';
 import { TABLE } from '../contracts';
+import { STACK_TENANT, tenantKey, type Tenant } from '../tenancy';
 import { batchGetAll } from './dynamo-batch-get';
 import { storeGuard } from './store-guard';
 import { foldHeld } from '../digest/held-runs';
@@ -49,7 +52,17 @@ export class DynamoQuietHoursStore implements QuietHoursStore {
   constructor(
     private readonly client: DynamoDBClient,
     private readonly tableName: string,
+    /** Whose held digests: a connection's are keyed under its tenant prefix; a channel's window is not (a channel's, not a tenant's). */
+    private readonly tenant: Tenant = STACK_TENANT,
   ) {}
+
+  private heldKey(channel: string): Item {
+    return pk(tenantKey(this.tenant, `${TABLE.prefixes.held}${channel}`));
+  }
+
+  private indexKey(): Item {
+    return pk(tenantKey(this.tenant, `${TABLE.prefixes.held}${INDEX_SUFFIX}`));
+  }
 
   async windowsOf(channels: readonly string[]): Promise<Map<string, QuietSetting>> {
     return guard('windowsOf', async () => {
@@ -103,7 +116,7 @@ export class DynamoQuietHoursStore implements QuietHoursStore {
       this.client.send(
         new UpdateItemCommand({
           TableName: this.tableName,
-          Key: indexKey(),
+          Key: this.indexKey(),
           UpdateExpression: update,
           ConditionExpression: condition,
           ExpressionAttributeNames: names,
@@ -133,14 +146,16 @@ export class DynamoQuietHoursStore implements QuietHoursStore {
    */
   private async keep(channel: string, run: HeldRun): Promise<string> {
     for (let attempt = 1; attempt <= HOLD_ATTEMPTS; attempt++) {
-      const read = await this.client.send(new GetItemCommand({ TableName: this.tableName, Key: heldKey(channel), ConsistentRead: true }));
+      const read = await this.client.send(
+        new GetItemCommand({ TableName: this.tableName, Key: this.heldKey(channel), ConsistentRead: true }),
+      );
       const item = read.Item ?? {};
       const version = Number(item['version']?.N ?? 0);
       // Held already (a retried run): only the index is written again.
       if (item[runName(run.eventId)] !== undefined) return String(version);
       try {
         await this.client.send(
-          new UpdateItemCommand({ TableName: this.tableName, Key: heldKey(channel), ...holdUpdate(channel, run, item) }),
+          new UpdateItemCommand({ TableName: this.tableName, Key: this.heldKey(channel), ...holdUpdate(channel, run, item) }),
         );
         return String(version + 1);
       } catch (error) {
@@ -152,7 +167,7 @@ export class DynamoQuietHoursStore implements QuietHoursStore {
 
   async channelsWithHeld(): Promise<HeldChannel[]> {
     return guard('channelsWithHeld', async () => {
-      const result = await this.client.send(new GetItemCommand({ TableName: this.tableName, Key: indexKey(), ConsistentRead: true }));
+      const result = await this.client.send(new GetItemCommand({ TableName: this.tableName, Key: this.indexKey(), ConsistentRead: true }));
       const item = result.Item ?? {};
       const channels = new Set<string>();
       for (const name of Object.keys(item)) {
@@ -170,7 +185,7 @@ export class DynamoQuietHoursStore implements QuietHoursStore {
         const result = await this.client.send(
           new UpdateItemCommand({
             TableName: this.tableName,
-            Key: heldKey(channel),
+            Key: this.heldKey(channel),
             UpdateExpression:
               'SET claim_token = :t, claim_until = :until, claim_since = if_not_exists(claim_since, :now), ' +
               'claim_cutoff = if_not_exists(claim_cutoff, :cutoff) ADD claim_attempts :one',
@@ -194,7 +209,7 @@ export class DynamoQuietHoursStore implements QuietHoursStore {
         if (!(error instanceof ConditionalCheckFailedException)) throw error;
       }
       const existing = await this.client.send(
-        new GetItemCommand({ TableName: this.tableName, Key: heldKey(channel), ConsistentRead: true }),
+        new GetItemCommand({ TableName: this.tableName, Key: this.heldKey(channel), ConsistentRead: true }),
       );
       if (existing.Item !== undefined) return { status: 'busy' };
       // An index entry without its item (a hold that failed half-way can't leave one; an item deleted by hand can).
@@ -213,7 +228,7 @@ export class DynamoQuietHoursStore implements QuietHoursStore {
         const result = await this.client.send(
           new UpdateItemCommand({
             TableName: this.tableName,
-            Key: heldKey(channel),
+            Key: this.heldKey(channel),
             UpdateExpression: `REMOVE ${removed}`,
             ConditionExpression: 'claim_token = :t',
             ...(postedEventIds.length > 0 ? { ExpressionAttributeNames: names } : {}),
@@ -237,7 +252,7 @@ export class DynamoQuietHoursStore implements QuietHoursStore {
         this.client.send(
           new UpdateItemCommand({
             TableName: this.tableName,
-            Key: indexKey(),
+            Key: this.indexKey(),
             UpdateExpression: 'SET #d = :due',
             ConditionExpression: 'attribute_not_exists(#c) OR #c <= :v',
             ExpressionAttributeNames: { '#c': `${INDEX_PREFIX}${channel}`, '#d': `${DUE_PREFIX}${channel}` },
@@ -257,7 +272,7 @@ export class DynamoQuietHoursStore implements QuietHoursStore {
         this.client.send(
           new UpdateItemCommand({
             TableName: this.tableName,
-            Key: heldKey(channel),
+            Key: this.heldKey(channel),
             // claim_since, claim_cutoff and claim_attempts stay: the retry covers the same runs and looks in Slack first.
             UpdateExpression: 'REMOVE claim_token, claim_until',
             ConditionExpression: 'claim_token = :t',
@@ -274,7 +289,7 @@ export class DynamoQuietHoursStore implements QuietHoursStore {
       this.client.send(
         new UpdateItemCommand({
           TableName: this.tableName,
-          Key: indexKey(),
+          Key: this.indexKey(),
           UpdateExpression: 'REMOVE #c, #d',
           ExpressionAttributeNames: { '#c': `${INDEX_PREFIX}${channel}`, '#d': `${DUE_PREFIX}${channel}` },
           ...(version === undefined
@@ -302,12 +317,8 @@ function quietKey(channel: string): Item {
   return { [TABLE.partitionKey]: { S: `${TABLE.prefixes.quiet}${channel}` } };
 }
 
-function heldKey(channel: string): Item {
-  return { [TABLE.partitionKey]: { S: `${TABLE.prefixes.held}${channel}` } };
-}
-
-function indexKey(): Item {
-  return { [TABLE.partitionKey]: { S: `${TABLE.prefixes.held}${INDEX_SUFFIX}` } };
+function pk(key: string): Item {
+  return { [TABLE.partitionKey]: { S: key } };
 }
 
 function parseSetting(item: Item): { channel: string; setting: QuietSetting } | undefined {

@@ -25,6 +25,7 @@ import {
   type DynamoDBClient,
 } from '@aws-sdk/client-dynamodb';
 import { SUBSCRIPTION_ATTRIBUTES, TABLE, type DigestMode } from '../contracts';
+import { STACK_TENANT, tenantKey, type Tenant } from '../tenancy';
 import { batchGetAll } from './dynamo-batch-get';
 import { storeGuard } from './store-guard';
 import {
@@ -55,12 +56,26 @@ export class DynamoSubscriptionStore implements SubscriptionStore {
     private readonly tableName: string,
     /** The mode of a new subscription that names none; the composition roots pass the stage's `subscriptionDefaultMode`. */
     private readonly defaultMode: DigestMode = 'full',
+    /** Whose subscriptions these are: a connection's are keyed under its tenant prefix (../tenancy.ts). */
+    private readonly tenant: Tenant = STACK_TENANT,
   ) {}
+
+  private projectKey(projectId: string): Item {
+    return pk(tenantKey(this.tenant, `${TABLE.prefixes.subscriptionsOfProject}${projectId}`));
+  }
+
+  private channelKey(channel: string): Item {
+    return pk(tenantKey(this.tenant, `${TABLE.prefixes.subscriptionsOfChannel}${channel}`));
+  }
+
+  private auditKey(channel: string): Item {
+    return pk(tenantKey(this.tenant, `${TABLE.prefixes.audit}${channel}`));
+  }
 
   async subscribe(input: NewSubscription): Promise<SubscribeResult> {
     return guard('subscribe', async () => {
       await this.update(
-        channelKey(input.channel),
+        this.channelKey(input.channel),
         'SET #p = :entry',
         { '#p': projectAttr(input.projectId) },
         { ':entry': indexEntry(input) },
@@ -68,7 +83,7 @@ export class DynamoSubscriptionStore implements SubscriptionStore {
       const subscription = newSubscription({ ...input, mode: input.mode ?? this.defaultMode });
       try {
         await this.update(
-          projectKey(input.projectId),
+          this.projectKey(input.projectId),
           'SET #c = :entry, project_id = :pid',
           { '#c': channelAttr(input.channel) },
           { ':entry': entryValue(subscription), ':pid': { S: input.projectId } },
@@ -88,13 +103,13 @@ export class DynamoSubscriptionStore implements SubscriptionStore {
     return guard('unsubscribe', async () => {
       let removed = true;
       try {
-        await this.update(projectKey(projectId), 'REMOVE #c', { '#c': channelAttr(channel) }, undefined, 'attribute_exists(#c)');
+        await this.update(this.projectKey(projectId), 'REMOVE #c', { '#c': channelAttr(channel) }, undefined, 'attribute_exists(#c)');
       } catch (error) {
         if (!(error instanceof ConditionalCheckFailedException)) throw error;
         removed = false;
       }
       // Also clears an index entry a crashed subscribe left behind.
-      await this.update(channelKey(channel), 'REMOVE #p', { '#p': projectAttr(projectId) });
+      await this.update(this.channelKey(channel), 'REMOVE #p', { '#p': projectAttr(projectId) });
       return removed;
     });
   }
@@ -152,7 +167,7 @@ export class DynamoSubscriptionStore implements SubscriptionStore {
   async recentChanges(channel: string): Promise<AuditEntry[]> {
     return guard('recentChanges', async () => {
       const result = await this.client.send(
-        new GetItemCommand({ TableName: this.tableName, Key: auditKey(channel), ConsistentRead: true }),
+        new GetItemCommand({ TableName: this.tableName, Key: this.auditKey(channel), ConsistentRead: true }),
       );
       const entries = result.Item?.['entries']?.L ?? [];
       return entries
@@ -168,7 +183,7 @@ export class DynamoSubscriptionStore implements SubscriptionStore {
       const result = await this.client.send(
         new UpdateItemCommand({
           TableName: this.tableName,
-          Key: auditKey(channel),
+          Key: this.auditKey(channel),
           UpdateExpression: 'SET #e = list_append(if_not_exists(#e, :empty), :new)',
           ConditionExpression: 'attribute_not_exists(#e) OR size(#e) < :max',
           ExpressionAttributeNames: { '#e': 'entries' },
@@ -186,7 +201,13 @@ export class DynamoSubscriptionStore implements SubscriptionStore {
   /** Drops the oldest entry while the list is over the kept size; one entry a write, so concurrent trims never over-drop. */
   private async trimAudit(channel: string): Promise<void> {
     try {
-      await this.update(auditKey(channel), 'REMOVE #e[0]', { '#e': 'entries' }, { ':kept': { N: String(AUDIT_KEPT) } }, 'size(#e) > :kept');
+      await this.update(
+        this.auditKey(channel),
+        'REMOVE #e[0]',
+        { '#e': 'entries' },
+        { ':kept': { N: String(AUDIT_KEPT) } },
+        'size(#e) > :kept',
+      );
     } catch (error) {
       if (!(error instanceof ConditionalCheckFailedException)) throw error;
     }
@@ -203,7 +224,7 @@ export class DynamoSubscriptionStore implements SubscriptionStore {
   ): Promise<Subscription | null> {
     try {
       const result = await this.update(
-        projectKey(projectId),
+        this.projectKey(projectId),
         expression,
         { '#c': channelAttr(channel), ...names },
         values,
@@ -221,7 +242,7 @@ export class DynamoSubscriptionStore implements SubscriptionStore {
   async forProject(projectId: string): Promise<Subscription[]> {
     return guard('forProject', async () => {
       const result = await this.client.send(
-        new GetItemCommand({ TableName: this.tableName, Key: projectKey(projectId), ConsistentRead: true }),
+        new GetItemCommand({ TableName: this.tableName, Key: this.projectKey(projectId), ConsistentRead: true }),
       );
       return subscriptionsOfItem(result.Item);
     });
@@ -230,10 +251,13 @@ export class DynamoSubscriptionStore implements SubscriptionStore {
   async forChannel(channel: string): Promise<Subscription[]> {
     return guard('forChannel', async () => {
       const index = await this.client.send(
-        new GetItemCommand({ TableName: this.tableName, Key: channelKey(channel), ConsistentRead: true }),
+        new GetItemCommand({ TableName: this.tableName, Key: this.channelKey(channel), ConsistentRead: true }),
       );
       const projectIds = attributesWithPrefix(index.Item, SUBSCRIPTION_ATTRIBUTES.projectPrefix).map(([id]) => id);
-      const items = await this.batchGet(projectIds.map(projectKey), channelAttr(channel));
+      const items = await this.batchGet(
+        projectIds.map((id) => this.projectKey(id)),
+        channelAttr(channel),
+      );
       return items.flatMap((item) => subscriptionsOfItem(item).filter((s) => s.channel === channel));
     });
   }
@@ -247,7 +271,7 @@ export class DynamoSubscriptionStore implements SubscriptionStore {
           new ScanCommand({
             TableName: this.tableName,
             FilterExpression: 'begins_with(pk, :prefix)',
-            ExpressionAttributeValues: { ':prefix': { S: TABLE.prefixes.subscriptionsOfProject } },
+            ExpressionAttributeValues: { ':prefix': { S: tenantKey(this.tenant, TABLE.prefixes.subscriptionsOfProject) } },
             ...(startKey ? { ExclusiveStartKey: startKey } : {}),
           }),
         );
@@ -292,16 +316,8 @@ export class DynamoSubscriptionStore implements SubscriptionStore {
 /** Every operation's errors become a SlackAppStoreError naming it. */
 const guard = storeGuard('subscription store');
 
-function projectKey(projectId: string): Item {
-  return { [TABLE.partitionKey]: { S: `${TABLE.prefixes.subscriptionsOfProject}${projectId}` } };
-}
-
-function channelKey(channel: string): Item {
-  return { [TABLE.partitionKey]: { S: `${TABLE.prefixes.subscriptionsOfChannel}${channel}` } };
-}
-
-function auditKey(channel: string): Item {
-  return { [TABLE.partitionKey]: { S: `${TABLE.prefixes.audit}${channel}` } };
+function pk(key: string): Item {
+  return { [TABLE.partitionKey]: { S: key } };
 }
 
 function auditValue(entry: AuditEntry): AttributeValue {

@@ -6,6 +6,8 @@
  *   audit#<channel>                 its change log;
  *   quiet#<channel>                 its quiet hours; held#<channel> and its `held#~index` entry, the digests held;
  *   weeklyset#channels              its weekly-report schedule.
+ * The items of a connection's tenant (all but `quiet#` and `weeklyset#`, which are the channel's) are keyed
+ * `t#<connection id>#…`: each tenant's are purged.
  * Each channel leaves the team's item only once its purge is done, so a purge that failed halfway is
  * finished by the next (Slack's other uninstall event, or ops); every step deletes or removes, so a repeat
  * finds nothing. A channel set up before teams were noted is in no team's item: it is not purged.
@@ -22,6 +24,7 @@ import {
 import { SUBSCRIPTION_ATTRIBUTES, TABLE } from '../contracts';
 import type { TeamChannels, TeamData } from '../installations/ports';
 import type { SubscriptionStore } from '../ports';
+import { STACK_TENANT, tenantKey, type Tenant } from '../tenancy';
 
 type Key = Record<string, AttributeValue>;
 
@@ -39,7 +42,13 @@ export class DynamoTeamData implements TeamData, TeamChannels {
   constructor(
     private readonly client: DynamoDBClient,
     private readonly tableName: string,
-    private readonly subscriptions: Pick<SubscriptionStore, 'forChannel' | 'unsubscribe'>,
+    /** A tenant's subscriptions (each tenant's are keyed under its prefix, ../tenancy.ts). */
+    private readonly subscriptionsOf: (tenant: Tenant) => Pick<SubscriptionStore, 'forChannel' | 'unsubscribe'>,
+    /**
+     * Every tenant whose items a channel may hold: the stack's and every connection's, removed ones
+     * included (a link may have changed since the channel was set up, so the purge does not trust it).
+     */
+    private readonly tenants: () => Promise<readonly Tenant[]> = () => Promise.resolve([STACK_TENANT]),
   ) {}
 
   async note(teamId: string, channel: string): Promise<void> {
@@ -78,12 +87,18 @@ export class DynamoTeamData implements TeamData, TeamChannels {
   }
 
   private async purgeChannel(channel: string): Promise<void> {
-    for (const subscription of await this.subscriptions.forChannel(channel))
-      await this.subscriptions.unsubscribe(subscription.projectId, channel);
-    for (const prefix of [TABLE.prefixes.subscriptionsOfChannel, TABLE.prefixes.audit, TABLE.prefixes.quiet, TABLE.prefixes.held])
-      await this.client.send(new DeleteItemCommand({ TableName: this.tableName, Key: key(`${prefix}${channel}`) }));
-    await this.remove(key(HELD_INDEX), [`${CHANNEL_PREFIX}${channel}`, `${HELD_DUE_PREFIX}${channel}`]);
+    for (const tenant of await this.tenants()) await this.purgeTenantChannel(tenant, channel);
+    await this.client.send(new DeleteItemCommand({ TableName: this.tableName, Key: key(`${TABLE.prefixes.quiet}${channel}`) }));
     await this.remove(key(WEEKLY_SETTINGS), [`${CHANNEL_PREFIX}${channel}`]);
+  }
+
+  /** What one tenant keeps for the channel: its subscriptions and their index, change log and held digests. */
+  private async purgeTenantChannel(tenant: Tenant, channel: string): Promise<void> {
+    const subscriptions = this.subscriptionsOf(tenant);
+    for (const subscription of await subscriptions.forChannel(channel)) await subscriptions.unsubscribe(subscription.projectId, channel);
+    for (const prefix of [TABLE.prefixes.subscriptionsOfChannel, TABLE.prefixes.audit, TABLE.prefixes.held])
+      await this.client.send(new DeleteItemCommand({ TableName: this.tableName, Key: key(tenantKey(tenant, `${prefix}${channel}`)) }));
+    await this.remove(key(tenantKey(tenant, HELD_INDEX)), [`${CHANNEL_PREFIX}${channel}`, `${HELD_DUE_PREFIX}${channel}`]);
   }
 
   /** Removes attributes of an item; nothing when the item or they are absent (an update would create the item: it must exist). */

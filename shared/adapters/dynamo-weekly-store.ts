@@ -6,10 +6,12 @@
  *   weekly#<channel>#<ISO week>: the week's claim: state in_progress | posted, owner, lease_until,
  *     attempts, first_claimed_ms, posted_ts, last_failure, expires_at (kept 5 weeks).
  *   weekly#<channel>#base#<project id>: the baseline the channel's last report left (JSON), kept 8 weeks.
- * Channel ids hold no `#`, so the keys split unambiguously.
+ * Channel ids hold no `#`, so the keys split unambiguously. A connection's claims and baselines are
+ * keyed `t#<connection id>#weekly#…` (../tenancy.ts): one report per channel and tenant.
  */
 import { GetItemCommand, PutItemCommand, UpdateItemCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SUBSCRIPTION_ATTRIBUTES, TABLE } from '../contracts';
+import { STACK_TENANT, tenantKey, type Tenant } from '../tenancy';
 import type { WeeklyBaseline, WeeklyClaim, WeeklySetting, WeeklyStore } from '../weekly/ports';
 import { deadlineBound, finishLease, releaseLease, takeLease, type LeaseTable } from './dynamo-lease';
 
@@ -20,6 +22,8 @@ export interface DynamoWeeklyStoreOptions {
   /** The invocation's deadline (epoch ms): no call outlives it. */
   deadline?: (() => number) | undefined;
   now?: (() => number) | undefined;
+  /** Whose reports: a connection's claims and baselines are keyed under its tenant prefix; the channels' schedules are not (a channel's, not a tenant's). */
+  tenant?: Tenant | undefined;
 }
 
 const CLAIM_RETENTION_SECONDS = 35 * 24 * 3600;
@@ -46,6 +50,14 @@ export class DynamoWeeklyStore implements WeeklyStore {
     private readonly client: DynamoDBClient,
     private readonly options: DynamoWeeklyStoreOptions,
   ) {}
+
+  private claimKey(channel: string, week: string): Key {
+    return key(tenantKey(this.options.tenant ?? STACK_TENANT, weeklyClaimKey(channel, week)));
+  }
+
+  private baselineKey(channel: string, projectId: string): Key {
+    return key(tenantKey(this.options.tenant ?? STACK_TENANT, baselineKey(channel, projectId)));
+  }
 
   private bounded(): { abortSignal?: AbortSignal } {
     return deadlineBound(this.options);
@@ -83,7 +95,7 @@ export class DynamoWeeklyStore implements WeeklyStore {
   }
 
   async claim(channel: string, week: string, nowMs: number): Promise<WeeklyClaim> {
-    const outcome = await takeLease(this.lease, key(weeklyClaimKey(channel, week)), nowMs, this.options.leaseMs, CLAIM_RETENTION_SECONDS);
+    const outcome = await takeLease(this.lease, this.claimKey(channel, week), nowMs, this.options.leaseMs, CLAIM_RETENTION_SECONDS);
     if (outcome.taken) {
       const { item, token } = outcome;
       return {
@@ -102,7 +114,7 @@ export class DynamoWeeklyStore implements WeeklyStore {
     await this.client.send(
       new UpdateItemCommand({
         TableName: this.options.tableName,
-        Key: key(weeklyClaimKey(channel, week)),
+        Key: this.claimKey(channel, week),
         UpdateExpression: 'SET posted_ts = :ts',
         ConditionExpression: '#owner = :token',
         ExpressionAttributeNames: { '#owner': 'owner' },
@@ -113,16 +125,16 @@ export class DynamoWeeklyStore implements WeeklyStore {
   }
 
   finish(channel: string, week: string, token: string): Promise<void> {
-    return finishLease(this.lease, key(weeklyClaimKey(channel, week)), token, 'posted');
+    return finishLease(this.lease, this.claimKey(channel, week), token, 'posted');
   }
 
   release(channel: string, week: string, token: string, failure: string): Promise<void> {
-    return releaseLease(this.lease, key(weeklyClaimKey(channel, week)), token, failure);
+    return releaseLease(this.lease, this.claimKey(channel, week), token, failure);
   }
 
   async baseline(channel: string, projectId: string): Promise<WeeklyBaseline | null> {
     const result = await this.client.send(
-      new GetItemCommand({ TableName: this.options.tableName, Key: key(baselineKey(channel, projectId)), ConsistentRead: true }),
+      new GetItemCommand({ TableName: this.options.tableName, Key: this.baselineKey(channel, projectId), ConsistentRead: true }),
       this.bounded(),
     );
     const json = result.Item?.['baseline']?.S;
@@ -135,7 +147,7 @@ export class DynamoWeeklyStore implements WeeklyStore {
       new PutItemCommand({
         TableName: this.options.tableName,
         Item: {
-          ...key(baselineKey(channel, baseline.projectId)),
+          ...this.baselineKey(channel, baseline.projectId),
           baseline: { S: JSON.stringify(baseline) },
           [TABLE.ttlAttribute]: { N: String(nowS + BASELINE_RETENTION_SECONDS) },
         },

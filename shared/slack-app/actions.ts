@@ -20,8 +20,10 @@ import type { BlockActionInteraction, ButtonAction } from './interactions';
 import type { Actor, SettingsChange, Subscription, SubscriptionStore } from '../ports';
 import { authorize } from './policy';
 import type { CommandContext, DeferredCommand, InlineDeps, Responder, ShareDeps, SlackReply } from './ports';
-import { buttonNote, NOT_RECORDED_NOTE } from './replies';
+import { buttonNote, notFoundReply, NOT_RECORDED_NOTE } from './replies';
 import { shareAnswer } from './service';
+import { ProjectNotReached, scopedInlineDeps } from './tenant-scope';
+import type { Tenant } from '../tenancy';
 
 export interface ActionDeps extends InlineDeps, ShareDeps {
   responder: Responder;
@@ -39,10 +41,14 @@ type ChangeAction = Extract<ButtonAction, { kind: (typeof SETTINGS_ACTION_IDS)[n
 
 const DAY_MS = 24 * 3600_000;
 
-export async function handleButtonAction(interaction: BlockActionInteraction, deps: ActionDeps): Promise<ActionResult> {
+export async function handleButtonAction(interaction: BlockActionInteraction, unscoped: ActionDeps): Promise<ActionResult> {
   const { action } = interaction;
   if (action.kind === 'open_dashboard') return { status: 'acknowledged' };
-  if (action.kind === 'share_in_channel') return shareInChannel(interaction, action, deps);
+  // A click reaches only its workspace's tenants, as a command does (./tenant-scope.ts).
+  const tenants = unscoped.tenants === undefined ? undefined : await unscoped.tenants.of(interaction.team ?? { teamId: '' });
+  const deps =
+    tenants === undefined || unscoped.tenants === undefined ? unscoped : await scopedInlineDeps(unscoped, tenants, unscoped.tenants);
+  if (action.kind === 'share_in_channel') return shareInChannel(interaction, action, deps, tenants);
   return changeByButton(interaction, action, deps);
 }
 
@@ -56,7 +62,15 @@ async function changeByButton(interaction: BlockActionInteraction, action: Chang
   }
   const nowMs = deps.clock.now();
   const change = buttonChange(action, nowMs);
-  const subscription = await applyOrSubscribe(action, change, actor, nowMs, deps.store, shownMode(interaction.messageBlocks));
+  let subscription: Subscription;
+  try {
+    subscription = await applyOrSubscribe(action, change, actor, nowMs, deps.store, shownMode(interaction.messageBlocks));
+  } catch (error) {
+    if (!(error instanceof ProjectNotReached)) throw error;
+    // Not a project of the workspace's tenants: answered as any unknown project is, nothing changed.
+    await tellClicker(interaction, notFoundReply(action.projectName, [], 'service'), deps);
+    return { status: 'refused' };
+  }
   const recorded = await recordChange(deps, action.channel, {
     actor,
     whenMs: nowMs,
@@ -80,9 +94,19 @@ type ShareAction = Extract<ButtonAction, { kind: 'share_in_channel' }>;
  * `list` is answered here (DynamoDB only); `status` and `projects` need the read API, so they go
  * back through the deferred queue with the share flag and the click's response_url.
  */
-async function shareInChannel(interaction: BlockActionInteraction, action: ShareAction, deps: ActionDeps): Promise<ActionResult> {
+async function shareInChannel(
+  interaction: BlockActionInteraction,
+  action: ShareAction,
+  deps: ActionDeps,
+  tenants: readonly Tenant[] | undefined,
+): Promise<ActionResult> {
   const { target } = action;
-  const context: CommandContext = { channel: target.channel, actor: interaction.actor, responseUrl: interaction.responseUrl };
+  const context: CommandContext = {
+    channel: target.channel,
+    actor: interaction.actor,
+    responseUrl: interaction.responseUrl,
+    ...(tenants === undefined ? {} : { tenants }),
+  };
   if (target.verb === 'list') {
     await shareAnswer(await answerList(context, deps), context, deps.responder);
     return { status: 'shared' };

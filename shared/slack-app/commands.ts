@@ -37,6 +37,8 @@ export interface SlashCommandRequest {
   responseUrl: string;
   triggerId: string;
   teamId: string;
+  /** The Grid org of the team, when it has one: a connection linked to the org reaches its every team. */
+  enterpriseId?: string | undefined;
 }
 
 export type SlashCommandParse = { ok: true; request: SlashCommandRequest } | { ok: false; problem: string };
@@ -60,6 +62,7 @@ export function parseSlashCommandForm(rawBody: string): SlashCommandParse {
       responseUrl: field('response_url'),
       triggerId: field('trigger_id'),
       teamId: field('team_id'),
+      ...(field('enterprise_id') === '' ? {} : { enterpriseId: field('enterprise_id') }),
     },
   };
 }

@@ -9,8 +9,8 @@ import { isRecord, parseJsonOrUndefined } from '../util';
 import { isChannelId } from '../routing';
 import type { ActionTarget, ActionValueCodec } from '../buttons/value';
 import { ACTION_IDS, SETTINGS_ACTION_IDS, type SettingsActionId } from '../buttons/ids';
-import type { ShareTarget, ShareValues } from './ports';
-import { isHomeAction, parseHomeAction, type HomeAction } from './home/actions';
+import type { ShareTarget, ShareValues, SlackTeam } from './ports';
+import { isHomeAction, parseHomeAction, teamOf, type HomeAction } from './home/actions';
 
 export type { ActionTarget } from '../buttons/value';
 
@@ -27,6 +27,8 @@ export interface BlockActionInteraction {
   action: ButtonAction;
   /** The blocks of the message the button was on, to re-post it with a note of the change. */
   messageBlocks: unknown[];
+  /** The workspace clicked in (`team.id`, `enterprise.id`): its tenants are what the click reaches; none when Slack sent no team. */
+  team?: SlackTeam | undefined;
 }
 
 /**
@@ -97,6 +99,7 @@ function parsePayload(payload: unknown, codec: ActionValueCodec): InteractionPar
       responseUrl,
       action,
       messageBlocks: messageBlocks(payload['message']),
+      ...teamOf(payload),
     },
   };
 }

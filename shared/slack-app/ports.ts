@@ -7,6 +7,8 @@
 import type { DigestMode, QUEUE_MESSAGE_KINDS } from '../contracts';
 import type { Actor, ChannelFilter, SubscriptionStore, Clock, DigestStore, GapsResult, Log, Metrics, QuietHoursStore } from '../ports';
 import type { Project, VisibilityOverview } from '../read-api-types';
+import type { ChannelRouting } from '../digest/deps';
+import type { Tenant } from '../tenancy';
 import type { WeeklyStore } from '../weekly/ports';
 import type { HomeRequest, HomeViews } from './home/ports';
 
@@ -54,6 +56,37 @@ export interface CommandContext {
   channel: string;
   actor: Actor;
   responseUrl: string;
+  /** The tenants the command's team reaches (./tenant-scope.ts), decided by the Slack function; none = not scoped (the stack's alone). */
+  tenants?: readonly Tenant[] | undefined;
+}
+
+/** The Slack workspace a request came from: its team, and its Grid org when it has one. */
+export interface SlackTeam {
+  teamId: string;
+  enterpriseId?: string | undefined;
+}
+
+/** One tenant's part of what a team's answers read and change. */
+export interface TenantReach {
+  tenant: Tenant;
+  store: SubscriptionStore;
+  /** Its snapshots (`status`'s latest run, `filter engines=`, a button's project). */
+  snapshots?: Pick<DigestStore, 'getSnapshot'> | undefined;
+  /** Its read API: the digest function's reaches only (deferred answers). */
+  readApi?: (ProjectDirectory & StatusSource) | undefined;
+  /** Where its digests go (the Home tab's home channels): the digest function's reaches only. */
+  routes?: ChannelRouting | undefined;
+}
+
+/** A tenant's stores (and read API); undefined for a connection removed since the request was scoped. */
+export interface TenantReaches {
+  reach(tenant: Tenant): Promise<TenantReach | undefined>;
+}
+
+/** The Slack function's: which tenants a team reaches (the stage's own, linked connections), and their stores. */
+export interface TeamTenants extends TenantReaches {
+  /** undefined: the stage has no connections, and answers are the stack's as they were before tenants. */
+  of(team: SlackTeam): Promise<Tenant[] | undefined>;
 }
 
 /** Queue message body of a deferred command (`kind` tells it from a webhook event envelope): the parsed command, whole. */
@@ -195,6 +228,8 @@ export interface InlineDeps extends AccessDeps {
   engines?: ProjectEngines | undefined;
   /** `weekly`: the channels' schedules and the stage's zone; none = the verb answers that reports are not set up. */
   weekly?: { store: Pick<WeeklyStore, 'settings' | 'putSetting'>; timeZone: string } | undefined;
+  /** Answers scoped by team (./tenant-scope.ts): the Slack function's; none = the stack's stores answer every team. */
+  tenants?: TeamTenants | undefined;
 }
 
 /** What deferred commands need besides: the read API, response_url and whether the bot can post in a channel. */
@@ -207,6 +242,10 @@ export interface DeferredDeps extends InlineDeps {
   statusOptions?: StatusOptions | undefined;
   /** The digest's snapshots: `status` links to the project's latest run and says its change; none = no run line. */
   snapshots?: Pick<DigestStore, 'getSnapshot'> | undefined;
+  /** The tenants' stores and read APIs a scoped command (its context names tenants) is answered over; none = the stack's. */
+  reaches?: TenantReaches | undefined;
+  /** Set on a scoped answer: the routes of a project's tenant (undefined: not one of the answer's tenants). */
+  routingOf?: ((projectId: string) => ChannelRouting | undefined) | undefined;
 }
 
 /** A "Share in channel" of `status` / `projects` goes back through the deferred queue. */

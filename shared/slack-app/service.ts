@@ -23,6 +23,7 @@ import type {
   VisibilityCommand,
 } from './ports';
 import * as reply from './replies';
+import { parseTenants, scopedDeferredDeps, scopedInlineDeps } from './tenant-scope';
 
 export interface CommandAck {
   /** The HTTP body of the acknowledgement (JSON). */
@@ -43,23 +44,43 @@ function isVerb(kind: string): kind is CommandVerb {
 
 export async function answerSlashCommand(request: SlashCommandRequest, deps: InlineDeps): Promise<CommandAck> {
   const command = parseCommandText(request.text);
-  const context: CommandContext = { channel: request.channelId, actor: actorOf(request), responseUrl: request.responseUrl };
+  const base: CommandContext = { channel: request.channelId, actor: actorOf(request), responseUrl: request.responseUrl };
   // Who may change: decided before anything is done or queued (where: once the project is known).
   if (isVerb(command.kind) && accessOf(command.kind) === 'change') {
     const decision = await authorizeUser(request.userId, deps.access.changes, deps.groups);
     if (!decision.allowed) return { reply: refuse(decision.refusal, deps) };
   }
-  if (isDeferred(command)) {
-    return {
-      reply: reply.ephemeral(ackOf(command)),
-      deferred: { kind: QUEUE_MESSAGE_KINDS.slackCommand, command, context, receivedAtMs: deps.clock.now() },
-    };
-  }
   try {
-    return { reply: await answerInline(command, context, deps) };
+    const context = await scopedContext(base, request, deps);
+    if (isDeferred(command)) {
+      return {
+        reply: reply.ephemeral(ackOf(command)),
+        deferred: { kind: QUEUE_MESSAGE_KINDS.slackCommand, command, context, receivedAtMs: deps.clock.now() },
+      };
+    }
+    return { reply: await answerInline(command, context, await inlineDepsOf(context, deps)) };
   } catch (failure) {
     return { reply: reply.unavailableReply("The bridge's subscription table"), failure };
   }
+}
+
+/** The context with the tenants the request's team reaches, when answers are scoped by team. */
+async function scopedContext(context: CommandContext, request: SlashCommandRequest, deps: InlineDeps): Promise<CommandContext> {
+  if (deps.tenants === undefined) return context;
+  const tenants = await deps.tenants.of({ teamId: request.teamId, enterpriseId: request.enterpriseId });
+  return tenants === undefined ? context : { ...context, tenants };
+}
+
+/** The deps an inline answer runs with: the view over its context's tenants, or the stack's stores when not scoped. */
+export function inlineDepsOf<D extends InlineDeps>(context: CommandContext, deps: D): Promise<D> {
+  if (context.tenants === undefined || deps.tenants === undefined) return Promise.resolve(deps);
+  return scopedInlineDeps(deps, context.tenants, deps.tenants);
+}
+
+/** The deps a deferred answer runs with: the view over its context's tenants (their read APIs), or the stack's when not scoped. */
+export function deferredDepsOf<D extends DeferredDeps>(context: CommandContext, deps: D): Promise<D> {
+  if (context.tenants === undefined || deps.reaches === undefined) return Promise.resolve(deps);
+  return scopedDeferredDeps(deps, context.tenants, deps.reaches);
 }
 
 function actorOf(request: SlashCommandRequest): Actor {
@@ -102,7 +123,7 @@ function answerInline(command: InlineCommand, context: CommandContext, deps: Inl
 export async function runDeferredCommand(work: DeferredSlackCommand, deps: DeferredDeps): Promise<void> {
   let answer: SlackReply;
   try {
-    answer = await deferredSpec(work.command.kind).answer(work.command, work.context, deps);
+    answer = await deferredSpec(work.command.kind).answer(work.command, work.context, await deferredDepsOf(work.context, deps));
   } catch {
     // The read API or the table failed: say so now rather than retry past the user's attention span.
     answer = reply.unavailableReply("The visibility service's read API or the bridge's table");
@@ -142,6 +163,8 @@ export function parseDeferredSlackCommand(body: unknown): DeferredSlackCommand |
   if (typeof channel !== 'string' || typeof responseUrl !== 'string' || typeof userId !== 'string') return null;
   const reparsed = reparse(command);
   if (reparsed === null) return null;
+  const tenants = parseTenants(context['tenants']);
+  if (context['tenants'] !== undefined && tenants === undefined) return null;
   const actor: Actor = { userId, ...(typeof userName === 'string' ? { userName } : {}) };
   // Only reads are shared; a change is never answered in the channel as a share.
   const share = body['share'] === true && accessOf(reparsed.kind) === 'read';
@@ -149,7 +172,7 @@ export function parseDeferredSlackCommand(body: unknown): DeferredSlackCommand |
   return {
     kind: QUEUE_MESSAGE_KINDS.slackCommand,
     command: reparsed,
-    context: { channel, actor, responseUrl },
+    context: { channel, actor, responseUrl, ...(tenants === undefined ? {} : { tenants }) },
     receivedAtMs: Number(body['receivedAtMs']) || 0,
     ...(share ? { share: true as const } : {}),
   };

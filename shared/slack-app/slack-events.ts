@@ -16,7 +16,8 @@ import type { Clock, Log, PostedLedger } from '../ports';
 import type { SlackEvent, SlackEventEnvelope } from './events';
 import type { HomeAction } from './home/actions';
 import type { HomeRequest } from './home/ports';
-import type { DeferredCommandQueue, ReplayGuard, SignedRequestId } from './ports';
+import type { DeferredCommandQueue, ReplayGuard, SignedRequestId, SlackTeam, TeamTenants } from './ports';
+import type { RequestOrigin } from './workspace-gate';
 
 export interface EventDeps {
   /** The posted ledger, on a stage whose `slackPostRecovery` is `ledger`. */
@@ -25,6 +26,8 @@ export interface EventDeps {
   installations: { store: InstallationStore; teamData: TeamData } | undefined;
   replays: ReplayGuard;
   queue: DeferredCommandQueue;
+  /** Which tenants a workspace's Home tab shows (./tenant-scope.ts); none = the stack's, to every workspace. */
+  tenants?: TeamTenants | undefined;
   clock: Clock;
   log: Log;
 }
@@ -54,7 +57,7 @@ export async function answerEvent(
     return 'store_unavailable';
   }
   try {
-    return await act(envelope.event, envelope.origin.appId, deps);
+    return await act(envelope.event, envelope.origin, deps);
   } catch (error) {
     // Already marked as seen: Slack's retry would be answered, not acted on. Each action is idempotent, so ops may replay it.
     deps.log.error('Slack event could not be acted on', { type: envelope.event.type, eventId: envelope.eventId, ...describeError(error) });
@@ -63,12 +66,16 @@ export async function answerEvent(
 }
 
 /** The event's action. `appId` is the app the request was for (the workspace gate checked it is ours). */
-async function act(event: SlackEvent, appId: string | undefined, deps: EventDeps): Promise<EventOutcome> {
+async function act(event: SlackEvent, origin: RequestOrigin, deps: EventDeps): Promise<EventOutcome> {
+  const appId = origin.appId;
   switch (event.type) {
-    case 'app_home_opened':
+    case 'app_home_opened': {
       if (event.tab !== 'home') return 'ignored';
-      await queueHome({ kind: QUEUE_MESSAGE_KINDS.slackHome, userId: event.userId, page: 0, receivedAtMs: deps.clock.now() }, deps);
+      const [teamId] = origin.teamIds;
+      const team = teamId === undefined ? undefined : { teamId, enterpriseId: origin.enterpriseId };
+      await queueHome({ kind: QUEUE_MESSAGE_KINDS.slackHome, userId: event.userId, page: 0, receivedAtMs: deps.clock.now() }, team, deps);
       return 'acted';
+    }
     case 'message_metadata_posted':
       if (deps.postedLedger === undefined) return unkept(event.type, deps.log);
       return (await onMessageMetadataPosted(event, { ledger: deps.postedLedger, appId, log: deps.log })) === 'recorded'
@@ -95,7 +102,8 @@ function unkept(type: string, log: Log): EventOutcome {
 export async function answerHomeAction(action: HomeAction, deps: EventDeps): Promise<void> {
   if (action.kind === 'open_digest') return;
   const base = { kind: QUEUE_MESSAGE_KINDS.slackHome, userId: action.userId, page: action.page, receivedAtMs: deps.clock.now() };
-  await queueHome(action.kind === 'page' ? base : { ...base, subscribe: { projectId: action.projectId, channel: action.channel } }, deps);
+  const request = action.kind === 'page' ? base : { ...base, subscribe: { projectId: action.projectId, channel: action.channel } };
+  await queueHome(request, action.team, deps);
 }
 
 /**
@@ -107,9 +115,11 @@ export function eventKey(eventId: string): string {
 }
 
 /** Queued, or logged: Slack shows nothing for a lost publish, and the next open of the tab publishes again. */
-async function queueHome(request: HomeRequest, deps: EventDeps): Promise<void> {
+async function queueHome(request: HomeRequest, team: SlackTeam | undefined, deps: EventDeps): Promise<void> {
   try {
-    await deps.queue.send(request);
+    // Scoped: the workspace's tenants travel with the request (none without a team: the tab is then empty).
+    const tenants = deps.tenants === undefined ? undefined : await deps.tenants.of(team ?? { teamId: '' });
+    await deps.queue.send(tenants === undefined ? request : { ...request, tenants });
   } catch (error) {
     deps.log.error('App Home publish could not be queued', { user: request.userId, ...describeError(error) });
   }

@@ -4,6 +4,7 @@
  * report leaves for the next one's "opened / closed" lists. A leaf: it imports only ../ports and
  * ../contracts; the domain modules beside it import these types, never the other way round.
  */
+import type { Tenant } from '../tenancy';
 import type { QUEUE_MESSAGE_KINDS } from '../contracts';
 import type { ChannelPacer, Clock, DigestStore, Log, Metrics, SlackPoster, SubscriptionStore } from '../ports';
 
@@ -128,4 +129,6 @@ export interface WeeklyDeps {
   sleep?: ((ms: number) => Promise<void>) | undefined;
   /** Unset when charts are off (see WeeklyChartHook). */
   chart?: WeeklyChartHook | undefined;
+  /** Whose reports (its stores, read API and home channels above); none = the stack's. */
+  tenant?: Tenant | undefined;
 }

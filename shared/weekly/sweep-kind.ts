@@ -6,11 +6,15 @@ import { trendChartInput, trendOf } from '../digest/chart-history';
 import { threadChart, type ChartDeps } from '../digest/chart-step';
 import type { WeeklyChartHook, WeeklyDeps, WeeklySweepMessage } from './ports';
 import { runWeeklySweep } from './sweep';
+import { describeError } from '../observability';
+import { STACK_TENANT, tenantLabel } from '../tenancy';
 
 export interface WeeklySweepKindDeps {
   log: Log;
   /** None = weekly reports are not set up: a sweep message is acknowledged and does nothing. */
   reports: WeeklyDeps | undefined;
+  /** Each active connection's reports (its stores, read API and routes); none = the stack's alone. */
+  tenants?: (() => Promise<WeeklyDeps[]>) | undefined;
 }
 
 /** What a report's charts need: the digest's snapshots (each project's trend) and the channel's pace. */
@@ -39,5 +43,16 @@ async function sweepWeekly(request: WeeklySweepMessage, deps: WeeklySweepKindDep
   }
   const { kind: _kind, ...sweep } = request;
   await runWeeklySweep(sweep, deps.reports);
+  // Each connection's reports after the stack's, each tenant over its own stores; one that fails waits for the next sweep.
+  for (const reports of (await deps.tenants?.()) ?? []) {
+    try {
+      await runWeeklySweep(sweep, reports);
+    } catch (error) {
+      deps.log.error("a connection's weekly reports failed: the next sweep tries again", {
+        tenant: tenantLabel(reports.tenant ?? STACK_TENANT),
+        ...describeError(error),
+      });
+    }
+  }
   return 'swept';
 }

@@ -20,6 +20,7 @@ import { PacedChannel } from '../pacing';
 import type { SlackMessage, SlackMessageMetadata } from '../ports';
 import { homeChannel } from '../routing';
 import { baselineOf, projectWeek, weekEndingAt } from './content';
+import { STACK_TENANT, type Tenant } from '../tenancy';
 import type { WeeklyDeps, WeeklySchedule, WeeklySweepMessage } from './ports';
 import { renderWeeklyReport } from './render';
 import { describeSchedule, dueNow, effectiveSchedule, isoWeekAt } from './schedule';
@@ -45,9 +46,9 @@ interface DueChannel {
   schedule: WeeklySchedule;
 }
 
-/** The report's id in its metadata: unique per channel and week. */
-export function weeklyReportId(channel: string, week: string): string {
-  return `weekly:${channel}:${week}`;
+/** The report's id in its metadata: unique per channel, week and tenant (a connection's report is its own). */
+export function weeklyReportId(channel: string, week: string, tenant: Tenant = STACK_TENANT): string {
+  return tenant.kind === 'stack' ? `weekly:${channel}:${week}` : `weekly:${tenant.connectionId}:${channel}:${week}`;
 }
 
 function homeChannels(deps: WeeklyDeps): string[] {
@@ -68,8 +69,10 @@ async function dueChannels(
     deps.log.warn('weekly sweep refused: the channel it names is neither a home channel nor opted in', { channel: named });
     return { due: [], off: [], refused: [named] };
   }
-  const candidates =
-    named !== undefined ? [named] : [...new Set([...homeChannels(deps), ...[...settings].filter(([, s]) => s.enabled).map(([c]) => c)])];
+  const candidates = await ownChannels(
+    deps,
+    named !== undefined ? [named] : [...new Set([...homeChannels(deps), ...[...settings].filter(([, s]) => s.enabled).map(([c]) => c)])],
+  );
   const due: DueChannel[] = [];
   const off: string[] = [];
   for (const channel of candidates) {
@@ -87,6 +90,17 @@ async function dueChannels(
     if (when.due) due.push({ channel, week: when.week, schedule });
   }
   return { due, off, refused: [] };
+}
+
+/**
+ * A connection's reports go to its home channels and to opted-in channels it has subscriptions in: a
+ * channel's schedule is the channel's, and a tenant with nothing there has nothing to report to it.
+ */
+async function ownChannels(deps: WeeklyDeps, candidates: string[]): Promise<string[]> {
+  if ((deps.tenant ?? STACK_TENANT).kind === 'stack') return candidates;
+  const home = homeChannels(deps);
+  const held = await Promise.all(candidates.map(async (c) => home.includes(c) || (await deps.subscriptions.forChannel(c)).length > 0));
+  return candidates.filter((_, i) => held[i]);
 }
 
 export async function runWeeklySweep(request: Omit<WeeklySweepMessage, 'kind'>, deps: WeeklyDeps): Promise<SweepResult> {
@@ -159,7 +173,11 @@ async function earlierPost(
   deps: WeeklyDeps,
 ): Promise<string | undefined> {
   if (claim.attempt <= 1) return undefined;
-  const ts = await deps.slack.findPosted(item.channel, weeklyReportId(item.channel, item.week), Math.floor(claim.firstClaimedMs / 1000));
+  const ts = await deps.slack.findPosted(
+    item.channel,
+    weeklyReportId(item.channel, item.week, deps.tenant),
+    Math.floor(claim.firstClaimedMs / 1000),
+  );
   if (ts !== undefined) await deps.store.recordPosted(item.channel, item.week, claim.token, ts);
   return ts;
 }
@@ -201,7 +219,7 @@ async function postReport(item: DueChannel, token: string, deps: WeeklyDeps): Pr
   });
   const metadata: SlackMessageMetadata = {
     event_type: WEEKLY_EVENT_TYPE,
-    event_payload: { event_id: weeklyReportId(channel, week), week, channel },
+    event_payload: { event_id: weeklyReportId(channel, week, deps.tenant), week, channel },
   };
   const paced = new PacedChannel(channel, deps);
   await paced.reserve(1 + report.thread.length);

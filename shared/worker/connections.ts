@@ -14,7 +14,9 @@ import type { DigestDeps } from '../digest/deps';
 import { NeedsOperatorFix } from '../errors';
 import type { WebhookEvent } from '../events';
 import { freshBotToken, type TokenLeaseDeps } from '../installations/token-lease';
-import type { ReadApi, SlackPoster } from '../ports';
+import type { DigestStore, QuietHoursStore, ReadApi, SlackPoster, SubscriptionStore } from '../ports';
+import { tenantOf, type Tenant } from '../tenancy';
+import type { WeeklyStore } from '../weekly/ports';
 import { watchConnections, type WatchdogDeps } from '../connections/watchdog';
 import { describeError } from '../observability';
 import type { Job, KindHandler, Settle, WorkItem } from '../queue-work';
@@ -59,10 +61,30 @@ export async function connectionSlack(connection: Connection, installations: Ins
 /** What a connection's events are digested with, or why they are dropped. */
 export type ConnectionDeps = { kind: 'active'; deps: DigestDeps } | { kind: 'removed' } | { kind: 'not_installed'; teamId: string };
 
+/** A tenant's own stores: every item they write is keyed under its tenant prefix (../tenancy.ts). */
+export interface TenantStores {
+  store: DigestStore;
+  subscriptions: SubscriptionStore;
+  quietHours: QuietHoursStore;
+  weekly: WeeklyStore;
+}
+
+/** An active connection as its events, sweeps and Slack answers reach it: its read API, routes and stores. */
+export interface ConnectionTenant {
+  tenant: Tenant;
+  connection: Connection;
+  readApi: ReadApi;
+  stores: TenantStores;
+}
+
 export interface ConnectionDigests {
   /** The connections' table (the silence watchdog reads it). */
   store: ConnectionStore;
-  /** The digest deps of a connection's events (its read API, routes and Slack clients), or why there are none. */
+  /** An active connection's read API and stores; undefined when it was removed (or never was). */
+  tenant(id: string): Promise<ConnectionTenant | undefined>;
+  /** Every active connection's (the sweeps run once per tenant). */
+  activeTenants(): Promise<ConnectionTenant[]>;
+  /** The digest deps of a connection's events (its read API, routes, stores and Slack clients), or why there are none. */
   depsFor(id: string, base: DigestDeps): Promise<ConnectionDeps>;
   /** The Slack clients a connection posts with (its watchdog notice in its own channel). */
   slackOf(connection: Connection): Promise<ConnectionSlack>;
@@ -73,24 +95,43 @@ export interface ConnectionDigests {
 export function connectionDigests(
   store: ConnectionStore,
   readApiOf: (connection: Connection) => Promise<ReadApi>,
+  storesFor: (tenant: Tenant) => TenantStores,
   installations?: InstallationSlack,
 ): ConnectionDigests {
   const slackOf = (connection: Connection) => connectionSlack(connection, installations);
+  const tenantOfRecord = async (connection: Connection): Promise<ConnectionTenant> => {
+    const tenant = tenantOf(connection.id);
+    return { tenant, connection, readApi: await readApiOf(connection), stores: storesFor(tenant) };
+  };
+  const tenant = async (id: string) => {
+    const record = await store.get(id);
+    return record === undefined || record.connection.status !== 'active' ? undefined : tenantOfRecord(record.connection);
+  };
   return {
     store,
+    tenant,
+    async activeTenants() {
+      const active = (await store.list()).filter((record) => record.connection.status === 'active');
+      return Promise.all(active.map((record) => tenantOfRecord(record.connection)));
+    },
     async depsFor(id, base) {
       const record = await store.get(id);
       if (record === undefined || record.connection.status !== 'active') return { kind: 'removed' };
-      const connection = record.connection;
       // Slack first: a connection whose installation is gone is not even read.
-      const slack = await slackOf(connection);
+      const slack = await slackOf(record.connection);
       if (slack.kind === 'not_installed') return slack;
-      const own = { ...base, readApi: await readApiOf(connection), channels: connection.routes };
+      const own = tenantDigestDeps(await tenantOfRecord(record.connection), base);
       return { kind: 'active', deps: slack.kind === 'stack' ? own : { ...own, slack: slack.clients.slack, charts: slack.clients.charts } };
     },
     slackOf,
     noteRun: (id, atMs) => store.noteRun(id, atMs),
   };
+}
+
+/** A connection's digest deps: the stack's clients, with its read API, routes and stores. */
+export function tenantDigestDeps(own: ConnectionTenant, base: DigestDeps): DigestDeps {
+  const { store, subscriptions, quietHours } = own.stores;
+  return { ...base, readApi: own.readApi, channels: own.connection.routes, store, subscriptions, quietHours };
 }
 
 /** What an event kind's handler on the digest queue is given: the stack's deps, and the connections'. */

@@ -19,14 +19,14 @@ import type { ActionValueCodec } from '../buttons/value';
 import type { ChartDeps } from '../digest/chart-step';
 import type { ChannelRouting, DigestOptions } from '../digest/deps';
 import { shareValuesFrom } from '../slack-app/interactions';
-import type { Responder, SlackAppWorkerDeps } from '../slack-app/ports';
+import type { Responder, SlackAppWorkerDeps, TenantReaches } from '../slack-app/ports';
 import type { HomeViews } from '../slack-app/home/ports';
-import type { WeeklyChartHook, WeeklyOptions, WeeklyStore } from '../weekly/ports';
+import type { WeeklyChartHook, WeeklyDeps, WeeklyOptions, WeeklyStore } from '../weekly/ports';
 import { weeklyCharts } from '../weekly/sweep-kind';
 import type { BatchDeps } from './batch';
 import type { CommandQueueDeps, DigestQueueDeps } from './queues';
 import type { QueueDeps } from './sqs';
-import { connectionsWatch, type ConnectionDigests } from './connections';
+import { connectionsWatch, type ConnectionDigests, type ConnectionTenant } from './connections';
 
 /** The clients and settings of one invocation. */
 export interface WorkerWiring {
@@ -103,11 +103,28 @@ export function digestQueueDeps(w: WorkerWiring): QueueDeps<DigestQueueDeps> {
           subscriptions: w.subscriptions,
           listProjects: () => w.readApi.listProjects(),
         };
+  const connections = w.connections;
+  const catchUp = { ...paced, quietHours: w.quietHours };
   return {
     deps: {
       digest,
-      weekly: { log: w.log, reports },
-      catchUp: { ...paced, quietHours: w.quietHours },
+      weekly: {
+        log: w.log,
+        reports,
+        tenants:
+          reports &&
+          connections &&
+          (async () =>
+            (await connections.activeTenants()).map((own) =>
+              tenantReports(own, reports, w.weekly?.chart ?? weeklyCharts(w.charts, { ...paced, digests: own.stores.store })),
+            )),
+      },
+      catchUp: {
+        ...catchUp,
+        tenants:
+          connections &&
+          (async () => (await connections.activeTenants()).map((own) => ({ ...catchUp, quietHours: own.stores.quietHours }))),
+      },
       connections: w.connections,
       watchConnections:
         w.connections === undefined
@@ -115,6 +132,34 @@ export function digestQueueDeps(w: WorkerWiring): QueueDeps<DigestQueueDeps> {
           : connectionsWatch(w.connections, { ...observe, slack: w.slack, opsChannel: w.channels.defaultChannel }),
     },
     batch: batchDeps(w),
+  };
+}
+
+/** A connection's weekly reports: the stack's sweep with its stores, read API and routes (its home channels). */
+function tenantReports(own: ConnectionTenant, stack: WeeklyDeps, chart: WeeklyChartHook | undefined): WeeklyDeps {
+  const { store, subscriptions, weekly } = own.stores;
+  return {
+    ...stack,
+    tenant: own.tenant,
+    store: weekly,
+    digests: store,
+    subscriptions,
+    listProjects: () => own.readApi.listProjects(),
+    options: { ...stack.options, defaultChannel: own.connection.routes.defaultChannel, projectChannels: own.connection.routes.byProject },
+    chart,
+  };
+}
+
+/** The tenants a scoped Slack answer reaches here: the stack's clients and stores, or an active connection's. */
+function tenantReaches(w: WorkerWiring, subscriptions: SubscriptionStore): TenantReaches {
+  return {
+    async reach(tenant) {
+      if (tenant.kind === 'stack') return { tenant, store: subscriptions, snapshots: w.store, readApi: w.readApi, routes: w.channels };
+      const own = await w.connections?.tenant(tenant.connectionId);
+      return (
+        own && { tenant, store: own.stores.subscriptions, snapshots: own.stores.store, readApi: own.readApi, routes: own.connection.routes }
+      );
+    },
   };
 }
 
@@ -139,6 +184,7 @@ export function commandQueueDeps(w: WorkerWiring): QueueDeps<CommandQueueDeps> {
       noiseMinimums: w.digestOptions.noiseMinimums,
     },
     snapshots: w.store,
+    reaches: tenantReaches(w, w.subscriptions),
     metrics: w.metrics,
     log: w.log,
   };

@@ -93,6 +93,16 @@ export function statementBySid(statements: Statement[], sid: string): Statement 
   return found;
 }
 
+/**
+ * The LeadingKeys condition over `prefixes` (`<prefix>*`), with the tenant form (`t#*#<prefix>*`) of those
+ * in `tenantKeyed`: a connection's items of that kind are keyed under its tenant prefix (shared/tenancy.ts).
+ */
+export function leadingKeys(prefixes: readonly string[], tenantKeyed: readonly string[] = []): Record<string, unknown> {
+  return {
+    'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [...prefixes.map((p) => `${p}*`), ...tenantKeyed.map((p) => `t#*#${p}*`)] },
+  };
+}
+
 export const ref = (id: string): { Ref: string } => ({ Ref: id });
 export const arnOf = (id: string): { 'Fn::GetAtt': [string, string] } => ({ 'Fn::GetAtt': [id, 'Arn'] });
 

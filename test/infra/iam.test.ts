@@ -3,7 +3,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { connectionSecretPrefix, TABLE } from '../../shared/contracts';
-import { actionsOf, arnOf, logicalId, ref, resourcesOf, roleStatements, statementBySid, synthApp } from './helpers';
+import { actionsOf, arnOf, leadingKeys, logicalId, ref, resourcesOf, roleStatements, statementBySid, synthApp } from './helpers';
 
 const STAGE = 'dev';
 const { template } = synthApp({}, { stage: STAGE });
@@ -85,7 +85,7 @@ describe('ingest role', () => {
     const statement = statementBySid(ingest, 'DeliveryDedupRecords');
     expect(actionsOf(statement)).toEqual(['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem']);
     expect(resourcesOf(statement)).toEqual([arnOf(tableId)]);
-    expect(statement.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${TABLE.prefixes.delivery}*`] } });
+    expect(statement.Condition).toEqual(leadingKeys([TABLE.prefixes.delivery], [TABLE.prefixes.delivery]));
   });
 
   it('may send to the DLQ only to quarantine a signed delivery it cannot process', () => {
@@ -166,9 +166,8 @@ describe('digest role', () => {
     const statement = statementBySid(digest, 'DigestClaimsAndSnapshots');
     expect(actionsOf(statement)).toEqual(['dynamodb:GetItem', 'dynamodb:UpdateItem']);
     expect(resourcesOf(statement)).toEqual([arnOf(tableId)]);
-    expect(statement.Condition).toEqual({
-      'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${TABLE.prefixes.digest}*`, `${TABLE.prefixes.snapshot}*`] },
-    });
+    const claims = [TABLE.prefixes.digest, TABLE.prefixes.snapshot];
+    expect(statement.Condition).toEqual(leadingKeys(claims, claims));
   });
 
   it("may read and note connections' items (conn# keys only, no Put, Delete, Scan or Query) and read their secrets", () => {

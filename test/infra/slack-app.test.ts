@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { Annotations, Match } from 'aws-cdk-lib/assertions';
 import { DIGEST_METRICS, ENV, HTTP_PATHS, SERVICES, SLACK_APP_METRICS, STACK_OUTPUTS as OUTPUTS, TABLE } from '../../shared/contracts';
 import { FOREIGN_REQUESTS_ALARM_THRESHOLD, SLACK_TIMEOUT_SECONDS } from '../../infra/slack-app';
-import { actionsOf, arnOf, logicalId, ref, resourcesOf, roleStatements, statementBySid, synthApp } from './helpers';
+import { actionsOf, arnOf, leadingKeys, logicalId, ref, resourcesOf, roleStatements, statementBySid, synthApp } from './helpers';
 
 const { template, stack } = synthApp();
 
@@ -16,15 +16,8 @@ const actionKeyId = logicalId(template, 'AWS::SecretsManager::Secret', 'SecretsA
 const slackTokenId = logicalId(template, 'AWS::SecretsManager::Secret', 'SlackToken');
 const slack = roleStatements(template, 'SlackAppSlackRole');
 const digest = roleStatements(template, 'DigestWorkerDigestRole');
-const subscriptionKeys = {
-  'ForAllValues:StringLike': {
-    'dynamodb:LeadingKeys': [
-      `${TABLE.prefixes.subscriptionsOfProject}*`,
-      `${TABLE.prefixes.subscriptionsOfChannel}*`,
-      `${TABLE.prefixes.audit}*`,
-    ],
-  },
-};
+const subscriptionPrefixes = [TABLE.prefixes.subscriptionsOfProject, TABLE.prefixes.subscriptionsOfChannel, TABLE.prefixes.audit];
+const subscriptionKeys = leadingKeys(subscriptionPrefixes, subscriptionPrefixes);
 type Resources = Record<string, { Type: string; Properties: Record<string, unknown>; DependsOn?: string[] }>;
 const resources = (t: typeof template): Resources => (t.toJSON() as { Resources: Resources }).Resources;
 const variablesOf = (t: typeof template): Record<string, unknown> =>
@@ -188,6 +181,7 @@ describe('Slack role', () => {
       'ProjectSnapshotsRead',
       'QuietHoursWindows',
       'ReadActionSigningKey',
+      'ReadConnections',
       'ReadSlackSigningSecret',
       'SlackRequestReplayGuard',
       'SubscriptionsOfProjectsAndChannels',
@@ -204,11 +198,17 @@ describe('Slack role', () => {
     expect(statement.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${TABLE.prefixes.slackRequest}*`] } });
   });
 
+  it('may only read conn# items (which connections a workspace reaches)', () => {
+    const statement = statementBySid(slack, 'ReadConnections');
+    expect(actionsOf(statement)).toEqual(['dynamodb:BatchGetItem', 'dynamodb:GetItem']);
+    expect(statement.Condition).toEqual(leadingKeys([TABLE.prefixes.connection]));
+  });
+
   it('may only Get snapshot# items (filter engines= checks names against them)', () => {
     const statement = statementBySid(slack, 'ProjectSnapshotsRead');
     expect(actionsOf(statement)).toEqual(['dynamodb:GetItem']);
     expect(resourcesOf(statement)).toEqual([arnOf(tableId)]);
-    expect(statement.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${TABLE.prefixes.snapshot}*`] } });
+    expect(statement.Condition).toEqual(leadingKeys([TABLE.prefixes.snapshot], [TABLE.prefixes.snapshot]));
   });
 
   it('may Get/Update/BatchGet sub#, chan# and audit# items only', () => {
@@ -247,9 +247,8 @@ describe('digest role, Slack app share', () => {
     const statement = statementBySid(digest, 'SlackPacingAndChannelPosts');
     expect(actionsOf(statement)).toEqual(['dynamodb:GetItem', 'dynamodb:UpdateItem']);
     expect(resourcesOf(statement)).toEqual([arnOf(tableId)]);
-    expect(statement.Condition).toEqual({
-      'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${TABLE.prefixes.pace}*`, `${TABLE.prefixes.channelPost}*`] },
-    });
+    // A channel's pace is the channel's, whoever posts; a post's claim is its tenant's.
+    expect(statement.Condition).toEqual(leadingKeys([TABLE.prefixes.pace, TABLE.prefixes.channelPost], [TABLE.prefixes.channelPost]));
   });
 });
 

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { Match } from 'aws-cdk-lib/assertions';
 import { ENV, HTTP_PATHS, SERVICES, STACK_OUTPUTS as OUTPUTS, TABLE } from '../../shared/contracts';
-import { actionsOf, logicalId, roleStatements, statementBySid, synthApp } from './helpers';
+import { actionsOf, leadingKeys, logicalId, roleStatements, statementBySid, synthApp } from './helpers';
 
 const plain = synthApp().template;
 const { template } = synthApp({ slackClientId: '1234567890.9876543210', slackPostRecovery: 'ledger' });
@@ -89,7 +89,7 @@ describe('Add to Slack', () => {
   it('with the ledger, the Slack function may only update posted# items (message_metadata_posted) and is told to', () => {
     const record = statementBySid(roleStatements(template, 'SlackAppSlackRole'), 'PostedLedgerRecord');
     expect(actionsOf(record)).toEqual(['dynamodb:UpdateItem']);
-    expect(record.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${TABLE.prefixes.posted}*`] } });
+    expect(record.Condition).toEqual(leadingKeys([TABLE.prefixes.posted], [TABLE.prefixes.posted]));
     template.hasResourceProperties('AWS::Lambda::Function', {
       Environment: { Variables: Match.objectLike({ [ENV.powertoolsServiceName]: SERVICES.slack, [ENV.slackPostRecovery]: 'ledger' }) },
     });
@@ -97,18 +97,21 @@ describe('Add to Slack', () => {
 
   it("the Slack function notes workspaces' channels and may purge them on uninstall: deletes and removals by key prefix only", () => {
     const slack = roleStatements(template, 'SlackAppSlackRole');
-    const keys = (...prefixes: string[]) => ({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': prefixes.map((p) => `${p}*`) } });
     const { prefixes } = TABLE;
-    const expected: [string, string[], ReturnType<typeof keys>][] = [
-      ['TeamChannels', ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:UpdateItem'], keys(prefixes.team)],
-      ['UninstallDeletesInstallation', ['dynamodb:DeleteItem'], keys(prefixes.installation)],
-      ['GateReadsInstallations', ['dynamodb:GetItem'], keys(prefixes.installation)],
+    // Every tenant's items of a channel are purged (`t#<connection id>#chan#…`); its window and schedule are the channel's.
+    const expected: [string, string[], ReturnType<typeof leadingKeys>][] = [
+      ['TeamChannels', ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:UpdateItem'], leadingKeys([prefixes.team])],
+      ['UninstallDeletesInstallation', ['dynamodb:DeleteItem'], leadingKeys([prefixes.installation])],
+      ['GateReadsInstallations', ['dynamodb:GetItem'], leadingKeys([prefixes.installation])],
       [
         'UninstallPurgesChannels',
         ['dynamodb:DeleteItem'],
-        keys(prefixes.subscriptionsOfChannel, prefixes.audit, prefixes.quiet, prefixes.held),
+        leadingKeys(
+          [prefixes.subscriptionsOfChannel, prefixes.audit, prefixes.quiet, prefixes.held],
+          [prefixes.subscriptionsOfChannel, prefixes.audit, prefixes.held],
+        ),
       ],
-      ['UninstallPurgesSchedules', ['dynamodb:UpdateItem'], keys(prefixes.held, prefixes.weeklySettings)],
+      ['UninstallPurgesSchedules', ['dynamodb:UpdateItem'], leadingKeys([prefixes.held, prefixes.weeklySettings], [prefixes.held])],
     ];
     for (const [sid, actions, condition] of expected) {
       const statement = statementBySid(slack, sid);

@@ -6,7 +6,17 @@
 import { describe, expect, it } from 'vitest';
 import { Match } from 'aws-cdk-lib/assertions';
 import { QUEUE_MESSAGE_KINDS, TABLE } from '../../shared/contracts';
-import { actionsOf, arnOf, expectQueueSenderRole, logicalId, roleStatements, scheduleProps, statementBySid, synthApp } from './helpers';
+import {
+  actionsOf,
+  arnOf,
+  expectQueueSenderRole,
+  leadingKeys,
+  logicalId,
+  roleStatements,
+  scheduleProps,
+  statementBySid,
+  synthApp,
+} from './helpers';
 
 const { template } = synthApp({ development: false, alarmEmail: 'ops@example.com', timeZone: 'Europe/Berlin' }, { stage: 'prod' });
 const queueId = logicalId(template, 'AWS::SQS::Queue', 'DigestQueue');
@@ -36,7 +46,7 @@ describe('weekly report schedule', () => {
     const digest = roleStatements(template, 'DigestWorkerDigest');
     const claims = statementBySid(digest, 'WeeklyClaimsAndBaselines');
     expect(actionsOf(claims)).toEqual(['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem']);
-    expect(claims.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${TABLE.prefixes.weekly}*`] } });
+    expect(claims.Condition).toEqual(leadingKeys([TABLE.prefixes.weekly], [TABLE.prefixes.weekly]));
     const read = statementBySid(digest, 'WeeklySchedulesRead');
     expect(actionsOf(read)).toEqual(['dynamodb:GetItem']);
     expect(read.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${TABLE.prefixes.weeklySettings}*`] } });

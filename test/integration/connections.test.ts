@@ -8,6 +8,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { PurgeQueueCommand, ReceiveMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { createIngestDeps, readIngestConfig } from '../../functions/ingest/runtime';
 import { createDigestRuntime, readDigestConfig } from '../../functions/digest/runtime';
@@ -131,6 +132,12 @@ describe('ingest: /webhook/<connection id>', () => {
     expect(JSON.parse(response.body)).toEqual({ ok: true, result: 'accepted' });
     const [body] = await queuedBodies();
     expect(body?.['connection']).toBe('acme');
+    // Deduplicated among the connection's own deliveries: its record is keyed under its tenant prefix.
+    const id = (body?.['event'] as { id: string }).id;
+    const item = async (pk: string) =>
+      (await peers.dynamo.client.send(new GetItemCommand({ TableName: TABLE, Key: { pk: { S: pk } }, ConsistentRead: true }))).Item;
+    expect(await item(`t#acme#delivery#${id}`)).toBeDefined();
+    expect(await item(`delivery#${id}`)).toBeUndefined();
   });
 
   it("refuses a delivery signed with another connection's secret (401), and the stack's own secret on a connection", async () => {

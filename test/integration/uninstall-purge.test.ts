@@ -39,7 +39,7 @@ function stores() {
     quiet: new DynamoQuietHoursStore(dynamo.client, TABLE),
     weekly: new DynamoWeeklyStore(dynamo.client, { tableName: TABLE, leaseMs: 0 }),
     installations: new DynamoInstallationStore(dynamo.client, { tableName: TABLE }),
-    teams: new DynamoTeamData(dynamo.client, TABLE, subscriptions),
+    teams: new DynamoTeamData(dynamo.client, TABLE, () => subscriptions),
   };
 }
 

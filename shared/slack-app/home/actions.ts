@@ -6,6 +6,7 @@
  * the same `slackAccess` policy as `/visibility subscribe`.
  */
 import { isRecord } from '../../util';
+import type { SlackTeam } from '../ports';
 import type { HomeSubscribe } from './ports';
 
 export const HOME_ACTION_IDS = {
@@ -18,9 +19,12 @@ export const HOME_ACTION_IDS = {
 /** The block of a project's buttons: its id names the project (`home_project:<id>`). */
 export const HOME_PROJECT_BLOCK_PREFIX = 'home_project:';
 
+/** The workspace the tab was used in (`team.id`, `enterprise.id`): its tenants are what the tab shows. */
+type InTeam = { team?: SlackTeam | undefined };
+
 export type HomeAction =
-  | { kind: 'page'; userId: string; page: number }
-  | ({ kind: 'subscribe'; userId: string; page: number } & HomeSubscribe)
+  | ({ kind: 'page'; userId: string; page: number } & InTeam)
+  | ({ kind: 'subscribe'; userId: string; page: number } & HomeSubscribe & InTeam)
   | { kind: 'open_digest' };
 
 /** Whether a block_actions payload was clicked on the app's Home tab. */
@@ -36,9 +40,10 @@ export function parseHomeAction(payload: Record<string, unknown>): HomeAction | 
   if (typeof user !== 'string' || user === '' || !isRecord(first)) return 'Home tab action lacks user.id or its action';
   const actionId = first['action_id'];
   if (actionId === HOME_ACTION_IDS.openDigest) return { kind: 'open_digest' };
+  const team = teamOf(payload);
   if (actionId === HOME_ACTION_IDS.previous || actionId === HOME_ACTION_IDS.next) {
     const page = Number(first['value']);
-    return Number.isSafeInteger(page) && page >= 0 ? { kind: 'page', userId: user, page } : 'Home tab page button without a page';
+    return Number.isSafeInteger(page) && page >= 0 ? { kind: 'page', userId: user, page, ...team } : 'Home tab page button without a page';
   }
   if (actionId !== HOME_ACTION_IDS.subscribe) return `Home tab action "${String(actionId).slice(0, 40)}" is not handled`;
   const blockId = first['block_id'];
@@ -47,7 +52,15 @@ export function parseHomeAction(payload: Record<string, unknown>): HomeAction | 
     return 'Home tab subscribe lacks its project or channel';
   const projectId = blockId.slice(HOME_PROJECT_BLOCK_PREFIX.length);
   if (projectId === '') return 'Home tab subscribe lacks its project';
-  return { kind: 'subscribe', userId: user, projectId, channel, page: viewPage(payload['view']) };
+  return { kind: 'subscribe', userId: user, projectId, channel, page: viewPage(payload['view']), ...team };
+}
+
+/** The workspace a block_actions payload was clicked in (on the Home tab or a message). */
+export function teamOf(payload: Record<string, unknown>): InTeam {
+  const teamId = isRecord(payload['team']) ? payload['team']['id'] : undefined;
+  const enterpriseId = isRecord(payload['enterprise']) ? payload['enterprise']['id'] : undefined;
+  if (typeof teamId !== 'string' || teamId === '') return {};
+  return { team: { teamId, ...(typeof enterpriseId === 'string' && enterpriseId !== '' ? { enterpriseId } : {}) } };
 }
 
 /** The page the view shows (its `private_metadata`), so a subscribe re-publishes the same page. */

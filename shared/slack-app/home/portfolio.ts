@@ -161,6 +161,8 @@ export interface PortfolioDeps {
   snapshots: Pick<DigestStore, 'getSnapshot'>;
   store: Pick<SubscriptionStore, 'forProject'>;
   routing: ChannelRouting;
+  /** The routes of a project's tenant (a connection's own, ../tenant-scope.ts); none or undefined = `routing`. */
+  routingOf?: ((projectId: string) => ChannelRouting | undefined) | undefined;
   /** Channels' quiet hours; none = no channel is ever quiet. */
   quietHours?: Pick<QuietHoursStore, 'windowsOf'> | undefined;
   noiseMinimums?: NoiseMinimums | undefined;
@@ -178,16 +180,24 @@ export async function loadPortfolio(deps: PortfolioDeps): Promise<PortfolioEntry
     const [snapshot, subscriptions] = await Promise.all([deps.snapshots.getSnapshot(project.id), deps.store.forProject(project.id)]);
     return { project: { id: project.id, name: project.name }, snapshot, subscriptions };
   });
-  const quiet = await quietWindows(facts, deps);
+  const routingOf = (projectId: string) => deps.routingOf?.(projectId) ?? deps.routing;
+  const quiet = await quietWindows(facts, routingOf, deps);
   const nowMs = deps.clock.now();
-  return facts.map((f) => portfolioEntry(f, deps.routing, quiet, nowMs, deps.noiseMinimums)).sort(byWorstFirst);
+  return facts.map((f) => portfolioEntry(f, routingOf(f.project.id), quiet, nowMs, deps.noiseMinimums)).sort(byWorstFirst);
 }
 
 /** The quiet hours of every channel named; a failed read only leaves "quiet" out (logged). */
-async function quietWindows(facts: readonly ProjectFacts[], deps: PortfolioDeps): Promise<ReadonlyMap<string, QuietSetting>> {
+async function quietWindows(
+  facts: readonly ProjectFacts[],
+  routingOf: (projectId: string) => ChannelRouting,
+  deps: PortfolioDeps,
+): Promise<ReadonlyMap<string, QuietSetting>> {
   if (deps.quietHours === undefined) return new Map();
-  const channels = new Set<string>(deps.routing.defaultChannel === '' ? [] : [deps.routing.defaultChannel]);
-  for (const channel of Object.values(deps.routing.byProject)) channels.add(channel);
+  const channels = new Set<string>();
+  for (const routing of [deps.routing, ...facts.map((f) => routingOf(f.project.id))]) {
+    if (routing.defaultChannel !== '') channels.add(routing.defaultChannel);
+    for (const channel of Object.values(routing.byProject)) channels.add(channel);
+  }
   for (const f of facts) for (const s of f.subscriptions) channels.add(s.channel);
   try {
     return await deps.quietHours.windowsOf([...channels]);

@@ -4,6 +4,7 @@
  * and the renderer import these types, never the other way round.
  */
 import type { QUEUE_MESSAGE_KINDS } from '../../contracts';
+import type { Tenant } from '../../tenancy';
 
 /** A "Subscribe a channel" pick on the Home tab: the project (by id, as the view names it) and the channel picked. */
 export interface HomeSubscribe {
@@ -18,6 +19,8 @@ export interface HomeRequest {
   page: number;
   subscribe?: HomeSubscribe | undefined;
   receivedAtMs: number;
+  /** The tenants the user's workspace reaches (../tenant-scope.ts), decided by the Slack function; none = not scoped (the stack's alone). */
+  tenants?: readonly Tenant[] | undefined;
 }
 
 /** A Home tab view (`type: home`), as `views.publish` takes it. */

@@ -17,6 +17,8 @@ import type { DeferredDeps } from '../ports';
 import { loadPortfolio, type PortfolioDeps } from './portfolio';
 import type { HomeRequest, HomeSubscribe, HomeViews } from './ports';
 import { renderHomeView } from './view';
+import { deferredDepsOf } from '../service';
+import { parseTenants } from '../tenant-scope';
 
 /** A deferred command's deps (the subscribe is one), the digest's routing and snapshots, and the publisher. */
 export interface HomeDeps extends DeferredDeps {
@@ -36,7 +38,12 @@ export function homeLabel(request: HomeRequest): WorkLabel {
   return { id: `home@${request.userId}`, type: QUEUE_MESSAGE_KINDS.slackHome };
 }
 
-async function publishHome(request: HomeRequest, deps: HomeDeps): Promise<RecordResult> {
+async function publishHome(request: HomeRequest, unscoped: HomeDeps): Promise<RecordResult> {
+  // The tab shows (and subscribes) only the projects of the user's workspace's tenants.
+  const deps = await deferredDepsOf(
+    { channel: '', actor: { userId: request.userId }, responseUrl: '', tenants: request.tenants },
+    unscoped,
+  );
   const notice = request.subscribe === undefined ? undefined : await subscribeFromHome(request, request.subscribe, deps);
   const canChange = (await authorizeUser(request.userId, deps.access.changes, deps.groups)).allowed;
   try {
@@ -75,7 +82,15 @@ export function parseHomeRequest(body: unknown): HomeRequest | null {
   if (!isRecord(body) || body['kind'] !== QUEUE_MESSAGE_KINDS.slackHome) return null;
   const { userId, page, subscribe, receivedAtMs } = body;
   if (typeof userId !== 'string' || userId === '' || typeof page !== 'number' || !Number.isSafeInteger(page) || page < 0) return null;
-  const request: HomeRequest = { kind: QUEUE_MESSAGE_KINDS.slackHome, userId, page, receivedAtMs: Number(receivedAtMs) || 0 };
+  const tenants = parseTenants(body['tenants']);
+  if (body['tenants'] !== undefined && tenants === undefined) return null;
+  const request: HomeRequest = {
+    kind: QUEUE_MESSAGE_KINDS.slackHome,
+    userId,
+    page,
+    receivedAtMs: Number(receivedAtMs) || 0,
+    ...(tenants === undefined ? {} : { tenants }),
+  };
   if (subscribe === undefined) return request;
   if (!isRecord(subscribe)) return null;
   const { projectId, channel } = subscribe;
