@@ -10,7 +10,7 @@ import { QUARANTINE_ATTRIBUTES, type QuarantinedDelivery } from '../quarantine';
 import { tenantLabel, tenantOf } from '../tenancy';
 
 /** The MessageGroupId of a tenant's work: `stack` for the stack's own webhook, else the connection id. */
-export function messageGroupOf(connection: string | undefined): string {
+function messageGroupOf(connection: string | undefined): string {
   return tenantLabel(tenantOf(connection));
 }
 
