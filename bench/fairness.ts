@@ -33,7 +33,7 @@ const BURST_SAMPLES = 5;
 /** Y samples are taken only while X still has at least this many runs waiting. */
 const MIN_BACKLOG = 50;
 const SEND_CONCURRENCY = 50;
-const MAX_ATTEMPTS = 15;
+const MAX_ATTEMPTS = 40;
 const POST_TIMEOUT_MS = 600_000;
 const X_ID = 'burst';
 const X_SECRET = 'whsec_fairness_burst_tenant';
@@ -122,7 +122,7 @@ async function addConnection(stack: LocalStack, projectChannel: string): Promise
 /**
  * One signed delivery; resolves when it is accepted. A 5xx (the table slow under the burst, or the
  * claim's 10 s lease of an attempt that timed out) is retried sooner than the sender would (1 s, 2 s,
- * 4 s, then every 8 s): what is measured here is the queue, not the sender's schedule.
+ * 4 s, then every 8 s, for about 5 minutes): what is measured here is the queue, not the sender's schedule.
  */
 async function deliver(url: string, secret: string, body: string, id: string): Promise<number> {
   let last = '';
