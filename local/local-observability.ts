@@ -101,7 +101,8 @@ export class LocalObservabilityHub {
       metrics: {
         count: (name, value = 1, dimensions) => {
           this.add(`${service}:${name}`, value);
-          if (dimensions) this.add(`${service}:${name}${dimensionSuffix(dimensions)}`, value);
+          // As the Powertools adapter emits them: each breakdown dimension a record of its own.
+          for (const [key, dim] of Object.entries(dimensions ?? {})) this.add(`${service}:${name}{${key}=${dim}}`, value);
         },
       },
       flush: () => undefined,
@@ -228,10 +229,4 @@ function carriedEvent(body: string): LogFields {
   } catch {
     return {};
   }
-}
-
-function dimensionSuffix(dimensions: Record<string, string>): string {
-  return `{${Object.entries(dimensions)
-    .map(([k, v]) => `${k}=${v}`)
-    .join(',')}}`;
 }

@@ -20,6 +20,8 @@ export interface SqsServerOptions {
   timeScale?: number;
   /** Called when a redrive moves a message to its dead-letter queue. */
   onDeadLetter?: (moved: DeadLettered) => void;
+  /** false: receives ignore MessageGroupId (no fair queues; see the engine). Default true. */
+  fairQueues?: boolean;
 }
 
 export const ACCOUNT_ID = '000000000000';
@@ -50,6 +52,7 @@ export class SqsServer {
       accountId: ACCOUNT_ID,
       ...(options.timeScale ? { timeScale: options.timeScale } : {}),
       ...(options.onDeadLetter ? { onDeadLetter: options.onDeadLetter } : {}),
+      ...(options.fairQueues === false ? { fairQueues: false } : {}),
     });
     holder.engine = engine;
     return new SqsServer(server, engine, url, region);

@@ -105,7 +105,15 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     const secrets = options.secrets?.length ? [...options.secrets] : (kept?.signing ?? [generateSecret()]);
     const [dynamo, sqs, simulator, slack] = await Promise.all([
       startDynamo(dataDir, cleanup),
-      startSqs(host, region, maxReceiveCount, visibilityTimeoutSeconds, cleanup, (moved) => logDeadLetter(observability, moved)),
+      startSqs(
+        host,
+        region,
+        maxReceiveCount,
+        visibilityTimeoutSeconds,
+        cleanup,
+        (moved) => logDeadLetter(observability, moved),
+        options.fairQueues,
+      ),
       options.realReadApi ? Promise.resolve(undefined) : startSimulator(options, host, fixture, cleanup),
       options.realSlack ? Promise.resolve(undefined) : startSlack(options, host, dataDir, cleanup, clients),
     ]);

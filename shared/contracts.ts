@@ -103,8 +103,12 @@ export type ServiceName = (typeof SERVICES)[keyof typeof SERVICES];
 /** CloudWatch namespace of the custom metrics (Powertools EMF). */
 export const METRICS_NAMESPACE = 'VisibilitySlackBridge';
 
-/** Metric dimensions. `service` is on every metric; `reason` on a rejection breakdown; `stage` per deployment. */
-export const METRIC_DIMENSIONS = { service: 'service', reason: 'reason', stage: 'stage' } as const;
+/**
+ * Metric dimensions. `service` is on every metric; `stage` per deployment; `reason` on a rejection
+ * breakdown; `tenant` (`stack` or the connection id, shared/tenancy.ts) on a breakdown of the digest's
+ * per-run metrics. A breakdown is a record of its own beside the total, which is what the alarms read.
+ */
+export const METRIC_DIMENSIONS = { service: 'service', reason: 'reason', stage: 'stage', tenant: 'tenant' } as const;
 
 /** Count metrics of the ingest function. */
 export const INGEST_METRICS = {

@@ -31,7 +31,7 @@ export interface Log {
 }
 
 export interface Metrics {
-  /** Adds 1 (or `value`) to a count metric; `dimensions` adds a breakdown such as the rejection reason. */
+  /** Adds 1 (or `value`) to a count metric; each entry of `dimensions` adds a breakdown of its own (the rejection reason, the tenant). */
   count(name: MetricName, value?: number, dimensions?: Record<string, string>): void;
 }
 

@@ -30,6 +30,7 @@ import {
   redrivePolicy,
 } from './queue';
 import { MoveTasks } from './move-tasks';
+import { receiveOrder } from './fair';
 import type { MessageAttribute } from './md5';
 
 export interface EngineOptions {
@@ -45,6 +46,11 @@ export interface EngineOptions {
   readonly timeScale?: number;
   /** Called when a redrive moves a message to its dead-letter queue (the local stack logs the arrival). */
   readonly onDeadLetter?: (moved: DeadLettered) => void;
+  /**
+   * Receives favour the MessageGroupId with the fewest messages in flight, as SQS fair queues do
+   * (./fair.ts; default true). false: send order whatever the groups, the control of bench/fairness.ts.
+   */
+  readonly fairQueues?: boolean;
 }
 
 /** A message the redrive policy moved to a dead-letter queue. */
@@ -409,7 +415,7 @@ export class SqsEngine {
     this.notify(queue);
   }
 
-  /** Takes up to `request.max` visible messages, redriving those past maxReceiveCount. */
+  /** Takes up to `request.max` visible messages, fairly among their groups (./fair.ts), redriving those past maxReceiveCount. */
   private take(queue: Queue, request: ReceiveRequest): JsonObject[] {
     const now = Date.now();
     dropExpired(queue, now);
@@ -417,9 +423,8 @@ export class SqsEngine {
     const deadLetterQueue = redrive ? this.queueByArn(redrive.deadLetterTargetArn) : undefined;
     const timeout = request.visibilityTimeout ?? Number(queue.attributes.get('VisibilityTimeout') ?? 30);
     const out: JsonObject[] = [];
-    for (const message of queue.messages.values()) {
+    for (const message of receiveOrder(queue.messages, now, this.options.fairQueues ?? true)) {
       if (out.length >= request.max) break;
-      if (message.visibleAt > now) continue;
       if (redrive && deadLetterQueue && deadLetterQueue !== queue && message.receiveCount >= redrive.maxReceiveCount) {
         // This receive would exceed maxReceiveCount: SQS moves the message instead of returning it.
         queue.messages.delete(message.messageId);

@@ -19,6 +19,7 @@ const SYSTEM_ATTRIBUTES = [
   'ApproximateReceiveCount',
   'ApproximateFirstReceiveTimestamp',
   'DeadLetterQueueSourceArn',
+  'MessageGroupId',
 ] as const;
 
 const BATCH_ID = /^[A-Za-z0-9_-]{1,80}$/;
@@ -28,6 +29,8 @@ const NUMBER = /^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/;
 // Characters SQS accepts in a body or string attribute (XML 1.0 set).
 const INVALID_CHARACTER = /[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/u;
 const MAX_BATCH = 10;
+/** 1–128 letters, digits and ASCII punctuation, as SQS takes it on FIFO and (fair) standard queues alike. */
+const MESSAGE_GROUP_ID = /^[\x21-\x7e]{1,128}$/;
 
 export function buildMessage(queue: Queue, input: JsonObject, bodyKey: string): BuiltMessage {
   const body = reqString(input, bodyKey);
@@ -45,12 +48,21 @@ export function buildMessage(queue: Queue, input: JsonObject, bodyKey: string): 
   if (size > limit) {
     throw invalidParameter(bodyKey, '(message)', `Message must be shorter than ${limit} bytes.`);
   }
+  const messageGroupId = optString(input, 'MessageGroupId');
+  if (messageGroupId !== undefined && !MESSAGE_GROUP_ID.test(messageGroupId)) {
+    throw invalidParameter(
+      'MessageGroupId',
+      messageGroupId,
+      'MessageGroupId can only include alphanumeric and punctuation characters. 1 to 128 in length.',
+    );
+  }
   const now = Date.now();
   const stored: StoredMessage = {
     body,
     md5OfBody: md5Hex(body),
     attributes,
     md5OfAttributes: md5OfMessageAttributes(attributes),
+    ...(messageGroupId === undefined ? {} : { messageGroupId }),
     ...freshDelivery(now),
   };
   return { stored, delaySeconds, size };
@@ -92,6 +104,7 @@ export function render(message: StoredMessage, request: ReceiveRequest, senderId
     ApproximateReceiveCount: String(message.receiveCount),
     ApproximateFirstReceiveTimestamp: message.firstReceiveTimestamp === undefined ? undefined : String(message.firstReceiveTimestamp),
     DeadLetterQueueSourceArn: message.deadLetterSourceArn,
+    MessageGroupId: message.messageGroupId,
   };
   for (const name of SYSTEM_ATTRIBUTES) {
     const value = values[name];

@@ -12,6 +12,8 @@ export interface StoredMessage {
   readonly attributes: ReadonlyMap<string, MessageAttribute>;
   readonly md5OfAttributes: string | undefined;
   readonly sentTimestamp: number;
+  /** Its tenant on a fair queue (./fair.ts); absent: a tenant of its own. */
+  readonly messageGroupId?: string | undefined;
   /** Epoch ms from which the message can be received. */
   visibleAt: number;
   /** Hidden because it was received (not-visible), as opposed to delayed on send. */

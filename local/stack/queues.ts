@@ -19,6 +19,7 @@ export async function startSqs(
   visibilityTimeoutSeconds: number,
   cleanup: Cleanup,
   onDeadLetter: (moved: DeadLettered) => void,
+  fairQueues = true,
 ): Promise<StartedSqs> {
   if (!Number.isInteger(maxReceiveCount) || maxReceiveCount < 1 || maxReceiveCount > 1000) {
     throw new LocalStackError(`maxReceiveCount must be a whole number from 1 to 1000, got ${maxReceiveCount}`);
@@ -26,7 +27,7 @@ export async function startSqs(
   if (!Number.isInteger(visibilityTimeoutSeconds) || visibilityTimeoutSeconds < 0 || visibilityTimeoutSeconds > 43_200) {
     throw new LocalStackError(`the visibility timeout must be whole seconds from 0 to 43200, got ${visibilityTimeoutSeconds}`);
   }
-  const server = await SqsServer.start({ host, region, onDeadLetter });
+  const server = await SqsServer.start({ host, region, onDeadLetter, fairQueues });
   cleanup.push(() => server.close());
   const client = createSqsClient(server.url, region);
   const pollerClient = createSqsClient(server.url, region);

@@ -105,6 +105,8 @@ export interface LocalStackOptions {
   quietSweepMs?: number;
   /** Digest invocations side by side (default 2). */
   concurrency?: number;
+  /** false: the local SQS server ignores MessageGroupId, a standard queue without fair queues (bench/fairness.ts's control). */
+  fairQueues?: boolean;
   /** Extra environment variables for both handlers (e.g. VISIBILITY_RANGE, SIGNATURE_TOLERANCE_SECONDS). */
   env?: Record<string, string>;
   /** Handler log lines shown (default `warn`; `silent` in tests). Everything is kept in `observability` anyway. */

@@ -37,11 +37,12 @@ export function createObservability(serviceName: string, stage: string = DEFAULT
       error: (message, fields = {}) => logger.error(message, fields),
     },
     metrics: {
-      count(name, value = 1, dimensions) {
-        if (dimensions) {
-          // A breakdown (e.g. by reason) goes out as its own EMF record so it doesn't split the totals.
+      count(name, value = 1, dimensions = {}) {
+        // Each breakdown (by reason, by tenant…) goes out as its own EMF record, so it splits neither
+        // the total the alarms read nor another breakdown, and its cardinality stays that of one dimension.
+        for (const [key, dim] of Object.entries(dimensions)) {
           const single = metrics.singleMetric();
-          for (const [key, dim] of Object.entries(dimensions)) single.addDimension(key, dim);
+          single.addDimension(key, dim);
           single.addMetric(name, MetricUnit.Count, value);
         }
         metrics.addMetric(name, MetricUnit.Count, value);

@@ -1,8 +1,18 @@
-/** EventQueue on SQS: the verified event plus receive time, with attributes for routing and DLQ selection. */
+/**
+ * EventQueue on SQS: the verified event plus receive time, with attributes for routing and DLQ selection,
+ * and its tenant as MessageGroupId: on a standard queue that makes it a fair queue, where one tenant's
+ * backlog does not hold back another's messages (docs/PERFORMANCE.md, "Fair to every tenant").
+ */
 import { SendMessageCommand, type MessageAttributeValue, type SQSClient } from '@aws-sdk/client-sqs';
 import { MESSAGE_ATTRIBUTE_EVENT_ID, MESSAGE_ATTRIBUTE_PROJECT, MESSAGE_ATTRIBUTE_TYPE, projectIdOf, type QueuedEvent } from '../events';
 import type { EventQueue } from '../ports';
 import { QUARANTINE_ATTRIBUTES, type QuarantinedDelivery } from '../quarantine';
+import { tenantLabel, tenantOf } from '../tenancy';
+
+/** The MessageGroupId of a tenant's work: `stack` for the stack's own webhook, else the connection id. */
+function messageGroupOf(connection: string | undefined): string {
+  return tenantLabel(tenantOf(connection));
+}
 
 export function messageAttributesFor(message: QueuedEvent): Record<string, MessageAttributeValue> {
   const attributes: Record<string, MessageAttributeValue> = {
@@ -28,6 +38,7 @@ export class SqsEventQueue implements EventQueue {
         QueueUrl: this.queueUrl,
         MessageBody: JSON.stringify(message),
         MessageAttributes: messageAttributesFor(message),
+        MessageGroupId: messageGroupOf(message.connection),
       }),
     );
   }
@@ -38,6 +49,7 @@ export class SqsEventQueue implements EventQueue {
         QueueUrl: this.dlqUrl,
         MessageBody: JSON.stringify(delivery),
         MessageAttributes: quarantineAttributesFor(delivery),
+        MessageGroupId: messageGroupOf(delivery.connection),
       }),
     );
   }

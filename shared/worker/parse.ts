@@ -20,6 +20,8 @@ export interface QueuedMessageHints {
   projectId: string | undefined;
   /** When ingest accepted the delivery (body `received_at`), when it is a valid timestamp. */
   receivedAt: string | undefined;
+  /** The connection whose webhook received it (body `connection`); absent for the stack's own. */
+  connection: string | undefined;
 }
 
 export type QueuedMessage =
@@ -60,6 +62,7 @@ function readmitted(delivery: QuarantinedDelivery): QueuedMessage {
     type: QUEUE_MESSAGE_KINDS.quarantinedDelivery,
     projectId: undefined,
     receivedAt: delivery.received_at,
+    connection: delivery.connection,
   };
   const readmission = readmitQuarantined(delivery);
   if (readmission.kind === 'still_unprocessable')
@@ -129,6 +132,7 @@ function hintsOf(body: unknown): QueuedMessageHints {
     type: nonEmpty(event['type']),
     projectId: nonEmpty(data['project_id']),
     receivedAt: typeof receivedAt === 'string' && !Number.isNaN(Date.parse(receivedAt)) ? receivedAt : undefined,
+    connection: nonEmpty(envelope['connection']),
   };
 }
 

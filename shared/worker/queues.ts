@@ -3,7 +3,10 @@
  * with its feature's handler and the part of the queue's deps that handler takes. A record of a kind
  * its queue does not carry never reaches a handler (./batch.ts quarantines it).
  */
-import type { KindHandler } from '../queue-work';
+import type { Job, KindHandler, WorkItem } from '../queue-work';
+import { METRIC_DIMENSIONS } from '../contracts';
+import type { Metrics } from '../ports';
+import { tenantLabel, tenantOf, type Tenant } from '../tenancy';
 import type { DigestDeps } from '../digest/deps';
 import { noticeDrafts } from '../digest/draft-ready';
 import { catchUpHeldDigests, type CatchUpSweepDeps } from '../digest/quiet-catch-up';
@@ -37,11 +40,37 @@ function taking<P, F, D>(handler: KindHandler<P, F>, part: (deps: D) => F): Kind
   return (items, deps, settle) => handler(items, part(deps), settle);
 }
 
+/** Every count goes out with the tenant as a breakdown (the totals the alarms read stay as they are). */
+function tenantMetrics(metrics: Metrics, tenant: Tenant): Metrics {
+  return {
+    count: (name, value, dimensions) => metrics.count(name, value, { ...dimensions, [METRIC_DIMENSIONS.tenant]: tenantLabel(tenant) }),
+  };
+}
+
+/**
+ * A handler of tenants' events whose per-run metrics (digests posted, superseded, muted, held, charts…)
+ * each carry the `tenant` dimension: the stack's own, or the connection the event came through.
+ */
+function perTenant<P, D extends { digest: DigestDeps }>(
+  handler: KindHandler<P, D>,
+): KindHandler<P & { connection?: string | undefined }, D> {
+  return (items, deps, settle) => {
+    const byTenant = new Map<string | undefined, WorkItem<P & { connection?: string | undefined }>[]>();
+    for (const item of items) byTenant.set(item.payload.connection, [...(byTenant.get(item.payload.connection) ?? []), item]);
+    const jobs: Job[] = [];
+    for (const [connection, group] of byTenant) {
+      const metrics = tenantMetrics(deps.digest.metrics, tenantOf(connection));
+      jobs.push(...handler(group, { ...deps, digest: { ...deps.digest, metrics } }, settle));
+    }
+    return jobs;
+  };
+}
+
 export const DIGEST_QUEUE: Queue<'digest', DigestQueueDeps> = {
   name: 'digest',
   handlers: {
-    'run.completed': perConnection(digestRuns, { cadence: true }),
-    'draft.ready': perConnection(noticeDrafts, { cadence: false }),
+    'run.completed': perTenant(perConnection(digestRuns, { cadence: true })),
+    'draft.ready': perTenant(perConnection(noticeDrafts, { cadence: false })),
     weekly_sweep: thenWatchConnections(taking(sweepWeeklyReports, (deps: DigestQueueDeps) => deps.weekly)),
     quiet_catch_up: taking(catchUpHeldDigests, (deps: DigestQueueDeps) => deps.catchUp),
   },

@@ -58,6 +58,7 @@ const HELP_ONLY_WITH_STACK = new Set(['tail']);
 const EXIT_1_HERE: Record<string, string> = {
   'dlq cancel': 'no message move task is running to cancel',
   'dlq replay --older-than 1h --dry-run': 'nothing in the DLQ is an hour old',
+  'dlq replay --connection acme-seo': 'the local stack has no connection acme-seo, so none of its messages is in the DLQ',
 };
 
 /** Mentions of the tool or of a family of commands (`npx bridge …`, `npx bridge secrets …`), not commands. */

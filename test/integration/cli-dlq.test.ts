@@ -57,6 +57,8 @@ interface Ev {
   project: string;
   /** How long ago ingest received it. */
   ageMs?: number;
+  /** The connection whose webhook received it (absent: the stack's own). */
+  connection?: string;
 }
 
 /** Sends queue messages in the format of docs/CONTRACTS.md and pushes them into the DLQ. */
@@ -70,7 +72,11 @@ async function deadLetter(pair: Pair, events: Ev[]): Promise<void> {
     await sqs.send(
       new SendMessageCommand({
         QueueUrl: pair.queueUrl,
-        MessageBody: JSON.stringify({ event: { id: ev.id, type: ev.type, created_at: receivedAt, data }, received_at: receivedAt }),
+        MessageBody: JSON.stringify({
+          event: { id: ev.id, type: ev.type, created_at: receivedAt, data },
+          received_at: receivedAt,
+          ...(ev.connection === undefined ? {} : { connection: ev.connection }),
+        }),
         MessageAttributes: {
           type: { DataType: 'String', StringValue: ev.type },
           project_id: { DataType: 'String', StringValue: ev.project },
@@ -186,7 +192,7 @@ describe('bridge dlq peek', () => {
     const shown = text.stdout.text();
     expect(shown).toContain('EVENT ID');
     for (const id of ['p1', 'p2', 'p3']) expect(shown).toContain(id);
-    expect(shown).toMatch(/p1\s+run\.completed\s+proj-1111\s+2h\s+1/);
+    expect(shown).toMatch(/p1\s+stack\s+run\.completed\s+proj-1111\s+2h\s+1/);
     expect(shown).toContain('nothing was consumed');
     // Nothing consumed: all still there, and visible (not left in flight).
     expect(await depth(pair.dlqUrl)).toEqual({ visible: 3, inFlight: 0 });
@@ -362,6 +368,63 @@ describe('bridge dlq replay with selectors (receive → send → delete)', () =>
     expect(exit).toBe(1);
     expect(moved).toEqual([]);
     expect(left).toBe(5);
+  });
+});
+
+describe('bridge dlq replay --connection (one tenant)', () => {
+  const events: Ev[] = [
+    { id: 'a1', type: 'run.completed', project: P1, connection: 'acme-seo' },
+    { id: 'b1', type: 'run.completed', project: P2, connection: 'beta' },
+    { id: 'a2', type: 'draft.ready', project: P1, connection: 'acme-seo' },
+    { id: 'o1', type: 'run.completed', project: P2 },
+  ];
+
+  it("peek shows each message's tenant; replay moves only that tenant's, as its MessageGroupId, and the others stay", async () => {
+    const pair = await createPair();
+    await deadLetter(pair, events);
+    const peek = io();
+    expect(await run(['dlq', 'peek', '--endpoint', server.url, '--dlq-url', pair.dlqUrl], peek)).toBe(0);
+    expect(peek.stdout.text()).toMatch(/a1\s+acme-seo\s+run\.completed/);
+    expect(peek.stdout.text()).toMatch(/b1\s+beta\s+run\.completed/);
+    expect(peek.stdout.text()).toMatch(/o1\s+stack\s+run\.completed/);
+
+    const out = io();
+    expect(await run(['dlq', 'replay', ...flags(pair), '--connection', 'acme-seo'], out)).toBe(0);
+    expect(out.stdout.text()).toMatch(/moved\s+a1\s+acme-seo/);
+    const { Messages } = await sqs.send(
+      new ReceiveMessageCommand({ QueueUrl: pair.queueUrl, MaxNumberOfMessages: 10, MessageSystemAttributeNames: ['MessageGroupId'] }),
+    );
+    const replayed = (Messages ?? []).map((m) => [
+      (JSON.parse(m.Body ?? '') as { event: { id: string } }).event.id,
+      m.Attributes?.MessageGroupId,
+    ]);
+    expect(replayed.sort()).toEqual([
+      ['a1', 'acme-seo'],
+      ['a2', 'acme-seo'],
+    ]);
+    expect(await depth(pair.dlqUrl)).toEqual({ visible: 2, inFlight: 0 });
+    const left = io();
+    expect(await run(['dlq', 'peek', '--endpoint', server.url, '--dlq-url', pair.dlqUrl, '--json'], left)).toBe(0);
+    const tenants = json<{ messages: { eventId: string; tenant: string }[] }>(left).messages.map((m) => [m.eventId, m.tenant]);
+    expect(tenants.sort()).toEqual([
+      ['b1', 'beta'],
+      ['o1', 'stack'],
+    ]);
+  });
+
+  it('"stack" replays the messages that name no connection', async () => {
+    const pair = await createPair();
+    await deadLetter(pair, events);
+    expect(await run(['dlq', 'replay', ...flags(pair), '--connection', 'stack'], io())).toBe(0);
+    expect((await drain(pair.queueUrl)).map((m) => m.MessageAttributes?.['event_id']?.StringValue)).toEqual(['o1']);
+    expect(await depth(pair.dlqUrl)).toEqual({ visible: 3, inFlight: 0 });
+  });
+
+  it('a value that is neither a connection id nor "stack" is a usage error', async () => {
+    const pair = await createPair();
+    const out = io();
+    expect(await run(['dlq', 'replay', ...flags(pair), '--connection', 'Not An Id'], out)).toBe(2);
+    expect(out.stderr.text()).toContain('--connection must be a connection id or "stack"');
   });
 });
 

@@ -198,6 +198,21 @@ describe("digest: a connection's run", () => {
     expect((await store.get('acme'))?.cadence.runTimesMs).toEqual([Date.parse(event.created_at)]);
   });
 
+  it('counts its per-run metrics under its tenant, and the stack\'s own under "stack", beside the totals', async () => {
+    await enqueue(
+      sqs,
+      peers.queueUrl,
+      JSON.stringify({ event: runOf(acmeSim), received_at: new Date().toISOString(), connection: 'acme' }),
+    );
+    await enqueue(sqs, peers.queueUrl, JSON.stringify({ event: runOf(peers.sim), received_at: new Date().toISOString() }));
+    const runtime = createDigestRuntime(readDigestConfig(functionEnv()), { log: observer, metrics: observer });
+    const result = await runtime.handle(await receiveRecords(sqs, peers.queueUrl), 60_000);
+    expect(result.batchItemFailures).toEqual([]);
+    expect(observer.countOf('DigestPosted')).toBe(2);
+    expect(observer.countOf('DigestPosted{tenant=acme}')).toBe(1);
+    expect(observer.countOf('DigestPosted{tenant=stack}')).toBe(1);
+  });
+
   it("drops a removed connection's queued event without reading anything", async () => {
     const event = runOf(peers.sim);
     await enqueue(sqs, peers.queueUrl, JSON.stringify({ event, received_at: new Date().toISOString(), connection: 'gone' }));

@@ -17,13 +17,10 @@ export class RecordingObserver implements Log, Metrics {
   error(message: string, fields: LogFields = {}): void {
     this.entries.push({ level: 'error', message, fields });
   }
-  count(name: string, value = 1, dimensions?: Record<string, string>): void {
-    const key = dimensions
-      ? `${name}{${Object.entries(dimensions)
-          .map(([k, v]) => `${k}=${v}`)
-          .join(',')}}`
-      : name;
-    this.counts.set(key, (this.counts.get(key) ?? 0) + value);
+  /** As the Powertools adapter emits it: the total under `name`, each breakdown dimension under `name{key=value}`. */
+  count(name: string, value = 1, dimensions: Record<string, string> = {}): void {
+    for (const key of [name, ...Object.entries(dimensions).map(([k, v]) => `${name}{${k}=${v}}`)])
+      this.counts.set(key, (this.counts.get(key) ?? 0) + value);
   }
   countOf(key: string): number {
     return this.counts.get(key) ?? 0;

@@ -17,7 +17,7 @@ const STACK_TABLE_OUTPUT = STACK_OUTPUTS.tableName;
 export const DLQ_PEEK: LeafDef = {
   summary: 'the DLQ messages and why each failed, without consuming them',
   synopsis: '[--max N] [options]',
-  description: `Shows DLQ messages (event id, type, project, age since received, receive count) without consuming
+  description: `Shows DLQ messages (event id, tenant, type, project, age since received, receive count) without consuming
 them: they are hidden for a few seconds while read and made visible again at once.`,
   options: { max: { value: 'N', help: 'at most N messages (default 10)' }, ...QUEUE_OPTIONS },
   run: dlqPeek,

@@ -11,6 +11,7 @@ import {
   type SQSClient,
 } from '@aws-sdk/client-sqs';
 import { MESSAGE_ATTRIBUTE_EVENT_ID, MESSAGE_ATTRIBUTE_PROJECT, MESSAGE_ATTRIBUTE_TYPE } from '../../../shared/events';
+import { STACK_TENANT, tenantLabel } from '../../../shared/tenancy';
 import { aws, type ErrorContext } from '../../errors';
 
 /** How long peeked messages are hidden while the CLI walks the queue (released at once after). */
@@ -79,6 +80,11 @@ export interface DlqMessage {
   receiveCount: number | undefined;
   /** Why it is here: the quarantine reason it carries, else the digest's last recorded failure (peek fills it). */
   reason: string | undefined;
+  /**
+   * Whose work it is: the connection id its body names, else its MessageGroupId, else `stack` (the
+   * stack's own webhook and schedules): what `dlq replay --connection` selects and sends it back with.
+   */
+  tenant: string;
 }
 
 function attr(message: Message, name: string): string | undefined {
@@ -86,8 +92,7 @@ function attr(message: Message, name: string): string | undefined {
   return value === undefined || value === '' ? undefined : value;
 }
 
-/** Reads the queue message format of docs/CONTRACTS.md, falling back to the message attributes. */
-/** A DLQ message as `bridge dlq` shows it, read with the digest's own parser (one parse for both). */
+/** A DLQ message as `bridge dlq` shows it, read with the digest's own parser (one parse for both), falling back to its attributes. */
 export function describeMessage(message: Message, now: number): DlqMessage {
   const { hints } = parseQueuedMessage(message.Body);
   let receivedAt = hints.receivedAt;
@@ -103,11 +108,14 @@ export function describeMessage(message: Message, now: number): DlqMessage {
     ageMs: receivedAt === undefined ? undefined : Math.max(0, now - Date.parse(receivedAt)),
     receiveCount: Number.isFinite(received) && received > 0 ? received - 1 : undefined,
     reason: attr(message, 'reason'),
+    tenant: hints.connection ?? message.Attributes?.MessageGroupId ?? tenantLabel(STACK_TENANT),
   };
 }
 
 const RECEIVE_ATTRIBUTES = {
-  MessageSystemAttributeNames: ['SentTimestamp', 'ApproximateReceiveCount'] as ('SentTimestamp' | 'ApproximateReceiveCount')[],
+  MessageSystemAttributeNames: ['SentTimestamp', 'ApproximateReceiveCount', 'MessageGroupId'] as (
+    'SentTimestamp' | 'ApproximateReceiveCount' | 'MessageGroupId'
+  )[],
   MessageAttributeNames: ['All'],
 };
 

@@ -25,11 +25,17 @@ export interface Selector {
   projectId?: string | undefined;
   /** Only messages received longer ago than this. */
   olderThanMs?: number | undefined;
+  /** Only this tenant's messages: a connection id, or `stack` (DlqMessage.tenant). */
+  tenant?: string | undefined;
 }
 
 export function isSelective(selector: Selector): boolean {
   return (
-    selector.eventIds.length > 0 || selector.type !== undefined || selector.projectId !== undefined || selector.olderThanMs !== undefined
+    selector.eventIds.length > 0 ||
+    selector.type !== undefined ||
+    selector.projectId !== undefined ||
+    selector.olderThanMs !== undefined ||
+    selector.tenant !== undefined
   );
 }
 
@@ -39,6 +45,7 @@ export function matchesSelector(message: DlqMessage, selector: Selector): boolea
   if (selector.type !== undefined && message.type !== selector.type) return false;
   if (selector.projectId !== undefined && message.projectId !== selector.projectId) return false;
   if (selector.olderThanMs !== undefined && (message.ageMs === undefined || message.ageMs < selector.olderThanMs)) return false;
+  if (selector.tenant !== undefined && message.tenant !== selector.tenant) return false;
   return true;
 }
 
@@ -86,7 +93,7 @@ function sendableAttributes(message: Message): Record<string, MessageAttributeVa
 
 /**
  * Moves only the DLQ messages that match `selector` back to the digest queue: each matching message
- * is sent (same body, same message attributes) and deleted from the DLQ only once the send
+ * is sent (same body, same message attributes, its tenant as MessageGroupId) and deleted from the DLQ only once the send
  * succeeded. Messages looked at are hidden for the scan (so each receive returns new ones) and the
  * non-matching ones are made visible again at the end, also on failure.
  *
@@ -178,6 +185,8 @@ async function moveBatch(
             Id: `m${i}`,
             MessageBody: item.message.Body ?? '',
             ...(attributes !== undefined ? { MessageAttributes: attributes } : {}),
+            // Back on the fair queue as its tenant's, however it reached the DLQ.
+            MessageGroupId: item.info.tenant,
           };
         }),
       }),

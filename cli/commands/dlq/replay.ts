@@ -1,5 +1,7 @@
 /** `bridge dlq replay`: the whole DLQ with a move task, or only the messages a selector matches. */
 import { HANDLED_EVENT_TYPES } from '../../../shared/events';
+import { connectionIdProblem } from '../../../shared/connections/model';
+import { STACK_TENANT, tenantLabel } from '../../../shared/tenancy';
 import { bool, duration, int, str, strs, type CommandContext, type Parsed } from '../../args';
 import { UsageError } from '../../errors';
 import type { LeafDef } from '../../command-spec';
@@ -21,12 +23,24 @@ export function eventTypeOption(parsed: Parsed, name: string): string | undefine
   return type;
 }
 
+const STACK = tenantLabel(STACK_TENANT);
+
+/** `--connection`: a connection id, or `stack` for the stack's own webhook's messages. */
+function tenantOption(parsed: Parsed): string | undefined {
+  const tenant = str(parsed, 'connection');
+  if (tenant === undefined || tenant === STACK) return tenant;
+  const problem = connectionIdProblem(tenant);
+  if (problem !== undefined) throw new UsageError(`--connection must be a connection id or "${STACK}": ${problem}`, parsed.command);
+  return tenant;
+}
+
 function selectorOf(parsed: Parsed): Selector {
   return {
     eventIds: strs(parsed, 'event-id'),
     type: eventTypeOption(parsed, 'type'),
     projectId: str(parsed, 'project'),
     olderThanMs: duration(parsed, 'older-than'),
+    tenant: tenantOption(parsed),
   };
 }
 
@@ -37,8 +51,12 @@ export const DLQ_REPLAY: LeafDef = {
   synopsis: '[selectors] [--rate N] [--dry-run] [options]',
   description: `Without a selector, moves the whole DLQ back to the digest queue with an SQS message move task and
 shows its progress until it ends. With selectors, moves only matching messages (receive → send with
-the same body and attributes → delete once sent); the others stay in the DLQ untouched.`,
+the same body and attributes → delete once sent); the others stay in the DLQ untouched.
+--connection replays one tenant's messages: a connection's (its id), or with "stack" those of the
+stack's own webhook and schedules (every message that names no connection); \`dlq peek\` shows each
+message's tenant. Without it, every tenant's.`,
   options: {
+    connection: { value: 'ID', help: 'this tenant: a connection id, or "stack" for the stack\'s own', group: SELECTORS },
     'event-id': { value: 'ID', multiple: true, help: 'this event (repeatable)', group: SELECTORS },
     type: { value: 'T', help: HANDLED_EVENT_TYPES.join(' or '), group: SELECTORS },
     project: { value: 'P', help: 'this project id', group: SELECTORS },
@@ -83,7 +101,9 @@ async function replayMatching(
     onMessage: (message, outcome) => {
       progress.done();
       const label = { moved: 'moved', 'would-move': 'would move', failed: 'FAILED', 'not-deleted': 'sent, NOT deleted' }[outcome];
-      out.say(`${label.padEnd(11)} ${message.eventId ?? message.messageId}  ${message.type ?? '?'}  ${message.projectId ?? '-'}`);
+      out.say(
+        `${label.padEnd(11)} ${message.eventId ?? message.messageId}  ${message.tenant}  ${message.type ?? '?'}  ${message.projectId ?? '-'}`,
+      );
     },
   });
   progress.done();

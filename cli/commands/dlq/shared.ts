@@ -64,9 +64,10 @@ function row(cells: string[], widths: number[]): string {
 }
 
 export function printMessages(out: Output, messages: DlqMessage[]): void {
-  const header = ['EVENT ID', 'TYPE', 'PROJECT', 'AGE', 'ATTEMPTS', 'LAST FAILURE'];
+  const header = ['EVENT ID', 'TENANT', 'TYPE', 'PROJECT', 'AGE', 'ATTEMPTS', 'LAST FAILURE'];
   const rows = messages.map((m) => [
     m.eventId ?? '?',
+    m.tenant,
     m.type ?? '?',
     m.projectId ?? '-',
     m.ageMs === undefined ? '?' : formatAge(m.ageMs),
