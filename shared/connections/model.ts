@@ -8,6 +8,7 @@ import { CONNECTION_ID_PATTERN, HTTP_PATHS } from '../contracts';
 import type { InstallationRef } from '../installations/model';
 import { isHomeChannelId } from '../routing';
 import { SLACK_ID_PATTERNS } from '../slack-app/workspace-gate';
+import { STACK_TENANT, tenantLabel } from '../tenancy';
 import { isRecord } from '../util';
 
 /** Where a connection's digests go: the default channel (also the watchdog's), and a home channel per project. */
@@ -51,6 +52,8 @@ export const MAX_LIVE_SIGNING_SECRETS = 2;
 
 /** Why `id` cannot be a connection id (it is a URL path segment and part of a secret's name), or undefined. */
 export function connectionIdProblem(id: string): string | undefined {
+  // `stack` names the stack's own tenant (metric dimension, MessageGroupId, `dlq replay --connection stack`).
+  if (id === tenantLabel(STACK_TENANT)) return `"${id}" names the stack's own workspace; choose another connection id (e.g. acme-seo)`;
   if (new RegExp(CONNECTION_ID_PATTERN).test(id)) return undefined;
   return 'a connection id is 1 to 40 lower-case letters, digits and hyphens, starting and ending with a letter or digit (e.g. acme-seo)';
 }

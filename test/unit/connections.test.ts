@@ -19,6 +19,10 @@ describe('connection ids', () => {
     for (const id of ['', 'Acme', '-acme', 'acme-', 'ac me', 'acme/x', 'acme_seo', 'x'.repeat(41), '~index', 'ä'])
       expect(connectionIdProblem(id), id).toMatch(/lower-case letters/);
   });
+
+  it('refuses `stack`, the name of the stack’s own tenant (its metric dimension and message group)', () => {
+    expect(connectionIdProblem('stack')).toMatch(/stack's own workspace/);
+  });
 });
 
 describe('webhook paths', () => {
