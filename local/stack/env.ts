@@ -63,7 +63,10 @@ export function functionEnvironments(input: EnvInputs): { env: Record<string, st
     [ENV.slackTeamIds]: slack?.teamId ?? LOCAL_SLACK_TEAM_ID,
     [ENV.slackAppId]: slack?.appId ?? LOCAL_SLACK_APP_ID,
     [ENV.actionSigningKey]: input.keys.actionSigningKey,
-    ...(input.slackClientId !== undefined ? { [ENV.slackClientId]: input.slackClientId } : {}),
+    // A distributed stage's digest refreshes linked installations' rotating tokens with the app's client id and secret.
+    ...(input.slackClientId !== undefined
+      ? { [ENV.slackClientId]: input.slackClientId, ...(slack ? { [ENV.slackClientSecret]: slack.oauth.clientSecret } : {}) }
+      : {}),
     [ENV.awsEndpointDynamodb]: input.dynamoEndpoint,
     [ENV.awsEndpointSqs]: sqs.server.url,
     [ENV.awsRegion]: input.region,

@@ -34,7 +34,8 @@ import { answerHomeAction, type EventDeps } from '../../shared/slack-app/slack-e
 import { teamTenants } from '../../shared/slack-app/tenant-scope';
 import { STACK_TENANT, tenantLabel, tenantOfKey, type Tenant } from '../../shared/tenancy';
 import type { RecordOutcome } from '../../shared/worker/batch';
-import { connectionDigests } from '../../shared/worker/connections';
+import { connectionDigests, type InstallationSlack } from '../../shared/worker/connections';
+import { MemoryInstallationStore } from '../support/installations';
 import { RecordingCommandQueue } from '../support/command-queue';
 import { RecordingObserver } from '../support/recording-observer';
 import { RecordingSlack } from '../support/recording-slack';
@@ -97,6 +98,37 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all([...LABELS.map((label) => sims[label].close()), dynamo.close()]);
 });
+
+/**
+ * X and Y are linked to TA's and TB's installations, so their digests post with those installations' bot
+ * tokens (tokens that do not expire: nothing to refresh). Every token's posts land in the one recording
+ * Slack, where the checks read them by channel.
+ */
+function linkedInstallations(slack: RecordingSlack): InstallationSlack {
+  const store = new MemoryInstallationStore();
+  for (const team of ['TA', 'TB'])
+    void store.save({
+      teamId: team,
+      isEnterpriseInstall: false,
+      botUserId: `U${team}`,
+      botId: `B${team}`,
+      scopes: ['chat:write'],
+      bot: { token: `xoxb-${team}` },
+      installedBy: 'U0ADMIN',
+      installedAtMs: 0,
+    });
+  return {
+    tokens: {
+      store,
+      lease: { take: () => Promise.resolve('holder'), release: () => Promise.resolve() },
+      refresher: { refresh: () => Promise.reject(new Error('a token that does not expire is never refreshed')) },
+      clock: { now: () => Date.now() },
+      sleep: () => Promise.resolve(),
+      log: new RecordingObserver(),
+    },
+    clientsFor: () => ({ slack, charts: undefined }),
+  };
+}
 
 /** One world: what the teams were answered, what was posted and published, through one set of doubles of Slack itself. */
 function world() {
@@ -173,6 +205,7 @@ function world() {
         quietHours: quietOf(tenant),
         weekly: weeklyOf(tenant),
       }),
+      linkedInstallations(slack),
     ),
   };
 
