@@ -279,7 +279,7 @@ function comparison(selectorText: string, next: () => string, peek: () => string
     next();
     return (event) => select(event, path) === undefined;
   }
-  if (!['=', '!=', '<', '>', '<=', '>='].includes(operator)) {
+  if (!(operator in COMPARE)) {
     throw new Error(`metric filter pattern ${JSON.stringify(pattern)}: unsupported operator ${JSON.stringify(operator)}`);
   }
   const test = valueTest(next(), operator, pattern);
@@ -296,7 +296,7 @@ function valueTest(literal: string, operator: string, pattern: string): (field: 
     return (field) => typeof field === 'string' && regex.test(field) !== negate;
   }
   const number = /^-?\d+(\.\d+)?([eE][-+]?\d+)?$/.test(literal) ? Number(literal) : undefined;
-  if (number !== undefined) return (field) => typeof field === 'number' && compareNumbers(field, operator, number);
+  if (number !== undefined) return (field) => typeof field === 'number' && COMPARE[operator]!(field, number);
   if (operator !== '=' && operator !== '!=') {
     throw new Error(`metric filter pattern ${JSON.stringify(pattern)}: ${operator} needs a number, not ${literal}`);
   }
@@ -305,22 +305,14 @@ function valueTest(literal: string, operator: string, pattern: string): (field: 
   return (field) => typeof field === 'string' && wildcard.test(field) !== negate;
 }
 
-function compareNumbers(field: number, operator: string, value: number): boolean {
-  switch (operator) {
-    case '=':
-      return field === value;
-    case '!=':
-      return field !== value;
-    case '<':
-      return field < value;
-    case '>':
-      return field > value;
-    case '<=':
-      return field <= value;
-    default:
-      return field >= value;
-  }
-}
+const COMPARE: Record<string, (field: number, value: number) => boolean> = {
+  '=': (field, value) => field === value,
+  '!=': (field, value) => field !== value,
+  '<': (field, value) => field < value,
+  '>': (field, value) => field > value,
+  '<=': (field, value) => field <= value,
+  '>=': (field, value) => field >= value,
+};
 
 type PathStep = string | number;
 

@@ -81,7 +81,8 @@ export class RehearsedStack {
   outputs: Record<string, string> = {};
   gateway!: HttpGateway;
   private sampler: NodeJS.Timeout | undefined;
-  private readonly sqsClient: SQSClient;
+  /** A client of the local SQS server (the peer itself, not through the recorder). */
+  readonly sqsClient: SQSClient;
 
   private constructor(
     readonly stack: StackArtifact,

@@ -86,12 +86,9 @@ export type ReasoningLookup =
   | { ok: false; reason: 'no_project' | 'no_result' | 'no_card' };
 
 export class SimulatorData {
-  readonly seed: number;
   private readonly states = new Map<string, ProjectState>();
 
-  private constructor(seed: number) {
-    this.seed = seed;
-  }
+  private constructor(readonly seed: number) {}
 
   /** Deterministic generated data: four projects with 40-question pools. */
   static generate(seed: number = DEFAULT_SEED): SimulatorData {

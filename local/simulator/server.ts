@@ -1,26 +1,8 @@
 /**
- * The local stand-in for the visibility service: the five read routes of spec §4, Bearer auth,
- * injectable latency, a configurable rate limit, fault injection and a request log; plus the webhook
- * sender (./webhooks.ts) and simulator-only control routes.
- *
- * Read routes (GET only; anything else answers 404 with a JSON error):
- *   /v1/projects                                        → { projects: [{ id, name, industry }] }
- *   /v1/projects/{id}/visibility?range=7d|14d|30d|90d   → { range, metrics, engines, alerts }   (range defaults to 7d)
- *   /v1/projects/{id}/gaps?page_size=N                  → { gaps, total }   (default 25, at most 100)
- *   /v1/projects/{id}/results?prompt_id=ID              → { probes }        (all results without prompt_id)
- *   /v1/projects/{id}/results/{result_id}/reasoning     → { id, result_id, reasons }
- *
- * Error body: { "error": { "code": "...", "message": "..." } }. Codes: unauthorized (401), not_found,
- * no_reasoning_card (404), invalid_range, invalid_page_size, invalid_json, invalid_request (400),
- * rate_limited (429, with Retry-After), internal_error (500).
- *
- * Control routes (Bearer auth too; not rate limited, never faulted):
- *   POST /_sim/webhooks {url, secret?, events?}        → 201 { id, url, secret, is_active }
- *   GET  /_sim/webhooks                                 → { webhooks: WebhookInfo[] }
- *   GET  /_sim/webhooks/{id}/attempts                   → { attempts: DeliveryAttempt[] }
- *   DELETE /_sim/webhooks/{id}                          → 204
- *   POST /_sim/runs {project_id, duplicates?, out_of_order?, wait?}   → 202 { event, run } (200 with report when wait)
- *   POST /_sim/drafts {project_id, asset_id?, version?, duplicates?, wait?} → 202 { event } (200 with report when wait)
+ * The local stand-in for the visibility service: the five read routes of spec §4 (GET /v1/projects…,
+ * matchRoute), Bearer auth, injectable latency, a configurable rate limit, fault injection and a request
+ * log; plus the webhook sender (./webhooks.ts) and simulator-only control routes under /_sim/ (control;
+ * Bearer auth too, not rate limited, never faulted). Errors answer `{ "error": { "code", "message" } }`.
  *
  * Order of checks per request: latency → auth → route → injected fault → rate limit → handler.
  * Timers are unref'd; `close()` ends every connection, pending delay and webhook delivery.
