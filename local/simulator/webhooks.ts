@@ -17,7 +17,7 @@
  * Deviation from the real service, for local use: http and loopback URLs are accepted.
  * Retry timers are unref'd: a process whose only work is a pending retry may exit.
  */
-import type { HandledEventType } from '../../shared/events';
+import type { HandledEventType, WebhookEvent } from '../../shared/events';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
 import { signPayload } from '../../shared/signature';
@@ -107,15 +107,8 @@ export interface DeliveryReport {
   results: WebhookDeliveryResult[];
 }
 
-export interface ServiceEvent {
-  id: string;
-  type: string;
-  created_at: string;
-  data: Record<string, unknown>;
-}
-
 export interface SentEvent {
-  event: ServiceEvent;
+  event: WebhookEvent;
   /** The exact body bytes sent on every attempt. */
   body: string;
   /** Settles (never rejects) when every delivery of the event has ended. */
@@ -265,7 +258,7 @@ export class WebhookSender {
     let createdMs = this.now();
     if (createdMs <= this.lastCreatedMs) createdMs = this.lastCreatedMs + 1;
     this.lastCreatedMs = createdMs;
-    const event: ServiceEvent = { id: randomUUID(), type, created_at: new Date(createdMs).toISOString(), data };
+    const event: WebhookEvent = { id: randomUUID(), type, created_at: new Date(createdMs).toISOString(), data };
     const body = JSON.stringify(event);
     const targets = [...this.hooks.values()].filter((hook) => hook.events === null || hook.events.includes(type));
     const delivered = this.track(this.deliverAll(event, body, targets, options));
@@ -292,7 +285,7 @@ export class WebhookSender {
     return promise;
   }
 
-  private async deliverAll(event: ServiceEvent, body: string, targets: Hook[], options: SendOptions): Promise<DeliveryReport> {
+  private async deliverAll(event: WebhookEvent, body: string, targets: Hook[], options: SendOptions): Promise<DeliveryReport> {
     const report: DeliveryReport = { eventId: event.id, type: event.type, results: [] };
     // The gate only orders deliveries; its outcome doesn't matter.
     await options.after?.catch(() => undefined);
@@ -313,7 +306,7 @@ export class WebhookSender {
     return report;
   }
 
-  private async deliver(hook: Hook, event: ServiceEvent, body: string, duplicate: boolean): Promise<WebhookDeliveryResult> {
+  private async deliver(hook: Hook, event: WebhookEvent, body: string, duplicate: boolean): Promise<WebhookDeliveryResult> {
     const result = (outcome: DeliveryOutcome, attempts: number, lastStatus: number | null, error: string | null) =>
       ({ webhookId: hook.id, url: hook.url, duplicate, outcome, attempts, lastStatus, error }) satisfies WebhookDeliveryResult;
     let lastStatus: number | null = null;
@@ -360,7 +353,7 @@ export class WebhookSender {
   /** One POST. `error` is null on 2xx. */
   private async attempt(
     url: string,
-    event: ServiceEvent,
+    event: WebhookEvent,
     body: string,
     signature: string,
   ): Promise<{ status: number | null; error: string | null }> {
