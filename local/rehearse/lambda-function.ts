@@ -56,12 +56,16 @@ export interface FunctionLine {
   line: string;
 }
 
+type Failure = { ok: false; errorType: string; errorMessage: string };
+/** What an environment answers an invocation. */
+type Answer = { ok: true; result: unknown } | Failure;
+
 interface Environment {
   child: ChildProcess;
-  ready: Promise<{ ok: true } | { ok: false; errorType: string; errorMessage: string }>;
+  ready: Promise<{ ok: true } | Failure>;
   busy: boolean;
   dead: boolean;
-  pending: Map<string, (outcome: { ok: true; result: unknown } | { ok: false; errorType: string; errorMessage: string }) => void>;
+  pending: Map<string, (answer: Answer) => void>;
 }
 
 export class RehearsedFunction {
@@ -166,11 +170,7 @@ export class RehearsedFunction {
     }
   }
 
-  private run(
-    environment: Environment,
-    event: unknown,
-    started: number,
-  ): Promise<{ ok: true; result: unknown } | { ok: false; errorType: string; errorMessage: string }> {
+  private run(environment: Environment, event: unknown, started: number): Promise<Answer> {
     const id = randomUUID();
     const timeoutMs = this.spec.timeoutSeconds * 1000;
     return new Promise((resolve) => {
