@@ -10,6 +10,7 @@
  */
 import { COUNTS_A_FAILURE, METRICS_NAMESPACE } from '../../shared/contracts';
 import { isRecord } from '../../shared/util';
+import { resourcesOfType } from './assembly';
 
 export interface MetricId {
   namespace: string;
@@ -61,7 +62,7 @@ export const UNALARMED_HEADING = 'Metrics without an alarm';
 
 /** Every metric each AWS::CloudWatch::Alarm reads: its single metric, or each MetricStat of its Metrics[] math. */
 export function alarmMetrics(template: unknown, resolve: Resolve): AlarmMetric[] {
-  return resourcesOfType(template, 'AWS::CloudWatch::Alarm').flatMap(([logicalId, props]) => {
+  return propertiesOfType(template, 'AWS::CloudWatch::Alarm').flatMap(([logicalId, props]) => {
     const alarmName = resolve(props.AlarmName);
     const alarm = typeof alarmName === 'string' ? alarmName : logicalId;
     return alarmMetricIds(logicalId, props, resolve).map((metric) => ({ alarm, logicalId, metric }));
@@ -101,7 +102,7 @@ function metricId(owner: string, namespace: unknown, name: unknown, dimensions: 
 
 /** The AWS::Logs::MetricFilter resources: log group, JSON pattern and the metric each match adds to. */
 export function metricFilters(template: unknown, resolve: Resolve): MetricFilter[] {
-  return resourcesOfType(template, 'AWS::Logs::MetricFilter').flatMap(([logicalId, props]) => {
+  return propertiesOfType(template, 'AWS::Logs::MetricFilter').flatMap(([logicalId, props]) => {
     const logGroup = resolve(props.LogGroupName);
     const pattern = resolve(props.FilterPattern);
     if (typeof logGroup !== 'string' || typeof pattern !== 'string') {
@@ -116,14 +117,12 @@ export function metricFilters(template: unknown, resolve: Resolve): MetricFilter
   });
 }
 
-function resourcesOfType(template: unknown, type: string): [string, Json][] {
-  const resources = isRecord(template) ? template.Resources : undefined;
-  if (!isRecord(resources)) throw new Error('not a CloudFormation template: no Resources object');
-  return Object.entries(resources).flatMap(([logicalId, resource]) =>
-    isRecord(resource) && resource.Type === type
-      ? [[logicalId, isRecord(resource.Properties) ? resource.Properties : {}] as [string, Json]]
-      : [],
-  );
+/** The properties of each resource of one type, with its logical id. */
+function propertiesOfType(template: unknown, type: string): [string, Json][] {
+  return resourcesOfType(template, type).map(([logicalId, resource]) => [
+    logicalId,
+    isRecord(resource.Properties) ? resource.Properties : {},
+  ]);
 }
 
 // --- what was emitted --------------------------------------------------------------------------
@@ -280,7 +279,7 @@ function comparison(selectorText: string, next: () => string, peek: () => string
     next();
     return (event) => select(event, path) === undefined;
   }
-  if (!['=', '!=', '<', '>', '<=', '>='].includes(operator)) {
+  if (!(operator in COMPARE)) {
     throw new Error(`metric filter pattern ${JSON.stringify(pattern)}: unsupported operator ${JSON.stringify(operator)}`);
   }
   const test = valueTest(next(), operator, pattern);
@@ -297,7 +296,7 @@ function valueTest(literal: string, operator: string, pattern: string): (field: 
     return (field) => typeof field === 'string' && regex.test(field) !== negate;
   }
   const number = /^-?\d+(\.\d+)?([eE][-+]?\d+)?$/.test(literal) ? Number(literal) : undefined;
-  if (number !== undefined) return (field) => typeof field === 'number' && compareNumbers(field, operator, number);
+  if (number !== undefined) return (field) => typeof field === 'number' && COMPARE[operator]!(field, number);
   if (operator !== '=' && operator !== '!=') {
     throw new Error(`metric filter pattern ${JSON.stringify(pattern)}: ${operator} needs a number, not ${literal}`);
   }
@@ -306,22 +305,14 @@ function valueTest(literal: string, operator: string, pattern: string): (field: 
   return (field) => typeof field === 'string' && wildcard.test(field) !== negate;
 }
 
-function compareNumbers(field: number, operator: string, value: number): boolean {
-  switch (operator) {
-    case '=':
-      return field === value;
-    case '!=':
-      return field !== value;
-    case '<':
-      return field < value;
-    case '>':
-      return field > value;
-    case '<=':
-      return field <= value;
-    default:
-      return field >= value;
-  }
-}
+const COMPARE: Record<string, (field: number, value: number) => boolean> = {
+  '=': (field, value) => field === value,
+  '!=': (field, value) => field !== value,
+  '<': (field, value) => field < value,
+  '>': (field, value) => field > value,
+  '<=': (field, value) => field <= value,
+  '>=': (field, value) => field >= value,
+};
 
 type PathStep = string | number;
 

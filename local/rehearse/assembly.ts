@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
-import type { CfnTemplate } from './iam-check';
+import type { CfnResource, CfnTemplate } from './iam-check';
 
 export type { CfnResource, CfnTemplate } from './iam-check';
 
@@ -63,7 +63,14 @@ export function bridgeStackOf(stacks: StackArtifact[], wanted?: string): StackAr
 }
 
 function hasFunctions(stack: StackArtifact): boolean {
-  return Object.values(stack.template.Resources).some((resource) => resource.Type === 'AWS::Lambda::Function');
+  return resourcesOfType(stack.template, 'AWS::Lambda::Function').length > 0;
+}
+
+/** The template's resources of one type, with their logical ids. */
+export function resourcesOfType(template: unknown, type: string): [string, CfnResource][] {
+  const resources = (template as Partial<CfnTemplate> | undefined)?.Resources;
+  if (typeof resources !== 'object' || resources === null) throw new Error('not a CloudFormation template: no Resources object');
+  return Object.entries(resources).filter(([, resource]) => resource?.Type === type);
 }
 
 /** The directory holding a function's bundled code. */

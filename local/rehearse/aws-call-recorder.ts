@@ -42,10 +42,6 @@ export interface AwsCallRecorderOptions {
   upstreams: Record<RecordedService, string>;
   region: string;
   accountId: string;
-  /** Secret ids that are names → ARN; without it (or when it answers undefined) the upstream's DescribeSecret tells. */
-  secretArnOf?: (secretId: string) => string | undefined;
-  /** Partition key attribute of a table; without it the upstream's DescribeTable tells (once per table). */
-  partitionKeyOf?: (tableName: string) => string | undefined;
 }
 
 /** Above the largest request any of the three services accepts (a DynamoDB batch write: 16 MB). */
@@ -55,10 +51,9 @@ const MAX_BODY_BYTES = 16 * 1024 * 1024;
 type CallShape = Omit<RecordedAwsCall, 'principal'>;
 type Json = Record<string, unknown>;
 
-/** Answers the questions the recorder must put to the upstreams (key schemas, secret ARNs), cached. */
+/** Answers the questions the recorder must put to the upstreams (DescribeTable's key schemas, DescribeSecret's ARNs), cached. */
 class Lookups {
-  private readonly keySchemas = new Map<string, Promise<TableKeys | undefined>>();
-  private readonly secretArns = new Map<string, Promise<string | undefined>>();
+  private readonly answers = new Map<string, Promise<unknown>>();
 
   constructor(
     private readonly options: AwsCallRecorderOptions,
@@ -68,36 +63,23 @@ class Lookups {
 
   /** Partition key of the table, or of the index when one is named. */
   async partitionKey(tableName: string, indexName: string | undefined): Promise<string | undefined> {
-    if (indexName === undefined) {
-      const given = this.options.partitionKeyOf?.(tableName);
-      if (given !== undefined) return given;
-    }
-    const keys = await this.cached(this.keySchemas, tableName, () => describeTableKeys(this.dynamo, tableName));
+    const keys = await this.cached(`table ${tableName}`, () => describeTableKeys(this.dynamo, tableName));
     return indexName === undefined ? keys?.table : (keys?.indexes[indexName] ?? keys?.table);
   }
 
   async secretArn(secretId: string): Promise<string> {
     if (secretId.startsWith('arn:')) return secretId;
-    const given = this.options.secretArnOf?.(secretId);
-    if (given !== undefined) return given;
-    const described = await this.cached(this.secretArns, secretId, () => describeSecretArn(this.secrets, secretId));
+    const described = await this.cached(`secret ${secretId}`, () => describeSecretArn(this.secrets, secretId));
     // A secret the peer doesn't know: the name-only ARN still names it in a denial.
     return described ?? `arn:aws:secretsmanager:${this.options.region}:${this.options.accountId}:secret:${secretId}`;
   }
 
   /** Failed look-ups are not cached: the table or secret may exist by the next call. */
-  private async cached<T>(
-    cache: Map<string, Promise<T | undefined>>,
-    key: string,
-    load: () => Promise<T | undefined>,
-  ): Promise<T | undefined> {
-    let pending = cache.get(key);
-    if (!pending) {
-      pending = load();
-      cache.set(key, pending);
-    }
+  private async cached<T>(key: string, load: () => Promise<T | undefined>): Promise<T | undefined> {
+    const pending = (this.answers.get(key) as Promise<T | undefined> | undefined) ?? load();
+    this.answers.set(key, pending);
     const value = await pending;
-    if (value === undefined) cache.delete(key);
+    if (value === undefined) this.answers.delete(key);
     return value;
   }
 }
@@ -148,10 +130,9 @@ export class AwsCallRecorder {
 
   static async start(options: AwsCallRecorderOptions): Promise<AwsCallRecorder> {
     for (const service of RECORDED_SERVICES) {
-      if (!/^https?:\/\//.test(options.upstreams[service] ?? '')) {
-        throw new Error(
-          `AwsCallRecorder: upstreams.${service} must be the http(s) URL of the local peer, got ${JSON.stringify(options.upstreams[service])}`,
-        );
+      const upstream = options.upstreams[service];
+      if (!/^https?:\/\//.test(upstream ?? '')) {
+        throw new Error(`AwsCallRecorder: upstreams.${service} must be the http(s) URL of the local peer, got ${JSON.stringify(upstream)}`);
       }
     }
     const dynamo = createDynamoClient({

@@ -59,7 +59,7 @@ export async function checkIamCalls(stack: RehearsedStack): Promise<Check[]> {
 
 /** What a stack's functions, the platform and its access-log metric filters emitted during the rehearsal. */
 function metricsEmitted(stack: RehearsedStack): MetricId[] {
-  const emitted: MetricId[] = [...emfMetrics(stack.lines.map((line) => jsonPart(line.line))), ...stack.platformMetrics];
+  const emitted: MetricId[] = [...emfMetrics(stack.lines.map((line) => line.line)), ...stack.platformMetrics];
   for (const filter of metricFilters(stack.stack.template, (value) => stack.resolve(value))) {
     for (const entry of stack.accessLog) {
       const metric = metricFromLogLine(filter, entry.line);
@@ -116,9 +116,4 @@ export function checkNoSecretsLogged(stack: RehearsedStack, values: OperatorValu
       .map((line) => `${line.functionLogicalId}: ${line.line.slice(0, 120)}`)
       .join('\n'),
   );
-}
-
-function jsonPart(line: string): string {
-  const start = line.indexOf('{');
-  return start >= 0 ? line.slice(start) : line;
 }

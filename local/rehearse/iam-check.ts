@@ -204,29 +204,10 @@ async function evaluate(
   const identity = analyses[0]?.analysis.identityAnalysis;
   const kind = kindOf(result.overallResult);
   const label = (policyId: string, explain: StatementExplain) => statementLabel(policies, policyId, explain);
-  if (kind === 'allowed') {
-    return {
-      resource,
-      kind,
-      statements: (identity?.allowStatements ?? []).map((s) => ({
-        policyLogicalId: s.policyId,
-        label: label(s.policyId, s.explain),
-        reason: 'allows it',
-      })),
-    };
-  }
-  if (kind === 'explicit_deny') {
-    return {
-      resource,
-      kind,
-      statements: (identity?.denyStatements ?? []).map((s) => ({
-        policyLogicalId: s.policyId,
-        label: label(s.policyId, s.explain),
-        reason: 'denies it',
-      })),
-    };
-  }
-  return { resource, kind, statements: closestStatements(identity?.unmatchedStatements ?? [], label) };
+  if (kind === 'implicit_deny') return { resource, kind, statements: closestStatements(identity?.unmatchedStatements ?? [], label) };
+  const [matched, reason] = kind === 'allowed' ? [identity?.allowStatements, 'allows it'] : [identity?.denyStatements, 'denies it'];
+  const statements = (matched ?? []).map((s) => ({ policyLogicalId: s.policyId, label: label(s.policyId, s.explain), reason }));
+  return { resource, kind, statements };
 }
 
 /** One identity policy per template policy, so the evaluator's policyId names the template resource. */

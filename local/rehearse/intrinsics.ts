@@ -54,44 +54,33 @@ function intrinsicOf(value: Json): { name: string; argument: unknown } | undefin
   return { name, argument: value[name] };
 }
 
+const INTRINSICS: Record<string, (argument: unknown, ctx: ResolveContext) => unknown> = {
+  Ref: ref,
+  'Fn::GetAtt': getAtt,
+  'Fn::Join': join,
+  'Fn::Sub': sub,
+  'Fn::Select': select,
+  'Fn::Split': split,
+};
+
 function applyIntrinsic(name: string, argument: unknown, ctx: ResolveContext): unknown {
-  switch (name) {
-    case 'Ref':
-      return ref(argument, ctx);
-    case 'Fn::GetAtt':
-      return getAtt(argument, ctx);
-    case 'Fn::Join':
-      return join(argument, ctx);
-    case 'Fn::Sub':
-      return sub(argument, ctx);
-    case 'Fn::Select':
-      return select(argument, ctx);
-    case 'Fn::Split':
-      return split(argument, ctx);
-    default:
-      throw new Error(
-        `unsupported intrinsic ${name} (${JSON.stringify(argument)}): the rehearsal resolves Ref, Fn::GetAtt, Fn::Join, Fn::Sub, Fn::Select and Fn::Split`,
-      );
-  }
+  const apply = INTRINSICS[name];
+  if (apply) return apply(argument, ctx);
+  throw new Error(
+    `unsupported intrinsic ${name} (${JSON.stringify(argument)}): the rehearsal resolves ${Object.keys(INTRINSICS).join(', ')}`,
+  );
 }
 
 function pseudoParameter(name: string, ctx: ResolveContext): string | typeof NO_VALUE | undefined {
-  switch (name) {
-    case 'AWS::Region':
-      return ctx.region;
-    case 'AWS::AccountId':
-      return ctx.accountId;
-    case 'AWS::Partition':
-      return ctx.partition;
-    case 'AWS::URLSuffix':
-      return ctx.urlSuffix;
-    case 'AWS::StackName':
-      return ctx.stackName;
-    case 'AWS::NoValue':
-      return NO_VALUE;
-    default:
-      return undefined;
-  }
+  const values: Record<string, string | typeof NO_VALUE> = {
+    'AWS::Region': ctx.region,
+    'AWS::AccountId': ctx.accountId,
+    'AWS::Partition': ctx.partition,
+    'AWS::URLSuffix': ctx.urlSuffix,
+    'AWS::StackName': ctx.stackName,
+    'AWS::NoValue': NO_VALUE,
+  };
+  return values[name];
 }
 
 function ref(argument: unknown, ctx: ResolveContext): string | typeof NO_VALUE {

@@ -5,7 +5,7 @@
  * (the environment is killed, as Lambda does) and its memory as the V8 heap limit.
  *
  * One invocation per environment at a time; a busy function gets another environment (a cold
- * start), up to `maxEnvironments`. Every line an environment prints is handed to `onLine`.
+ * start), up to MAX_ENVIRONMENTS. Every line an environment prints is handed to `onLine`.
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -16,6 +16,8 @@ import { fileURLToPath } from 'node:url';
 
 const RUNTIME = fileURLToPath(new URL('./lambda-runtime.cjs', import.meta.url));
 const EGRESS = fileURLToPath(new URL('./egress.cjs', import.meta.url));
+/** Environments of one function at most: a busier function waits for a free one. */
+const MAX_ENVIRONMENTS = 4;
 
 export interface LambdaFunctionSpec {
   /** Logical id in the template (also the principal its AWS calls are signed as). */
@@ -54,19 +56,22 @@ export interface FunctionLine {
   line: string;
 }
 
+type Failure = { ok: false; errorType: string; errorMessage: string };
+/** What an environment answers an invocation. */
+type Answer = { ok: true; result: unknown } | Failure;
+
 interface Environment {
   child: ChildProcess;
-  ready: Promise<{ ok: true } | { ok: false; errorType: string; errorMessage: string }>;
+  ready: Promise<{ ok: true } | Failure>;
   busy: boolean;
   dead: boolean;
-  pending: Map<string, (outcome: { ok: true; result: unknown } | { ok: false; errorType: string; errorMessage: string }) => void>;
+  pending: Map<string, (answer: Answer) => void>;
 }
 
 export class RehearsedFunction {
   private readonly environments: Environment[] = [];
   private readonly waiting: (() => void)[] = [];
   private readonly taskRoot: string;
-  private invocationCount = 0;
   private errorCount = 0;
   private closed = false;
 
@@ -74,16 +79,12 @@ export class RehearsedFunction {
     readonly spec: LambdaFunctionSpec,
     private readonly plumbing: RehearsalPlumbing,
     private readonly onLine: (line: FunctionLine) => void,
-    private readonly onError: (functionLogicalId: string, outcome: InvocationOutcome) => void,
-    private readonly maxEnvironments = 4,
+    /** Called on each failed invocation. */
+    private readonly onError: () => void,
   ) {
     this.taskRoot = join(plumbing.workDir, spec.logicalId, 'task');
     mkdirSync(this.taskRoot, { recursive: true });
     cpSync(spec.assetDir, this.taskRoot, { recursive: true });
-  }
-
-  get invocations(): number {
-    return this.invocationCount;
   }
 
   get errors(): number {
@@ -95,7 +96,6 @@ export class RehearsedFunction {
     if (this.closed) throw new Error(`${this.spec.logicalId}: the rehearsal is over`);
     const started = Date.now();
     const { environment, coldStart } = await this.acquire();
-    this.invocationCount += 1;
     try {
       const init = await environment.ready;
       if (!init.ok) return this.failed(environment, init, started, coldStart);
@@ -107,6 +107,13 @@ export class RehearsedFunction {
       if (environment.dead) this.environments.splice(this.environments.indexOf(environment), 1);
       this.waiting.shift()?.();
     }
+  }
+
+  /** Invokes the function once; its result, or its error thrown. */
+  async call(event: unknown): Promise<unknown> {
+    const outcome = await this.invoke(event);
+    if (outcome.kind === 'error') throw new Error(`${outcome.errorType}: ${outcome.errorMessage}`);
+    return outcome.result;
   }
 
   /** Kills one busy environment, as a crash (out of memory, a killed sandbox) would. */
@@ -141,7 +148,7 @@ export class RehearsedFunction {
   ): InvocationOutcome {
     this.errorCount += 1;
     const outcome: InvocationOutcome = { kind: 'error', ...problem, durationMs: Date.now() - started, coldStart };
-    this.onError(this.spec.logicalId, outcome);
+    this.onError();
     if (problem.errorType === 'Sandbox.Timedout' || problem.errorType.startsWith('Runtime.')) environment.dead = true;
     return outcome;
   }
@@ -153,7 +160,7 @@ export class RehearsedFunction {
         idle.busy = true;
         return { environment: idle, coldStart: false };
       }
-      if (this.environments.length < this.maxEnvironments) {
+      if (this.environments.length < MAX_ENVIRONMENTS) {
         const fresh = this.start();
         fresh.busy = true;
         this.environments.push(fresh);
@@ -163,11 +170,7 @@ export class RehearsedFunction {
     }
   }
 
-  private run(
-    environment: Environment,
-    event: unknown,
-    started: number,
-  ): Promise<{ ok: true; result: unknown } | { ok: false; errorType: string; errorMessage: string }> {
+  private run(environment: Environment, event: unknown, started: number): Promise<Answer> {
     const id = randomUUID();
     const timeoutMs = this.spec.timeoutSeconds * 1000;
     return new Promise((resolve) => {
@@ -207,7 +210,7 @@ export class RehearsedFunction {
   }
 
   private start(): Environment {
-    const { spec, plumbing } = this;
+    const { spec } = this;
     const child = fork(RUNTIME, [], {
       cwd: this.taskRoot,
       env: this.environmentVariables(),
@@ -246,7 +249,6 @@ export class RehearsedFunction {
         environment.pending.clear();
       });
     });
-    void plumbing;
     return environment;
   }
 

@@ -20,17 +20,18 @@ export type { CliRunner } from './scenario-context';
 
 const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
-export interface RehearseCommand {
+/** The command line, as commander reads it. */
+interface RehearseCommand {
   context: string[];
-  app: string | undefined;
-  stack: string | undefined;
-  scenarios: ScenarioName[];
-  verbose: boolean;
-  json: boolean;
+  app?: string;
+  stack?: string;
+  scenarios?: ScenarioName[];
+  verbose?: boolean;
+  json?: boolean;
 }
 
 /** Synthesizes (unless `app` is given), rehearses and cleans up; the report says what passed. */
-export async function runRehearsal(command: RehearseCommand, runCli: CliRunner, write: (line: string) => void): Promise<RehearsalReport> {
+async function runRehearsal(command: RehearseCommand, runCli: CliRunner, write: (line: string) => void): Promise<RehearsalReport> {
   const workDir = mkdtempSync(join(tmpdir(), 'bridge-rehearsal-'));
   try {
     const assemblyDir = command.app ?? join(workDir, 'cdk.out');
@@ -51,10 +52,11 @@ export async function runRehearsal(command: RehearseCommand, runCli: CliRunner, 
       return stack;
     };
     // Every scenario: on two stacks at once (as docs/TESTING.md times it); a chosen few: on one, in order.
-    if (command.scenarios.length === SCENARIOS.length) return await rehearseInParallel(start, { projectRoot: PROJECT_ROOT, runCli, log });
+    const scenarios = command.scenarios ?? SCENARIOS;
+    if (scenarios.length === SCENARIOS.length) return await rehearseInParallel(start, { projectRoot: PROJECT_ROOT, runCli, log });
     const stack = await start(0);
     try {
-      return await rehearse(stack, { projectRoot: PROJECT_ROOT, runCli, scenarios: command.scenarios, log });
+      return await rehearse(stack, { projectRoot: PROJECT_ROOT, runCli, scenarios, log });
     } finally {
       await stack.close();
     }
@@ -109,14 +111,7 @@ export async function main(argv: string[], runCli: CliRunner): Promise<number> {
   } catch (error) {
     return (error as { exitCode?: number }).exitCode === 0 ? 0 : 2;
   }
-  const options = program.opts<{
-    context: string[];
-    app?: string;
-    stack?: string;
-    scenarios?: ScenarioName[];
-    verbose?: boolean;
-    json?: boolean;
-  }>();
+  const options = program.opts<RehearseCommand>();
   if (options.app === undefined && !options.context.some((entry) => entry.startsWith('stage='))) {
     process.stderr.write(
       'rehearse: name the stage, e.g. npm run rehearse -- -c stage=dev (or --app DIR for an assembly already synthesized)\n',
@@ -125,22 +120,8 @@ export async function main(argv: string[], runCli: CliRunner): Promise<number> {
   }
   const write = (line: string): void => void process.stdout.write(`${line}\n`);
   try {
-    const report = await runRehearsal(
-      {
-        context: options.context,
-        app: options.app,
-        stack: options.stack,
-        scenarios: options.scenarios ?? [...SCENARIOS],
-        verbose: options.verbose ?? false,
-        json: options.json ?? false,
-      },
-      runCli,
-      options.json ? () => undefined : write,
-    );
-    if (options.json) write(JSON.stringify(report, null, 2));
-    else {
-      for (const line of summary(report)) write(line);
-    }
+    const report = await runRehearsal(options, runCli, options.json ? () => undefined : write);
+    for (const line of options.json ? [JSON.stringify(report, null, 2)] : summary(report)) write(line);
     return report.ok ? 0 : 1;
   } catch (error) {
     if (error instanceof AssemblyError) {

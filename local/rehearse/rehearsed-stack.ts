@@ -20,32 +20,28 @@ import { createSecretsManagerClient, LocalSecretsManagerServer } from '../secret
 import { LocalSlackServer } from '../slack/server';
 import { LocalCloudFormationServer } from '../cloudformation-server';
 import { VisibilitySimulator } from '../simulator/server';
-import { HttpGateway, type GatewayRequestInfo, type GatewayRoute, type HttpApiHandler, type Throttle } from '../http-gateway';
+import { HttpGateway, type GatewayRequestInfo, type GatewayRoute, type Throttle } from '../http-gateway';
 import { ENV } from '../../shared/contracts';
 import { LambdaPoller } from '../lambda-poller';
-import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2, SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { assetDirOf, type CfnResource, type StackArtifact } from './assembly';
+import type { APIGatewayProxyResultV2, SQSBatchResponse } from 'aws-lambda';
+import { assetDirOf, resourcesOfType, type StackArtifact } from './assembly';
 import { AwsCallRecorder } from './aws-call-recorder';
 import { resolveIntrinsics, type ResolveContext } from './intrinsics';
-import { RehearsedFunction, type FunctionLine, type InvocationOutcome } from './lambda-function';
+import { RehearsedFunction, type FunctionLine } from './lambda-function';
 import { createResources, type CreatedResources } from './resources';
 import type { MetricId } from './alarm-coverage';
 
 export const REHEARSAL_ACCOUNT_ID = '000000000000';
 /** Queue time runs this much faster: the rest of the template's 1,985 s visibility timeout passes in about 1 s. */
-export const DEFAULT_TIME_SCALE = 2000;
+const TIME_SCALE = 2000;
 const EGRESS_PRELOAD = fileURLToPath(new URL('./egress.cjs', import.meta.url));
 
 export interface RehearsedStackOptions {
   stack: StackArtifact;
   /** Where the functions' code copies go. */
   workDir: string;
-  /** SQS visibility timeouts and delays pass this many times faster (default DEFAULT_TIME_SCALE). */
-  timeScale?: number;
   /** Every line a function prints. */
   onLine?: (line: FunctionLine) => void;
-  /** The simulator's seed (default 1). */
-  seed?: number;
   /** The HTTP API's id (default a random one); stacks rehearsed side by side share it so their alarms resolve alike. */
   apiId?: string;
 }
@@ -66,9 +62,14 @@ export interface SlackIdentity {
   appId: string | undefined;
 }
 
-interface FunctionWiring {
-  fn: RehearsedFunction;
-  resource: CfnResource;
+interface Peers {
+  dynamo: LocalDynamo;
+  sqs: SqsServer;
+  secrets: LocalSecretsManagerServer;
+  slack: LocalSlackServer;
+  simulator: VisibilitySimulator;
+  cloudFormation: LocalCloudFormationServer;
+  recorder: AwsCallRecorder;
 }
 
 export class RehearsedStack {
@@ -80,31 +81,21 @@ export class RehearsedStack {
   outputs: Record<string, string> = {};
   gateway!: HttpGateway;
   private sampler: NodeJS.Timeout | undefined;
-  private readonly sqsClient: SQSClient;
+  /** A client of the local SQS server (the peer itself, not through the recorder). */
+  readonly sqsClient: SQSClient;
 
   private constructor(
     readonly stack: StackArtifact,
     readonly region: string,
     readonly apiId: string,
-    readonly peers: {
-      dynamo: LocalDynamo;
-      sqs: SqsServer;
-      secrets: LocalSecretsManagerServer;
-      slack: LocalSlackServer;
-      simulator: VisibilitySimulator;
-      cloudFormation: LocalCloudFormationServer;
-      recorder: AwsCallRecorder;
-    },
+    readonly peers: Peers,
     readonly resources: CreatedResources,
     private readonly options: RehearsedStackOptions,
     readonly slackIdentity: SlackIdentity,
+    /** The network as the functions and the operator see it: public origin → local origin (egress.cjs). */
+    readonly egress: Record<string, string>,
   ) {
     this.sqsClient = createLocalSqsClient(peers.sqs.url);
-  }
-
-  /** The operator's working directory (no `.local/ready.json` of a running local stack). */
-  get operatorDir(): string {
-    return this.options.workDir;
   }
 
   get context(): ResolveContext {
@@ -119,7 +110,7 @@ export class RehearsedStack {
     const region = options.stack.region ?? 'us-east-1';
     const apiId = options.apiId ?? `rh${randomBytes(4).toString('hex')}`;
     const dynamo = await startLocalDynamo();
-    const sqs = await SqsServer.start({ region, timeScale: options.timeScale ?? DEFAULT_TIME_SCALE });
+    const sqs = await SqsServer.start({ region, timeScale: TIME_SCALE });
     const secrets = await LocalSecretsManagerServer.start({ region });
     const recorder = await AwsCallRecorder.start({
       upstreams: { dynamodb: dynamo.endpoint, sqs: sqs.url, secretsmanager: secrets.url },
@@ -136,10 +127,7 @@ export class RehearsedStack {
       ...(slackIdentity.appId !== undefined ? { appId: slackIdentity.appId } : {}),
     });
     const egress: Record<string, string> = {};
-    const simulator = await VisibilitySimulator.start({
-      seed: options.seed ?? 1,
-      webhooks: { fetch: egressFetch(egress), retryScale: 0.001 },
-    });
+    const simulator = await VisibilitySimulator.start({ webhooks: { fetch: egressFetch(egress), retryScale: 0.001 } });
     const cloudFormation = await LocalCloudFormationServer.start();
     const secretsClient = createSecretsManagerClient(secrets.url, region);
     const resources = await createResources(
@@ -153,16 +141,9 @@ export class RehearsedStack {
       { stackName: options.stack.stackName, region, accountId: REHEARSAL_ACCOUNT_ID, apiId },
     );
     secretsClient.destroy();
-    const stack = new RehearsedStack(
-      options.stack,
-      region,
-      apiId,
-      { dynamo, sqs, secrets, slack, simulator, cloudFormation, recorder },
-      resources,
-      options,
-      slackIdentity,
-    );
-    await stack.wire(egress);
+    const peers = { dynamo, sqs, secrets, slack, simulator, cloudFormation, recorder };
+    const stack = new RehearsedStack(options.stack, region, apiId, peers, resources, options, slackIdentity, egress);
+    await stack.wire();
     return stack;
   }
 
@@ -182,8 +163,6 @@ export class RehearsedStack {
       NODE_OPTIONS: `--require ${EGRESS_PRELOAD}`,
     };
   }
-
-  egress: Record<string, string> = {};
 
   /** The function of a template logical id, or of the function a route/output names. */
   fn(logicalId: string): RehearsedFunction {
@@ -208,26 +187,16 @@ export class RehearsedStack {
     const until = Date.now() + timeoutMs;
     while (Date.now() < until) {
       const busy = this.pollers.some((poller) => poller.inFlight > 0) || this.gateway.inFlight > 0;
-      if (!busy && (await this.queuedMessages(false)) === 0) return true;
+      if (!busy && (await this.queuedMessages()) === 0) return true;
       await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    if (process.env['REHEARSAL_DEBUG']) {
-      for (const queue of this.queues()) console.error('settle timed out:', queue.name, await this.queueCounts(queue.url));
-      console.error(
-        'pollers in flight:',
-        this.pollers.map((poller) => poller.inFlight),
-        'gateway:',
-        this.gateway.inFlight,
-      );
     }
     return false;
   }
 
-  /** Messages in the stack's queues (visible + in flight); with `includeDlqs` false only queues with a redrive policy. */
-  async queuedMessages(includeDlqs: boolean): Promise<number> {
+  /** Messages (visible + in flight) in the stack's queues with a redrive policy: the DLQs' are parked. */
+  async queuedMessages(): Promise<number> {
     let total = 0;
-    for (const queue of this.queues()) {
-      if (!includeDlqs && !queue.hasRedrive) continue;
+    for (const queue of this.queues().filter((q) => q.hasRedrive)) {
       const counts = await this.queueCounts(queue.url);
       total += counts.visible + counts.inFlight;
     }
@@ -235,14 +204,12 @@ export class RehearsedStack {
   }
 
   queues(): { logicalId: string; url: string; name: string; hasRedrive: boolean }[] {
-    return Object.entries(this.stack.template.Resources)
-      .filter(([, resource]) => resource.Type === 'AWS::SQS::Queue')
-      .map(([logicalId, resource]) => ({
-        logicalId,
-        url: this.context.resources[logicalId]!.ref,
-        name: this.context.resources[logicalId]!.attributes['QueueName']!,
-        hasRedrive: resource.Properties?.['RedrivePolicy'] !== undefined,
-      }));
+    return resourcesOfType(this.stack.template, 'AWS::SQS::Queue').map(([logicalId, resource]) => ({
+      logicalId,
+      url: this.context.resources[logicalId]!.ref,
+      name: this.context.resources[logicalId]!.attributes['QueueName']!,
+      hasRedrive: resource.Properties?.['RedrivePolicy'] !== undefined,
+    }));
   }
 
   async queueCounts(url: string): Promise<{ visible: number; inFlight: number }> {
@@ -263,70 +230,43 @@ export class RehearsedStack {
     await Promise.all(this.pollers.map((poller) => poller.close(2000)));
     for (const fn of this.functions.values()) fn.close();
     await this.gateway?.close(1000);
-    const { peers } = this;
     this.sqsClient.destroy();
-    await peers.recorder.close();
-    await peers.simulator.close();
-    await peers.slack.close();
-    await peers.cloudFormation.close();
-    await peers.secrets.close();
-    await peers.sqs.close();
-    await peers.dynamo.close();
+    const { recorder, simulator, slack, cloudFormation, secrets, sqs, dynamo } = this.peers;
+    for (const peer of [recorder, simulator, slack, cloudFormation, secrets, sqs, dynamo]) await peer.close();
   }
 
   // -- wiring ---------------------------------------------------------------------------------
 
-  private async wire(egress: Record<string, string>): Promise<void> {
-    const { peers } = this;
-    const functions = this.createFunctions(egress);
+  private async wire(): Promise<void> {
+    this.createFunctions();
     this.gateway = await HttpGateway.start({
-      routes: this.routes(functions),
+      routes: this.routes(),
       createHandler: () => () => Promise.reject(new Error('no integration')),
       apiId: this.apiId,
       accountId: REHEARSAL_ACCOUNT_ID,
       onRequest: (info) => this.onRequest(info),
-      throttle: this.stageThrottle(),
+      throttle: throttleOf(this.stageSetting('DefaultRouteSettings')),
     });
-    // The network as the functions and the operator see it.
-    Object.assign(egress, {
-      [this.resolve({ 'Fn::GetAtt': [this.apiLogicalId(), 'ApiEndpoint'] }) as string]: this.gateway.url,
-      'https://slack.com': `http://${peers.slack.host}:${peers.slack.port}`,
-      'https://hooks.slack.com': `http://${peers.slack.host}:${peers.slack.port}`,
-      'https://files.slack.com': `http://${peers.slack.host}:${peers.slack.port}`,
+    const [apiLogicalId] = resourcesOfType(this.stack.template, 'AWS::ApiGatewayV2::Api')[0] ?? [];
+    if (!apiLogicalId) throw new Error('the template has no HTTP API (AWS::ApiGatewayV2::Api)');
+    const slack = `http://${this.peers.slack.host}:${this.peers.slack.port}`;
+    Object.assign(this.egress, {
+      [this.resolve({ 'Fn::GetAtt': [apiLogicalId, 'ApiEndpoint'] }) as string]: this.gateway.url,
+      'https://slack.com': slack,
+      'https://hooks.slack.com': slack,
+      'https://files.slack.com': slack,
       ...this.readApiOrigins(),
     });
-    this.egress = egress;
-    this.startEventSources(functions);
-    this.outputs = this.resolveOutputs();
-    peers.cloudFormation.putStack({ name: this.stackName, outputs: this.outputs });
+    this.startEventSources();
+    for (const [key, output] of Object.entries(this.stack.template.Outputs ?? {})) this.outputs[key] = String(this.resolve(output.Value));
+    this.peers.cloudFormation.putStack({ name: this.stackName, outputs: this.outputs });
     this.sampler = setInterval(() => void this.sampleQueues(), 500);
   }
 
-  /** The stage's DefaultRouteSettings throttle, as API Gateway applies it. */
-  private stageThrottle(): Throttle | undefined {
-    for (const resource of Object.values(this.stack.template.Resources)) {
-      if (resource.Type !== 'AWS::ApiGatewayV2::Stage') continue;
-      const throttle = throttleOf(this.resolve(resource.Properties?.['DefaultRouteSettings'] ?? null));
-      if (throttle) return throttle;
-    }
-    return undefined;
-  }
-
-  /** The throttle the stage's RouteSettings give one route (`POST /slack/commands`), if any. */
-  private routeThrottle(routeKey: string): Throttle | undefined {
-    for (const resource of Object.values(this.stack.template.Resources)) {
-      if (resource.Type !== 'AWS::ApiGatewayV2::Stage') continue;
-      const settings = this.resolve(resource.Properties?.['RouteSettings'] ?? null) as Record<string, unknown> | null;
-      const throttle = throttleOf(settings?.[routeKey] ?? null);
-      if (throttle) return throttle;
-    }
-    return undefined;
-  }
-
-  private apiLogicalId(): string {
-    const id = Object.entries(this.stack.template.Resources).find(([, resource]) => resource.Type === 'AWS::ApiGatewayV2::Api')?.[0];
-    if (!id) throw new Error('the template has no HTTP API (AWS::ApiGatewayV2::Api)');
-    return id;
+  /** One property of the API's stage, resolved (e.g. its DefaultRouteSettings throttle, as API Gateway applies it). */
+  private stageSetting(key: string): unknown {
+    const [, stage] = resourcesOfType(this.stack.template, 'AWS::ApiGatewayV2::Stage')[0] ?? [];
+    return this.resolve(stage?.Properties?.[key]);
   }
 
   /** Every https origin in a function's environment that is not AWS or Slack: the stage file's read API. */
@@ -342,15 +282,13 @@ export class RehearsedStack {
     return origins;
   }
 
-  private createFunctions(egress: Record<string, string>): Map<string, FunctionWiring> {
-    const wiring = new Map<string, FunctionWiring>();
+  private createFunctions(): void {
     const awsEndpoints = {
       AWS_ENDPOINT_URL_DYNAMODB: this.peers.recorder.endpoints.dynamodb,
       AWS_ENDPOINT_URL_SQS: this.peers.recorder.endpoints.sqs,
       AWS_ENDPOINT_URL_SECRETS_MANAGER: this.peers.recorder.endpoints.secretsmanager,
     };
-    for (const [logicalId, resource] of Object.entries(this.stack.template.Resources)) {
-      if (resource.Type !== 'AWS::Lambda::Function') continue;
+    for (const [logicalId, resource] of resourcesOfType(this.stack.template, 'AWS::Lambda::Function')) {
       const props = this.resolve(resource.Properties ?? {}) as {
         Handler?: string;
         Timeout?: number;
@@ -373,61 +311,54 @@ export class RehearsedStack {
           logGroupName: props.LoggingConfig?.LogGroup ?? `/aws/lambda/${values.ref}`,
           runtime: props.Runtime ?? 'nodejs',
         },
-        { region: this.region, awsEndpoints, egress, workDir: this.options.workDir },
+        { region: this.region, awsEndpoints, egress: this.egress, workDir: this.options.workDir },
         (line) => {
           this.lines.push(line);
           this.options.onLine?.(line);
         },
-        (id, outcome) => this.onFunctionError(id, outcome),
+        // What the platform records of a function error: Lambda's Errors metric.
+        () =>
+          this.platformMetrics.push({ namespace: 'AWS/Lambda', name: 'Errors', dimensions: { FunctionName: values.ref }, at: Date.now() }),
       );
       this.functions.set(logicalId, fn);
-      wiring.set(logicalId, { fn, resource });
     }
-    return wiring;
   }
 
-  private functionByArn(arn: unknown, functions: Map<string, FunctionWiring>): RehearsedFunction | undefined {
-    for (const [logicalId, wiring] of functions) {
+  private functionByArn(arn: unknown): RehearsedFunction | undefined {
+    for (const [logicalId, fn] of this.functions) {
       const values = this.context.resources[logicalId]!;
-      if (arn === values.attributes['Arn'] || arn === values.ref) return wiring.fn;
+      if (arn === values.attributes['Arn'] || arn === values.ref) return fn;
     }
     return undefined;
   }
 
   /** `POST /webhook` → its integration → its function, from the template's routes. */
-  private routes(functions: Map<string, FunctionWiring>): GatewayRoute[] {
-    const routes: GatewayRoute[] = [];
-    const integrations = new Map<string, Record<string, unknown>>();
-    for (const [logicalId, resource] of Object.entries(this.stack.template.Resources)) {
-      if (resource.Type === 'AWS::ApiGatewayV2::Integration') {
-        integrations.set(this.context.resources[logicalId]!.ref, this.resolve(resource.Properties ?? {}) as Record<string, unknown>);
-      }
-    }
-    for (const [logicalId, resource] of Object.entries(this.stack.template.Resources)) {
-      if (resource.Type !== 'AWS::ApiGatewayV2::Route') continue;
+  private routes(): GatewayRoute[] {
+    const integrations = new Map(
+      resourcesOfType(this.stack.template, 'AWS::ApiGatewayV2::Integration').map(([logicalId, resource]) => [
+        this.context.resources[logicalId]!.ref,
+        this.resolve(resource.Properties ?? {}) as Record<string, unknown>,
+      ]),
+    );
+    const routeSettings = (this.stageSetting('RouteSettings') ?? {}) as Record<string, unknown>;
+    return resourcesOfType(this.stack.template, 'AWS::ApiGatewayV2::Route').map(([logicalId, resource]) => {
       const props = this.resolve(resource.Properties ?? {}) as { RouteKey: string; Target?: string };
       const integration = integrations.get(String(props.Target ?? '').replace(/^integrations\//, ''));
       if (!integration) throw new Error(`route ${logicalId} (${props.RouteKey}) has no integration in the template`);
       if (integration['IntegrationType'] !== 'AWS_PROXY' || integration['PayloadFormatVersion'] !== '2.0') {
         throw new Error(`route ${props.RouteKey}: only Lambda proxy integrations with payload 2.0 are rehearsed`);
       }
-      const fn = this.functionByArn(integration['IntegrationUri'], functions);
+      const fn = this.functionByArn(integration['IntegrationUri']);
       if (!fn) throw new Error(`route ${props.RouteKey} integrates ${String(integration['IntegrationUri'])}, not a function of this stack`);
       const [method, path] = props.RouteKey.split(' ') as [string, string];
-      const handler: HttpApiHandler = async (event: APIGatewayProxyEventV2): Promise<APIGatewayProxyResultV2> => {
-        const outcome = await fn.invoke(event);
-        if (outcome.kind === 'error') throw new Error(`${outcome.errorType}: ${outcome.errorMessage}`);
-        return outcome.result as APIGatewayProxyResultV2;
-      };
-      routes.push({ method, path, createHandler: () => handler, throttle: this.routeThrottle(props.RouteKey) });
-    }
-    return routes;
+      const handler = async (event: unknown) => (await fn.call(event)) as APIGatewayProxyResultV2;
+      return { method, path, createHandler: () => handler, throttle: throttleOf(routeSettings[props.RouteKey]) };
+    });
   }
 
   /** Each AWS::Lambda::EventSourceMapping on a queue becomes a poller with its settings. */
-  private startEventSources(functions: Map<string, FunctionWiring>): void {
-    for (const [logicalId, resource] of Object.entries(this.stack.template.Resources)) {
-      if (resource.Type !== 'AWS::Lambda::EventSourceMapping') continue;
+  private startEventSources(): void {
+    for (const [logicalId, resource] of resourcesOfType(this.stack.template, 'AWS::Lambda::EventSourceMapping')) {
       const props = this.resolve(resource.Properties ?? {}) as {
         EventSourceArn: string;
         FunctionName: string;
@@ -438,13 +369,9 @@ export class RehearsedStack {
       };
       const queue = this.queues().find((q) => this.context.resources[q.logicalId]!.attributes['Arn'] === props.EventSourceArn);
       if (!queue) throw new Error(`${logicalId}: event source ${props.EventSourceArn} is not a queue of this stack`);
-      const fn = this.functionByArn(props.FunctionName, functions);
+      const fn = this.functionByArn(props.FunctionName);
       if (!fn) throw new Error(`${logicalId}: ${props.FunctionName} is not a function of this stack`);
-      const handler = async (event: SQSEvent): Promise<SQSBatchResponse | void> => {
-        const outcome = await fn.invoke(event);
-        if (outcome.kind === 'error') throw new Error(`${outcome.errorType}: ${outcome.errorMessage}`);
-        return (outcome.result ?? undefined) as SQSBatchResponse | void;
-      };
+      const handler = async (event: unknown) => ((await fn.call(event)) ?? undefined) as SQSBatchResponse | void;
       const poller = new LambdaPoller({
         client: createLocalSqsClient(this.peers.sqs.url),
         queueUrl: queue.url,
@@ -470,60 +397,37 @@ export class RehearsedStack {
     }
   }
 
-  private resolveOutputs(): Record<string, string> {
-    const outputs: Record<string, string> = {};
-    for (const [key, output] of Object.entries(this.stack.template.Outputs ?? {})) outputs[key] = String(this.resolve(output.Value));
-    return outputs;
-  }
-
   // -- what the platform would record --------------------------------------------------------
 
-  private onFunctionError(logicalId: string, outcome: InvocationOutcome): void {
-    const fn = this.functions.get(logicalId);
-    if (!fn || outcome.kind !== 'error') return;
-    this.platformMetrics.push({
-      namespace: 'AWS/Lambda',
-      name: 'Errors',
-      dimensions: { FunctionName: fn.spec.functionName },
-      at: Date.now(),
-    });
-  }
-
   private onRequest(info: GatewayRequestInfo): void {
-    const dimensions = { ApiId: this.apiId };
     const at = Date.now();
-    this.platformMetrics.push({ namespace: 'AWS/ApiGateway', name: 'Count', dimensions, at });
-    if (info.status >= 500) this.platformMetrics.push({ namespace: 'AWS/ApiGateway', name: '5xx', dimensions, at });
-    else if (info.status >= 400) this.platformMetrics.push({ namespace: 'AWS/ApiGateway', name: '4xx', dimensions, at });
+    const count = (name: string) => this.platformMetrics.push({ namespace: 'AWS/ApiGateway', name, dimensions: { ApiId: this.apiId }, at });
+    count('Count');
+    if (info.status >= 500) count('5xx');
+    else if (info.status >= 400) count('4xx');
     this.writeAccessLog(info);
   }
 
   /** The stage's access log line for a request, in the template's format. */
   private writeAccessLog(info: GatewayRequestInfo): void {
-    for (const resource of Object.values(this.stack.template.Resources)) {
-      if (resource.Type !== 'AWS::ApiGatewayV2::Stage') continue;
-      const settings = this.resolve(resource.Properties?.['AccessLogSettings'] ?? null) as {
-        DestinationArn?: string;
-        Format?: string;
-      } | null;
-      if (!settings?.Format || !settings.DestinationArn) continue;
-      const values: Record<string, string> = {
-        'context.requestId': info.event?.requestContext.requestId ?? '-',
-        'context.requestTime': new Date().toUTCString(),
-        'context.identity.sourceIp': '127.0.0.1',
-        'context.identity.userAgent': info.event?.headers['user-agent'] ?? '-',
-        'context.routeKey': info.event?.routeKey ?? info.routeKey ?? '-',
-        'context.status': String(info.status),
-        'context.responseLength': '-',
-        'context.responseLatency': String(Math.round(info.durationMs)),
-        'context.integrationStatus': info.result ? '200' : '-',
-        'context.integrationLatency': String(Math.round(info.durationMs)),
-        'context.integrationErrorMessage': '-',
-        'context.error.message': '-',
-      };
-      const line = settings.Format.replace(/\$(context(?:\.[A-Za-z]+)+)/g, (match, name: string) => values[name] ?? '-');
-      this.accessLog.push({ logGroupArn: settings.DestinationArn, line });
-    }
+    const settings = this.stageSetting('AccessLogSettings') as { DestinationArn?: string; Format?: string } | undefined;
+    if (!settings?.Format || !settings.DestinationArn) return;
+    const values: Record<string, string> = {
+      'context.requestId': info.event?.requestContext.requestId ?? '-',
+      'context.requestTime': new Date().toUTCString(),
+      'context.identity.sourceIp': '127.0.0.1',
+      'context.identity.userAgent': info.event?.headers['user-agent'] ?? '-',
+      'context.routeKey': info.event?.routeKey ?? info.routeKey ?? '-',
+      'context.status': String(info.status),
+      'context.responseLength': '-',
+      'context.responseLatency': String(Math.round(info.durationMs)),
+      'context.integrationStatus': info.result ? '200' : '-',
+      'context.integrationLatency': String(Math.round(info.durationMs)),
+      'context.integrationErrorMessage': '-',
+      'context.error.message': '-',
+    };
+    const line = settings.Format.replace(/\$(context(?:\.[A-Za-z]+)+)/g, (match, name: string) => values[name] ?? '-');
+    this.accessLog.push({ logGroupArn: settings.DestinationArn, line });
   }
 
   /** SQS publishes queue metrics while a queue holds messages. */
@@ -546,15 +450,14 @@ export class RehearsedStack {
 }
 
 function throttleOf(value: unknown): Throttle | undefined {
-  const settings = value as { ThrottlingRateLimit?: number; ThrottlingBurstLimit?: number } | null;
+  const settings = value as { ThrottlingRateLimit?: number; ThrottlingBurstLimit?: number } | undefined;
   if (settings?.ThrottlingRateLimit === undefined || settings.ThrottlingBurstLimit === undefined) return undefined;
   return { rateLimit: settings.ThrottlingRateLimit, burstLimit: settings.ThrottlingBurstLimit };
 }
 
 /** The Slack function's workspace variables in the template (the function that has SLACK_SIGNING_SECRET_SECRET_ARN). */
 export function slackIdentityOf(template: StackArtifact['template']): SlackIdentity {
-  for (const resource of Object.values(template.Resources)) {
-    if (resource.Type !== 'AWS::Lambda::Function') continue;
+  for (const [, resource] of resourcesOfType(template, 'AWS::Lambda::Function')) {
     const variables = (resource.Properties?.['Environment'] as { Variables?: Record<string, unknown> } | undefined)?.Variables ?? {};
     if (variables[ENV.slackSigningSecretSecretArn] === undefined) continue;
     const text = (name: string): string | undefined => (typeof variables[name] === 'string' ? variables[name] : undefined);

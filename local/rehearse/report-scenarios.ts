@@ -52,11 +52,7 @@ export async function weeklyScenario(context: ScenarioContext): Promise<void> {
   try {
     const failing = await context.bridge(sweep);
     if (failing.code !== 0) throw new Error(`npx bridge ${sweep.join(' ')}: exit ${failing.code}: ${lastLine(failing.stderr)}`);
-    await context.waitFor(
-      `${DIGEST_METRICS.weeklyReportFailed} emitted`,
-      () => (context.metricCount(DIGEST_METRICS.weeklyReportFailed) > failedBefore ? true : undefined),
-      60_000,
-    );
+    await context.waitForMetric(DIGEST_METRICS.weeklyReportFailed, failedBefore, 60_000);
   } finally {
     stack.peers.slack.clearFaults();
   }
@@ -176,9 +172,7 @@ export async function quietScenario(context: ScenarioContext): Promise<void> {
   context.record(`quiet: /visibility quiet ${window} UTC in ${QUIET_CHANNEL} is answered`, quiet.status === 200, answerOf(quiet));
   const heldBefore = context.metricCount(DIGEST_METRICS.digestHeld);
   await context.deliverAccepted('quiet: a run', context.runCompletedBody());
-  await context.waitFor(`${DIGEST_METRICS.digestHeld} emitted`, () =>
-    context.metricCount(DIGEST_METRICS.digestHeld) > heldBefore ? true : undefined,
-  );
+  await context.waitForMetric(DIGEST_METRICS.digestHeld, heldBefore);
   await stack.settle(10_000);
   const duringQuiet = context.postsIn(QUIET_CHANNEL).length - postsBefore;
   context.record(
@@ -218,9 +212,7 @@ async function holdRefused(context: ScenarioContext, postsBefore: number): Promi
   const failedBefore = context.metricCount(DIGEST_METRICS.digestHoldFailed);
   const postedBefore = context.metricCount(DIGEST_METRICS.digestPosted);
   await context.deliverAccepted('quiet: a run the table refuses to hold', context.runCompletedBody());
-  await context.waitFor(`${DIGEST_METRICS.digestHoldFailed} emitted`, () =>
-    context.metricCount(DIGEST_METRICS.digestHoldFailed) > failedBefore ? true : undefined,
-  );
+  await context.waitForMetric(DIGEST_METRICS.digestHoldFailed, failedBefore);
   await context.stack.settle(10_000);
   await setVersion(version);
   const posted = context.metricCount(DIGEST_METRICS.digestPosted) - postedBefore;

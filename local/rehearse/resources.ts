@@ -8,7 +8,7 @@ import { randomInt } from 'node:crypto';
 import { CreateTableCommand, UpdateTimeToLiveCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { CreateQueueCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { CreateSecretCommand, type SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import type { CfnTemplate } from './assembly';
+import { resourcesOfType, type CfnTemplate } from './assembly';
 import { resolveIntrinsics, type ResolveContext, type ResourceValues } from './intrinsics';
 
 export interface LocalClients {
@@ -29,8 +29,6 @@ export interface ResourceSettings {
 
 export interface CreatedResources {
   context: ResolveContext;
-  /** Physical names of what was created, by logical id (shown in the report). */
-  created: { logicalId: string; type: string; physical: string }[];
   /** Properties the rehearsal reads but does not emulate (named in the report, never silently dropped). */
   notEmulated: string[];
   /** Values the secrets with GenerateSecretString were created with, by logical id (the logs must never show them). */
@@ -47,7 +45,6 @@ function generatedName(stackName: string, logicalId: string, maxLength = 80): st
 export async function createResources(template: CfnTemplate, clients: LocalClients, settings: ResourceSettings): Promise<CreatedResources> {
   const { stackName, region, accountId } = settings;
   const resources: Record<string, ResourceValues> = {};
-  const created: CreatedResources['created'] = [];
   const notEmulated: string[] = [];
   const generatedSecrets: Record<string, string> = {};
   const context: ResolveContext = { region, accountId, partition: 'aws', stackName, urlSuffix: 'amazonaws.com', resources };
@@ -56,7 +53,7 @@ export async function createResources(template: CfnTemplate, clients: LocalClien
   const entries = Object.entries(template.Resources);
 
   // Secrets first: their ARN carries a suffix only the service assigns.
-  for (const [logicalId, resource] of entries.filter(([, r]) => r.Type === 'AWS::SecretsManager::Secret')) {
+  for (const [logicalId, resource] of resourcesOfType(template, 'AWS::SecretsManager::Secret')) {
     const props = resource.Properties ?? {};
     const name = typeof props['Name'] === 'string' ? props['Name'] : generatedName(stackName, logicalId, 64);
     const generated = props['GenerateSecretString'] === undefined ? undefined : generateSecretString(props['GenerateSecretString']);
@@ -67,7 +64,6 @@ export async function createResources(template: CfnTemplate, clients: LocalClien
       new CreateSecretCommand({ Name: name, ...(typeof secretString === 'string' ? { SecretString: secretString } : {}) }),
     );
     resources[logicalId] = { ref: answer.ARN!, attributes: { Id: answer.ARN! } };
-    created.push({ logicalId, type: resource.Type, physical: answer.ARN! });
   }
 
   // Deterministic names and attributes for everything else.
@@ -76,15 +72,11 @@ export async function createResources(template: CfnTemplate, clients: LocalClien
     resources[logicalId] = valuesOf(logicalId, resource, settings, clients, arn);
   }
 
-  for (const [logicalId, resource] of entries) {
-    if (resource.Type === 'AWS::DynamoDB::Table') {
-      await createTable(clients.dynamodb, resources[logicalId]!.ref, resolveIntrinsics(resource.Properties ?? {}, context) as TableProps);
-      created.push({ logicalId, type: resource.Type, physical: resources[logicalId]!.ref });
-    }
+  for (const [logicalId, resource] of resourcesOfType(template, 'AWS::DynamoDB::Table')) {
+    await createTable(clients.dynamodb, resources[logicalId]!.ref, resolveIntrinsics(resource.Properties ?? {}, context) as TableProps);
   }
   // Dead-letter queues before the queues that name them.
-  const queues = entries.filter(([, r]) => r.Type === 'AWS::SQS::Queue');
-  queues.sort(
+  const queues = resourcesOfType(template, 'AWS::SQS::Queue').sort(
     ([, a], [, b]) => Number(a.Properties?.['RedrivePolicy'] !== undefined) - Number(b.Properties?.['RedrivePolicy'] !== undefined),
   );
   for (const [logicalId, resource] of queues) {
@@ -95,9 +87,8 @@ export async function createResources(template: CfnTemplate, clients: LocalClien
         Attributes: queueAttributes(props, logicalId, notEmulated),
       }),
     );
-    created.push({ logicalId, type: resource.Type, physical: resources[logicalId]!.ref });
   }
-  return { context, created, notEmulated, generatedSecrets };
+  return { context, notEmulated, generatedSecrets };
 }
 
 interface GenerateSecretStringProps {
@@ -230,16 +221,18 @@ async function createTable(client: DynamoDBClient, tableName: string, props: Tab
   }
 }
 
+const QUEUE_ATTRIBUTES = [
+  'VisibilityTimeout',
+  'MessageRetentionPeriod',
+  'DelaySeconds',
+  'MaximumMessageSize',
+  'ReceiveMessageWaitTimeSeconds',
+];
+
 /** CloudFormation's queue properties as SQS attributes (strings); the redrive policy as SQS takes it. */
 function queueAttributes(props: Record<string, unknown>, logicalId: string, notEmulated: string[]): Record<string, string> {
   const attributes: Record<string, string> = {};
-  for (const key of [
-    'VisibilityTimeout',
-    'MessageRetentionPeriod',
-    'DelaySeconds',
-    'MaximumMessageSize',
-    'ReceiveMessageWaitTimeSeconds',
-  ]) {
+  for (const key of QUEUE_ATTRIBUTES) {
     const value = props[key];
     if (typeof value === 'number' || typeof value === 'string') attributes[key] = String(value);
   }

@@ -10,7 +10,6 @@ import { PutSecretValueCommand } from '@aws-sdk/client-secrets-manager';
 import { signPayload } from '../../shared/signature';
 import { signSlackRequest } from '../../shared/slack-request-signature';
 import { createSecretsManagerClient } from '../secrets-manager-server';
-import { createSqsClient } from '../sqs-server';
 import { emfMetrics } from './alarm-coverage';
 import { egressFetch, type RehearsedStack } from './rehearsed-stack';
 
@@ -203,17 +202,17 @@ export class ScenarioContext {
   async sendToQueue(outputKey: string, body: string): Promise<void> {
     const url = this.outputs[outputKey];
     if (!url) throw new Error(`the stack has no output ${outputKey}`);
-    const sqs = createSqsClient(this.stack.peers.sqs.url);
-    try {
-      await sqs.send(new SendMessageCommand({ QueueUrl: url, MessageBody: body }));
-    } finally {
-      sqs.destroy();
-    }
+    await this.stack.sqsClient.send(new SendMessageCommand({ QueueUrl: url, MessageBody: body }));
   }
 
   /** How often the stack's functions emitted the metric so far (their EMF lines). */
   metricCount(name: string): number {
     return emfMetrics(this.stack.lines.map((line) => line.line)).filter((metric) => metric.name === name).length;
+  }
+
+  /** Waits until the functions emitted the metric more than `before` times. */
+  async waitForMetric(name: string, before: number, timeoutMs?: number): Promise<void> {
+    await this.waitFor(`${name} emitted`, () => (this.metricCount(name) > before ? true : undefined), timeoutMs);
   }
 
   /** Runs `work` with this process's fetch on the rehearsal's network (the local Slack server delivers clicks with it). */

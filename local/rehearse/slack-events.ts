@@ -6,19 +6,12 @@
  * same event id, re-signed) answered but not published twice.
  */
 import { randomBytes } from 'node:crypto';
-import type { StackHost } from './slack-requests';
-
-/** What this scenario uses of the rehearsal's context (rehearsal.ts's ScenarioContext). */
-export interface EventsHost extends StackHost {
-  slackRequest(url: string, body: string, secret?: string, timestamp?: number): Promise<{ status: number; text: string }>;
-  waitFor<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, timeoutMs?: number): Promise<T>;
-  record(name: string, ok: boolean, detail: string): void;
-}
+import type { ScenarioContext } from './scenario-context';
 
 const USER = 'U0HOMEREHEARSE';
 const FOREIGN_USER = 'U0HOMEFOREIGN';
 
-function homeOpened(context: StackHost, eventId: string, user: string, teamId = context.stack.peers.slack.teamId): string {
+function homeOpened(context: ScenarioContext, eventId: string, user: string, teamId = context.stack.peers.slack.teamId): string {
   const identity = context.stack.slackIdentity;
   return JSON.stringify({
     token: 'unused',
@@ -32,7 +25,7 @@ function homeOpened(context: StackHost, eventId: string, user: string, teamId = 
   });
 }
 
-export async function slackEventsScenario(context: EventsHost): Promise<void> {
+export async function slackEventsScenario(context: ScenarioContext): Promise<void> {
   const url = context.outputs['SlackEventsUrl'];
   if (url === undefined) throw new Error('the stack has no SlackEventsUrl output');
   const challenge = `rehearsal-${randomBytes(4).toString('hex')}`;

@@ -6,13 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { TABLE } from '../../shared/contracts';
 import { RESPONSE_URL_PATH } from '../slack/server';
-import type { RehearsedStack } from './rehearsed-stack';
-
-/** What these helpers read of a scenario's context. */
-export interface StackHost {
-  readonly stack: RehearsedStack;
-  readonly outputs: Record<string, string>;
-}
+import type { ScenarioContext } from './scenario-context';
 
 /** Who a slash command comes from: by default the stage's own workspace and app (the template's Slack function names them). */
 export interface CommandOrigin {
@@ -22,7 +16,7 @@ export interface CommandOrigin {
 }
 
 export function slashCommandForm(
-  context: StackHost,
+  context: ScenarioContext,
   text: string,
   responseUrl = 'https://hooks.slack.com/commands/T0/1/rehearsal',
   origin: CommandOrigin = {},
@@ -46,7 +40,7 @@ export function slashCommandForm(
 }
 
 /** A response_url on the local Slack server (it keeps what is posted there), as Slack's hooks host. */
-export function recordedResponseUrl(name: string): { url: string; answers: (context: StackHost) => number } {
+export function recordedResponseUrl(name: string): { url: string; answers: (context: ScenarioContext) => number } {
   const path = `${RESPONSE_URL_PATH}${name}-${randomBytes(4).toString('hex')}`;
   return {
     url: `https://hooks.slack.com${path}`,
@@ -55,7 +49,7 @@ export function recordedResponseUrl(name: string): { url: string; answers: (cont
 }
 
 /** Whether the channel has a subscription index item (`chan#<channel>`): what `subscribe` writes. */
-export async function channelSubscribed(context: StackHost, channel: string): Promise<boolean> {
+export async function channelSubscribed(context: ScenarioContext, channel: string): Promise<boolean> {
   const answer = await context.stack.peers.dynamo.client.send(
     new GetItemCommand({
       TableName: context.outputs['TableName']!,

@@ -28,7 +28,7 @@ import {
   type SimulatorFixture,
 } from './fixture';
 
-import { between, deterministicUuid, pick, rngFor, shuffle, type Rng } from './random';
+import { between, deterministicUuid, pick, rngFor, round, shuffle, type Rng } from './random';
 
 import {
   ENGINES,
@@ -44,17 +44,12 @@ import {
   mostCommon,
   newGap,
   promptPool,
-  round,
   type PoolPrompt,
   type Profile,
 } from './generated';
 
 const DEFAULT_SEED = 1;
 export const RANGES = ['7d', '14d', '30d', '90d'] as const;
-
-// ---------------------------------------------------------------------------------------------
-// State
-// ---------------------------------------------------------------------------------------------
 
 interface ProjectState {
   project: FixtureProject;
@@ -91,12 +86,9 @@ export type ReasoningLookup =
   | { ok: false; reason: 'no_project' | 'no_result' | 'no_card' };
 
 export class SimulatorData {
-  readonly seed: number;
   private readonly states = new Map<string, ProjectState>();
 
-  private constructor(seed: number) {
-    this.seed = seed;
-  }
+  private constructor(readonly seed: number) {}
 
   /** Deterministic generated data: four projects with 40-question pools. */
   static generate(seed: number = DEFAULT_SEED): SimulatorData {
@@ -243,18 +235,12 @@ export class SimulatorData {
     const candidates = shuffle(rng, project.gaps).sort((a, b) => Number(b['trend'] === 'improving') - Number(a['trend'] === 'improving'));
     const resolved = new Set(candidates.slice(0, resolveCount).map((gap) => gap.prompt_id));
     const kept = project.gaps.filter((gap) => !resolved.has(gap.prompt_id));
-    for (const gap of project.gaps) {
-      if (!resolved.has(gap.prompt_id)) continue;
-      const known = state.pool.some((prompt) => prompt.prompt_id === gap.prompt_id);
-      const ref = typeof gap.prompt_ref === 'number' ? gap.prompt_ref : 0;
-      if (!known)
-        state.pool.push({
-          prompt_id: gap.prompt_id,
-          prompt_ref: ref,
-          prompt_text: gap.prompt_text,
-          subject: state.profile.subjects[0] ?? '',
-          cards: false,
-        });
+    const pooled = new Set(state.pool.map((prompt) => prompt.prompt_id));
+    for (const { prompt_id, prompt_ref, prompt_text } of project.gaps.filter(
+      (gap) => resolved.has(gap.prompt_id) && !pooled.has(gap.prompt_id),
+    )) {
+      const ref = typeof prompt_ref === 'number' ? prompt_ref : 0;
+      state.pool.push({ prompt_id, prompt_ref: ref, prompt_text, subject: state.profile.subjects[0] ?? '', cards: false });
     }
 
     // Existing gaps: some change trend or an engine.
@@ -299,7 +285,7 @@ export class SimulatorData {
       projectId,
       run: state.run,
       runId: state.runId,
-      answers: state.probes.length > 0 ? state.probes.length : project.gaps.length * ENGINES.length,
+      answers: answersOf(state),
       resolvedGaps: [...resolved],
       newGaps: added.map((gap) => gap.prompt_id),
     };
@@ -328,7 +314,7 @@ export class SimulatorData {
       projectId: project.id,
       run: state.run,
       runId: state.runId,
-      answers: scripted.answers ?? (state.probes.length > 0 ? state.probes.length : project.gaps.length * ENGINES.length),
+      answers: scripted.answers ?? answersOf(state),
       resolvedGaps: [...before].filter((id) => !after.has(id)),
       newGaps: [...after].filter((id) => !before.has(id)),
     };
@@ -422,28 +408,17 @@ export class SimulatorData {
           { impact: 'low', category: 'authority', detail: `Two independent articles list ${name} next to ${competitor}.` },
         ]
       : [
-          {
-            impact: pick(rng, IMPACTS),
-            category: 'content',
-            detail: `${competitor} has a comparison page for "${subject}" that ${engine} quotes; ${name} has none.`,
-          },
-          {
-            impact: pick(rng, IMPACTS),
-            category: 'citations',
-            detail: `${engine} cites review sites that list ${competitor} but not ${name}.`,
-          },
-          {
-            impact: pick(rng, IMPACTS),
-            category: 'reviews',
-            detail: `${name} has fewer recent reviews than ${competitor} on the sources ${engine} uses.`,
-          },
-          {
-            impact: pick(rng, IMPACTS),
-            category: 'structured data',
-            detail: `Product pages lack structured data, so ${engine} can't read prices or availability.`,
-          },
-          { impact: pick(rng, IMPACTS), category: 'freshness', detail: `The newest ${name} page about ${subject} is over a year old.` },
-        ];
+          ['content', `${competitor} has a comparison page for "${subject}" that ${engine} quotes; ${name} has none.`],
+          ['citations', `${engine} cites review sites that list ${competitor} but not ${name}.`],
+          ['reviews', `${name} has fewer recent reviews than ${competitor} on the sources ${engine} uses.`],
+          ['structured data', `Product pages lack structured data, so ${engine} can't read prices or availability.`],
+          ['freshness', `The newest ${name} page about ${subject} is over a year old.`],
+        ].map(([category, detail]) => ({ impact: pick(rng, IMPACTS), category: category!, detail: detail! }));
     return shuffle(rng, bank).slice(0, 2 + Math.floor(rng() * Math.min(3, bank.length - 1)));
   }
+}
+
+/** The results a run recorded (the count run.completed carries): its probes, else one per gap and engine. */
+function answersOf(state: ProjectState): number {
+  return state.probes.length > 0 ? state.probes.length : state.project.gaps.length * ENGINES.length;
 }

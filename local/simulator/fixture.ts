@@ -1,27 +1,8 @@
 /**
- * The simulator's JSON fixtures: their types, their validation and loading.
- *
- * Fixture format (`SimulatorFixture`, JSON), the same shapes the read API serves:
- *
- *   {
- *     "seed": 7,                                   // optional; drives ids and drift of later runs
- *     "projects": [{
- *       "id": "…uuid…", "name": "Acme", "industry": "Retail",
- *       "visibility": {                            // served as-is by /visibility (plus "range")
- *         "metrics": [{ "label": "Visibility score", "value": 41.2, "caption": "…" }],
- *         "engines": [{ "engine": "ChatGPT", "visibility": 40.1 }],   // any other fields: served as sent
- *         "alerts": [{ "severity": "warning", "message": "…" }]
- *       },
- *       "gaps": [{ "prompt_id": "…", "prompt_ref": 12, "prompt_text": "…",
- *                  "platforms_losing": ["Gemini"], "top_competitor": "Rival", "trend": "worse" }],
- *       "probes": [{ "id": "…", "prompt_id": "…", "reasoning_card_id": "card-1" }],   // optional
- *       "reasoning": { "card-1": { "reasons": [{ "impact": "high", "category": "content", "detail": "…" }] } }, // optional
- *       "runs": [{ "visibility": {…}, "gaps": […], "answers": 0 }]   // optional: scripted runs, see FixtureProject.runs
- *     }]
- *   }
- *
- * Extra fields anywhere are kept and served as sent. `validateFixture` checks the rest and throws a
- * `FixtureError` listing every problem with the path of the bad field (e.g. `projects[0].gaps[3].prompt_text`).
+ * The simulator's JSON fixtures (`SimulatorFixture`): the shapes the read API serves, per project its
+ * visibility overview, gaps, and optionally its probes, reasoning cards and scripted runs. Extra fields
+ * anywhere are kept and served as sent. `validateFixture` checks the rest and throws a `FixtureError`
+ * listing every problem with the path of the bad field (e.g. `projects[0].gaps[3].prompt_text`).
  */
 import { readFileSync } from 'node:fs';
 import { isRecord } from '../../shared/util';
@@ -86,10 +67,6 @@ export type SimulatorFixture = {
   projects: FixtureProject[];
 };
 
-// ---------------------------------------------------------------------------------------------
-// Fixture validation
-// ---------------------------------------------------------------------------------------------
-
 export class FixtureError extends Error {
   override name = 'FixtureError';
   constructor(
@@ -111,63 +88,112 @@ function isNonEmptyString(value: unknown): value is string {
   return typeof value === 'string' && value.trim() !== '';
 }
 
+const NON_EMPTY = 'must be a non-empty string';
+
+/** Records a problem unless `ok`; says whether it was ok. */
 type Need = (ok: boolean, path: string, problem: string) => boolean;
 
+/** The object at `at`, or undefined (with the problem recorded). */
+function objectAt(value: unknown, at: string, need: Need, problem = 'must be an object'): Record<string, unknown> | undefined {
+  return need(isRecord(value), at, problem) ? (value as Record<string, unknown>) : undefined;
+}
+
+/** Each item of the array at `at` with its path (nothing, with the problem recorded, when it is not an array). */
+function eachOf(value: unknown, at: string, need: Need, check: (item: unknown, path: string) => void, problem = 'must be an array'): void {
+  if (need(Array.isArray(value), at, problem)) (value as unknown[]).forEach((item, i) => check(item, `${at}[${i}]`));
+}
+
+/** `record[key]` is a non-empty id not seen before in its list. */
+function uniqueId(record: Record<string, unknown>, key: string, at: string, seen: Set<string>, kind: string, need: Need): void {
+  const id = record[key];
+  if (!need(isNonEmptyString(id), `${at}.${key}`, NON_EMPTY)) return;
+  need(!seen.has(id as string), `${at}.${key}`, `duplicates the ${key} "${id as string}" of an earlier ${kind}`);
+  seen.add(id as string);
+}
+
 function visibilityIssues(visibility: unknown, at: string, need: Need): void {
-  if (!need(isRecord(visibility), at, 'must be an object with a "metrics" array')) return;
-  const metrics = (visibility as Record<string, unknown>)['metrics'];
-  if (!need(Array.isArray(metrics), `${at}.metrics`, 'must be an array')) return;
-  (metrics as unknown[]).forEach((metric, mi) => {
-    const mat = `${at}.metrics[${mi}]`;
-    if (!need(isRecord(metric), mat, 'must be an object')) return;
-    const m = metric as Record<string, unknown>;
-    need(isNonEmptyString(m['label']), `${mat}.label`, 'must be a non-empty string');
+  const v = objectAt(visibility, at, need, 'must be an object with a "metrics" array');
+  if (v === undefined) return;
+  eachOf(v['metrics'], `${at}.metrics`, need, (metric, mat) => {
+    const m = objectAt(metric, mat, need);
+    if (m === undefined) return;
+    need(isNonEmptyString(m['label']), `${mat}.label`, NON_EMPTY);
     need('value' in m && isScalar(m['value']), `${mat}.value`, 'must be a string, number, boolean or null');
     if (m['caption'] !== undefined) need(typeof m['caption'] === 'string', `${mat}.caption`, 'must be a string when present');
   });
 }
 
-function gapIssues(gap: unknown, gat: string, promptIds: Set<string>, need: Need): void {
-  if (!need(isRecord(gap), gat, 'must be an object')) return;
-  const g = gap as Record<string, unknown>;
-  if (need(isNonEmptyString(g['prompt_id']), `${gat}.prompt_id`, 'must be a non-empty string')) {
-    const id = g['prompt_id'] as string;
-    need(!promptIds.has(id), `${gat}.prompt_id`, `duplicates the prompt_id "${id}" of an earlier gap`);
-    promptIds.add(id);
-  }
-  need(
-    isNonEmptyString(g['prompt_ref']) || (typeof g['prompt_ref'] === 'number' && Number.isFinite(g['prompt_ref'])),
-    `${gat}.prompt_ref`,
-    'must be a number or a non-empty string',
-  );
-  need(isNonEmptyString(g['prompt_text']), `${gat}.prompt_text`, 'must be a non-empty string');
-  const platforms = g['platforms_losing'];
-  need(Array.isArray(platforms) && platforms.every((x) => typeof x === 'string'), `${gat}.platforms_losing`, 'must be an array of strings');
-  need(typeof g['top_competitor'] === 'string', `${gat}.top_competitor`, 'must be a string');
-}
-
 function gapsIssues(gaps: unknown, at: string, need: Need): void {
-  if (!need(Array.isArray(gaps), at, 'must be an array')) return;
   const promptIds = new Set<string>();
-  (gaps as unknown[]).forEach((gap, gi) => gapIssues(gap, `${at}[${gi}]`, promptIds, need));
+  eachOf(gaps, at, need, (gap, gat) => {
+    const g = objectAt(gap, gat, need);
+    if (g === undefined) return;
+    uniqueId(g, 'prompt_id', gat, promptIds, 'gap', need);
+    const ref = g['prompt_ref'];
+    need(
+      isNonEmptyString(ref) || (typeof ref === 'number' && Number.isFinite(ref)),
+      `${gat}.prompt_ref`,
+      'must be a number or a non-empty string',
+    );
+    need(isNonEmptyString(g['prompt_text']), `${gat}.prompt_text`, NON_EMPTY);
+    const platforms = g['platforms_losing'];
+    need(
+      Array.isArray(platforms) && platforms.every((x) => typeof x === 'string'),
+      `${gat}.platforms_losing`,
+      'must be an array of strings',
+    );
+    need(typeof g['top_competitor'] === 'string', `${gat}.top_competitor`, 'must be a string');
+  });
 }
 
 /** Scripted runs: each replaces the visibility and/or gaps it names; `answers` a whole number. */
 function runsIssues(runs: unknown, at: string, need: Need): void {
-  if (runs === undefined || !need(Array.isArray(runs), at, 'must be an array of scripted runs when present')) return;
-  (runs as unknown[]).forEach((run, ri) => {
-    const rat = `${at}[${ri}]`;
-    if (!need(isRecord(run), rat, 'must be an object with "visibility", "gaps" and/or "answers"')) return;
-    const r = run as Record<string, unknown>;
-    if (r['visibility'] !== undefined) visibilityIssues(r['visibility'], `${rat}.visibility`, need);
-    if (r['gaps'] !== undefined) gapsIssues(r['gaps'], `${rat}.gaps`, need);
-    const answers = r['answers'];
-    if (answers !== undefined)
-      need(
-        typeof answers === 'number' && Number.isInteger(answers) && answers >= 0,
-        `${rat}.answers`,
-        'must be a whole number >= 0 when present',
-      );
+  if (runs === undefined) return;
+  const runIssues = (run: unknown, rat: string): void => {
+    const r = objectAt(run, rat, need, 'must be an object with "visibility", "gaps" and/or "answers"');
+    if (r?.['visibility'] !== undefined) visibilityIssues(r['visibility'], `${rat}.visibility`, need);
+    if (r?.['gaps'] !== undefined) gapsIssues(r['gaps'], `${rat}.gaps`, need);
+    const answers = r?.['answers'];
+    if (answers === undefined) return;
+    need(
+      typeof answers === 'number' && Number.isInteger(answers) && answers >= 0,
+      `${rat}.answers`,
+      'must be a whole number >= 0 when present',
+    );
+  };
+  eachOf(runs, at, need, runIssues, 'must be an array of scripted runs when present');
+}
+
+/** The reasoning cards (card id → card); returns the ids the probes may name. */
+function reasoningIssues(reasoning: unknown, at: string, need: Need): Set<string> {
+  const cardIds = new Set<string>();
+  if (reasoning === undefined) return cardIds;
+  for (const [cardId, card] of Object.entries(objectAt(reasoning, at, need, 'must be an object of card id → card') ?? {})) {
+    const cat = `${at}["${cardId}"]`;
+    cardIds.add(cardId);
+    const c = objectAt(card, cat, need, 'must be an object with a "reasons" array');
+    if (c === undefined) continue;
+    eachOf(c['reasons'], `${cat}.reasons`, need, (reason, rat) => {
+      const r = objectAt(reason, rat, need);
+      if (r === undefined) return;
+      for (const field of ['impact', 'category', 'detail']) need(typeof r[field] === 'string', `${rat}.${field}`, 'must be a string');
+    });
+  }
+  return cardIds;
+}
+
+function probesIssues(probes: unknown, at: string, cardIds: Set<string>, reasoningAt: string, need: Need): void {
+  if (probes === undefined) return;
+  const probeIds = new Set<string>();
+  eachOf(probes, at, need, (probe, rat) => {
+    const r = objectAt(probe, rat, need);
+    if (r === undefined) return;
+    uniqueId(r, 'id', rat, probeIds, 'probe', need);
+    need(isNonEmptyString(r['prompt_id']), `${rat}.prompt_id`, NON_EMPTY);
+    const card = r['reasoning_card_id'];
+    if (!need(card === null || isNonEmptyString(card), `${rat}.reasoning_card_id`, 'must be a non-empty string or null')) return;
+    if (typeof card === 'string')
+      need(cardIds.has(card), `${rat}.reasoning_card_id`, `names the card "${card}" that is not in ${reasoningAt}`);
   });
 }
 
@@ -178,71 +204,23 @@ export function fixtureIssues(value: unknown): string[] {
     if (!ok) issues.push(`${path}: ${problem}`);
     return ok;
   };
-  if (!need(isRecord(value), '(root)', 'must be a JSON object with a "projects" array')) return issues;
-  const root = value as Record<string, unknown>;
-  if (root['seed'] !== undefined) {
-    need(typeof root['seed'] === 'number' && Number.isInteger(root['seed']), 'seed', 'must be an integer when present');
-  }
+  const root = objectAt(value, '(root)', need, 'must be a JSON object with a "projects" array');
+  if (root === undefined) return issues;
+  if (root['seed'] !== undefined) need(Number.isInteger(root['seed']), 'seed', 'must be an integer when present');
   const projects = root['projects'];
   if (!need(Array.isArray(projects) && projects.length > 0, 'projects', 'must be a non-empty array')) return issues;
   const projectIds = new Set<string>();
-  (projects as unknown[]).forEach((project, pi) => {
-    const at = `projects[${pi}]`;
-    if (!need(isRecord(project), at, 'must be an object')) return;
-    const p = project as Record<string, unknown>;
-    if (need(isNonEmptyString(p['id']), `${at}.id`, 'must be a non-empty string')) {
-      const id = p['id'] as string;
-      need(!projectIds.has(id), `${at}.id`, `duplicates the id "${id}" of an earlier project`);
-      projectIds.add(id);
-    }
-    need(isNonEmptyString(p['name']), `${at}.name`, 'must be a non-empty string');
+  eachOf(projects, 'projects', need, (project, at) => {
+    const p = objectAt(project, at, need);
+    if (p === undefined) return;
+    uniqueId(p, 'id', at, projectIds, 'project', need);
+    need(isNonEmptyString(p['name']), `${at}.name`, NON_EMPTY);
     need(typeof p['industry'] === 'string', `${at}.industry`, 'must be a string');
-
     visibilityIssues(p['visibility'], `${at}.visibility`, need);
     gapsIssues(p['gaps'], `${at}.gaps`, need);
     runsIssues(p['runs'], `${at}.runs`, need);
-
-    const reasoning = p['reasoning'];
-    const cardIds = new Set<string>();
-    if (reasoning !== undefined && need(isRecord(reasoning), `${at}.reasoning`, 'must be an object of card id → card')) {
-      for (const [cardId, card] of Object.entries(reasoning as Record<string, unknown>)) {
-        const cat = `${at}.reasoning["${cardId}"]`;
-        cardIds.add(cardId);
-        if (!need(isRecord(card), cat, 'must be an object with a "reasons" array')) continue;
-        const reasons = (card as Record<string, unknown>)['reasons'];
-        if (!need(Array.isArray(reasons), `${cat}.reasons`, 'must be an array')) continue;
-        (reasons as unknown[]).forEach((reason, ri) => {
-          const rat = `${cat}.reasons[${ri}]`;
-          if (!need(isRecord(reason), rat, 'must be an object')) return;
-          const r = reason as Record<string, unknown>;
-          for (const field of ['impact', 'category', 'detail']) {
-            need(typeof r[field] === 'string', `${rat}.${field}`, 'must be a string');
-          }
-        });
-      }
-    }
-
-    const probes = p['probes'];
-    if (probes !== undefined && need(Array.isArray(probes), `${at}.probes`, 'must be an array')) {
-      const probeIds = new Set<string>();
-      (probes as unknown[]).forEach((probe, ri) => {
-        const rat = `${at}.probes[${ri}]`;
-        if (!need(isRecord(probe), rat, 'must be an object')) return;
-        const r = probe as Record<string, unknown>;
-        if (need(isNonEmptyString(r['id']), `${rat}.id`, 'must be a non-empty string')) {
-          const id = r['id'] as string;
-          need(!probeIds.has(id), `${rat}.id`, `duplicates the id "${id}" of an earlier probe`);
-          probeIds.add(id);
-        }
-        need(isNonEmptyString(r['prompt_id']), `${rat}.prompt_id`, 'must be a non-empty string');
-        const card = r['reasoning_card_id'];
-        if (need(card === null || isNonEmptyString(card), `${rat}.reasoning_card_id`, 'must be a non-empty string or null')) {
-          if (typeof card === 'string') {
-            need(cardIds.has(card), `${rat}.reasoning_card_id`, `names the card "${card}" that is not in ${at}.reasoning`);
-          }
-        }
-      });
-    }
+    const cardIds = reasoningIssues(p['reasoning'], `${at}.reasoning`, need);
+    probesIssues(p['probes'], `${at}.probes`, cardIds, `${at}.reasoning`, need);
   });
   return issues;
 }

@@ -5,7 +5,7 @@
  */
 import { isRecord } from '../../shared/util';
 import type { FixtureGap, FixtureVisibility } from './fixture';
-import { between, deterministicUuid, pick, rngFor, shuffle, type Rng } from './random';
+import { between, deterministicUuid, pick, rngFor, round, shuffle, type Rng } from './random';
 
 export const ENGINES = ['ChatGPT', 'Perplexity', 'Gemini', 'Claude', 'Copilot'] as const;
 
@@ -128,11 +128,6 @@ export function newGap(rng: Rng, prompt: PoolPrompt, competitors: readonly strin
   };
 }
 
-export function round(value: number, decimals: number): number {
-  const factor = 10 ** decimals;
-  return Math.round(value * factor) / factor;
-}
-
 function decimalsOf(value: number): number {
   const text = String(value);
   const dot = text.indexOf('.');
@@ -170,13 +165,9 @@ export function mean(values: readonly number[], decimals: number): number {
 export function mostCommon(values: readonly string[]): string | undefined {
   const counts = new Map<string, number>();
   for (const value of values) counts.set(value, (counts.get(value) ?? 0) + 1);
-  let best: string | undefined;
-  let bestCount = 0;
-  for (const [value, count] of counts) {
-    if (count > bestCount) {
-      best = value;
-      bestCount = count;
-    }
-  }
-  return best;
+  // The first value counted most often.
+  return [...counts].reduce<[string, number] | undefined>(
+    (best, entry) => (best === undefined || entry[1] > best[1] ? entry : best),
+    undefined,
+  )?.[0];
 }

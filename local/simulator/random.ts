@@ -39,9 +39,13 @@ export function pick<T>(rng: Rng, items: readonly T[]): T {
   return item;
 }
 
-export function between(rng: Rng, min: number, max: number, decimals: number): number {
+export function round(value: number, decimals: number): number {
   const factor = 10 ** decimals;
-  return Math.round((min + rng() * (max - min)) * factor) / factor;
+  return Math.round(value * factor) / factor;
+}
+
+export function between(rng: Rng, min: number, max: number, decimals: number): number {
+  return round(min + rng() * (max - min), decimals);
 }
 
 export function shuffle<T>(rng: Rng, items: readonly T[]): T[] {

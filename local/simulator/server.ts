@@ -1,30 +1,13 @@
 /**
- * The local stand-in for the visibility service: the five read routes of spec §4, Bearer auth,
- * injectable latency, a configurable rate limit, fault injection and a request log; plus the webhook
- * sender (./webhooks.ts) and simulator-only control routes.
- *
- * Read routes (GET only; anything else answers 404 with a JSON error):
- *   /v1/projects                                        → { projects: [{ id, name, industry }] }
- *   /v1/projects/{id}/visibility?range=7d|14d|30d|90d   → { range, metrics, engines, alerts }   (range defaults to 7d)
- *   /v1/projects/{id}/gaps?page_size=N                  → { gaps, total }   (default 25, at most 100)
- *   /v1/projects/{id}/results?prompt_id=ID              → { probes }        (all results without prompt_id)
- *   /v1/projects/{id}/results/{result_id}/reasoning     → { id, result_id, reasons }
- *
- * Error body: { "error": { "code": "...", "message": "..." } }. Codes: unauthorized (401), not_found,
- * no_reasoning_card (404), invalid_range, invalid_page_size, invalid_json, invalid_request (400),
- * rate_limited (429, with Retry-After), internal_error (500).
- *
- * Control routes (Bearer auth too; not rate limited, never faulted):
- *   POST /_sim/webhooks {url, secret?, events?}        → 201 { id, url, secret, is_active }
- *   GET  /_sim/webhooks                                 → { webhooks: WebhookInfo[] }
- *   GET  /_sim/webhooks/{id}/attempts                   → { attempts: DeliveryAttempt[] }
- *   DELETE /_sim/webhooks/{id}                          → 204
- *   POST /_sim/runs {project_id, duplicates?, out_of_order?, wait?}   → 202 { event, run } (200 with report when wait)
- *   POST /_sim/drafts {project_id, asset_id?, version?, duplicates?, wait?} → 202 { event } (200 with report when wait)
+ * The local stand-in for the visibility service: the five read routes of spec §4 (GET /v1/projects…,
+ * matchRoute), Bearer auth, injectable latency, a configurable rate limit, fault injection and a request
+ * log; plus the webhook sender (./webhooks.ts) and simulator-only control routes under /_sim/ (control;
+ * Bearer auth too, not rate limited, never faulted). Errors answer `{ "error": { "code", "message" } }`.
  *
  * Order of checks per request: latency → auth → route → injected fault → rate limit → handler.
  * Timers are unref'd; `close()` ends every connection, pending delay and webhook delivery.
  */
+import { setTimeout as delay } from 'node:timers/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { BodyTooLargeError, closeServer, listen, readBody, send } from '../http';
@@ -35,7 +18,6 @@ import type { SimulatorFixture } from './fixture';
 import {
   WebhookSender,
   type DeliveryAttempt,
-  type DeliveryReport,
   type SendOptions,
   type SentEvent,
   type SentRun,
@@ -44,7 +26,6 @@ import {
   type WebhookSenderOptions,
   SIMULATED_EVENTS,
 } from './webhooks';
-import { WakeableSleeps } from './wakeable-sleeps';
 import { isRecord } from '../../shared/util';
 
 export const DEFAULT_API_KEY = 'sim_local_read_key';
@@ -154,8 +135,7 @@ export class VisibilitySimulator {
   private accepted: number[] = [];
   private inFlight = 0;
   private peak = 0;
-  private closed = false;
-  private readonly sleeps = new WakeableSleeps();
+  private readonly closing = new AbortController();
   private readonly keyBytes: Buffer;
 
   private constructor(
@@ -262,9 +242,8 @@ export class VisibilitySimulator {
   /** Stops deliveries, ends pending delays and closes every connection. */
   async close(): Promise<void> {
     if (this.closed) return;
-    this.closed = true;
+    this.closing.abort();
     this.webhooks.stop();
-    this.sleeps.wakeAll();
     await closeServer(this.server);
   }
 
@@ -332,108 +311,65 @@ export class VisibilitySimulator {
   private read(match: RouteMatch, query: URLSearchParams): unknown {
     if (match.route === 'projects') return { projects: this.data.projects() };
     const { projectId } = match;
-    const unknownProject = (): HttpError => new HttpError(404, 'not_found', `Project ${projectId} not found`);
+    const range = query.get('range') ?? '7d';
+    if (match.route === 'visibility' && !(RANGES as readonly string[]).includes(range)) {
+      throw new HttpError(400, 'invalid_range', `range must be one of ${RANGES.join(', ')}`);
+    }
+    const pageSize = match.route === 'gaps' ? pageSizeOf(query.get('page_size')) : 0;
+    if (!this.data.hasProject(projectId)) throw new HttpError(404, 'not_found', `Project ${projectId} not found`);
     switch (match.route) {
-      case 'visibility': {
-        const range = query.get('range') ?? '7d';
-        if (!(RANGES as readonly string[]).includes(range)) {
-          throw new HttpError(400, 'invalid_range', `range must be one of ${RANGES.join(', ')}`);
-        }
-        return this.data.visibility(projectId, range) ?? throwError(unknownProject());
-      }
-      case 'gaps': {
-        const raw = query.get('page_size');
-        let pageSize = DEFAULT_PAGE_SIZE;
-        if (raw !== null) {
-          if (!/^\d+$/.test(raw) || Number(raw) < 1) {
-            throw new HttpError(400, 'invalid_page_size', 'page_size must be a positive integer');
-          }
-          pageSize = Math.min(Number(raw), MAX_PAGE_SIZE);
-        }
-        return this.data.gaps(projectId, pageSize) ?? throwError(unknownProject());
-      }
-      case 'results': {
-        const probes = this.data.results(projectId, query.get('prompt_id') ?? undefined);
-        return probes === undefined ? throwError(unknownProject()) : { probes };
-      }
+      case 'visibility':
+        return this.data.visibility(projectId, range);
+      case 'gaps':
+        return this.data.gaps(projectId, pageSize);
+      case 'results':
+        return { probes: this.data.results(projectId, query.get('prompt_id') ?? undefined) };
       case 'reasoning': {
         const found = this.data.reasoning(projectId, match.resultId);
         if (found.ok) return found.card;
-        if (found.reason === 'no_project') throw unknownProject();
-        if (found.reason === 'no_result') throw new HttpError(404, 'not_found', `Result ${match.resultId} not found`);
-        throw new HttpError(404, 'no_reasoning_card', `Result ${match.resultId} has no reasoning card`);
+        if (found.reason === 'no_card') throw new HttpError(404, 'no_reasoning_card', `Result ${match.resultId} has no reasoning card`);
+        throw new HttpError(404, 'not_found', `Result ${match.resultId} not found`);
       }
     }
   }
 
   private async control(req: IncomingMessage, res: ServerResponse, record: RequestRecord, url: URL): Promise<void> {
-    const parts = url.pathname.split('/').filter((p) => p !== '');
-    const method = req.method ?? 'GET';
+    const [, resource, id, sub, ...rest] = url.pathname.split('/').filter((p) => p !== '');
+    const route = `${req.method ?? 'GET'} ${resource}${id === undefined ? '' : '/:id'}${sub === undefined ? '' : `/${sub}`}`;
     const ok = (status: number, body: unknown): void => this.send(res, record, status, body === undefined ? '' : JSON.stringify(body));
-
-    if (parts[1] === 'webhooks' && parts.length === 2 && method === 'GET') {
-      ok(200, { webhooks: this.webhooks.listWebhooks() });
-      return;
+    if (rest.length > 0) throw new HttpError(404, 'not_found', `No control route for ${req.method ?? 'GET'} ${url.pathname}`);
+    if (route === 'GET webhooks') return ok(200, { webhooks: this.webhooks.listWebhooks() });
+    if (route === 'GET webhooks/:id/attempts') return ok(200, { attempts: this.webhooks.attempts(decodeURIComponent(id ?? '')) });
+    if (route === 'DELETE webhooks/:id') {
+      if (!this.webhooks.removeWebhook(decodeURIComponent(id ?? ''))) throw new HttpError(404, 'not_found', 'No such webhook');
+      return ok(204, undefined);
     }
-    if (parts[1] === 'webhooks' && parts.length === 2 && method === 'POST') {
-      const body = await readJson(req);
-      const hookUrl = body['url'];
-      const secret = body['secret'];
-      const events = body['events'];
-      if (typeof hookUrl !== 'string') throw new HttpError(400, 'invalid_request', '"url" must be a string');
-      if (secret !== undefined && (typeof secret !== 'string' || secret === '')) {
-        throw new HttpError(400, 'invalid_request', '"secret" must be a non-empty string when present');
-      }
-      if (events !== undefined && !(Array.isArray(events) && events.every((e) => typeof e === 'string'))) {
-        throw new HttpError(400, 'invalid_request', '"events" must be an array of strings when present');
-      }
-      let created: { id: string; secret: string };
+    if (route === 'POST webhooks') {
+      const registration = webhookRegistration(await readJson(req));
       try {
-        created = this.webhooks.addWebhookWithSecret({
-          url: hookUrl,
-          ...(secret === undefined ? {} : { secret }),
-          ...(events === undefined ? {} : { events }),
-        });
+        const created = this.webhooks.addWebhookWithSecret(registration);
+        return ok(201, { id: created.id, url: registration.url, secret: created.secret, is_active: true });
       } catch (error) {
         throw new HttpError(400, 'invalid_request', error instanceof Error ? error.message : String(error));
       }
-      ok(201, { id: created.id, url: hookUrl, secret: created.secret, is_active: true });
-      return;
     }
-    if (parts[1] === 'webhooks' && parts.length === 4 && parts[3] === 'attempts' && method === 'GET') {
-      ok(200, { attempts: this.webhooks.attempts(decodeURIComponent(parts[2] ?? '')) });
-      return;
+    const handled = HANDLED_EVENT_TYPES.find((type) => `POST ${SIMULATED_EVENTS[type].route}` === route);
+    if (handled === undefined) throw new HttpError(404, 'not_found', `No control route for ${req.method ?? 'GET'} ${url.pathname}`);
+    const body = await readJson(req);
+    const projectId = body['project_id'];
+    if (typeof projectId !== 'string' || !this.data.hasProject(projectId)) {
+      throw new HttpError(404, 'not_found', '"project_id" must name a project of the simulator');
     }
-    if (parts[1] === 'webhooks' && parts.length === 3 && method === 'DELETE') {
-      if (!this.webhooks.removeWebhook(decodeURIComponent(parts[2] ?? ''))) throw new HttpError(404, 'not_found', 'No such webhook');
-      ok(204, undefined);
-      return;
+    const wait = body['wait'] === true;
+    if (handled === 'run.completed' && body['out_of_order'] === true) {
+      const { older, newer, delivered } = this.webhooks.triggerRunsOutOfOrder(projectId);
+      const summary = { older: { event: older.event, run: older.run }, newer: { event: newer.event, run: newer.run } };
+      return ok(wait ? 200 : 202, wait ? { ...summary, reports: await delivered } : summary);
     }
-    const handled = HANDLED_EVENT_TYPES.find((type) => SIMULATED_EVENTS[type].route === parts[1]);
-    if (handled !== undefined && parts.length === 2 && method === 'POST') {
-      const body = await readJson(req);
-      const projectId = body['project_id'];
-      if (typeof projectId !== 'string' || !this.data.hasProject(projectId)) {
-        throw new HttpError(404, 'not_found', '"project_id" must name a project of the simulator');
-      }
-      const duplicates = typeof body['duplicates'] === 'number' ? body['duplicates'] : 0;
-      const wait = body['wait'] === true;
-      if (parts[1] === 'runs' && body['out_of_order'] === true) {
-        const both = this.webhooks.triggerRunsOutOfOrder(projectId);
-        const summary = {
-          older: { event: both.older.event, run: both.older.run },
-          newer: { event: both.newer.event, run: both.newer.run },
-        };
-        ok(wait ? 200 : 202, wait ? { ...summary, reports: await both.delivered } : summary);
-        return;
-      }
-      const sent = this.webhooks.sendHandled(handled, projectId, body, { duplicates });
-      const summary = { event: sent.event, ...(sent.run === undefined ? {} : { run: sent.run }) };
-      const report: DeliveryReport | undefined = wait ? await sent.delivered : undefined;
-      ok(wait ? 200 : 202, report === undefined ? summary : { ...summary, report });
-      return;
-    }
-    throw new HttpError(404, 'not_found', `No control route for ${method} ${url.pathname}`);
+    const duplicates = typeof body['duplicates'] === 'number' ? body['duplicates'] : 0;
+    const sent = this.webhooks.sendHandled(handled, projectId, body, { duplicates });
+    const summary = { event: sent.event, ...(sent.run === undefined ? {} : { run: sent.run }) };
+    ok(wait ? 200 : 202, wait ? { ...summary, report: await sent.delivered } : summary);
   }
 
   private authorized(header: string | undefined): boolean {
@@ -472,8 +408,12 @@ export class VisibilitySimulator {
     send(res, status, body, { ...(body === '' ? {} : { 'Content-Type': 'application/json; charset=utf-8' }), ...headers });
   }
 
+  private get closed(): boolean {
+    return this.closing.signal.aborted;
+  }
+
   private sleep(ms: number): Promise<void> {
-    return this.closed ? Promise.resolve() : this.sleeps.sleep(ms);
+    return delay(ms, undefined, { ref: false, signal: this.closing.signal }).catch(() => undefined);
   }
 }
 
@@ -482,34 +422,46 @@ type RouteMatch =
   | { route: 'visibility' | 'gaps' | 'results'; projectId: string }
   | { route: 'reasoning'; projectId: string; resultId: string };
 
+const READ_ROUTE = /^\/v1\/projects(?:\/([^/]+)\/(?:(visibility|gaps|results)|results\/([^/]+)\/reasoning))?$/;
+
 /** The read route of a path, or null. Path segments are percent-decoded. */
-export function matchRoute(pathname: string): RouteMatch | null {
-  const raw = pathname.split('/');
-  if (raw[0] !== '' || raw[1] !== 'v1' || raw[2] !== 'projects') return null;
-  let parts: string[];
+function matchRoute(pathname: string): RouteMatch | null {
+  const match = READ_ROUTE.exec(pathname);
+  if (match === null) return null;
   try {
-    parts = raw.slice(3).map((p) => decodeURIComponent(p));
+    const [projectId, sub, resultId] = match.slice(1).map((part) => (part === undefined ? undefined : decodeURIComponent(part)));
+    if (projectId === undefined) return { route: 'projects' };
+    if (resultId !== undefined) return { route: 'reasoning', projectId, resultId };
+    return { route: sub as 'visibility' | 'gaps' | 'results', projectId };
   } catch {
     return null;
   }
-  if (parts.some((p) => p === '')) return null;
-  const [projectId, sub, resultId, last] = parts;
-  if (projectId === undefined) return { route: 'projects' };
-  if (parts.length === 2 && (sub === 'visibility' || sub === 'gaps' || sub === 'results')) return { route: sub, projectId };
-  if (parts.length === 4 && sub === 'results' && resultId !== undefined && last === 'reasoning') {
-    return { route: 'reasoning', projectId, resultId };
-  }
-  return null;
 }
 
-function throwError(error: Error): never {
-  throw error;
+/** `page_size`: default 25, at most 100; anything but a positive integer is refused. */
+function pageSizeOf(raw: string | null): number {
+  if (raw === null) return DEFAULT_PAGE_SIZE;
+  if (!/^\d+$/.test(raw) || Number(raw) < 1) throw new HttpError(400, 'invalid_page_size', 'page_size must be a positive integer');
+  return Math.min(Number(raw), MAX_PAGE_SIZE);
 }
 
 function asHttpError(error: unknown): HttpError {
   if (error instanceof HttpError) return error;
   if (error instanceof BodyTooLargeError) return new HttpError(413, 'invalid_request', 'Body too large');
   return new HttpError(500, 'internal_error', error instanceof Error ? error.message : String(error));
+}
+
+/** The body of `POST /_sim/webhooks`, checked. */
+function webhookRegistration(body: Record<string, unknown>): WebhookRegistration {
+  const { url, secret, events } = body;
+  if (typeof url !== 'string') throw new HttpError(400, 'invalid_request', '"url" must be a string');
+  if (secret !== undefined && (typeof secret !== 'string' || secret === '')) {
+    throw new HttpError(400, 'invalid_request', '"secret" must be a non-empty string when present');
+  }
+  if (events !== undefined && !(Array.isArray(events) && events.every((e) => typeof e === 'string'))) {
+    throw new HttpError(400, 'invalid_request', '"events" must be an array of strings when present');
+  }
+  return { url, ...(secret === undefined ? {} : { secret }), ...(events === undefined ? {} : { events }) };
 }
 
 async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> {

@@ -17,12 +17,12 @@
  * Deviation from the real service, for local use: http and loopback URLs are accepted.
  * Retry timers are unref'd: a process whose only work is a pending retry may exit.
  */
-import type { HandledEventType } from '../../shared/events';
+import type { HandledEventType, WebhookEvent } from '../../shared/events';
 import { randomBytes, randomUUID } from 'node:crypto';
+import { setTimeout as delay } from 'node:timers/promises';
 import { signPayload } from '../../shared/signature';
 import type { RunInfo } from './data';
 import { deterministicUuid } from './random';
-import { WakeableSleeps } from './wakeable-sleeps';
 
 export const USER_AGENT = 'Service-Webhooks/1';
 export const RETRY_DELAYS_MS: readonly number[] = [30_000, 60_000, 120_000, 240_000, 480_000];
@@ -40,12 +40,8 @@ export interface WebhookSenderOptions {
   data: RunSource;
   /** Multiplies the retry delays (default 1). */
   retryScale?: number;
-  retryDelaysMs?: readonly number[];
   /** Per-attempt timeout (default 10 s). */
   timeoutMs?: number;
-  /** Consecutive failed attempts that switch a webhook off (default 15). */
-  failureLimit?: number;
-  maxWebhooks?: number;
   now?: () => number;
   fetch?: typeof fetch;
 }
@@ -111,15 +107,8 @@ export interface DeliveryReport {
   results: WebhookDeliveryResult[];
 }
 
-export interface ServiceEvent {
-  id: string;
-  type: string;
-  created_at: string;
-  data: Record<string, unknown>;
-}
-
 export interface SentEvent {
-  event: ServiceEvent;
+  event: WebhookEvent;
   /** The exact body bytes sent on every attempt. */
   body: string;
   /** Settles (never rejects) when every delivery of the event has ended. */
@@ -137,21 +126,11 @@ export interface SendOptions {
   concurrentDuplicates?: boolean;
   /** Hold every delivery of the event until this settles. */
   after?: Promise<unknown>;
-  /** Only these webhooks (default: every active webhook subscribed to the type). */
-  webhookIds?: readonly string[];
 }
 
-interface Hook {
-  id: string;
-  url: string;
+/** A receiver as listed, plus what only the sender knows. */
+interface Hook extends WebhookInfo {
   secret: string;
-  events: string[] | null;
-  active: boolean;
-  lastStatus: number | null;
-  lastError: string | null;
-  lastAttemptAt: number | null;
-  failures: number;
-  createdAt: number;
   attempts: DeliveryAttempt[];
 }
 
@@ -159,12 +138,9 @@ export class WebhookSender {
   private readonly data: RunSource;
   private readonly delays: readonly number[];
   private readonly timeoutMs: number;
-  private readonly failureLimit: number;
-  private readonly maxWebhooks: number;
   private readonly now: () => number;
   private readonly fetchFn: typeof fetch;
   private readonly hooks = new Map<string, Hook>();
-  private readonly sleeps = new WakeableSleeps();
   private readonly pending = new Set<Promise<unknown>>();
   private readonly stopController = new AbortController();
   private lastCreatedMs = 0;
@@ -174,10 +150,8 @@ export class WebhookSender {
     const scale = options.retryScale ?? 1;
     if (!(scale >= 0)) throw new Error('retryScale must be a number >= 0');
     this.data = options.data;
-    this.delays = (options.retryDelaysMs ?? RETRY_DELAYS_MS).map((ms) => ms * scale);
+    this.delays = RETRY_DELAYS_MS.map((ms) => ms * scale);
     this.timeoutMs = options.timeoutMs ?? DELIVERY_TIMEOUT_MS;
-    this.failureLimit = options.failureLimit ?? FAILURE_LIMIT;
-    this.maxWebhooks = options.maxWebhooks ?? MAX_WEBHOOKS;
     this.now = options.now ?? Date.now;
     this.fetchFn = options.fetch ?? globalThis.fetch;
   }
@@ -196,7 +170,7 @@ export class WebhookSender {
       throw new Error(`Webhook URL is not a valid URL: ${registration.url}`);
     }
     if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('Webhook URL must use http or https');
-    if (this.hooks.size >= this.maxWebhooks) throw new Error(`At most ${this.maxWebhooks} webhooks can be registered`);
+    if (this.hooks.size >= MAX_WEBHOOKS) throw new Error(`At most ${MAX_WEBHOOKS} webhooks can be registered`);
     const secret = registration.secret ?? `whsec_${randomBytes(24).toString('hex')}`;
     if (secret === '') throw new Error('Webhook secret must not be empty');
     const id = randomUUID();
@@ -205,12 +179,12 @@ export class WebhookSender {
       url: url.toString(),
       secret,
       events: registration.events === undefined ? null : [...registration.events],
-      active: true,
-      lastStatus: null,
-      lastError: null,
-      lastAttemptAt: null,
-      failures: 0,
-      createdAt: this.now(),
+      is_active: true,
+      last_status: null,
+      last_error: null,
+      last_attempt_at: null,
+      consecutive_failures: 0,
+      created_at: new Date(this.now()).toISOString(),
       attempts: [],
     });
     return { id, secret };
@@ -221,16 +195,9 @@ export class WebhookSender {
   }
 
   listWebhooks(): WebhookInfo[] {
-    return [...this.hooks.values()].map((hook) => ({
-      id: hook.id,
-      url: hook.url,
-      events: hook.events === null ? null : [...hook.events],
-      is_active: hook.active,
-      last_status: hook.lastStatus,
-      last_error: hook.lastError,
-      last_attempt_at: hook.lastAttemptAt === null ? null : new Date(hook.lastAttemptAt).toISOString(),
-      consecutive_failures: hook.failures,
-      created_at: new Date(hook.createdAt).toISOString(),
+    return [...this.hooks.values()].map(({ secret: _secret, attempts: _attempts, ...info }) => ({
+      ...info,
+      events: info.events === null ? null : [...info.events],
     }));
   }
 
@@ -291,11 +258,9 @@ export class WebhookSender {
     let createdMs = this.now();
     if (createdMs <= this.lastCreatedMs) createdMs = this.lastCreatedMs + 1;
     this.lastCreatedMs = createdMs;
-    const event: ServiceEvent = { id: randomUUID(), type, created_at: new Date(createdMs).toISOString(), data };
+    const event: WebhookEvent = { id: randomUUID(), type, created_at: new Date(createdMs).toISOString(), data };
     const body = JSON.stringify(event);
-    const targets = [...this.hooks.values()].filter((hook) =>
-      options.webhookIds === undefined ? hook.events === null || hook.events.includes(type) : options.webhookIds.includes(hook.id),
-    );
+    const targets = [...this.hooks.values()].filter((hook) => hook.events === null || hook.events.includes(type));
     const delivered = this.track(this.deliverAll(event, body, targets, options));
     return { event, body, delivered };
   }
@@ -308,7 +273,6 @@ export class WebhookSender {
   /** Cancels retries and in-flight attempts; pending deliveries settle as "cancelled". */
   stop(): void {
     this.stopController.abort();
-    this.sleeps.wakeAll();
   }
 
   private get stopped(): boolean {
@@ -321,15 +285,10 @@ export class WebhookSender {
     return promise;
   }
 
-  private async deliverAll(event: ServiceEvent, body: string, targets: Hook[], options: SendOptions): Promise<DeliveryReport> {
+  private async deliverAll(event: WebhookEvent, body: string, targets: Hook[], options: SendOptions): Promise<DeliveryReport> {
     const report: DeliveryReport = { eventId: event.id, type: event.type, results: [] };
-    if (options.after !== undefined) {
-      try {
-        await options.after;
-      } catch {
-        // The gate only orders deliveries; its outcome doesn't matter.
-      }
-    }
+    // The gate only orders deliveries; its outcome doesn't matter.
+    await options.after?.catch(() => undefined);
     const extra = Math.max(0, Math.floor(options.duplicates ?? 0));
     await Promise.all(
       targets.map(async (hook) => {
@@ -347,28 +306,16 @@ export class WebhookSender {
     return report;
   }
 
-  private async deliver(hook: Hook, event: ServiceEvent, body: string, duplicate: boolean): Promise<WebhookDeliveryResult> {
-    const result = (
-      outcome: DeliveryOutcome,
-      attempts: number,
-      lastStatus: number | null,
-      error: string | null,
-    ): WebhookDeliveryResult => ({
-      webhookId: hook.id,
-      url: hook.url,
-      duplicate,
-      outcome,
-      attempts,
-      lastStatus,
-      error,
-    });
+  private async deliver(hook: Hook, event: WebhookEvent, body: string, duplicate: boolean): Promise<WebhookDeliveryResult> {
+    const result = (outcome: DeliveryOutcome, attempts: number, lastStatus: number | null, error: string | null) =>
+      ({ webhookId: hook.id, url: hook.url, duplicate, outcome, attempts, lastStatus, error }) satisfies WebhookDeliveryResult;
     let lastStatus: number | null = null;
     let lastError: string | null = null;
     for (let attempt = 1; ; attempt += 1) {
       const scheduledDelayMs = attempt === 1 ? 0 : (this.delays[attempt - 2] ?? 0);
       if (attempt > 1) await this.wait(scheduledDelayMs);
       if (this.stopped) return result('cancelled', attempt - 1, lastStatus, lastError);
-      if (!hook.active || !this.hooks.has(hook.id)) return result('disabled', attempt - 1, lastStatus, lastError);
+      if (!hook.is_active || !this.hooks.has(hook.id)) return result('disabled', attempt - 1, lastStatus, lastError);
 
       const sentAt = this.now();
       const signature = signPayload(hook.secret, Math.floor(sentAt / 1000), body);
@@ -376,9 +323,7 @@ export class WebhookSender {
       if (this.stopped && status === null) return result('cancelled', attempt - 1, lastStatus, lastError);
       lastStatus = status;
       lastError = error;
-      hook.lastStatus = status;
-      hook.lastError = error;
-      hook.lastAttemptAt = sentAt;
+      Object.assign(hook, { last_status: status, last_error: error, last_attempt_at: new Date(sentAt).toISOString() });
       const record = {
         webhookId: hook.id,
         eventId: event.id,
@@ -391,15 +336,15 @@ export class WebhookSender {
         signature,
       };
       if (error === null) {
-        hook.failures = 0;
+        hook.consecutive_failures = 0;
         hook.attempts.push({ ...record, error: null, outcome: 'success', switchedOff: false });
         return result('delivered', attempt, status, null);
       }
-      hook.failures += 1;
-      const switchedOff = hook.active && hook.failures >= this.failureLimit;
-      if (switchedOff) hook.active = false;
+      hook.consecutive_failures += 1;
+      const switchedOff = hook.is_active && hook.consecutive_failures >= FAILURE_LIMIT;
+      if (switchedOff) hook.is_active = false;
       const retryable = status === null || status === 429 || status >= 500;
-      const retry = retryable && hook.active && attempt <= this.delays.length;
+      const retry = retryable && hook.is_active && attempt <= this.delays.length;
       hook.attempts.push({ ...record, error, outcome: retry ? 'retry' : 'failed', switchedOff });
       if (!retry) return result('failed', attempt, status, error);
     }
@@ -408,7 +353,7 @@ export class WebhookSender {
   /** One POST. `error` is null on 2xx. */
   private async attempt(
     url: string,
-    event: ServiceEvent,
+    event: WebhookEvent,
     body: string,
     signature: string,
   ): Promise<{ status: number | null; error: string | null }> {
@@ -427,11 +372,8 @@ export class WebhookSender {
         redirect: 'manual',
         signal: AbortSignal.any([timeout, this.stopController.signal]),
       });
-      try {
-        await response.body?.cancel();
-      } catch {
-        // The status is all that counts.
-      }
+      // The status is all that counts.
+      await response.body?.cancel().catch(() => undefined);
       const { status } = response;
       if (status >= 200 && status < 300) return { status, error: null };
       return { status, error: status >= 300 && status < 400 ? 'redirect not followed' : `HTTP ${status}` };
@@ -443,7 +385,7 @@ export class WebhookSender {
   }
 
   private wait(ms: number): Promise<void> {
-    return this.stopped ? Promise.resolve() : this.sleeps.sleep(ms);
+    return delay(ms, undefined, { ref: false, signal: this.stopController.signal }).catch(() => undefined);
   }
 }
 
