@@ -15,8 +15,10 @@
  */
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { setTimeout as delay } from 'node:timers/promises';
 import { BodyTooLargeError, listen, readBody } from './http';
 import { SlackPreview, type PreviewSource } from './preview/server';
+import { withTimeout } from './timeout';
 import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 
 export type HttpApiHandler = (event: APIGatewayProxyEventV2) => Promise<APIGatewayProxyResultV2>;
@@ -83,7 +85,6 @@ export interface HttpGatewayOptions {
 
 const DEFAULT_TIMEOUT_MS = 30_000;
 const DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024;
-const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
 
 export class HttpGateway {
   /** Idle instances per route's function (each function keeps its own warm instances, as Lambda does). */
@@ -132,16 +133,7 @@ export class HttpGateway {
     this.preview?.close();
     const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
     this.server.closeIdleConnections();
-    if (this.running.size > 0) {
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([
-        Promise.allSettled([...this.running]),
-        new Promise<void>((resolve) => {
-          timer = setTimeout(resolve, graceMs);
-        }),
-      ]);
-      clearTimeout(timer);
-    }
+    if (this.running.size > 0) await Promise.race([Promise.allSettled([...this.running]), delay(graceMs, undefined, { ref: false })]);
     this.server.closeAllConnections();
     await closed;
   }
@@ -219,19 +211,18 @@ export class HttpGateway {
 
     const integrationMs = this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     const functionMs = this.options.functionTimeoutMs ?? Number.POSITIVE_INFINITY;
-    let handler: HttpApiHandler | undefined;
-    let outcome: Outcome<APIGatewayProxyResultV2>;
-    try {
-      // Building an instance can fail like a Lambda init error: a function error for this request.
-      const instance = this.idleFor(route).pop() ?? this.newHandler(route);
-      handler = instance;
-      outcome = await withTimeout((async () => instance(event))(), Math.min(integrationMs, functionMs));
-    } catch (error) {
-      outcome = { ok: false, timedOut: false, error };
-    }
+    const instance: { handler?: HttpApiHandler } = {};
+    const outcome = await withTimeout(
+      () => {
+        // Building an instance can fail like a Lambda init error: a function error for this request.
+        instance.handler = this.idleFor(route).pop() ?? (route.createHandler ?? this.options.createHandler)();
+        return instance.handler(event);
+      },
+      Math.min(integrationMs, functionMs),
+    );
     // A timed-out instance may still be running: like Lambda, never hand it another request.
     const reusable = outcome.ok || !outcome.timedOut;
-    if (handler && reusable && !this.closed) this.idleFor(route).push(handler);
+    if (instance.handler && reusable && !this.closed) this.idleFor(route).push(instance.handler);
 
     if (!outcome.ok) {
       info.error = outcome.error;
@@ -269,10 +260,6 @@ export class HttpGateway {
     const idle = this.idleHandlers.get(route.createHandler) ?? [];
     this.idleHandlers.set(route.createHandler, idle);
     return idle;
-  }
-
-  private newHandler(route: GatewayRoute): HttpApiHandler {
-    return (route.createHandler ?? this.options.createHandler)();
   }
 }
 
@@ -368,25 +355,11 @@ function fromStructuredResult(result: APIGatewayProxyStructuredResultV2): {
   return { status: result.statusCode ?? 200, headers, body };
 }
 
-type Outcome<T> = { ok: true; result: T } | { ok: false; timedOut: boolean; error: unknown };
-
-async function withTimeout<T>(promise: Promise<T>, ms: number): Promise<Outcome<T>> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<Outcome<T>>((resolve) => {
-    timer = setTimeout(() => resolve({ ok: false, timedOut: true, error: new Error(`no answer within ${ms} ms`) }), ms);
-  });
-  try {
-    return await Promise.race([promise.then((result): Outcome<T> => ({ ok: true, result })), timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
 /** `12/Mar/2020:19:03:58 +0000`, the format of `requestContext.time`. */
 function apiGatewayTime(epochMs: number): string {
-  const d = new Date(epochMs);
-  const pad = (n: number): string => String(n).padStart(2, '0');
-  return `${pad(d.getUTCDate())}/${MONTHS[d.getUTCMonth()] ?? ''}/${d.getUTCFullYear()}:${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())} +0000`;
+  // toUTCString: `Thu, 12 Mar 2020 19:03:58 GMT`.
+  const [, day, month, year, time] = new Date(epochMs).toUTCString().split(' ');
+  return `${day}/${month}/${year}:${time} +0000`;
 }
 
 /** A route's path as API Gateway matches it: literal segments, and `{name}` standing for one non-empty segment. */

@@ -44,7 +44,6 @@ class ServiceError extends Error {
   }
 }
 
-const notFound = (): ServiceError => new ServiceError('ResourceNotFoundException', "Secrets Manager can't find the specified secret.");
 const invalidParameter = (message: string): ServiceError => new ServiceError('InvalidParameterException', message);
 
 interface Version {
@@ -218,23 +217,10 @@ export class LocalSecretsManagerServer {
     const secret = this.require(reqString(input, 'SecretId'));
     const versionId = optString(input, 'VersionId');
     const stage = optString(input, 'VersionStage');
-    let version: Version | undefined;
-    if (versionId !== undefined) {
-      version = secret.versions.get(versionId);
-      if (version === undefined || (stage !== undefined && !version.stages.has(stage))) {
-        throw new ServiceError(
-          'ResourceNotFoundException',
-          `Secrets Manager can't find the specified secret value for VersionId: ${versionId}`,
-        );
-      }
-    } else {
-      const label = stage ?? CURRENT;
-      version = this.byStage(secret, label);
-      if (version === undefined)
-        throw new ServiceError(
-          'ResourceNotFoundException',
-          `Secrets Manager can't find the specified secret value for staging label: ${label}`,
-        );
+    const version = versionId === undefined ? this.byStage(secret, stage ?? CURRENT) : secret.versions.get(versionId);
+    if (version === undefined || (stage !== undefined && !version.stages.has(stage))) {
+      const which = versionId === undefined ? `staging label: ${stage ?? CURRENT}` : `VersionId: ${versionId}`;
+      throw new ServiceError('ResourceNotFoundException', `Secrets Manager can't find the specified secret value for ${which}`);
     }
     return {
       ARN: secret.arn,
@@ -300,8 +286,7 @@ export class LocalSecretsManagerServer {
   }
 
   private byStage(secret: Secret, stage: string): Version | undefined {
-    for (const version of secret.versions.values()) if (version.stages.has(stage)) return version;
-    return undefined;
+    return [...secret.versions.values()].find((version) => version.stages.has(stage));
   }
 
   private find(secretId: string): Secret | undefined {
@@ -317,7 +302,7 @@ export class LocalSecretsManagerServer {
 
   private require(secretId: string): Secret {
     const secret = this.find(secretId);
-    if (secret === undefined) throw notFound();
+    if (secret === undefined) throw new ServiceError('ResourceNotFoundException', "Secrets Manager can't find the specified secret.");
     return secret;
   }
 }
