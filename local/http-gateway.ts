@@ -62,10 +62,6 @@ export interface HttpGatewayOptions {
   routes?: readonly GatewayRoute[];
   /** Builds one handler instance; called again whenever all existing ones are busy. */
   createHandler: () => HttpApiHandler;
-  /** Stage name in `requestContext.stage` (default `$default`, so no path prefix). */
-  stage?: string;
-  /** API Gateway's integration timeout (default 30 000 ms, as HTTP API): 503 when it passes. */
-  timeoutMs?: number;
   /**
    * The stage's default route throttle (token bucket: `rateLimit` per second, `burstLimit` tokens); 429
    * past it. It covers every request but those of a route with its own `throttle`. Default: none.
@@ -73,8 +69,6 @@ export interface HttpGatewayOptions {
   throttle?: Throttle | undefined;
   /** The function's own timeout (e.g. 8 000 ms): a Lambda timeout is a function error, 500. Default: none. */
   functionTimeoutMs?: number;
-  /** Largest body accepted (default 10 MiB, API Gateway's payload limit). */
-  maxBodyBytes?: number;
   apiId?: string;
   accountId?: string;
   /** Called after each request is answered (not for preview pages). */
@@ -83,8 +77,9 @@ export interface HttpGatewayOptions {
   preview?: PreviewSource | undefined;
 }
 
-const DEFAULT_TIMEOUT_MS = 30_000;
-const DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024;
+/** HTTP API's integration timeout (503 when it passes) and payload limit. */
+const INTEGRATION_TIMEOUT_MS = 30_000;
+const MAX_BODY_BYTES = 10 * 1024 * 1024;
 
 export class HttpGateway {
   /** Idle instances per route's function (each function keeps its own warm instances, as Lambda does). */
@@ -185,7 +180,7 @@ export class HttpGateway {
 
     let body: Buffer;
     try {
-      body = await readBody(req, this.options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES);
+      body = await readBody(req, MAX_BODY_BYTES);
     } catch (error) {
       if (error instanceof BodyTooLargeError) message(413, 'Request Entity Too Large');
       else res.destroy();
@@ -202,14 +197,14 @@ export class HttpGateway {
 
     const event = toHttpApiEvent(req, body, {
       routeKey: routeKey ?? '$default',
-      stage: this.options.stage ?? '$default',
+      // The `$default` stage: no path prefix.
+      stage: '$default',
       requestId,
       apiId: this.options.apiId ?? 'local',
       accountId: this.options.accountId ?? '000000000000',
     });
     info.event = event;
 
-    const integrationMs = this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     const functionMs = this.options.functionTimeoutMs ?? Number.POSITIVE_INFINITY;
     const instance: { handler?: HttpApiHandler } = {};
     const outcome = await withTimeout(
@@ -218,7 +213,7 @@ export class HttpGateway {
         instance.handler = this.idleFor(route).pop() ?? (route.createHandler ?? this.options.createHandler)();
         return instance.handler(event);
       },
-      Math.min(integrationMs, functionMs),
+      Math.min(INTEGRATION_TIMEOUT_MS, functionMs),
     );
     // A timed-out instance may still be running: like Lambda, never hand it another request.
     const reusable = outcome.ok || !outcome.timedOut;
@@ -227,13 +222,12 @@ export class HttpGateway {
     if (!outcome.ok) {
       info.error = outcome.error;
       // A Lambda timeout is a function error (500); API Gateway giving up first is a 503.
-      if (outcome.timedOut && integrationMs < functionMs) message(503, 'Service Unavailable');
+      if (outcome.timedOut && INTEGRATION_TIMEOUT_MS < functionMs) message(503, 'Service Unavailable');
       else message(500, 'Internal Server Error');
       return;
     }
-    const structured = toStructuredResult(outcome.result);
-    info.result = structured;
-    const { status, headers, body: responseBody } = fromStructuredResult(structured);
+    info.result = toStructuredResult(outcome.result);
+    const { status, headers, body: responseBody } = fromStructuredResult(info.result);
     finish(status, headers, responseBody);
   }
 

@@ -9,6 +9,7 @@
  */
 import type { Observability } from '../shared/adapters/powertools';
 import type { LogFields } from '../shared/ports';
+import { asRecord, parseJsonOrUndefined } from '../shared/util';
 import type { DeadLettered } from './sqs/engine';
 
 /**
@@ -217,13 +218,10 @@ export function logDeadLetter(hub: LocalObservabilityHub, moved: DeadLettered): 
 
 /** The event id and type of a queued webhook event (`{event: {id, type}}`), or the kind of another message. */
 function carriedEvent(body: string): LogFields {
-  try {
-    const parsed = JSON.parse(body) as { event?: { id?: unknown; type?: unknown }; kind?: unknown };
-    if (typeof parsed.event?.id === 'string') return { eventId: parsed.event.id, type: parsed.event.type };
-    return typeof parsed.kind === 'string' ? { type: parsed.kind } : {};
-  } catch {
-    return {};
-  }
+  const parsed = asRecord(parseJsonOrUndefined(body));
+  const event = asRecord(parsed.event);
+  if (typeof event.id === 'string') return { eventId: event.id, type: event.type };
+  return typeof parsed.kind === 'string' ? { type: parsed.kind } : {};
 }
 
 function dimensionSuffix(dimensions: Record<string, string>): string {

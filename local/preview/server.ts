@@ -26,9 +26,8 @@ export interface PreviewSource extends HomeSource {
   readonly team?: string;
   /** Replies only the user sees (shown marked "Only visible to you"). */
   ephemerals?(): PreviewMessage[];
-  /** Delivers a slash command typed in `channel` to the Slack app. */
+  /** The user's command and click, delivered to the Slack app; without them the page shows no message box. */
   sendCommand?(input: { channel: string; line: string }): Promise<{ status: number; body: unknown }>;
-  /** Delivers a click on the button `actionId` of the message `ts` to the Slack app. */
   clickButton?(input: { channel: string; ts: string; actionId: string }): Promise<{ status: number; body: unknown }>;
   /** The bytes of an uploaded file (the local Slack server's `fileUpload`): images in threads are shown from here. */
   fileUpload?(fileId: string): { bytes: Buffer | undefined } | undefined;

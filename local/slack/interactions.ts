@@ -153,52 +153,22 @@ export class SlackInteractions {
 
   /** An answer as Slack applies it: delete or replace the clicked message, post in the channel, or show only to its user. */
   private applyReply(target: ResponseTarget, reply: AppReply): void {
-    if (target.ephemeral && this.applyToEphemeral(target, reply)) return;
-    const { posted } = this.store;
-    const index =
-      target.messageTs === undefined || target.ephemeral
-        ? -1
-        : posted.findIndex((m) => m.channel === target.channel && m.ts === target.messageTs);
-    const original = posted[index];
-    if (reply.deleteOriginal && original) {
-      posted.splice(index, 1);
-    } else if (reply.replaceOriginal && original) {
-      original.text = reply.text;
-      original.blocks = reply.blocks;
-      original.edited = true;
+    const ephemeral = target.ephemeral === true;
+    const clicked: { channel: string; ts: string }[] = ephemeral ? this.store.ephemeral : this.store.posted;
+    const index = clicked.findIndex((m) => m.channel === target.channel && m.ts === target.messageTs);
+    const original = clicked[index];
+    const { text, blocks } = reply;
+    const ts = this.store.nextTs();
+    if ((reply.deleteOriginal || reply.replaceOriginal) && original) {
+      if (reply.deleteOriginal) clicked.splice(index, 1);
+      else Object.assign(original, { text, blocks }, ephemeral ? {} : { edited: true });
+    } else if ((reply.deleteOriginal || reply.replaceOriginal) && ephemeral) {
+      return; // The ephemeral message is gone already: nothing to change, nothing to post.
     } else if (reply.responseType === 'in_channel') {
-      const message = {
-        channel: target.channel,
-        ts: this.store.nextTs(),
-        thread_ts: undefined,
-        text: reply.text,
-        blocks: reply.blocks,
-        metadata: undefined,
-        edited: false,
-      };
-      posted.push(message);
+      this.store.posted.push({ channel: target.channel, ts, thread_ts: undefined, text, blocks, metadata: undefined, edited: false });
     } else {
-      this.store.ephemeral.push({
-        channel: target.channel,
-        ts: this.store.nextTs(),
-        userId: target.userId,
-        text: reply.text,
-        blocks: reply.blocks,
-      });
+      this.store.ephemeral.push({ channel: target.channel, ts, userId: target.userId, text, blocks });
     }
     this.store.notify();
-  }
-
-  /** An answer to a click on an ephemeral message that deletes or replaces it; false when the answer does neither. */
-  private applyToEphemeral(target: ResponseTarget, reply: AppReply): boolean {
-    if (!reply.deleteOriginal && !reply.replaceOriginal) return false;
-    const { ephemeral } = this.store;
-    const index = ephemeral.findIndex((m) => m.channel === target.channel && m.ts === target.messageTs);
-    const original = ephemeral[index];
-    if (original === undefined) return true;
-    if (reply.deleteOriginal) ephemeral.splice(index, 1);
-    else Object.assign(original, { text: reply.text, blocks: reply.blocks });
-    this.store.notify();
-    return true;
   }
 }
