@@ -3,7 +3,7 @@
  * directory), and the bridge's one table created as the stack creates it (pk: String).
  */
 import dynalite from 'dynalite';
-import { CreateTableCommand, DescribeTableCommand, ResourceInUseException, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { CreateTableCommand, ResourceInUseException, waitUntilTableExists, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { createDynamoClient, LOCAL_CREDENTIALS } from '../shared/adapters/aws-clients';
 import { TABLE } from '../shared/contracts';
 import { closeServer, listen } from './http';
@@ -55,10 +55,5 @@ export async function ensureBridgeTable(client: DynamoDBClient, tableName: strin
   } catch (error) {
     if (!(error instanceof ResourceInUseException)) throw error;
   }
-  for (let i = 0; i < 50; i++) {
-    const table = await client.send(new DescribeTableCommand({ TableName: tableName }));
-    if (table.Table?.TableStatus === 'ACTIVE') return;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  throw new Error(`table ${tableName} did not become ACTIVE`);
+  await waitUntilTableExists({ client, maxWaitTime: 30, minDelay: 1, maxDelay: 1 }, { TableName: tableName });
 }

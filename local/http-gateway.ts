@@ -15,8 +15,10 @@
  */
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { setTimeout as delay } from 'node:timers/promises';
 import { BodyTooLargeError, listen, readBody } from './http';
 import { SlackPreview, type PreviewSource } from './preview/server';
+import { withTimeout } from './timeout';
 import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 
 export type HttpApiHandler = (event: APIGatewayProxyEventV2) => Promise<APIGatewayProxyResultV2>;
@@ -60,10 +62,6 @@ export interface HttpGatewayOptions {
   routes?: readonly GatewayRoute[];
   /** Builds one handler instance; called again whenever all existing ones are busy. */
   createHandler: () => HttpApiHandler;
-  /** Stage name in `requestContext.stage` (default `$default`, so no path prefix). */
-  stage?: string;
-  /** API Gateway's integration timeout (default 30 000 ms, as HTTP API): 503 when it passes. */
-  timeoutMs?: number;
   /**
    * The stage's default route throttle (token bucket: `rateLimit` per second, `burstLimit` tokens); 429
    * past it. It covers every request but those of a route with its own `throttle`. Default: none.
@@ -71,8 +69,6 @@ export interface HttpGatewayOptions {
   throttle?: Throttle | undefined;
   /** The function's own timeout (e.g. 8 000 ms): a Lambda timeout is a function error, 500. Default: none. */
   functionTimeoutMs?: number;
-  /** Largest body accepted (default 10 MiB, API Gateway's payload limit). */
-  maxBodyBytes?: number;
   apiId?: string;
   accountId?: string;
   /** Called after each request is answered (not for preview pages). */
@@ -81,9 +77,9 @@ export interface HttpGatewayOptions {
   preview?: PreviewSource | undefined;
 }
 
-const DEFAULT_TIMEOUT_MS = 30_000;
-const DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024;
-const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+/** HTTP API's integration timeout (503 when it passes) and payload limit. */
+const INTEGRATION_TIMEOUT_MS = 30_000;
+const MAX_BODY_BYTES = 10 * 1024 * 1024;
 
 export class HttpGateway {
   /** Idle instances per route's function (each function keeps its own warm instances, as Lambda does). */
@@ -132,16 +128,7 @@ export class HttpGateway {
     this.preview?.close();
     const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
     this.server.closeIdleConnections();
-    if (this.running.size > 0) {
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([
-        Promise.allSettled([...this.running]),
-        new Promise<void>((resolve) => {
-          timer = setTimeout(resolve, graceMs);
-        }),
-      ]);
-      clearTimeout(timer);
-    }
+    if (this.running.size > 0) await Promise.race([Promise.allSettled([...this.running]), delay(graceMs, undefined, { ref: false })]);
     this.server.closeAllConnections();
     await closed;
   }
@@ -193,7 +180,7 @@ export class HttpGateway {
 
     let body: Buffer;
     try {
-      body = await readBody(req, this.options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES);
+      body = await readBody(req, MAX_BODY_BYTES);
     } catch (error) {
       if (error instanceof BodyTooLargeError) message(413, 'Request Entity Too Large');
       else res.destroy();
@@ -210,39 +197,37 @@ export class HttpGateway {
 
     const event = toHttpApiEvent(req, body, {
       routeKey: routeKey ?? '$default',
-      stage: this.options.stage ?? '$default',
+      // The `$default` stage: no path prefix.
+      stage: '$default',
       requestId,
       apiId: this.options.apiId ?? 'local',
       accountId: this.options.accountId ?? '000000000000',
     });
     info.event = event;
 
-    const integrationMs = this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     const functionMs = this.options.functionTimeoutMs ?? Number.POSITIVE_INFINITY;
-    let handler: HttpApiHandler | undefined;
-    let outcome: Outcome<APIGatewayProxyResultV2>;
-    try {
-      // Building an instance can fail like a Lambda init error: a function error for this request.
-      const instance = this.idleFor(route).pop() ?? this.newHandler(route);
-      handler = instance;
-      outcome = await withTimeout((async () => instance(event))(), Math.min(integrationMs, functionMs));
-    } catch (error) {
-      outcome = { ok: false, timedOut: false, error };
-    }
+    const instance: { handler?: HttpApiHandler } = {};
+    const outcome = await withTimeout(
+      () => {
+        // Building an instance can fail like a Lambda init error: a function error for this request.
+        instance.handler = this.idleFor(route).pop() ?? (route.createHandler ?? this.options.createHandler)();
+        return instance.handler(event);
+      },
+      Math.min(INTEGRATION_TIMEOUT_MS, functionMs),
+    );
     // A timed-out instance may still be running: like Lambda, never hand it another request.
     const reusable = outcome.ok || !outcome.timedOut;
-    if (handler && reusable && !this.closed) this.idleFor(route).push(handler);
+    if (instance.handler && reusable && !this.closed) this.idleFor(route).push(instance.handler);
 
     if (!outcome.ok) {
       info.error = outcome.error;
       // A Lambda timeout is a function error (500); API Gateway giving up first is a 503.
-      if (outcome.timedOut && integrationMs < functionMs) message(503, 'Service Unavailable');
+      if (outcome.timedOut && INTEGRATION_TIMEOUT_MS < functionMs) message(503, 'Service Unavailable');
       else message(500, 'Internal Server Error');
       return;
     }
-    const structured = toStructuredResult(outcome.result);
-    info.result = structured;
-    const { status, headers, body: responseBody } = fromStructuredResult(structured);
+    info.result = toStructuredResult(outcome.result);
+    const { status, headers, body: responseBody } = fromStructuredResult(info.result);
     finish(status, headers, responseBody);
   }
 
@@ -269,10 +254,6 @@ export class HttpGateway {
     const idle = this.idleHandlers.get(route.createHandler) ?? [];
     this.idleHandlers.set(route.createHandler, idle);
     return idle;
-  }
-
-  private newHandler(route: GatewayRoute): HttpApiHandler {
-    return (route.createHandler ?? this.options.createHandler)();
   }
 }
 
@@ -368,25 +349,11 @@ function fromStructuredResult(result: APIGatewayProxyStructuredResultV2): {
   return { status: result.statusCode ?? 200, headers, body };
 }
 
-type Outcome<T> = { ok: true; result: T } | { ok: false; timedOut: boolean; error: unknown };
-
-async function withTimeout<T>(promise: Promise<T>, ms: number): Promise<Outcome<T>> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<Outcome<T>>((resolve) => {
-    timer = setTimeout(() => resolve({ ok: false, timedOut: true, error: new Error(`no answer within ${ms} ms`) }), ms);
-  });
-  try {
-    return await Promise.race([promise.then((result): Outcome<T> => ({ ok: true, result })), timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
 /** `12/Mar/2020:19:03:58 +0000`, the format of `requestContext.time`. */
 function apiGatewayTime(epochMs: number): string {
-  const d = new Date(epochMs);
-  const pad = (n: number): string => String(n).padStart(2, '0');
-  return `${pad(d.getUTCDate())}/${MONTHS[d.getUTCMonth()] ?? ''}/${d.getUTCFullYear()}:${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())} +0000`;
+  // toUTCString: `Thu, 12 Mar 2020 19:03:58 GMT`.
+  const [, day, month, year, time] = new Date(epochMs).toUTCString().split(' ');
+  return `${day}/${month}/${year}:${time} +0000`;
 }
 
 /** A route's path as API Gateway matches it: literal segments, and `{name}` standing for one non-empty segment. */

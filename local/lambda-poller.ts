@@ -16,6 +16,7 @@
  * never given two batches at once. A timed-out instance is dropped and a new one built.
  */
 import { randomUUID } from 'node:crypto';
+import { setTimeout as delay } from 'node:timers/promises';
 import {
   DeleteMessageBatchCommand,
   ReceiveMessageCommand,
@@ -24,6 +25,7 @@ import {
   type SQSClient,
 } from '@aws-sdk/client-sqs';
 import type { Context, SQSBatchResponse, SQSEvent, SQSMessageAttributes, SQSRecord } from 'aws-lambda';
+import { withTimeout } from './timeout';
 
 export type SqsLambdaHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse | void>;
 
@@ -102,14 +104,7 @@ export class LambdaPoller {
   close(graceMs = 10_000): Promise<void> {
     this.closing ??= (async () => {
       this.abort.abort();
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([
-        Promise.allSettled(this.workers),
-        new Promise<void>((resolve) => {
-          timer = setTimeout(resolve, graceMs);
-        }),
-      ]);
-      clearTimeout(timer);
+      await Promise.race([Promise.allSettled(this.workers), delay(graceMs, undefined, { ref: false })]);
     })();
     return this.closing;
   }
@@ -192,20 +187,8 @@ export class LambdaPoller {
     const timeoutMs = this.options.functionTimeoutMs ?? 60_000;
     const context = lambdaContext(this.options.functionName ?? 'digest', timeoutMs, started, this.options.region ?? 'us-east-1');
 
-    let timer: NodeJS.Timeout | undefined;
     // Like Lambda, an invocation that times out is not stopped: its instance is just never reused.
-    const running = (async () => handler({ Records: records }, context))();
-    type Result = { kind: 'ok'; value: SQSBatchResponse | void } | { kind: 'error'; error: unknown } | { kind: 'timeout' };
-    const result: Result = await Promise.race([
-      running.then(
-        (value): Result => ({ kind: 'ok', value }),
-        (error: unknown): Result => ({ kind: 'error', error }),
-      ),
-      new Promise<Result>((resolve) => {
-        timer = setTimeout(() => resolve({ kind: 'timeout' }), timeoutMs);
-      }),
-    ]);
-    clearTimeout(timer);
+    const result = await withTimeout(() => handler({ Records: records }, context), timeoutMs);
 
     const outcome = (deleted: string[], failed: string[]): void => {
       try {
@@ -214,17 +197,14 @@ export class LambdaPoller {
         // Observing must not break polling.
       }
     };
-    if (result.kind === 'timeout') {
-      this.report({ kind: 'timeout', timeoutMs, messageIds });
+    if (!result.ok) {
+      this.report(
+        result.timedOut ? { kind: 'timeout', timeoutMs, messageIds } : { kind: 'function_error', error: result.error, messageIds },
+      );
       outcome([], messageIds);
-      return false;
+      return !result.timedOut;
     }
-    if (result.kind === 'error') {
-      this.report({ kind: 'function_error', error: result.error, messageIds });
-      outcome([], messageIds);
-      return true;
-    }
-    const failures = this.options.reportBatchItemFailures === false ? new Set<string>() : batchFailures(result.value, messageIds);
+    const failures = this.options.reportBatchItemFailures === false ? new Set<string>() : batchFailures(result.result, messageIds);
     if (failures === 'invalid') {
       this.report({
         kind: 'invalid_response',
@@ -243,33 +223,27 @@ export class LambdaPoller {
     return true;
   }
 
+  /** One DeleteMessageBatch: a batch is at most 10 messages, as many as it takes. */
   private async deleteRecords(records: SQSRecord[]): Promise<string[]> {
-    const deleted: string[] = [];
-    for (let i = 0; i < records.length; i += 10) {
-      const chunk = records.slice(i, i + 10);
-      try {
-        const answer = await this.options.client.send(
-          new DeleteMessageBatchCommand({
-            QueueUrl: this.options.queueUrl,
-            Entries: chunk.map((r, j) => ({ Id: String(i + j), ReceiptHandle: r.receiptHandle })),
-          }),
-        );
-        const failed = new Set((answer.Failed ?? []).map((f) => f.Id));
-        chunk.forEach((r, j) => {
-          if (!failed.has(String(i + j))) deleted.push(r.messageId);
-        });
-        if (failed.size > 0)
-          this.report({
-            kind: 'delete',
-            error: new Error(
-              `DeleteMessageBatch failed for ${failed.size} message(s): ${(answer.Failed ?? []).map((f) => f.Code).join(', ')}`,
-            ),
-          });
-      } catch (error) {
-        this.report({ kind: 'delete', error });
+    if (records.length === 0) return [];
+    try {
+      const answer = await this.options.client.send(
+        new DeleteMessageBatchCommand({
+          QueueUrl: this.options.queueUrl,
+          Entries: records.map((r, i) => ({ Id: String(i), ReceiptHandle: r.receiptHandle })),
+        }),
+      );
+      const failed = answer.Failed ?? [];
+      if (failed.length > 0) {
+        const codes = failed.map((f) => f.Code).join(', ');
+        this.report({ kind: 'delete', error: new Error(`DeleteMessageBatch failed for ${failed.length} message(s): ${codes}`) });
       }
+      const failedIds = new Set(failed.map((f) => f.Id));
+      return records.filter((_r, i) => !failedIds.has(String(i))).map((r) => r.messageId);
+    } catch (error) {
+      this.report({ kind: 'delete', error });
+      return [];
     }
-    return deleted;
   }
 
   private report(problem: PollerProblem): void {
@@ -280,16 +254,9 @@ export class LambdaPoller {
     }
   }
 
+  /** Waits `ms`, or less when the poller closes. */
   private sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const done = (): void => {
-        clearTimeout(timer);
-        this.abort.signal.removeEventListener('abort', done);
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      this.abort.signal.addEventListener('abort', done);
-    });
+    return delay(ms, undefined, { signal: this.abort.signal }).catch(() => undefined);
   }
 }
 

@@ -9,6 +9,7 @@
  */
 import type { Observability } from '../shared/adapters/powertools';
 import type { LogFields } from '../shared/ports';
+import { asRecord, parseJsonOrUndefined } from '../shared/util';
 import type { DeadLettered } from './sqs/engine';
 
 /**
@@ -65,12 +66,12 @@ export interface LocalObservabilityOptions {
   write?: (line: string) => void;
   /** Info messages shown even below `info` (e.g. "digest posted" when the digests go to a real Slack). */
   highlight?: readonly string[];
-  /** How many entries to keep (oldest dropped first; default 5000). */
-  keepEntries?: number;
 }
 
 const ORDER: Record<LocalLogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 };
 const MAX_VALUE_CHARS = 300;
+/** Entries kept for `entries()` (the oldest dropped first). */
+const KEPT_ENTRIES = 5000;
 
 export class LocalObservabilityHub {
   private readonly kept: LocalLogEntry[] = [];
@@ -78,14 +79,12 @@ export class LocalObservabilityHub {
   private readonly threshold: number;
   private readonly write: (line: string) => void;
   private readonly highlight: ReadonlySet<string>;
-  private readonly keep: number;
   private readonly listeners = new Set<(entry: LocalLogEntry) => void>();
 
   constructor(options: LocalObservabilityOptions = {}) {
     this.threshold = ORDER[options.level ?? 'warn'];
     this.write = options.write ?? ((line) => process.stderr.write(`${line}\n`));
     this.highlight = new Set(options.highlight ?? []);
-    this.keep = Math.max(0, options.keepEntries ?? 5000);
   }
 
   /** A fresh `Observability` for one handler instance ("container") of `service`. */
@@ -160,10 +159,8 @@ export class LocalObservabilityHub {
         // A slow or broken subscriber must not break a handler.
       }
     }
-    if (this.keep > 0) {
-      this.kept.push(entry);
-      if (this.kept.length > this.keep) this.kept.splice(0, this.kept.length - this.keep);
-    }
+    this.kept.push(entry);
+    if (this.kept.length > KEPT_ENTRIES) this.kept.splice(0, this.kept.length - KEPT_ENTRIES);
     const shown =
       ORDER[entry.level] >= this.threshold ||
       (this.threshold < ORDER.silent && entry.level === 'info' && this.highlight.has(entry.message));
@@ -222,11 +219,8 @@ export function logDeadLetter(hub: LocalObservabilityHub, moved: DeadLettered): 
 
 /** The event id and type of a queued webhook event (`{event: {id, type}}`), or the kind of another message. */
 function carriedEvent(body: string): LogFields {
-  try {
-    const parsed = JSON.parse(body) as { event?: { id?: unknown; type?: unknown }; kind?: unknown };
-    if (typeof parsed.event?.id === 'string') return { eventId: parsed.event.id, type: parsed.event.type };
-    return typeof parsed.kind === 'string' ? { type: parsed.kind } : {};
-  } catch {
-    return {};
-  }
+  const parsed = asRecord(parseJsonOrUndefined(body));
+  const event = asRecord(parsed.event);
+  if (typeof event.id === 'string') return { eventId: event.id, type: event.type };
+  return typeof parsed.kind === 'string' ? { type: parsed.kind } : {};
 }

@@ -3,8 +3,9 @@
  * (`POST /`, `X-Amz-Target: secretsmanager.<Op>`), state in memory. The real
  * @aws-sdk/client-secrets-manager talks to it unchanged.
  *
- * Operations: CreateSecret, GetSecretValue, PutSecretValue, DescribeSecret. A secret is addressed by
- * its name, its full ARN or its partial ARN (without the 6-character suffix), as in AWS.
+ * Operations: CreateSecret, GetSecretValue, PutSecretValue, DescribeSecret, DeleteSecret, of string
+ * secrets. A secret is addressed by its name, its full ARN or its partial ARN (without the 6-character
+ * suffix), as in AWS.
  * Versions carry staging labels: a put moves AWSCURRENT to the new version and AWSPREVIOUS to the
  * one before. Errors are modelled exceptions the SDK maps to classes (`ResourceNotFoundException`,
  * `ResourceExistsException`, `InvalidParameterException`, `InvalidRequestException`).
@@ -31,7 +32,7 @@ const MAX_REQUEST_BYTES = 1024 * 1024;
 const NAME = /^[A-Za-z0-9/_+=.@-]{1,512}$/;
 const CURRENT = 'AWSCURRENT';
 const PREVIOUS = 'AWSPREVIOUS';
-/** SecretString and SecretBinary are each at most 64 KiB in AWS. */
+/** A SecretString is at most 64 KiB in AWS. */
 const MAX_SECRET_BYTES = 65_536;
 
 class ServiceError extends Error {
@@ -44,13 +45,11 @@ class ServiceError extends Error {
   }
 }
 
-const notFound = (): ServiceError => new ServiceError('ResourceNotFoundException', "Secrets Manager can't find the specified secret.");
 const invalidParameter = (message: string): ServiceError => new ServiceError('InvalidParameterException', message);
 
 interface Version {
   id: string;
-  string: string | undefined;
-  binary: Buffer | undefined;
+  string: string;
   stages: Set<string>;
   created: number;
 }
@@ -218,30 +217,16 @@ export class LocalSecretsManagerServer {
     const secret = this.require(reqString(input, 'SecretId'));
     const versionId = optString(input, 'VersionId');
     const stage = optString(input, 'VersionStage');
-    let version: Version | undefined;
-    if (versionId !== undefined) {
-      version = secret.versions.get(versionId);
-      if (version === undefined || (stage !== undefined && !version.stages.has(stage))) {
-        throw new ServiceError(
-          'ResourceNotFoundException',
-          `Secrets Manager can't find the specified secret value for VersionId: ${versionId}`,
-        );
-      }
-    } else {
-      const label = stage ?? CURRENT;
-      version = this.byStage(secret, label);
-      if (version === undefined)
-        throw new ServiceError(
-          'ResourceNotFoundException',
-          `Secrets Manager can't find the specified secret value for staging label: ${label}`,
-        );
+    const version = versionId === undefined ? this.byStage(secret, stage ?? CURRENT) : secret.versions.get(versionId);
+    if (version === undefined || (stage !== undefined && !version.stages.has(stage))) {
+      const which = versionId === undefined ? `staging label: ${stage ?? CURRENT}` : `VersionId: ${versionId}`;
+      throw new ServiceError('ResourceNotFoundException', `Secrets Manager can't find the specified secret value for ${which}`);
     }
     return {
       ARN: secret.arn,
       Name: secret.name,
       VersionId: version.id,
-      ...(version.string !== undefined ? { SecretString: version.string } : {}),
-      ...(version.binary !== undefined ? { SecretBinary: version.binary.toString('base64') } : {}),
+      SecretString: version.string,
       VersionStages: [...version.stages],
       CreatedDate: version.created / 1000,
     };
@@ -250,7 +235,7 @@ export class LocalSecretsManagerServer {
   private putValue(input: Json): Json {
     const secret = this.require(reqString(input, 'SecretId'));
     const value = valueOf(input);
-    if (value === undefined) throw invalidParameter('You must provide either SecretString or SecretBinary.');
+    if (value === undefined) throw invalidParameter('You must provide SecretString.');
     const version = this.addVersion(secret, value, optString(input, 'ClientRequestToken'));
     return { ARN: secret.arn, Name: secret.name, VersionId: version.id, VersionStages: [...version.stages] };
   }
@@ -276,14 +261,12 @@ export class LocalSecretsManagerServer {
     };
   }
 
-  private addVersion(secret: Secret, value: { string?: string; binary?: Buffer }, token: string | undefined): Version {
+  private addVersion(secret: Secret, value: string, token: string | undefined): Version {
     const id = token ?? randomUUID();
     const existing = secret.versions.get(id);
     if (existing !== undefined) {
       // Idempotent retry with the same token: same value is fine, another value is an error (as in AWS).
-      const sameBinary =
-        existing.binary === undefined ? value.binary === undefined : value.binary !== undefined && existing.binary.equals(value.binary);
-      if (existing.string === value.string && sameBinary) return existing;
+      if (existing.string === value) return existing;
       throw new ServiceError('ResourceExistsException', `A version with VersionId: ${id} already exists and has a different value.`);
     }
     const now = Date.now();
@@ -291,7 +274,7 @@ export class LocalSecretsManagerServer {
       version.stages.delete(PREVIOUS);
       if (version.stages.delete(CURRENT)) version.stages.add(PREVIOUS);
     }
-    const version: Version = { id, string: value.string, binary: value.binary, stages: new Set([CURRENT]), created: now };
+    const version: Version = { id, string: value, stages: new Set([CURRENT]), created: now };
     secret.versions.set(id, version);
     secret.changed = now;
     // Keep the history bounded: versions without a label are dropped, as AWS eventually does.
@@ -300,8 +283,7 @@ export class LocalSecretsManagerServer {
   }
 
   private byStage(secret: Secret, stage: string): Version | undefined {
-    for (const version of secret.versions.values()) if (version.stages.has(stage)) return version;
-    return undefined;
+    return [...secret.versions.values()].find((version) => version.stages.has(stage));
   }
 
   private find(secretId: string): Secret | undefined {
@@ -317,26 +299,18 @@ export class LocalSecretsManagerServer {
 
   private require(secretId: string): Secret {
     const secret = this.find(secretId);
-    if (secret === undefined) throw notFound();
+    if (secret === undefined) throw new ServiceError('ResourceNotFoundException', "Secrets Manager can't find the specified secret.");
     return secret;
   }
 }
 
-function valueOf(input: Json): { string?: string; binary?: Buffer } | undefined {
+/** The SecretString of a create or put (binary secrets are not kept locally: nothing in the bridge writes one). */
+function valueOf(input: Json): string | undefined {
+  if (input['SecretBinary'] !== undefined) throw invalidParameter('SecretBinary is not supported by the local Secrets Manager server.');
   const string = optString(input, 'SecretString');
-  const binaryText = optString(input, 'SecretBinary');
-  if (string !== undefined && binaryText !== undefined)
-    throw invalidParameter("You can't specify both a binary secret value and a string secret value in the same secret.");
-  if (string !== undefined) {
-    if (Buffer.byteLength(string, 'utf8') > MAX_SECRET_BYTES) throw invalidParameter('SecretString must be at most 65536 bytes.');
-    return { string };
-  }
-  if (binaryText !== undefined) {
-    const binary = Buffer.from(binaryText, 'base64');
-    if (binary.length > MAX_SECRET_BYTES) throw invalidParameter('SecretBinary must be at most 65536 bytes.');
-    return { binary };
-  }
-  return undefined;
+  if (string !== undefined && Buffer.byteLength(string, 'utf8') > MAX_SECRET_BYTES)
+    throw invalidParameter('SecretString must be at most 65536 bytes.');
+  return string;
 }
 
 function asServiceError(error: unknown): ServiceError {

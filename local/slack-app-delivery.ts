@@ -2,12 +2,12 @@
  * What Slack sends to an app, built and signed as Slack does, for the local Slack server to deliver
  * slash commands and button clicks to the bridge (`/slack/commands`, `/slack/interactions`):
  * - a slash command is a form body (`command`, `text`, `channel_id`, `user_id`, `response_url`, …);
- * - a button click is a form body with one field, `payload`: the `block_actions` JSON;
- * - both carry `X-Slack-Signature: v0=HMAC-SHA256(signing secret, "v0:<timestamp>:<body>")`.
+ * - a click (on a message, or on the Home tab) is a form body with one field, `payload`: the `block_actions` JSON;
+ * - both carry `X-Slack-Signature: v0=HMAC-SHA256(signing secret, "v0:<timestamp>:<body>")`, as an event does.
  */
 import { randomUUID } from 'node:crypto';
 import { signSlackRequest } from '../shared/slack-request-signature';
-import { isRecord } from '../shared/util';
+import { isRecord, parseJsonOrUndefined } from '../shared/util';
 
 /** The local Slack's workspace and app: the only ones the local stack's Slack function serves. */
 export const LOCAL_SLACK_TEAM_ID = 'T0LOCAL';
@@ -42,6 +42,9 @@ export interface SlackUser {
   name: string;
 }
 
+/** Who types commands, clicks and opens the Home tab in the local workspace (the preview's user). */
+export const LOCAL_SLACK_USER: SlackUser = { id: 'U0LOCAL', name: 'you' };
+
 export interface CommandDelivery {
   /** `/visibility subscribe Northwind`; a line without a leading slash is the text of `slash`. */
   line: string;
@@ -55,14 +58,16 @@ export interface CommandDelivery {
   appId?: string | undefined;
 }
 
+/** Where a click was: on a message (in `channel`; null: a payload without one) with its response_url, or on the user's Home tab. */
+export type ClickPlace =
+  | { message: { ts: string; text: string | undefined; blocks: unknown[] }; channel: string | null; responseUrl: string }
+  | { view: { id: string; blocks: unknown[]; privateMetadata: string } };
+
 export interface ClickDelivery extends SlackSender {
-  /** The channel the click is reported in; null: a payload without `channel`. */
-  channel: string | null;
   user: SlackUser;
-  responseUrl: string;
-  message: { ts: string; text: string | undefined; blocks: unknown[] };
-  /** The button clicked, as it is in the message's blocks. */
-  button: { actionId: string; blockId: string | undefined; value: string | undefined; text: string };
+  place: ClickPlace;
+  /** The element's action as Slack reports it (a button's from `findButton`, or a select's choice). */
+  action: Record<string, unknown>;
 }
 
 /** What the bridge answered: HTTP status and the body (JSON when it parses). */
@@ -98,77 +103,78 @@ export function commandForm(delivery: CommandDelivery): string {
 }
 
 export function blockActionsForm(delivery: ClickDelivery, nowMs: number): string {
+  const { place, user } = delivery;
+  const where =
+    'view' in place
+      ? {
+          container: { type: 'view', view_id: place.view.id },
+          view: { id: place.view.id, type: 'home', blocks: place.view.blocks, private_metadata: place.view.privateMetadata },
+        }
+      : {
+          container: {
+            type: 'message',
+            message_ts: place.message.ts,
+            ...(place.channel !== null ? { channel_id: place.channel } : {}),
+            is_ephemeral: false,
+          },
+          ...(place.channel !== null ? { channel: { id: place.channel, name: place.channel } } : {}),
+          message: { type: 'message', ts: place.message.ts, text: place.message.text ?? '', blocks: place.message.blocks },
+          response_url: place.responseUrl,
+        };
   const payload = {
     type: 'block_actions',
-    user: { id: delivery.user.id, username: delivery.user.name, name: delivery.user.name, team_id: delivery.userTeamId ?? delivery.teamId },
+    user: { id: user.id, username: user.name, name: user.name, team_id: delivery.userTeamId ?? delivery.teamId },
     api_app_id: delivery.appId ?? LOCAL_SLACK_APP_ID,
     team: { id: delivery.teamId },
     ...(delivery.enterpriseId !== undefined ? { enterprise: { id: delivery.enterpriseId } } : {}),
-    container: {
-      type: 'message',
-      message_ts: delivery.message.ts,
-      ...(delivery.channel !== null ? { channel_id: delivery.channel } : {}),
-      is_ephemeral: false,
-    },
     trigger_id: randomUUID(),
-    ...(delivery.channel !== null ? { channel: { id: delivery.channel, name: delivery.channel } } : {}),
-    message: { type: 'message', ts: delivery.message.ts, text: delivery.message.text ?? '', blocks: delivery.message.blocks },
-    response_url: delivery.responseUrl,
-    actions: [
-      {
-        type: 'button',
-        action_id: delivery.button.actionId,
-        ...(delivery.button.blockId !== undefined ? { block_id: delivery.button.blockId } : {}),
-        ...(delivery.button.value !== undefined ? { value: delivery.button.value } : {}),
-        text: { type: 'plain_text', text: delivery.button.text, emoji: true },
-        action_ts: (nowMs / 1000).toFixed(6),
-      },
-    ],
+    ...where,
+    actions: [{ ...delivery.action, action_ts: (nowMs / 1000).toFixed(6) }],
   };
   return new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
 }
 
-/** POSTs a signed form to the app, as Slack does (Slack gives up after 3 s; so does this). */
-export async function deliverSigned(url: string, signingSecret: string, form: string, nowMs: number): Promise<AppAnswer> {
+/**
+ * POSTs a signed body to the app, as Slack does (Slack gives up after 3 s; so does this): a form unless
+ * `headers` name another content type (an event's JSON), and Slack's retry headers when it retries.
+ */
+export async function deliverSigned(
+  url: string,
+  signingSecret: string,
+  body: string,
+  nowMs: number,
+  headers: Record<string, string> = {},
+): Promise<AppAnswer> {
   const response = await fetch(url, {
     method: 'POST',
     headers: {
       'content-type': 'application/x-www-form-urlencoded',
-      ...signSlackRequest(signingSecret, Math.floor(nowMs / 1000), form),
+      ...signSlackRequest(signingSecret, Math.floor(nowMs / 1000), body),
+      ...headers,
     },
-    body: form,
+    body,
     redirect: 'manual',
     signal: AbortSignal.timeout(3_000),
   });
   const text = await response.text();
-  return { status: response.status, body: parseJsonOr(text) };
+  return { status: response.status, body: text.trim() === '' ? undefined : (parseJsonOrUndefined(text) ?? text) };
 }
 
-function parseJsonOr(text: string): unknown {
-  if (text.trim() === '') return undefined;
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return text;
-  }
-}
-
-/** The button with `actionId` in a message's `actions` blocks (or a section accessory). */
-export function findButton(blocks: readonly unknown[], actionId: string): ClickDelivery['button'] | undefined {
+/** The click on the button `actionId` of a message's `actions` blocks (or a section accessory), as Slack reports it. */
+export function findButton(blocks: readonly unknown[], actionId: string): Record<string, unknown> | undefined {
   for (const block of blocks) {
     if (!isRecord(block)) continue;
     const elements = Array.isArray(block['elements']) ? (block['elements'] as unknown[]) : [];
-    const candidates = [...elements, block['accessory']];
-    for (const element of candidates) {
-      if (!isRecord(element) || element['type'] !== 'button' || element['action_id'] !== actionId) continue;
-      const label = isRecord(element['text']) && typeof element['text']['text'] === 'string' ? element['text']['text'] : actionId;
-      return {
-        actionId,
-        blockId: typeof block['block_id'] === 'string' ? block['block_id'] : undefined,
-        value: typeof element['value'] === 'string' ? element['value'] : undefined,
-        text: label,
-      };
-    }
+    const button = [...elements, block['accessory']].find((e) => isRecord(e) && e['type'] === 'button' && e['action_id'] === actionId);
+    if (!isRecord(button)) continue;
+    const label = isRecord(button['text']) && typeof button['text']['text'] === 'string' ? button['text']['text'] : actionId;
+    return {
+      type: 'button',
+      action_id: actionId,
+      ...(typeof block['block_id'] === 'string' ? { block_id: block['block_id'] } : {}),
+      ...(typeof button['value'] === 'string' ? { value: button['value'] } : {}),
+      text: { type: 'plain_text', text: label, emoji: true },
+    };
   }
   return undefined;
 }
@@ -184,7 +190,7 @@ export interface AppReply {
 
 /** Reads a reply body as Slack does; undefined when there is nothing to show (an empty acknowledgement). */
 export function readReply(body: unknown): AppReply | undefined {
-  const parsed = typeof body === 'string' ? parseJsonOr(body) : body;
+  const parsed = typeof body === 'string' ? (parseJsonOrUndefined(body) ?? body) : body;
   if (typeof parsed === 'string' && parsed.trim() !== '')
     return { text: parsed, blocks: undefined, responseType: 'ephemeral', replaceOriginal: false, deleteOriginal: false };
   if (!isRecord(parsed)) return undefined;

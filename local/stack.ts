@@ -25,12 +25,11 @@ import { createIngestHandler } from '../functions/ingest/create-handler';
 import { createDigestHandler } from '../functions/digest/create-handler';
 import { createSlackHandler } from '../functions/slack/create-handler';
 import type { GatewayRoute } from './http-gateway';
-import { LambdaPoller, type PollerProblem } from './lambda-poller';
-import { startQuietSweep } from './quiet-sweep';
+import { LambdaPoller, type LambdaPollerOptions } from './lambda-poller';
 import { LocalObservabilityHub, logDeadLetter } from './local-observability';
 import { EventsServer } from './events-server';
 import { startLocalSecrets } from './local-secrets';
-import { LOCAL_TOPOLOGY } from './topology';
+import { LOCAL_TOPOLOGY, type EventSourceSpec } from './topology';
 import { WORKSPACES_PATH } from './preview/workspaces';
 import { clientRoutes, planConnections, readyConnection, startConnections } from './stack/connections';
 import { openDataDir, startDynamo } from './stack/data-dir';
@@ -194,62 +193,48 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       signingSecret: slackSigningSecret,
     });
 
-    const digestSource = {
-      client: sqs.pollerClient,
-      region,
-      createHandler: () => createDigestHandler(env, observability.forService('digest')),
-      waitTimeSeconds: options.pollWaitSeconds ?? LOCAL_DEFAULTS.pollWaitSeconds,
-      functionTimeoutMs,
-      functionName: 'digest',
-      onError: (problem: PollerProblem) => reportPollerProblem(observability, problem),
-    };
+    // The topology's event sources, each its own pollers into the digest function: digests in batches,
+    // slash commands one per invocation as soon as they arrive (so an answer never waits behind runs).
     const { eventSources } = LOCAL_TOPOLOGY;
-    const poller = new LambdaPoller({
-      ...digestSource,
-      queueUrl: sqs.queueUrl,
-      queueArn: sqs.queueArn,
-      batchSize: options.batchSize ?? eventSources.digest.batchSize,
-      batchingWindowSeconds: eventSources.digest.batchingWindowSeconds,
-      reportBatchItemFailures: eventSources.digest.reportBatchItemFailures,
-      concurrency: options.concurrency ?? eventSources.digest.concurrency,
+    const pollerOf = (source: EventSourceSpec, queueUrl: string, queueArn: string, local: Partial<LambdaPollerOptions> = {}) =>
+      new LambdaPoller({
+        client: sqs.pollerClient,
+        region,
+        createHandler: () => createDigestHandler(env, observability.forService('digest')),
+        waitTimeSeconds: options.pollWaitSeconds ?? LOCAL_DEFAULTS.pollWaitSeconds,
+        functionTimeoutMs,
+        functionName: 'digest',
+        onError: (problem) => reportPollerProblem(observability, problem),
+        queueUrl,
+        queueArn,
+        batchSize: source.batchSize,
+        batchingWindowSeconds: source.batchingWindowSeconds,
+        reportBatchItemFailures: source.reportBatchItemFailures,
+        concurrency: source.concurrency,
+        ...local,
+      });
+    const poller = pollerOf(eventSources.digest, sqs.queueUrl, sqs.queueArn, {
+      ...(options.batchSize !== undefined ? { batchSize: options.batchSize } : {}),
+      ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}),
     });
-    // Slash commands' own event source into the same function: one per invocation, at once.
-    const commandsPoller = new LambdaPoller({
-      ...digestSource,
-      queueUrl: sqs.commandsQueueUrl,
-      queueArn: sqs.commandsQueueArn,
-      batchSize: eventSources.commands.batchSize,
-      batchingWindowSeconds: eventSources.commands.batchingWindowSeconds,
-      reportBatchItemFailures: eventSources.commands.reportBatchItemFailures,
-      concurrency: eventSources.commands.concurrency,
+    const commandsPoller = pollerOf(eventSources.commands, sqs.commandsQueueUrl, sqs.commandsQueueArn);
+    for (const running of [poller, commandsPoller]) {
+      running.start();
+      cleanup.push(() => running.close());
+    }
+    // The topology's schedules, as Scheduler runs them: the weekly sweep as often as deployed, the quiet-hours
+    // catch-up when `quietSweepMs` asks for it. A send that fails is logged; the next tick sends again.
+    const { schedules } = LOCAL_TOPOLOGY;
+    const timers = [
+      { body: weeklySweepMessage(), everyMs: schedules.weeklySweep.everyMinutes * 60_000 },
+      ...(options.quietSweepMs ? [{ body: { kind: schedules.quietCatchUp.kind }, everyMs: options.quietSweepMs }] : []),
+    ].map(({ body, everyMs }) => {
+      const message = { QueueUrl: sqs.queueUrl, MessageBody: JSON.stringify(body) };
+      const warn = (error: unknown) => observability.forService('digest').log.warn(`${body.kind} not queued`, describeError(error));
+      // Never keeps the process alive on its own.
+      return setInterval(() => void sqs.client.send(new SendMessageCommand(message)).catch(warn), everyMs).unref();
     });
-    poller.start();
-    commandsPoller.start();
-    cleanup.push(() => poller.close());
-    cleanup.push(() => commandsPoller.close());
-    const quietSweep =
-      options.quietSweepMs !== undefined && options.quietSweepMs > 0
-        ? startQuietSweep({
-            client: sqs.client,
-            queueUrl: sqs.queueUrl,
-            intervalMs: options.quietSweepMs,
-            onError: (error) => observability.forService('digest').log.warn('quiet-hours sweep not queued', describeError(error)),
-          })
-        : undefined;
-    cleanup.push(() => Promise.resolve(quietSweep?.close()));
-    // The topology's weekly-report schedule: the same sweep message on the same queue, as often as deployed.
-    const sweepBody = JSON.stringify(weeklySweepMessage());
-    // A send that fails is logged; the next tick sends again, as Scheduler would.
-    const sendSweep = () =>
-      void sqs.client
-        .send(new SendMessageCommand({ QueueUrl: sqs.queueUrl, MessageBody: sweepBody }))
-        .catch((error: unknown) => observability.forService('digest').log.warn('weekly sweep not queued', describeError(error)));
-    const weeklySchedule = setInterval(sendSweep, LOCAL_TOPOLOGY.schedules.weeklySweep.everyMinutes * 60_000);
-    weeklySchedule.unref();
-    cleanup.push(() => {
-      clearInterval(weeklySchedule);
-      return Promise.resolve();
-    });
+    cleanup.push(() => Promise.resolve(timers.forEach(clearInterval)));
 
     let webhookId: string | undefined;
     if (simulator && options.registerWebhook !== false) {
@@ -277,7 +262,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     const close = (): Promise<void> => {
       closing ??= (async () => {
         for (const sim of simulators) sim.webhooks.stop();
-        quietSweep?.close();
+        timers.forEach(clearInterval);
         await gateway.close(2000).catch(() => undefined);
         const grace = Math.min(functionTimeoutMs, 10_000);
         await Promise.all([poller.close(grace).catch(() => undefined), commandsPoller.close(grace).catch(() => undefined)]);

@@ -1,7 +1,9 @@
 /**
- * The preview page's stylesheet and script, served from the gateway (no external assets: the
+ * The preview pages' stylesheet and script, served from the gateway (no external assets: the
  * preview works offline). The script only ever inserts HTML the server rendered and escaped.
  */
+import { HOME_PATHS } from './home';
+import { PREVIEW_PATHS } from './page';
 
 export const PREVIEW_CSS = `
 *{box-sizing:border-box}
@@ -93,6 +95,7 @@ blockquote{margin:4px 0;padding-left:12px;border-left:4px solid #ddd}
 .table-pager{display:flex;align-items:center;justify-content:flex-end;gap:8px;padding:6px 10px;border-top:1px solid #eee;font-size:13px;color:#616061}
 .table-pager .button{font-size:12px;padding:1px 8px}
 .button:disabled{opacity:.4;cursor:default}
+.select{font:inherit;font-size:14px;padding:3px 8px;border:1px solid #bbb;border-radius:4px;background:#fff;color:#1d1c1d}
 .composer{flex:none;display:flex;gap:8px;align-items:center;padding:10px 20px;border-top:1px solid #ddd;background:#fff}
 .composer input{font:inherit;padding:6px 8px;border:1px solid #bbb;border-radius:6px}
 .composer-channel{display:flex;align-items:center;gap:2px;color:#616061}
@@ -102,10 +105,13 @@ blockquote{margin:4px 0;padding-left:12px;border-left:4px solid #ddd}
 .composer-result.failed{color:#e01e5a}
 `;
 
+/** One script for both pages: the messages (`#timeline`) and the app's Home tab (`#home`). */
 export const PREVIEW_JS = `
 (() => {
   'use strict';
   const timeline = document.getElementById('timeline');
+  const home = document.getElementById('home');
+  const root = timeline || home;
   const status = document.getElementById('status');
   const title = document.getElementById('title');
   let filter = '';
@@ -155,7 +161,7 @@ export const PREVIEW_JS = `
     time_secs: (d) => part(d, { hour: 'numeric', minute: '2-digit', second: '2-digit' }),
     ago,
   };
-  function formatDates(root) {
+  function formatDates() {
     for (const time of root.querySelectorAll('time.slack-date')) {
       const date = new Date(time.getAttribute('datetime'));
       if (Number.isNaN(date.getTime())) continue;
@@ -166,16 +172,16 @@ export const PREVIEW_JS = `
 
   // Slack opens a channel at its newest message.
   function scrollToNewest() {
-    const list = timeline.querySelector('.messages');
+    const list = root.querySelector('.messages');
     if (list) list.scrollTop = list.scrollHeight;
   }
 
   function applyFilter() {
-    for (const message of timeline.querySelectorAll('.messages > .message')) {
+    for (const message of root.querySelectorAll('.messages > .message')) {
       message.hidden = filter !== '' && message.dataset.channel !== filter;
     }
     let name = filter;
-    for (const button of timeline.querySelectorAll('.channels button')) {
+    for (const button of root.querySelectorAll('.channels button')) {
       button.classList.toggle('selected', button.dataset.channel === filter);
       if (button.dataset.channel === filter && button.dataset.name) name = button.dataset.name;
     }
@@ -210,20 +216,20 @@ export const PREVIEW_JS = `
     if (loading) { again = true; return; }
     loading = true;
     try {
-      const open = new Set(Array.from(timeline.querySelectorAll('details.thread[open]'), (d) => d.dataset.ts));
-      const list = timeline.querySelector('.messages');
+      const open = new Set(Array.from(root.querySelectorAll('details.thread[open]'), (d) => d.dataset.ts));
+      const list = root.querySelector('.messages');
       const atBottom = !list || list.scrollHeight - list.scrollTop - list.clientHeight < 40;
-      const response = await fetch('/slack/timeline', { cache: 'no-store' });
+      const response = await fetch(timeline ? '${PREVIEW_PATHS.timeline}' : '${HOME_PATHS.view}', { cache: 'no-store' });
       if (!response.ok) throw new Error('HTTP ' + response.status);
-      timeline.innerHTML = await response.text();
-      for (const details of timeline.querySelectorAll('details.thread')) details.open = open.has(details.dataset.ts);
-      for (const figure of timeline.querySelectorAll('.data-table')) {
+      root.innerHTML = await response.text();
+      for (const details of root.querySelectorAll('details.thread')) details.open = open.has(details.dataset.ts);
+      for (const figure of root.querySelectorAll('.data-table')) {
         const page = tablePages.get(tableKey(figure));
         if (page) showTablePage(figure, page);
       }
-      formatDates(timeline);
-      applyFilter();
-      if (atBottom) scrollToNewest();
+      formatDates();
+      if (timeline) applyFilter();
+      if (timeline && atBottom) scrollToNewest();
     } catch (error) {
       status.textContent = 'update failed: ' + error.message;
     } finally {
@@ -233,10 +239,9 @@ export const PREVIEW_JS = `
   }
 
   const composer = document.getElementById('composer');
-  const result = document.getElementById('composer-result');
+  const result = document.getElementById('composer-result') || status;
 
   function say(text, failed) {
-    if (!result) return;
     result.textContent = text;
     result.classList.toggle('failed', failed === true);
   }
@@ -254,7 +259,7 @@ export const PREVIEW_JS = `
     }
   }
 
-  timeline.addEventListener('click', (event) => {
+  root.addEventListener('click', (event) => {
     const pager = event.target.closest('button[data-table-page]');
     if (pager) {
       const figure = pager.closest('.data-table');
@@ -262,9 +267,13 @@ export const PREVIEW_JS = `
       return;
     }
     const action = event.target.closest('button[data-action-id]');
+    if (action && home) {
+      void act('${HOME_PATHS.click}', { actionId: action.dataset.actionId });
+      return;
+    }
     if (action && composer) {
       const message = action.closest('.message');
-      if (message) void act('/slack/preview/click', { channel: message.dataset.channel, ts: message.dataset.ts, actionId: action.dataset.actionId });
+      if (message) void act('${PREVIEW_PATHS.click}', { channel: message.dataset.channel, ts: message.dataset.ts, actionId: action.dataset.actionId });
       return;
     }
     const button = event.target.closest('.channels button');
@@ -276,21 +285,34 @@ export const PREVIEW_JS = `
     if (channel && filter !== '') channel.value = button.dataset.name || filter;
   });
 
+  // A channel picked in a Home tab select (conversations_select) goes to the app as Slack sends it.
+  home?.addEventListener('change', (event) => {
+    const select = event.target.closest('select[data-action-id]');
+    if (!select || select.value === '') return;
+    const block = select.closest('[data-block-id]');
+    void act('${HOME_PATHS.click}', { actionId: select.dataset.actionId, blockId: block && block.dataset.blockId, selectedChannel: select.value });
+  });
+
   if (composer) {
     composer.addEventListener('submit', async (event) => {
       event.preventDefault();
       const line = document.getElementById('composer-line');
       const channel = document.getElementById('composer-channel');
-      if (await act('/slack/preview/command', { channel: channel.value, line: line.value })) line.value = '';
+      if (await act('${PREVIEW_PATHS.command}', { channel: channel.value, line: line.value })) line.value = '';
     });
   }
 
-  const events = new EventSource('/slack/events');
+  const events = new EventSource('${PREVIEW_PATHS.events}');
   events.addEventListener('open', () => { status.textContent = 'live'; status.className = 'status live'; void refresh(); });
   events.addEventListener('change', () => void refresh());
   events.addEventListener('error', () => { status.textContent = 'reconnecting…'; status.className = 'status down'; });
-  formatDates(timeline);
-  applyFilter();
-  scrollToNewest();
+  formatDates();
+  if (timeline) {
+    applyFilter();
+    scrollToNewest();
+  } else {
+    // Opening the tab: the local Slack sends the app a signed app_home_opened, as Slack does.
+    void act('${HOME_PATHS.open}', {});
+  }
 })();
 `;

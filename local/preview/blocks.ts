@@ -1,26 +1,20 @@
 /**
  * Block Kit → HTML for the browser preview: header, section (text, fields, accessory), context,
- * divider, actions (buttons), image, rich_text, chart (`data_visualization`, drawn in ./chart) and
- * `data_table` blocks. Unknown blocks show as a labelled placeholder. Images are never loaded (the
- * preview works offline): their alt text is shown instead.
+ * divider, actions (buttons, a conversations_select listing the workspace's channels), image, rich_text,
+ * chart (`data_visualization`, drawn in ./chart) and `data_table` blocks. Unknown blocks show as a
+ * labelled placeholder. Images are never loaded (the preview works offline): their alt text is shown instead.
  */
-import { isRecord } from '../../shared/util';
+import { asArray as list, isRecord } from '../../shared/util';
 import { chartHtml } from './chart';
 import { EMOJI } from './emoji';
-import { escapeHtml, mrkdwnToHtml, plainToHtml, renderInline } from './mrkdwn';
+import { escapeHtml, linkHtml, mrkdwnToHtml, plainToHtml, str } from './mrkdwn';
 
 type Obj = Record<string, unknown>;
-
-function list(value: unknown): unknown[] {
-  return Array.isArray(value) ? (value as unknown[]) : [];
-}
-
-function str(value: unknown): string {
-  return typeof value === 'string' ? value : '';
-}
+/** Channel id → name: what a channel select lists. */
+type Channels = Readonly<Record<string, string>>;
 
 /** A text object (`mrkdwn` or `plain_text`) as HTML. */
-export function textObjectHtml(value: unknown): string {
+function textObjectHtml(value: unknown): string {
   if (typeof value === 'string') return mrkdwnToHtml(value);
   if (!isRecord(value)) return '';
   return value.type === 'mrkdwn' ? mrkdwnToHtml(str(value.text)) : plainToHtml(str(value.text));
@@ -30,20 +24,29 @@ function imageHtml(element: Obj): string {
   return `<span class="image" title="image not loaded in the preview">🖼 ${escapeHtml(str(element.alt_text) || 'image')}</span>`;
 }
 
-const SAFE_URL = /^(?:https?:\/\/|mailto:)/i;
-
 function buttonHtml(element: Obj): string {
   const style = element.style === 'primary' || element.style === 'danger' ? ` ${element.style}` : '';
   const label = plainToHtml(isRecord(element.text) ? str(element.text.text) : '');
-  const url = str(element.url);
-  if (SAFE_URL.test(url))
-    return `<a class="button${style}" href="${escapeHtml(url)}" target="_blank" rel="noopener noreferrer">${label}</a>`;
+  const link = linkHtml(str(element.url), label, `class="button${style}" `);
+  if (link !== undefined) return link;
   const actionId = escapeHtml(str(element.action_id));
   return `<button type="button" class="button${style}" title="${actionId}" data-action-id="${actionId}">${label}</button>`;
 }
 
+/** A conversations_select as a select of the workspace's channels by name, its placeholder first. */
+function channelSelectHtml(element: Obj, channels: Channels): string {
+  const placeholder = escapeHtml(isRecord(element.placeholder) ? str(element.placeholder.text) : '');
+  const options = Object.entries(channels)
+    .sort(([, a], [, b]) => a.localeCompare(b))
+    .map(([id, name]) => `<option value="${escapeHtml(id)}"># ${escapeHtml(name)}</option>`);
+  return (
+    `<select class="select" data-action-id="${escapeHtml(str(element.action_id))}" aria-label="${placeholder}">` +
+    `<option value="" selected disabled>${placeholder}</option>${options.join('')}</select>`
+  );
+}
+
 /** An interactive or text element (accessory, context or actions item) as HTML. */
-function elementHtml(element: unknown): string {
+function elementHtml(element: unknown, channels: Channels): string {
   if (!isRecord(element)) return '';
   switch (element.type) {
     case 'mrkdwn':
@@ -53,17 +56,19 @@ function elementHtml(element: unknown): string {
       return imageHtml(element);
     case 'button':
       return buttonHtml(element);
+    case 'conversations_select':
+      return channelSelectHtml(element, channels);
     default:
       return `<span class="unknown">[${escapeHtml(str(element.type) || 'element')}]</span>`;
   }
 }
 
-function sectionHtml(block: Obj): string {
+function sectionHtml(block: Obj, channels: Channels): string {
   const text = block.text === undefined ? '' : `<div class="text">${textObjectHtml(block.text)}</div>`;
   const fields = list(block.fields);
   const grid =
     fields.length === 0 ? '' : `<div class="fields">${fields.map((f) => `<div class="field">${textObjectHtml(f)}</div>`).join('')}</div>`;
-  const accessory = block.accessory === undefined ? '' : `<div class="accessory">${elementHtml(block.accessory)}</div>`;
+  const accessory = block.accessory === undefined ? '' : `<div class="accessory">${elementHtml(block.accessory, channels)}</div>`;
   return `<div class="block section"><div class="section-body">${text}${grid}</div>${accessory}</div>`;
 }
 
@@ -75,9 +80,10 @@ function richInlineHtml(elements: unknown[]): string {
       const style = isRecord(el.style) ? el.style : {};
       let html = '';
       if (el.type === 'text') html = plainToHtml(str(el.text));
-      else if (el.type === 'link')
-        html = renderInline(`<${escapeSlack(str(el.url))}${str(el.text) ? `|${escapeSlack(str(el.text))}` : ''}>`);
-      else if (el.type === 'user') html = `<span class="mention">@${escapeHtml(str(el.user_id))}</span>`;
+      else if (el.type === 'link') {
+        const text = escapeHtml(str(el.text) || str(el.url));
+        html = linkHtml(str(el.url), text) ?? text;
+      } else if (el.type === 'user') html = `<span class="mention">@${escapeHtml(str(el.user_id))}</span>`;
       else if (el.type === 'channel') html = `<span class="mention">#${escapeHtml(str(el.channel_id))}</span>`;
       else if (el.type === 'emoji') html = EMOJI[str(el.name)] ?? escapeHtml(`:${str(el.name)}:`);
       if (style.code === true) html = `<code>${html}</code>`;
@@ -87,10 +93,6 @@ function richInlineHtml(elements: unknown[]): string {
       return html;
     })
     .join('');
-}
-
-function escapeSlack(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/\|/g, '¦');
 }
 
 /** A rich_text block's content (its sections, lists, quotes and preformatted runs) as HTML. */
@@ -162,20 +164,27 @@ function dataTableHtml(block: Obj): string {
   );
 }
 
-/** One block as HTML. */
-export function blockHtml(block: unknown): string {
+/** One block as HTML; `channels` are what a channel select lists. */
+export function blockHtml(block: unknown, channels: Channels = {}): string {
   if (!isRecord(block)) return '';
+  const elements = (): string =>
+    list(block.elements)
+      .map((element) => elementHtml(element, channels))
+      .join('');
   switch (block.type) {
     case 'header':
       return `<div class="block header">${plainToHtml(isRecord(block.text) ? str(block.text.text) : '')}</div>`;
     case 'section':
-      return sectionHtml(block);
+      return sectionHtml(block, channels);
     case 'context':
-      return `<div class="block context">${list(block.elements).map(elementHtml).join('')}</div>`;
+      return `<div class="block context">${elements()}</div>`;
     case 'divider':
       return '<hr class="block divider">';
-    case 'actions':
-      return `<div class="block actions">${list(block.elements).map(elementHtml).join('')}</div>`;
+    case 'actions': {
+      // A select's answer names its block (Slack's block_actions carries the block_id).
+      const blockId = typeof block.block_id === 'string' ? ` data-block-id="${escapeHtml(block.block_id)}"` : '';
+      return `<div class="block actions"${blockId}>${elements()}</div>`;
+    }
     case 'image':
       return `<div class="block">${imageHtml(block)}</div>`;
     case 'rich_text':
@@ -203,5 +212,5 @@ function textSectionHtml(html: string): string {
 export function messageBodyHtml(message: { text?: string | undefined; blocks?: unknown[] | undefined }): string {
   const blocks = message.blocks ?? [];
   if (blocks.length === 0) return textSectionHtml(mrkdwnToHtml(message.text ?? ''));
-  return blocks.map(blockHtml).join('');
+  return blocks.map((block) => blockHtml(block)).join('');
 }

@@ -5,8 +5,8 @@
  * the local Slack server has refused any block past Slack's limits before it reaches the page.
  */
 import { CHART_PALETTE } from '../../shared/charts/palette';
-import { isRecord } from '../../shared/util';
-import { escapeHtml } from './mrkdwn';
+import { asArray as list, isRecord } from '../../shared/util';
+import { escapeHtml, str } from './mrkdwn';
 
 interface Series {
   name: string;
@@ -19,14 +19,6 @@ const HEIGHT = 260;
 const TICKS = 4;
 /** Rough width of one character of an axis label (11 px sans-serif), to keep x labels from overlapping. */
 const CHAR_WIDTH = 6.2;
-
-function list(value: unknown): unknown[] {
-  return Array.isArray(value) ? (value as unknown[]) : [];
-}
-
-function str(value: unknown): string {
-  return typeof value === 'string' ? value : '';
-}
 
 function colourAt(index: number): string {
   return CHART_PALETTE[index % CHART_PALETTE.length] ?? CHART_PALETTE[0];

@@ -1,48 +1,22 @@
 /**
- * The `:code:` emoji the preview shows as Slack does: the codes the bridge writes (grep `:[a-z_]+:`
- * in shared/) and the common ones a digest or an answer is likely to gain. Not Slack's whole set:
+ * The `:code:` emoji the preview shows as Slack does: the codes the bridge writes (grep `:[a-z_]+:` in
+ * shared/: `:memo:`, `:warning:`) and a few a reply or a test is likely to carry. Not Slack's whole set:
  * a code missing here stays text, which is how Slack shows a code it doesn't know.
  */
 export const EMOJI: Readonly<Record<string, string>> = {
   memo: '📝',
-  white_check_mark: '✅',
-  heavy_check_mark: '✔️',
-  x: '❌',
   warning: '⚠️',
-  rotating_light: '🚨',
-  information_source: 'ℹ️',
+  white_check_mark: '✅',
+  x: '❌',
   bell: '🔔',
   no_bell: '🔕',
-  mute: '🔇',
   large_green_circle: '🟢',
   large_yellow_circle: '🟡',
   red_circle: '🔴',
-  white_circle: '⚪',
   chart_with_upwards_trend: '📈',
   chart_with_downwards_trend: '📉',
-  bar_chart: '📊',
-  arrow_up: '⬆️',
-  arrow_down: '⬇️',
-  arrow_right: '➡️',
-  small_red_triangle: '🔺',
-  small_red_triangle_down: '🔻',
-  link: '🔗',
-  mag: '🔍',
   eyes: '👀',
-  thread: '🧵',
-  pushpin: '📌',
-  calendar: '📆',
-  hourglass: '⌛',
-  hourglass_flowing_sand: '⏳',
-  zzz: '💤',
   tada: '🎉',
-  sparkles: '✨',
-  trophy: '🏆',
-  crossed_swords: '⚔️',
-  speech_balloon: '💬',
-  robot_face: '🤖',
   '+1': '👍',
-  thumbsup: '👍',
   '-1': '👎',
-  thumbsdown: '👎',
 };

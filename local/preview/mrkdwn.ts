@@ -12,6 +12,11 @@
  */
 import { EMOJI } from './emoji';
 
+/** A JSON field read as text: the string, or '' for anything else. */
+export function str(value: unknown): string {
+  return typeof value === 'string' ? value : '';
+}
+
 /** Escapes text for an HTML text node or a double-quoted attribute. */
 export function escapeHtml(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
@@ -25,20 +30,12 @@ function decodeSlackEntities(text: string): string {
 /** Placeholders mark already-rendered HTML inside text still to format; NUL never survives the input. */
 const SLOT = '\u0000';
 
-interface Slots {
-  html: string[];
-}
-
-function stash(slots: Slots, html: string): string {
-  slots.html.push(html);
-  return `${SLOT}${slots.html.length - 1}${SLOT}`;
-}
-
-function unstash(text: string, slots: Slots): string {
-  return text.replace(new RegExp(`${SLOT}(\\d+)${SLOT}`, 'g'), (_m, i: string) => slots.html[Number(i)] ?? '');
-}
-
 const SAFE_URL = /^(?:https?:\/\/|mailto:)/i;
+
+/** `html` linked to `url` (a new tab), with `attributes` before the href; undefined for a target other than http(s) or mailto. */
+export function linkHtml(url: string, html: string, attributes = ''): string | undefined {
+  return SAFE_URL.test(url) ? `<a ${attributes}href="${escapeHtml(url)}" target="_blank" rel="noopener noreferrer">${html}</a>` : undefined;
+}
 
 /**
  * `<!date^EPOCH^FORMAT|fallback>` (optionally `^LINK` after the format): a `<time>` carrying the
@@ -54,12 +51,11 @@ function renderDate(target: string, label: string | undefined): string | undefin
   const time =
     `<time class="slack-date" datetime="${instant.toISOString()}" data-format="${escapeHtml(decodeSlackEntities(format))}">` +
     `${escapeHtml(label ?? instant.toISOString())}</time>`;
-  const url = link === undefined ? '' : decodeSlackEntities(link);
-  return SAFE_URL.test(url) ? `<a href="${escapeHtml(url)}" target="_blank" rel="noopener noreferrer">${time}</a>` : time;
+  return linkHtml(link === undefined ? '' : decodeSlackEntities(link), time) ?? time;
 }
 
 /** `:name:` codes Slack shows as emoji (those in EMOJI; others stay text, as an unknown code does in Slack). */
-export function withEmoji(text: string, rendered: (emoji: string) => string = (emoji) => emoji): string {
+function withEmoji(text: string, rendered: (emoji: string) => string = (emoji) => emoji): string {
   return text.replace(/:([a-z0-9_+-]+):/g, (code, name: string) => {
     const emoji = EMOJI[name];
     return emoji === undefined ? code : rendered(emoji);
@@ -79,9 +75,8 @@ function renderReference(inner: string): string {
   }
   if (target.startsWith('!')) return `<span class="mention">@${escapeHtml(label || target.slice(1).split('^')[0] || '')}</span>`;
   const url = decodeSlackEntities(target);
-  const text = label || url;
-  if (!SAFE_URL.test(url)) return escapeHtml(text);
-  return `<a href="${escapeHtml(url)}" target="_blank" rel="noopener noreferrer">${escapeHtml(text)}</a>`;
+  const text = escapeHtml(label || url);
+  return linkHtml(url, text) ?? text;
 }
 
 /** Bold, italic and strike around escaped text: a marker opens after a non-word char and closes before one. */
@@ -95,14 +90,15 @@ function applyEmphasis(escaped: string): string {
 }
 
 /** One line (or a run without pre blocks) of mrkdwn as inline HTML. */
-export function renderInline(mrkdwn: string): string {
-  const slots: Slots = { html: [] };
+function renderInline(mrkdwn: string): string {
+  const slots: string[] = [];
+  const stash = (html: string): string => `${SLOT}${slots.push(html) - 1}${SLOT}`;
   let text = mrkdwn.replace(new RegExp(SLOT, 'g'), '');
-  text = text.replace(/`([^`\n]+)`/g, (_m, code: string) => stash(slots, `<code>${escapeHtml(decodeSlackEntities(code))}</code>`));
-  text = text.replace(/<([^<>\n]+)>/g, (_m, inner: string) => stash(slots, renderReference(inner)));
-  text = withEmoji(text, (emoji) => stash(slots, emoji));
+  text = text.replace(/`([^`\n]+)`/g, (_m, code: string) => stash(`<code>${escapeHtml(decodeSlackEntities(code))}</code>`));
+  text = text.replace(/<([^<>\n]+)>/g, (_m, inner: string) => stash(renderReference(inner)));
+  text = withEmoji(text, stash);
   const formatted = applyEmphasis(escapeHtml(decodeSlackEntities(text)));
-  return unstash(formatted, slots);
+  return formatted.replace(new RegExp(`${SLOT}(\\d+)${SLOT}`, 'g'), (_m, i: string) => slots[Number(i)] ?? '');
 }
 
 const QUOTE = /^(?:>|&gt;) ?/;

@@ -5,8 +5,9 @@
  * page re-fetches the fragment without a reload.
  *
  * With a Slack app connected, the page also acts as the user: `POST /slack/preview/command` types a
- * slash command in a channel and `POST /slack/preview/click` clicks a button on a message; the local
- * Slack server delivers them to the bridge signed, as Slack does, and the answers appear on the page.
+ * slash command in a channel and `POST /slack/preview/click` clicks a button on a message (and the
+ * Home tab's two, ./home.ts, open it and click on it); the local Slack server delivers them to the
+ * bridge signed, as Slack does, and the answers appear on the page.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isRecord } from '../../shared/util';
@@ -14,7 +15,7 @@ import { readBody, send, sendJson } from '../http';
 import { PREVIEW_CSS, PREVIEW_JS } from './assets';
 import { pageHtml, PREVIEW_PATHS } from './page';
 import { workspaceHtml, type PreviewMessage } from './timeline';
-import { HOME_JS, HOME_PATHS, homePageHtml, homeViewHtml, type HomeSource } from './home';
+import { HOME_PATHS, homeViewHtml, type HomeClick, type HomeSource } from './home';
 
 /** Where the preview reads messages from; the local Slack server (`LocalSlackServer`) is one. */
 export interface PreviewSource extends HomeSource {
@@ -25,15 +26,15 @@ export interface PreviewSource extends HomeSource {
   readonly team?: string;
   /** Replies only the user sees (shown marked "Only visible to you"). */
   ephemerals?(): PreviewMessage[];
-  /** Delivers a slash command typed in `channel` to the Slack app. */
+  /** The user's command and click, delivered to the Slack app; without them the page shows no message box. */
   sendCommand?(input: { channel: string; line: string }): Promise<{ status: number; body: unknown }>;
-  /** Delivers a click on the button `actionId` of the message `ts` to the Slack app. */
   clickButton?(input: { channel: string; ts: string; actionId: string }): Promise<{ status: number; body: unknown }>;
   /** The bytes of an uploaded file (the local Slack server's `fileUpload`): images in threads are shown from here. */
   fileUpload?(fileId: string): { bytes: Buffer | undefined } | undefined;
-  /** Channel id → name (messages carry ids; the page shows names, and a command typed with a name goes to its id). */
-  namedChannels?(): Record<string, string>;
 }
+
+/** What the page does as the user, each through its own path. */
+const ACTION_PATHS: readonly string[] = [PREVIEW_PATHS.command, PREVIEW_PATHS.click, HOME_PATHS.open, HOME_PATHS.click];
 
 /** JSON bodies only: a cross-site form can't send one without a CORS preflight, which is never granted. */
 const ACTION_BODY_LIMIT = 16 * 1024;
@@ -57,12 +58,8 @@ export class SlackPreview {
   handle(req: IncomingMessage, res: ServerResponse): boolean {
     const method = (req.method ?? 'GET').toUpperCase();
     const path = new URL(req.url ?? '/', 'http://preview.local').pathname.replace(/\/+$/, '') || '/';
-    if (method === 'POST' && (path === PREVIEW_PATHS.command || path === PREVIEW_PATHS.click)) {
+    if (method === 'POST' && ACTION_PATHS.includes(path)) {
       void this.act(path, req, res);
-      return true;
-    }
-    if (method === 'POST' && (path === HOME_PATHS.open || path === HOME_PATHS.click)) {
-      void this.actOnHome(path, req, res);
       return true;
     }
     if (method !== 'GET' && method !== 'HEAD') return false;
@@ -72,7 +69,7 @@ export class SlackPreview {
     }
     switch (path) {
       case PREVIEW_PATHS.page:
-        this.send(res, 'text/html', pageHtml(this.workspace(), this.timeline(), this.composer()));
+        this.send(res, 'text/html', pageHtml(this.workspace(), { tab: 'messages', html: this.timeline(), composer: this.composer() }));
         return true;
       case PREVIEW_PATHS.css:
         this.send(res, 'text/css', PREVIEW_CSS);
@@ -84,13 +81,10 @@ export class SlackPreview {
         this.send(res, 'text/html', this.timeline());
         return true;
       case HOME_PATHS.page:
-        this.send(res, 'text/html', homePageHtml(this.workspace(), homeViewHtml(this.source), PREVIEW_PATHS.css));
+        this.send(res, 'text/html', pageHtml(this.workspace(), { tab: 'home', html: homeViewHtml(this.source) }));
         return true;
       case HOME_PATHS.view:
         this.send(res, 'text/html', homeViewHtml(this.source));
-        return true;
-      case HOME_PATHS.js:
-        this.send(res, 'text/javascript', HOME_JS);
         return true;
       case PREVIEW_PATHS.events:
         this.stream(req, res);
@@ -145,7 +139,7 @@ export class SlackPreview {
     });
   }
 
-  /** A command or a click from the page: validated, delivered through the source, the bridge's status answered. */
+  /** An action of the page (a command, a click, the Home tab's): validated, delivered through the source, the bridge's status answered. */
   private async act(path: string, req: IncomingMessage, res: ServerResponse): Promise<void> {
     const answer = (status: number, body: Record<string, unknown>): void => sendJson(res, status, body, SECURITY_HEADERS);
     try {
@@ -158,10 +152,7 @@ export class SlackPreview {
         answer(400, { error: input });
         return;
       }
-      const delivered =
-        input.kind === 'command'
-          ? await this.source.sendCommand?.({ channel: input.channel, line: input.line })
-          : await this.source.clickButton?.({ channel: input.channel, ts: input.ts, actionId: input.actionId });
+      const delivered = await this.deliver(input);
       if (delivered === undefined) {
         answer(404, { error: 'no Slack app is connected to this preview' });
         return;
@@ -172,29 +163,17 @@ export class SlackPreview {
     }
   }
 
-  /** The Home tab opened, or one of its buttons clicked, through the source (the local Slack server delivers it signed). */
-  private async actOnHome(path: string, req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const answer = (status: number, body: Record<string, unknown>): void => sendJson(res, status, body, SECURITY_HEADERS);
-    try {
-      if (!(req.headers['content-type'] ?? '').startsWith('application/json')) {
-        answer(415, { error: 'send application/json' });
-        return;
-      }
-      const body: unknown = JSON.parse((await readBody(req, ACTION_BODY_LIMIT)).toString('utf8') || '{}');
-      const actionId = isRecord(body) && typeof body['actionId'] === 'string' ? body['actionId'] : undefined;
-      if (path === HOME_PATHS.click && actionId === undefined) {
-        answer(400, { error: 'actionId is required' });
-        return;
-      }
-      const delivered =
-        path === HOME_PATHS.open ? await this.source.openHome?.() : await this.source.clickHome?.({ actionId: actionId ?? '' });
-      if (delivered === undefined) {
-        answer(404, { error: 'no Slack app is connected to this preview' });
-        return;
-      }
-      answer(200, { status: delivered.status });
-    } catch (error) {
-      answer(502, { error: error instanceof Error ? error.message : String(error) });
+  private deliver(action: PreviewAction): Promise<{ status: number }> | undefined {
+    const { source } = this;
+    switch (action.kind) {
+      case 'command':
+        return source.sendCommand?.({ channel: action.channel, line: action.line });
+      case 'click':
+        return source.clickButton?.({ channel: action.channel, ts: action.ts, actionId: action.actionId });
+      case 'home-open':
+        return source.openHome?.();
+      case 'home-click':
+        return source.clickHome?.(action.click);
     }
   }
 
@@ -224,10 +203,15 @@ export class SlackPreview {
   }
 }
 
-type PreviewAction = { kind: 'command'; channel: string; line: string } | { kind: 'click'; channel: string; ts: string; actionId: string };
+type PreviewAction =
+  | { kind: 'command'; channel: string; line: string }
+  | { kind: 'click'; channel: string; ts: string; actionId: string }
+  | { kind: 'home-open' }
+  | { kind: 'home-click'; click: HomeClick };
 
 /** The page's JSON body → an action, or what is wrong with it. */
 function parseAction(path: string, raw: string): PreviewAction | string {
+  if (path === HOME_PATHS.open) return { kind: 'home-open' };
   let body: unknown;
   try {
     body = JSON.parse(raw);
@@ -239,6 +223,11 @@ function parseAction(path: string, raw: string): PreviewAction | string {
     const value = body[name];
     return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
   };
+  const actionId = field('actionId');
+  if (path === HOME_PATHS.click) {
+    if (actionId === undefined) return 'actionId is required';
+    return { kind: 'home-click', click: { actionId, blockId: field('blockId'), selectedChannel: field('selectedChannel') } };
+  }
   const channel = field('channel')?.replace(/^#/, '');
   if (channel === undefined) return 'channel is required';
   if (path === PREVIEW_PATHS.command) {
@@ -246,7 +235,6 @@ function parseAction(path: string, raw: string): PreviewAction | string {
     return line === undefined ? 'line is required (e.g. "/visibility help")' : { kind: 'command', channel, line };
   }
   const ts = field('ts');
-  const actionId = field('actionId');
   if (ts === undefined || actionId === undefined) return 'ts and actionId are required';
   return { kind: 'click', channel, ts, actionId };
 }

@@ -1,7 +1,7 @@
 /** Faults injected into the local Slack server's Web API, per method and channel (tests, `bridge slack outage`). */
 import { NATIVE_BLOCK_TYPES, type NativeBlockType } from '../../shared/slack-blocks/limits';
-import { isRecord } from '../../shared/util';
-import { fail, invalidBlocks, rateLimited, type SlackAnswer } from './web-api';
+import { isRecord, parseJsonOrUndefined } from '../../shared/util';
+import { fail, invalidBlocks, rateLimited, type SlackAnswer } from './protocol';
 
 /** Path of the fault control endpoint (local testing: `bridge slack outage on|off`). */
 export const FAULTS_PATH = '/_faults';
@@ -20,15 +20,6 @@ export type FaultKind =
    * blocks' rollout has not reached; calls without them are not hit (nor counted in `times`).
    */
   | 'refuse_native_blocks';
-
-/** Every kind, for the control endpoint's check: the type makes a new kind appear here too. */
-const FAULT_KINDS: Readonly<Record<FaultKind, true>> = {
-  ratelimited: true,
-  server_error: true,
-  slack_error: true,
-  delay: true,
-  refuse_native_blocks: true,
-};
 
 export interface FaultSpec {
   /** Only calls of this method (e.g. `chat.postMessage`); any method when omitted. */
@@ -105,14 +96,9 @@ export class SlackFaults {
       this.clear();
       return { status: 200, body: { ok: true } };
     }
-    let spec: unknown;
-    try {
-      spec = JSON.parse(raw);
-    } catch {
-      spec = undefined;
-    }
-    const kind = (spec as { kind?: unknown } | undefined)?.kind;
-    if (method !== 'POST' || typeof kind !== 'string' || !Object.hasOwn(FAULT_KINDS, kind)) {
+    const spec = parseJsonOrUndefined(raw);
+    const kind = isRecord(spec) ? spec.kind : undefined;
+    if (method !== 'POST' || typeof kind !== 'string' || !Object.hasOwn(FAULT_ANSWERS, kind)) {
       return { status: 400, body: { ok: false, error: 'POST a JSON fault such as {"kind":"server_error"}, or DELETE to clear' } };
     }
     this.inject(spec as FaultSpec);
@@ -120,20 +106,18 @@ export class SlackFaults {
   }
 }
 
-/** The answer a fault gives instead of the method's (to a call carrying `blocks`); undefined for `delay` (the call then answers normally). */
+/** Each kind's answer instead of the method's (to a call carrying `blocks`); undefined for `delay` (the call then answers normally). */
+const FAULT_ANSWERS: { readonly [K in FaultKind]: (fault: FaultSpec, blocks: readonly unknown[]) => SlackAnswer | undefined } = {
+  ratelimited: (fault) => rateLimited(fault.retryAfterSeconds ?? 1),
+  server_error: () => ({ status: 500, body: 'Internal Server Error' }),
+  slack_error: (fault) => fail(fault.error ?? 'internal_error'),
+  delay: () => undefined,
+  refuse_native_blocks: (_fault, blocks) =>
+    invalidBlocks(nativeBlocksIn(blocks).map(({ type, index }) => `unsupported block type ${type} at blocks[${index}]`)),
+};
+
 export function faultAnswer(fault: FaultSpec, blocks: readonly unknown[]): SlackAnswer | undefined {
-  switch (fault.kind) {
-    case 'ratelimited':
-      return rateLimited(fault.retryAfterSeconds ?? 1);
-    case 'server_error':
-      return { status: 500, body: 'Internal Server Error' };
-    case 'slack_error':
-      return fail(fault.error ?? 'internal_error');
-    case 'delay':
-      return undefined;
-    case 'refuse_native_blocks':
-      return invalidBlocks(nativeBlocksIn(blocks).map(({ type, index }) => `unsupported block type ${type} at blocks[${index}]`));
-  }
+  return FAULT_ANSWERS[fault.kind](fault, blocks);
 }
 
 /** The chart and table blocks among `blocks`: their type and where they are. */

@@ -10,6 +10,7 @@ import {
   commandForm,
   deliverSigned,
   findButton,
+  LOCAL_SLACK_USER,
   readReply,
   type AppAnswer,
   type AppReply,
@@ -18,13 +19,10 @@ import {
   type SlackUser,
 } from '../slack-app-delivery';
 import type { SlackStore } from './store';
-import type { SlackAnswer } from './web-api';
+import type { SlackAnswer } from './protocol';
 
 /** Where the local server takes response_url answers (`/response_url/<id>`). */
 export const RESPONSE_URL_PATH = '/response_url/';
-
-/** Who types commands and clicks buttons in the local workspace. */
-const LOCAL_USER: SlackUser = { id: 'U0LOCAL', name: 'you' };
 
 /** What Slack remembers of a response_url it handed out: where its answers go. */
 interface ResponseTarget {
@@ -68,33 +66,22 @@ export interface ClickInput {
 export class SlackInteractions {
   /** Answers the bridge sent to response_url paths (deferred slash commands), oldest first. */
   readonly responses: { path: string; body: string }[] = [];
-  private app: SlackAppTarget | undefined;
   private readonly responseTargets = new Map<string, ResponseTarget>();
 
+  /** `app`: the connected app (throws when none is). */
   constructor(
     private readonly store: SlackStore,
     private readonly source: DeliverySource,
+    private readonly app: () => SlackAppTarget,
   ) {}
 
-  connectApp(target: SlackAppTarget): void {
-    this.app = target;
-  }
-
   async sendCommand(input: CommandInput): Promise<AppAnswer> {
-    const app = this.requireApp();
+    const app = this.app();
     const channel = this.store.channelId(input.channel);
-    const user = input.user ?? LOCAL_USER;
+    const user = input.user ?? LOCAL_SLACK_USER;
     const responseUrl = this.issueResponseUrl({ channel, userId: user.id });
-    const form = commandForm({
-      line: input.line,
-      slash: input.slash ?? SLACK_APP_DEFAULTS.command,
-      channel,
-      user,
-      teamId: input.from?.teamId ?? this.source.teamId,
-      appId: input.from?.appId ?? this.source.appId,
-      enterpriseId: input.from?.enterpriseId ?? this.source.enterpriseId,
-      responseUrl,
-    });
+    const slash = input.slash ?? SLACK_APP_DEFAULTS.command;
+    const form = commandForm({ line: input.line, slash, channel, user, ...this.sender(input.from), responseUrl });
     const answer = await deliverSigned(app.commandsUrl, app.signingSecret, form, Date.now());
     const reply = answer.status === 200 ? readReply(answer.body) : undefined;
     if (reply) this.applyReply({ channel, userId: user.id }, reply);
@@ -102,7 +89,7 @@ export class SlackInteractions {
   }
 
   async clickButton(input: ClickInput): Promise<AppAnswer> {
-    const app = this.requireApp();
+    const app = this.app();
     const { posted, ephemeral: ephemerals } = this.store;
     const channel = this.store.channelId(input.channel);
     const original = posted.find((m) => m.channel === channel && m.ts === input.ts);
@@ -111,7 +98,7 @@ export class SlackInteractions {
     if (!message) throw new Error(`no message ${input.ts} in #${channel}`);
     const button = findButton(message.blocks ?? [], input.actionId);
     if (!button) throw new Error(`message ${input.ts} in #${channel} has no button ${input.actionId}`);
-    const user = input.user ?? LOCAL_USER;
+    const user = input.user ?? LOCAL_SLACK_USER;
     if (ephemeral && ephemeral.userId !== user.id)
       throw new Error(`message ${input.ts} in #${channel} is visible only to ${ephemeral.userId}`);
     const clickedIn = input.clickedIn === undefined ? channel : input.clickedIn === null ? null : this.store.channelId(input.clickedIn);
@@ -121,20 +108,9 @@ export class SlackInteractions {
         ? { channel, userId: user.id, messageTs: message.ts, ephemeral: ephemeral !== undefined }
         : { channel: clickedIn ?? channel, userId: user.id },
     );
-    const delivery = {
-      channel: clickedIn,
-      user,
-      teamId: input.from?.teamId ?? this.source.teamId,
-      userTeamId: input.from?.userTeamId,
-      appId: input.from?.appId ?? this.source.appId,
-      enterpriseId: input.from?.enterpriseId ?? this.source.enterpriseId,
-      responseUrl,
-      button,
-    };
-    const form = blockActionsForm(
-      { ...delivery, message: { ts: message.ts, text: message.text, blocks: message.blocks ?? [] } },
-      Date.now(),
-    );
+    const place = { message: { ts: message.ts, text: message.text, blocks: message.blocks ?? [] }, channel: clickedIn, responseUrl };
+    const sender = { ...this.sender(input.from), userTeamId: input.from?.userTeamId };
+    const form = blockActionsForm({ ...sender, user, place, action: button }, Date.now());
     return deliverSigned(app.interactionsUrl, app.signingSecret, form, Date.now());
   }
 
@@ -163,9 +139,10 @@ export class SlackInteractions {
     this.responseTargets.clear();
   }
 
-  private requireApp(): SlackAppTarget {
-    if (!this.app) throw new Error('no Slack app is connected to the local Slack server (connectApp)');
-    return this.app;
+  /** The local workspace and app, or another one a test plays (`from`). */
+  private sender(from: Partial<SlackSender> | undefined): SlackSender {
+    const { teamId, appId, enterpriseId } = this.source;
+    return { teamId: from?.teamId ?? teamId, appId: from?.appId ?? appId, enterpriseId: from?.enterpriseId ?? enterpriseId };
   }
 
   private issueResponseUrl(target: ResponseTarget): string {
@@ -176,52 +153,22 @@ export class SlackInteractions {
 
   /** An answer as Slack applies it: delete or replace the clicked message, post in the channel, or show only to its user. */
   private applyReply(target: ResponseTarget, reply: AppReply): void {
-    if (target.ephemeral && this.applyToEphemeral(target, reply)) return;
-    const { posted } = this.store;
-    const index =
-      target.messageTs === undefined || target.ephemeral
-        ? -1
-        : posted.findIndex((m) => m.channel === target.channel && m.ts === target.messageTs);
-    const original = posted[index];
-    if (reply.deleteOriginal && original) {
-      posted.splice(index, 1);
-    } else if (reply.replaceOriginal && original) {
-      original.text = reply.text;
-      original.blocks = reply.blocks;
-      original.edited = true;
+    const ephemeral = target.ephemeral === true;
+    const clicked: { channel: string; ts: string }[] = ephemeral ? this.store.ephemeral : this.store.posted;
+    const index = clicked.findIndex((m) => m.channel === target.channel && m.ts === target.messageTs);
+    const original = clicked[index];
+    const { text, blocks } = reply;
+    const ts = this.store.nextTs();
+    if ((reply.deleteOriginal || reply.replaceOriginal) && original) {
+      if (reply.deleteOriginal) clicked.splice(index, 1);
+      else Object.assign(original, { text, blocks }, ephemeral ? {} : { edited: true });
+    } else if ((reply.deleteOriginal || reply.replaceOriginal) && ephemeral) {
+      return; // The ephemeral message is gone already: nothing to change, nothing to post.
     } else if (reply.responseType === 'in_channel') {
-      const message = {
-        channel: target.channel,
-        ts: this.store.nextTs(),
-        thread_ts: undefined,
-        text: reply.text,
-        blocks: reply.blocks,
-        metadata: undefined,
-        edited: false,
-      };
-      posted.push(message);
+      this.store.posted.push({ channel: target.channel, ts, thread_ts: undefined, text, blocks, metadata: undefined, edited: false });
     } else {
-      this.store.ephemeral.push({
-        channel: target.channel,
-        ts: this.store.nextTs(),
-        userId: target.userId,
-        text: reply.text,
-        blocks: reply.blocks,
-      });
+      this.store.ephemeral.push({ channel: target.channel, ts, userId: target.userId, text, blocks });
     }
     this.store.notify();
-  }
-
-  /** An answer to a click on an ephemeral message that deletes or replaces it; false when the answer does neither. */
-  private applyToEphemeral(target: ResponseTarget, reply: AppReply): boolean {
-    if (!reply.deleteOriginal && !reply.replaceOriginal) return false;
-    const { ephemeral } = this.store;
-    const index = ephemeral.findIndex((m) => m.channel === target.channel && m.ts === target.messageTs);
-    const original = ephemeral[index];
-    if (original === undefined) return true;
-    if (reply.deleteOriginal) ephemeral.splice(index, 1);
-    else Object.assign(original, { text: reply.text, blocks: reply.blocks });
-    this.store.notify();
-    return true;
   }
 }

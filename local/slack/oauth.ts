@@ -11,7 +11,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { escapeHtml } from '../preview/mrkdwn';
-import { fail, ok, type SlackAnswer } from './web-api';
+import { fail, ok, type SlackAnswer } from './protocol';
 
 export const AUTHORIZE_PATH = '/oauth/v2/authorize';
 const ALLOW_PATH = '/oauth/v2/authorize/allow';

@@ -1,5 +1,5 @@
 /** Slack messages as plain terminal text: `npm start`'s console, `bridge slack` and test transcripts. */
-import { isRecord } from '../../shared/util';
+import { asArray as listOf, isRecord } from '../../shared/util';
 import { normalizeChannel } from './store';
 
 export interface RenderableMessage {
@@ -58,34 +58,36 @@ function renderBlock(block: unknown): string[] {
       const lines: string[] = [];
       const text = textOf(block.text);
       if (text) lines.push(...text.split('\n'));
-      if (Array.isArray(block.fields)) {
-        for (const field of block.fields as unknown[]) {
-          const value = textOf(field)
-            .split('\n')
-            .map((s) => s.trim())
-            .filter((s) => s !== '')
-            .join(' ');
-          if (value) lines.push(`  • ${value}`);
-        }
+      for (const field of listOf(block.fields)) {
+        const value = textOf(field)
+          .split('\n')
+          .map((s) => s.trim())
+          .filter((s) => s !== '')
+          .join(' ');
+        if (value) lines.push(`  • ${value}`);
       }
       const accessory = renderElement(block.accessory);
       if (accessory) lines.push(`  ${accessory}`);
       return lines;
     }
     case 'context': {
-      const parts = (Array.isArray(block.elements) ? (block.elements as unknown[]) : []).map(renderElement).filter((s) => s !== '');
+      const parts = listOf(block.elements)
+        .map(renderElement)
+        .filter((s) => s !== '');
       return parts.length > 0 ? [`  ${parts.join(' · ')}`] : [];
     }
     case 'divider':
       return [DIVIDER];
     case 'rich_text':
-      return (Array.isArray(block.elements) ? (block.elements as unknown[]) : []).flatMap(renderRichTextElement);
+      return listOf(block.elements).flatMap(renderRichTextElement);
     case 'markdown':
       return typeof block.text === 'string' ? block.text.split('\n') : [];
     case 'image':
       return [renderElement(block)];
     case 'actions': {
-      const parts = (Array.isArray(block.elements) ? (block.elements as unknown[]) : []).map(renderElement).filter((s) => s !== '');
+      const parts = listOf(block.elements)
+        .map(renderElement)
+        .filter((s) => s !== '');
       return parts.length > 0 ? [parts.join(' ')] : [];
     }
     case 'data_visualization':
@@ -95,10 +97,6 @@ function renderBlock(block: unknown): string[] {
     default:
       return [`[${typeof block.type === 'string' ? block.type : 'unknown'} block]`];
   }
-}
-
-function listOf(value: unknown): unknown[] {
-  return Array.isArray(value) ? (value as unknown[]) : [];
 }
 
 /** A chart as its title and one line per series (pie: per segment), each value in category order. */
@@ -149,7 +147,7 @@ function renderElement(element: unknown): string {
 
 function renderRichTextElement(element: unknown): string[] {
   if (!isRecord(element)) return [];
-  const children = Array.isArray(element.elements) ? (element.elements as unknown[]) : [];
+  const children = listOf(element.elements);
   switch (element.type) {
     case 'rich_text_section':
       return renderInline(children).split('\n');
@@ -158,7 +156,7 @@ function renderRichTextElement(element: unknown): string[] {
       const ordered = element.style === 'ordered';
       const offset = typeof element.offset === 'number' ? element.offset : 0;
       return children.map((item, i) => {
-        const inline = isRecord(item) && Array.isArray(item.elements) ? renderInline(item.elements as unknown[]) : '';
+        const inline = isRecord(item) ? renderInline(listOf(item.elements)) : '';
         return `${indent}${ordered ? `${offset + i + 1}.` : '•'} ${inline.replace(/\n/g, ' ')}`;
       });
     }

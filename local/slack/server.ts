@@ -19,7 +19,7 @@ import { appendFileSync } from 'node:fs';
 import http from 'node:http';
 import { sleep } from '../../shared/util';
 import { closeServer, listen, readBody, send, sendJson, urlHost } from '../http';
-import { LOCAL_SLACK_APP_ID, LOCAL_SLACK_TEAM_ID, type AppAnswer, type SlackAppTarget } from '../slack-app-delivery';
+import { LOCAL_SLACK_APP_ID, LOCAL_SLACK_TEAM_ID, LOCAL_SLACK_USER, type AppAnswer, type SlackAppTarget } from '../slack-app-delivery';
 import { FAULTS_PATH, faultAnswer, SlackFaults, type FaultSpec } from './faults';
 import { LocalSlackOAuth, type LocalSlackOAuthOptions } from './oauth';
 import { RESPONSE_URL_PATH, SlackInteractions, type ClickInput, type CommandInput } from './interactions';
@@ -27,17 +27,9 @@ import { renderConversation, renderMessageAsText } from './render-text';
 import { SlackEvents, type EventDelivery, type HomeClickInput, type OpenHomeInput } from './events';
 import type { PublishedHome } from './views';
 import { SlackStore, type EphemeralMessage, type PostedMessage, type WorkspaceChannels } from './store';
-import {
-  bearer,
-  blocksOfCall,
-  decodeArgs,
-  MAX_BODY_BYTES,
-  optBool,
-  optString,
-  SlackWebApi,
-  type SlackAnswer,
-  type WebApiOptions,
-} from './web-api';
+import { blocksOfCall } from './block-checks';
+import { bearer, decodeArgs, MAX_BODY_BYTES, optBool, optString, type SlackAnswer } from './protocol';
+import { SlackWebApi, type WebApiOptions } from './web-api';
 
 export type { FaultKind, FaultSpec } from './faults';
 export { RESPONSE_URL_PATH } from './interactions';
@@ -158,13 +150,13 @@ export class LocalSlackServer {
     this.store = new SlackStore(options);
     this.faults = new SlackFaults((channel) => this.store.channelId(channel), options.refuseNativeBlocks === true);
     this.webApi = new SlackWebApi(this.store, { origin, team, teamId, appId, enterpriseId, botUserId, botId, botName }, options);
-    const responseUrlOrigin = options.responseUrlOrigin ?? origin;
-    this.interactions = new SlackInteractions(this.store, { teamId, appId, enterpriseId, responseUrlOrigin });
-    this.responses = this.interactions.responses;
     const connected = (): SlackAppTarget => {
       if (this.app === undefined) throw new Error('no Slack app is connected to the local Slack server (connectApp)');
       return this.app;
     };
+    const responseUrlOrigin = options.responseUrlOrigin ?? origin;
+    this.interactions = new SlackInteractions(this.store, { teamId, appId, enterpriseId, responseUrlOrigin }, connected);
+    this.responses = this.interactions.responses;
     this.events = new SlackEvents(connected, { teamId, appId, enterpriseId }, this.webApi.homeTabs);
     this.oauth = new LocalSlackOAuth({ teamId, team, appId, botUserId }, options.oauth, (token, tokenTeam) =>
       this.webApi.acceptToken(token, tokenTeam),
@@ -239,7 +231,7 @@ export class LocalSlackServer {
 
   /** An upload's bytes (undefined until sent), and whether they came with an Authorization header (they need none). */
   fileUpload(fileId: string): { bytes: Buffer | undefined; withToken: boolean } | undefined {
-    return this.webApi.fileUpload(fileId);
+    return this.webApi.files.upload(fileId);
   }
 
   // -- the Slack app: deliveries to the bridge, as Slack makes them ---------------------------------
@@ -247,12 +239,6 @@ export class LocalSlackServer {
   /** Where slash commands and button clicks go, and the signing secret (the app's settings in Slack). */
   connectApp(target: SlackAppTarget): void {
     this.app = target;
-    this.interactions.connectApp(target);
-  }
-
-  /** Slack's check of the app's events request URL (`url_verification`): the app must echo the challenge. */
-  async verifyEventsUrl(challenge?: string): Promise<AppAnswer & { challenge: string }> {
-    return this.events.verifyUrl(challenge);
   }
 
   /** A user opens the app's Home tab: a signed `app_home_opened` to the events URL (`retryOf`: Slack's retry of that event). */
@@ -266,7 +252,7 @@ export class LocalSlackServer {
   }
 
   /** The Home tab the app last published for `userId` (`views.publish`); undefined before one. */
-  homeView(userId = 'U0LOCAL'): PublishedHome | undefined {
+  homeView(userId = LOCAL_SLACK_USER.id): PublishedHome | undefined {
     return this.webApi.homeTabs.of(userId);
   }
 
@@ -324,7 +310,7 @@ export class LocalSlackServer {
 
   private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://localhost');
-    if (await this.webApi.serveFiles(req, res, url)) return;
+    if (await this.webApi.files.serve(req, res, url)) return;
     const raw = (await readBody(req, MAX_BODY_BYTES)).toString('utf8');
     if (url.pathname === FAULTS_PATH) {
       respond(res, this.faults.control(req.method ?? 'GET', raw));
@@ -424,19 +410,9 @@ export class LocalSlackServer {
     respond(res, answer);
   }
 
-  private writeLog(call: RecordedCall): void {
+  private writeLog({ at, method, channel, text, blocks, thread_ts, ok, error, ts }: RecordedCall): void {
     if (!this.options.logFile) return;
-    const line = {
-      at: new Date(call.at).toISOString(),
-      method: call.method,
-      channel: call.channel,
-      text: call.text,
-      blocks: call.blocks,
-      thread_ts: call.thread_ts,
-      ok: call.ok,
-      error: call.error,
-      ts: call.ts,
-    };
+    const line = { at: new Date(at).toISOString(), method, channel, text, blocks, thread_ts, ok, error, ts };
     try {
       appendFileSync(this.options.logFile, `${JSON.stringify(line)}\n`);
     } catch {

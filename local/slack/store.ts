@@ -118,6 +118,12 @@ export class SlackStore {
     return this.members === 'all' || this.members.has(channel);
   }
 
+  /** Why the bot can't read or write `channel`: it doesn't exist, or the bot isn't in it; undefined when it can. */
+  accessError(channel: string): 'channel_not_found' | 'not_in_channel' | undefined {
+    if (!this.channelExists(channel)) return 'channel_not_found';
+    return this.isMember(channel) ? undefined : 'not_in_channel';
+  }
+
   /** `/invite @bot` in `channel`: the bot becomes a member (it already is of every channel when `memberChannels` is `'all'`). */
   inviteBot(channel: string): void {
     if (this.members !== 'all') this.members.add(this.channelId(channel));

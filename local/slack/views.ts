@@ -5,15 +5,8 @@
  * with Slack's pointer messages). The preview shows the published view (local/preview/home.ts).
  */
 import { isRecord, parseJsonOrUndefined } from '../../shared/util';
-
-/** A Web API answer (the shape of web-api.ts's SlackAnswer, which dispatches here). */
-interface SlackAnswer {
-  status: number;
-  body: Record<string, unknown>;
-}
-
-/** Slack's limits of a Home view. */
-export const HOME_VIEW_LIMITS = { blocks: 100, privateMetadata: 3000 } as const;
+import { viewProblems } from './block-checks';
+import { fail, ok, type SlackAnswer } from './protocol';
 
 export interface PublishedHome {
   userId: string;
@@ -42,7 +35,7 @@ export class HomeTabs {
     };
     this.views.set(userId, published);
     this.changed();
-    return { status: 200, body: { ok: true, view: { id: `V${userId}`, team_id: 'T', type: 'home', blocks } } };
+    return ok({ view: { id: `V${userId}`, team_id: 'T', type: 'home', blocks } });
   }
 
   /** The user's published Home tab (a copy); undefined before the app published one. */
@@ -56,27 +49,6 @@ export class HomeTabs {
   }
 }
 
-/** What Slack would refuse in a Home view, as its `response_metadata.messages`. */
-export function viewProblems(view: unknown): string[] {
-  if (!isRecord(view)) return ['[ERROR] failed to match all allowed schemas [json-pointer:/view]'];
-  const problems: string[] = [];
-  if (view['type'] !== 'home') problems.push('[ERROR] must be "home" for views.publish [json-pointer:/view/type]');
-  const blocks = view['blocks'];
-  if (!Array.isArray(blocks)) problems.push('[ERROR] missing required field: blocks [json-pointer:/view]');
-  else {
-    if (blocks.length > HOME_VIEW_LIMITS.blocks)
-      problems.push(`[ERROR] no more than ${HOME_VIEW_LIMITS.blocks} items allowed [json-pointer:/view/blocks]`);
-    blocks.forEach((block, i) => {
-      if (!isRecord(block) || typeof block['type'] !== 'string')
-        problems.push(`[ERROR] missing required field: type [json-pointer:/view/blocks/${i}]`);
-    });
-  }
-  const metadata = view['private_metadata'];
-  if (typeof metadata === 'string' && metadata.length > HOME_VIEW_LIMITS.privateMetadata)
-    problems.push(`[ERROR] must be less than ${HOME_VIEW_LIMITS.privateMetadata} characters [json-pointer:/view/private_metadata]`);
-  return problems;
-}
-
 function invalid(...messages: string[]): SlackAnswer {
-  return { status: 200, body: { ok: false, error: 'invalid_arguments', response_metadata: { messages } } };
+  return fail('invalid_arguments', { response_metadata: { messages } });
 }

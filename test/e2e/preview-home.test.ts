@@ -2,7 +2,8 @@
  * The preview's Home tab in a real headless Chromium, on the local stack: opening /slack/home sends the
  * bridge a signed `app_home_opened` through the local Slack server; the bridge's Slack function queues
  * the publish, the digest function builds the portfolio and calls `views.publish`, and the page shows
- * the published view without a reload. A Next button re-publishes the next page.
+ * the published view without a reload. A Next button re-publishes the next page. Its dates read as Slack
+ * writes them, and its channel select lists the workspace's channels: picking one subscribes it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
@@ -45,5 +46,21 @@ describe.skipIf(skipBrowserTests())("the preview's Home tab", () => {
       /^https:\/\/slack\.com\/(archives|app_redirect)/,
     );
     await expect(page.locator('.topbar-tab.selected').textContent()).resolves.toBe('Home');
+  });
+
+  it("writes the tab's dates as Slack does, in words of the reader's time, never as ISO text", async () => {
+    const summary = page.locator('#home .home-view .block.context').first();
+    await expect(summary.locator('time.slack-date').first().textContent()).resolves.toMatch(/^(today|yesterday) \d{1,2}:\d{2}\s?[AP]M$/);
+    await expect(page.locator('#home').textContent()).resolves.not.toMatch(/\d{4}-\d{2}-\d{2}T\d{2}:/);
+  });
+
+  it("lists the workspace's channels in a project's select, and picking one subscribes that channel", async () => {
+    const select = page.locator('#home select[data-action-id]').first();
+    await expect(select.locator('option:not([disabled])').allTextContents()).resolves.toEqual([
+      '# visibility-demo',
+      '# visibility-digests',
+    ]);
+    await select.selectOption('C0LOCALDEMO');
+    await page.locator('#home .block.context', { hasText: 'C0LOCALDEMO' }).first().waitFor({ timeout: 60_000 });
   });
 });
