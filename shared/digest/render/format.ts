@@ -24,21 +24,58 @@ export const LEN = {
   status: 40,
 } as const;
 
-// Created on first use: ICU start-up costs ~20 ms, which would otherwise land in every cold start.
-let numberFormats: { usual: Intl.NumberFormat; small: Intl.NumberFormat } | undefined;
-
 /** Service text for one mrkdwn line (see `serviceText`). */
 export function inline(text: string, max: number): string {
   return serviceText(text, max);
 }
 
+/**
+ * `n` as `Intl.NumberFormat('en-US', { maximumFractionDigits: 2 })` writes it ("1,234.57", "-0"), and a
+ * positive value that would show as "0" to 2 significant digits (`maximumSignificantDigits: 2`:
+ * "0.0012"). Written out because creating the first Intl formatter starts ICU (tens of ms of CPU),
+ * which would land in the digest's cold start. Like ICU, it rounds the shortest decimal that reads
+ * back as `n` (so 1.005 → "1.01"), half away from zero, and never uses an exponent.
+ */
 export function formatNumber(n: number): string {
-  numberFormats ??= {
-    usual: new Intl.NumberFormat('en-US', { maximumFractionDigits: 2 }),
-    small: new Intl.NumberFormat('en-US', { maximumSignificantDigits: 2 }),
-  };
-  const shown = numberFormats.usual.format(n);
-  return shown === '0' && n !== 0 ? numberFormats.small.format(n) : shown;
+  if (!Number.isFinite(n)) return Number.isNaN(n) ? 'NaN' : n > 0 ? '∞' : '-∞';
+  const sign = n < 0 || Object.is(n, -0) ? '-' : '';
+  const exact = shortestDecimal(Math.abs(n));
+  const shown = roundDecimal(exact, exact.point + 2);
+  if (shown.digits === '' && sign === '' && n !== 0) return decimalText(roundDecimal(exact, 2));
+  return sign + decimalText(shown);
+}
+
+/** A decimal magnitude: `0.<digits> × 10^point` (no leading zero in `digits`; '' for zero). */
+interface Decimal {
+  digits: string;
+  point: number;
+}
+
+/** The shortest decimal that reads back as `magnitude` (what `toExponential()` writes). */
+function shortestDecimal(magnitude: number): Decimal {
+  if (magnitude === 0) return { digits: '', point: 1 };
+  const [mantissa = '', exponent = '0'] = magnitude.toExponential().split('e');
+  return { digits: mantissa.replace('.', ''), point: Number(exponent) + 1 };
+}
+
+/** Rounded to its first `keep` digits, half away from zero. */
+function roundDecimal({ digits, point }: Decimal, keep: number): Decimal {
+  if (keep >= digits.length) return { digits, point };
+  if (keep < 0) return { digits: '', point: 1 };
+  const kept = digits.slice(0, keep);
+  if (digits.charCodeAt(keep) < 53 /* '5' */) return { digits: kept.replace(/0+$/, ''), point: kept === '' ? 1 : point };
+  const last = kept.search(/9*$/);
+  // Every kept digit a 9 (or none kept): the carry adds a digit in front.
+  if (last === 0) return { digits: '1', point: point + 1 };
+  return { digits: kept.slice(0, last - 1) + String(Number(kept[last - 1]) + 1), point };
+}
+
+/** "1,234.5": the integer part grouped by thousands, the fraction without trailing zeros. */
+function decimalText({ digits, point }: Decimal): string {
+  const whole = point <= 0 ? '0' : digits.slice(0, point).padEnd(point, '0');
+  const fraction = point >= digits.length ? '' : point < 0 ? '0'.repeat(-point) + digits : digits.slice(point);
+  const grouped = whole.replace(/\B(?=(\d{3})+$)/g, ',');
+  return fraction === '' ? grouped : `${grouped}.${fraction}`;
 }
 
 /** A scalar of any type for display: numbers en-US formatted, booleans yes/no, null or blank → "—". */
