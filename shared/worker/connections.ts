@@ -14,7 +14,7 @@ import type { DigestDeps } from '../digest/deps';
 import { NeedsOperatorFix } from '../errors';
 import type { WebhookEvent } from '../events';
 import { freshBotToken, type TokenLeaseDeps } from '../installations/token-lease';
-import type { DigestStore, QuietHoursStore, ReadApi, SlackPoster, SubscriptionStore } from '../ports';
+import type { DigestStore, Log, Metrics, QuietHoursStore, ReadApi, SlackPoster, SubscriptionStore } from '../ports';
 import { tenantOf, type Tenant } from '../tenancy';
 import type { WeeklyStore } from '../weekly/ports';
 import { watchConnections, type WatchdogDeps } from '../connections/watchdog';
@@ -126,6 +126,45 @@ export function connectionDigests(
     slackOf,
     noteRun: (id, atMs) => store.noteRun(id, atMs),
   };
+}
+
+/** An active connection as its per-channel sweeps post for it: its Slack clients, none = the stack's. */
+export interface PostingTenant {
+  own: ConnectionTenant;
+  clients: SlackClients | undefined;
+}
+
+/**
+ * The active connections a sweep (weekly reports, quiet-hours catch-ups) posts for, each with its Slack
+ * clients. One whose installation is gone is left out, logged and counted: nothing of it is posted with
+ * another workspace's token. One whose clients cannot be had now (a refresh failed) is left out until the
+ * next sweep; the others go on.
+ */
+export async function postingTenants(connections: ConnectionDigests, deps: { log: Log; metrics: Metrics }): Promise<PostingTenant[]> {
+  const posting: PostingTenant[] = [];
+  for (const own of await connections.activeTenants()) {
+    const connectionId = own.connection.id;
+    let slack: ConnectionSlack;
+    try {
+      slack = await connections.slackOf(own.connection);
+    } catch (error) {
+      deps.log.error("a connection's Slack clients could not be had: its sweep waits for the next", {
+        connectionId,
+        ...describeError(error),
+      });
+      continue;
+    }
+    if (slack.kind === 'not_installed') {
+      deps.metrics.count(DIGEST_METRICS.connectionNotInstalled);
+      deps.log.warn("sweep of a connection whose Slack installation is gone skipped: nothing posted with another workspace's token", {
+        connectionId,
+        teamId: slack.teamId,
+      });
+      continue;
+    }
+    posting.push({ own, clients: slack.kind === 'stack' ? undefined : slack.clients });
+  }
+  return posting;
 }
 
 /** A connection's digest deps: the stack's clients, with its read API, routes and stores. */

@@ -26,7 +26,7 @@ import { weeklyCharts } from '../weekly/sweep-kind';
 import type { BatchDeps } from './batch';
 import type { CommandQueueDeps, DigestQueueDeps } from './queues';
 import type { QueueDeps } from './sqs';
-import { connectionsWatch, type ConnectionDigests, type ConnectionTenant } from './connections';
+import { connectionsWatch, postingTenants, type ConnectionDigests, type ConnectionTenant } from './connections';
 
 /** The clients and settings of one invocation. */
 export interface WorkerWiring {
@@ -115,15 +115,23 @@ export function digestQueueDeps(w: WorkerWiring): QueueDeps<DigestQueueDeps> {
           reports &&
           connections &&
           (async () =>
-            (await connections.activeTenants()).map((own) =>
-              tenantReports(own, reports, w.weekly?.chart ?? weeklyCharts(w.charts, { ...paced, digests: own.stores.store })),
-            )),
+            (await postingTenants(connections, observe)).map(({ own, clients }) => {
+              const slack = clients?.slack ?? w.slack;
+              const chart =
+                w.weekly?.chart ?? weeklyCharts(clients ? clients.charts : w.charts, { ...paced, slack, digests: own.stores.store });
+              return tenantReports(own, { ...reports, slack }, chart);
+            })),
       },
       catchUp: {
         ...catchUp,
         tenants:
           connections &&
-          (async () => (await connections.activeTenants()).map((own) => ({ ...catchUp, quietHours: own.stores.quietHours }))),
+          (async () =>
+            (await postingTenants(connections, observe)).map(({ own, clients }) => ({
+              ...catchUp,
+              slack: clients?.slack ?? w.slack,
+              quietHours: own.stores.quietHours,
+            }))),
       },
       connections: w.connections,
       watchConnections:
@@ -135,7 +143,7 @@ export function digestQueueDeps(w: WorkerWiring): QueueDeps<DigestQueueDeps> {
   };
 }
 
-/** A connection's weekly reports: the stack's sweep with its stores, read API and routes (its home channels). */
+/** A connection's weekly reports: the stack's sweep with its stores, read API, routes (its home channels) and Slack clients. */
 function tenantReports(own: ConnectionTenant, stack: WeeklyDeps, chart: WeeklyChartHook | undefined): WeeklyDeps {
   const { store, subscriptions, weekly } = own.stores;
   return {
