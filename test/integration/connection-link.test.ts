@@ -10,6 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { WebClient } from '@slack/web-api';
+import { ScanCommand } from '@aws-sdk/client-dynamodb';
 import { createDigestRuntime, readDigestConfig } from '../../functions/digest/runtime';
 import { createSlackHandler, type SlackHandler } from '../../functions/slack/create-handler';
 import { DynamoConnectionStore } from '../../shared/adapters/dynamo-connection-store';
@@ -173,6 +174,12 @@ describe("a connection's digest posts with its linked installation's bot token",
     expect(result.batchItemFailures).toEqual([]);
   }
 
+  /** The partition keys stored for a post (`<channel>#<event id>`), whatever their tenant. */
+  const keysOf = async (post: string) =>
+    ((await peers.dynamo.client.send(new ScanCommand({ TableName: TABLE }))).Items ?? [])
+      .map((item) => item['pk']?.S ?? '')
+      .filter((pk) => pk.includes('posted#') && pk.endsWith(post));
+
   const tokensIn = (channel: string) => [
     ...new Set(peers.slack.calls('chat.postMessage').flatMap((c) => (c.channel === channel ? [c.token] : []))),
   ];
@@ -213,6 +220,20 @@ describe("a connection's digest posts with its linked installation's bot token",
     await digest('plain');
     expect(peers.slack.messages('C0PLAIN').filter((m) => !m.thread_ts)).toHaveLength(1);
     expect(tokensIn('C0PLAIN')).toEqual([STACK_TOKEN]);
+  });
+
+  it("records each connection's posts in its own ledger (`slackPostRecovery: ledger`), its id in their metadata", async () => {
+    for (const [id, channel] of [
+      ['linked', 'C0LINKED'],
+      ['plain', 'C0PLAIN'],
+    ] as const) {
+      await digest(id, { [ENV.slackPostRecovery]: 'ledger' });
+      const [posted] = peers.slack.messages(channel).filter((m) => !m.thread_ts);
+      expect(posted?.metadata).toMatchObject({ event_payload: { connection: id } });
+      const eventId = (posted?.metadata as { event_payload: { event_id: string } }).event_payload.event_id;
+      const pks = await keysOf(`${channel}#${eventId}`);
+      expect(pks).toEqual([`t#${id}#posted#${channel}#${eventId}`]);
+    }
   });
 
   it('posts nothing, with no token, when the linked installation is gone: settled, logged and counted', async () => {
