@@ -308,7 +308,6 @@ function installationSlack(
   deadline: () => number,
   clock: Clock,
   log: Log,
-  wrap: (poster: SlackPoster) => SlackPoster,
 ): InstallationSlack {
   const slackClients = slackClientsOf(config, deadline, clock);
   const clients = new Map<string, { token: string; clients: SlackClients }>();
@@ -324,8 +323,7 @@ function installationSlack(
     clientsFor(installationId, token) {
       let held = clients.get(installationId);
       if (held?.token !== token) {
-        const made = slackClients(token);
-        held = { token, clients: { ...made, slack: wrap(made.slack) } };
+        held = { token, clients: slackClients(token) };
         clients.set(installationId, held);
       }
       return held.clients;
@@ -420,15 +418,14 @@ export function createDigestRuntime(
   const queue = queueOf(sqs, config);
   const deadLetters = new SqsDeadLetters(sqs, config.dlqUrl);
   const clients = clientsForSecrets(config, () => deadlineMs, clock);
-  const postedLedger =
-    config.postRecovery === 'ledger'
-      ? new DynamoPostedLedger(dynamo, {
-          tableName: config.tableName,
-          retentionSeconds: DIGEST_RETENTION_SECONDS,
-          deadline: () => deadlineMs,
-          now: () => clock.now(),
-        })
-      : undefined;
+  const ledgerOf = (tenant: Tenant) =>
+    new DynamoPostedLedger(dynamo, {
+      tableName: config.tableName,
+      retentionSeconds: DIGEST_RETENTION_SECONDS,
+      deadline: () => deadlineMs,
+      now: () => clock.now(),
+      tenant,
+    });
   // Subscriptions and channel paces live in the same table as the claims.
   const subscriptions = new DynamoSubscriptionStore(dynamo, config.tableName, config.subscriptionDefaultMode);
   const pacer = new DynamoChannelPacer(dynamo, {
@@ -443,8 +440,11 @@ export function createDigestRuntime(
   const actionValues = actionValuesFor(config, observe, clock);
   // Held digests and their catch-ups live in the same table.
   const quietHours = new DynamoQuietHoursStore(dynamo, config.tableName);
-  const withLedger = (poster: SlackPoster): SlackPoster =>
-    postedLedger ? withPostedLedger(poster, { ledger: postedLedger, clock, sleep, log: observe.log }) : poster;
+  // Each tenant's posts are recorded in, and recovered from, its own ledger.
+  const posting = (tenant: Tenant, clients: SlackClients): SlackClients =>
+    config.postRecovery === 'ledger'
+      ? { ...clients, slack: withPostedLedger(clients.slack, { ledger: ledgerOf(tenant), tenant, clock, sleep, log: observe.log }) }
+      : clients;
   const weeklyStore = (tenant: Tenant) =>
     new DynamoWeeklyStore(dynamo, {
       tableName: config.tableName,
@@ -463,7 +463,7 @@ export function createDigestRuntime(
       quietHours: new DynamoQuietHoursStore(dynamo, config.tableName, tenant),
       weekly: weeklyStore(tenant),
     }),
-    installationSlack(config, dynamo, () => deadlineMs, clock, observe.log, withLedger),
+    installationSlack(config, dynamo, () => deadlineMs, clock, observe.log),
   );
   const weekly = {
     store: weeklyStore(STACK_TENANT),
@@ -482,7 +482,7 @@ export function createDigestRuntime(
     const made = clients(apiKey, token);
     return {
       ...made,
-      slack: withLedger(made.slack),
+      posting,
       store,
       deadLetters,
       subscriptions,

@@ -188,11 +188,13 @@ export function createSlackDeps(
     // Kept as long as the digest function's records of the same posts (a retry of the event reads them).
     postedLedger:
       config.postRecovery === 'ledger'
-        ? new DynamoPostedLedger(dynamo, {
-            tableName: config.tableName,
-            retentionSeconds: DIGEST_RETENTION_SECONDS,
-            now: () => clock.now(),
-          })
+        ? (tenant: Tenant) =>
+            new DynamoPostedLedger(dynamo, {
+              tableName: config.tableName,
+              retentionSeconds: DIGEST_RETENTION_SECONDS,
+              now: () => clock.now(),
+              tenant,
+            })
         : undefined,
     teams,
     installations: teams && installations && { store: installations, teamData: teams },

@@ -2,7 +2,8 @@
  * Exactly-once posting without reading channel history. Slack limits conversations.history / replies to
  * 1 request a minute for apps distributed outside the Marketplace, and the history scopes are more than
  * a digest bridge should ask a client's workspace for. So what the bridge posted is kept in a ledger
- * (PostedLedger), keyed by the event id its messages carry in their metadata:
+ * (PostedLedger), keyed by the event id its messages carry in their metadata, under the tenant whose post it
+ * is (a connection's posts also carry its id, `connection`, in their metadata: see `withPostedLedger`):
  * - every post whose answer came back records its ts (the known outcomes);
  * - a post whose outcome is unknown (a timeout, a 5xx) records that it is; if it did go through, Slack's
  *   `message_metadata_posted` event for it (the bot's own messages carry metadata) records its ts
@@ -16,7 +17,8 @@ import { ConfigError, optionalString, type Env } from '../config-env';
 import { ENV, POST_RECOVERY_MODES, type PostRecovery } from '../contracts';
 import { Unavailable } from '../errors';
 import { describeError } from '../observability';
-import type { Clock, Log, PostedLedger, PostedRecord, SlackPoster } from '../ports';
+import type { Clock, Log, PostedLedger, PostedRecord, SlackMessageMetadata, SlackPoster } from '../ports';
+import { STACK_TENANT, tenantLabel, tenantOf, type Tenant } from '../tenancy';
 import { isRecord } from '../util';
 
 export interface PostedLedgerOptions {
@@ -29,7 +31,10 @@ export interface PostedLedgerOptions {
 export const DEFAULT_POSTED_LEDGER_OPTIONS: PostedLedgerOptions = { settleMs: 10_000, pollMs: 250 };
 
 export interface PostedLedgerDeps {
+  /** The ledger of `tenant`'s posts (keyed under its prefix). */
   ledger: PostedLedger;
+  /** Whose posts these are; none = the stack's own. */
+  tenant?: Tenant | undefined;
   clock: Clock;
   sleep: (ms: number) => Promise<void>;
   log: Log;
@@ -45,10 +50,11 @@ export function readPostRecovery(env: Env): PostRecovery {
   return known;
 }
 
-/** The event and reply a message's metadata names (`reply` absent for the top-level message). */
+/** The event and reply a message's metadata names (`reply` absent for the top-level message), and whose post it is. */
 export interface PostedKey {
   eventId: string;
   reply: string | undefined;
+  tenant: Tenant;
 }
 
 /** The key a message's metadata names, or undefined. */
@@ -58,7 +64,22 @@ export function postedKeyOf(metadata: unknown): PostedKey | undefined {
   const eventId = payload['event_id'];
   if (typeof eventId !== 'string' || eventId === '') return undefined;
   const reply = payload['reply'];
-  return { eventId, reply: typeof reply === 'string' || typeof reply === 'number' ? String(reply) : undefined };
+  const connection = payload['connection'];
+  return {
+    eventId,
+    reply: typeof reply === 'string' || typeof reply === 'number' ? String(reply) : undefined,
+    tenant: tenantOf(typeof connection === 'string' && connection !== '' ? connection : undefined),
+  };
+}
+
+/**
+ * The metadata of a tenant's post: a connection's names it (`connection`), so the Slack function's
+ * `message_metadata_posted` records the post under that connection's key. Metadata is readable by anyone
+ * in the channel; a connection id is not a secret.
+ */
+function stamped(metadata: SlackMessageMetadata | undefined, tenant: Tenant): SlackMessageMetadata | undefined {
+  if (metadata === undefined || tenant.kind === 'stack') return metadata;
+  return { ...metadata, event_payload: { ...metadata.event_payload, connection: tenant.connectionId } };
 }
 
 /** The poster with its look-ups answered from the ledger, and every post's outcome recorded in it. */
@@ -66,9 +87,10 @@ export function withPostedLedger(poster: Pick<SlackPoster, 'post'>, deps: Posted
   const options = deps.options ?? DEFAULT_POSTED_LEDGER_OPTIONS;
   return {
     async post(channel, message, postOptions) {
-      const key = postedKeyOf(postOptions?.metadata);
+      const metadata = stamped(postOptions?.metadata, deps.tenant ?? STACK_TENANT);
+      const key = postedKeyOf(metadata);
       try {
-        const posted = await poster.post(channel, message, postOptions);
+        const posted = await poster.post(channel, message, postOptions && { ...postOptions, metadata });
         if (key)
           await noted(deps, 'posted', channel, key.eventId, () => deps.ledger.recordPosted(channel, key.eventId, posted.ts, key.reply));
         return posted;
@@ -129,15 +151,20 @@ export interface MessageMetadataPosted {
 
 /**
  * Records a message the bridge's own app posted (another app could post metadata naming a bridge event:
- * it is ignored, or it would stop a digest being posted). Idempotent: Slack may deliver an event twice.
+ * it is ignored, or it would stop a digest being posted) in the ledger of the tenant its metadata names.
+ * Idempotent: Slack may deliver an event twice.
  */
 export async function onMessageMetadataPosted(
   event: MessageMetadataPosted,
-  deps: { ledger: PostedLedger; appId: string | undefined; log: Log },
+  deps: { ledgerOf: (tenant: Tenant) => PostedLedger; appId: string | undefined; log: Log },
 ): Promise<'recorded' | 'ignored'> {
   const key = event.posted;
   if (deps.appId === undefined || event.appId !== deps.appId || key === undefined) return 'ignored';
-  await deps.ledger.recordPosted(event.channelId, key.eventId, event.messageTs, key.reply);
-  deps.log.debug('posted message learned from message_metadata_posted', { channel: event.channelId, eventId: key.eventId });
+  await deps.ledgerOf(key.tenant).recordPosted(event.channelId, key.eventId, event.messageTs, key.reply);
+  deps.log.debug('posted message learned from message_metadata_posted', {
+    channel: event.channelId,
+    eventId: key.eventId,
+    tenant: tenantLabel(key.tenant),
+  });
   return 'recorded';
 }

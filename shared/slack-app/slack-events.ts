@@ -13,6 +13,7 @@ import { onMessageMetadataPosted } from '../digest/posted-ledger';
 import type { InstallationStore, TeamData } from '../installations/ports';
 import { onAppUninstalled, onTokensRevoked } from '../installations/uninstall';
 import type { Clock, Log, PostedLedger } from '../ports';
+import type { Tenant } from '../tenancy';
 import type { SlackEvent, SlackEventEnvelope } from './events';
 import type { HomeAction } from './home/actions';
 import type { HomeRequest } from './home/ports';
@@ -20,8 +21,8 @@ import type { DeferredCommandQueue, ReplayGuard, SignedRequestId, SlackTeam, Tea
 import type { RequestOrigin } from './workspace-gate';
 
 export interface EventDeps {
-  /** The posted ledger, on a stage whose `slackPostRecovery` is `ledger`. */
-  postedLedger: PostedLedger | undefined;
+  /** Each tenant's posted ledger, on a stage whose `slackPostRecovery` is `ledger`. */
+  postedLedger: ((tenant: Tenant) => PostedLedger) | undefined;
   /** Installations and what teams keep, on a stage installed through "Add to Slack". */
   installations: { store: InstallationStore; teamData: TeamData } | undefined;
   replays: ReplayGuard;
@@ -78,7 +79,7 @@ async function act(event: SlackEvent, origin: RequestOrigin, deps: EventDeps): P
     }
     case 'message_metadata_posted':
       if (deps.postedLedger === undefined) return unkept(event.type, deps.log);
-      return (await onMessageMetadataPosted(event, { ledger: deps.postedLedger, appId, log: deps.log })) === 'recorded'
+      return (await onMessageMetadataPosted(event, { ledgerOf: deps.postedLedger, appId, log: deps.log })) === 'recorded'
         ? 'acted'
         : 'ignored';
     case 'app_uninstalled':

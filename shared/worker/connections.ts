@@ -14,7 +14,7 @@ import type { DigestDeps } from '../digest/deps';
 import { NeedsOperatorFix } from '../errors';
 import type { WebhookEvent } from '../events';
 import { freshBotToken, type TokenLeaseDeps } from '../installations/token-lease';
-import type { DigestStore, QuietHoursStore, ReadApi, SlackPoster, SubscriptionStore } from '../ports';
+import type { DigestStore, Log, Metrics, QuietHoursStore, ReadApi, SlackPoster, SubscriptionStore } from '../ports';
 import { tenantOf, type Tenant } from '../tenancy';
 import type { WeeklyStore } from '../weekly/ports';
 import { watchConnections, type WatchdogDeps } from '../connections/watchdog';
@@ -58,6 +58,21 @@ export async function connectionSlack(connection: Connection, installations: Ins
   return { kind: 'installation', clients: installations.clientsFor(teamId, token) };
 }
 
+/**
+ * What a tenant's posts go out with: the clients chosen for it (the stack's own when it is not linked),
+ * through that tenant's posted ledger (`slackPostRecovery: ledger`), so its posts are recorded, and
+ * recovered, under its own key only.
+ */
+export interface TenantPosting {
+  /** The stack's clients as they are, before any tenant's ledger. */
+  stack: SlackClients;
+  /** `clients` as `tenant` posts with them. */
+  of(tenant: Tenant, clients: SlackClients): SlackClients;
+}
+
+/** The clients a connection posts with, through its own ledger; or none, its installation being gone. */
+export type ConnectionPosting = { kind: 'posting'; clients: SlackClients } | { kind: 'not_installed'; teamId: string };
+
 /** What a connection's events are digested with, or why they are dropped. */
 export type ConnectionDeps = { kind: 'active'; deps: DigestDeps } | { kind: 'removed' } | { kind: 'not_installed'; teamId: string };
 
@@ -85,9 +100,11 @@ export interface ConnectionDigests {
   /** Every active connection's (the sweeps run once per tenant). */
   activeTenants(): Promise<ConnectionTenant[]>;
   /** The digest deps of a connection's events (its read API, routes, stores and Slack clients), or why there are none. */
-  depsFor(id: string, base: DigestDeps): Promise<ConnectionDeps>;
+  depsFor(id: string, base: DigestDeps, posting: TenantPosting): Promise<ConnectionDeps>;
   /** The Slack clients a connection posts with (its watchdog notice in its own channel). */
   slackOf(connection: Connection): Promise<ConnectionSlack>;
+  /** The clients a connection's digests, reports and catch-ups post with, through its own ledger. */
+  postingOf(connection: Connection, posting: TenantPosting): Promise<ConnectionPosting>;
   /** Records a run's time for the connection's silence watchdog. */
   noteRun(id: string, atMs: number): Promise<void>;
 }
@@ -99,6 +116,12 @@ export function connectionDigests(
   installations?: InstallationSlack,
 ): ConnectionDigests {
   const slackOf = (connection: Connection) => connectionSlack(connection, installations);
+  const postingOf = async (connection: Connection, posting: TenantPosting): Promise<ConnectionPosting> => {
+    const slack = await slackOf(connection);
+    if (slack.kind === 'not_installed') return slack;
+    const clients = slack.kind === 'stack' ? posting.stack : slack.clients;
+    return { kind: 'posting', clients: posting.of(tenantOf(connection.id), clients) };
+  };
   const tenantOfRecord = async (connection: Connection): Promise<ConnectionTenant> => {
     const tenant = tenantOf(connection.id);
     return { tenant, connection, readApi: await readApiOf(connection), stores: storesFor(tenant) };
@@ -114,18 +137,62 @@ export function connectionDigests(
       const active = (await store.list()).filter((record) => record.connection.status === 'active');
       return Promise.all(active.map((record) => tenantOfRecord(record.connection)));
     },
-    async depsFor(id, base) {
+    async depsFor(id, base, posting) {
       const record = await store.get(id);
       if (record === undefined || record.connection.status !== 'active') return { kind: 'removed' };
       // Slack first: a connection whose installation is gone is not even read.
-      const slack = await slackOf(record.connection);
+      const slack = await postingOf(record.connection, posting);
       if (slack.kind === 'not_installed') return slack;
       const own = tenantDigestDeps(await tenantOfRecord(record.connection), base);
-      return { kind: 'active', deps: slack.kind === 'stack' ? own : { ...own, slack: slack.clients.slack, charts: slack.clients.charts } };
+      return { kind: 'active', deps: { ...own, slack: slack.clients.slack, charts: slack.clients.charts } };
     },
     slackOf,
+    postingOf,
     noteRun: (id, atMs) => store.noteRun(id, atMs),
   };
+}
+
+/** An active connection as its per-channel sweeps post for it: with its Slack clients, through its own ledger. */
+export interface PostingTenant {
+  own: ConnectionTenant;
+  clients: SlackClients;
+}
+
+/**
+ * The active connections a sweep (weekly reports, quiet-hours catch-ups) posts for, each with its Slack
+ * clients. One whose installation is gone is left out, logged and counted: nothing of it is posted with
+ * another workspace's token. One whose clients cannot be had now (a refresh failed) is left out until the
+ * next sweep; the others go on.
+ */
+export async function postingTenants(
+  connections: ConnectionDigests,
+  posting: TenantPosting,
+  deps: { log: Log; metrics: Metrics },
+): Promise<PostingTenant[]> {
+  const tenants: PostingTenant[] = [];
+  for (const own of await connections.activeTenants()) {
+    const connectionId = own.connection.id;
+    let slack: ConnectionPosting;
+    try {
+      slack = await connections.postingOf(own.connection, posting);
+    } catch (error) {
+      deps.log.error("a connection's Slack clients could not be had: its sweep waits for the next", {
+        connectionId,
+        ...describeError(error),
+      });
+      continue;
+    }
+    if (slack.kind === 'not_installed') {
+      deps.metrics.count(DIGEST_METRICS.connectionNotInstalled);
+      deps.log.warn("sweep of a connection whose Slack installation is gone skipped: nothing posted with another workspace's token", {
+        connectionId,
+        teamId: slack.teamId,
+      });
+      continue;
+    }
+    tenants.push({ own, clients: slack.clients });
+  }
+  return tenants;
 }
 
 /** A connection's digest deps: the stack's clients, with its read API, routes and stores. */
@@ -138,6 +205,8 @@ export function tenantDigestDeps(own: ConnectionTenant, base: DigestDeps): Diges
 export interface ConnectionAwareDeps {
   digest: DigestDeps;
   connections?: ConnectionDigests | undefined;
+  /** What each tenant posts with; none = the stack's digest clients, as they are, for every tenant. */
+  posting?: TenantPosting | undefined;
 }
 
 type EventItem = WorkItem<{ event: WebhookEvent; connection?: string | undefined }>;
@@ -179,7 +248,8 @@ async function connectionJob<P extends EventItem['payload']>(
         `an event of connection ${id} reached a digest worker without the connections' wiring`,
         'deploy the digest function with the connections wiring (TABLE_NAME and the connection secrets permission)',
       );
-    own = await connections.depsFor(id, deps.digest);
+    const stack = { slack: deps.digest.slack, charts: deps.digest.charts };
+    own = await connections.depsFor(id, deps.digest, deps.posting ?? { stack, of: (_tenant, clients) => clients });
   } catch (error) {
     // Each record fails on its own (retried, then the DLQ): nothing is read with another connection's key.
     const failure = error instanceof Error ? error : new Error(String(error));

@@ -16,7 +16,7 @@ import type { DeferredDeps } from '../slack-app/ports';
 import { publishHomes, type HomeDeps } from '../slack-app/home/publish';
 import { sweepWeeklyReports, type WeeklySweepKindDeps } from '../weekly/sweep-kind';
 import type { Queue } from './batch';
-import { perConnection, thenWatchConnections, type ConnectionDigests } from './connections';
+import { perConnection, thenWatchConnections, type ConnectionDigests, type TenantPosting } from './connections';
 
 /** What the digest queue's kinds need: each feature's own deps. */
 export interface DigestQueueDeps {
@@ -25,6 +25,8 @@ export interface DigestQueueDeps {
   catchUp: CatchUpSweepDeps;
   /** Events of connections (`/webhook/<id>`): their read API and routes; none = the stack's own webhook only. */
   connections?: ConnectionDigests | undefined;
+  /** What each tenant posts with (its own posted ledger); none = the stack's digest clients for every tenant. */
+  posting?: TenantPosting | undefined;
   /** The connections' silence watchdog, run after each weekly sweep; none = no connections wiring. */
   watchConnections?: (() => Promise<void>) | undefined;
 }

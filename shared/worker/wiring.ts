@@ -26,7 +26,8 @@ import { weeklyCharts } from '../weekly/sweep-kind';
 import type { BatchDeps } from './batch';
 import type { CommandQueueDeps, DigestQueueDeps } from './queues';
 import type { QueueDeps } from './sqs';
-import { connectionsWatch, type ConnectionDigests, type ConnectionTenant } from './connections';
+import { connectionsWatch, postingTenants, type ConnectionDigests, type ConnectionTenant, type TenantPosting } from './connections';
+import { STACK_TENANT } from '../tenancy';
 
 /** The clients and settings of one invocation. */
 export interface WorkerWiring {
@@ -61,6 +62,11 @@ export interface WorkerWiring {
   weekly?: { store: WeeklyStore; options: WeeklyOptions; chart?: WeeklyChartHook | undefined } | undefined;
   /** Connections' read APIs and routes (events from `/webhook/<id>`); none = the stack's own webhook only. */
   connections?: ConnectionDigests | undefined;
+  /**
+   * A tenant's clients as its posts go out (through its posted ledger, `slackPostRecovery: ledger`);
+   * `slack` and `charts` above are the stack's as they are. None = posted as they are.
+   */
+  posting?: TenantPosting['of'] | undefined;
 }
 
 /** Without a publisher (a wiring that never serves App Home), a publish says what to deploy. */
@@ -80,7 +86,9 @@ function batchDeps(w: WorkerWiring): BatchDeps {
 
 export function digestQueueDeps(w: WorkerWiring): QueueDeps<DigestQueueDeps> {
   const observe = { clock: w.clock, log: w.log, metrics: w.metrics };
-  const paced = { ...observe, slack: w.slack, pacer: w.pacer, deadline: w.deadline, sleep: w.sleep };
+  const posting: TenantPosting = { stack: { slack: w.slack, charts: w.charts }, of: w.posting ?? ((_tenant, clients) => clients) };
+  const stack = posting.of(STACK_TENANT, posting.stack);
+  const paced = { ...observe, slack: stack.slack, pacer: w.pacer, deadline: w.deadline, sleep: w.sleep };
   const digest = {
     ...paced,
     readApi: w.readApi,
@@ -90,7 +98,7 @@ export function digestQueueDeps(w: WorkerWiring): QueueDeps<DigestQueueDeps> {
     subscriptions: w.subscriptions,
     actionValues: w.actionValues,
     quietHours: w.quietHours,
-    charts: w.charts,
+    charts: stack.charts,
   };
   const reports =
     w.weekly === undefined || w.subscriptions === undefined
@@ -98,7 +106,7 @@ export function digestQueueDeps(w: WorkerWiring): QueueDeps<DigestQueueDeps> {
       : {
           ...paced,
           ...w.weekly,
-          chart: w.weekly.chart ?? weeklyCharts(w.charts, { ...paced, digests: w.store }),
+          chart: w.weekly.chart ?? weeklyCharts(stack.charts, { ...paced, digests: w.store }),
           digests: w.store,
           subscriptions: w.subscriptions,
           listProjects: () => w.readApi.listProjects(),
@@ -115,27 +123,34 @@ export function digestQueueDeps(w: WorkerWiring): QueueDeps<DigestQueueDeps> {
           reports &&
           connections &&
           (async () =>
-            (await connections.activeTenants()).map((own) =>
-              tenantReports(own, reports, w.weekly?.chart ?? weeklyCharts(w.charts, { ...paced, digests: own.stores.store })),
-            )),
+            (await postingTenants(connections, posting, observe)).map(({ own, clients }) => {
+              const chart = w.weekly?.chart ?? weeklyCharts(clients.charts, { ...paced, slack: clients.slack, digests: own.stores.store });
+              return tenantReports(own, { ...reports, slack: clients.slack }, chart);
+            })),
       },
       catchUp: {
         ...catchUp,
         tenants:
           connections &&
-          (async () => (await connections.activeTenants()).map((own) => ({ ...catchUp, quietHours: own.stores.quietHours }))),
+          (async () =>
+            (await postingTenants(connections, posting, observe)).map(({ own, clients }) => ({
+              ...catchUp,
+              slack: clients.slack,
+              quietHours: own.stores.quietHours,
+            }))),
       },
       connections: w.connections,
+      posting,
       watchConnections:
         w.connections === undefined
           ? undefined
-          : connectionsWatch(w.connections, { ...observe, slack: w.slack, opsChannel: w.channels.defaultChannel }),
+          : connectionsWatch(w.connections, { ...observe, slack: stack.slack, opsChannel: w.channels.defaultChannel }),
     },
     batch: batchDeps(w),
   };
 }
 
-/** A connection's weekly reports: the stack's sweep with its stores, read API and routes (its home channels). */
+/** A connection's weekly reports: the stack's sweep with its stores, read API, routes (its home channels) and Slack clients. */
 function tenantReports(own: ConnectionTenant, stack: WeeklyDeps, chart: WeeklyChartHook | undefined): WeeklyDeps {
   const { store, subscriptions, weekly } = own.stores;
   return {

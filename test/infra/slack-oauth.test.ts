@@ -80,10 +80,10 @@ describe('Add to Slack', () => {
     expect(roleStatements(plain, 'DigestWorkerDigestRole').map((s) => s.Sid)).not.toContain('InstallationTokens');
   });
 
-  it('with the ledger, the digest writes and reads posted# items and is told to use it', () => {
+  it("with the ledger, the digest writes and reads posted# items (the stack's and each connection's) and is told to use it", () => {
     const ledger = statementBySid(roleStatements(template, 'DigestWorkerDigestRole'), 'PostedLedger');
     expect(actionsOf(ledger).sort()).toEqual(['dynamodb:GetItem', 'dynamodb:UpdateItem']);
-    expect(JSON.stringify(ledger.Condition)).toContain(`${TABLE.prefixes.posted}*`);
+    expect(ledger.Condition).toEqual(leadingKeys([TABLE.prefixes.posted], [TABLE.prefixes.posted]));
   });
 
   it('with the ledger, the Slack function may only update posted# items (message_metadata_posted) and is told to', () => {

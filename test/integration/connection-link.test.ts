@@ -10,15 +10,18 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { WebClient } from '@slack/web-api';
+import { ScanCommand } from '@aws-sdk/client-dynamodb';
 import { createDigestRuntime, readDigestConfig } from '../../functions/digest/runtime';
 import { createSlackHandler, type SlackHandler } from '../../functions/slack/create-handler';
 import { DynamoConnectionStore } from '../../shared/adapters/dynamo-connection-store';
 import { DynamoInstallationStore } from '../../shared/adapters/dynamo-installation-store';
+import { DynamoQuietHoursStore } from '../../shared/adapters/dynamo-quiet-hours';
 import { connectionSecretPrefix, DIGEST_METRICS, ENV, HTTP_PATHS, SLACK_APP_METRICS } from '../../shared/contracts';
 import { formatConnectionSecret, type Connection } from '../../shared/connections/model';
 import type { WebhookEvent } from '../../shared/events';
 import type { BotToken, Installation } from '../../shared/installations/model';
 import { INSTALLED_TTL_MS } from '../../shared/slack-app/workspace-gate';
+import { tenantOf } from '../../shared/tenancy';
 import { signSlackRequest } from '../../shared/slack-request-signature';
 import { LocalSecretsManagerServer } from '../../local/secrets-manager-server';
 import { AUTHORIZE_PATH } from '../../local/slack/oauth';
@@ -171,6 +174,12 @@ describe("a connection's digest posts with its linked installation's bot token",
     expect(result.batchItemFailures).toEqual([]);
   }
 
+  /** The partition keys stored for a post (`<channel>#<event id>`), whatever their tenant. */
+  const keysOf = async (post: string) =>
+    ((await peers.dynamo.client.send(new ScanCommand({ TableName: TABLE }))).Items ?? [])
+      .map((item) => item['pk']?.S ?? '')
+      .filter((pk) => pk.includes('posted#') && pk.endsWith(post));
+
   const tokensIn = (channel: string) => [
     ...new Set(peers.slack.calls('chat.postMessage').flatMap((c) => (c.channel === channel ? [c.token] : []))),
   ];
@@ -213,6 +222,20 @@ describe("a connection's digest posts with its linked installation's bot token",
     expect(tokensIn('C0PLAIN')).toEqual([STACK_TOKEN]);
   });
 
+  it("records each connection's posts in its own ledger (`slackPostRecovery: ledger`), its id in their metadata", async () => {
+    for (const [id, channel] of [
+      ['linked', 'C0LINKED'],
+      ['plain', 'C0PLAIN'],
+    ] as const) {
+      await digest(id, { [ENV.slackPostRecovery]: 'ledger' });
+      const [posted] = peers.slack.messages(channel).filter((m) => !m.thread_ts);
+      expect(posted?.metadata).toMatchObject({ event_payload: { connection: id } });
+      const eventId = (posted?.metadata as { event_payload: { event_id: string } }).event_payload.event_id;
+      const pks = await keysOf(`${channel}#${eventId}`);
+      expect(pks).toEqual([`t#${id}#posted#${channel}#${eventId}`]);
+    }
+  });
+
   it('posts nothing, with no token, when the linked installation is gone: settled, logged and counted', async () => {
     await digest('orphan');
     expect(peers.slack.calls()).toEqual([]);
@@ -223,6 +246,68 @@ describe("a connection's digest posts with its linked installation's bot token",
     expect(dropped.map((e) => [e.fields['connectionId'], e.fields['teamId']])).toEqual([['orphan', 'T0GONE']]);
     // Settled: nothing is left on the queue to be retried.
     expect(await receiveRecords(peers.sqs, peers.queueUrl)).toEqual([]);
+  });
+});
+
+describe("a connection's weekly report and quiet-hours catch-up post with its linked installation's bot token", () => {
+  let observer: RecordingObserver;
+  beforeEach(async () => {
+    observer = new RecordingObserver();
+    await peers.reset();
+  });
+
+  async function sweep(message: Record<string, unknown>): Promise<void> {
+    await enqueue(peers.sqs, peers.queueUrl, JSON.stringify(message));
+    const runtime = createDigestRuntime(readDigestConfig(digestEnv()), { log: observer, metrics: observer });
+    const result = await runtime.handle(await receiveRecords(peers.sqs, peers.queueUrl), 60_000);
+    expect(result.batchItemFailures).toEqual([]);
+  }
+
+  const tokensIn = (channel: string) => [
+    ...new Set(peers.slack.calls('chat.postMessage').flatMap((c) => (c.channel === channel ? [c.token] : []))),
+  ];
+
+  function expectOrphanSkipped(): void {
+    expect(peers.slack.calls().filter((c) => c.channel === 'C0ORPHAN')).toEqual([]);
+    expect(observer.countOf(DIGEST_METRICS.connectionNotInstalled)).toBe(1);
+    const skipped = observer.entries.filter((e) => e.message.startsWith('sweep of a connection whose Slack installation is gone'));
+    expect(skipped.map((e) => [e.fields['connectionId'], e.fields['teamId']])).toEqual([['orphan', 'T0GONE']]);
+  }
+
+  it("the weekly report: the linked team's, the stack's when not linked, none when the installation is gone", async () => {
+    await sweep({ kind: 'weekly_sweep', now: true });
+    expect(peers.slack.messages('C0LINKED').filter((m) => !m.thread_ts)).toHaveLength(1);
+    expect(tokensIn('C0LINKED')).toEqual([TOKEN_B]);
+    expect(tokensIn('C0ORGWIDE')).toEqual([TOKEN_ORG]);
+    expect(tokensIn('C0PLAIN')).toEqual([STACK_TOKEN]);
+    expect(tokensIn('C0STACK')).toEqual([STACK_TOKEN]);
+    expectOrphanSkipped();
+  });
+
+  it("the catch-up of held digests: the linked team's, the stack's when not linked, none when the installation is gone", async () => {
+    const now = Date.now();
+    for (const [id, channel] of [
+      ['linked', 'C0LINKED'],
+      ['plain', 'C0PLAIN'],
+      ['orphan', 'C0ORPHAN'],
+    ] as const) {
+      await new DynamoQuietHoursStore(peers.dynamo.client, TABLE, tenantOf(id)).hold(channel, {
+        eventId: randomUUID(),
+        projectId: peers.sim.projectIds()[0] ?? '',
+        headline: `held run of ${id}`,
+        createdAt: new Date(now).toISOString(),
+        heldAtMs: now,
+        catchUpAfterMs: now - 1,
+      });
+    }
+    await sweep({ kind: 'quiet_catch_up' });
+    expect(JSON.stringify(peers.slack.messages('C0LINKED'))).toContain('held run of linked');
+    expect(tokensIn('C0LINKED')).toEqual([TOKEN_B]);
+    expect(tokensIn('C0PLAIN')).toEqual([STACK_TOKEN]);
+    expectOrphanSkipped();
+    // Still held: it is posted once its connection is linked to an installed team again.
+    const orphanHeld = new DynamoQuietHoursStore(peers.dynamo.client, TABLE, tenantOf('orphan'));
+    expect((await orphanHeld.channelsWithHeld()).map((h) => h.channel)).toEqual(['C0ORPHAN']);
   });
 });
 

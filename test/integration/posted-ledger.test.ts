@@ -6,6 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { ScanCommand } from '@aws-sdk/client-dynamodb';
 import { DynamoDigestStore } from '../../shared/adapters/dynamo-digest-store';
 import { DynamoPostedLedger } from '../../shared/adapters/dynamo-posted-ledger';
 import { SqsDeadLetters } from '../../shared/adapters/sqs-dead-letters';
@@ -14,6 +15,7 @@ import { createSlackPoster } from '../../shared/adapters/slack-poster';
 import { onMessageMetadataPosted, postedKeyOf, withPostedLedger } from '../../shared/digest/posted-ledger';
 import type { WebhookEvent } from '../../shared/events';
 import type { SlackPoster } from '../../shared/ports';
+import { STACK_TENANT, tenantOf, type Tenant } from '../../shared/tenancy';
 import { sleep } from '../../shared/util';
 import type { TestWiring } from '../support/worker-wiring';
 import { RecordingObserver } from '../support/recording-observer';
@@ -39,8 +41,8 @@ beforeEach(async () => {
   await peers.reset();
 });
 
-function ledger(): DynamoPostedLedger {
-  return new DynamoPostedLedger(peers.dynamo.client, { tableName: TABLE, retentionSeconds: 86400 });
+function ledger(tenant: Tenant = STACK_TENANT): DynamoPostedLedger {
+  return new DynamoPostedLedger(peers.dynamo.client, { tableName: TABLE, retentionSeconds: 86400, tenant });
 }
 
 /** The digest poster: a 300 ms request timeout, so a slow Slack leaves the post's outcome unknown. */
@@ -61,9 +63,10 @@ function deps(slack: SlackPoster): TestWiring {
   };
 }
 
-function ledgerPoster(): SlackPoster {
+function ledgerPoster(tenant: Tenant = STACK_TENANT): SlackPoster {
   return withPostedLedger(poster(), {
-    ledger: ledger(),
+    ledger: ledger(tenant),
+    tenant,
     clock: { now: () => Date.now() },
     sleep,
     log: observer,
@@ -99,7 +102,7 @@ async function retry(slack: SlackPoster): Promise<void> {
 async function deliverMetadataEvent(message: { channel: string; ts: string; metadata: unknown }): Promise<void> {
   await onMessageMetadataPosted(
     { appId: peers.slack.appId, channelId: message.channel, messageTs: message.ts, posted: postedKeyOf(message.metadata) },
-    { ledger: ledger(), appId: peers.slack.appId, log: observer },
+    { ledgerOf: ledger, appId: peers.slack.appId, log: observer },
   );
 }
 
@@ -153,8 +156,13 @@ describe('posting exactly once without reading history', () => {
 
   it("ignores another app's message naming a bridge event (it must not stop a digest)", async () => {
     const outcome = await onMessageMetadataPosted(
-      { appId: 'A0SOMEONEELSE', channelId: 'C0DIGESTS', messageTs: '1.000001', posted: { eventId: 'evt-x', reply: undefined } },
-      { ledger: ledger(), appId: peers.slack.appId, log: observer },
+      {
+        appId: 'A0SOMEONEELSE',
+        channelId: 'C0DIGESTS',
+        messageTs: '1.000001',
+        posted: { eventId: 'evt-x', reply: undefined, tenant: STACK_TENANT },
+      },
+      { ledgerOf: ledger, appId: peers.slack.appId, log: observer },
     );
     expect(outcome).toBe('ignored');
     expect(await ledger().find('C0DIGESTS', 'evt-x')).toBeUndefined();
@@ -166,5 +174,41 @@ describe('posting exactly once without reading history', () => {
     await retry(slack);
     expect(topLevel()).toHaveLength(1);
     expect(peers.slack.calls('conversations.history').length).toBeGreaterThan(0);
+  }, 120_000);
+});
+
+describe("a connection's posts", () => {
+  const acme = tenantOf('acme');
+  const eventIdOf = (message: { metadata?: unknown }) =>
+    (message.metadata as { event_payload?: { event_id?: string } } | undefined)?.event_payload?.event_id ?? '';
+  const storedKeys = async () =>
+    ((await peers.dynamo.client.send(new ScanCommand({ TableName: TABLE }))).Items ?? []).map((item) => item['pk']?.S ?? '');
+
+  it("name the connection in their metadata, and are recorded under its key (from the event too), never the stack's", async () => {
+    const slack = ledgerPoster(acme);
+    const event = runEvent();
+    await enqueue(peers.sqs, peers.queueUrl, event);
+    await invokeDigestBatch(peers.sqs, peers.queueUrl, () => deps(slack), observer);
+    const [posted] = topLevel();
+    expect(posted?.metadata).toMatchObject({ event_payload: { event_id: event.id, connection: 'acme' } });
+    await deliverMetadataEvent(posted!);
+    const keys = await storedKeys();
+    expect(keys).toContain(`t#acme#posted#${posted!.channel}#${event.id}`);
+    expect(keys).not.toContain(`posted#${posted!.channel}#${event.id}`);
+    expect((await ledger(acme).find(posted!.channel, event.id))?.mainTs).toBe(posted!.ts);
+    expect(await ledger().find(posted!.channel, event.id)).toBeUndefined();
+  }, 60_000);
+
+  it("recover a lost post from the connection's own ledger, never from another tenant's", async () => {
+    const slack = ledgerPoster(acme);
+    await firstAttemptTimesOut(slack);
+    const [posted] = topLevel();
+    await deliverMetadataEvent(posted!);
+    // Another tenant (or the stack) looking for the same event in the same channel finds nothing of acme's.
+    for (const tenant of [tenantOf('other'), STACK_TENANT])
+      expect(await ledgerPoster(tenant).findPosted(posted!.channel, eventIdOf(posted!), 0)).toBeUndefined();
+    await retry(slack);
+    expect(topLevel()).toHaveLength(1);
+    expect(peers.slack.calls('conversations.history')).toEqual([]);
   }, 120_000);
 });

@@ -35,7 +35,8 @@ import { teamTenants } from '../../shared/slack-app/tenant-scope';
 import { STACK_TENANT, tenantLabel, tenantOfKey, type Tenant } from '../../shared/tenancy';
 import type { RecordOutcome } from '../../shared/worker/batch';
 import { connectionDigests, type InstallationSlack } from '../../shared/worker/connections';
-import { MemoryInstallationStore } from '../support/installations';
+import type { Installation } from '../../shared/installations/model';
+import { DynamoInstallationStore, DynamoRefreshLease } from '../../shared/adapters/dynamo-installation-store';
 import { RecordingCommandQueue } from '../support/command-queue';
 import { RecordingObserver } from '../support/recording-observer';
 import { RecordingSlack } from '../support/recording-slack';
@@ -69,6 +70,37 @@ const digestsOf = (tenant: Tenant) =>
 const quietOf = (tenant: Tenant) => new DynamoQuietHoursStore(dynamo.client, TABLE, tenant);
 const weeklyOf = (tenant: Tenant) => new DynamoWeeklyStore(dynamo.client, { tableName: TABLE, leaseMs: 60_000, tenant });
 
+const installationsOf = () => new DynamoInstallationStore(dynamo.client, { tableName: TABLE });
+
+function installation(team: Team): Installation {
+  return {
+    teamId: team,
+    isEnterpriseInstall: false,
+    appId: APP,
+    botUserId: 'U0BOT',
+    botId: 'B0BOT',
+    scopes: ['chat:write'],
+    bot: { token: `xoxb-${team}` },
+    installedBy: 'U0ADMIN',
+    installedAtMs: 0,
+  };
+}
+
+/** The linked teams' installations; every team's posts reach the world's one recording of Slack. */
+function installationSlack(slack: RecordingSlack, log: RecordingObserver): InstallationSlack {
+  return {
+    tokens: {
+      store: installationsOf(),
+      lease: new DynamoRefreshLease(dynamo.client, { tableName: TABLE, leaseMs: 60_000 }),
+      refresher: { refresh: () => Promise.reject(new Error('the tokens here do not expire')) },
+      clock: { now: () => Date.now() },
+      sleep: () => Promise.resolve(),
+      log,
+    },
+    clientsFor: () => ({ slack, charts: undefined }),
+  };
+}
+
 function connection(id: Label, team: Team, sim: VisibilitySimulator): Connection {
   return {
     id,
@@ -93,42 +125,13 @@ beforeAll(async () => {
   connections = new DynamoConnectionStore(dynamo.client, TABLE);
   await connections.add(connection('x', 'TA', sims.x));
   await connections.add(connection('y', 'TB', sims.y));
+  // X and Y post with the installations of the teams they are linked to (tokens that do not expire).
+  for (const team of ['TA', 'TB'] as const) await installationsOf().save(installation(team));
 }, 60_000);
 
 afterAll(async () => {
   await Promise.all([...LABELS.map((label) => sims[label].close()), dynamo.close()]);
 });
-
-/**
- * X and Y are linked to TA's and TB's installations, so their digests post with those installations' bot
- * tokens (tokens that do not expire: nothing to refresh). Every token's posts land in the one recording
- * Slack, where the checks read them by channel.
- */
-function linkedInstallations(slack: RecordingSlack): InstallationSlack {
-  const store = new MemoryInstallationStore();
-  for (const team of ['TA', 'TB'])
-    void store.save({
-      teamId: team,
-      isEnterpriseInstall: false,
-      botUserId: `U${team}`,
-      botId: `B${team}`,
-      scopes: ['chat:write'],
-      bot: { token: `xoxb-${team}` },
-      installedBy: 'U0ADMIN',
-      installedAtMs: 0,
-    });
-  return {
-    tokens: {
-      store,
-      lease: { take: () => Promise.resolve('holder'), release: () => Promise.resolve() },
-      refresher: { refresh: () => Promise.reject(new Error('a token that does not expire is never refreshed')) },
-      clock: { now: () => Date.now() },
-      sleep: () => Promise.resolve(),
-      log: new RecordingObserver(),
-    },
-    clientsFor: () => ({ slack, charts: undefined }),
-  };
-}
 
 /** One world: what the teams were answered, what was posted and published, through one set of doubles of Slack itself. */
 function world() {
@@ -205,7 +208,7 @@ function world() {
         quietHours: quietOf(tenant),
         weekly: weeklyOf(tenant),
       }),
-      linkedInstallations(slack),
+      installationSlack(slack, observer),
     ),
   };
 
