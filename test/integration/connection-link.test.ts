@@ -25,7 +25,7 @@ import { tenantOf } from '../../shared/tenancy';
 import { signSlackRequest } from '../../shared/slack-request-signature';
 import { LocalSecretsManagerServer } from '../../local/secrets-manager-server';
 import { AUTHORIZE_PATH } from '../../local/slack/oauth';
-import { startDigestPeers, type DigestPeers } from '../support/digest-peers';
+import { digestPeersEnv, startDigestPeers, useLocalSecretsManager, type DigestPeers } from '../support/digest-peers';
 import { httpApiEvent } from '../support/deliveries';
 import { RecordingObserver } from '../support/recording-observer';
 import { enqueue, receiveRecords } from '../support/sqs-records';
@@ -42,7 +42,7 @@ let peers: DigestPeers;
 let secrets: LocalSecretsManagerServer;
 let connections: DynamoConnectionStore;
 let installations: DynamoInstallationStore;
-const savedEnv: Record<string, string | undefined> = {};
+let restoreProcessEnv: () => void = () => undefined;
 
 function installation(id: string, token: string | BotToken, org = false): Installation {
   return {
@@ -71,20 +71,7 @@ function connection(id: string, defaultChannel: string, slackTeamIds: string[]):
 }
 
 function digestEnv(): Record<string, string> {
-  return {
-    [ENV.tableName]: TABLE,
-    [ENV.queueUrl]: peers.queueUrl,
-    [ENV.dlqUrl]: peers.dlqUrl,
-    [ENV.secretsCacheSeconds]: '0',
-    [ENV.readApiBaseUrl]: peers.sim.url,
-    [ENV.readApiKey]: peers.sim.apiKey,
-    [ENV.slackBotToken]: STACK_TOKEN,
-    [ENV.slackApiUrl]: peers.slack.apiUrl,
-    [ENV.slackDefaultChannel]: 'C0STACK',
-    [ENV.awsRegion]: 'us-east-1',
-    [ENV.awsEndpointDynamodb]: peers.dynamo.endpoint,
-    [ENV.awsEndpointSqs]: peers.queueUrl.slice(0, peers.queueUrl.indexOf('/', 'http://'.length)),
-  };
+  return digestPeersEnv(peers, { slackToken: STACK_TOKEN, defaultChannel: 'C0STACK' });
 }
 
 beforeAll(async () => {
@@ -92,17 +79,7 @@ beforeAll(async () => {
   // Any token is accepted (the local Slack server's OAuth issues new ones); each call records the one it carried.
   peers.slack.setTokens(undefined);
   secrets = await LocalSecretsManagerServer.start();
-  // Powertools' SecretsProvider builds its own client: endpoint, region and credentials come from the process.
-  const processEnv = {
-    [ENV.awsEndpointSecretsManager]: secrets.url,
-    [ENV.awsRegion]: 'us-east-1',
-    AWS_ACCESS_KEY_ID: 'local',
-    AWS_SECRET_ACCESS_KEY: 'local',
-  };
-  for (const [name, value] of Object.entries(processEnv)) {
-    savedEnv[name] = process.env[name];
-    process.env[name] = value;
-  }
+  restoreProcessEnv = useLocalSecretsManager(secrets.url);
   connections = new DynamoConnectionStore(peers.dynamo.client, TABLE);
   installations = new DynamoInstallationStore(peers.dynamo.client, { tableName: TABLE });
   await installations.save(installation('T0AAA', TOKEN_A));
@@ -124,10 +101,7 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  for (const [name, value] of Object.entries(savedEnv)) {
-    if (value === undefined) delete process.env[name];
-    else process.env[name] = value;
-  }
+  restoreProcessEnv();
   await Promise.all([peers.close(), secrets.close()]);
 });
 

@@ -19,7 +19,7 @@ import { handleDelivery, type IngestDeps } from '../../shared/ingest';
 import type { WebhookEvent } from '../../shared/events';
 import { LocalSecretsManagerServer } from '../../local/secrets-manager-server';
 import { VisibilitySimulator } from '../../local/simulator/server';
-import { startDigestPeers, type DigestPeers } from '../support/digest-peers';
+import { digestPeersEnv, startDigestPeers, useLocalSecretsManager, type DigestPeers } from '../support/digest-peers';
 import { signedRequest } from '../support/deliveries';
 import { RecordingObserver } from '../support/recording-observer';
 import { enqueue, receiveRecords } from '../support/sqs-records';
@@ -37,7 +37,7 @@ let sqs: SQSClient;
 let acmeSim: VisibilitySimulator;
 let secrets: LocalSecretsManagerServer;
 let store: DynamoConnectionStore;
-const savedEnv: Record<string, string | undefined> = {};
+let restoreProcessEnv: () => void = () => undefined;
 
 function connection(id: string, baseUrl: string, defaultChannel: string): Connection {
   return {
@@ -53,19 +53,8 @@ function connection(id: string, baseUrl: string, defaultChannel: string): Connec
 
 function functionEnv(): Record<string, string> {
   return {
-    [ENV.tableName]: TABLE,
-    [ENV.queueUrl]: peers.queueUrl,
-    [ENV.dlqUrl]: peers.dlqUrl,
+    ...digestPeersEnv(peers, { slackToken: TOKEN, defaultChannel: 'C0DEFAULT' }),
     [ENV.signingSecrets]: JSON.stringify([DEFAULT_SECRET]),
-    [ENV.secretsCacheSeconds]: '0',
-    [ENV.readApiBaseUrl]: peers.sim.url,
-    [ENV.readApiKey]: peers.sim.apiKey,
-    [ENV.slackBotToken]: TOKEN,
-    [ENV.slackApiUrl]: peers.slack.apiUrl,
-    [ENV.slackDefaultChannel]: 'C0DEFAULT',
-    [ENV.awsRegion]: 'us-east-1',
-    [ENV.awsEndpointDynamodb]: peers.dynamo.endpoint,
-    [ENV.awsEndpointSqs]: peers.queueUrl.slice(0, peers.queueUrl.indexOf('/', 'http://'.length)),
   };
 }
 
@@ -74,17 +63,7 @@ beforeAll(async () => {
   sqs = peers.sqs;
   acmeSim = await VisibilitySimulator.start({ apiKey: ACME_KEY, seed: 7 });
   secrets = await LocalSecretsManagerServer.start();
-  // Powertools' SecretsProvider builds its own client: endpoint, region and credentials come from the process.
-  const processEnv = {
-    [ENV.awsEndpointSecretsManager]: secrets.url,
-    [ENV.awsRegion]: 'us-east-1',
-    AWS_ACCESS_KEY_ID: 'local',
-    AWS_SECRET_ACCESS_KEY: 'local',
-  };
-  for (const [name, value] of Object.entries(processEnv)) {
-    savedEnv[name] = process.env[name];
-    process.env[name] = value;
-  }
+  restoreProcessEnv = useLocalSecretsManager(secrets.url);
   store = new DynamoConnectionStore(peers.dynamo.client, TABLE);
   const acme = connection('acme', acmeSim.url, 'C0ACME');
   const beta = connection('beta', peers.sim.url, 'C0BETA');
@@ -97,10 +76,7 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  for (const [name, value] of Object.entries(savedEnv)) {
-    if (value === undefined) delete process.env[name];
-    else process.env[name] = value;
-  }
+  restoreProcessEnv();
   await Promise.all([peers.close(), acmeSim.close(), secrets.close()]);
 });
 

@@ -16,6 +16,7 @@ import { signSlackRequest } from '../../shared/slack-request-signature';
 import { httpApiEvent } from '../support/deliveries';
 import { RecordingObserver } from '../support/recording-observer';
 import { ensureBridgeTable, startLocalDynamo, type LocalDynamo } from '../../local/dynamo';
+import { useLocalSecretsManager } from '../support/digest-peers';
 
 const SLACK_SECRET = '8f742231b10e8888abcd99yyyzzz85a5';
 const NEW_SLACK_SECRET = '0d1e2f3a4b5c6d7e8f90a1b2c3d4e5f6';
@@ -28,7 +29,7 @@ let dynamo: LocalDynamo;
 
 let server: LocalSecretsManagerServer;
 let client: SecretsManagerClient;
-const savedEnv: Record<string, string | undefined> = {};
+let restoreProcessEnv: () => void = () => undefined;
 let secretCounter = 0;
 
 beforeAll(async () => {
@@ -36,24 +37,11 @@ beforeAll(async () => {
   dynamo = await startLocalDynamo();
   await ensureBridgeTable(dynamo.client, TABLE);
   client = createSecretsManagerClient(server.url);
-  // Powertools' SecretsProvider builds its own client: it takes the endpoint, region and credentials from the process.
-  const processEnv = {
-    [ENV.awsEndpointSecretsManager]: server.url,
-    [ENV.awsRegion]: 'us-east-1',
-    AWS_ACCESS_KEY_ID: 'local',
-    AWS_SECRET_ACCESS_KEY: 'local',
-  };
-  for (const [name, value] of Object.entries(processEnv)) {
-    savedEnv[name] = process.env[name];
-    process.env[name] = value;
-  }
+  restoreProcessEnv = useLocalSecretsManager(server.url);
 });
 
 afterAll(async () => {
-  for (const [name, value] of Object.entries(savedEnv)) {
-    if (value === undefined) delete process.env[name];
-    else process.env[name] = value;
-  }
+  restoreProcessEnv();
   client.destroy();
   await server.close();
   await dynamo.close();

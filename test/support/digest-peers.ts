@@ -11,6 +11,7 @@ import { DynamoDigestStore } from '../../shared/adapters/dynamo-digest-store';
 import { ReadApiClient } from '../../shared/adapters/read-api';
 import { createSlackPoster } from '../../shared/adapters/slack-poster';
 import { SqsDeadLetters } from '../../shared/adapters/sqs-dead-letters';
+import { ENV } from '../../shared/contracts';
 import type { TestWiring } from './worker-wiring';
 
 export interface DigestPeers {
@@ -97,5 +98,50 @@ export function steppedTime(now: () => number, advance: (ms: number) => void): R
       advance(ms);
       return Promise.resolve();
     },
+  };
+}
+
+/**
+ * The functions' environment on these peers, as the stack sets it: the table, the queue and its DLQ, the
+ * simulator's read API and the local Slack server (secrets read fresh, never cached between tests).
+ */
+export function digestPeersEnv(peers: DigestPeers, options: { slackToken: string; defaultChannel: string }): Record<string, string> {
+  return {
+    [ENV.tableName]: peers.tableName,
+    [ENV.queueUrl]: peers.queueUrl,
+    [ENV.dlqUrl]: peers.dlqUrl,
+    [ENV.secretsCacheSeconds]: '0',
+    [ENV.readApiBaseUrl]: peers.sim.url,
+    [ENV.readApiKey]: peers.sim.apiKey,
+    [ENV.slackBotToken]: options.slackToken,
+    [ENV.slackApiUrl]: peers.slack.apiUrl,
+    [ENV.slackDefaultChannel]: options.defaultChannel,
+    [ENV.awsRegion]: 'us-east-1',
+    [ENV.awsEndpointDynamodb]: peers.dynamo.endpoint,
+    [ENV.awsEndpointSqs]: peers.queueUrl.slice(0, peers.queueUrl.indexOf('/', 'http://'.length)),
+  };
+}
+
+/**
+ * Points Powertools' SecretsProvider at a local Secrets Manager: it builds its own client, taking the
+ * endpoint, region and credentials from the process. Returns what puts the process back as it was.
+ */
+export function useLocalSecretsManager(url: string): () => void {
+  const processEnv: Record<string, string> = {
+    [ENV.awsEndpointSecretsManager]: url,
+    [ENV.awsRegion]: 'us-east-1',
+    AWS_ACCESS_KEY_ID: 'local',
+    AWS_SECRET_ACCESS_KEY: 'local',
+  };
+  const saved: Record<string, string | undefined> = {};
+  for (const [name, value] of Object.entries(processEnv)) {
+    saved[name] = process.env[name];
+    process.env[name] = value;
+  }
+  return () => {
+    for (const [name, value] of Object.entries(saved)) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
   };
 }
