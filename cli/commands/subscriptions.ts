@@ -2,11 +2,13 @@
  * `bridge subscriptions list|add|remove`: the Slack app's project ↔ channel subscriptions, in the
  * same table and through the same store the `/visibility` command uses (DynamoSubscriptionStore).
  */
+import { DynamoConnectionStore } from '../../shared/adapters/dynamo-connection-store';
 import { DynamoSubscriptionStore } from '../../shared/adapters/dynamo-subscription-store';
 import { DIGEST_MODES, type DigestMode } from '../../shared/contracts';
 import { isHomeChannelId } from '../../shared/routing';
 import { readSubscriptionDefaultMode } from '../../shared/slack-app/default-mode';
 import type { Subscription } from '../../shared/ports';
+import { STACK_TENANT, tenantLabel, tenantOf, type Tenant } from '../../shared/tenancy';
 import { buildContext, str, AWS_OPTIONS, type CommandContext, type Parsed } from '../args';
 import type { GroupDef } from '../command-spec';
 import { dynamoClient, endpointFor, STACK_OUTPUTS } from '../aws';
@@ -33,13 +35,19 @@ const DEFAULT_MODE = readSubscriptionDefaultMode({});
 export const SUBSCRIPTIONS: GroupDef = {
   summary: "the Slack app's project ↔ channel subscriptions",
   shared: `The Slack app's routing (what \`/visibility subscribe\` writes): which channels get which project's
-digests. \`list\` reads the whole table (a scan), for operators only. Changes are recorded as made by "cli".`,
+digests. \`list\` reads the whole table (a scan), for operators only: every tenant's subscriptions (the stack's own,
+and each connection's, marked [<connection id>]). Changes are recorded as made by "cli".`,
   commands: {
     list: {
-      summary: 'the subscriptions, all or of a project or channel',
-      synopsis: '[--project ID] [--channel C] [options]',
-      options: { project: PROJECT, channel: CHANNEL, ...TABLE_OPTIONS },
-      run: (parsed, io) => withStore(parsed, io, (store, ctx) => list(parsed, store, ctx.out)),
+      summary: 'the subscriptions, all or of a project, channel or connection',
+      synopsis: '[--project ID] [--channel C] [--connection ID|stack] [options]',
+      options: {
+        project: PROJECT,
+        channel: CHANNEL,
+        connection: { value: 'ID', help: "only that connection's subscriptions (stack: the stack's own)" },
+        ...TABLE_OPTIONS,
+      },
+      run: (parsed, io) => withStore(parsed, io, (_store, ctx, tenants) => list(parsed, tenants, ctx.out)),
     },
     add: {
       summary: 'subscribes a channel to a project, as /visibility subscribe does',
@@ -80,13 +88,22 @@ matching is an error that names them. On the local stack the channel must be one
 async function withStore(
   parsed: Parsed,
   io: CliIo,
-  body: (store: DynamoSubscriptionStore, ctx: CommandContext) => Promise<CommandResult>,
+  body: (store: DynamoSubscriptionStore, ctx: CommandContext, tenants: () => Promise<TenantSubscriptions[]>) => Promise<CommandResult>,
 ): Promise<CommandResult> {
   const ctx = await buildContext(parsed, io);
   const client = dynamoClient(ctx.settings);
   try {
-    const store = new DynamoSubscriptionStore(client, await tableName(parsed, ctx), DEFAULT_MODE);
-    return await aws({ service: 'DynamoDB', resource: 'subscriptions', ...endpointOf(ctx) }, () => body(store, ctx));
+    const table = await tableName(parsed, ctx);
+    const store = new DynamoSubscriptionStore(client, table, DEFAULT_MODE);
+    // Each connection's subscriptions are its tenant's items (t#<id>#sub#…), read through its own store.
+    const tenants = async (): Promise<TenantSubscriptions[]> => [
+      { tenant: STACK_TENANT, store },
+      ...(await new DynamoConnectionStore(client, table).list()).map(({ connection }) => {
+        const tenant = tenantOf(connection.id);
+        return { tenant, store: new DynamoSubscriptionStore(client, table, DEFAULT_MODE, tenant) };
+      }),
+    ];
+    return await aws({ service: 'DynamoDB', resource: 'subscriptions', ...endpointOf(ctx) }, () => body(store, ctx, tenants));
   } finally {
     client.destroy();
   }
@@ -130,13 +147,25 @@ function modeOf(parsed: Parsed): DigestMode | undefined {
   return mode;
 }
 
-async function list(parsed: Parsed, store: DynamoSubscriptionStore, out: Output): Promise<CommandResult> {
+interface TenantSubscriptions {
+  tenant: Tenant;
+  store: DynamoSubscriptionStore;
+}
+
+async function list(parsed: Parsed, tenants: () => Promise<TenantSubscriptions[]>, out: Output): Promise<CommandResult> {
   const project = str(parsed, 'project');
   const channel = str(parsed, 'channel');
-  const all = await store.listAll();
-  const shown = all.filter((s) => (project === undefined || s.projectId === project) && (channel === undefined || s.channel === channel));
+  const connection = str(parsed, 'connection');
+  const reached = (await tenants()).filter(({ tenant }) => connection === undefined || tenantLabel(tenant) === connection);
+  if (connection !== undefined && reached.length === 0)
+    throw new CliError(`no connection "${connection}" in this table`, 'list the connections with `npx bridge connections list`');
+  const shown: (Subscription & { tenant: string })[] = [];
+  for (const { tenant, store } of reached)
+    for (const s of await store.listAll())
+      if ((project === undefined || s.projectId === project) && (channel === undefined || s.channel === channel))
+        shown.push({ ...s, tenant: tenantLabel(tenant) });
   if (shown.length === 0) out.say('no subscriptions');
-  for (const s of shown) out.say(describe(s));
+  for (const s of shown) out.say(s.tenant === tenantLabel(STACK_TENANT) ? describe(s) : `[${s.tenant}] ${describe(s)}`);
   return { exitCode: 0, json: { subscriptions: shown } };
 }
 

@@ -9,7 +9,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CreateQueueCommand, ReceiveMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { DynamoConnectionStore } from '../../shared/adapters/dynamo-connection-store';
 import { DynamoSubscriptionStore } from '../../shared/adapters/dynamo-subscription-store';
+import { tenantOf } from '../../shared/tenancy';
 import { ensureBridgeTable, startLocalDynamo, type LocalDynamo } from '../../local/dynamo';
 import { SqsServer } from '../../local/sqs-server';
 import { createSlackHandler } from '../../functions/slack/create-handler';
@@ -164,6 +166,35 @@ describe('bridge subscriptions', () => {
     expect(await store.forProject('p-cli')).toEqual([]);
     const again = await bridge('subscriptions', 'remove', '--local', readyFile, '--project', 'p-cli', '--channel', 'CCLI', '--json');
     expect(JSON.parse(again.out)).toMatchObject({ removed: false });
+  });
+
+  it("lists every tenant's subscriptions, a connection's marked with its id, and one tenant's with --connection", async () => {
+    const acme = tenantOf('acme');
+    await new DynamoConnectionStore(dynamo.client, TABLE).add({
+      id: 'acme',
+      baseUrl: 'https://api.acme.example',
+      secretName: 'visibility-bridge/local/connections/acme',
+      routes: { defaultChannel: 'C0ACME', byProject: {} },
+      slackTeamIds: [],
+      status: 'active',
+      createdAtMs: Date.now(),
+    });
+    const acmeStore = new DynamoSubscriptionStore(dynamo.client, TABLE, 'changes', acme);
+    const actor = { userId: 'U9' };
+    await acmeStore.subscribe({ projectId: 'p-acme', projectName: 'Acme Boots', channel: 'CTEN', actor, nowMs: Date.now() });
+    await store.subscribe({ projectId: 'p-own', projectName: 'Own', channel: 'CTEN', actor, nowMs: Date.now() });
+
+    const all = await bridge('subscriptions', 'list', '--local', readyFile, '--channel', 'CTEN');
+    expect(all.out).toMatch(/^CTEN {2}Own \(p-own\)/m);
+    expect(all.out).toMatch(/^\[acme\] CTEN {2}Acme Boots \(p-acme\)/m);
+    const acmeOnly = await bridge('subscriptions', 'list', '--local', readyFile, '--connection', 'acme', '--json');
+    expect(JSON.parse(acmeOnly.out)).toMatchObject({ subscriptions: [{ projectId: 'p-acme', channel: 'CTEN', tenant: 'acme' }] });
+    expect((JSON.parse(acmeOnly.out) as { subscriptions: unknown[] }).subscriptions).toHaveLength(1);
+    const stackOnly = await bridge('subscriptions', 'list', '--local', readyFile, '--connection', 'stack', '--channel', 'CTEN', '--json');
+    expect(JSON.parse(stackOnly.out)).toMatchObject({ subscriptions: [{ projectId: 'p-own', tenant: 'stack' }] });
+    const unknown = await bridge('subscriptions', 'list', '--local', readyFile, '--connection', 'nope');
+    expect(unknown.code).toBe(1);
+    expect(unknown.err).toContain('no connection "nope"');
   });
 
   it('refuses a bad mode as a usage error', async () => {
