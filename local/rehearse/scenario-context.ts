@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { request as httpRequest, type Agent, type OutgoingHttpHeaders } from 'node:http';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { PutSecretValueCommand } from '@aws-sdk/client-secrets-manager';
+import { METRIC_DIMENSIONS } from '../../shared/contracts';
 import { signPayload } from '../../shared/signature';
 import { signSlackRequest } from '../../shared/slack-request-signature';
 import { createSecretsManagerClient } from '../secrets-manager-server';
@@ -205,9 +206,14 @@ export class ScenarioContext {
     await this.stack.sqsClient.send(new SendMessageCommand({ QueueUrl: url, MessageBody: body }));
   }
 
-  /** How often the stack's functions emitted the metric so far (their EMF lines). */
+  /**
+   * How often the stack's functions emitted the metric so far (their EMF lines): its totals only, not the
+   * per-tenant breakdown records emitted beside them.
+   */
   metricCount(name: string): number {
-    return emfMetrics(this.stack.lines.map((line) => line.line)).filter((metric) => metric.name === name).length;
+    return emfMetrics(this.stack.lines.map((line) => line.line)).filter(
+      (metric) => metric.name === name && metric.dimensions[METRIC_DIMENSIONS.tenant] === undefined,
+    ).length;
   }
 
   /** Waits until the functions emitted the metric more than `before` times. */

@@ -214,6 +214,7 @@ describe('unalarmedReasonsFrom', () => {
     expect(Object.keys(reasons).sort()).toEqual([
       'ActionSigningKeyUnusable',
       'ChartFailed',
+      'ConnectionNotInstalled',
       'DigestChannelRefused',
       'DigestFailed',
       'IngestUnavailable',

@@ -156,7 +156,7 @@ describe('checkCalls on the synthesized roles', () => {
       `ingest: dynamodb:PutItem on ${tableArn} with dynamodb:LeadingKeys=digest#evt_123 is not allowed by role ${ingestRoleId}`,
     );
     expect(message).toContain(
-      'no statement allows it (closest: Sid DeliveryDedupRecords (WebhookIngestRoleDefaultPolicy565EB63A) — condition dynamodb:LeadingKeys ForAllValues:StringLike ["delivery#*"] not met (unmatched: digest#evt_123))',
+      'no statement allows it (closest: Sid DeliveryDedupRecords (WebhookIngestRoleDefaultPolicy565EB63A) — condition dynamodb:LeadingKeys ForAllValues:StringLike ["delivery#*","t#*#delivery#*"] not met (unmatched: digest#evt_123))',
     );
   });
 
