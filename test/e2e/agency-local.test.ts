@@ -101,7 +101,7 @@ async function until<T>(what: string, probe: () => Promise<T | undefined>, timeo
 const triggered = new Map<string, string>();
 
 describe('npm start -- --connections 2', { timeout: 240_000 }, () => {
-  it('lists two connections in the ready file, each its own workspace, webhook and Slack team, and prints one line each', () => {
+  it('lists two connections in the ready file, each its own workspace, webhook and Slack team, and prints one line each', async () => {
     expect(ready.connections?.map((c) => c.id)).toEqual(['client-a', 'client-b']);
     const [a, b] = [client('client-a'), client('client-b')];
     expect(a.webhookUrl).toBe(`${ready.webhookUrl}/client-a`);
@@ -112,7 +112,14 @@ describe('npm start -- --connections 2', { timeout: 240_000 }, () => {
     expect(a.secrets[0]).not.toBe(b.secrets[0]);
     expect(a.simulatorUrl).not.toBe(b.simulatorUrl);
     expect(a.projectIds.filter((id) => b.projectIds.includes(id) || ready.projectIds.includes(id))).toEqual([]);
-    for (const c of [a, b]) expect(terminal).toMatch(new RegExp(`${c.id}\\s+${c.webhookUrl}.*${c.slackTeamName} \\(${c.slackTeamId}\\)`));
+    // The ready file can land before the banner's lines have come through the pipe: wait for them.
+    const lines = [a, b].map((c) => new RegExp(`${c.id}\\s+${c.webhookUrl}.*${c.slackTeamName} \\(${c.slackTeamId}\\)`));
+    await until(
+      'the banner lines of both clients',
+      () => Promise.resolve(lines.every((line) => line.test(terminal)) ? true : undefined),
+      30_000,
+    );
+    for (const line of lines) expect(terminal).toMatch(line);
   });
 
   it("each client's trigger posts its digest into its own team's channel only", async () => {
