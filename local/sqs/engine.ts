@@ -5,11 +5,10 @@ import * as sqsApi from '@aws-sdk/client-sqs';
 import { SqsError, invalidParameter, missingParameter, queueDoesNotExist, unknownOperation } from './errors';
 import { type JsonObject, optInt, optString, optStringArray, optStringMap, reqString } from './input';
 import {
-  type BuiltMessage,
+  attempt,
   batchEntries,
-  batchFailure,
+  batchResult,
   buildMessage,
-  entryId,
   newReceiptHandle,
   parseReceiptHandle,
   receiveResult,
@@ -31,7 +30,6 @@ import {
 } from './queue';
 import { MoveTasks } from './move-tasks';
 import { receiveOrder } from './fair';
-import type { MessageAttribute } from './md5';
 
 export interface EngineOptions {
   readonly baseUrl: string;
@@ -213,35 +211,16 @@ export class SqsEngine {
 
   private sendMessageBatch(input: JsonObject): JsonObject {
     const queue = this.queueFrom(input);
-    const entries = batchEntries(input);
-    const built: { id: string; message?: BuiltMessage; error?: SqsError }[] = [];
-    let totalSize = 0;
-    for (const entry of entries) {
-      const id = entryId(entry);
-      try {
-        const message = buildMessage(queue, entry, 'MessageBody');
-        totalSize += message.size;
-        built.push({ id, message });
-      } catch (error) {
-        if (!(error instanceof SqsError)) throw error;
-        built.push({ id, error });
-      }
-    }
+    const built = batchEntries(input).map((entry) => attempt(entry, () => buildMessage(queue, entry, 'MessageBody')));
+    const totalSize = built.reduce((sum, entry) => sum + (entry.ok ? entry.result.size : 0), 0);
     const limit = Number(queue.attributes.get('MaximumMessageSize') ?? DEFAULTS.MaximumMessageSize);
     if (totalSize > limit) {
       throw new SqsError('BatchRequestTooLong', `Batch requests cannot be longer than ${limit} bytes.`);
     }
-    const successful: JsonObject[] = [];
-    const failed: JsonObject[] = [];
-    for (const { id, message, error } of built) {
-      if (message) {
-        this.enqueue(queue, message.stored, message.delaySeconds);
-        successful.push({ Id: id, ...sendResult(message.stored) });
-      } else if (error) {
-        failed.push(batchFailure(id, error));
-      }
-    }
-    return { Successful: successful, Failed: failed };
+    return batchResult(built, (message) => {
+      this.enqueue(queue, message.stored, message.delaySeconds);
+      return sendResult(message.stored);
+    });
   }
 
   private async receiveMessage(input: JsonObject, signal: AbortSignal): Promise<JsonObject> {
@@ -291,47 +270,21 @@ export class SqsEngine {
 
   private deleteMessageBatch(input: JsonObject): JsonObject {
     const queue = this.queueFrom(input);
-    const successful: JsonObject[] = [];
-    const failed: JsonObject[] = [];
-    for (const entry of batchEntries(input)) {
-      const id = entryId(entry);
-      try {
-        this.deleteByHandle(queue, reqString(entry, 'ReceiptHandle'));
-        successful.push({ Id: id });
-      } catch (error) {
-        if (!(error instanceof SqsError)) throw error;
-        failed.push(batchFailure(id, error));
-      }
-    }
-    return { Successful: successful, Failed: failed };
+    const done = batchEntries(input).map((entry) => attempt(entry, () => this.deleteByHandle(queue, reqString(entry, 'ReceiptHandle'))));
+    return batchResult(done, () => ({}));
   }
 
   private changeMessageVisibility(input: JsonObject): JsonObject {
-    const queue = this.queueFrom(input);
-    const handle = reqString(input, 'ReceiptHandle');
-    const timeout = optInt(input, 'VisibilityTimeout', 0, 43200);
-    if (timeout === undefined) throw missingParameter('VisibilityTimeout');
-    this.changeVisibility(queue, handle, timeout);
+    this.changeVisibility(this.queueFrom(input), input);
     return {};
   }
 
   private changeMessageVisibilityBatch(input: JsonObject): JsonObject {
     const queue = this.queueFrom(input);
-    const successful: JsonObject[] = [];
-    const failed: JsonObject[] = [];
-    for (const entry of batchEntries(input)) {
-      const id = entryId(entry);
-      try {
-        const timeout = optInt(entry, 'VisibilityTimeout', 0, 43200);
-        if (timeout === undefined) throw missingParameter('VisibilityTimeout');
-        this.changeVisibility(queue, reqString(entry, 'ReceiptHandle'), timeout);
-        successful.push({ Id: id });
-      } catch (error) {
-        if (!(error instanceof SqsError)) throw error;
-        failed.push(batchFailure(id, error));
-      }
-    }
-    return { Successful: successful, Failed: failed };
+    return batchResult(
+      batchEntries(input).map((entry) => attempt(entry, () => this.changeVisibility(queue, entry))),
+      () => ({}),
+    );
   }
 
   // ---- internals ----
@@ -372,7 +325,7 @@ export class SqsEngine {
     for (const queue of this.queues.values()) {
       queues[queue.name] = [...queue.messages.values()].map((message) => ({
         ...message,
-        attributes: [...message.attributes].map(([name, value]) => [name, attributeJson(value)]),
+        attributes: [...message.attributes].map(([name, value]) => [name, withBinary(value, (bytes) => bytes.toString('base64'))]),
         receiptHandle: undefined,
         receivedUntil: undefined,
         ...(message.inFlight ? { inFlight: false, visibleAt: 0 } : {}),
@@ -387,7 +340,9 @@ export class SqsEngine {
       const queue = this.queues.get(name);
       if (!queue) continue;
       for (const kept of messages) {
-        const attributes = new Map(kept.attributes.map(([key, value]) => [key, attributeFromJson(value)]));
+        const attributes = new Map(
+          kept.attributes.map(([key, value]) => [key, withBinary(value, (base64) => Buffer.from(base64, 'base64'))]),
+        );
         queue.messages.set(kept.messageId, { ...kept, attributes });
       }
       this.notify(queue);
@@ -454,7 +409,10 @@ export class SqsEngine {
     if (message?.receiptHandle === handle) queue.messages.delete(id);
   }
 
-  private changeVisibility(queue: Queue, handle: string, timeout: number): void {
+  private changeVisibility(queue: Queue, input: JsonObject): void {
+    const handle = reqString(input, 'ReceiptHandle');
+    const timeout = optInt(input, 'VisibilityTimeout', 0, 43200);
+    if (timeout === undefined) throw missingParameter('VisibilityTimeout');
     const id = parseReceiptHandle(queue, handle);
     const message = queue.messages.get(id);
     if (message?.receiptHandle !== handle) {
@@ -532,18 +490,11 @@ export type KeptMessage = Omit<StoredMessage, 'attributes'> & { attributes: [str
 type KeptAttribute = { DataType: string; StringValue?: string; BinaryValue?: string };
 export type QueuesSnapshot = Record<string, KeptMessage[]>;
 
-function attributeJson(value: MessageAttribute): KeptAttribute {
-  return {
-    DataType: value.DataType,
-    ...(value.StringValue !== undefined ? { StringValue: value.StringValue } : {}),
-    ...(value.BinaryValue !== undefined ? { BinaryValue: value.BinaryValue.toString('base64') } : {}),
-  };
-}
-
-function attributeFromJson(value: KeptAttribute): MessageAttribute {
-  return {
-    DataType: value.DataType,
-    ...(value.StringValue !== undefined ? { StringValue: value.StringValue } : {}),
-    ...(value.BinaryValue !== undefined ? { BinaryValue: Buffer.from(value.BinaryValue, 'base64') } : {}),
-  };
+/** An attribute with its binary value turned by `convert` (to base64 to keep it, back to bytes to restore it). */
+function withBinary<From, To>(
+  value: { DataType: string; StringValue?: string; BinaryValue?: From },
+  convert: (binary: From) => To,
+): { DataType: string; StringValue?: string; BinaryValue?: To } {
+  const { BinaryValue, ...rest } = value;
+  return { ...rest, ...(BinaryValue !== undefined ? { BinaryValue: convert(BinaryValue) } : {}) };
 }

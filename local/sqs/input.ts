@@ -4,11 +4,18 @@ import { invalidParameter, missingParameter } from './errors';
 
 export type JsonObject = Record<string, unknown>;
 
-export function optString(input: JsonObject, key: string): string | undefined {
+/** `input[key]` when `ok` says it is the right type; absent (undefined or null) is undefined. */
+function opt<T>(input: JsonObject, key: string, ok: (value: unknown) => value is T, reason: string): T | undefined {
   const value = input[key];
   if (value === undefined || value === null) return undefined;
-  if (typeof value !== 'string') throw invalidParameter(key, value, 'Must be a string.');
+  if (!ok(value)) throw invalidParameter(key, value, reason);
   return value;
+}
+
+const isString = (value: unknown): value is string => typeof value === 'string';
+
+export function optString(input: JsonObject, key: string): string | undefined {
+  return opt(input, key, isString, 'Must be a string.');
 }
 
 /** Absent and empty both count as missing, as SQS treats an empty required string. */
@@ -29,36 +36,21 @@ export function optInt(input: JsonObject, key: string, min: number, max: number)
 }
 
 export function optStringArray(input: JsonObject, key: string): string[] | undefined {
-  const value = input[key];
-  if (value === undefined || value === null) return undefined;
-  if (!Array.isArray(value) || !value.every((item): item is string => typeof item === 'string')) {
-    throw invalidParameter(key, value, 'Must be a list of strings.');
-  }
-  return value;
+  return opt(input, key, (value): value is string[] => Array.isArray(value) && value.every(isString), 'Must be a list of strings.');
 }
 
 export function optStringMap(input: JsonObject, key: string): Map<string, string> | undefined {
-  const value = input[key];
-  if (value === undefined || value === null) return undefined;
-  if (!isRecord(value)) throw invalidParameter(key, value, 'Must be a map of strings.');
-  const out = new Map<string, string>();
-  for (const [name, item] of Object.entries(value)) {
-    if (typeof item !== 'string') throw invalidParameter(`${key}.${name}`, item, 'Must be a string.');
-    out.set(name, item);
-  }
-  return out;
+  const value = opt(input, key, isRecord, 'Must be a map of strings.');
+  if (value === undefined) return undefined;
+  for (const [name, item] of Object.entries(value))
+    if (!isString(item)) throw invalidParameter(`${key}.${name}`, item, 'Must be a string.');
+  return new Map(Object.entries(value) as [string, string][]);
 }
 
 export function optObject(input: JsonObject, key: string): JsonObject | undefined {
-  const value = input[key];
-  if (value === undefined || value === null) return undefined;
-  if (!isRecord(value)) throw invalidParameter(key, value, 'Must be an object.');
-  return value;
+  return opt(input, key, isRecord, 'Must be an object.');
 }
 
 export function optObjectArray(input: JsonObject, key: string): JsonObject[] | undefined {
-  const value = input[key];
-  if (value === undefined || value === null) return undefined;
-  if (!Array.isArray(value) || !value.every(isRecord)) throw invalidParameter(key, value, 'Must be a list of objects.');
-  return value;
+  return opt(input, key, (value): value is JsonObject[] => Array.isArray(value) && value.every(isRecord), 'Must be a list of objects.');
 }

@@ -13,15 +13,6 @@ export interface BuiltMessage {
   readonly size: number;
 }
 
-const SYSTEM_ATTRIBUTES = [
-  'SenderId',
-  'SentTimestamp',
-  'ApproximateReceiveCount',
-  'ApproximateFirstReceiveTimestamp',
-  'DeadLetterQueueSourceArn',
-  'MessageGroupId',
-] as const;
-
 const BATCH_ID = /^[A-Za-z0-9_-]{1,80}$/;
 const ATTRIBUTE_NAME = /^[A-Za-z0-9_.-]{1,256}$/;
 const DATA_TYPE = /^(String|Number|Binary)(\..{1,250})?$/;
@@ -97,8 +88,7 @@ export function render(message: StoredMessage, request: ReceiveRequest, senderId
   };
   const wanted = new Set(request.systemAttributeNames);
   const all = wanted.has('All');
-  const system: Record<string, string> = {};
-  const values: Record<(typeof SYSTEM_ATTRIBUTES)[number], string | undefined> = {
+  const values: Record<string, string | undefined> = {
     SenderId: senderId,
     SentTimestamp: String(message.sentTimestamp),
     ApproximateReceiveCount: String(message.receiveCount),
@@ -106,10 +96,9 @@ export function render(message: StoredMessage, request: ReceiveRequest, senderId
     DeadLetterQueueSourceArn: message.deadLetterSourceArn,
     MessageGroupId: message.messageGroupId,
   };
-  for (const name of SYSTEM_ATTRIBUTES) {
-    const value = values[name];
-    if ((all || wanted.has(name)) && value !== undefined) system[name] = value;
-  }
+  const system = Object.fromEntries(
+    Object.entries(values).filter((entry): entry is [string, string] => (all || wanted.has(entry[0])) && entry[1] !== undefined),
+  );
   if (Object.keys(system).length > 0) out.Attributes = system;
 
   const selected = new Map<string, MessageAttribute>();
@@ -168,7 +157,7 @@ export function batchEntries(input: JsonObject): JsonObject[] {
   return entries;
 }
 
-export function entryId(entry: JsonObject): string {
+function entryId(entry: JsonObject): string {
   const id = optString(entry, 'Id');
   if (id === undefined || !BATCH_ID.test(id)) {
     throw new SqsError(
@@ -183,8 +172,29 @@ export function receiveResult(messages: JsonObject[]): JsonObject {
   return messages.length > 0 ? { Messages: messages } : {};
 }
 
-export function batchFailure(id: string, error: SqsError): JsonObject {
-  return { Id: id, SenderFault: error.fault === 'Sender', Code: error.queryCode, Message: error.message };
+/** One batch entry's outcome: an SqsError fails that entry only, anything else the whole request. */
+type Attempt<T> = { readonly id: string } & ({ readonly ok: true; readonly result: T } | { readonly ok: false; readonly error: SqsError });
+
+export function attempt<T>(entry: JsonObject, run: () => T): Attempt<T> {
+  const id = entryId(entry);
+  try {
+    return { id, ok: true, result: run() };
+  } catch (error) {
+    if (!(error instanceof SqsError)) throw error;
+    return { id, ok: false, error };
+  }
+}
+
+/** A batch answer; `succeeded` acts on each successful entry, in order, and gives its fields beside Id. */
+export function batchResult<T>(attempts: readonly Attempt<T>[], succeeded: (result: T) => JsonObject): JsonObject {
+  const successful: JsonObject[] = [];
+  const failed: JsonObject[] = [];
+  for (const entry of attempts) {
+    if (entry.ok) successful.push({ Id: entry.id, ...succeeded(entry.result) });
+    else
+      failed.push({ Id: entry.id, SenderFault: entry.error.fault === 'Sender', Code: entry.error.queryCode, Message: entry.error.message });
+  }
+  return { Successful: successful, Failed: failed };
 }
 
 /** "All" and ".*" select everything; "prefix.*" selects names under that prefix. */

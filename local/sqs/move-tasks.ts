@@ -25,6 +25,9 @@ interface MoveTask {
 
 const TASK_TICK_MS = 50;
 
+const notFound = (parameter: string): SqsError =>
+  new SqsError('ResourceNotFoundException', `The resource that you specified for the ${parameter} parameter doesn't exist.`);
+
 /** What the tasks need of the engine. */
 export interface MoveTaskHost {
   queues(): Iterable<Queue>;
@@ -59,14 +62,13 @@ export class MoveTasks {
     const destinationArn = optString(input, 'DestinationArn');
     const rate = optInt(input, 'MaxNumberOfMessagesPerSecond', 1, 500);
     const source = this.host.queueByArn(sourceArn);
-    if (!source)
-      throw new SqsError('ResourceNotFoundException', "The resource that you specified for the SourceArn parameter doesn't exist.");
+    if (!source) throw notFound('SourceArn');
     const isDeadLetterQueue = [...this.host.queues()].some((queue) => redrivePolicy(queue)?.deadLetterTargetArn === sourceArn);
     if (!isDeadLetterQueue) {
       throw invalidParameter('SourceArn', sourceArn, 'Source queue must be configured as a Dead Letter Queue.');
     }
     if (destinationArn !== undefined && !this.host.queueByArn(destinationArn)) {
-      throw new SqsError('ResourceNotFoundException', "The resource that you specified for the DestinationArn parameter doesn't exist.");
+      throw notFound('DestinationArn');
     }
     for (const task of this.tasks.values()) {
       if (task.sourceArn === sourceArn && task.status === 'RUNNING') {
@@ -99,9 +101,7 @@ export class MoveTasks {
   list(input: JsonObject): JsonObject {
     const sourceArn = reqString(input, 'SourceArn');
     const maxResults = optInt(input, 'MaxResults', 1, 10) ?? 1;
-    if (!this.host.queueByArn(sourceArn)) {
-      throw new SqsError('ResourceNotFoundException', "The resource that you specified for the SourceArn parameter doesn't exist.");
-    }
+    if (!this.host.queueByArn(sourceArn)) throw notFound('SourceArn');
     const results = [...this.tasks.values()]
       .filter((task) => task.sourceArn === sourceArn)
       .reverse() // most recent first; Map keeps start order

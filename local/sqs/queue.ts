@@ -83,19 +83,22 @@ const INT_RANGES: Readonly<Record<string, readonly [number, number]>> = {
 /** Stored as given; they do not change this server's behaviour. */
 const FREE_FORM = new Set(['Policy', 'RedriveAllowPolicy', 'KmsMasterKeyId', 'SqsManagedSseEnabled']);
 
-const READ_ONLY = [
-  'ApproximateNumberOfMessages',
-  'ApproximateNumberOfMessagesNotVisible',
-  'ApproximateNumberOfMessagesDelayed',
-  'CreatedTimestamp',
-  'LastModifiedTimestamp',
-  'QueueArn',
-] as const;
+/** The counts GetQueueAttributes answers beside a queue's own attributes, at `now`. */
+const READ_ONLY: Readonly<
+  Record<string, (queue: Queue, counts: Readonly<Record<'visible' | 'notVisible' | 'delayed', number>>) => string>
+> = {
+  QueueArn: (queue) => queue.arn,
+  ApproximateNumberOfMessages: (_queue, counts) => String(counts.visible),
+  ApproximateNumberOfMessagesNotVisible: (_queue, counts) => String(counts.notVisible),
+  ApproximateNumberOfMessagesDelayed: (_queue, counts) => String(counts.delayed),
+  CreatedTimestamp: (queue) => String(queue.createdTimestamp),
+  LastModifiedTimestamp: (queue) => String(queue.lastModifiedTimestamp),
+};
 
 const SETTABLE = new Set([...Object.keys(INT_RANGES), ...FREE_FORM, 'RedrivePolicy']);
 const FIFO_ONLY = new Set(['FifoQueue', 'ContentBasedDeduplication', 'DeduplicationScope', 'FifoThroughputLimit']);
 // FIFO-only names are valid to ask for; a standard queue just has no value for them.
-export const GETTABLE = new Set<string>([...SETTABLE, ...READ_ONLY, ...FIFO_ONLY]);
+export const GETTABLE = new Set<string>([...SETTABLE, ...Object.keys(READ_ONLY), ...FIFO_ONLY]);
 
 /** Validates CreateQueue's attributes; '' leaves an optional one unset. */
 export function normaliseAttributes(attributes: ReadonlyMap<string, string>, queueExists: (arn: string) => boolean): Map<string, string> {
@@ -147,22 +150,11 @@ function normaliseRedrivePolicy(value: string, queueExists: (arn: string) => boo
 /** Every attribute GetQueueAttributes can answer, counted at `now`. */
 export function attributeValues(queue: Queue, now: number): Map<string, string> {
   dropExpired(queue, now);
-  let visible = 0;
-  let notVisible = 0;
-  let delayed = 0;
+  const counts = { visible: 0, notVisible: 0, delayed: 0 };
   for (const message of queue.messages.values()) {
-    if (message.visibleAt <= now) visible += 1;
-    else if (message.inFlight) notVisible += 1;
-    else delayed += 1;
+    counts[message.visibleAt <= now ? 'visible' : message.inFlight ? 'notVisible' : 'delayed'] += 1;
   }
-  const values = new Map<string, string>([
-    ['QueueArn', queue.arn],
-    ['ApproximateNumberOfMessages', String(visible)],
-    ['ApproximateNumberOfMessagesNotVisible', String(notVisible)],
-    ['ApproximateNumberOfMessagesDelayed', String(delayed)],
-    ['CreatedTimestamp', String(queue.createdTimestamp)],
-    ['LastModifiedTimestamp', String(queue.lastModifiedTimestamp)],
-  ]);
+  const values = new Map(Object.entries(READ_ONLY).map(([name, value]) => [name, value(queue, counts)]));
   for (const [key, value] of queue.attributes) values.set(key, value);
   return values;
 }
