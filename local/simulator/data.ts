@@ -127,18 +127,7 @@ export class SimulatorData {
         },
         gaps,
       };
-      const state: ProjectState = {
-        project,
-        generated: true,
-        profile,
-        pool,
-        run: 0,
-        runId: deterministicUuid(seed, id, 'run', 0),
-        probes: [],
-        reasoning: {},
-      };
-      data.states.set(id, state);
-      data.recompute(state, rng, []);
+      data.recompute(data.add(project, true, profile, pool), rng, []);
     }
     return data;
   }
@@ -152,18 +141,18 @@ export class SimulatorData {
       const competitors = [...new Set(project.gaps.map((gap) => gap.top_competitor).filter((c) => c !== ''))];
       const profile = genericProfile(project.name, project.industry, competitors);
       const taken = new Set(project.gaps.map((gap) => gap.prompt_id));
-      data.states.set(project.id, {
-        project,
-        generated: false,
-        profile,
-        pool: promptPool(data.seed, project.id, profile).filter((prompt) => !taken.has(prompt.prompt_id)),
-        run: 0,
-        runId: deterministicUuid(data.seed, project.id, 'run', 0),
-        probes: project.probes ?? [],
-        reasoning: project.reasoning ?? {},
-      });
+      const pool = promptPool(data.seed, project.id, profile).filter((prompt) => !taken.has(prompt.prompt_id));
+      data.add(project, false, profile, pool);
     }
     return data;
+  }
+
+  /** Adds a project at run 0, with a fixture's probes and cards when it has them. */
+  private add(project: FixtureProject, generated: boolean, profile: Profile, pool: PoolPrompt[]): ProjectState {
+    const runId = deterministicUuid(this.seed, project.id, 'run', 0);
+    const state = { project, generated, profile, pool, run: 0, runId, probes: project.probes ?? [], reasoning: project.reasoning ?? {} };
+    this.states.set(project.id, state);
+    return state;
   }
 
   projectIds(): string[] {
@@ -188,25 +177,20 @@ export class SimulatorData {
 
   /** The overview as /visibility serves it (a copy), or undefined for an unknown project. */
   visibility(projectId: string, range: string = '7d'): Record<string, unknown> | undefined {
-    const state = this.states.get(projectId);
-    if (state === undefined) return undefined;
-    return { range, ...structuredClone(state.project.visibility) };
+    const visibility = this.states.get(projectId)?.project.visibility;
+    return visibility && { range, ...structuredClone(visibility) };
   }
 
   /** The first `pageSize` gaps (worst first) and the total, or undefined for an unknown project. */
   gaps(projectId: string, pageSize: number = Number.MAX_SAFE_INTEGER): { gaps: FixtureGap[]; total: number } | undefined {
-    const state = this.states.get(projectId);
-    if (state === undefined) return undefined;
-    const gaps = state.project.gaps;
-    return { gaps: structuredClone(gaps.slice(0, pageSize)), total: gaps.length };
+    const gaps = this.states.get(projectId)?.project.gaps;
+    return gaps && { gaps: structuredClone(gaps.slice(0, pageSize)), total: gaps.length };
   }
 
   /** Results of the current run, optionally of one prompt, or undefined for an unknown project. */
   results(projectId: string, promptId?: string): FixtureProbe[] | undefined {
-    const state = this.states.get(projectId);
-    if (state === undefined) return undefined;
-    const probes = promptId === undefined ? state.probes : state.probes.filter((probe) => probe.prompt_id === promptId);
-    return structuredClone(probes);
+    const probes = this.states.get(projectId)?.probes;
+    return structuredClone(promptId === undefined ? probes : probes?.filter((probe) => probe.prompt_id === promptId));
   }
 
   reasoning(projectId: string, resultId: string): ReasoningLookup {
@@ -261,25 +245,20 @@ export class SimulatorData {
     project.gaps = [...kept, ...added].sort(compareGaps);
 
     // Numbers drift.
-    const before = new Map<Record<string, unknown>, number>();
     for (const row of engineRows(project.visibility)) {
-      if (typeof row['visibility'] === 'number') before.set(row, row['visibility']);
+      const old = row['visibility'];
       for (const [key, value] of Object.entries(row)) {
         if (typeof value === 'number' && !/change|delta/i.test(key)) row[key] = drift(rng, value, key);
       }
-      const old = before.get(row);
-      if (old !== undefined && typeof row['visibility'] === 'number' && typeof row['change_pts'] === 'number') {
+      if (typeof old === 'number' && typeof row['visibility'] === 'number' && typeof row['change_pts'] === 'number') {
         row['change_pts'] = round(row['visibility'] - old, 1);
       }
     }
     for (const metric of project.visibility.metrics) {
       if (typeof metric.value === 'number') metric.value = drift(rng, metric.value, metric.label);
     }
-    this.recompute(
-      state,
-      rng,
-      added.map((gap) => gap.prompt_id),
-    );
+    const newGaps = added.map((gap) => gap.prompt_id);
+    this.recompute(state, rng, newGaps);
 
     return {
       projectId,
@@ -287,7 +266,7 @@ export class SimulatorData {
       runId: state.runId,
       answers: answersOf(state),
       resolvedGaps: [...resolved],
-      newGaps: added.map((gap) => gap.prompt_id),
+      newGaps,
     };
   }
 

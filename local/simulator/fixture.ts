@@ -80,13 +80,12 @@ export class FixtureError extends Error {
   }
 }
 
-function isScalar(value: unknown): value is JsonScalar {
-  return value === null || typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value));
-}
-
-function isNonEmptyString(value: unknown): value is string {
-  return typeof value === 'string' && value.trim() !== '';
-}
+const isFiniteNumber = (value: unknown): boolean => typeof value === 'number' && Number.isFinite(value);
+const isNonEmptyString = (value: unknown): value is string => typeof value === 'string' && value.trim() !== '';
+const isScalar = (value: unknown): boolean => value === null || ['string', 'boolean'].includes(typeof value) || isFiniteNumber(value);
+const isRef = (value: unknown): boolean => isNonEmptyString(value) || isFiniteNumber(value);
+const isStrings = (value: unknown): boolean => Array.isArray(value) && value.every((x) => typeof x === 'string');
+const isCount = (value: unknown): boolean => typeof value === 'number' && Number.isInteger(value) && value >= 0;
 
 const NON_EMPTY = 'must be a non-empty string';
 
@@ -129,19 +128,9 @@ function gapsIssues(gaps: unknown, at: string, need: Need): void {
     const g = objectAt(gap, gat, need);
     if (g === undefined) return;
     uniqueId(g, 'prompt_id', gat, promptIds, 'gap', need);
-    const ref = g['prompt_ref'];
-    need(
-      isNonEmptyString(ref) || (typeof ref === 'number' && Number.isFinite(ref)),
-      `${gat}.prompt_ref`,
-      'must be a number or a non-empty string',
-    );
+    need(isRef(g['prompt_ref']), `${gat}.prompt_ref`, 'must be a number or a non-empty string');
     need(isNonEmptyString(g['prompt_text']), `${gat}.prompt_text`, NON_EMPTY);
-    const platforms = g['platforms_losing'];
-    need(
-      Array.isArray(platforms) && platforms.every((x) => typeof x === 'string'),
-      `${gat}.platforms_losing`,
-      'must be an array of strings',
-    );
+    need(isStrings(g['platforms_losing']), `${gat}.platforms_losing`, 'must be an array of strings');
     need(typeof g['top_competitor'] === 'string', `${gat}.top_competitor`, 'must be a string');
   });
 }
@@ -153,13 +142,7 @@ function runsIssues(runs: unknown, at: string, need: Need): void {
     const r = objectAt(run, rat, need, 'must be an object with "visibility", "gaps" and/or "answers"');
     if (r?.['visibility'] !== undefined) visibilityIssues(r['visibility'], `${rat}.visibility`, need);
     if (r?.['gaps'] !== undefined) gapsIssues(r['gaps'], `${rat}.gaps`, need);
-    const answers = r?.['answers'];
-    if (answers === undefined) return;
-    need(
-      typeof answers === 'number' && Number.isInteger(answers) && answers >= 0,
-      `${rat}.answers`,
-      'must be a whole number >= 0 when present',
-    );
+    if (r?.['answers'] !== undefined) need(isCount(r['answers']), `${rat}.answers`, 'must be a whole number >= 0 when present');
   };
   eachOf(runs, at, need, runIssues, 'must be an array of scripted runs when present');
 }
@@ -234,17 +217,14 @@ export function validateFixture(value: unknown, source?: string): SimulatorFixtu
 
 /** Reads and validates a fixture file; errors name the file and the bad field. */
 export function loadFixtureFile(file: string): SimulatorFixture {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (error) {
-    throw new FixtureError([`(file): cannot be read (${error instanceof Error ? error.message : String(error)})`], file);
-  }
+  let problem = 'cannot be read';
   let parsed: unknown;
   try {
+    const text = readFileSync(file, 'utf8');
+    problem = 'is not valid JSON';
     parsed = JSON.parse(text);
   } catch (error) {
-    throw new FixtureError([`(file): is not valid JSON (${error instanceof Error ? error.message : String(error)})`], file);
+    throw new FixtureError([`(file): ${problem} (${error instanceof Error ? error.message : String(error)})`], file);
   }
   return validateFixture(parsed, file);
 }

@@ -75,19 +75,14 @@ export interface SimulatorOptions {
   host?: string;
   apiKey?: string;
   /** Delay added to every request. */
-  latencyMs?: number;
+  latencyMs?: number | undefined;
   rateLimit?: RateLimit | null;
   /** Serve this fixture instead of generated data (validated; throws FixtureError). */
-  fixture?: SimulatorFixture;
+  fixture?: SimulatorFixture | undefined;
   /** Seed of the generated data (default 1). */
-  seed?: number;
+  seed?: number | undefined;
   /** Webhook sender options (retryScale, timeoutMs, failureLimit, …). */
   webhooks?: Omit<WebhookSenderOptions, 'data'>;
-}
-
-interface ActiveFault {
-  spec: FaultSpec;
-  remaining: number;
 }
 
 class HttpError extends Error {
@@ -113,10 +108,6 @@ const STATUS_CODES: Record<number, string> = {
   504: 'gateway_timeout',
 };
 
-function codeForStatus(status: number): string {
-  return STATUS_CODES[status] ?? (status >= 500 ? 'internal_error' : 'error');
-}
-
 function errorBody(code: string, message: string): string {
   return JSON.stringify({ error: { code, message } });
 }
@@ -130,7 +121,7 @@ export class VisibilitySimulator {
 
   private latencyMs: number;
   private rateLimit: RateLimit | null;
-  private faults: ActiveFault[] = [];
+  private faults: { spec: FaultSpec; remaining: number }[] = [];
   private log: RequestRecord[] = [];
   private accepted: number[] = [];
   private inFlight = 0;
@@ -288,7 +279,8 @@ export class VisibilitySimulator {
           const status = fault.status ?? 200;
           const headers: Record<string, string> = { ...fault.headers };
           if (fault.retryAfter !== undefined) headers['Retry-After'] = String(fault.retryAfter);
-          const body = fault.body ?? errorBody(codeForStatus(status), `Injected fault: ${status}`);
+          const body =
+            fault.body ?? errorBody(STATUS_CODES[status] ?? (status >= 500 ? 'internal_error' : 'error'), `Injected fault: ${status}`);
           this.send(res, record, status, body, headers);
           return;
         }
@@ -367,7 +359,7 @@ export class VisibilitySimulator {
       return ok(wait ? 200 : 202, wait ? { ...summary, reports: await delivered } : summary);
     }
     const duplicates = typeof body['duplicates'] === 'number' ? body['duplicates'] : 0;
-    const sent = this.webhooks.sendHandled(handled, projectId, body, { duplicates });
+    const sent = SIMULATED_EVENTS[handled].send(this.webhooks, projectId, body, { duplicates });
     const summary = { event: sent.event, ...(sent.run === undefined ? {} : { run: sent.run }) };
     ok(wait ? 200 : 202, wait ? { ...summary, report: await sent.delivered } : summary);
   }

@@ -21,7 +21,7 @@ import type { HandledEventType, WebhookEvent } from '../../shared/events';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
 import { signPayload } from '../../shared/signature';
-import type { RunInfo } from './data';
+import type { RunInfo, SimulatorData } from './data';
 import { deterministicUuid } from './random';
 
 export const USER_AGENT = 'Service-Webhooks/1';
@@ -30,20 +30,15 @@ export const DELIVERY_TIMEOUT_MS = 10_000;
 export const FAILURE_LIMIT = 15;
 export const MAX_WEBHOOKS = 10;
 
-/** What the sender needs from the data to trigger runs. `SimulatorData` provides it. */
-export interface RunSource {
-  hasProject(projectId: string): boolean;
-  advanceRun(projectId: string): RunInfo;
-}
-
 export interface WebhookSenderOptions {
-  data: RunSource;
+  /** What the sender needs of the data to trigger runs. */
+  data: Pick<SimulatorData, 'hasProject' | 'advanceRun'>;
   /** Multiplies the retry delays (default 1). */
   retryScale?: number;
   /** Per-attempt timeout (default 10 s). */
   timeoutMs?: number;
   now?: () => number;
-  fetch?: typeof fetch;
+  fetch?: typeof fetch | undefined;
 }
 
 export interface WebhookRegistration {
@@ -134,26 +129,25 @@ interface Hook extends WebhookInfo {
   attempts: DeliveryAttempt[];
 }
 
+/** A webhook signing secret in the service's format. */
+export function generateSecret(): string {
+  return `whsec_${randomBytes(24).toString('hex')}`;
+}
+
 export class WebhookSender {
-  private readonly data: RunSource;
   private readonly delays: readonly number[];
-  private readonly timeoutMs: number;
   private readonly now: () => number;
-  private readonly fetchFn: typeof fetch;
   private readonly hooks = new Map<string, Hook>();
   private readonly pending = new Set<Promise<unknown>>();
   private readonly stopController = new AbortController();
   private lastCreatedMs = 0;
   private draftCounter = 0;
 
-  constructor(options: WebhookSenderOptions) {
+  constructor(private readonly options: WebhookSenderOptions) {
     const scale = options.retryScale ?? 1;
     if (!(scale >= 0)) throw new Error('retryScale must be a number >= 0');
-    this.data = options.data;
     this.delays = RETRY_DELAYS_MS.map((ms) => ms * scale);
-    this.timeoutMs = options.timeoutMs ?? DELIVERY_TIMEOUT_MS;
     this.now = options.now ?? Date.now;
-    this.fetchFn = options.fetch ?? globalThis.fetch;
   }
 
   /** Registers a receiver and returns its id. Throws on a bad URL or when the limit is reached. */
@@ -171,7 +165,7 @@ export class WebhookSender {
     }
     if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('Webhook URL must use http or https');
     if (this.hooks.size >= MAX_WEBHOOKS) throw new Error(`At most ${MAX_WEBHOOKS} webhooks can be registered`);
-    const secret = registration.secret ?? `whsec_${randomBytes(24).toString('hex')}`;
+    const secret = registration.secret ?? generateSecret();
     if (secret === '') throw new Error('Webhook secret must not be empty');
     const id = randomUUID();
     this.hooks.set(id, {
@@ -208,8 +202,7 @@ export class WebhookSender {
 
   /** Advances the project's run and sends run.completed. Throws for an unknown project. */
   triggerRun(projectId: string, options: SendOptions = {}): SentRun {
-    if (!this.data.hasProject(projectId)) throw new Error(`Unknown project "${projectId}"`);
-    const run = this.data.advanceRun(projectId);
+    const run = this.options.data.advanceRun(projectId);
     const sent = this.sendEvent(
       'run.completed',
       { project_id: projectId, run_id: run.runId, status: 'completed', answers: run.answers },
@@ -220,7 +213,7 @@ export class WebhookSender {
 
   /** Sends draft.ready; asset id and version default to a fresh id and 1. */
   sendDraftReady(projectId: string, assetId?: string, version?: unknown, options: SendOptions = {}): SentEvent {
-    if (!this.data.hasProject(projectId)) throw new Error(`Unknown project "${projectId}"`);
+    if (!this.options.data.hasProject(projectId)) throw new Error(`Unknown project "${projectId}"`);
     this.draftCounter += 1;
     const asset = assetId ?? deterministicUuid('asset', projectId, this.draftCounter);
     return this.sendEvent('draft.ready', { project_id: projectId, asset_id: asset, version: version ?? 1 }, options);
@@ -241,16 +234,6 @@ export class WebhookSender {
     void newer.delivered.then(open);
     const delivered = Promise.all([older.delivered, newer.delivered]).then(([o, n]) => ({ older: o, newer: n }));
     return { older, newer, delivered };
-  }
-
-  /** Sends one event of a type the bridge handles, as its control route asks (see SIMULATED_EVENTS). */
-  sendHandled(
-    type: HandledEventType,
-    projectId: string,
-    body: Readonly<Record<string, unknown>>,
-    options: SendOptions = {},
-  ): SentEvent & { run?: RunInfo } {
-    return SIMULATED_EVENTS[type].send(this, projectId, body, options);
   }
 
   /** Sends any event type with the given data (ids and counts only, as the service does). */
@@ -357,9 +340,9 @@ export class WebhookSender {
     body: string,
     signature: string,
   ): Promise<{ status: number | null; error: string | null }> {
-    const timeout = AbortSignal.timeout(this.timeoutMs);
+    const timeout = AbortSignal.timeout(this.options.timeoutMs ?? DELIVERY_TIMEOUT_MS);
     try {
-      const response = await this.fetchFn(url, {
+      const response = await (this.options.fetch ?? fetch)(url, {
         method: 'POST',
         headers: {
           'Content-Type': 'application/json',

@@ -462,25 +462,20 @@ export class SqsEngine {
       }
     }
     if (next === queue.wakeAt && queue.wakeTimer) return;
-    if (queue.wakeTimer) clearTimeout(queue.wakeTimer);
-    queue.wakeTimer = undefined;
-    queue.wakeAt = 0;
-    if (next === Number.POSITIVE_INFINITY) return;
-    queue.wakeAt = next;
-    queue.wakeTimer = setTimeout(
-      () => {
-        queue.wakeTimer = undefined;
-        queue.wakeAt = 0;
-        this.notify(queue);
-      },
-      Math.max(0, next - Date.now()) + 1,
-    );
-    queue.wakeTimer.unref();
+    clearTimeout(queue.wakeTimer);
+    const wake = (): void => {
+      queue.wakeTimer = undefined;
+      queue.wakeAt = 0;
+      this.notify(queue);
+    };
+    const due = next !== Number.POSITIVE_INFINITY;
+    queue.wakeAt = due ? next : 0;
+    queue.wakeTimer = due ? setTimeout(wake, Math.max(0, next - Date.now()) + 1).unref() : undefined;
   }
 
   private endWaiters(queue: Queue): void {
     for (const waiter of [...queue.waiters]) waiter.done([]);
-    if (queue.wakeTimer) clearTimeout(queue.wakeTimer);
+    clearTimeout(queue.wakeTimer);
     queue.wakeTimer = undefined;
   }
 }

@@ -14,7 +14,6 @@ import { connectionWebhookUrl, formatConnectionSecret, type Connection } from '.
 import { connectionSecretPrefix, ENV, HTTP_PATHS, SERVICES } from '../../shared/contracts';
 import { createSlackOAuthHandler } from '../../functions/slack-oauth/create-handler';
 import { readSlackOAuthConfig } from '../../functions/slack-oauth/runtime';
-import { ConfigError } from '../../shared/config-env';
 import type { GatewayRoute } from '../http-gateway';
 import { workspacesRoute } from '../preview/workspaces';
 import type { LocalObservabilityHub } from '../local-observability';
@@ -106,12 +105,7 @@ function installEnv(base: Record<string, string>, gatewayUrl: string, slack: Loc
     [ENV.slackAuthorizeUrl]: `http://${slack.host}:${slack.port}${AUTHORIZE_PATH}`,
     [ENV.powertoolsServiceName]: SERVICES.slackOAuth,
   };
-  try {
-    readSlackOAuthConfig(env);
-  } catch (error) {
-    if (error instanceof ConfigError) throw new LocalStackError(error.message);
-    throw error;
-  }
+  readSlackOAuthConfig(env); // its ConfigError is said by toStackError (./problems)
   return env;
 }
 

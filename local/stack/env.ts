@@ -2,7 +2,6 @@
  * The functions' environment on the local stack, built as the CDK stack builds it, and checked as
  * each function checks it at cold start, so a bad value fails the start in one line.
  */
-import { ConfigError } from '../../shared/config-env';
 import { DIGEST_DEFAULTS, ENV, METRICS_NAMESPACE, SERVICES } from '../../shared/contracts';
 import { readIngestConfig } from '../../functions/ingest/runtime';
 import { readDigestConfig } from '../../functions/digest/runtime';
@@ -12,7 +11,7 @@ import type { LocalSecrets } from '../local-secrets';
 import { LOCAL_SLACK_APP_ID, LOCAL_SLACK_TEAM_ID } from '../slack-app-delivery';
 import { LOCAL_TOPOLOGY } from '../topology';
 import type { StartedSqs } from './queues';
-import { LOCAL_DEFAULTS, LOCAL_STAGE, LocalStackError, type LocalStackOptions, type StackKeys } from './types';
+import { LOCAL_DEFAULTS, LOCAL_STAGE, type LocalStackOptions, type StackKeys } from './types';
 
 export interface EnvInputs {
   options: LocalStackOptions;
@@ -80,13 +79,9 @@ export function functionEnvironments(input: EnvInputs): { env: Record<string, st
     [ENV.slackSigningSecret]: JSON.stringify([input.keys.slackSigningSecret]),
     [ENV.powertoolsServiceName]: SERVICES.slack,
   };
-  try {
-    readIngestConfig(env);
-    readDigestConfig(env);
-    readSlackConfig(slackEnv);
-  } catch (error) {
-    if (error instanceof ConfigError) throw new LocalStackError(error.message);
-    throw error;
-  }
+  // A bad value's ConfigError is said by toStackError (./problems), where every start error is.
+  readIngestConfig(env);
+  readDigestConfig(env);
+  readSlackConfig(slackEnv);
   return { env, slackEnv };
 }

@@ -30,14 +30,11 @@ export async function startSimulator(
     VisibilitySimulator.start({
       port,
       host,
-      ...(options.apiLatencyMs !== undefined ? { latencyMs: options.apiLatencyMs } : {}),
-      ...(fixture !== undefined ? { fixture } : {}),
-      ...(options.seed !== undefined ? { seed: options.seed } : {}),
+      latencyMs: options.apiLatencyMs,
+      fixture,
+      seed: options.seed,
       ...own,
-      webhooks: {
-        retryScale: options.retryScale ?? LOCAL_DEFAULTS.retryScale,
-        ...(options.webhookFetch ? { fetch: options.webhookFetch } : {}),
-      },
+      webhooks: { retryScale: options.retryScale ?? LOCAL_DEFAULTS.retryScale, fetch: options.webhookFetch },
     });
   // A bad fixture's FixtureError is said by toStackError (./problems), where every start error is.
   let simulator: VisibilitySimulator;

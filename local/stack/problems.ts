@@ -1,5 +1,6 @@
 /** The local stack's failures said in one line, naming the flag or file to change. */
 import { describeError } from '../../shared/observability';
+import { ConfigError } from '../../shared/config-env';
 import { FixtureError, loadFixtureFile, type SimulatorFixture } from '../simulator/fixture';
 import { SecretsEndpointTakenError } from '../local-secrets';
 import { LocalStackError, type LocalStackOptions } from './types';
@@ -35,7 +36,7 @@ export function isAddressInUse(error: unknown): boolean {
 
 export function toStackError(error: unknown, options: LocalStackOptions): Error {
   if (error instanceof LocalStackError) return error;
-  if (error instanceof SecretsEndpointTakenError) return new LocalStackError(error.message);
+  if (error instanceof SecretsEndpointTakenError || error instanceof ConfigError) return new LocalStackError(error.message);
   if (error instanceof FixtureError)
     return new LocalStackError(fixtureProblem(error, typeof options.fixture === 'string' ? options.fixture : undefined));
   if (isAddressInUse(error)) return new LocalStackError(`a local server could not listen: ${describeError(error).errorMessage}`);

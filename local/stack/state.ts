@@ -77,24 +77,22 @@ export function clearDataDir(dataDir: string): void {
 export function readKeptSecrets(dataDir: string): KeptSecrets | undefined {
   const kept = readJson(dataPath(dataDir, 'secrets'));
   if (kept === undefined) return undefined;
-  const keys = isRecord(kept) && isRecord(kept['keys']) ? kept['keys'] : undefined;
+  const { signing, readApiKey, slackToken, keys }: Record<string, unknown> = isRecord(kept) ? kept : {};
+  const isText = (value: unknown): value is string => typeof value === 'string';
   if (
-    !isRecord(kept) ||
-    !keys ||
-    typeof keys['actionSigningKey'] !== 'string' ||
-    typeof keys['slackSigningSecret'] !== 'string' ||
-    !Array.isArray(kept['signing']) ||
-    kept['signing'].length === 0 ||
-    !kept['signing'].every((s) => typeof s === 'string' && s !== '')
+    !isRecord(keys) ||
+    !isText(keys['actionSigningKey']) ||
+    !isText(keys['slackSigningSecret']) ||
+    !Array.isArray(signing) ||
+    signing.length === 0 ||
+    !signing.every((s) => isText(s) && s !== '')
   ) {
     throw unusable(dataPath(dataDir, 'secrets'), 'it is not the secrets a local stack keeps');
   }
-  const readApiKey = typeof kept['readApiKey'] === 'string' ? kept['readApiKey'] : undefined;
-  const slackToken = typeof kept['slackToken'] === 'string' ? kept['slackToken'] : undefined;
   return {
-    signing: kept['signing'] as string[],
-    ...(readApiKey !== undefined ? { readApiKey } : {}),
-    ...(slackToken !== undefined ? { slackToken } : {}),
+    signing: signing as string[],
+    ...(isText(readApiKey) ? { readApiKey } : {}),
+    ...(isText(slackToken) ? { slackToken } : {}),
     keys: { actionSigningKey: keys['actionSigningKey'], slackSigningSecret: keys['slackSigningSecret'] },
   };
 }

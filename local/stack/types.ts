@@ -2,7 +2,6 @@
  * What `startLocalStack` (local/stack.ts) takes and gives: its options and defaults, the running
  * stack's handle, and the one error a user can fix by changing a flag.
  */
-import { randomBytes } from 'node:crypto';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { SimulatorFixture } from '../simulator/fixture';
@@ -225,7 +224,4 @@ export class LocalStackError extends Error {
   override readonly name = 'LocalStackError';
 }
 
-/** A webhook signing secret in the simulator's format. */
-export function generateSecret(): string {
-  return `whsec_${randomBytes(24).toString('hex')}`;
-}
+export { generateSecret } from '../simulator/webhooks';
