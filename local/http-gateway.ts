@@ -17,7 +17,8 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { setTimeout as delay } from 'node:timers/promises';
 import { BodyTooLargeError, listen, readBody } from './http';
-import { SlackPreview, type PreviewSource } from './preview/server';
+import { SlackPreview } from './preview/server';
+import type { LocalSlackServer } from './slack/server';
 import { withTimeout } from './timeout';
 import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 
@@ -74,7 +75,7 @@ export interface HttpGatewayOptions {
   /** Called after each request is answered (not for preview pages). */
   onRequest?: (info: GatewayRequestInfo) => void;
   /** Serves the Slack preview (`GET /slack`, see local/preview/server.ts) from these messages. */
-  preview?: PreviewSource | undefined;
+  preview?: LocalSlackServer | undefined;
 }
 
 /** HTTP API's integration timeout (503 when it passes) and payload limit. */
