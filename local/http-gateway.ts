@@ -105,15 +105,10 @@ export class HttpGateway {
 
   /** Listens; rejects with the listen error (e.g. EADDRINUSE) when the port can't be had. */
   static async start(options: HttpGatewayOptions): Promise<HttpGateway> {
-    const host = options.host ?? '127.0.0.1';
-    const holder: { gateway?: HttpGateway } = {};
-    const server = createServer((req, res) => {
-      if (holder.gateway) holder.gateway.track(holder.gateway.handle(req, res));
-      else res.destroy();
-    });
-    const { port, url } = await listen(server, options.port, host);
+    const server = createServer();
+    const { port, url } = await listen(server, options.port, options.host ?? '127.0.0.1');
     const gateway = new HttpGateway(server, options, url, port);
-    holder.gateway = gateway;
+    server.on('request', (req: IncomingMessage, res: ServerResponse) => gateway.track(gateway.handle(req, res)));
     return gateway;
   }
 

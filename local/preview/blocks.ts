@@ -45,22 +45,20 @@ function channelSelectHtml(element: Obj, channels: Channels): string {
   );
 }
 
-/** An interactive or text element (accessory, context or actions item) as HTML. */
+/** Each interactive or text element (accessory, context or actions item) the preview draws, as HTML. */
+const ELEMENT_HTML: Readonly<Record<string, (element: Obj, channels: Channels) => string>> = {
+  mrkdwn: (element) => `<span class="element">${textObjectHtml(element)}</span>`,
+  plain_text: (element) => `<span class="element">${textObjectHtml(element)}</span>`,
+  image: imageHtml,
+  button: buttonHtml,
+  conversations_select: channelSelectHtml,
+};
+
 function elementHtml(element: unknown, channels: Channels): string {
   if (!isRecord(element)) return '';
-  switch (element.type) {
-    case 'mrkdwn':
-    case 'plain_text':
-      return `<span class="element">${textObjectHtml(element)}</span>`;
-    case 'image':
-      return imageHtml(element);
-    case 'button':
-      return buttonHtml(element);
-    case 'conversations_select':
-      return channelSelectHtml(element, channels);
-    default:
-      return `<span class="unknown">[${escapeHtml(str(element.type) || 'element')}]</span>`;
-  }
+  const type = str(element.type);
+  if (Object.hasOwn(ELEMENT_HTML, type)) return ELEMENT_HTML[type]!(element, channels);
+  return `<span class="unknown">[${escapeHtml(type || 'element')}]</span>`;
 }
 
 function sectionHtml(block: Obj, channels: Channels): string {

@@ -4,11 +4,12 @@
  * type, `private_metadata` at most 3,000 characters — and answered as Slack answers (`invalid_arguments`
  * with Slack's pointer messages). The preview shows the published view (local/preview/home.ts).
  */
+import { HOME_VIEW_MAX_BLOCKS } from '../../shared/slack-app/home/view';
 import { isRecord, parseJsonOrUndefined } from '../../shared/util';
 import { fail, ok, type SlackAnswer } from './protocol';
 
 /** Slack's limits of a Home view. */
-const HOME_VIEW_LIMITS = { blocks: 100, privateMetadata: 3000 } as const;
+const HOME_VIEW_LIMITS = { blocks: HOME_VIEW_MAX_BLOCKS, privateMetadata: 3000 } as const;
 
 export interface PublishedHome {
   userId: string;
