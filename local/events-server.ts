@@ -11,16 +11,8 @@ import type { LocalLogEntry, LocalObservabilityHub } from './local-observability
 export const EVENTS_PATH = '/events';
 
 /** One line of the stream: the log entry with its time as ISO text. */
-export interface LocalEvent {
-  at: string;
-  service: string;
-  level: LocalLogEntry['level'];
-  message: string;
-  fields: Record<string, unknown>;
-}
-
-export function toLocalEvent(entry: LocalLogEntry): LocalEvent {
-  return { at: new Date(entry.at).toISOString(), service: entry.service, level: entry.level, message: entry.message, fields: entry.fields };
+function toLocalEvent(entry: LocalLogEntry): Omit<LocalLogEntry, 'at'> & { at: string } {
+  return { ...entry, at: new Date(entry.at).toISOString() };
 }
 
 export class EventsServer {

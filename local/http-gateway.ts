@@ -17,7 +17,8 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { setTimeout as delay } from 'node:timers/promises';
 import { BodyTooLargeError, listen, readBody } from './http';
-import { SlackPreview, type PreviewSource } from './preview/server';
+import { SlackPreview } from './preview/server';
+import type { LocalSlackServer } from './slack/server';
 import { withTimeout } from './timeout';
 import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 
@@ -74,7 +75,7 @@ export interface HttpGatewayOptions {
   /** Called after each request is answered (not for preview pages). */
   onRequest?: (info: GatewayRequestInfo) => void;
   /** Serves the Slack preview (`GET /slack`, see local/preview/server.ts) from these messages. */
-  preview?: PreviewSource | undefined;
+  preview?: LocalSlackServer | undefined;
 }
 
 /** HTTP API's integration timeout (503 when it passes) and payload limit. */
@@ -104,15 +105,10 @@ export class HttpGateway {
 
   /** Listens; rejects with the listen error (e.g. EADDRINUSE) when the port can't be had. */
   static async start(options: HttpGatewayOptions): Promise<HttpGateway> {
-    const host = options.host ?? '127.0.0.1';
-    const holder: { gateway?: HttpGateway } = {};
-    const server = createServer((req, res) => {
-      if (holder.gateway) holder.gateway.track(holder.gateway.handle(req, res));
-      else res.destroy();
-    });
-    const { port, url } = await listen(server, options.port, host);
+    const server = createServer();
+    const { port, url } = await listen(server, options.port, options.host ?? '127.0.0.1');
     const gateway = new HttpGateway(server, options, url, port);
-    holder.gateway = gateway;
+    server.on('request', (req: IncomingMessage, res: ServerResponse) => gateway.track(gateway.handle(req, res)));
     return gateway;
   }
 

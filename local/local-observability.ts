@@ -142,11 +142,6 @@ export class LocalObservabilityHub {
     return total;
   }
 
-  /** Every metric so far, keyed `service:Name` (and `service:Name{dim=value}` for breakdowns). */
-  metrics(): Record<string, number> {
-    return Object.fromEntries(this.counts);
-  }
-
   private add(key: string, value: number): void {
     this.counts.set(key, (this.counts.get(key) ?? 0) + value);
   }

@@ -12,9 +12,9 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { BodyTooLargeError, closeServer, listen, readBody, sendJson } from './http';
+import { AwsJsonError, serveAwsJson, type AwsJsonService } from './aws-json';
+import { BodyTooLargeError, closeServer, listen } from './http';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { isRecord } from '../shared/util';
 
 export interface SecretsManagerServerOptions {
   /** 0 (default) picks a free port. */
@@ -26,26 +26,13 @@ export interface SecretsManagerServerOptions {
 }
 
 export const ACCOUNT_ID = '000000000000';
-const TARGET_PREFIX = 'secretsmanager.';
-const CONTENT_TYPE = 'application/x-amz-json-1.1';
-const MAX_REQUEST_BYTES = 1024 * 1024;
 const NAME = /^[A-Za-z0-9/_+=.@-]{1,512}$/;
 const CURRENT = 'AWSCURRENT';
 const PREVIOUS = 'AWSPREVIOUS';
 /** A SecretString is at most 64 KiB in AWS. */
 const MAX_SECRET_BYTES = 65_536;
 
-class ServiceError extends Error {
-  constructor(
-    readonly type: string,
-    message: string,
-    readonly status = 400,
-  ) {
-    super(message);
-  }
-}
-
-const invalidParameter = (message: string): ServiceError => new ServiceError('InvalidParameterException', message);
+const invalidParameter = (message: string): AwsJsonError => new AwsJsonError('InvalidParameterException', message);
 
 interface Version {
   id: string;
@@ -75,7 +62,7 @@ type Json = Record<string, unknown>;
 function optString(input: Json, key: string): string | undefined {
   const value = input[key];
   if (value === undefined || value === null) return undefined;
-  if (typeof value !== 'string') throw new ServiceError('SerializationException', `${key} must be a string.`);
+  if (typeof value !== 'string') throw new AwsJsonError('SerializationException', `${key} must be a string.`);
   return value;
 }
 
@@ -98,14 +85,33 @@ export class LocalSecretsManagerServer {
   ) {}
 
   static async start(options: SecretsManagerServerOptions = {}): Promise<LocalSecretsManagerServer> {
-    const host = options.host ?? '127.0.0.1';
-    const holder: { instance?: LocalSecretsManagerServer } = {};
-    const server = createServer((req, res) => {
-      void holder.instance?.handle(req, res);
-    });
-    const { url } = await listen(server, options.port, host);
+    const server = createServer();
+    const { url } = await listen(server, options.port, options.host ?? '127.0.0.1');
     const instance = new LocalSecretsManagerServer(server, url, options.region ?? 'us-east-1');
-    holder.instance = instance;
+    const service: AwsJsonService = {
+      targetPrefix: 'secretsmanager.',
+      contentType: 'application/x-amz-json-1.1',
+      maxRequestBytes: 1024 * 1024,
+      dispatch: async (operation, input) => {
+        const run = Object.hasOwn(instance.operations, operation) ? instance.operations[operation] : undefined;
+        if (run === undefined)
+          throw new AwsJsonError(
+            'UnknownOperationException',
+            `Operation ${operation} is not supported by the local Secrets Manager server.`,
+          );
+        if (operation === 'GetSecretValue' && instance.stalled !== undefined) await instance.stalled;
+        return run(input);
+      },
+      answerError: (error) => {
+        const { type, message, status } = asServiceError(error);
+        return { type, message, status, headers: { 'x-amzn-errortype': type } };
+      },
+      answered: (operation, input, status) => {
+        const secretId = [input?.['SecretId'], input?.['Name']].find((id): id is string => typeof id === 'string');
+        instance.log.push({ operation, secretId, status });
+      },
+    };
+    server.on('request', (req: IncomingMessage, res: ServerResponse) => void serveAwsJson(service, req, res));
     return instance;
   }
 
@@ -146,57 +152,20 @@ export class LocalSecretsManagerServer {
 
   // -- protocol ---------------------------------------------------------------------------------
 
-  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const target = String(req.headers['x-amz-target'] ?? '');
-    const operation = target.startsWith(TARGET_PREFIX) ? target.slice(TARGET_PREFIX.length) : target;
-    let secretId: string | undefined;
-    try {
-      const raw = await readBody(req, MAX_REQUEST_BYTES);
-      if (req.method !== 'POST' || !target.startsWith(TARGET_PREFIX)) {
-        throw new ServiceError('UnknownOperationException', `Unknown operation ${target || '(missing X-Amz-Target header)'}`);
-      }
-      let input: unknown;
-      try {
-        input = raw.length === 0 ? {} : JSON.parse(raw.toString('utf8'));
-      } catch {
-        throw new ServiceError('SerializationException', 'Request body is not valid JSON.');
-      }
-      if (!isRecord(input)) throw new ServiceError('SerializationException', 'Request body must be a JSON object.');
-      secretId = typeof input['SecretId'] === 'string' ? input['SecretId'] : typeof input['Name'] === 'string' ? input['Name'] : undefined;
-      if (operation === 'GetSecretValue' && this.stalled !== undefined) await this.stalled;
-      const result = this.dispatch(operation, input);
-      this.log.push({ operation, secretId, status: 200 });
-      send(res, 200, result);
-    } catch (err) {
-      const error = asServiceError(err);
-      this.log.push({ operation, secretId, status: error.status });
-      send(res, error.status, { __type: error.type, message: error.message }, { 'x-amzn-errortype': error.type });
-    }
-  }
-
-  private dispatch(operation: string, input: Json): Json {
-    switch (operation) {
-      case 'CreateSecret':
-        return this.create(input);
-      case 'GetSecretValue':
-        return this.getValue(input);
-      case 'PutSecretValue':
-        return this.putValue(input);
-      case 'DescribeSecret':
-        return this.describe(input);
-      case 'DeleteSecret':
-        return this.delete(input);
-      default:
-        throw new ServiceError('UnknownOperationException', `Operation ${operation} is not supported by the local Secrets Manager server.`);
-    }
-  }
+  private readonly operations: Readonly<Record<string, (input: Json) => Json>> = {
+    CreateSecret: (input) => this.create(input),
+    GetSecretValue: (input) => this.getValue(input),
+    PutSecretValue: (input) => this.putValue(input),
+    DescribeSecret: (input) => this.describe(input),
+    DeleteSecret: (input) => this.delete(input),
+  };
 
   private create(input: Json): Json {
     const name = reqString(input, 'Name');
     if (!NAME.test(name))
       throw invalidParameter('Invalid name. Must be a valid name containing alphanumeric characters, or any of the following: -/_+=.@!');
     if (this.secrets.has(name))
-      throw new ServiceError('ResourceExistsException', `The operation failed because the secret ${name} already exists.`);
+      throw new AwsJsonError('ResourceExistsException', `The operation failed because the secret ${name} already exists.`);
     const now = Date.now();
     const secret: Secret = {
       name,
@@ -220,7 +189,7 @@ export class LocalSecretsManagerServer {
     const version = versionId === undefined ? this.byStage(secret, stage ?? CURRENT) : secret.versions.get(versionId);
     if (version === undefined || (stage !== undefined && !version.stages.has(stage))) {
       const which = versionId === undefined ? `staging label: ${stage ?? CURRENT}` : `VersionId: ${versionId}`;
-      throw new ServiceError('ResourceNotFoundException', `Secrets Manager can't find the specified secret value for ${which}`);
+      throw new AwsJsonError('ResourceNotFoundException', `Secrets Manager can't find the specified secret value for ${which}`);
     }
     return {
       ARN: secret.arn,
@@ -267,7 +236,7 @@ export class LocalSecretsManagerServer {
     if (existing !== undefined) {
       // Idempotent retry with the same token: same value is fine, another value is an error (as in AWS).
       if (existing.string === value) return existing;
-      throw new ServiceError('ResourceExistsException', `A version with VersionId: ${id} already exists and has a different value.`);
+      throw new AwsJsonError('ResourceExistsException', `A version with VersionId: ${id} already exists and has a different value.`);
     }
     const now = Date.now();
     for (const version of secret.versions.values()) {
@@ -299,7 +268,7 @@ export class LocalSecretsManagerServer {
 
   private require(secretId: string): Secret {
     const secret = this.find(secretId);
-    if (secret === undefined) throw new ServiceError('ResourceNotFoundException', "Secrets Manager can't find the specified secret.");
+    if (secret === undefined) throw new AwsJsonError('ResourceNotFoundException', "Secrets Manager can't find the specified secret.");
     return secret;
   }
 }
@@ -313,14 +282,10 @@ function valueOf(input: Json): string | undefined {
   return string;
 }
 
-function asServiceError(error: unknown): ServiceError {
-  if (error instanceof ServiceError) return error;
-  if (error instanceof BodyTooLargeError) return new ServiceError('InvalidRequestException', 'Request body too large.', 413);
-  return new ServiceError('InternalServiceError', error instanceof Error ? error.message : String(error), 500);
-}
-
-function send(res: ServerResponse, status: number, body: Json, headers: Record<string, string> = {}): void {
-  sendJson(res, status, body, { 'content-type': CONTENT_TYPE, 'x-amzn-requestid': randomUUID(), ...headers });
+function asServiceError(error: unknown): AwsJsonError {
+  if (error instanceof AwsJsonError) return error;
+  if (error instanceof BodyTooLargeError) return new AwsJsonError('InvalidRequestException', 'Request body too large.', 413);
+  return new AwsJsonError('InternalAwsJsonError', error instanceof Error ? error.message : String(error), 500);
 }
 
 /** A Secrets Manager client for this server: dummy credentials and a fixed region. */

@@ -32,7 +32,7 @@ export interface SlackSender {
 export interface SlackAppTarget {
   commandsUrl: string;
   interactionsUrl: string;
-  /** The Events API request URL (App Home); none: the Home tab can't be opened (local/slack/events.ts). */
+  /** The Events API request URL (App Home); none: the Home tab can't be opened (local/slack/interactions.ts). */
   eventsUrl?: string | undefined;
   signingSecret: string;
 }

@@ -1,13 +1,12 @@
 // A small SQS-compatible server (AWS JSON 1.0 protocol) for local runs and integration tests.
 // The real @aws-sdk/client-sqs talks to it unchanged; state lives in memory.
-import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { BodyTooLargeError, closeServer, listen, readBody, sendJson } from './http';
+import { AwsJsonError, serveAwsJson, type AwsJsonService } from './aws-json';
+import { BodyTooLargeError, closeServer, listen } from './http';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { createSqsClient as createBoundedSqsClient, LOCAL_CREDENTIALS } from '../shared/adapters/aws-clients';
 import { SqsEngine, type DeadLettered, type QueuesSnapshot } from './sqs/engine';
-import { SqsError, internalError, unknownOperation } from './sqs/errors';
-import { isRecord } from '../shared/util';
+import { SqsError, internalError } from './sqs/errors';
 
 export interface SqsServerOptions {
   /** 0 (default) picks a free port. */
@@ -25,10 +24,6 @@ export interface SqsServerOptions {
 }
 
 export const ACCOUNT_ID = '000000000000';
-const TARGET_PREFIX = 'AmazonSQS.';
-// Far above SQS's 1 MiB message limit plus batch overhead; only guards memory.
-const MAX_REQUEST_BYTES = 16 * 1024 * 1024;
-const CONTENT_TYPE = 'application/x-amz-json-1.0';
 
 export class SqsServer {
   private constructor(
@@ -39,13 +34,9 @@ export class SqsServer {
   ) {}
 
   static async start(options: SqsServerOptions = {}): Promise<SqsServer> {
-    const host = options.host ?? '127.0.0.1';
     const region = options.region ?? 'us-east-1';
-    const holder: { engine?: SqsEngine } = {};
-    const server = createServer((req, res) => {
-      void handle(holder.engine, req, res);
-    });
-    const { url } = await listen(server, options.port, host);
+    const server = createServer();
+    const { url } = await listen(server, options.port, options.host ?? '127.0.0.1');
     const engine = new SqsEngine({
       baseUrl: url,
       region,
@@ -54,7 +45,18 @@ export class SqsServer {
       ...(options.onDeadLetter ? { onDeadLetter: options.onDeadLetter } : {}),
       ...(options.fairQueues === false ? { fairQueues: false } : {}),
     });
-    holder.engine = engine;
+    const service: AwsJsonService = {
+      targetPrefix: 'AmazonSQS.',
+      contentType: 'application/x-amz-json-1.0',
+      // Far above SQS's 1 MiB message limit plus batch overhead; only guards memory.
+      maxRequestBytes: 16 * 1024 * 1024,
+      dispatch: (operation, input, signal) => engine.dispatch(operation, input, signal),
+      answerError: (error) => {
+        const { type, message, status, queryCode, fault } = asSqsError(error);
+        return { type, message, status, headers: { 'x-amzn-query-error': `${queryCode};${fault}` } };
+      },
+    };
+    server.on('request', (req: IncomingMessage, res: ServerResponse) => void serveAwsJson(service, req, res));
     return new SqsServer(server, engine, url, region);
   }
 
@@ -105,59 +107,10 @@ export function createSqsClient(endpoint: string, region = 'us-east-1'): SQSClie
   });
 }
 
-async function handle(engine: SqsEngine | undefined, req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const requestId = randomUUID();
-  // Aborts a long poll when the client disconnects, so no message is taken for nobody.
-  const abort = new AbortController();
-  res.on('close', () => abort.abort());
-  try {
-    if (!engine) throw internalError('Server is starting.');
-    const target = headerValue(req.headers['x-amz-target']);
-    const raw = await readBody(req, MAX_REQUEST_BYTES);
-    if (req.method !== 'POST' || !target.startsWith(TARGET_PREFIX)) throw unknownOperation(target);
-    const result = await engine.dispatch(target.slice(TARGET_PREFIX.length), parseInput(raw), abort.signal);
-    send(res, 200, requestId, result);
-  } catch (error) {
-    const sqsError = asSqsError(error);
-    send(
-      res,
-      sqsError.status,
-      requestId,
-      { __type: sqsError.type, message: sqsError.message },
-      { 'x-amzn-query-error': `${sqsError.queryCode};${sqsError.fault}` },
-    );
-  }
-}
-
-function parseInput(raw: Buffer): Record<string, unknown> {
-  const serialization = (message: string): SqsError =>
-    new SqsError('SerializationException', message, { type: 'com.amazon.coral.service#SerializationException' });
-  let input: unknown;
-  try {
-    input = raw.length === 0 ? {} : JSON.parse(raw.toString('utf8'));
-  } catch {
-    throw serialization('Request body is not valid JSON.');
-  }
-  if (!isRecord(input)) throw serialization('Request body must be a JSON object.');
-  return input;
-}
-
 function asSqsError(error: unknown): SqsError {
   if (error instanceof SqsError) return error;
+  // The protocol's own errors are Coral's, not SQS's modelled ones.
+  if (error instanceof AwsJsonError) return new SqsError(error.type, error.message, { type: `com.amazon.coral.service#${error.type}` });
   if (error instanceof BodyTooLargeError) return new SqsError('RequestEntityTooLarge', 'Request body too large.', { status: 413 });
   return internalError(error instanceof Error ? error.message : String(error));
-}
-
-function headerValue(value: string | string[] | undefined): string {
-  return (Array.isArray(value) ? value[0] : value) ?? '';
-}
-
-function send(
-  res: ServerResponse,
-  status: number,
-  requestId: string,
-  body: Record<string, unknown>,
-  headers: Record<string, string> = {},
-): void {
-  sendJson(res, status, body, { 'content-type': CONTENT_TYPE, 'x-amzn-requestid': requestId, ...headers });
 }

@@ -6,6 +6,7 @@ import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node
 import { dirname, relative, resolve } from 'node:path';
 import { DEFAULT_READY_FILE } from './ready-info';
 import { parseArgs } from 'node:util';
+import pc from 'picocolors';
 import { DIGEST_MODES, ENV, HTTP_PATHS, type DigestMode } from '../shared/contracts';
 import { dashboardUrlTemplateProblem } from '../shared/digest/links';
 import { CHANNEL_ID_HINT, isHomeChannelId } from '../shared/routing';
@@ -75,29 +76,9 @@ Once running, trigger a run with the simulator CLI (the exact command is printed
 
 class UsageError extends Error {}
 
-interface Args {
-  port: number;
-  /** Undefined: try ${SIMULATOR_PORT}, else any free port. */
-  simulatorPort: number | undefined;
-  secretsManagerPort: number;
-  eventsPort: number;
-  secrets: string[];
-  connections: number;
-  demo: boolean;
-  slackLog: string | undefined;
-  fixture: string | undefined;
-  apiLatencyMs: number | undefined;
-  dashboardUrl: string | undefined;
-  digestMode: DigestMode;
-  dataDir: string;
-  fresh: boolean;
-  refuseNativeBlocks: boolean;
-  readyFile: string;
-  verbose: boolean;
-  help: boolean;
-}
+type Args = ReturnType<typeof parse>;
 
-function parse(argv: string[]): Args {
+function parse(argv: string[]) {
   let values;
   try {
     ({ values } = parseArgs({
@@ -131,6 +112,7 @@ function parse(argv: string[]): Args {
   const readyFile = nonEmpty('--ready-file', values['ready-file']) ?? DEFAULT_READY_FILE;
   return {
     port: wholeNumber('--port', values.port, DEFAULT_PORT, 0, 65_535),
+    // Undefined: try SIMULATOR_PORT, else any free port.
     simulatorPort:
       values['simulator-port'] === undefined ? undefined : wholeNumber('--simulator-port', values['simulator-port'], 0, 0, 65_535),
     secretsManagerPort: wholeNumber('--secrets-manager-port', values['secrets-manager-port'], 0, 0, 65_535),
@@ -217,15 +199,7 @@ function envPair(a: string, b: string): [string, string] | undefined {
 // ---------------------------------------------------------------------------------------------------
 
 const useColor = process.stdout.isTTY === true && process.env['NO_COLOR'] === undefined;
-const style =
-  (code: string) =>
-  (text: string): string =>
-    useColor ? `\u001b[${code}m${text}\u001b[0m` : text;
-const bold = style('1');
-const dim = style('2');
-const green = style('32');
-const yellow = style('33');
-const red = style('31');
+const { bold, dim, green, yellow, red } = pc.createColors(useColor);
 
 function out(line = ''): void {
   process.stdout.write(`${line}\n`);
@@ -391,11 +365,7 @@ function printTryIt(stack: LocalStack, args: Args): void {
   const client = stack.connections[0];
   if (client !== undefined)
     out(`    npx bridge trigger run.completed --connection ${client.id}${local}  ${dim('(its simulator delivers to its webhook)')}`);
-  out(`    npx bridge dlq stats${local}`);
-  out(`    npx bridge dlq peek${local}`);
-  out(`    npx bridge tail${local}`);
-  out(`    npx bridge doctor${local}`);
-  out(`    npx bridge secrets signing list${local}`);
+  for (const command of ['dlq stats', 'dlq peek', 'tail', 'doctor', 'secrets signing list']) out(`    npx bridge ${command}${local}`);
   out(`    npx bridge slack command "/visibility help" --channel ${LOCAL_DEFAULTS.demoChannel}${local}`);
 }
 

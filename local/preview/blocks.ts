@@ -45,22 +45,20 @@ function channelSelectHtml(element: Obj, channels: Channels): string {
   );
 }
 
-/** An interactive or text element (accessory, context or actions item) as HTML. */
+/** Each interactive or text element (accessory, context or actions item) the preview draws, as HTML. */
+const ELEMENT_HTML: Readonly<Record<string, (element: Obj, channels: Channels) => string>> = {
+  mrkdwn: (element) => `<span class="element">${textObjectHtml(element)}</span>`,
+  plain_text: (element) => `<span class="element">${textObjectHtml(element)}</span>`,
+  image: imageHtml,
+  button: buttonHtml,
+  conversations_select: channelSelectHtml,
+};
+
 function elementHtml(element: unknown, channels: Channels): string {
   if (!isRecord(element)) return '';
-  switch (element.type) {
-    case 'mrkdwn':
-    case 'plain_text':
-      return `<span class="element">${textObjectHtml(element)}</span>`;
-    case 'image':
-      return imageHtml(element);
-    case 'button':
-      return buttonHtml(element);
-    case 'conversations_select':
-      return channelSelectHtml(element, channels);
-    default:
-      return `<span class="unknown">[${escapeHtml(str(element.type) || 'element')}]</span>`;
-  }
+  const type = str(element.type);
+  if (Object.hasOwn(ELEMENT_HTML, type)) return ELEMENT_HTML[type]!(element, channels);
+  return `<span class="unknown">[${escapeHtml(type || 'element')}]</span>`;
 }
 
 function sectionHtml(block: Obj, channels: Channels): string {
@@ -117,10 +115,6 @@ function richTextContentHtml(block: Obj): string {
   return parts.join('');
 }
 
-function richTextHtml(block: Obj): string {
-  return `<div class="block rich-text">${richTextContentHtml(block)}</div>`;
-}
-
 /** Slack's page size of a data table when the block names none. */
 const DEFAULT_TABLE_PAGE_SIZE = 5;
 
@@ -164,40 +158,36 @@ function dataTableHtml(block: Obj): string {
   );
 }
 
-/** One block as HTML; `channels` are what a channel select lists. */
+/** Each block type the preview draws, as HTML; `channels` are what a channel select lists. */
+const BLOCK_HTML: Readonly<Record<string, (block: Obj, channels: Channels) => string>> = {
+  header: (block) => `<div class="block header">${plainToHtml(isRecord(block.text) ? str(block.text.text) : '')}</div>`,
+  section: sectionHtml,
+  context: (block, channels) => `<div class="block context">${elementsHtml(block, channels)}</div>`,
+  divider: () => '<hr class="block divider">',
+  actions: (block, channels) => {
+    // A select's answer names its block (Slack's block_actions carries the block_id).
+    const blockId = typeof block.block_id === 'string' ? ` data-block-id="${escapeHtml(block.block_id)}"` : '';
+    return `<div class="block actions"${blockId}>${elementsHtml(block, channels)}</div>`;
+  },
+  image: (block) => `<div class="block">${imageHtml(block)}</div>`,
+  rich_text: (block) => `<div class="block rich-text">${richTextContentHtml(block)}</div>`,
+  markdown: (block) => textSectionHtml(mrkdwnToHtml(str(block.text))),
+  data_visualization: chartHtml,
+  data_table: dataTableHtml,
+};
+
+function elementsHtml(block: Obj, channels: Channels): string {
+  return list(block.elements)
+    .map((element) => elementHtml(element, channels))
+    .join('');
+}
+
+/** One block as HTML; unknown blocks as a labelled placeholder. */
 export function blockHtml(block: unknown, channels: Channels = {}): string {
   if (!isRecord(block)) return '';
-  const elements = (): string =>
-    list(block.elements)
-      .map((element) => elementHtml(element, channels))
-      .join('');
-  switch (block.type) {
-    case 'header':
-      return `<div class="block header">${plainToHtml(isRecord(block.text) ? str(block.text.text) : '')}</div>`;
-    case 'section':
-      return sectionHtml(block, channels);
-    case 'context':
-      return `<div class="block context">${elements()}</div>`;
-    case 'divider':
-      return '<hr class="block divider">';
-    case 'actions': {
-      // A select's answer names its block (Slack's block_actions carries the block_id).
-      const blockId = typeof block.block_id === 'string' ? ` data-block-id="${escapeHtml(block.block_id)}"` : '';
-      return `<div class="block actions"${blockId}>${elements()}</div>`;
-    }
-    case 'image':
-      return `<div class="block">${imageHtml(block)}</div>`;
-    case 'rich_text':
-      return richTextHtml(block);
-    case 'markdown':
-      return textSectionHtml(mrkdwnToHtml(str(block.text)));
-    case 'data_visualization':
-      return chartHtml(block);
-    case 'data_table':
-      return dataTableHtml(block);
-    default:
-      return `<div class="block unknown">[${escapeHtml(str(block.type) || 'unknown')} block]</div>`;
-  }
+  const type = str(block.type);
+  if (Object.hasOwn(BLOCK_HTML, type)) return BLOCK_HTML[type]!(block, channels);
+  return `<div class="block unknown">[${escapeHtml(type || 'unknown')} block]</div>`;
 }
 
 /**

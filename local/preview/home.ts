@@ -5,6 +5,7 @@
  * when the bridge publishes; a button on it (Previous / Next) or a channel picked in its select is
  * sent through the local Slack server as a Home tab `block_actions`.
  */
+import type { LocalSlackServer } from '../slack/server';
 import { blockHtml } from './blocks';
 
 export const HOME_PATHS = {
@@ -14,28 +15,10 @@ export const HOME_PATHS = {
   click: '/slack/preview/home/click',
 } as const;
 
-/** A click on the Home tab: a button, or a channel picked in the select of block `blockId`. */
-export interface HomeClick {
-  actionId: string;
-  blockId?: string | undefined;
-  selectedChannel?: string | undefined;
-}
-
-/** What the Home tab reads and does; the local Slack server is one. */
-export interface HomeSource {
-  /** The view the app last published for the preview user; undefined before one. */
-  homeView?(): { view: { blocks: unknown[] } } | undefined;
-  /** The preview user opens the Home tab (a signed `app_home_opened` to the app). */
-  openHome?(): Promise<{ status: number }>;
-  clickHome?(input: HomeClick): Promise<{ status: number }>;
-  /** Channel id → name: the channels a select lists. */
-  namedChannels?(): Record<string, string>;
-}
-
 /** The published view's blocks, or what to wait for. */
-export function homeViewHtml(source: HomeSource): string {
-  const published = source.homeView?.();
+export function homeViewHtml(source: LocalSlackServer): string {
+  const published = source.homeView();
   if (published === undefined) return '<p class="home-empty">The app has not published a Home tab yet: it does when the tab is opened.</p>';
-  const channels = source.namedChannels?.() ?? {};
+  const channels = source.namedChannels();
   return `<div class="home-view">${published.view.blocks.map((block) => blockHtml(block, channels)).join('')}</div>`;
 }

@@ -14,24 +14,10 @@ import { isRecord } from '../../shared/util';
 import { readBody, send, sendJson } from '../http';
 import { PREVIEW_CSS, PREVIEW_JS } from './assets';
 import { pageHtml, PREVIEW_PATHS } from './page';
-import { workspaceHtml, type PreviewMessage } from './timeline';
-import { HOME_PATHS, homeViewHtml, type HomeClick, type HomeSource } from './home';
-
-/** Where the preview reads messages from; the local Slack server (`LocalSlackServer`) is one. */
-export interface PreviewSource extends HomeSource {
-  messages(): PreviewMessage[];
-  /** Calls `listener` after every change to the messages; returns the unsubscribe function. */
-  subscribe(listener: () => void): () => void;
-  readonly botName?: string;
-  readonly team?: string;
-  /** Replies only the user sees (shown marked "Only visible to you"). */
-  ephemerals?(): PreviewMessage[];
-  /** The user's command and click, delivered to the Slack app; without them the page shows no message box. */
-  sendCommand?(input: { channel: string; line: string }): Promise<{ status: number; body: unknown }>;
-  clickButton?(input: { channel: string; ts: string; actionId: string }): Promise<{ status: number; body: unknown }>;
-  /** The bytes of an uploaded file (the local Slack server's `fileUpload`): images in threads are shown from here. */
-  fileUpload?(fileId: string): { bytes: Buffer | undefined } | undefined;
-}
+import type { HomeClickInput } from '../slack/interactions';
+import type { LocalSlackServer } from '../slack/server';
+import { workspaceHtml } from './timeline';
+import { HOME_PATHS, homeViewHtml } from './home';
 
 /** What the page does as the user, each through its own path. */
 const ACTION_PATHS: readonly string[] = [PREVIEW_PATHS.command, PREVIEW_PATHS.click, HOME_PATHS.open, HOME_PATHS.click];
@@ -52,7 +38,8 @@ const HEARTBEAT_MS = 15_000;
 export class SlackPreview {
   private readonly streams = new Set<ServerResponse>();
 
-  constructor(private readonly source: PreviewSource) {}
+  /** `source`: where the messages are, and what the page does as the user through. */
+  constructor(private readonly source: LocalSlackServer) {}
 
   /** Answers a preview request; false when the request is not one (the caller routes it elsewhere). */
   handle(req: IncomingMessage, res: ServerResponse): boolean {
@@ -67,39 +54,36 @@ export class SlackPreview {
       this.file(path.slice(PREVIEW_PATHS.files.length), res);
       return true;
     }
-    switch (path) {
-      case PREVIEW_PATHS.page:
-        this.send(res, 'text/html', pageHtml(this.workspace(), { tab: 'messages', html: this.timeline(), composer: this.composer() }));
-        return true;
-      case PREVIEW_PATHS.css:
-        this.send(res, 'text/css', PREVIEW_CSS);
-        return true;
-      case PREVIEW_PATHS.js:
-        this.send(res, 'text/javascript', PREVIEW_JS);
-        return true;
-      case PREVIEW_PATHS.timeline:
-        this.send(res, 'text/html', this.timeline());
-        return true;
-      case HOME_PATHS.page:
-        this.send(res, 'text/html', pageHtml(this.workspace(), { tab: 'home', html: homeViewHtml(this.source) }));
-        return true;
-      case HOME_PATHS.view:
-        this.send(res, 'text/html', homeViewHtml(this.source));
-        return true;
-      case PREVIEW_PATHS.events:
-        this.stream(req, res);
-        return true;
-      default:
-        return false;
+    const page = Object.hasOwn(this.pages, path) ? this.pages[path] : undefined;
+    if (page !== undefined) {
+      const [type, body] = page();
+      send(res, 200, body, { ...SECURITY_HEADERS, 'content-type': `${type}; charset=utf-8` });
+      return true;
     }
+    if (path !== PREVIEW_PATHS.events) return false;
+    this.stream(req, res);
+    return true;
   }
+
+  /** The pages, their parts and assets, by path: content type and body. */
+  private readonly pages: Readonly<Record<string, () => [type: string, body: string]>> = {
+    [PREVIEW_PATHS.page]: () => [
+      'text/html',
+      pageHtml(this.source.team, { tab: 'messages', html: this.timeline(), composer: this.composer() }),
+    ],
+    [PREVIEW_PATHS.css]: () => ['text/css', PREVIEW_CSS],
+    [PREVIEW_PATHS.js]: () => ['text/javascript', PREVIEW_JS],
+    [PREVIEW_PATHS.timeline]: () => ['text/html', this.timeline()],
+    [HOME_PATHS.page]: () => ['text/html', pageHtml(this.source.team, { tab: 'home', html: homeViewHtml(this.source) })],
+    [HOME_PATHS.view]: () => ['text/html', homeViewHtml(this.source)],
+  };
 
   /**
    * A shared file's bytes, from this origin (the page's CSP allows images from 'self' only). Only PNGs
    * are shown as images; anything else is a download, so an uploaded file can never run as a page.
    */
   private file(fileId: string, res: ServerResponse): void {
-    const bytes = /^[A-Za-z0-9_-]{1,64}$/.test(fileId) ? this.source.fileUpload?.(fileId)?.bytes : undefined;
+    const bytes = /^[A-Za-z0-9_-]{1,64}$/.test(fileId) ? this.source.fileUpload(fileId)?.bytes : undefined;
     if (bytes === undefined) {
       send(res, 404, 'no such file', { ...SECURITY_HEADERS, 'content-type': 'text/plain; charset=utf-8' });
       return;
@@ -118,24 +102,18 @@ export class SlackPreview {
     this.streams.clear();
   }
 
-  private workspace(): string {
-    return this.source.team ?? 'Local Workspace';
-  }
-
-  /** The composer's channel, by name: where the bridge posted last (else `general`); none without an app to talk to. */
-  private composer(): { channel: string } | undefined {
-    if (this.source.sendCommand === undefined) return undefined;
+  /** The composer's channel, by name: where the bridge posted last (else `general`). */
+  private composer(): { channel: string } {
     const last = this.source.messages().at(-1)?.channel;
-    return { channel: last === undefined ? 'general' : (this.source.namedChannels?.()[last] ?? last) };
+    return { channel: last === undefined ? 'general' : (this.source.namedChannels()[last] ?? last) };
   }
 
   private timeline(): string {
-    const ephemerals = this.source.ephemerals?.() ?? [];
     return workspaceHtml(this.source.messages(), {
-      botName: this.source.botName ?? 'visibility-bridge',
-      workspace: this.workspace(),
-      ephemerals,
-      channelNames: this.source.namedChannels?.(),
+      botName: this.source.botName,
+      workspace: this.source.team,
+      ephemerals: this.source.ephemerals(),
+      channelNames: this.source.namedChannels(),
     });
   }
 
@@ -152,33 +130,24 @@ export class SlackPreview {
         answer(400, { error: input });
         return;
       }
-      const delivered = await this.deliver(input);
-      if (delivered === undefined) {
-        answer(404, { error: 'no Slack app is connected to this preview' });
-        return;
-      }
-      answer(200, { status: delivered.status });
+      answer(200, { status: (await this.deliver(input)).status });
     } catch (error) {
       answer(502, { error: error instanceof Error ? error.message : String(error) });
     }
   }
 
-  private deliver(action: PreviewAction): Promise<{ status: number }> | undefined {
+  private deliver(action: PreviewAction): Promise<{ status: number }> {
     const { source } = this;
     switch (action.kind) {
       case 'command':
-        return source.sendCommand?.({ channel: action.channel, line: action.line });
+        return source.sendCommand({ channel: action.channel, line: action.line });
       case 'click':
-        return source.clickButton?.({ channel: action.channel, ts: action.ts, actionId: action.actionId });
+        return source.clickButton({ channel: action.channel, ts: action.ts, actionId: action.actionId });
       case 'home-open':
-        return source.openHome?.();
+        return source.openHome();
       case 'home-click':
-        return source.clickHome?.(action.click);
+        return source.clickHome(action.click);
     }
-  }
-
-  private send(res: ServerResponse, type: string, body: string): void {
-    send(res, 200, body, { ...SECURITY_HEADERS, 'content-type': `${type}; charset=utf-8` });
   }
 
   private stream(req: IncomingMessage, res: ServerResponse): void {
@@ -207,7 +176,7 @@ type PreviewAction =
   | { kind: 'command'; channel: string; line: string }
   | { kind: 'click'; channel: string; ts: string; actionId: string }
   | { kind: 'home-open' }
-  | { kind: 'home-click'; click: HomeClick };
+  | { kind: 'home-click'; click: HomeClickInput };
 
 /** The page's JSON body → an action, or what is wrong with it. */
 function parseAction(path: string, raw: string): PreviewAction | string {

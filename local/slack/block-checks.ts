@@ -1,5 +1,5 @@
 /**
- * What Slack refuses in the blocks of a message or a Home view, as the local Slack server checks it: a
+ * What Slack refuses in the blocks of a message, as the local Slack server checks it: a
  * light version of Block Kit's validation with Slack's pointer messages — the bounds of
  * shared/slack-text.ts's SLACK_LIMITS a bridge bug is likely to hit, and every limit of the chart and
  * table blocks (shared/slack-blocks/check.ts).
@@ -8,9 +8,6 @@ import { nativeBlockProblems } from '../../shared/slack-blocks/check';
 import { SLACK_LIMITS } from '../../shared/slack-text';
 import { asArray, isRecord, parseJsonOrUndefined } from '../../shared/util';
 import { invalidBlocks, type SlackAnswer } from './protocol';
-
-/** Slack's limits of a Home view. */
-const HOME_VIEW_LIMITS = { blocks: 100, privateMetadata: 3000 } as const;
 
 /** The blocks a call carries: its `blocks`, or its view's (`views.publish`); none when it has neither. */
 export function blocksOfCall(args: Record<string, unknown>): readonly unknown[] {
@@ -57,26 +54,5 @@ function blockProblems(block: unknown, i: number): string[] {
     if (elements.length === 0) problems.push(`must provide elements ${at('/elements')}`);
     counted(elements, SLACK_LIMITS.contextElements, '/elements');
   }
-  return problems;
-}
-
-/** What Slack would refuse in a Home view (`views.publish`), as its `response_metadata.messages`. */
-export function viewProblems(view: unknown): string[] {
-  if (!isRecord(view)) return ['[ERROR] failed to match all allowed schemas [json-pointer:/view]'];
-  const problems: string[] = [];
-  if (view['type'] !== 'home') problems.push('[ERROR] must be "home" for views.publish [json-pointer:/view/type]');
-  const blocks = view['blocks'];
-  if (!Array.isArray(blocks)) problems.push('[ERROR] missing required field: blocks [json-pointer:/view]');
-  else {
-    if (blocks.length > HOME_VIEW_LIMITS.blocks)
-      problems.push(`[ERROR] no more than ${HOME_VIEW_LIMITS.blocks} items allowed [json-pointer:/view/blocks]`);
-    blocks.forEach((block, i) => {
-      if (!isRecord(block) || typeof block['type'] !== 'string')
-        problems.push(`[ERROR] missing required field: type [json-pointer:/view/blocks/${i}]`);
-    });
-  }
-  const metadata = view['private_metadata'];
-  if (typeof metadata === 'string' && metadata.length > HOME_VIEW_LIMITS.privateMetadata)
-    problems.push(`[ERROR] must be less than ${HOME_VIEW_LIMITS.privateMetadata} characters [json-pointer:/view/private_metadata]`);
   return problems;
 }

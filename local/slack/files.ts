@@ -6,6 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type http from 'node:http';
+import { SLACK_ALT_TEXT_LIMIT } from '../../shared/adapters/slack-files';
 import { asArray, isRecord, parseJsonOrUndefined } from '../../shared/util';
 import { readBody, send } from '../http';
 import { fail, MAX_BODY_BYTES, ok, optString, type SlackAnswer } from './protocol';
@@ -68,7 +69,7 @@ export class SlackFiles {
     const length = Number(optString(args.length));
     if (name === undefined || name.trim() === '' || !Number.isInteger(length) || length <= 0) return fail('invalid_arguments');
     const altText = optString(args.alt_txt);
-    if (altText !== undefined && altText.length > 1000) return fail('alt_txt_too_large');
+    if (altText !== undefined && altText.length > SLACK_ALT_TEXT_LIMIT) return fail('alt_txt_too_large');
     const id = `F${randomUUID().replace(/-/g, '').slice(0, 10).toUpperCase()}`;
     this.uploads.set(id, { name, length, altText });
     return ok({ upload_url: `${this.uploadOrigin}${FILE_UPLOAD_PATH}${id}`, file_id: id });

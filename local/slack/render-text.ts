@@ -49,54 +49,47 @@ function renderBody(message: RenderableMessage): string[] {
   return lines;
 }
 
+/** Each block type as lines of text; any other shows as `[type block]`. */
+const BLOCK_TEXT: Readonly<Record<string, (block: Record<string, unknown>) => string[]>> = {
+  header: (block) => [`# ${textOf(block.text)}`],
+  section: renderSection,
+  context: (block) => {
+    const parts = renderElements(block.elements);
+    return parts.length > 0 ? [`  ${parts.join(' · ')}`] : [];
+  },
+  divider: () => [DIVIDER],
+  rich_text: (block) => listOf(block.elements).flatMap(renderRichTextElement),
+  markdown: (block) => (typeof block.text === 'string' ? block.text.split('\n') : []),
+  image: (block) => [renderElement(block)],
+  actions: (block) => {
+    const parts = renderElements(block.elements);
+    return parts.length > 0 ? [parts.join(' ')] : [];
+  },
+  data_visualization: renderChart,
+  data_table: renderTable,
+};
+
 function renderBlock(block: unknown): string[] {
   if (!isRecord(block)) return [];
-  switch (block.type) {
-    case 'header':
-      return [`# ${textOf(block.text)}`];
-    case 'section': {
-      const lines: string[] = [];
-      const text = textOf(block.text);
-      if (text) lines.push(...text.split('\n'));
-      for (const field of listOf(block.fields)) {
-        const value = textOf(field)
-          .split('\n')
-          .map((s) => s.trim())
-          .filter((s) => s !== '')
-          .join(' ');
-        if (value) lines.push(`  • ${value}`);
-      }
-      const accessory = renderElement(block.accessory);
-      if (accessory) lines.push(`  ${accessory}`);
-      return lines;
-    }
-    case 'context': {
-      const parts = listOf(block.elements)
-        .map(renderElement)
-        .filter((s) => s !== '');
-      return parts.length > 0 ? [`  ${parts.join(' · ')}`] : [];
-    }
-    case 'divider':
-      return [DIVIDER];
-    case 'rich_text':
-      return listOf(block.elements).flatMap(renderRichTextElement);
-    case 'markdown':
-      return typeof block.text === 'string' ? block.text.split('\n') : [];
-    case 'image':
-      return [renderElement(block)];
-    case 'actions': {
-      const parts = listOf(block.elements)
-        .map(renderElement)
-        .filter((s) => s !== '');
-      return parts.length > 0 ? [parts.join(' ')] : [];
-    }
-    case 'data_visualization':
-      return renderChart(block);
-    case 'data_table':
-      return renderTable(block);
-    default:
-      return [`[${typeof block.type === 'string' ? block.type : 'unknown'} block]`];
+  const type = typeof block.type === 'string' ? block.type : 'unknown';
+  return Object.hasOwn(BLOCK_TEXT, type) ? BLOCK_TEXT[type]!(block) : [`[${type} block]`];
+}
+
+function renderSection(block: Record<string, unknown>): string[] {
+  const lines: string[] = [];
+  const text = textOf(block.text);
+  if (text) lines.push(...text.split('\n'));
+  for (const field of listOf(block.fields)) {
+    const value = textOf(field)
+      .split('\n')
+      .map((s) => s.trim())
+      .filter((s) => s !== '')
+      .join(' ');
+    if (value) lines.push(`  • ${value}`);
   }
+  const accessory = renderElement(block.accessory);
+  if (accessory) lines.push(`  ${accessory}`);
+  return lines;
 }
 
 /** A chart as its title and one line per series (pie: per segment), each value in category order. */
@@ -126,6 +119,12 @@ function textOf(value: unknown): string {
   if (typeof value === 'string') return mrkdwnToPlain(value);
   if (!isRecord(value) || typeof value.text !== 'string') return '';
   return value.type === 'mrkdwn' ? mrkdwnToPlain(value.text) : value.text;
+}
+
+function renderElements(elements: unknown): string[] {
+  return listOf(elements)
+    .map(renderElement)
+    .filter((s) => s !== '');
 }
 
 function renderElement(element: unknown): string {
@@ -171,35 +170,27 @@ function renderRichTextElement(element: unknown): string[] {
   }
 }
 
+/** Each rich text inline element as text; any other type shows nothing. */
+const INLINE_TEXT: Readonly<Record<string, (el: Record<string, unknown>) => string>> = {
+  text: (el) => {
+    const text = typeof el.text === 'string' ? el.text : '';
+    return isRecord(el.style) && el.style.code === true ? `\`${text}\`` : text;
+  },
+  link: (el) => {
+    const url = typeof el.url === 'string' ? el.url : '';
+    return typeof el.text === 'string' && el.text !== '' ? `${el.text} (${url})` : url;
+  },
+  emoji: (el) => (typeof el.unicode === 'string' ? hexToEmoji(el.unicode) : `:${String(el.name)}:`),
+  user: (el) => `@${String(el.user_id)}`,
+  usergroup: (el) => `@${String(el.usergroup_id)}`,
+  channel: (el) => `#${String(el.channel_id)}`,
+  broadcast: (el) => `@${String(el.range)}`,
+  date: (el) => (typeof el.fallback === 'string' ? el.fallback : String(el.timestamp)),
+};
+
 function renderInline(elements: unknown[]): string {
   return elements
-    .map((el) => {
-      if (!isRecord(el)) return '';
-      switch (el.type) {
-        case 'text': {
-          const text = typeof el.text === 'string' ? el.text : '';
-          return isRecord(el.style) && el.style.code === true ? `\`${text}\`` : text;
-        }
-        case 'link': {
-          const url = typeof el.url === 'string' ? el.url : '';
-          return typeof el.text === 'string' && el.text !== '' ? `${el.text} (${url})` : url;
-        }
-        case 'emoji':
-          return typeof el.unicode === 'string' ? hexToEmoji(el.unicode) : `:${String(el.name)}:`;
-        case 'user':
-          return `@${String(el.user_id)}`;
-        case 'usergroup':
-          return `@${String(el.usergroup_id)}`;
-        case 'channel':
-          return `#${String(el.channel_id)}`;
-        case 'broadcast':
-          return `@${String(el.range)}`;
-        case 'date':
-          return typeof el.fallback === 'string' ? el.fallback : String(el.timestamp);
-        default:
-          return '';
-      }
-    })
+    .map((el) => (isRecord(el) && typeof el.type === 'string' && Object.hasOwn(INLINE_TEXT, el.type) ? INLINE_TEXT[el.type]!(el) : ''))
     .join('');
 }
 

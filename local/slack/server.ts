@@ -22,9 +22,16 @@ import { closeServer, listen, readBody, send, sendJson, urlHost } from '../http'
 import { LOCAL_SLACK_APP_ID, LOCAL_SLACK_TEAM_ID, LOCAL_SLACK_USER, type AppAnswer, type SlackAppTarget } from '../slack-app-delivery';
 import { FAULTS_PATH, faultAnswer, SlackFaults, type FaultSpec } from './faults';
 import { LocalSlackOAuth, type LocalSlackOAuthOptions } from './oauth';
-import { RESPONSE_URL_PATH, SlackInteractions, type ClickInput, type CommandInput } from './interactions';
+import {
+  RESPONSE_URL_PATH,
+  SlackInteractions,
+  type ClickInput,
+  type CommandInput,
+  type EventDelivery,
+  type HomeClickInput,
+  type OpenHomeInput,
+} from './interactions';
 import { renderConversation, renderMessageAsText } from './render-text';
-import { SlackEvents, type EventDelivery, type HomeClickInput, type OpenHomeInput } from './events';
 import type { PublishedHome } from './views';
 import { SlackStore, type EphemeralMessage, type PostedMessage, type WorkspaceChannels } from './store';
 import { blocksOfCall } from './block-checks';
@@ -103,8 +110,6 @@ export interface LocalSlackServerOptions extends WorkspaceChannels, WebApiOption
 const MESSAGE_METHODS = new Set(['chat.postMessage', 'chat.update', 'chat.delete']);
 
 export class LocalSlackServer {
-  readonly host: string;
-  readonly port: number;
   /** Pass as `slackApiUrl` to `WebClient` (ends with a slash). */
   readonly apiUrl: string;
   readonly team: string;
@@ -122,7 +127,6 @@ export class LocalSlackServer {
   private readonly store: SlackStore;
   private readonly webApi: SlackWebApi;
   private readonly interactions: SlackInteractions;
-  private readonly events: SlackEvents;
   private app: SlackAppTarget | undefined;
   private readonly faults: SlackFaults;
   private latencyMs: number;
@@ -130,12 +134,10 @@ export class LocalSlackServer {
 
   private constructor(
     private readonly server: http.Server,
-    host: string,
-    port: number,
+    readonly host: string,
+    readonly port: number,
     private readonly options: LocalSlackServerOptions,
   ) {
-    this.host = host;
-    this.port = port;
     const origin = `http://${this.host}:${this.port}`;
     this.apiUrl = `${origin}/api/`;
     this.team = options.team ?? 'Local Workspace';
@@ -155,9 +157,13 @@ export class LocalSlackServer {
       return this.app;
     };
     const responseUrlOrigin = options.responseUrlOrigin ?? origin;
-    this.interactions = new SlackInteractions(this.store, { teamId, appId, enterpriseId, responseUrlOrigin }, connected);
+    this.interactions = new SlackInteractions(
+      this.store,
+      { teamId, appId, enterpriseId, responseUrlOrigin },
+      connected,
+      this.webApi.homeTabs,
+    );
     this.responses = this.interactions.responses;
-    this.events = new SlackEvents(connected, { teamId, appId, enterpriseId }, this.webApi.homeTabs);
     this.oauth = new LocalSlackOAuth({ teamId, team, appId, botUserId }, options.oauth, (token, tokenTeam) =>
       this.webApi.acceptToken(token, tokenTeam),
     );
@@ -192,25 +198,15 @@ export class LocalSlackServer {
     return this.recorded.filter((c) => method === undefined || c.method === method).map((c) => ({ ...c }));
   }
 
-  /** The channel's id: `#name` or `name` of a channel in `channelNames` is its id, as Slack resolves it; else the bare value. */
-  channelId(channel: string): string {
-    return this.store.channelId(channel);
-  }
-
-  /** The channel's name as the workspace shows it (its id when it has none). */
-  channelName(channel: string): string {
-    return this.store.channelName(channel);
-  }
-
-  /** Every channel with a name (`channelNames`), as id → name. */
-  namedChannels(): Record<string, string> {
-    return this.store.namedChannels();
-  }
+  // The workspace's channels and memberships, as ./store.ts documents them.
+  readonly channelId = (channel: string): string => this.store.channelId(channel);
+  readonly channelName = (channel: string): string => this.store.channelName(channel);
+  readonly namedChannels = (): Record<string, string> => this.store.namedChannels();
+  readonly inviteBot = (channel: string): void => this.store.inviteBot(channel);
 
   /** Messages currently posted (deleted ones removed), oldest first (copies). */
   messages(channel?: string): PostedMessage[] {
-    const wanted = channel === undefined ? undefined : this.channelId(channel);
-    return this.store.posted.filter((m) => wanted === undefined || m.channel === wanted).map((m) => ({ ...m }));
+    return this.inChannel(this.store.posted, channel);
   }
 
   /** All posted messages rendered as text, replies indented under their parents. */
@@ -219,20 +215,20 @@ export class LocalSlackServer {
   }
 
   /** Calls `listener` after every change to `messages()` (post, update, delete, reset); returns the unsubscribe function. */
-  subscribe(listener: () => void): () => void {
-    return this.store.subscribe(listener);
-  }
+  readonly subscribe = (listener: () => void): (() => void) => this.store.subscribe(listener);
 
   /** Ephemeral replies (only their user sees them), oldest first (copies). */
   ephemerals(channel?: string): EphemeralMessage[] {
+    return this.inChannel(this.store.ephemeral, channel);
+  }
+
+  private inChannel<T extends { channel: string }>(messages: readonly T[], channel: string | undefined): T[] {
     const wanted = channel === undefined ? undefined : this.channelId(channel);
-    return this.store.ephemeral.filter((m) => wanted === undefined || m.channel === wanted).map((m) => ({ ...m }));
+    return messages.filter((m) => wanted === undefined || m.channel === wanted).map((m) => ({ ...m }));
   }
 
   /** An upload's bytes (undefined until sent), and whether they came with an Authorization header (they need none). */
-  fileUpload(fileId: string): { bytes: Buffer | undefined; withToken: boolean } | undefined {
-    return this.webApi.files.upload(fileId);
-  }
+  readonly fileUpload = (fileId: string): { bytes: Buffer | undefined; withToken: boolean } | undefined => this.webApi.files.upload(fileId);
 
   // -- the Slack app: deliveries to the bridge, as Slack makes them ---------------------------------
 
@@ -242,14 +238,10 @@ export class LocalSlackServer {
   }
 
   /** A user opens the app's Home tab: a signed `app_home_opened` to the events URL (`retryOf`: Slack's retry of that event). */
-  async openHome(input?: OpenHomeInput): Promise<EventDelivery> {
-    return this.events.openHome(input);
-  }
+  readonly openHome = (input?: OpenHomeInput): Promise<EventDelivery> => this.interactions.openHome(input);
 
   /** A click on the user's published Home tab: a page button, "Open latest digest", or a channel picked to subscribe. */
-  async clickHome(input: HomeClickInput): Promise<AppAnswer> {
-    return this.events.clickHome(input);
-  }
+  readonly clickHome = (input: HomeClickInput): Promise<AppAnswer> => this.interactions.clickHome(input);
 
   /** The Home tab the app last published for `userId` (`views.publish`); undefined before one. */
   homeView(userId = LOCAL_SLACK_USER.id): PublishedHome | undefined {
@@ -261,22 +253,13 @@ export class LocalSlackServer {
    * its answer shown as Slack shows it (ephemeral unless `in_channel`); later answers to its
    * response_url too.
    */
-  async sendCommand(input: CommandInput): Promise<AppAnswer> {
-    return this.interactions.sendCommand(input);
-  }
+  readonly sendCommand = (input: CommandInput): Promise<AppAnswer> => this.interactions.sendCommand(input);
 
   /**
    * A user clicks the button `actionId` on the message `ts` (posted, or an ephemeral one such as a
    * read's answer with "Share in channel"): a signed `block_actions` to the interactions URL.
    */
-  async clickButton(input: ClickInput): Promise<AppAnswer> {
-    return this.interactions.clickButton(input);
-  }
-
-  /** `/invite @bot` in `channel`: the bot becomes a member (it already is of every channel when `memberChannels` is `'all'`). */
-  inviteBot(channel: string): void {
-    this.store.inviteBot(channel);
-  }
+  readonly clickButton = (input: ClickInput): Promise<AppAnswer> => this.interactions.clickButton(input);
 
   /** Forgets recorded calls and messages and clears faults. Tokens and memberships stay. */
   reset(): void {
@@ -290,21 +273,14 @@ export class LocalSlackServer {
 
   // -- configuration -----------------------------------------------------------------------------
 
-  injectFault(spec: FaultSpec): void {
-    this.faults.inject(spec);
-  }
-
-  clearFaults(): void {
-    this.faults.clear();
-  }
+  readonly injectFault = (spec: FaultSpec): void => this.faults.inject(spec);
+  readonly clearFaults = (): void => this.faults.clear();
 
   setLatencyMs(ms: number): void {
     this.latencyMs = Math.max(0, ms);
   }
 
-  setTokens(tokens: string[] | undefined): void {
-    this.webApi.setTokens(tokens);
-  }
+  readonly setTokens = (tokens: string[] | undefined): void => this.webApi.setTokens(tokens);
 
   // -- request handling --------------------------------------------------------------------------
 

@@ -4,9 +4,12 @@
  * type, `private_metadata` at most 3,000 characters — and answered as Slack answers (`invalid_arguments`
  * with Slack's pointer messages). The preview shows the published view (local/preview/home.ts).
  */
+import { HOME_VIEW_MAX_BLOCKS } from '../../shared/slack-app/home/view';
 import { isRecord, parseJsonOrUndefined } from '../../shared/util';
-import { viewProblems } from './block-checks';
 import { fail, ok, type SlackAnswer } from './protocol';
+
+/** Slack's limits of a Home view. */
+const HOME_VIEW_LIMITS = { blocks: HOME_VIEW_MAX_BLOCKS, privateMetadata: 3000 } as const;
 
 export interface PublishedHome {
   userId: string;
@@ -51,4 +54,25 @@ export class HomeTabs {
 
 function invalid(...messages: string[]): SlackAnswer {
   return fail('invalid_arguments', { response_metadata: { messages } });
+}
+
+/** What Slack would refuse in a Home view (`views.publish`), as its `response_metadata.messages`. */
+function viewProblems(view: unknown): string[] {
+  if (!isRecord(view)) return ['[ERROR] failed to match all allowed schemas [json-pointer:/view]'];
+  const problems: string[] = [];
+  if (view['type'] !== 'home') problems.push('[ERROR] must be "home" for views.publish [json-pointer:/view/type]');
+  const blocks = view['blocks'];
+  if (!Array.isArray(blocks)) problems.push('[ERROR] missing required field: blocks [json-pointer:/view]');
+  else {
+    if (blocks.length > HOME_VIEW_LIMITS.blocks)
+      problems.push(`[ERROR] no more than ${HOME_VIEW_LIMITS.blocks} items allowed [json-pointer:/view/blocks]`);
+    blocks.forEach((block, i) => {
+      if (!isRecord(block) || typeof block['type'] !== 'string')
+        problems.push(`[ERROR] missing required field: type [json-pointer:/view/blocks/${i}]`);
+    });
+  }
+  const metadata = view['private_metadata'];
+  if (typeof metadata === 'string' && metadata.length > HOME_VIEW_LIMITS.privateMetadata)
+    problems.push(`[ERROR] must be less than ${HOME_VIEW_LIMITS.privateMetadata} characters [json-pointer:/view/private_metadata]`);
+  return problems;
 }
