@@ -45,9 +45,9 @@ function ledger(tenant: Tenant = STACK_TENANT): DynamoPostedLedger {
   return new DynamoPostedLedger(peers.dynamo.client, { tableName: TABLE, retentionSeconds: 86400, tenant });
 }
 
-/** The digest poster: a 300 ms request timeout, so a slow Slack leaves the post's outcome unknown. */
+/** The digest poster: a 2 s request timeout (room for a loaded machine), so a 6 s slow Slack leaves the post's outcome unknown. */
 function poster(): SlackPoster {
-  return createSlackPoster({ token: TOKEN, slackApiUrl: peers.slack.apiUrl, requestTimeoutMs: 300, sleep: () => Promise.resolve() });
+  return createSlackPoster({ token: TOKEN, slackApiUrl: peers.slack.apiUrl, requestTimeoutMs: 2_000, sleep: () => Promise.resolve() });
 }
 
 function deps(slack: SlackPoster): TestWiring {
@@ -109,10 +109,10 @@ async function deliverMetadataEvent(message: { channel: string; ts: string; meta
 /** The first attempt: Slack answers after the client gave up, but posts the digest's top-level message. */
 async function firstAttemptTimesOut(slack: SlackPoster): Promise<void> {
   await enqueue(peers.sqs, peers.queueUrl, runEvent());
-  peers.slack.injectFault({ kind: 'delay', method: 'chat.postMessage', latencyMs: 1200, times: 1 });
+  peers.slack.injectFault({ kind: 'delay', method: 'chat.postMessage', latencyMs: 6_000, times: 1 });
   const { failed } = await invokeDigestBatch(peers.sqs, peers.queueUrl, () => deps(slack), observer);
   expect(failed.size).toBe(1);
-  for (let i = 0; i < 40 && topLevel().length === 0; i++) await sleep(100);
+  for (let i = 0; i < 300 && topLevel().length === 0; i++) await sleep(100);
   expect(topLevel()).toHaveLength(1);
 }
 

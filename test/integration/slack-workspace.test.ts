@@ -13,8 +13,10 @@ const TOKEN = 'xoxb-workspace-test';
 let slack: LocalSlackServer;
 let now = 0;
 
+/** A generous request timeout: the product's 1 s (a slash command answers within 3 s) is too short for a loaded machine. */
 function workspace(token = TOKEN): SlackWorkspace {
-  return new SlackWorkspace({ token: staticSecret(token), slackApiUrl: slack.apiUrl, clock: { now: () => now } });
+  const options = { token: staticSecret(token), slackApiUrl: slack.apiUrl, clock: { now: () => now }, requestTimeoutMs: 15_000 };
+  return new SlackWorkspace(options);
 }
 
 beforeAll(async () => {
