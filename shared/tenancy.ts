@@ -58,6 +58,11 @@ export function tenantLabel(tenant: Tenant): string {
   return tenant.kind === 'stack' ? 'stack' : tenant.connectionId;
 }
 
+/** The tenant a label names (the inverse of `tenantLabel`): `stack`, or a connection id. */
+export function tenantOfLabel(label: string): Tenant {
+  return label === tenantLabel(STACK_TENANT) ? STACK_TENANT : { kind: 'connection', connectionId: label };
+}
+
 export function sameTenant(a: Tenant, b: Tenant): boolean {
   return tenantLabel(a) === tenantLabel(b);
 }

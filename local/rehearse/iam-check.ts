@@ -216,8 +216,8 @@ async function evaluate(
   const sessionAnalysis = analyses[0]?.analysis.sessionAnalysis;
   const kind = kindOf(result.overallResult);
   const label = (policyId: string, explain: StatementExplain) => statementLabel(policies, policyId, explain);
-  const sessionLabel = (_policyId: string, explain: StatementExplain) =>
-    `Sid ${explain.identifier} of the session policy of ${session?.label}`;
+  // The evaluator names the session policy `SessionPolicy`, which the summary shows beside the Sid.
+  const sessionLabel = (_policyId: string, explain: StatementExplain) => `Sid ${explain.identifier}`;
   if (kind === 'implicit_deny') {
     // The role allowed it, so the session policy is what lacks a statement.
     const roleAllowed = identity?.result === 'Allowed' && sessionAnalysis !== undefined;

@@ -280,7 +280,7 @@ describe("checkCalls under a tenant's session policy (role ∩ tenantSessionPoli
         `digest: ${action} on ${tableArn} with dynamodb:LeadingKeys=t#client-b#digest#evt_1 is not allowed by role ${digestRoleId}`,
       );
       expect(describeDenial(crossTenant!, digest)).toContain('under the session policy of tenant client-a');
-      expect(describeDenial(crossTenant!, digest)).toContain('explicitly denied by Sid NoOtherTenantItems');
+      expect(describeDenial(crossTenant!, digest)).toContain('explicitly denied by Sid NoOtherTenantItems (SessionPolicy) — denies it');
       const [own] = await checkCalls(digest, [read(action, digestOf(clientB))], session(clientB));
       expect(own).toMatchObject({ allowed: true, kind: 'allowed' });
     }
