@@ -68,7 +68,7 @@ export function sameTenant(a: Tenant, b: Tenant): boolean {
 }
 
 /** The keys of the table that are no tenant's data: a channel's, a workspace's or the operator's (docs/AGENCIES.md). */
-export const SHARED_KEY_PREFIXES: readonly string[] = Object.values(TABLE.prefixes).filter(
+const SHARED_KEY_PREFIXES: readonly string[] = Object.values(TABLE.prefixes).filter(
   (prefix) => prefix !== TABLE.prefixes.tenant && !TENANT_KEYED_PREFIXES.includes(prefix),
 );
 
