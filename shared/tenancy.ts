@@ -58,6 +58,53 @@ export function tenantLabel(tenant: Tenant): string {
   return tenant.kind === 'stack' ? 'stack' : tenant.connectionId;
 }
 
+/** The tenant a label names (the inverse of `tenantLabel`): `stack`, or a connection id. */
+export function tenantOfLabel(label: string): Tenant {
+  return label === tenantLabel(STACK_TENANT) ? STACK_TENANT : { kind: 'connection', connectionId: label };
+}
+
 export function sameTenant(a: Tenant, b: Tenant): boolean {
   return tenantLabel(a) === tenantLabel(b);
+}
+
+/** The keys of the table that are no tenant's data: a channel's, a workspace's or the operator's (docs/AGENCIES.md). */
+const SHARED_KEY_PREFIXES: readonly string[] = Object.values(TABLE.prefixes).filter(
+  (prefix) => prefix !== TABLE.prefixes.tenant && !TENANT_KEYED_PREFIXES.includes(prefix),
+);
+
+/** The leading keys a tenant's credentials may touch, as IAM `StringLike` patterns. */
+function tenantKeyPatterns(tenant: Tenant): string[] {
+  const own = tenant.kind === 'stack' ? TENANT_KEYED_PREFIXES.map((prefix) => `${prefix}*`) : [`${tenantKeyPrefix(tenant.connectionId)}*`];
+  return [...own, ...SHARED_KEY_PREFIXES.map((prefix) => `${prefix}*`)];
+}
+
+/**
+ * The session policy that confines credentials to the items of `tenants` in the table (their union, for work
+ * that serves several): each tenant's own keys (`t#<connection id>#*`, or the stack's bare ones) plus the
+ * shared keys; any other leading key, such as another connection's `t#…`, is denied explicitly. A session
+ * policy only narrows the role's grants, so every action outside DynamoDB is left as the role has it.
+ */
+export function tenantSessionPolicy(tenants: readonly Tenant[], tableArn: string): { Version: string; Statement: unknown[] } {
+  const table = [tableArn, `${tableArn}/index/*`];
+  const patterns = [...new Set(tenants.flatMap(tenantKeyPatterns))];
+  return {
+    Version: '2012-10-17',
+    Statement: [
+      { Sid: 'OutsideTheTable', Effect: 'Allow', NotAction: 'dynamodb:*', Resource: '*' },
+      {
+        Sid: 'TenantItems',
+        Effect: 'Allow',
+        Action: 'dynamodb:*',
+        Resource: table,
+        Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': patterns } },
+      },
+      {
+        Sid: 'NoOtherTenantItems',
+        Effect: 'Deny',
+        Action: 'dynamodb:*',
+        Resource: table,
+        Condition: { 'ForAnyValue:StringNotLike': { 'dynamodb:LeadingKeys': patterns } },
+      },
+    ],
+  };
 }

@@ -6,6 +6,8 @@
  * keys such as `dynamodb:LeadingKeys` — and then forwarded unchanged; the peer's answer comes back unchanged.
  *
  * A call is recorded before it is forwarded, so once a caller has its answer, `calls()` holds its call.
+ * Each environment of a function signs with a session token of its own, and the rehearsal says which
+ * invocation that environment is serving (`serving`), so each call is attributed to the invocation that made it.
  */
 import {
   createServer,
@@ -28,6 +30,8 @@ export const RECORDED_SERVICES: readonly RecordedService[] = ['dynamodb', 'sqs',
 export interface RecordedAwsCall {
   /** The access key id of the SigV4 `Authorization` header ('' when unsigned). */
   principal: string;
+  /** The invocation being served by the session that signed the call; absent outside one (a cold start's init). */
+  invocation?: RecordedInvocation;
   service: RecordedService;
   /** As IAM names it, e.g. 'dynamodb:PutItem' (a SendMessageBatch is 'sqs:SendMessage', a TransactWriteItems Put is 'dynamodb:PutItem'). */
   action: string;
@@ -35,6 +39,12 @@ export interface RecordedAwsCall {
   resources: string[];
   /** Condition keys, e.g. {'dynamodb:LeadingKeys': ['delivery#abc'], 'dynamodb:ReturnValues': ['ALL_NEW']}. */
   context: Record<string, string[]>;
+}
+
+/** One function invocation, as the rehearsal handed it to the function. */
+export interface RecordedInvocation {
+  id: number;
+  event: unknown;
 }
 
 export interface AwsCallRecorderOptions {
@@ -48,7 +58,7 @@ export interface AwsCallRecorderOptions {
 const MAX_BODY_BYTES = 16 * 1024 * 1024;
 
 /** What one request amounts to for IAM, before the principal is added. */
-type CallShape = Omit<RecordedAwsCall, 'principal'>;
+type CallShape = Omit<RecordedAwsCall, 'principal' | 'invocation'>;
 type Json = Record<string, unknown>;
 
 /** Answers the questions the recorder must put to the upstreams (DescribeTable's key schemas, DescribeSecret's ARNs), cached. */
@@ -118,6 +128,9 @@ async function describeSecretArn(client: SecretsManagerClient, secretId: string)
 export class AwsCallRecorder {
   /** One slot per request in arrival order, filled once the request is understood. */
   private slots: { calls?: RecordedAwsCall[] }[] = [];
+  /** Session token → the invocation its environment is serving now. */
+  private readonly invocations = new Map<string, RecordedInvocation>();
+  private invocationCount = 0;
   private readonly upstreamRequests = new Set<ClientRequest>();
 
   private constructor(
@@ -174,6 +187,18 @@ export class AwsCallRecorder {
     return `${this.endpoints.sqs}${url.pathname}`;
   }
 
+  /**
+   * From now until the returned function is called, the calls signed with `session` (an environment's
+   * `X-Amz-Security-Token`) are made for the invocation of `event`.
+   */
+  serving(session: string, event: unknown): () => void {
+    const invocation: RecordedInvocation = { id: ++this.invocationCount, event };
+    this.invocations.set(session, invocation);
+    return () => {
+      if (this.invocations.get(session) === invocation) this.invocations.delete(session);
+    };
+  }
+
   clear(): void {
     this.slots = [];
   }
@@ -187,6 +212,8 @@ export class AwsCallRecorder {
   private async handle(service: RecordedService, req: IncomingMessage, res: ServerResponse): Promise<void> {
     const slot: { calls?: RecordedAwsCall[] } = {};
     this.slots.push(slot);
+    const session = req.headers['x-amz-security-token'];
+    const invocation = typeof session === 'string' ? this.invocations.get(session) : undefined;
     let body: Buffer;
     try {
       body = await readBody(req, MAX_BODY_BYTES);
@@ -196,7 +223,7 @@ export class AwsCallRecorder {
     }
     const principal = principalOf(req.headers.authorization);
     const shapes = await this.shapesOf(service, req, body);
-    slot.calls = shapes.map((shape) => ({ principal, ...shape }));
+    slot.calls = shapes.map((shape) => ({ principal, ...shape, ...(invocation ? { invocation } : {}) }));
     this.forward(service, req, body, res);
   }
 

@@ -15,6 +15,7 @@ import {
   type MetricId,
 } from './alarm-coverage';
 import { checkCalls, describeDenial, rolePolicies } from './iam-check';
+import { tableArnOf, tenantCallsCheck } from './tenant-iam-check';
 import type { RehearsedStack } from './rehearsed-stack';
 import type { OperatorValues, RecordCheck } from './scenario-context';
 
@@ -53,6 +54,7 @@ export async function checkIamCalls(stack: RehearsedStack): Promise<Check[]> {
         .map((verdict) => describeDenial(verdict, policies))
         .join('\n'),
     });
+    checks.push(await tenantCallsCheck(logicalId, policies, own, tableArnOf(stack)));
   }
   return checks;
 }

@@ -3,7 +3,8 @@
  * policies from the synthesized template, with an offline IAM evaluator (@cloud-copilot/iam-simulate):
  * the action, each ARN and the condition keys (`dynamodb:LeadingKeys` as a multi-valued key). A denial
  * is described so the fix is obvious: the call, and the statement that is missing or the condition
- * that failed.
+ * that failed. With a session policy (a tenant's, shared/tenancy.ts), a call is evaluated as IAM evaluates
+ * a session's: allowed only when both the role and the session policy allow it.
  */
 import {
   isConditionKeyArray,
@@ -56,8 +57,16 @@ export interface ResourceFinding {
   statements: { policyLogicalId: string; label: string; reason: string }[];
 }
 
+/** The session policy the credentials were issued with, and whose they are (e.g. `tenant client-a`). */
+export interface SessionPolicy {
+  label: string;
+  document: unknown;
+}
+
 export interface CallVerdict {
   call: RecordedAwsCall;
+  /** The session policy it was evaluated under, if any. */
+  session?: SessionPolicy;
   allowed: boolean;
   kind: VerdictKind;
   explanation: string;
@@ -139,23 +148,23 @@ function isRefTo(entry: unknown, logicalId: string): boolean {
 
 // -- evaluation ---------------------------------------------------------------------------------------
 
-/** Evaluates each call (every resource it touches) against the role's policies, in order. */
-export async function checkCalls(policies: RolePolicies, calls: RecordedAwsCall[]): Promise<CallVerdict[]> {
+/** Evaluates each call (every resource it touches) against the role's policies, and the session policy when given, in order. */
+export async function checkCalls(policies: RolePolicies, calls: RecordedAwsCall[], session?: SessionPolicy): Promise<CallVerdict[]> {
   const verdicts: CallVerdict[] = [];
-  for (const call of calls) verdicts.push(await checkCall(policies, call));
+  for (const call of calls) verdicts.push({ ...(await checkCall(policies, call, session)), ...(session ? { session } : {}) });
   return verdicts;
 }
 
 const KIND_ORDER: VerdictKind[] = ['allowed', 'implicit_deny', 'explicit_deny'];
 
-async function checkCall(policies: RolePolicies, call: RecordedAwsCall): Promise<CallVerdict> {
+async function checkCall(policies: RolePolicies, call: RecordedAwsCall, session: SessionPolicy | undefined): Promise<CallVerdict> {
   if (call.resources.length === 0) {
     const explanation = `the recorder could not tell which resource ${call.action} touches, so it cannot be checked`;
     return { call, allowed: false, kind: 'implicit_deny', explanation, findings: [] };
   }
   const contextVariables = await simulationContext(call.context);
   const findings: ResourceFinding[] = [];
-  for (const resource of call.resources) findings.push(await evaluate(policies, call, resource, contextVariables));
+  for (const resource of call.resources) findings.push(await evaluate(policies, session, call, resource, contextVariables));
   const kind = findings
     .map((finding) => finding.kind)
     .reduce((worst, next) => (KIND_ORDER.indexOf(next) > KIND_ORDER.indexOf(worst) ? next : worst));
@@ -175,6 +184,7 @@ async function simulationContext(context: Record<string, string[]>): Promise<Rec
 
 async function evaluate(
   policies: RolePolicies,
+  session: SessionPolicy | undefined,
   call: RecordedAwsCall,
   resource: string,
   contextVariables: Record<string, string | string[]>,
@@ -189,6 +199,7 @@ async function evaluate(
         contextVariables,
       },
       identityPolicies: identityPolicies(policies),
+      sessionPolicy: session?.document,
       serviceControlPolicies: [],
       resourceControlPolicies: [],
     },
@@ -202,11 +213,24 @@ async function evaluate(
   }
   const analyses = result.resultType === 'single' ? [result.result] : result.results;
   const identity = analyses[0]?.analysis.identityAnalysis;
+  const sessionAnalysis = analyses[0]?.analysis.sessionAnalysis;
   const kind = kindOf(result.overallResult);
   const label = (policyId: string, explain: StatementExplain) => statementLabel(policies, policyId, explain);
-  if (kind === 'implicit_deny') return { resource, kind, statements: closestStatements(identity?.unmatchedStatements ?? [], label) };
-  const [matched, reason] = kind === 'allowed' ? [identity?.allowStatements, 'allows it'] : [identity?.denyStatements, 'denies it'];
-  const statements = (matched ?? []).map((s) => ({ policyLogicalId: s.policyId, label: label(s.policyId, s.explain), reason }));
+  // The evaluator names the session policy `SessionPolicy`, which the summary shows beside the Sid.
+  const sessionLabel = (_policyId: string, explain: StatementExplain) => `Sid ${explain.identifier}`;
+  if (kind === 'implicit_deny') {
+    // The role allowed it, so the session policy is what lacks a statement.
+    const roleAllowed = identity?.result === 'Allowed' && sessionAnalysis !== undefined;
+    const unmatched = (roleAllowed ? sessionAnalysis : identity)?.unmatchedStatements ?? [];
+    return { resource, kind, statements: closestStatements(unmatched, roleAllowed ? sessionLabel : label) };
+  }
+  const reason = kind === 'allowed' ? 'allows it' : 'denies it';
+  const fromRole = (kind === 'allowed' ? identity?.allowStatements : identity?.denyStatements) ?? [];
+  const fromSession = kind === 'allowed' ? [] : (sessionAnalysis?.denyStatements ?? []);
+  const statements = [
+    ...fromRole.map((s) => ({ policyLogicalId: s.policyId, label: label(s.policyId, s.explain), reason })),
+    ...fromSession.map((s) => ({ policyLogicalId: s.policyId, label: sessionLabel(s.policyId, s.explain), reason })),
+  ];
   return { resource, kind, statements };
 }
 
@@ -296,7 +320,8 @@ export function describeDenial(verdict: CallVerdict, policies: RolePolicies): st
     .join(' ');
   const withContext = context ? ` with ${context}` : '';
   const sids = policies.statements.map((source) => source.sid ?? '(no Sid)').join(', ');
-  const role = `role ${policies.roleLogicalId} (statements: ${sids || 'none'})`;
+  const underSession = verdict.session ? ` under the session policy of ${verdict.session.label}` : '';
+  const role = `role ${policies.roleLogicalId} (statements: ${sids || 'none'})${underSession}`;
   if (verdict.findings.length === 0)
     return `${call.principal}: ${call.action}${withContext} is not allowed by ${role}: ${verdict.explanation}`;
   const denied = verdict.findings.filter((finding) => finding.kind !== 'allowed');

@@ -44,6 +44,8 @@ export interface RehearsalPlumbing {
   egress: Record<string, string>;
   /** Where each function's code copy goes. */
   workDir: string;
+  /** Told which invocation an environment (by the session token it signs with) serves, until the returned function is called. */
+  serving?: (session: string, event: unknown) => () => void;
 }
 
 export type InvocationOutcome =
@@ -62,6 +64,8 @@ type Answer = { ok: true; result: unknown } | Failure;
 
 interface Environment {
   child: ChildProcess;
+  /** The AWS session token it signs with: the call recorder tells environments apart by it. */
+  session: string;
   ready: Promise<{ ok: true } | Failure>;
   busy: boolean;
   dead: boolean;
@@ -99,7 +103,8 @@ export class RehearsedFunction {
     try {
       const init = await environment.ready;
       if (!init.ok) return this.failed(environment, init, started, coldStart);
-      const answer = await this.run(environment, event, started);
+      const release = this.plumbing.serving?.(environment.session, event);
+      const answer = await this.run(environment, event, started).finally(release);
       if (answer.ok) return { kind: 'result', result: answer.result, durationMs: Date.now() - started, coldStart };
       return this.failed(environment, answer, started, coldStart);
     } finally {
@@ -211,14 +216,15 @@ export class RehearsedFunction {
 
   private start(): Environment {
     const { spec } = this;
+    const session = `${spec.logicalId}-${randomUUID()}`;
     const child = fork(RUNTIME, [], {
       cwd: this.taskRoot,
-      env: this.environmentVariables(),
+      env: this.environmentVariables(session),
       execArgv: ['--require', EGRESS, `--max-old-space-size=${Math.max(64, Math.floor(spec.memoryMb * 0.9))}`],
       stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
       serialization: 'advanced',
     });
-    const environment: Environment = { child, ready: Promise.resolve({ ok: true }), busy: false, dead: false, pending: new Map() };
+    const environment: Environment = { child, session, ready: Promise.resolve({ ok: true }), busy: false, dead: false, pending: new Map() };
     for (const stream of ['stdout', 'stderr'] as const) {
       createInterface({ input: child[stream]! }).on('line', (line) => this.onLine({ functionLogicalId: spec.logicalId, stream, line }));
     }
@@ -253,7 +259,7 @@ export class RehearsedFunction {
   }
 
   /** The template's variables plus those the Lambda service sets; AWS endpoints point at the recorder. */
-  private environmentVariables(): NodeJS.ProcessEnv {
+  private environmentVariables(session: string): NodeJS.ProcessEnv {
     const { spec, plumbing } = this;
     return {
       ...spec.environment,
@@ -264,7 +270,7 @@ export class RehearsedFunction {
       // Each function signs as itself: the recorder attributes every call to its role.
       AWS_ACCESS_KEY_ID: spec.logicalId,
       AWS_SECRET_ACCESS_KEY: 'rehearsal',
-      AWS_SESSION_TOKEN: 'rehearsal',
+      AWS_SESSION_TOKEN: session,
       AWS_LAMBDA_FUNCTION_NAME: spec.functionName,
       AWS_LAMBDA_FUNCTION_VERSION: '$LATEST',
       AWS_LAMBDA_FUNCTION_MEMORY_SIZE: String(spec.memoryMb),

@@ -311,7 +311,13 @@ export class RehearsedStack {
           logGroupName: props.LoggingConfig?.LogGroup ?? `/aws/lambda/${values.ref}`,
           runtime: props.Runtime ?? 'nodejs',
         },
-        { region: this.region, awsEndpoints, egress: this.egress, workDir: this.options.workDir },
+        {
+          region: this.region,
+          awsEndpoints,
+          egress: this.egress,
+          workDir: this.options.workDir,
+          serving: (session, event) => this.peers.recorder.serving(session, event),
+        },
         (line) => {
           this.lines.push(line);
           this.options.onLine?.(line);

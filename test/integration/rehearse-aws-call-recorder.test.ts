@@ -8,13 +8,13 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   BatchGetItemCommand,
   BatchWriteItemCommand,
+  DynamoDBClient,
   GetItemCommand,
   QueryCommand,
   ResourceNotFoundException,
   ScanCommand,
   TransactWriteItemsCommand,
   UpdateItemCommand,
-  type DynamoDBClient,
 } from '@aws-sdk/client-dynamodb';
 import { CreateQueueCommand, ReceiveMessageCommand, SendMessageBatchCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
@@ -305,5 +305,36 @@ describe('AwsCallRecorder', () => {
     expect(describeDenial(denied[0]!, trimmedPolicies)).toContain(
       `${PRINCIPAL}: sqs:SendMessage on arn:aws:sqs:${REGION}:${ACCOUNT}:rehearsal-digest is not allowed by role ${roleId}`,
     );
+  });
+});
+
+describe('AwsCallRecorder: which invocation made a call', () => {
+  it("attributes a call to the invocation its environment's session serves, and only while it serves it", async () => {
+    const environment = (sessionToken: string) =>
+      new DynamoDBClient({
+        endpoint: recorder.endpoints.dynamodb,
+        region: REGION,
+        credentials: { ...credentials, sessionToken },
+        maxAttempts: 1,
+      });
+    const [first, second] = [environment('IngestFunction-env-1'), environment('IngestFunction-env-2')];
+    const read = (client: DynamoDBClient, pk: string) => client.send(new GetItemCommand({ TableName: TABLE_NAME, Key: key(pk) }));
+    try {
+      const event = { rawPath: '/webhook/client-a' };
+      const release = recorder.serving('IngestFunction-env-1', event);
+      await read(first, 'delivery#served');
+      await read(second, 'delivery#other-environment');
+      release();
+      await read(first, 'delivery#after');
+
+      const byKey = new Map(recorder.calls().map((call) => [call.context['dynamodb:LeadingKeys']![0], call.invocation]));
+      expect(byKey.get('delivery#served')?.event).toBe(event);
+      expect([...byKey.keys()].sort()).toEqual(['delivery#after', 'delivery#other-environment', 'delivery#served']);
+      expect(byKey.get('delivery#other-environment')).toBeUndefined();
+      expect(byKey.get('delivery#after')).toBeUndefined();
+    } finally {
+      first.destroy();
+      second.destroy();
+    }
   });
 });

@@ -8,6 +8,7 @@ import type { RecordedAwsCall } from '../../local/rehearse/aws-call-recorder';
 import { checkCalls, describeDenial, rolePolicies, type CfnTemplate, type RolePolicies } from '../../local/rehearse/iam-check';
 import type { ResolveContext, ResourceValues } from '../../local/rehearse/intrinsics';
 import { TABLE } from '../../shared/contracts';
+import { STACK_TENANT, tenantKey, tenantSessionPolicy, type Tenant } from '../../shared/tenancy';
 import { logicalId, synthApp } from '../infra/helpers';
 
 const REGION = 'us-east-1';
@@ -244,5 +245,85 @@ describe('checkCalls on the synthesized roles', () => {
     expect(verdict).toMatchObject({ allowed: false, kind: 'implicit_deny' });
     expect(describeDenial(verdict!, digest)).toContain('digest: sqs:ListQueues is not allowed by role');
     expect(describeDenial(verdict!, digest)).toContain('could not tell which resource');
+  });
+});
+
+describe("checkCalls under a tenant's session policy (role ∩ tenantSessionPolicy)", () => {
+  const clientA: Tenant = { kind: 'connection', connectionId: 'client-a' };
+  const clientB: Tenant = { kind: 'connection', connectionId: 'client-b' };
+  let digest: RolePolicies;
+  beforeAll(() => {
+    digest = rolePolicies(template, digestRoleId, ctx);
+  });
+
+  const session = (...tenants: Tenant[]) => ({
+    label: `tenant ${tenants.map((t) => (t.kind === 'stack' ? 'stack' : t.connectionId)).join('+')}`,
+    document: tenantSessionPolicy(tenants, tableArn),
+  });
+  // The digest role grants GetItem and UpdateItem on digest claims (no function queries the table).
+  const read = (action: 'dynamodb:GetItem' | 'dynamodb:UpdateItem', key: string): RecordedAwsCall => ({
+    principal: 'digest',
+    service: 'dynamodb',
+    action,
+    resources: [tableArn],
+    context: { 'dynamodb:LeadingKeys': [key] },
+  });
+  const digestOf = (tenant: Tenant) => tenantKey(tenant, `${TABLE.prefixes.digest}evt_1`);
+
+  it("denies a read or write of another tenant's digest claim and allows the same call under that tenant's own policy", async () => {
+    for (const action of ['dynamodb:GetItem', 'dynamodb:UpdateItem'] as const) {
+      // The role alone allows every tenant's digest (t#*#digest#*): only the session policy tells them apart.
+      expect((await checkCalls(digest, [read(action, digestOf(clientB))]))[0]!.allowed).toBe(true);
+      const [crossTenant] = await checkCalls(digest, [read(action, digestOf(clientB))], session(clientA));
+      expect(crossTenant).toMatchObject({ allowed: false, kind: 'explicit_deny' });
+      expect(describeDenial(crossTenant!, digest)).toContain(
+        `digest: ${action} on ${tableArn} with dynamodb:LeadingKeys=t#client-b#digest#evt_1 is not allowed by role ${digestRoleId}`,
+      );
+      expect(describeDenial(crossTenant!, digest)).toContain('under the session policy of tenant client-a');
+      expect(describeDenial(crossTenant!, digest)).toContain('explicitly denied by Sid NoOtherTenantItems (SessionPolicy) — denies it');
+      const [own] = await checkCalls(digest, [read(action, digestOf(clientB))], session(clientB));
+      expect(own).toMatchObject({ allowed: true, kind: 'allowed' });
+    }
+  });
+
+  it("keeps the stack's own tenant to the bare keys: every t# key is denied", async () => {
+    const [bare, connection] = await checkCalls(
+      digest,
+      [read('dynamodb:GetItem', digestOf(STACK_TENANT)), read('dynamodb:GetItem', digestOf(clientA))],
+      session(STACK_TENANT),
+    );
+    expect(bare!.allowed).toBe(true);
+    expect(connection).toMatchObject({ allowed: false, kind: 'explicit_deny' });
+  });
+
+  it("allows the keys that are no tenant's data, and whatever the role allows outside DynamoDB", async () => {
+    const receive: RecordedAwsCall = {
+      principal: 'digest',
+      service: 'sqs',
+      action: 'sqs:ReceiveMessage',
+      resources: [digestQueueArn],
+      context: {},
+    };
+    const verdicts = await checkCalls(digest, [read('dynamodb:GetItem', `${TABLE.prefixes.pace}C1`), receive], session(clientA));
+    expect(verdicts.map((verdict) => verdict.allowed)).toEqual([true, true]);
+  });
+
+  it("allows under the union of several tenants' policies what either allows, and nothing of a third", async () => {
+    const clientC: Tenant = { kind: 'connection', connectionId: 'client-c' };
+    const verdicts = await checkCalls(
+      digest,
+      [
+        read('dynamodb:GetItem', digestOf(clientA)),
+        read('dynamodb:GetItem', digestOf(clientB)),
+        read('dynamodb:GetItem', digestOf(clientC)),
+      ],
+      session(clientA, clientB),
+    );
+    expect(verdicts.map((verdict) => verdict.allowed)).toEqual([true, true, false]);
+  });
+
+  it('does not let a connection id that extends another one through', async () => {
+    const [verdict] = await checkCalls(digest, [read('dynamodb:GetItem', `t#client-ab#digest#evt_1`)], session(clientA));
+    expect(verdict!.allowed).toBe(false);
   });
 });

@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { STACK_TENANT, sameTenant, tenantKey, tenantLabel, tenantOf, tenantOfKey } from '../../shared/tenancy';
+import {
+  STACK_TENANT,
+  sameTenant,
+  tenantKey,
+  tenantLabel,
+  tenantOf,
+  tenantOfKey,
+  tenantOfLabel,
+  tenantSessionPolicy,
+} from '../../shared/tenancy';
 
 describe('tenant keys', () => {
   it('keeps the stack tenant’s keys bare, so a single-workspace table is unchanged', () => {
@@ -21,5 +30,26 @@ describe('tenant keys', () => {
     expect(sameTenant(tenantOf('acme'), tenantOf('acme-seo'))).toBe(false);
     expect(sameTenant(tenantOf('acme'), STACK_TENANT)).toBe(false);
     expect(tenantKey(tenantOf('acme'), 'x').startsWith(tenantKey(tenantOf('acme-seo'), ''))).toBe(false);
+  });
+});
+
+describe('tenantOfLabel', () => {
+  it('reads back the tenant a label names', () => {
+    expect(tenantOfLabel(tenantLabel(STACK_TENANT))).toEqual(STACK_TENANT);
+    expect(tenantOfLabel(tenantLabel(tenantOf('acme-seo')))).toEqual(tenantOf('acme-seo'));
+  });
+});
+
+describe('tenantSessionPolicy', () => {
+  const patternsOf = (policy: ReturnType<typeof tenantSessionPolicy>, sid: string): unknown =>
+    JSON.stringify((policy.Statement as { Sid: string; Condition?: unknown }[]).find((statement) => statement.Sid === sid)?.Condition);
+
+  it("allows a connection its own t# keys and the keys that are no tenant's, and none of another connection", () => {
+    const allowed = patternsOf(tenantSessionPolicy([tenantOf('acme-seo')], 'arn:t'), 'TenantItems');
+    expect(allowed).toContain('"t#acme-seo#*"');
+    for (const shared of ['quiet#*', 'weeklyset#*', 'pace#*', 'team#*', 'slackreq#*', 'inst#*', 'instlease#*', 'conn#*'])
+      expect(allowed).toContain(`"${shared}"`);
+    expect(allowed).not.toContain('"digest#*"');
+    expect(allowed).not.toContain('"t#*"');
   });
 });
