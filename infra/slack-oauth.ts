@@ -99,6 +99,7 @@ export class SlackOAuth extends Construct {
     return [
       [STACK_OUTPUTS.slackInstallUrl, `${this.publicBaseUrl}${HTTP_PATHS.slackInstall}`, 'The "Add to Slack" page a workspace admin opens'],
       [STACK_OUTPUTS.putSlackClientSecretCommand, this.clientSecret.putValueCommand(), "Puts the Slack app's client secret"],
+      [STACK_OUTPUTS.slackClientSecretSecretArn, this.clientSecret.secret.secretArn, "The secret holding the Slack app's client secret"],
     ];
   }
 }

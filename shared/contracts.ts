@@ -518,9 +518,10 @@ export const STACK_OUTPUTS = {
   /** Request URL of the Slack app's event subscriptions (App Home). */
   slackEventsUrl: 'SlackEventsUrl',
   slackFunctionName: 'SlackFunctionName',
-  /** With `slackClientId`: the "Add to Slack" page a client's admin opens to install the app, and the client secret to put. */
+  /** With `slackClientId`: the "Add to Slack" page a client's admin opens to install the app, and the client secret to put (and its ARN, as every operator secret has). */
   slackInstallUrl: 'SlackInstallUrl',
   putSlackClientSecretCommand: 'PutSlackClientSecretCommand',
+  slackClientSecretSecretArn: 'SlackClientSecretSecretArn',
   /** The stage file's `slackTeamIds` (comma-separated), `slackEnterpriseId`, `slackAppId`; absent when unset (`bridge doctor` compares them with Slack's). */
   slackTeamIds: 'SlackTeamIds',
   slackEnterpriseId: 'SlackEnterpriseId',

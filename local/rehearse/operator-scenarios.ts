@@ -21,6 +21,7 @@ export async function operatorOutputs(context: ScenarioContext): Promise<void> {
     PutReadApiKeyCommand: values.readApiKey,
     PutSlackTokenCommand: values.slackToken,
     PutSlackSigningSecretCommand: values.slackSigningSecret,
+    PutSlackClientSecretCommand: values.slackClientSecret,
   };
   for (const [key, command] of Object.entries(context.outputs).filter(([key]) => /^Put.*Command$/.test(key))) {
     const value = valueOf[key];

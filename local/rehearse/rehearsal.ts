@@ -20,6 +20,7 @@ import {
   slashCommandScenario,
 } from './slack-scenarios';
 import { slackEventsScenario } from './slack-events';
+import { tenantsScenario } from './tenant-scenarios';
 
 export interface RehearsalReport {
   stackName: string;
@@ -36,6 +37,8 @@ interface ScenarioEntry {
   group: StackGroup;
   /** Runs only once the stage names its Slack workspace and app (runbook step 9); skipped with the reason before. */
   needsWorkspace?: true;
+  /** Runs only on a stage with "Add to Slack" (`slackClientId`); skipped with the reason on others. */
+  needsInstall?: true;
 }
 
 /**
@@ -56,6 +59,7 @@ const SCENARIO_TABLE = {
   foreign: { run: foreignScenario, group: 0, needsWorkspace: true },
   replay: { run: replayScenario, group: 0, needsWorkspace: true },
   'slack-events': { run: slackEventsScenario, group: 0, needsWorkspace: true },
+  tenants: { run: tenantsScenario, group: 1, needsWorkspace: true, needsInstall: true },
   faults: { run: faultScenarios, group: 0 },
   'slack-outage': { run: slackOutageScenario, group: 1 },
   rotation: { run: rotationScenario, group: 1 },
@@ -131,13 +135,15 @@ export async function rehearse(stack: RehearsedStack, options: RehearsalOptions)
     readApiKey: stack.peers.simulator.apiKey,
     slackToken: `xoxb-rehearsal-${randomBytes(6).toString('hex')}`,
     slackSigningSecret: randomBytes(16).toString('hex'),
+    slackClientSecret: stack.peers.slack.oauth.clientSecret,
   };
   const wanted = new Set(options.scenarios ?? SCENARIOS);
   const context = new ScenarioContext(stack, values, options.projectRoot, options.runCli, log);
   for (const name of SCENARIOS) {
     if (!wanted.has(name)) continue;
     const entry: ScenarioEntry = SCENARIO_TABLE[name];
-    const unconfigured = entry.needsWorkspace ? context.unconfiguredWorkspace() : undefined;
+    const unconfigured =
+      (entry.needsWorkspace ? context.unconfiguredWorkspace() : undefined) ?? (entry.needsInstall ? context.undistributed() : undefined);
     if (unconfigured !== undefined) {
       log.skip(`${name}: every check`, unconfigured);
       continue;

@@ -60,6 +60,8 @@ export interface SlackIdentity {
   teamId: string | undefined;
   enterpriseId: string | undefined;
   appId: string | undefined;
+  /** The app's client id ("Add to Slack", the stage's `slackClientId`): the local Slack's OAuth client. */
+  clientId: string | undefined;
 }
 
 interface Peers {
@@ -125,6 +127,7 @@ export class RehearsedStack {
       fileUploadOrigin: 'https://files.slack.com',
       ...(slackIdentity.teamId !== undefined ? { teamId: slackIdentity.teamId } : {}),
       ...(slackIdentity.appId !== undefined ? { appId: slackIdentity.appId } : {}),
+      ...(slackIdentity.clientId !== undefined ? { oauth: { clientId: slackIdentity.clientId } } : {}),
     });
     const egress: Record<string, string> = {};
     const simulator = await VisibilitySimulator.start({ webhooks: { fetch: egressFetch(egress), retryScale: 0.001 } });
@@ -472,9 +475,10 @@ export function slackIdentityOf(template: StackArtifact['template']): SlackIdent
       teamId: text(ENV.slackTeamIds)?.split(',')[0],
       enterpriseId: text(ENV.slackEnterpriseId),
       appId: text(ENV.slackAppId),
+      clientId: text(ENV.slackClientId),
     };
   }
-  return { teamId: undefined, enterpriseId: undefined, appId: undefined };
+  return { teamId: undefined, enterpriseId: undefined, appId: undefined, clientId: undefined };
 }
 
 /** fetch for this process (the simulator's webhook sender), with the rehearsal's network. */

@@ -40,6 +40,8 @@ export interface OperatorValues {
   readApiKey: string;
   slackToken: string;
   slackSigningSecret: string;
+  /** The Slack app's client secret (App Credentials): the local Slack's, as Slack shows it. */
+  slackClientSecret: string;
 }
 
 export type RecordCheck = (name: string, ok: boolean, detail: string) => void;
@@ -58,7 +60,8 @@ const PROGRESS_EVERY_MS = 10_000;
 
 export class ScenarioContext {
   digestTs: string | undefined;
-  private readonly fetch: typeof fetch;
+  /** fetch on the rehearsal's network: public hosts (slack.com, the API's) reach their local peers, as a browser's would. */
+  readonly fetch: typeof fetch;
 
   readonly record: RecordCheck;
 
@@ -85,6 +88,13 @@ export class ScenarioContext {
       `the Slack routes answer 403 workspace_not_configured until "slackTeamIds" and "slackAppId" are set in config/${stage}.json ` +
       '(docs/DEPLOY.md step 9, after the Slack app exists)'
     );
+  }
+
+  /** Why the stage has no "Add to Slack" (no SlackInstallUrl output), or undefined when it has. */
+  undistributed(): string | undefined {
+    if (this.outputs['SlackInstallUrl'] !== undefined) return undefined;
+    const stage = this.stack.stackName.replace(/^VisibilitySlackBridge-/, '');
+    return `the stage has no "Add to Slack" until "slackClientId" is set in config/${stage}.json (docs/AGENCIES-SLACK.md)`;
   }
 
   get outputs(): Record<string, string> {
@@ -115,17 +125,17 @@ export class ScenarioContext {
     });
   }
 
-  /** POSTs a delivery to the stack's WebhookUrl, as the service does. */
+  /** POSTs a delivery to the stack's WebhookUrl (or a connection's `url`), as the service does. */
   async deliver(
     body: string,
-    options: { secret?: string | undefined; signature?: string } = {},
+    options: { secret?: string | undefined; signature?: string; url?: string } = {},
   ): Promise<{ status: number; text: string }> {
     const headers: Record<string, string> = { 'content-type': 'application/json', 'user-agent': 'Service-Webhooks/1' };
     const signature = options.signature ?? signPayload(options.secret ?? this.values.webhookSecret, Math.floor(Date.now() / 1000), body);
     headers['x-service-signature'] = signature;
     const id = (JSON.parse(body) as { id?: unknown }).id;
     if (typeof id === 'string') headers['x-service-delivery'] = id;
-    const response = await this.fetch(this.outputs['WebhookUrl']!, { method: 'POST', headers, body });
+    const response = await this.fetch(options.url ?? this.outputs['WebhookUrl']!, { method: 'POST', headers, body });
     return { status: response.status, text: await response.text() };
   }
 

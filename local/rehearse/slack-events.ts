@@ -11,18 +11,29 @@ import type { ScenarioContext } from './scenario-context';
 const USER = 'U0HOMEREHEARSE';
 const FOREIGN_USER = 'U0HOMEFOREIGN';
 
-function homeOpened(context: ScenarioContext, eventId: string, user: string, teamId = context.stack.peers.slack.teamId): string {
+/** An Events API delivery of `event` from the team, for the stage's app, as Slack wraps it (`event_ts` added). */
+export function eventCallback(
+  context: ScenarioContext,
+  event: Record<string, unknown>,
+  eventId = `Ev${randomBytes(5).toString('hex').toUpperCase()}`,
+  teamId = context.stack.peers.slack.teamId,
+): string {
   const identity = context.stack.slackIdentity;
+  const now = Math.floor(Date.now() / 1000);
   return JSON.stringify({
     token: 'unused',
     team_id: teamId,
     ...(identity.enterpriseId !== undefined ? { enterprise_id: identity.enterpriseId } : {}),
     api_app_id: context.stack.peers.slack.appId,
-    event: { type: 'app_home_opened', user, channel: `D${user}`, tab: 'home', event_ts: `${Math.floor(Date.now() / 1000)}.000100` },
+    event: { ...event, event_ts: `${now}.000100` },
     type: 'event_callback',
     event_id: eventId,
-    event_time: Math.floor(Date.now() / 1000),
+    event_time: now,
   });
+}
+
+function homeOpened(context: ScenarioContext, eventId: string, user: string, teamId?: string): string {
+  return eventCallback(context, { type: 'app_home_opened', user, channel: `D${user}`, tab: 'home' }, eventId, teamId);
 }
 
 export async function slackEventsScenario(context: ScenarioContext): Promise<void> {

@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { TABLE } from '../../shared/contracts';
+import { tenantKey, tenantOf } from '../../shared/tenancy';
 import { RESPONSE_URL_PATH } from '../slack/server';
 import type { ScenarioContext } from './scenario-context';
 
@@ -48,13 +49,11 @@ export function recordedResponseUrl(name: string): { url: string; answers: (cont
   };
 }
 
-/** Whether the channel has a subscription index item (`chan#<channel>`): what `subscribe` writes. */
-export async function channelSubscribed(context: ScenarioContext, channel: string): Promise<boolean> {
+/** Whether the channel has a subscription index item (`chan#<channel>`, under a connection's tenant when given): what `subscribe` writes. */
+export async function channelSubscribed(context: ScenarioContext, channel: string, connectionId?: string): Promise<boolean> {
+  const key = tenantKey(tenantOf(connectionId), `${TABLE.prefixes.subscriptionsOfChannel}${channel}`);
   const answer = await context.stack.peers.dynamo.client.send(
-    new GetItemCommand({
-      TableName: context.outputs['TableName']!,
-      Key: { [TABLE.partitionKey]: { S: `${TABLE.prefixes.subscriptionsOfChannel}${channel}` } },
-    }),
+    new GetItemCommand({ TableName: context.outputs['TableName']!, Key: { [TABLE.partitionKey]: { S: key } } }),
   );
   return answer.Item !== undefined && Object.keys(answer.Item).some((name) => name !== TABLE.partitionKey);
 }

@@ -54,11 +54,11 @@ describe('deploy rehearsal (config/dev.json)', () => {
     }
     expect(names.filter((name) => name.startsWith('runbook step')).length).toBeGreaterThanOrEqual(5);
     expect(names.some((name) => name.includes('npx bridge smoke --stack VisibilitySlackBridge-dev'))).toBe(true);
-    // Each of the three functions made AWS calls that were checked (on at least one of the two stacks).
+    // Each of the four functions (with "Add to Slack") made AWS calls that were checked (on at least one of the two stacks).
     const checkedFunctions = new Set(
       names.flatMap((name) => /^IAM: every AWS call of (\w+) is allowed by its role \([1-9]\d* calls/.exec(name)?.[1] ?? []),
     );
-    expect(checkedFunctions.size).toBe(3);
+    expect(checkedFunctions.size).toBe(4);
     expect(names).toContain('digest: posted in the configured channel C0DEV00001');
     expect(names).toContain('slack outage: the replayed digest is posted exactly once');
     // The Slack app's trust: other workspaces and apps refused, a replay not acted on twice, the Slack routes' own throttle.
@@ -80,6 +80,9 @@ describe('deploy rehearsal (config/dev.json)', () => {
     );
     expect(names.some((name) => name.startsWith('quiet: after quiet off, the quiet_catch_up sweep posts one catch-up'))).toBe(true);
     expect(names.some((name) => name.startsWith("metrics: every alarm's metric was emitted"))).toBe(true);
+    // Two tenants: installed through Add to Slack, isolated, a token refreshed once, an uninstall purged.
+    expect(names.filter((name) => name.startsWith('tenants: ')).length).toBeGreaterThanOrEqual(12);
+    expect(names).toContain("tenants: /visibility projects in team A names A's projects and none of B's");
   }, 600_000);
 
   it('fails, naming the call and the statement, when the template lacks a permission the code uses', async () => {

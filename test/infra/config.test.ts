@@ -96,7 +96,7 @@ describe('committed stage files', () => {
       slackEnterpriseId: undefined,
       slackSigningSecretArn: undefined,
       slackAppId: 'A0DEV00001',
-      slackClientId: undefined,
+      slackClientId: '1000.2000',
       slackClientSecretArn: undefined,
       slackPostRecovery: 'history',
       slackAccess: { changes: { kind: 'everyone' }, changeChannels: {} },

@@ -15,6 +15,15 @@ export function devConfig(): Record<string, unknown> {
   return JSON.parse(readFileSync(new URL('../../config/dev.json', import.meta.url), 'utf8')) as Record<string, unknown>;
 }
 
+/**
+ * The stage the infra tests start from: config/dev.json as a single-workspace stage, without its "Add to Slack"
+ * (`slackClientId`, there for the rehearsal's two-tenant scenario); test/infra/slack-oauth.test.ts covers that.
+ */
+export function singleWorkspaceDevConfig(): Record<string, unknown> {
+  const { slackClientId: _addToSlack, ...config } = devConfig();
+  return config;
+}
+
 /** Writes `<stage>.json` files into a fresh directory and returns it. */
 export function configDir(files: Record<string, Record<string, unknown>>): string {
   const dir = mkdtempSync(join(tmpdir(), 'bridge-config-'));
@@ -34,7 +43,7 @@ export interface SynthOptions {
 }
 
 /**
- * Builds the app for a stage whose file is config/dev.json plus `overrides`, and synthesizes it.
+ * Builds the app for a stage whose file is config/dev.json (single-workspace) plus `overrides`, and synthesizes it.
  * Bundling is skipped; CloudFormation schema validation (slow) is off unless asked for.
  */
 export function synthApp(overrides: Record<string, unknown> = {}, options: SynthOptions = {}): TestApp {
@@ -45,7 +54,7 @@ export function synthApp(overrides: Record<string, unknown> = {}, options: Synth
       builtinCloudFormationValidation: options.cfnValidation ?? false,
       ...(options.outdir ? { outdir: options.outdir } : {}),
     },
-    { configDir: configDir({ [stage]: { ...devConfig(), ...overrides } }), env: options.env },
+    { configDir: configDir({ [stage]: { ...singleWorkspaceDevConfig(), ...overrides } }), env: options.env },
   );
   return { ...built, template: Template.fromStack(built.stack) };
 }

@@ -462,6 +462,7 @@ describe('outputs', () => {
       OUTPUTS.customDomainTarget,
       OUTPUTS.slackInstallUrl,
       OUTPUTS.putSlackClientSecretCommand,
+      OUTPUTS.slackClientSecretSecretArn,
     ];
     expect(Object.keys(outputs.Outputs).sort()).toEqual(
       Object.values(OUTPUTS)

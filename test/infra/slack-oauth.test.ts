@@ -45,6 +45,7 @@ describe('Add to Slack', () => {
     });
     template.hasOutput(OUTPUTS.slackInstallUrl, {});
     template.hasOutput(OUTPUTS.putSlackClientSecretCommand, {});
+    template.hasOutput(OUTPUTS.slackClientSecretSecretArn, { Value: { Ref: secretId } });
   });
 
   it('may only read and write installations and read its client secret', () => {

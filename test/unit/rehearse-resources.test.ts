@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { generateSecretString } from '../../local/rehearse/resources';
 import { slackIdentityOf } from '../../local/rehearse/rehearsed-stack';
 import type { CfnTemplate } from '../../local/rehearse/assembly';
-import { synthApp } from '../infra/helpers';
+import { devConfig, synthApp } from '../infra/helpers';
 
 describe('generateSecretString', () => {
   it('follows the template’s properties: 64 letters and digits for the action-signing key, new each time', () => {
@@ -42,17 +42,22 @@ describe('generateSecretString', () => {
 });
 
 describe('slackIdentityOf', () => {
-  it('reads the workspace and app config/dev.json gives the Slack function (what the local Slack then sends)', () => {
-    const template = synthApp().template.toJSON() as CfnTemplate;
-    expect(slackIdentityOf(template)).toEqual({ teamId: 'T0DEV00001', enterpriseId: undefined, appId: 'A0DEV00001' });
+  it('reads the workspace, app and client id config/dev.json gives the Slack function (what the local Slack then sends and serves)', () => {
+    const template = synthApp({ slackClientId: devConfig()['slackClientId'] }).template.toJSON() as CfnTemplate;
+    expect(slackIdentityOf(template)).toEqual({
+      teamId: 'T0DEV00001',
+      enterpriseId: undefined,
+      appId: 'A0DEV00001',
+      clientId: '1000.2000',
+    });
   });
 
-  it('takes the first of several workspaces, and the org', () => {
+  it('takes the first of several workspaces, and the org; no client id without "Add to Slack"', () => {
     const template = synthApp({
       slackTeamIds: ['T0AAA', 'T0BBB'],
       slackEnterpriseId: 'E0CCC',
       slackAppId: 'A0DDD',
     }).template.toJSON() as CfnTemplate;
-    expect(slackIdentityOf(template)).toEqual({ teamId: 'T0AAA', enterpriseId: 'E0CCC', appId: 'A0DDD' });
+    expect(slackIdentityOf(template)).toEqual({ teamId: 'T0AAA', enterpriseId: 'E0CCC', appId: 'A0DDD', clientId: undefined });
   });
 });
