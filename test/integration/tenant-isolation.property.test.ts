@@ -98,6 +98,7 @@ function installationSlack(slack: RecordingSlack, log: RecordingObserver): Insta
       log,
     },
     clientsFor: () => ({ slack, charts: undefined }),
+    channelsFor: () => ({ postingAccess: () => Promise.resolve({ canPost: true }) }),
   };
 }
 
