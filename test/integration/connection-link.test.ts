@@ -31,6 +31,7 @@ import { digestPeersEnv, startDigestPeers, useLocalSecretsManager, type DigestPe
 import { httpApiEvent } from '../support/deliveries';
 import { RecordingObserver } from '../support/recording-observer';
 import { enqueue, receiveRecords } from '../support/sqs-records';
+import { installationOf } from '../support/installations';
 
 const TABLE = 'bridge-connection-link';
 const STACK_TOKEN = 'xoxb-stack-token';
@@ -47,17 +48,13 @@ let installations: DynamoInstallationStore;
 let restoreProcessEnv: () => void = () => undefined;
 
 function installation(id: string, token: string | BotToken, org = false): Installation {
-  return {
+  return installationOf({
     ...(org ? { enterpriseId: id } : { teamId: id }),
     isEnterpriseInstall: org,
     appId: APP,
-    botUserId: 'U0BOT',
-    botId: 'B0BOT',
-    scopes: ['chat:write'],
     bot: typeof token === 'string' ? { token } : token,
-    installedBy: 'U0ADMIN',
     installedAtMs: Date.now(),
-  };
+  });
 }
 
 function connection(id: string, defaultChannel: string, slackTeamIds: string[]): Connection {

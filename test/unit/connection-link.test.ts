@@ -26,7 +26,7 @@ import {
   type RequestOrigin,
   type WorkspaceAllowList,
 } from '../../shared/slack-app/workspace-gate';
-import { MemoryInstallationStore } from '../support/installations';
+import { installationOf, MemoryInstallationStore } from '../support/installations';
 import { RecordingObserver } from '../support/recording-observer';
 import { RecordingSlack } from '../support/recording-slack';
 
@@ -200,17 +200,7 @@ describe('the workspace gate of a distributed stage', () => {
 
 describe("the gate's installation cache", () => {
   function installation(teamId: string, appId = 'A0BRIDGE'): Installation {
-    return {
-      teamId,
-      isEnterpriseInstall: false,
-      appId,
-      botUserId: 'U0BOT',
-      botId: 'B0BOT',
-      scopes: [],
-      bot: { token: 'xoxb-x' },
-      installedBy: 'U1',
-      installedAtMs: 0,
-    };
+    return installationOf({ teamId, appId });
   }
 
   class CountingStore extends MemoryInstallationStore {
