@@ -300,7 +300,8 @@ function tokenRefresher(config: DigestConfig, clock: Clock): TokenRefresher {
 
 /**
  * The Slack installations connections are linked to: their tokens refreshed under the lease, and one
- * set of clients per installation, kept per container and rebuilt only when its token changes.
+ * set of clients (and one channel check, `subscribe`'s) per installation, kept per container and
+ * rebuilt only when its token changes.
  */
 function installationSlack(
   config: DigestConfig,
@@ -311,6 +312,7 @@ function installationSlack(
 ): InstallationSlack {
   const slackClients = slackClientsOf(config, deadline, clock);
   const clients = new Map<string, { token: string; clients: SlackClients }>();
+  const workspaces = new Map<string, { token: string; workspace: SlackWorkspace }>();
   return {
     tokens: {
       store: new DynamoInstallationStore(dynamo, { tableName: config.tableName }),
@@ -327,6 +329,14 @@ function installationSlack(
         clients.set(installationId, held);
       }
       return held.clients;
+    },
+    channelsFor(installationId, token) {
+      let held = workspaces.get(installationId);
+      if (held?.token !== token) {
+        held = { token, workspace: new SlackWorkspace({ token: staticSecret(token), slackApiUrl: config.slackApiUrl, clock }) };
+        workspaces.set(installationId, held);
+      }
+      return held.workspace;
     },
   };
 }

@@ -10,7 +10,7 @@ import type { SettingsChange, Subscription } from '../ports';
 import { describeChange, recordChange, refusedInChannel } from './access';
 import { matchProject } from './project-match';
 import { quietHoursLine, withSection } from './channel-settings';
-import type { CommandContext, CommandOf, DeferredDeps, InlineDeps, PostingAccess, SlackReply } from './ports';
+import type { ChannelAccess, CommandContext, CommandOf, DeferredDeps, InlineDeps, PostingAccess, SlackReply } from './ports';
 import * as reply from './replies';
 import { statusReply } from './status';
 
@@ -131,7 +131,7 @@ export async function answerSubscribe(command: CommandOf<'subscribe'>, context: 
   const project = found.project;
   const refused = refusedInChannel(project, context.channel, deps);
   if (refused !== null) return refused;
-  const posting = await postingAccess(context.channel, deps);
+  const posting = await postingAccess(context.channel, project.id, deps);
   if (posting === undefined) return reply.postingUncheckedReply(project);
   if (!posting.canPost) return reply.cannotPostReply(posting, context.channel, project);
   const nowMs = deps.clock.now();
@@ -148,12 +148,24 @@ export async function answerSubscribe(command: CommandOf<'subscribe'>, context: 
   return recorded ? subscribed : { ...subscribed, text: `${subscribed.text}${reply.NOT_RECORDED_NOTE}` };
 }
 
-/** Whether the bot can post in the channel; undefined when Slack could not say (logged; nothing is subscribed). */
-async function postingAccess(channel: string, deps: DeferredDeps): Promise<PostingAccess | undefined> {
+/**
+ * Whether the bot can post the project's digests in the channel, asked with the token they post with
+ * (on a scoped answer, the project's tenant's); undefined when that could not be said (logged; nothing
+ * is subscribed).
+ */
+async function postingAccess(channel: string, projectId: string, deps: DeferredDeps): Promise<PostingAccess | undefined> {
   try {
-    return await deps.channels.postingAccess(channel);
+    return await channelsOf(projectId, deps).postingAccess(channel);
   } catch (error) {
     deps.log.warn('could not check that the bot can post in a channel: nothing subscribed', { channel, ...describeError(error) });
     return undefined;
   }
+}
+
+function channelsOf(projectId: string, deps: DeferredDeps): ChannelAccess {
+  if (deps.channelsOf === undefined) return deps.channels;
+  const channels = deps.channelsOf(projectId);
+  // Never the stack's token in its stead: a tenant's digests post with its own.
+  if (channels === undefined) throw new Error(`the tenant of project ${projectId} has no channel check here`);
+  return channels;
 }

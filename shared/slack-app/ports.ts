@@ -76,6 +76,8 @@ export interface TenantReach {
   readApi?: (ProjectDirectory & StatusSource) | undefined;
   /** Where its digests go (the Home tab's home channels): the digest function's reaches only. */
   routes?: ChannelRouting | undefined;
+  /** Whether the bot can post in a channel, with the token its digests post with (`subscribe`): the digest function's reaches only. */
+  channels?: ChannelAccess | undefined;
 }
 
 /** A tenant's stores (and read API); undefined for a connection removed since the request was scoped. */
@@ -246,6 +248,8 @@ export interface DeferredDeps extends InlineDeps {
   reaches?: TenantReaches | undefined;
   /** Set on a scoped answer: the routes of a project's tenant (undefined: not one of the answer's tenants). */
   routingOf?: ((projectId: string) => ChannelRouting | undefined) | undefined;
+  /** Set on a scoped answer: the channel check of a project's tenant, with its own token (undefined: none known). */
+  channelsOf?: ((projectId: string) => ChannelAccess | undefined) | undefined;
 }
 
 /** A "Share in channel" of `status` / `projects` goes back through the deferred queue. */

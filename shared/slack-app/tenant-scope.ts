@@ -15,7 +15,17 @@ import { AUDIT_KEPT } from '../ports';
 import { isRecord } from '../util';
 import type { Project } from '../read-api-types';
 import { STACK_TENANT, tenantLabel, type Tenant } from '../tenancy';
-import type { DeferredDeps, InlineDeps, ProjectDirectory, SlackTeam, StatusSource, TeamTenants, TenantReach, TenantReaches } from './ports';
+import type {
+  ChannelAccess,
+  DeferredDeps,
+  InlineDeps,
+  ProjectDirectory,
+  SlackTeam,
+  StatusSource,
+  TeamTenants,
+  TenantReach,
+  TenantReaches,
+} from './ports';
 import { enginesFromSnapshots } from './channel-settings';
 import { foreignReason, type WorkspaceAllowList } from './workspace-gate';
 
@@ -71,6 +81,8 @@ interface TenantView {
   snapshots: Pick<DigestStore, 'getSnapshot'>;
   /** The routes of a project's tenant, once the view knows whose it is. */
   routingOf: (projectId: string) => ChannelRouting | undefined;
+  /** Whether a project's tenant's bot can post in a channel, once the view knows whose it is. */
+  channelsOf: (projectId: string) => ChannelAccess | undefined;
 }
 
 /** `deps` with its stores replaced by the view over `tenants` (those still reachable). */
@@ -89,6 +101,7 @@ export async function scopedDeferredDeps<D extends DeferredDeps>(deps: D, tenant
     status: view.status,
     snapshots: view.snapshots,
     routingOf: view.routingOf,
+    channelsOf: view.channelsOf,
   };
 }
 
@@ -175,7 +188,14 @@ export function tenantView(reached: readonly TenantReach[]): TenantView {
   const snapshots = {
     getSnapshot: async (projectId: string) => (await ownerOf(projectId))?.snapshots?.getSnapshot(projectId) ?? null,
   };
-  return { store, directory, status, snapshots, routingOf: (projectId) => owners.get(projectId)?.routes };
+  return {
+    store,
+    directory,
+    status,
+    snapshots,
+    routingOf: (projectId) => owners.get(projectId)?.routes,
+    channelsOf: (projectId) => owners.get(projectId)?.channels,
+  };
 }
 
 /** A project no tenant of the team holds: the answer is "no project matches", never another tenant's. */

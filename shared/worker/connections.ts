@@ -15,6 +15,7 @@ import { NeedsOperatorFix } from '../errors';
 import type { WebhookEvent } from '../events';
 import { freshBotToken, type TokenLeaseDeps } from '../installations/token-lease';
 import type { DigestStore, Log, Metrics, QuietHoursStore, ReadApi, SlackPoster, SubscriptionStore } from '../ports';
+import type { ChannelAccess } from '../slack-app/ports';
 import { tenantOf, type Tenant } from '../tenancy';
 import type { WeeklyStore } from '../weekly/ports';
 import { watchConnections, type WatchdogDeps } from '../connections/watchdog';
@@ -36,14 +37,22 @@ export interface InstallationSlack {
   tokens: TokenLeaseDeps;
   /** The clients of `token`, built once per token and kept per container by the composition root. */
   clientsFor(installationId: string, token: string): SlackClients;
+  /** Whether `token`'s bot can post in a channel (`subscribe`'s check), kept likewise. */
+  channelsFor(installationId: string, token: string): ChannelAccess;
 }
 
+/** Whose bot token a connection posts with, the token itself with time left when it is an installation's. */
+type PostingToken =
+  | { kind: 'stack' }
+  | { kind: 'installation'; installations: InstallationSlack; teamId: string; token: string }
+  | { kind: 'not_installed'; teamId: string };
+
 /**
- * The Slack clients of a connection: its first linked installation's (`postingTeamOf`), with a token
- * that has time left. An installation that is not stored (uninstalled, or not installed yet) is
- * `not_installed`; a refresh that fails throws (the record is retried).
+ * The token of a connection's first linked installation (`postingTeamOf`), with time left. An
+ * installation that is not stored (uninstalled, or not installed yet) is `not_installed`; a refresh
+ * that fails throws (the record is retried).
  */
-export async function connectionSlack(connection: Connection, installations: InstallationSlack | undefined): Promise<ConnectionSlack> {
+async function postingToken(connection: Connection, installations: InstallationSlack | undefined): Promise<PostingToken> {
   const teamId = postingTeamOf(connection);
   if (teamId === undefined) return { kind: 'stack' };
   if (installations === undefined)
@@ -54,8 +63,34 @@ export async function connectionSlack(connection: Connection, installations: Ins
   // A linked id is the id its installation is stored under (a workspace's own, or an org's); read once
   // here to tell a gone installation from a failure, then again by the lease's refresh check.
   if ((await installations.tokens.store.get(teamId)) === undefined) return { kind: 'not_installed', teamId };
-  const token = await freshBotToken(installationRefOf(teamId), installations.tokens);
-  return { kind: 'installation', clients: installations.clientsFor(teamId, token) };
+  return { kind: 'installation', installations, teamId, token: await freshBotToken(installationRefOf(teamId), installations.tokens) };
+}
+
+/** The Slack clients of a connection: its posting installation's, the stack's (not linked), or none (that installation is gone). */
+export async function connectionSlack(connection: Connection, installations: InstallationSlack | undefined): Promise<ConnectionSlack> {
+  const posting = await postingToken(connection, installations);
+  if (posting.kind !== 'installation') return posting;
+  return { kind: 'installation', clients: posting.installations.clientsFor(posting.teamId, posting.token) };
+}
+
+/**
+ * Whether the bot can post in a channel, asked with the token the connection's digests post with:
+ * its installation's, or `stack` when it is not linked. Its installation being gone, nothing can be
+ * subscribed for it: that is the operator's (or the client's admin's) to fix.
+ */
+export async function connectionChannels(
+  connection: Connection,
+  installations: InstallationSlack | undefined,
+  stack: ChannelAccess,
+): Promise<ChannelAccess> {
+  const posting = await postingToken(connection, installations);
+  if (posting.kind === 'stack') return stack;
+  if (posting.kind === 'not_installed')
+    throw new NeedsOperatorFix(
+      `connection ${connection.id} posts with the Slack installation ${posting.teamId}, which is gone`,
+      `a workspace admin installs the app again from the bridge's /slack/install page, or link the connection to another team (\`npx bridge connections link ${connection.id} --slack-team T…\`)`,
+    );
+  return posting.installations.channelsFor(posting.teamId, posting.token);
 }
 
 /**
@@ -103,6 +138,8 @@ export interface ConnectionDigests {
   depsFor(id: string, base: DigestDeps, posting: TenantPosting): Promise<ConnectionDeps>;
   /** The Slack clients a connection posts with (its watchdog notice in its own channel). */
   slackOf(connection: Connection): Promise<ConnectionSlack>;
+  /** Whether the bot can post in a channel, with the token the connection posts with (`stack`: the stack's check). */
+  channelsOf(connection: Connection, stack: ChannelAccess): Promise<ChannelAccess>;
   /** The clients a connection's digests, reports and catch-ups post with, through its own ledger. */
   postingOf(connection: Connection, posting: TenantPosting): Promise<ConnectionPosting>;
   /** Records a run's time for the connection's silence watchdog. */
@@ -147,6 +184,7 @@ export function connectionDigests(
       return { kind: 'active', deps: { ...own, slack: slack.clients.slack, charts: slack.clients.charts } };
     },
     slackOf,
+    channelsOf: (connection, stack) => connectionChannels(connection, installations, stack),
     postingOf,
     noteRun: (id, atMs) => store.noteRun(id, atMs),
   };

@@ -19,7 +19,7 @@ import type { ActionValueCodec } from '../buttons/value';
 import type { ChartDeps } from '../digest/chart-step';
 import type { ChannelRouting, DigestOptions } from '../digest/deps';
 import { shareValuesFrom } from '../slack-app/interactions';
-import type { Responder, SlackAppWorkerDeps, TenantReaches } from '../slack-app/ports';
+import type { ChannelAccess, Responder, SlackAppWorkerDeps, TenantReaches } from '../slack-app/ports';
 import type { HomeViews } from '../slack-app/home/ports';
 import type { WeeklyChartHook, WeeklyDeps, WeeklyOptions, WeeklyStore } from '../weekly/ports';
 import { weeklyCharts } from '../weekly/sweep-kind';
@@ -165,15 +165,28 @@ function tenantReports(own: ConnectionTenant, stack: WeeklyDeps, chart: WeeklyCh
   };
 }
 
-/** The tenants a scoped Slack answer reaches here: the stack's clients and stores, or an active connection's. */
-function tenantReaches(w: WorkerWiring, subscriptions: SubscriptionStore): TenantReaches {
+/**
+ * The tenants a scoped Slack answer reaches here: the stack's clients and stores, or an active connection's.
+ * A connection's channel check resolves its token only when asked (`subscribe`), as its digests do.
+ */
+function tenantReaches(w: WorkerWiring, subscriptions: SubscriptionStore, channels: ChannelAccess): TenantReaches {
   return {
     async reach(tenant) {
-      if (tenant.kind === 'stack') return { tenant, store: subscriptions, snapshots: w.store, readApi: w.readApi, routes: w.channels };
-      const own = await w.connections?.tenant(tenant.connectionId);
-      return (
-        own && { tenant, store: own.stores.subscriptions, snapshots: own.stores.store, readApi: own.readApi, routes: own.connection.routes }
-      );
+      if (tenant.kind === 'stack')
+        return { tenant, store: subscriptions, snapshots: w.store, readApi: w.readApi, routes: w.channels, channels };
+      const connections = w.connections;
+      const own = await connections?.tenant(tenant.connectionId);
+      if (connections === undefined || own === undefined) return undefined;
+      return {
+        tenant,
+        store: own.stores.subscriptions,
+        snapshots: own.stores.store,
+        readApi: own.readApi,
+        routes: own.connection.routes,
+        channels: {
+          postingAccess: async (channel) => (await connections.channelsOf(own.connection, channels)).postingAccess(channel),
+        },
+      };
     },
   };
 }
@@ -199,7 +212,7 @@ export function commandQueueDeps(w: WorkerWiring): QueueDeps<CommandQueueDeps> {
       noiseMinimums: w.digestOptions.noiseMinimums,
     },
     snapshots: w.store,
-    reaches: tenantReaches(w, w.subscriptions),
+    reaches: tenantReaches(w, w.subscriptions, w.slackApp.channels),
     metrics: w.metrics,
     log: w.log,
   };

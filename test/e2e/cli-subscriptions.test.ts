@@ -1,68 +1,49 @@
 // `npx bridge subscriptions add` subscribes as `/visibility subscribe` does: the project by name or id
 // among the service's (no match: suggestions), the channel by id and, on the local stack, one its Slack
 // has; the default mode is the Slack app's. The subscribed channel then gets the project's digests.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { run } from '../../cli/main';
-import { bufferIo } from '../../cli/io';
-import type { LocalStack } from '../../local/stack';
-import { slackOf, startTestStack } from './helpers';
+import { slackOf, startCliStack, type CliStack } from './helpers';
 
 const GALLERY = resolve(import.meta.dirname, '../../local/simulator/fixtures/gallery.json');
 const DEMO_CHANNEL = 'C0LOCALDEMO';
 
-let stack: LocalStack;
-let dir: string;
-let readyFile: string;
+let cli: CliStack;
 
 beforeAll(async () => {
-  stack = await startTestStack({ fixture: GALLERY });
-  dir = mkdtempSync(join(tmpdir(), 'bridge-subscriptions-'));
-  readyFile = join(dir, 'ready.json');
-  writeFileSync(readyFile, JSON.stringify(stack.readyInfo()));
+  cli = await startCliStack('subscriptions', { fixture: GALLERY });
 }, 90_000);
 
-afterAll(async () => {
-  await stack?.close();
-  if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
-});
-
-async function bridge(argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  const io = bufferIo({ env: { NO_COLOR: '1' }, defaultReadyFile: readyFile });
-  const code = await run(argv, io);
-  return { code, out: io.stdout.text(), err: io.stderr.text() };
-}
+afterAll(() => cli?.close());
 
 describe('subscriptions add on the local stack', { timeout: 180_000 }, () => {
   it("finds the project by name, as /visibility subscribe does, in the Slack app's default mode; the channel gets its digests", async () => {
-    const added = await bridge(['subscriptions', 'add', '--project', 'ledgerly', '--channel', DEMO_CHANNEL]);
+    const added = await cli.bridge(['subscriptions', 'add', '--project', 'ledgerly', '--channel', DEMO_CHANNEL]);
     expect(added.code, added.err).toBe(0);
     expect(added.out).toBe(`✓ subscribed ${DEMO_CHANNEL} to Ledgerly (gallery-improvement), mode changes\n`);
-    expect((await bridge(['subscriptions', 'list', '--channel', DEMO_CHANNEL])).out).toContain(
+    expect((await cli.bridge(['subscriptions', 'list', '--channel', DEMO_CHANNEL])).out).toContain(
       'Ledgerly (gallery-improvement)  mode changes',
     );
-    expect((await bridge(['trigger', 'run.completed', '--project', 'gallery-improvement'])).code).toBe(0);
-    await stack.waitForIdle();
+    expect((await cli.bridge(['trigger', 'run.completed', '--project', 'gallery-improvement'])).code).toBe(0);
+    await cli.stack.waitForIdle();
     expect(
-      slackOf(stack)
+      slackOf(cli.stack)
         .messages(DEMO_CHANNEL)
         .some((message) => (message.text ?? '').includes('Ledgerly')),
     ).toBe(true);
   });
 
   it('no project matching is an error with the nearest names', async () => {
-    const typo = await bridge(['subscriptions', 'add', '--project', 'Ledgerlyy', '--channel', DEMO_CHANNEL]);
+    const typo = await cli.bridge(['subscriptions', 'add', '--project', 'Ledgerlyy', '--channel', DEMO_CHANNEL]);
     expect(typo.code).toBe(1);
     expect(typo.err).toContain('error: no project matches "Ledgerlyy"; did you mean Ledgerly (gallery-improvement)?');
   });
 
   it('a channel the local Slack does not have is refused; a name is refused for its id', async () => {
-    const missing = await bridge(['subscriptions', 'add', '--project', 'Ledgerly', '--channel', 'C0X']);
+    const missing = await cli.bridge(['subscriptions', 'add', '--project', 'Ledgerly', '--channel', 'C0X']);
     expect(missing.code).toBe(1);
     expect(missing.err).toContain('error: the local Slack has no channel C0X');
-    const named = await bridge(['subscriptions', 'add', '--project', 'Ledgerly', '--channel', 'visibility-demo']);
+    const named = await cli.bridge(['subscriptions', 'add', '--project', 'Ledgerly', '--channel', 'visibility-demo']);
     expect(named.code).toBe(2);
     expect(named.err).toContain("--channel takes the channel's id");
   });

@@ -11,8 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { run } from '../../cli/main';
 import { bufferIo } from '../../cli/io';
 import type { LocalStack } from '../../local/stack';
-import { signPayload } from '../../shared/signature';
-import { nowSeconds, runCompletedBody, simulatorOf, slackOf, startTestStack, waitUntil, type EventBody } from './helpers';
+import { deliverTo, nowSeconds, runCompletedBody, simulatorOf, slackOf, startTestStack, waitUntil, type EventBody } from './helpers';
 
 const SECRET = 'whsec_e2e_connection_secret';
 const CHANNEL = 'C0E2ECONN';
@@ -38,19 +37,7 @@ async function bridge(args: string[], stdinText?: string): Promise<{ code: numbe
 }
 
 async function post(url: string, event: EventBody, secret: string): Promise<number> {
-  const response = await fetch(url, {
-    method: 'POST',
-    headers: {
-      'Content-Type': 'application/json',
-      'User-Agent': 'Service-Webhooks/1',
-      'X-Service-Event': 'run.completed',
-      'X-Service-Delivery': event.id,
-      'X-Service-Signature': signPayload(secret, nowSeconds(), event.body),
-    },
-    body: event.body,
-  });
-  await response.text();
-  return response.status;
+  return (await deliverTo(url, event, { secret, t: nowSeconds() })).status;
 }
 
 describe('a connection on the local stack', () => {

@@ -1,5 +1,10 @@
-/** Shared helpers of the end-to-end tests: a stack tuned for tests, and views of what reached Slack. */
+/** Shared helpers of the end-to-end tests: a stack tuned for tests, the CLI beside it, and views of what reached Slack. */
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { run } from '../../cli/main';
+import { bufferIo } from '../../cli/io';
 import { startLocalStack, type LocalStack, type LocalStackOptions } from '../../local/stack';
 import type { PostedMessage } from '../../local/slack/server';
 import { signPayload } from '../../shared/signature';
@@ -19,6 +24,35 @@ export function startTestStack(overrides: LocalStackOptions = {}): Promise<Local
     logLevel: 'silent',
     ...overrides,
   });
+}
+
+/** A test stack with its ready file written, and `npx bridge` run in-process against it as a user beside `npm start` runs it. */
+export interface CliStack {
+  stack: LocalStack;
+  /** `npx bridge <argv>` (stdin `stdinText` when given), with the ready file as its default and no colour. */
+  bridge(argv: string[], stdinText?: string): Promise<{ code: number; out: string; err: string }>;
+  /** Closes the stack and removes its ready file. */
+  close(): Promise<void>;
+}
+
+/** `startTestStack(overrides)` and its ready file in a temporary folder named after `name`. */
+export async function startCliStack(name: string, overrides: LocalStackOptions = {}): Promise<CliStack> {
+  const stack = await startTestStack(overrides);
+  const dir = mkdtempSync(join(tmpdir(), `bridge-${name}-`));
+  const readyFile = join(dir, 'ready.json');
+  writeFileSync(readyFile, JSON.stringify(stack.readyInfo()));
+  return {
+    stack,
+    async bridge(argv, stdinText) {
+      const io = bufferIo({ env: { NO_COLOR: '1' }, defaultReadyFile: readyFile, ...(stdinText !== undefined ? { stdinText } : {}) });
+      const code = await run(argv, io);
+      return { code, out: io.stdout.text(), err: io.stderr.text() };
+    },
+    async close() {
+      await stack.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
 }
 
 /** The local Slack server of a stack (the tests never use a real Slack). */
@@ -51,7 +85,6 @@ export function threadsFor(stack: LocalStack, eventId: string): PostedThread[] {
     .map((main) => ({ main, replies: messages.filter((m) => m.thread_ts === main.ts) }));
 }
 
-/** Every top-level message posted so far. */
 /** A project's first digest is a one-message baseline: post one per project, so the next run's digest has a thread; then clear Slack. */
 export async function postBaselines(stack: LocalStack, projectIds: readonly string[]): Promise<void> {
   for (const projectId of projectIds) await simulatorOf(stack).triggerRun(projectId).delivered;
@@ -59,6 +92,7 @@ export async function postBaselines(stack: LocalStack, projectIds: readonly stri
   slackOf(stack).reset();
 }
 
+/** Every top-level message posted so far. */
 export function topLevelMessages(stack: LocalStack): PostedMessage[] {
   return slackOf(stack)
     .messages()
@@ -93,12 +127,21 @@ export function runCompletedBody(projectId: string, overrides: { id?: string; cr
 }
 
 /** POSTs a delivery to the stack's webhook the way the service does, signed with `secret` at `t`. */
-export async function deliver(
+export function deliver(
   stack: LocalStack,
   event: EventBody,
   signing: { secret: string; t: number },
 ): Promise<{ status: number; body: unknown }> {
-  const response = await fetch(stack.webhookUrl, {
+  return deliverTo(stack.webhookUrl, event, signing);
+}
+
+/** POSTs a delivery to a webhook URL (the stack's, or a connection's `/webhook/<id>`) the way the service does. */
+export async function deliverTo(
+  url: string,
+  event: EventBody,
+  signing: { secret: string; t: number },
+): Promise<{ status: number; body: unknown }> {
+  const response = await fetch(url, {
     method: 'POST',
     headers: {
       'Content-Type': 'application/json',

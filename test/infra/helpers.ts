@@ -59,6 +59,12 @@ export function synthApp(overrides: Record<string, unknown> = {}, options: Synth
   return { ...built, template: Template.fromStack(built.stack) };
 }
 
+/** A production stage (not development, alarms mailed to ops) of config/dev.json plus `overrides`, and its digest queue's logical id. */
+export function synthProdApp(overrides: Record<string, unknown> = {}): TestApp & { digestQueueId: string } {
+  const app = synthApp({ development: false, alarmEmail: 'ops@example.com', ...overrides }, { stage: 'prod' });
+  return { ...app, digestQueueId: logicalId(app.template, 'AWS::SQS::Queue', 'DigestQueue') };
+}
+
 export interface Statement {
   Sid?: string;
   Effect: string;
@@ -124,10 +130,28 @@ export interface ScheduleProps {
 }
 
 /** The properties of the only schedule whose logical id starts with `prefix` (fails when there is not exactly one). */
-export function scheduleProps(template: Template, prefix: string): ScheduleProps {
+function scheduleProps(template: Template, prefix: string): ScheduleProps {
   const schedules = Object.entries(template.findResources('AWS::Scheduler::Schedule')).filter(([id]) => id.startsWith(prefix));
   expect(schedules).toHaveLength(1);
   return schedules[0]?.[1]?.Properties as ScheduleProps;
+}
+
+/**
+ * A schedule of the digest queue (logical id `<prefix>…`): it sends `{ kind }` to the queue `queueId`
+ * with its own role (`<prefix>SchedulerRole`), each event given up after `maxAgeSeconds`. Returns its
+ * properties for what is its own (its expression, its zone).
+ */
+export function expectQueueSchedule(
+  template: Template,
+  prefix: string,
+  target: { queueId: string; kind: string; maxAgeSeconds: number },
+): ScheduleProps {
+  const props = scheduleProps(template, prefix);
+  expect(props.Target.Arn).toEqual(arnOf(target.queueId));
+  expect(JSON.parse(props.Target.Input)).toEqual({ kind: target.kind });
+  expect(props.Target.RetryPolicy.MaximumEventAgeInSeconds).toBe(target.maxAgeSeconds);
+  expect(props.Target.RoleArn).toEqual(arnOf(logicalId(template, 'AWS::IAM::Role', `${prefix}SchedulerRole`)));
+  return props;
 }
 
 /**

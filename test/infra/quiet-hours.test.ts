@@ -8,27 +8,20 @@ import { describe, expect, it } from 'vitest';
 import { QUEUE_MESSAGE_KINDS, TABLE } from '../../shared/contracts';
 import {
   actionsOf,
-  arnOf,
+  expectQueueSchedule,
   expectQueueSenderRole,
   leadingKeys,
-  logicalId,
   roleStatements,
-  scheduleProps,
   statementBySid,
-  synthApp,
+  synthProdApp,
 } from './helpers';
 
-const { template } = synthApp({ development: false, alarmEmail: 'ops@example.com' }, { stage: 'prod' });
-const queueId = logicalId(template, 'AWS::SQS::Queue', 'DigestQueue');
+const { template, digestQueueId: queueId } = synthProdApp();
 
 describe('quiet-hours catch-up schedule', () => {
   it('sends a quiet_catch_up message to the digest queue every 5 minutes', () => {
-    const props = scheduleProps(template, 'QuietHours');
+    const props = expectQueueSchedule(template, 'QuietHours', { queueId, kind: QUEUE_MESSAGE_KINDS.quietCatchUp, maxAgeSeconds: 300 });
     expect(props.ScheduleExpression).toBe('rate(5 minutes)');
-    expect(props.Target.Arn).toEqual(arnOf(queueId));
-    expect(JSON.parse(props.Target.Input)).toEqual({ kind: QUEUE_MESSAGE_KINDS.quietCatchUp });
-    expect(props.Target.RetryPolicy.MaximumEventAgeInSeconds).toBe(300);
-    expect(props.Target.RoleArn).toEqual(arnOf(logicalId(template, 'AWS::IAM::Role', 'QuietHoursSchedulerRole')));
   });
 
   it("gives the scheduler's role only sqs:SendMessage on the digest queue, assumable by Scheduler of this account", () => {

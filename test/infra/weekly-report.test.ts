@@ -8,29 +8,23 @@ import { Match } from 'aws-cdk-lib/assertions';
 import { QUEUE_MESSAGE_KINDS, TABLE } from '../../shared/contracts';
 import {
   actionsOf,
-  arnOf,
+  expectQueueSchedule,
   expectQueueSenderRole,
   leadingKeys,
-  logicalId,
   roleStatements,
-  scheduleProps,
   statementBySid,
   synthApp,
+  synthProdApp,
 } from './helpers';
 
-const { template } = synthApp({ development: false, alarmEmail: 'ops@example.com', timeZone: 'Europe/Berlin' }, { stage: 'prod' });
-const queueId = logicalId(template, 'AWS::SQS::Queue', 'DigestQueue');
+const { template, digestQueueId: queueId } = synthProdApp({ timeZone: 'Europe/Berlin' });
 
 describe('weekly report schedule', () => {
   it('sweeps every 15 minutes in the stage zone, sending a weekly_sweep message to the digest queue', () => {
     // The quiet-hours sweep has its own schedule (test/infra/quiet-hours.test.ts).
-    const props = scheduleProps(template, 'WeeklyReport');
+    const props = expectQueueSchedule(template, 'WeeklyReport', { queueId, kind: QUEUE_MESSAGE_KINDS.weeklySweep, maxAgeSeconds: 900 });
     expect(props.ScheduleExpression).toBe('cron(0/15 * * * ? *)');
     expect(props.ScheduleExpressionTimezone).toBe('Europe/Berlin');
-    expect(props.Target.Arn).toEqual(arnOf(queueId));
-    expect(JSON.parse(props.Target.Input)).toEqual({ kind: QUEUE_MESSAGE_KINDS.weeklySweep });
-    expect(props.Target.RetryPolicy.MaximumEventAgeInSeconds).toBe(900);
-    expect(props.Target.RoleArn).toEqual(arnOf(logicalId(template, 'AWS::IAM::Role', 'WeeklyReportSchedulerRole')));
   });
 
   it('defaults to UTC when the stage names no zone, and refuses a zone that is not one', () => {

@@ -16,6 +16,7 @@ import { DynamoInstallationStore } from '../../shared/adapters/dynamo-installati
 import { connectionSecretPrefix } from '../../shared/contracts';
 import { ensureBridgeTable, startLocalDynamo, type LocalDynamo } from '../../local/dynamo';
 import { LocalSecretsManagerServer } from '../../local/secrets-manager-server';
+import { installationOf } from '../support/installations';
 
 const TABLE = 'cli-connections';
 const KEY = 'rk_acme_t0ps3cret';
@@ -113,16 +114,9 @@ describe('bridge connections', () => {
   });
 
   it('links Slack installations, lists whether each is installed, and unlinks them', async () => {
-    await new DynamoInstallationStore(dynamo.client, { tableName: TABLE }).save({
-      teamId: 'T0BBB',
-      isEnterpriseInstall: false,
-      botUserId: 'U0BOT',
-      botId: 'B0BOT',
-      scopes: ['chat:write'],
-      bot: { token: 'xoxb-b' },
-      installedBy: 'U1',
-      installedAtMs: 0,
-    });
+    await new DynamoInstallationStore(dynamo.client, { tableName: TABLE }).save(
+      installationOf({ teamId: 'T0BBB', bot: { token: 'xoxb-b' } }),
+    );
     const linked = await bridge(['connections', 'link', 'acme', '--slack-team', 'T0BBB', '--slack-team', 'E0ORG']);
     expect(linked.code).toBe(0);
     expect(linked.stdout).toContain("T0BBB (installed), E0ORG (not installed); digests post with T0BBB's installation");

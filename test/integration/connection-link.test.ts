@@ -16,6 +16,7 @@ import { createSlackHandler, type SlackHandler } from '../../functions/slack/cre
 import { DynamoConnectionStore } from '../../shared/adapters/dynamo-connection-store';
 import { DynamoInstallationStore } from '../../shared/adapters/dynamo-installation-store';
 import { DynamoQuietHoursStore } from '../../shared/adapters/dynamo-quiet-hours';
+import { DynamoSubscriptionStore } from '../../shared/adapters/dynamo-subscription-store';
 import { connectionSecretPrefix, DIGEST_METRICS, ENV, HTTP_PATHS, SLACK_APP_METRICS } from '../../shared/contracts';
 import { formatConnectionSecret, type Connection } from '../../shared/connections/model';
 import type { WebhookEvent } from '../../shared/events';
@@ -25,10 +26,12 @@ import { tenantOf } from '../../shared/tenancy';
 import { signSlackRequest } from '../../shared/slack-request-signature';
 import { LocalSecretsManagerServer } from '../../local/secrets-manager-server';
 import { AUTHORIZE_PATH } from '../../local/slack/oauth';
+import { RESPONSE_URL_PATH } from '../../local/slack/server';
 import { digestPeersEnv, startDigestPeers, useLocalSecretsManager, type DigestPeers } from '../support/digest-peers';
 import { httpApiEvent } from '../support/deliveries';
 import { RecordingObserver } from '../support/recording-observer';
 import { enqueue, receiveRecords } from '../support/sqs-records';
+import { installationOf } from '../support/installations';
 
 const TABLE = 'bridge-connection-link';
 const STACK_TOKEN = 'xoxb-stack-token';
@@ -45,17 +48,13 @@ let installations: DynamoInstallationStore;
 let restoreProcessEnv: () => void = () => undefined;
 
 function installation(id: string, token: string | BotToken, org = false): Installation {
-  return {
+  return installationOf({
     ...(org ? { enterpriseId: id } : { teamId: id }),
     isEnterpriseInstall: org,
     appId: APP,
-    botUserId: 'U0BOT',
-    botId: 'B0BOT',
-    scopes: ['chat:write'],
     bot: typeof token === 'string' ? { token } : token,
-    installedBy: 'U0ADMIN',
     installedAtMs: Date.now(),
-  };
+  });
 }
 
 function connection(id: string, defaultChannel: string, slackTeamIds: string[]): Connection {
@@ -308,11 +307,11 @@ describe('the workspace gate of a distributed stage', () => {
     return createSlackHandler(env, { observability, overrides: { clock: { now: () => nowMs } } });
   }
 
-  /** `/visibility help` as Slack sends it from `team` (form fields, signed at the current time). */
-  async function help(handler: SlackHandler, team: string, extra: Record<string, string> = {}): Promise<number> {
+  /** `/visibility <text>` (`help` unless said) as Slack sends it from `team` (form fields, signed at the current time). */
+  async function help(handler: SlackHandler, team: string, extra: Record<string, string> = {}, text = 'help'): Promise<number> {
     const body = new URLSearchParams({
       command: '/visibility',
-      text: 'help',
+      text,
       channel_id: 'C0ANY',
       user_id: 'U1',
       response_url: `https://hooks.slack.com/commands/${team}/1/x`,
@@ -382,6 +381,26 @@ describe('the workspace gate of a distributed stage', () => {
     expect(await help(handler, 'T0LEAVING')).toBe(200);
     nowMs += INSTALLED_TTL_MS.installed;
     expect(await help(handler, 'T0LEAVING')).toBe(403);
+  });
+
+  it("checks a subscribed channel with the token its project's digests post with: the linked team's, not the stack's", async () => {
+    await peers.reset();
+    const projectId = peers.sim.projectIds()[0] ?? '';
+    const responseUrl = `${new URL(peers.slack.apiUrl).origin}${RESPONSE_URL_PATH}subscribe-check`;
+    // Team B reaches only the connection `linked`, whose digests post with B's installation (its first linked team).
+    const extra = { channel_id: 'C0SUBSCRIBED', response_url: responseUrl };
+    expect(await help(slackHandler(true), 'T0BBB', extra, `subscribe ${projectId}`)).toBe(200);
+    // The deferred answer, on the commands queue (the Slack function's ENV.commandsQueueUrl is this queue).
+    const commandsArn = `arn:aws:sqs:us-east-1:000000000000:${peers.queueUrl.slice(peers.queueUrl.lastIndexOf('/') + 1)}`;
+    const records = (await receiveRecords(peers.sqs, peers.queueUrl)).map((record) => ({ ...record, eventSourceARN: commandsArn }));
+    expect(records).toHaveLength(1);
+    const env = { ...digestEnv(), [ENV.commandsQueueUrl]: peers.queueUrl };
+    const runtime = createDigestRuntime(readDigestConfig(env), { log: observer, metrics: observer });
+    expect((await runtime.handle(records, 60_000)).batchItemFailures).toEqual([]);
+    expect(peers.slack.calls('conversations.info').map((c) => [c.channel, c.token])).toEqual([['C0SUBSCRIBED', TOKEN_B]]);
+    expect(peers.slack.calls().every((c) => c.token !== STACK_TOKEN)).toBe(true);
+    const subscribed = await new DynamoSubscriptionStore(peers.dynamo.client, TABLE, 'full', tenantOf('linked')).forChannel('C0SUBSCRIBED');
+    expect(subscribed.map((s) => s.projectId)).toEqual([projectId]);
   });
 
   it('leaves a stage that is not distributed as it was: its allow-list only', async () => {

@@ -14,6 +14,7 @@ import { ReadApiClient } from '../../shared/adapters/read-api';
 import { createSlackPoster } from '../../shared/adapters/slack-poster';
 import { SlackUnavailableError } from '../../shared/adapters/slack-errors';
 import type { WebhookEvent } from '../../shared/events';
+import type { SlackPoster } from '../../shared/ports';
 import type { LocalDynamo } from '../../local/dynamo';
 import type { VisibilitySimulator } from '../../local/simulator/server';
 import type { LocalSlackServer } from '../../local/slack/server';
@@ -252,19 +253,9 @@ describe('failures', () => {
   it('continues a digest whose thread was cut short, without posting the top level again', async () => {
     const event = runEvent(projectA);
     // The top-level post goes through; then Slack fails on its first reply (a quiet run has one).
-    let posts = 0;
     const failing = await (async () => {
       const d = deps();
-      const original = d.slack;
-      d.slack = {
-        findPosted: (...args) => original.findPosted(...args),
-        countReplies: (...args) => original.countReplies(...args),
-        post: async (channel, message, options) => {
-          posts += 1;
-          if (posts === 2) throw new SlackUnavailableError('injected outage', { reason: 'server_error', attempts: 1 });
-          return original.post(channel, message, options);
-        },
-      };
+      d.slack = secondPostFails(d.slack, new SlackUnavailableError('injected outage', { reason: 'server_error', attempts: 1 }));
       await enqueue(sqs, queueUrl, event);
       const records = await receiveRecords(sqs, queueUrl);
       return handleTestBatch(records, () => d, new SqsMessageVisibility(sqs, queueUrl), observer);
@@ -286,6 +277,20 @@ describe('failures', () => {
     expect(new Set(replies.map((r) => JSON.stringify(r.blocks))).size).toBe(replies.length);
   });
 });
+
+/** `slack` whose second post fails with `error`: a digest's top level goes through, its first reply does not. */
+function secondPostFails(slack: SlackPoster, error: Error): SlackPoster {
+  let posts = 0;
+  return {
+    findPosted: (...args) => slack.findPosted(...args),
+    countReplies: (...args) => slack.countReplies(...args),
+    post: async (channel, message, options) => {
+      posts += 1;
+      if (posts === 2) throw error;
+      return slack.post(channel, message, options);
+    },
+  };
+}
 
 describe('posts whose outcome was unknown', () => {
   it('does not post the top level twice when Slack stored it but the answer timed out', async () => {
@@ -314,18 +319,11 @@ describe('posts whose outcome was unknown', () => {
 
   it('finishes the thread of a run whose top level was posted, even when a newer run shares its batch', async () => {
     const older = runEvent(projectA);
-    let posts = 0;
     const d = deps();
-    const original = d.slack;
-    d.slack = {
-      findPosted: (...args) => original.findPosted(...args),
-      countReplies: (...args) => original.countReplies(...args),
-      post: async (channel, message, options) => {
-        posts += 1;
-        if (posts === 2) throw new SlackUnavailableError('injected outage', { reason: 'ratelimited', retryAfterSeconds: 1, attempts: 1 });
-        return original.post(channel, message, options);
-      },
-    };
+    d.slack = secondPostFails(
+      d.slack,
+      new SlackUnavailableError('injected outage', { reason: 'ratelimited', retryAfterSeconds: 1, attempts: 1 }),
+    );
     await enqueue(sqs, queueUrl, older);
     const cut = await handleTestBatch(await receiveRecords(sqs, queueUrl), () => d, new SqsMessageVisibility(sqs, queueUrl), observer);
     expect(cut.batchItemFailures).toHaveLength(1);

@@ -19,6 +19,7 @@ import { HOME_ACTION_IDS } from '../../shared/slack-app/home/actions';
 import { httpApiEvent } from '../support/deliveries';
 import { RecordingObserver } from '../support/recording-observer';
 import { testSqsClient } from '../support/sqs-client';
+import { installationOf } from '../support/installations';
 
 const SECRET = 'slack-signing-secret-events';
 const TEAM = 'T0TEAM1';
@@ -182,16 +183,7 @@ describe('app_uninstalled on an "Add to Slack" stage', () => {
       },
     );
     const installations = new DynamoInstallationStore(dynamo.client, { tableName: TABLE });
-    await installations.save({
-      teamId: TEAM,
-      isEnterpriseInstall: false,
-      botUserId: 'U0BOT',
-      botId: 'B0BOT',
-      scopes: ['chat:write'],
-      bot: { token: 'xoxb-1' },
-      installedBy: 'U1',
-      installedAtMs: NOW,
-    });
+    await installations.save(installationOf({ teamId: TEAM, installedAtMs: NOW }));
     const command = new URLSearchParams({
       command: '/visibility',
       text: 'help',

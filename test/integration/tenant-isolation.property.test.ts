@@ -41,6 +41,7 @@ import { RecordingCommandQueue } from '../support/command-queue';
 import { RecordingObserver } from '../support/recording-observer';
 import { RecordingSlack } from '../support/recording-slack';
 import { processTestBatch, type TestWiring } from '../support/worker-wiring';
+import { installationOf } from '../support/installations';
 
 const TABLE = 'tenant-isolation';
 const APP = 'A0BRIDGE';
@@ -73,17 +74,7 @@ const weeklyOf = (tenant: Tenant) => new DynamoWeeklyStore(dynamo.client, { tabl
 const installationsOf = () => new DynamoInstallationStore(dynamo.client, { tableName: TABLE });
 
 function installation(team: Team): Installation {
-  return {
-    teamId: team,
-    isEnterpriseInstall: false,
-    appId: APP,
-    botUserId: 'U0BOT',
-    botId: 'B0BOT',
-    scopes: ['chat:write'],
-    bot: { token: `xoxb-${team}` },
-    installedBy: 'U0ADMIN',
-    installedAtMs: 0,
-  };
+  return installationOf({ teamId: team, appId: APP, bot: { token: `xoxb-${team}` } });
 }
 
 /** The linked teams' installations; every team's posts reach the world's one recording of Slack. */
@@ -98,6 +89,7 @@ function installationSlack(slack: RecordingSlack, log: RecordingObserver): Insta
       log,
     },
     clientsFor: () => ({ slack, charts: undefined }),
+    channelsFor: () => ({ postingAccess: () => Promise.resolve({ canPost: true }) }),
   };
 }
 

@@ -16,6 +16,7 @@ import { DynamoTeamData } from '../../shared/adapters/dynamo-team-data';
 import { DynamoWeeklyStore } from '../../shared/adapters/dynamo-weekly-store';
 import { onAppUninstalled, onTokensRevoked, type UninstallDeps } from '../../shared/installations/uninstall';
 import { RecordingObserver } from '../support/recording-observer';
+import { installationOf } from '../support/installations';
 
 const TABLE = 'uninstall-purge-test';
 const NOW = Date.parse('2026-03-02T09:00:00Z');
@@ -79,16 +80,7 @@ const ALL = { subscriptions: 1, quiet: 1, held: true, weekly: true };
 const NONE = { subscriptions: 0, quiet: 0, held: false, weekly: false };
 
 async function installed(s: ReturnType<typeof stores>, teamId: string): Promise<void> {
-  await s.installations.save({
-    teamId,
-    isEnterpriseInstall: false,
-    botUserId: 'U0BOT',
-    botId: 'B0BOT',
-    scopes: ['chat:write'],
-    bot: { token: 'xoxb-1' },
-    installedBy: 'U1',
-    installedAtMs: NOW,
-  });
+  await s.installations.save(installationOf({ teamId, installedAtMs: NOW }));
 }
 
 type Event = 'app_uninstalled' | 'tokens_revoked' | 'tokens_revoked_user_only';

@@ -2,6 +2,20 @@
 import type { BotToken, Installation } from '../../shared/installations/model';
 import type { InstallationStore, TeamData } from '../../shared/installations/ports';
 
+/** An installation of the app in a workspace, as the install flow stores it; `fields` say whose (its `teamId`) and what differs. */
+export function installationOf(fields: Partial<Installation> = {}): Installation {
+  return {
+    isEnterpriseInstall: false,
+    botUserId: 'U0BOT',
+    botId: 'B0BOT',
+    scopes: ['chat:write'],
+    bot: { token: 'xoxb-1' },
+    installedBy: 'U1',
+    installedAtMs: 0,
+    ...fields,
+  };
+}
+
 export class MemoryInstallationStore implements InstallationStore {
   readonly items = new Map<string, Installation>();
 

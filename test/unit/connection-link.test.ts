@@ -1,7 +1,8 @@
 /**
  * Connections linked to Slack installations: the linked ids and the posting rule, the CLI's refusal of a
  * bad `--slack-team`, the watchdog's notice with the connection's own bot, and the workspace gate of a
- * distributed stage (installed teams, org-wide installs, its per-container cache).
+ * distributed stage (installed teams, org-wide installs, its per-container cache), and `subscribe`'s
+ * channel check with the token the connection posts with.
  */
 import { describe, expect, it } from 'vitest';
 import { bufferIo } from '../../cli/io';
@@ -17,6 +18,7 @@ import {
 import type { ConnectionRecord, ConnectionStore } from '../../shared/connections/ports';
 import { watchConnections } from '../../shared/connections/watchdog';
 import { DIGEST_METRICS } from '../../shared/contracts';
+import { NeedsOperatorFix } from '../../shared/errors';
 import type { Installation } from '../../shared/installations/model';
 import {
   gateReason,
@@ -26,7 +28,9 @@ import {
   type RequestOrigin,
   type WorkspaceAllowList,
 } from '../../shared/slack-app/workspace-gate';
-import { MemoryInstallationStore } from '../support/installations';
+import type { ChannelAccess } from '../../shared/slack-app/ports';
+import { connectionChannels, type InstallationSlack } from '../../shared/worker/connections';
+import { installationOf, MemoryInstallationStore } from '../support/installations';
 import { RecordingObserver } from '../support/recording-observer';
 import { RecordingSlack } from '../support/recording-slack';
 
@@ -86,6 +90,51 @@ describe('bridge connections: --slack-team', () => {
     expect((await exit(['connections', 'link', 'acme'])).stderr).toMatch(/--slack-team is required/);
     expect((await exit(['connections', 'unlink', 'acme'])).code).toBe(2);
     expect((await exit(['connections', 'link', '--slack-team', 'T0AAA'])).code).toBe(2);
+  });
+});
+
+describe("subscribe's channel check of a linked connection", () => {
+  const never = () => Promise.reject(new Error('a token that does not expire needs no lease nor refresh'));
+  /** The installations of `teams` (each its token `xoxb-<team>`); `checked` gets the token of each check made. */
+  async function installed(teams: string[], checked: string[]): Promise<InstallationSlack> {
+    const store = new MemoryInstallationStore();
+    for (const teamId of teams) await store.save(installationOf({ teamId, bot: { token: `xoxb-${teamId}` } }));
+    return {
+      tokens: {
+        store,
+        lease: { take: never, release: never },
+        refresher: { refresh: never },
+        clock: { now: () => 0 },
+        sleep: () => Promise.resolve(),
+        log: new RecordingObserver(),
+      },
+      clientsFor: () => {
+        throw new Error('nothing is posted by a channel check');
+      },
+      channelsFor: (_id, token) => ({
+        postingAccess: () => {
+          checked.push(token);
+          return Promise.resolve({ canPost: true });
+        },
+      }),
+    };
+  }
+  const stack: ChannelAccess = { postingAccess: () => Promise.resolve({ canPost: true }) };
+
+  it("asks with the first linked installation's token, and the stack's check when the connection is not linked", async () => {
+    const checked: string[] = [];
+    const installations = await installed(['T0AAA', 'T0BBB'], checked);
+    await (await connectionChannels(connection(['T0BBB', 'T0AAA']), installations, stack)).postingAccess('C1');
+    expect(checked).toEqual(['xoxb-T0BBB']);
+    expect(await connectionChannels(connection([]), installations, stack)).toBe(stack);
+  });
+
+  it('checks nothing when that installation is gone: an operator fix naming the connection and the team', async () => {
+    const checked: string[] = [];
+    const gone = connectionChannels(connection(['T0GONE']), await installed(['T0AAA'], checked), stack);
+    await expect(gone).rejects.toBeInstanceOf(NeedsOperatorFix);
+    await expect(gone).rejects.toThrow('connection acme posts with the Slack installation T0GONE, which is gone');
+    expect(checked).toEqual([]);
   });
 });
 
@@ -200,17 +249,7 @@ describe('the workspace gate of a distributed stage', () => {
 
 describe("the gate's installation cache", () => {
   function installation(teamId: string, appId = 'A0BRIDGE'): Installation {
-    return {
-      teamId,
-      isEnterpriseInstall: false,
-      appId,
-      botUserId: 'U0BOT',
-      botId: 'B0BOT',
-      scopes: [],
-      bot: { token: 'xoxb-x' },
-      installedBy: 'U1',
-      installedAtMs: 0,
-    };
+    return installationOf({ teamId, appId });
   }
 
   class CountingStore extends MemoryInstallationStore {

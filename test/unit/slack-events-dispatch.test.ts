@@ -5,28 +5,14 @@
  * uninstall, a user token does not, and a stage that keeps no installations ignores both.
  */
 import { describe, expect, it } from 'vitest';
-import type { Installation } from '../../shared/installations/model';
 import { parseEventEnvelope } from '../../shared/slack-app/events';
 import type { ReplayGuard } from '../../shared/slack-app/ports';
 import { answerEvent, type EventDeps } from '../../shared/slack-app/slack-events';
 import { RecordingCommandQueue } from '../support/command-queue';
-import { MemoryInstallationStore, MemoryTeamData } from '../support/installations';
+import { installationOf, MemoryInstallationStore, MemoryTeamData } from '../support/installations';
 import { RecordingObserver } from '../support/recording-observer';
 
 const SIGNED = { mac: 'unused', timestampSeconds: 0 };
-
-function installation(ids: Partial<Installation>): Installation {
-  return {
-    isEnterpriseInstall: false,
-    botUserId: 'U0BOT',
-    botId: 'B0BOT',
-    scopes: ['chat:write'],
-    bot: { token: 'xoxb-1' },
-    installedBy: 'U1',
-    installedAtMs: 0,
-    ...ids,
-  };
-}
 
 /** Each event id acted on once, as the table's guard does. */
 function memoryReplays(): ReplayGuard {
@@ -66,8 +52,8 @@ const removed = (log: RecordingObserver) => log.entries.filter((e) => e.message.
 describe('uninstall events through the Events API table', () => {
   it('app_uninstalled purges the team it names, tokens_revoked after it finds nothing left; ops hears it once', async () => {
     const { store, teamData, log, deps } = world();
-    await store.save(installation({ teamId: 'T0GONE' }));
-    await store.save(installation({ teamId: 'T0STAYS' }));
+    await store.save(installationOf({ teamId: 'T0GONE' }));
+    await store.save(installationOf({ teamId: 'T0STAYS' }));
     expect(await answerEvent(envelope('Ev1', { type: 'app_uninstalled' }), SIGNED, deps)).toBe('acted');
     const revoked = envelope('Ev2', { type: 'tokens_revoked', tokens: { oauth: [], bot: ['U0BOT'] } });
     expect(await answerEvent(revoked, SIGNED, deps)).toBe('acted');
@@ -79,7 +65,7 @@ describe('uninstall events through the Events API table', () => {
 
   it('a bot token revoked alone purges; a user token alone does not', async () => {
     const { store, deps } = world();
-    await store.save(installation({ teamId: 'T0GONE' }));
+    await store.save(installationOf({ teamId: 'T0GONE' }));
     expect(await answerEvent(envelope('Ev3', { type: 'tokens_revoked', tokens: { oauth: ['U1'] } }), SIGNED, deps)).toBe('ignored');
     expect(await store.get('T0GONE')).toBeDefined();
     expect(await answerEvent(envelope('Ev4', { type: 'tokens_revoked', tokens: { bot: ['U0BOT'] } }), SIGNED, deps)).toBe('acted');
@@ -88,7 +74,7 @@ describe('uninstall events through the Events API table', () => {
 
   it("an org-wide install's uninstall removes the org's installation", async () => {
     const { store, deps } = world();
-    await store.save(installation({ enterpriseId: 'E0ORG', isEnterpriseInstall: true }));
+    await store.save(installationOf({ enterpriseId: 'E0ORG', isEnterpriseInstall: true }));
     const org = { team_id: 'T0GONE', enterprise_id: 'E0ORG', is_enterprise_install: true };
     expect(await answerEvent(envelope('Ev5', { type: 'app_uninstalled' }, org), SIGNED, deps)).toBe('acted');
     expect(await store.get('E0ORG')).toBeUndefined();
