@@ -87,6 +87,10 @@ export function functionEsbuildOptions(charts: boolean): FunctionEsbuildOptions 
     // text as UTF-8, not \u escapes (Node reads UTF-8 source).
     legalComments: 'external',
     charset: 'utf8',
+    // A package's ES module build before its CommonJS one (esbuild's default for node is the reverse): the AWS
+    // SDK's ESM builds are tree-shaken to the commands the code sends and share one scope, where every module
+    // importing a CommonJS client copied all its exports at load (docs/PERFORMANCE.md §3: the digest's cold start).
+    mainFields: ['module', 'main'],
     external: [],
     alias: { ...LAMBDA_CREDENTIALS_ALIAS, ...(charts ? CHART_ALIAS : {}) },
   };
@@ -128,6 +132,7 @@ export interface FunctionEsbuildOptions {
   readonly sourcesContent: boolean;
   readonly legalComments: 'external';
   readonly charset: 'utf8';
+  readonly mainFields: string[];
   readonly external: string[];
   readonly alias: Record<string, string>;
 }
@@ -157,6 +162,7 @@ function nodejsBundling(charts: boolean): BundlingOptions {
     sourceMap: options.sourcemap,
     sourcesContent: options.sourcesContent,
     charset: Charset.UTF8,
+    mainFields: options.mainFields,
     bundleAwsSDK: options.external.length === 0,
     esbuildArgs: {
       '--legal-comments': options.legalComments,
@@ -199,6 +205,7 @@ function rendererBundleCommand(inputDir: string, outputDir: string): string {
     `--sources-content=${String(o.sourcesContent)}`,
     `--legal-comments=${o.legalComments}`,
     `--charset=${o.charset}`,
+    `--main-fields=${o.mainFields.join(',')}`,
     ...Object.entries(o.alias).map(([name, path]) => `"--alias:${name}=${path}"`),
     `"--outfile=${o.outfile}"`,
   ];

@@ -12,7 +12,7 @@ import { LogLevel, WebClient } from '@slack/web-api';
 import type { ChatPostMessageArguments, FetchFunction, Logger } from '@slack/web-api';
 import type { SlackMessage, SlackPoster } from '../ports';
 import { headerValueProblem, unusableSecret } from '../secrets';
-import { sleep as defaultSleep } from '../util';
+import { asRecord, sleep as defaultSleep } from '../util';
 import { classifySlackError, fixForSlackError, SlackPermanentError, SlackUnavailableError, type SlackErrorClass } from './slack-errors';
 
 export interface SlackPosterOptions {
@@ -39,7 +39,20 @@ export interface SlackPosterOptions {
   backoffBaseMs?: number;
 }
 
-type PostMessageBlocks = Extract<ChatPostMessageArguments, { blocks: unknown }>['blocks'];
+/**
+ * chat.postMessage's arguments with the blocks already JSON: Slack receives the same form body (@slack/web-api
+ * JSON-encodes an object argument itself), but the client's debug line copies an object argument key by key
+ * whatever the log level, a first digest's largest cost in that library (docs/PERFORMANCE.md §3).
+ */
+type PostMessageArgs = {
+  channel: string;
+  text: string;
+  blocks: string;
+  unfurl_links: boolean;
+  unfurl_media: boolean;
+  thread_ts?: string;
+  metadata?: ChatPostMessageArguments['metadata'];
+};
 
 export const DEFAULT_REQUEST_TIMEOUT_MS = 10_000;
 
@@ -121,10 +134,10 @@ export function createSlackPoster(options: SlackPosterOptions): SlackPoster {
     },
 
     post(channel, message, postOptions = {}) {
-      const args: ChatPostMessageArguments = {
+      const args: PostMessageArgs = {
         channel,
         text: fallbackText(message),
-        blocks: message.blocks as PostMessageBlocks,
+        blocks: JSON.stringify(message.blocks),
         unfurl_links: false,
         unfurl_media: false,
         ...(postOptions.threadTs !== undefined ? { thread_ts: postOptions.threadTs } : {}),
@@ -136,7 +149,7 @@ export function createSlackPoster(options: SlackPosterOptions): SlackPoster {
       return postWithRetries(args, channel, ctx, retryRateLimited).catch(async (error: unknown) => {
         // A workspace or client without the chart or table block yet: the same message with their words, once.
         if (!(error instanceof SlackPermanentError) || !NATIVE_REFUSAL_CODES.has(error.code)) throw error;
-        const posted = await postWithRetries({ ...args, blocks: fallback as PostMessageBlocks }, channel, ctx, retryRateLimited);
+        const posted = await postWithRetries({ ...args, blocks: JSON.stringify(fallback) }, channel, ctx, retryRateLimited);
         return { ...posted, nativeRefused: true };
       });
     },
@@ -165,7 +178,7 @@ function lookupFailure(err: unknown, method: string, channel: string, redact: (t
 
 /** chat.postMessage, retried while the waits fit before the deadline and the outcome is known. */
 async function postWithRetries(
-  args: ChatPostMessageArguments,
+  args: PostMessageArgs,
   channel: string,
   ctx: PosterContext,
   retryRateLimited: boolean,
@@ -182,8 +195,8 @@ async function postWithRetries(
     }
     let failure: unknown;
     try {
-      const result = await ctx.client.chat.postMessage(args);
-      return { ts: result.ts ?? '', channel: result.channel ?? channel };
+      const result = asRecord(await ctx.client.apiCall('chat.postMessage', args));
+      return { ts: stringOr(result['ts'], ''), channel: stringOr(result['channel'], channel) };
     } catch (err) {
       failure = err;
     }
@@ -250,6 +263,10 @@ function permanentPostError(
 function backoffMs(attempt: number, base: number): number {
   const exp = Math.min(base * 2 ** (attempt - 1), base * 4);
   return Math.round(exp * (0.8 + Math.random() * 0.2));
+}
+
+function stringOr(value: unknown, otherwise: string): string {
+  return typeof value === 'string' ? value : otherwise;
 }
 
 function metadataEventId(metadata: unknown): string | undefined {

@@ -33,6 +33,7 @@ function bundle(
     platform: 'node',
     write,
     outdir,
+    metafile: true,
     logLevel: 'silent',
     absWorkingDir: ROOT,
   });
@@ -47,6 +48,13 @@ describe('function bundling', () => {
     expect(handler!.contents.length).toBeLessThanOrEqual(USUAL_BUNDLE_MAX_BYTES);
     expect(handler!.text).toContain(`"${CHART_RENDERER_BUNDLE.file}"`);
     expect(handler!.text).not.toContain('vega-lite');
+  });
+
+  it('bundles the AWS SDK clients from their ES module builds, not their CommonJS ones', { timeout: 120_000 }, async () => {
+    const result = await bundle({ file: `${ROOT}functions/digest/handler.ts` }, true);
+    const clients = Object.keys(result.metafile.inputs).filter((path) => path.includes('node_modules/@aws-sdk/client-'));
+    expect(clients.filter((path) => path.includes('/dist-es/'))).not.toEqual([]);
+    expect(clients.filter((path) => path.includes('/dist-cjs/'))).toEqual([]);
   });
 
   it('emits the renderer beside the handler, and the handler imports it from there', { timeout: 180_000 }, async () => {
