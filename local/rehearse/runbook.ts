@@ -88,10 +88,8 @@ export function stripShellComment(line: string): string {
   let quote: '"' | "'" | undefined;
   for (let i = 0; i < line.length; i++) {
     const ch = line[i];
-    if (quote === undefined && ch === '\\') {
-      i++;
-    } else if (quote === '"' && ch === '\\') {
-      i++;
+    if (ch === '\\' && quote !== "'") {
+      i++; // an escaped character, outside quotes or in double quotes
     } else if (ch === quote) {
       quote = undefined;
     } else if (quote === undefined && (ch === '"' || ch === "'")) {
