@@ -9,7 +9,7 @@
  * metric emitted with the wrong `stage` does not feed the stage's alarm.
  */
 import { COUNTS_A_FAILURE, METRICS_NAMESPACE } from '../../shared/contracts';
-import { isRecord } from '../../shared/util';
+import { asArray, asRecord, isRecord, parseJsonOrUndefined } from '../../shared/util';
 import { resourcesOfType } from './assembly';
 
 export interface MetricId {
@@ -75,9 +75,9 @@ function alarmMetricIds(logicalId: string, props: Json, resolve: Resolve): Metri
   }
   if (!Array.isArray(props.Metrics)) throw new Error(`alarm ${logicalId}: neither MetricName nor Metrics[]`);
   return props.Metrics.flatMap((query: unknown) => {
-    const stat = isRecord(query) && isRecord(query.MetricStat) ? query.MetricStat : undefined;
-    if (!stat) return []; // an expression: it reads the MetricStat entries beside it
-    const metric = isRecord(stat.Metric) ? stat.Metric : {};
+    const stat = asRecord(query).MetricStat;
+    if (!isRecord(stat)) return []; // an expression: it reads the MetricStat entries beside it
+    const metric = asRecord(stat.Metric);
     return [metricId(logicalId, metric.Namespace, metric.MetricName, metric.Dimensions, resolve)];
   });
 }
@@ -89,9 +89,10 @@ function metricId(owner: string, namespace: unknown, name: unknown, dimensions: 
     throw new Error(`${owner}: a metric without a string Namespace and MetricName (${JSON.stringify({ namespace, name })})`);
   }
   const dims: Record<string, string> = {};
-  for (const dimension of Array.isArray(dimensions) ? dimensions : []) {
-    const key = isRecord(dimension) ? (dimension.Name ?? dimension.Key) : undefined;
-    const value = isRecord(dimension) ? resolve(dimension.Value) : undefined;
+  for (const dimension of asArray(dimensions)) {
+    const { Name, Key, Value } = asRecord(dimension);
+    const key = Name ?? Key;
+    const value = resolve(Value);
     if (typeof key !== 'string' || typeof value !== 'string') {
       throw new Error(`${owner}: dimension ${JSON.stringify(dimension)} of ${metricName} does not resolve to a string`);
     }
@@ -108,21 +109,16 @@ export function metricFilters(template: unknown, resolve: Resolve): MetricFilter
     if (typeof logGroup !== 'string' || typeof pattern !== 'string') {
       throw new Error(`metric filter ${logicalId}: LogGroupName and FilterPattern must resolve to strings`);
     }
-    const transformations = Array.isArray(props.MetricTransformations) ? (props.MetricTransformations as unknown[]) : [];
-    return transformations.map((t) => {
-      const transformation = isRecord(t) ? t : {};
-      const metric = metricId(logicalId, transformation.MetricNamespace, transformation.MetricName, transformation.Dimensions, resolve);
-      return { logicalId, logGroup, pattern, metric };
+    return asArray(props.MetricTransformations).map((t) => {
+      const { MetricNamespace, MetricName, Dimensions } = asRecord(t);
+      return { logicalId, logGroup, pattern, metric: metricId(logicalId, MetricNamespace, MetricName, Dimensions, resolve) };
     });
   });
 }
 
 /** The properties of each resource of one type, with its logical id. */
 function propertiesOfType(template: unknown, type: string): [string, Json][] {
-  return resourcesOfType(template, type).map(([logicalId, resource]) => [
-    logicalId,
-    isRecord(resource.Properties) ? resource.Properties : {},
-  ]);
+  return resourcesOfType(template, type).map(([logicalId, resource]) => [logicalId, asRecord(resource.Properties)]);
 }
 
 // --- what was emitted --------------------------------------------------------------------------
@@ -142,13 +138,7 @@ export function emfMetrics(lines: readonly string[]): MetricId[] {
 
 function emfRecord(line: string): { directives: unknown[]; values: Json } | undefined {
   const start = line.indexOf('{');
-  if (start < 0) return undefined;
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(line.slice(start));
-  } catch {
-    return undefined;
-  }
+  const parsed = start < 0 ? undefined : parseJsonOrUndefined(line.slice(start));
   if (!isRecord(parsed) || !isRecord(parsed._aws) || !Array.isArray(parsed._aws.CloudWatchMetrics)) return undefined;
   return { directives: parsed._aws.CloudWatchMetrics, values: parsed };
 }
@@ -180,7 +170,7 @@ function directiveMetrics(directive: unknown, values: Json): MetricId[] {
 /** The metric a metric filter adds to for one log line, or undefined when the line doesn't match (or lacks a dimension field). */
 export function metricFromLogLine(filter: MetricFilter, jsonLine: string): MetricId | undefined {
   if (!metricFilterMatches(filter.pattern, jsonLine)) return undefined;
-  const event = JSON.parse(jsonLine) as unknown;
+  const event = parseJsonOrUndefined(jsonLine);
   const dimensions: Record<string, string> = {};
   for (const [key, value] of Object.entries(filter.metric.dimensions)) {
     const field = value.startsWith('$') ? select(event, parseSelector(value)) : value;
@@ -203,12 +193,7 @@ type Condition = (event: unknown) => boolean;
  */
 export function metricFilterMatches(pattern: string, jsonLine: string): boolean {
   const condition = compilePattern(pattern);
-  let event: unknown;
-  try {
-    event = JSON.parse(jsonLine);
-  } catch {
-    return false;
-  }
+  const event = parseJsonOrUndefined(jsonLine);
   return isRecord(event) && condition(event);
 }
 
@@ -219,77 +204,68 @@ function compilePattern(pattern: string): Condition {
   if (!text.startsWith('{') || !text.endsWith('}')) {
     throw new Error(`unsupported metric filter pattern ${JSON.stringify(pattern)}: only JSON patterns ({ … }) are supported`);
   }
-  const tokens = tokenize(text.slice(1, -1), pattern);
+  const fail = (why: string): never => {
+    throw new Error(`metric filter pattern ${JSON.stringify(pattern)}: ${why}`);
+  };
+  const tokens = tokenize(text.slice(1, -1), fail);
   let at = 0;
   const peek = (): string | undefined => tokens[at];
-  const next = (): string => {
-    const token = tokens[at++];
-    if (token === undefined) throw new Error(`metric filter pattern ${JSON.stringify(pattern)} ends too early`);
-    return token;
-  };
-  const or = (): Condition => {
-    const parts = [and()];
-    while (peek() === '||') {
+  const next = (): string => tokens[at++] ?? fail('it ends too early');
+  // `a || b` and `a && b`: a list of parts joined by one operator (&& binds tighter).
+  const joined = (operator: string, part: () => Condition, test: 'some' | 'every') => (): Condition => {
+    const parts = [part()];
+    while (peek() === operator) {
       at++;
-      parts.push(and());
+      parts.push(part());
     }
-    return (event) => parts.some((part) => part(event));
+    return (event) => parts[test]((p) => p(event));
   };
-  const and = (): Condition => {
-    const parts = [unary()];
-    while (peek() === '&&') {
-      at++;
-      parts.push(unary());
-    }
-    return (event) => parts.every((part) => part(event));
-  };
+  const and = joined('&&', () => unary(), 'every');
+  const or = joined('||', and, 'some');
   const unary = (): Condition => {
-    if (peek() !== '(') return comparison(next(), next, peek, pattern);
+    if (peek() !== '(') return comparison(next(), next, peek, fail);
     at++;
     const inner = or();
-    if (next() !== ')') throw new Error(`metric filter pattern ${JSON.stringify(pattern)}: unbalanced parentheses`);
-    return inner;
+    return next() === ')' ? inner : fail('unbalanced parentheses');
   };
   const condition = or();
-  if (at !== tokens.length) throw new Error(`metric filter pattern ${JSON.stringify(pattern)}: unexpected ${JSON.stringify(peek())}`);
-  return condition;
+  return at === tokens.length ? condition : fail(`unexpected ${JSON.stringify(peek())}`);
 }
 
-function tokenize(body: string, pattern: string): string[] {
+function tokenize(body: string, fail: Fail): string[] {
   const tokens: string[] = [];
   TOKEN.lastIndex = 0;
   while (body.slice(TOKEN.lastIndex).trim() !== '') {
     const match = TOKEN.exec(body);
-    if (!match?.[1]) throw new Error(`metric filter pattern ${JSON.stringify(pattern)}: cannot read it from position ${TOKEN.lastIndex}`);
-    tokens.push(match[1]);
+    tokens.push(match?.[1] ?? fail(`cannot read it from position ${TOKEN.lastIndex}`));
   }
   return tokens;
 }
 
-function comparison(selectorText: string, next: () => string, peek: () => string | undefined, pattern: string): Condition {
+type Fail = (why: string) => never;
+
+function comparison(selectorText: string, next: () => string, peek: () => string | undefined, fail: Fail): Condition {
   const path = parseSelector(selectorText);
   const operator = next();
   if (operator === 'IS') {
     const literal = next();
     const expected = ({ TRUE: true, FALSE: false, NULL: null } as Record<string, boolean | null>)[literal];
-    if (expected === undefined) throw new Error(`metric filter pattern ${JSON.stringify(pattern)}: IS ${literal} (TRUE, FALSE or NULL)`);
+    if (expected === undefined) fail(`IS ${literal} (TRUE, FALSE or NULL)`);
     return (event) => select(event, path) === expected;
   }
   if (operator === 'NOT' && peek() === 'EXISTS') {
     next();
     return (event) => select(event, path) === undefined;
   }
-  if (!(operator in COMPARE)) {
-    throw new Error(`metric filter pattern ${JSON.stringify(pattern)}: unsupported operator ${JSON.stringify(operator)}`);
-  }
-  const test = valueTest(next(), operator, pattern);
+  if (!(operator in COMPARE)) fail(`unsupported operator ${JSON.stringify(operator)}`);
+  const test = valueTest(next(), operator, fail);
   return (event) => {
     const field = select(event, path);
     return field !== undefined && test(field);
   };
 }
 
-function valueTest(literal: string, operator: string, pattern: string): (field: unknown) => boolean {
+function valueTest(literal: string, operator: string, fail: Fail): (field: unknown) => boolean {
   const negate = operator === '!=';
   if (literal.length > 1 && literal.startsWith('%') && literal.endsWith('%')) {
     const regex = new RegExp(literal.slice(1, -1));
@@ -297,9 +273,7 @@ function valueTest(literal: string, operator: string, pattern: string): (field: 
   }
   const number = /^-?\d+(\.\d+)?([eE][-+]?\d+)?$/.test(literal) ? Number(literal) : undefined;
   if (number !== undefined) return (field) => typeof field === 'number' && COMPARE[operator]!(field, number);
-  if (operator !== '=' && operator !== '!=') {
-    throw new Error(`metric filter pattern ${JSON.stringify(pattern)}: ${operator} needs a number, not ${literal}`);
-  }
+  if (operator !== '=' && operator !== '!=') fail(`${operator} needs a number, not ${literal}`);
   const text = literal.startsWith('"') ? (JSON.parse(literal) as string) : literal;
   const wildcard = new RegExp(`^${text.split('*').map(escapeRegExp).join('.*')}$`);
   return (field) => typeof field === 'string' && wildcard.test(field) !== negate;
@@ -374,11 +348,11 @@ export interface CoverageInput {
 }
 
 export function alarmCoverage(input: CoverageInput): AlarmCoverage {
-  const emitted = unique(input.emitted);
+  const emitted = [...new Map(input.emitted.map((metric) => [metricKey(metric), metric])).values()];
   const byAlarm = new Map<string, MetricId[]>();
   for (const { alarm, metric } of input.alarms) byAlarm.set(alarm, [...(byAlarm.get(alarm) ?? []), metric]);
   const silentAlarms = [...byAlarm]
-    .filter(([, metrics]) => !metrics.some((metric) => emitted.some((e) => sameMetric(e, metric))))
+    .filter(([, metrics]) => !metrics.some((metric) => emitted.some((e) => metricKey(e) === metricKey(metric))))
     .map(([alarm, metrics]) => ({ alarm, metrics }));
   const isFailure = input.isFailure ?? isFailureMetric;
   const unwatchedFailures = emitted.filter(
@@ -431,8 +405,9 @@ function isFailureMetric(metric: MetricId): boolean {
 }
 
 /** CloudWatch's identity of a metric: namespace, name and the exact dimension set. */
-function sameMetric(a: MetricId, b: MetricId): boolean {
-  return a.namespace === b.namespace && a.name === b.name && dimensionKey(a) === dimensionKey(b);
+function metricKey(metric: MetricId): string {
+  const dimensions = Object.entries(metric.dimensions).sort(([a], [b]) => a.localeCompare(b));
+  return JSON.stringify([metric.namespace, metric.name, dimensions]);
 }
 
 /**
@@ -445,16 +420,6 @@ function watches(alarmed: MetricId, emitted: MetricId): boolean {
     alarmed.name === emitted.name &&
     Object.entries(alarmed.dimensions).every(([key, value]) => emitted.dimensions[key] === value)
   );
-}
-
-function unique(metrics: readonly MetricId[]): MetricId[] {
-  const seen = new Map<string, MetricId>();
-  for (const metric of metrics) seen.set(`${metric.namespace}\u0000${metric.name}\u0000${dimensionKey(metric)}`, metric);
-  return [...seen.values()];
-}
-
-function dimensionKey(metric: MetricId): string {
-  return JSON.stringify(Object.entries(metric.dimensions).sort(([a], [b]) => a.localeCompare(b)));
 }
 
 function escapeRegExp(text: string): string {

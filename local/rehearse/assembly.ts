@@ -4,9 +4,10 @@
  * runs `cdk synth` into a directory of the rehearsal's own.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
+import { CloudAssembly, UNKNOWN_REGION } from 'aws-cdk-lib/cx-api';
 import type { CfnResource, CfnTemplate } from './iam-check';
 
 export type { CfnResource, CfnTemplate } from './iam-check';
@@ -24,10 +25,6 @@ export class AssemblyError extends Error {
   override readonly name = 'AssemblyError';
 }
 
-interface Manifest {
-  artifacts?: Record<string, { type?: string; environment?: string; properties?: { templateFile?: string }; displayName?: string }>;
-}
-
 /** The stacks of a cloud assembly directory (cdk.out). */
 export function readAssembly(assemblyDir: string): StackArtifact[] {
   const dir = resolve(assemblyDir);
@@ -35,35 +32,20 @@ export function readAssembly(assemblyDir: string): StackArtifact[] {
   if (!existsSync(manifestFile)) {
     throw new AssemblyError(`${dir} is not a cloud assembly (no manifest.json): synthesize first, or leave out --app`);
   }
-  const manifest = JSON.parse(readFileSync(manifestFile, 'utf8')) as Manifest;
-  const stacks: StackArtifact[] = [];
-  for (const [id, artifact] of Object.entries(manifest.artifacts ?? {})) {
-    if (artifact.type !== 'aws:cloudformation:stack' || !artifact.properties?.templateFile) continue;
-    const templateFile = join(dir, artifact.properties.templateFile);
-    const region = /^aws:\/\/[^/]+\/([a-z0-9-]+)$/.exec(artifact.environment ?? '')?.[1];
-    stacks.push({
-      stackName: artifact.displayName ?? id,
-      region: region === 'unknown-region' ? undefined : region,
-      templateFile,
-      template: JSON.parse(readFileSync(templateFile, 'utf8')) as CfnTemplate,
-      assemblyDir: dir,
-    });
-  }
-  return stacks;
+  return new CloudAssembly(dir).stacks.map(({ displayName, environment: { region }, templateFullPath, template }) => ({
+    stackName: displayName,
+    region: region === UNKNOWN_REGION ? undefined : region,
+    templateFile: templateFullPath,
+    template: template as CfnTemplate,
+    assemblyDir: dir,
+  }));
 }
 
 /** The one bridge stack of an assembly (the WAF stack of clientRateLimitEnabled has no functions). */
-export function bridgeStackOf(stacks: StackArtifact[], wanted?: string): StackArtifact {
-  const candidates = wanted ? stacks.filter((stack) => stack.stackName === wanted) : stacks.filter(hasFunctions);
+export function bridgeStackOf(stacks: StackArtifact[]): StackArtifact {
+  const candidates = stacks.filter((stack) => resourcesOfType(stack.template, 'AWS::Lambda::Function').length > 0);
   if (candidates.length === 1) return candidates[0]!;
-  const names = stacks.map((stack) => stack.stackName).join(', ') || 'none';
-  throw new AssemblyError(
-    wanted ? `no stack ${wanted} in the assembly (stacks: ${names})` : `expected one stack with functions, found: ${names}`,
-  );
-}
-
-function hasFunctions(stack: StackArtifact): boolean {
-  return resourcesOfType(stack.template, 'AWS::Lambda::Function').length > 0;
+  throw new AssemblyError(`expected one stack with functions, found: ${stacks.map((stack) => stack.stackName).join(', ') || 'none'}`);
 }
 
 /** The template's resources of one type, with their logical ids. */

@@ -42,19 +42,13 @@ globalThis.fetch = async function rehearsalFetch(input, init) {
 
 /** (url | options, options?, callback?) as http(s).request takes them, as one URL and options. */
 function normalize(protocol, args) {
-  let url;
-  let options = {};
-  let callback;
-  for (const arg of args) {
-    if (typeof arg === 'function') callback = arg;
-    else if (typeof arg === 'string' || arg instanceof URL) url = new URL(arg);
-    else if (arg && typeof arg === 'object') options = arg;
-  }
-  if (url === undefined) {
-    const host = options.hostname || (options.host || 'localhost').replace(/:\d+$/, '');
-    const port = options.port ? `:${options.port}` : '';
-    url = new URL(`${options.protocol || protocol}//${host.includes(':') ? `[${host}]` : host}${port}${options.path || '/'}`);
-  }
+  const callback = args.find((arg) => typeof arg === 'function');
+  const options = args.find((arg) => arg && typeof arg === 'object' && !(arg instanceof URL)) ?? {};
+  const given = args.find((arg) => typeof arg === 'string' || arg instanceof URL);
+  if (given !== undefined) return { url: new URL(given), options, callback };
+  const host = options.hostname || (options.host || 'localhost').replace(/:\d+$/, '');
+  const port = options.port ? `:${options.port}` : '';
+  const url = new URL(`${options.protocol || protocol}//${host.includes(':') ? `[${host}]` : host}${port}${options.path || '/'}`);
   return { url, options, callback };
 }
 

@@ -7,7 +7,8 @@
 import { randomBytes } from 'node:crypto';
 import { Agent } from 'node:http';
 import { answerOf, isoSeconds, lastLine, requestStatus, type ScenarioContext } from './scenario-context';
-import { findButton, findButtonBlock, slashCommandForm } from './slack-requests';
+import { findButtonBlock, slashCommandForm } from './slack-requests';
+import { blockActionsForm } from '../slack-app-delivery';
 
 /** Faults the alarms exist for, each made to happen once. */
 export async function faultScenarios(context: ScenarioContext): Promise<void> {
@@ -55,25 +56,20 @@ async function slackAnswerUndelivered(context: ScenarioContext): Promise<void> {
   const name = 'fault: a click whose response_url has expired is still answered';
   const unconfigured = context.unconfiguredWorkspace();
   if (unconfigured !== undefined) return context.log.skip(name, unconfigured);
-  const ts = context.digestTs;
-  if (ts === undefined) return;
   const slack = context.stack.peers.slack;
-  const message = slack.messages(context.defaultChannel).find((m) => m.ts === ts);
-  const actionId = findButton(message?.blocks ?? [], /only|changes|mode/i) ?? findButton(message?.blocks ?? [], /mute/i);
-  if (actionId === undefined) return;
-  const form = new URLSearchParams({
-    payload: JSON.stringify({
-      type: 'block_actions',
-      team: { id: slack.teamId },
-      user: { id: 'U0REHEARSE', name: 'operator', team_id: slack.teamId },
-      api_app_id: slack.appId,
-      channel: { id: context.defaultChannel },
-      container: { type: 'message', message_ts: ts, channel_id: context.defaultChannel },
-      message: { ts, text: message?.text ?? '', blocks: message?.blocks ?? [] },
-      response_url: 'https://hooks.slack.com/actions/T0/expired',
-      actions: [{ ...(findButtonBlock(message?.blocks ?? [], actionId) ?? {}), action_id: actionId, action_ts: String(Date.now() / 1000) }],
-    }),
-  }).toString();
+  const message = slack.messages(context.defaultChannel).find((m) => m.ts === context.digestTs);
+  const blocks = message?.blocks ?? [];
+  const action = findButtonBlock(blocks, undefined, /only|changes|mode/i) ?? findButtonBlock(blocks, undefined, /mute/i);
+  if (message === undefined || action === undefined) return;
+  const place = {
+    message: { ...message, blocks },
+    channel: context.defaultChannel,
+    responseUrl: 'https://hooks.slack.com/actions/T0/expired',
+  };
+  const form = blockActionsForm(
+    { teamId: slack.teamId, appId: slack.appId, user: { id: 'U0REHEARSE', name: 'operator' }, place, action },
+    Date.now(),
+  );
   const answer = await context.slackRequest(context.outputs['SlackInteractionsUrl']!, form);
   context.record(name, answer.status === 200, `HTTP ${answer.status}`);
 }
@@ -90,38 +86,30 @@ async function crashDuringInvocation(context: ScenarioContext, logicalId: string
   context.record(`fault: ${logicalId} environment killed mid-invocation is a function error`, fn.errors > errorsBefore, '');
 }
 
+/** Bad values put in the signing secrets, each read by a fresh environment: the functions keep or refuse, and say so. */
 async function badSecretValues(context: ScenarioContext): Promise<void> {
-  const { stack, values } = context;
-  const ingest = stack.functionOfType('WebhookIngest');
-  const slackFn = stack.functionOfType('SlackApp');
-  await context.putSecret('SigningSecretsSecretArn', 'whsec_not_a_json_array');
-  ingest.recycle();
-  const refused = await context.deliver(context.runCompletedBody());
-  context.record(
-    'fault: an invalid webhook signing secrets value is refused at a cold start (503), not accepted',
-    refused.status === 503,
-    answerOf(refused),
-  );
-  await context.putSecret('SigningSecretsSecretArn', 'PLACEHOLDER');
-  ingest.recycle();
-  const unset = await context.deliver(context.runCompletedBody());
-  context.record(
-    'fault: webhook signing secrets still unset answer 503 (the sender retries)',
-    unset.status === 503,
-    `HTTP ${unset.status}`,
-  );
-  await context.putSecret('SigningSecretsSecretArn', JSON.stringify([values.webhookSecret]));
-  ingest.recycle();
-  await context.putSecret('SlackSigningSecretSecretArn', 'PLACEHOLDER');
-  slackFn.recycle();
-  const unusable = await context.slackRequest(context.outputs['SlackCommandsUrl']!, slashCommandForm(context, 'help'));
-  context.record('fault: a Slack signing secret still unset answers 503', unusable.status === 503, `HTTP ${unusable.status}`);
-  await context.putSecret('SlackSigningSecretSecretArn', values.slackSigningSecret);
-  slackFn.recycle();
-  const back = await context.slackRequest(context.outputs['SlackCommandsUrl']!, slashCommandForm(context, 'help'));
+  const { values } = context;
+  const put = async (outputKey: string, value: string, functionType: string): Promise<void> => {
+    await context.putSecret(outputKey, value);
+    context.stack.functionOfType(functionType).recycle();
+  };
+  const check = async (name: string, answer: Promise<{ status: number; text: string }>, expected = 503): Promise<void> => {
+    const answered = await answer;
+    context.record(`fault: ${name}`, answered.status === expected, answerOf(answered));
+  };
+  const delivery = () => context.deliver(context.runCompletedBody());
+  const help = () => context.slackRequest(context.outputs['SlackCommandsUrl']!, slashCommandForm(context, 'help'));
+  await put('SigningSecretsSecretArn', 'whsec_not_a_json_array', 'WebhookIngest');
+  await check('an invalid webhook signing secrets value is refused at a cold start (503), not accepted', delivery());
+  await put('SigningSecretsSecretArn', 'PLACEHOLDER', 'WebhookIngest');
+  await check('webhook signing secrets still unset answer 503 (the sender retries)', delivery());
+  await put('SigningSecretsSecretArn', JSON.stringify([values.webhookSecret]), 'WebhookIngest');
+  await put('SlackSigningSecretSecretArn', 'PLACEHOLDER', 'SlackApp');
+  await check('a Slack signing secret still unset answers 503', help());
+  await put('SlackSigningSecretSecretArn', values.slackSigningSecret, 'SlackApp');
   // Verified, the request reaches the workspace gate: answered, or 403 while the stage names no workspace.
   const verified = context.unconfiguredWorkspace() === undefined ? 200 : 403;
-  context.record('fault: once put again, the Slack signing secret verifies requests', back.status === verified, answerOf(back));
+  await check('once put again, the Slack signing secret verifies requests', help(), verified);
 }
 
 /** More requests at once than the stage's burst: API Gateway answers 429 (and the access log counts them). */

@@ -35,23 +35,16 @@ export function resolveIntrinsics(value: unknown, ctx: ResolveContext): unknown 
 function resolve(value: unknown, ctx: ResolveContext): unknown {
   if (Array.isArray(value)) return value.map((item) => resolve(item, ctx)).filter((item) => item !== NO_VALUE);
   if (!isRecord(value)) return value;
-  const intrinsic = intrinsicOf(value);
-  if (intrinsic) return applyIntrinsic(intrinsic.name, intrinsic.argument, ctx);
+  // An object is an intrinsic when its only key is `Ref` or `Fn::…`.
+  const [name, ...others] = Object.keys(value);
+  if (name !== undefined && others.length === 0 && (name === 'Ref' || name.startsWith('Fn::')))
+    return applyIntrinsic(name, value[name], ctx);
   const out: Json = {};
   for (const [key, item] of Object.entries(value)) {
     const resolvedItem = resolve(item, ctx);
     if (resolvedItem !== NO_VALUE) out[key] = resolvedItem;
   }
   return out;
-}
-
-/** An object is an intrinsic when its only key is `Ref` or `Fn::…` (or `Condition`, which we don't support). */
-function intrinsicOf(value: Json): { name: string; argument: unknown } | undefined {
-  const keys = Object.keys(value);
-  if (keys.length !== 1) return undefined;
-  const name = keys[0]!;
-  if (name !== 'Ref' && !name.startsWith('Fn::')) return undefined;
-  return { name, argument: value[name] };
 }
 
 const INTRINSICS: Record<string, (argument: unknown, ctx: ResolveContext) => unknown> = {
@@ -94,16 +87,9 @@ function ref(argument: unknown, ctx: ResolveContext): string | typeof NO_VALUE {
 }
 
 function getAtt(argument: unknown, ctx: ResolveContext): string {
-  const [logicalId, attribute] = getAttParts(argument);
-  return attributeOf(logicalId, attribute, 'Fn::GetAtt', ctx);
-}
-
-function getAttParts(argument: unknown): [string, string] {
-  if (typeof argument === 'string') {
-    const dot = argument.indexOf('.');
-    if (dot > 0 && dot < argument.length - 1) return [argument.slice(0, dot), argument.slice(dot + 1)];
-  } else if (Array.isArray(argument) && argument.length === 2 && argument.every((part) => typeof part === 'string')) {
-    return [argument[0] as string, argument[1] as string];
+  const parts = typeof argument === 'string' ? argument.split(/\.(.*)/s, 2) : argument;
+  if (Array.isArray(parts) && parts.length === 2 && parts.every((part) => typeof part === 'string' && part !== '')) {
+    return attributeOf(parts[0] as string, parts[1] as string, 'Fn::GetAtt', ctx);
   }
   throw new Error(`Fn::GetAtt needs [logicalId, attribute] or "logicalId.attribute", got ${JSON.stringify(argument)}`);
 }

@@ -48,10 +48,6 @@ export interface RehearsalPlumbing {
   serving?: (session: string, event: unknown) => () => void;
 }
 
-export type InvocationOutcome =
-  | { kind: 'result'; result: unknown; durationMs: number; coldStart: boolean }
-  | { kind: 'error'; errorType: string; errorMessage: string; durationMs: number; coldStart: boolean };
-
 export interface FunctionLine {
   functionLogicalId: string;
   stream: 'stdout' | 'stderr';
@@ -61,6 +57,8 @@ export interface FunctionLine {
 type Failure = { ok: false; errorType: string; errorMessage: string };
 /** What an environment answers an invocation. */
 type Answer = { ok: true; result: unknown } | Failure;
+/** What lambda-runtime.cjs sends over IPC. */
+type RuntimeMessage = { type: string; result?: unknown; error?: Partial<Failure> };
 
 interface Environment {
   child: ChildProcess;
@@ -69,11 +67,12 @@ interface Environment {
   ready: Promise<{ ok: true } | Failure>;
   busy: boolean;
   dead: boolean;
-  pending: Map<string, (answer: Answer) => void>;
+  /** Settles the invocation running in it (one at a time). */
+  settle: ((answer: Answer) => void) | undefined;
 }
 
 export class RehearsedFunction {
-  private readonly environments: Environment[] = [];
+  private environments: Environment[] = [];
   private readonly waiting: (() => void)[] = [];
   private readonly taskRoot: string;
   private errorCount = 0;
@@ -96,29 +95,32 @@ export class RehearsedFunction {
   }
 
   /** Invokes the function once (waits for a free environment when all are busy). */
-  async invoke(event: unknown): Promise<InvocationOutcome> {
+  async invoke(event: unknown): Promise<Answer> {
     if (this.closed) throw new Error(`${this.spec.logicalId}: the rehearsal is over`);
     const started = Date.now();
-    const { environment, coldStart } = await this.acquire();
+    const environment = await this.acquire();
     try {
       const init = await environment.ready;
-      if (!init.ok) return this.failed(environment, init, started, coldStart);
+      if (!init.ok) {
+        this.failed(environment, init);
+        return init;
+      }
       const release = this.plumbing.serving?.(environment.session, event);
       const answer = await this.run(environment, event, started).finally(release);
-      if (answer.ok) return { kind: 'result', result: answer.result, durationMs: Date.now() - started, coldStart };
-      return this.failed(environment, answer, started, coldStart);
+      if (!answer.ok) this.failed(environment, answer);
+      return answer;
     } finally {
       environment.busy = false;
-      if (environment.dead) this.environments.splice(this.environments.indexOf(environment), 1);
+      if (environment.dead) this.environments = this.environments.filter((other) => other !== environment);
       this.waiting.shift()?.();
     }
   }
 
   /** Invokes the function once; its result, or its error thrown. */
   async call(event: unknown): Promise<unknown> {
-    const outcome = await this.invoke(event);
-    if (outcome.kind === 'error') throw new Error(`${outcome.errorType}: ${outcome.errorMessage}`);
-    return outcome.result;
+    const answer = await this.invoke(event);
+    if (!answer.ok) throw new Error(`${answer.errorType}: ${answer.errorMessage}`);
+    return answer.result;
   }
 
   /** Kills one busy environment, as a crash (out of memory, a killed sandbox) would. */
@@ -130,46 +132,33 @@ export class RehearsedFunction {
 
   /** Ends every environment (the next invocation starts cold, e.g. after a secret was rotated). */
   recycle(): void {
-    for (const environment of this.environments) {
-      if (!environment.busy) {
-        environment.dead = true;
-        environment.child.kill('SIGKILL');
-      }
+    for (const environment of this.environments.filter((idle) => !idle.busy)) {
+      environment.dead = true;
+      environment.child.kill('SIGKILL');
     }
-    for (let i = this.environments.length - 1; i >= 0; i--) if (this.environments[i]!.dead) this.environments.splice(i, 1);
+    this.environments = this.environments.filter((environment) => !environment.dead);
   }
 
   close(): void {
     this.closed = true;
     for (const environment of this.environments) environment.child.kill('SIGKILL');
-    this.environments.length = 0;
+    this.environments = [];
   }
 
-  private failed(
-    environment: Environment,
-    problem: { errorType: string; errorMessage: string },
-    started: number,
-    coldStart: boolean,
-  ): InvocationOutcome {
+  private failed(environment: Environment, { errorType }: Failure): void {
     this.errorCount += 1;
-    const outcome: InvocationOutcome = { kind: 'error', ...problem, durationMs: Date.now() - started, coldStart };
     this.onError();
-    if (problem.errorType === 'Sandbox.Timedout' || problem.errorType.startsWith('Runtime.')) environment.dead = true;
-    return outcome;
+    if (errorType === 'Sandbox.Timedout' || errorType.startsWith('Runtime.')) environment.dead = true;
   }
 
-  private async acquire(): Promise<{ environment: Environment; coldStart: boolean }> {
+  /** An idle environment, else a new one (a cold start) while there are fewer than MAX_ENVIRONMENTS. */
+  private async acquire(): Promise<Environment> {
     for (;;) {
       const idle = this.environments.find((environment) => !environment.busy && !environment.dead);
-      if (idle) {
-        idle.busy = true;
-        return { environment: idle, coldStart: false };
-      }
-      if (this.environments.length < MAX_ENVIRONMENTS) {
-        const fresh = this.start();
-        fresh.busy = true;
-        this.environments.push(fresh);
-        return { environment: fresh, coldStart: true };
+      const environment = idle ?? (this.environments.length < MAX_ENVIRONMENTS ? this.start() : undefined);
+      if (environment) {
+        environment.busy = true;
+        return environment;
       }
       await new Promise<void>((resolve) => this.waiting.push(resolve));
     }
@@ -177,40 +166,41 @@ export class RehearsedFunction {
 
   private run(environment: Environment, event: unknown, started: number): Promise<Answer> {
     const id = randomUUID();
-    const timeoutMs = this.spec.timeoutSeconds * 1000;
+    const { timeoutSeconds, functionName, functionArn, memoryMb, logGroupName } = this.spec;
     return new Promise((resolve) => {
-      const timer = setTimeout(
-        () => {
-          environment.pending.delete(id);
-          environment.dead = true;
-          environment.child.kill('SIGKILL');
-          resolve({
-            ok: false,
-            errorType: 'Sandbox.Timedout',
-            errorMessage: `Task timed out after ${this.spec.timeoutSeconds.toFixed(2)} seconds`,
-          });
-        },
-        timeoutMs - (Date.now() - started),
-      );
-      environment.pending.set(id, (outcome) => {
+      const timedOut = (): void => {
+        environment.settle = undefined;
+        environment.dead = true;
+        environment.child.kill('SIGKILL');
+        resolve({ ok: false, errorType: 'Sandbox.Timedout', errorMessage: `Task timed out after ${timeoutSeconds.toFixed(2)} seconds` });
+      };
+      const timer = setTimeout(timedOut, timeoutSeconds * 1000 - (Date.now() - started));
+      environment.settle = (answer) => {
         clearTimeout(timer);
-        resolve(outcome);
-      });
-      environment.child.send({
-        type: 'invoke',
-        id,
-        event,
-        deadlineMs: started + timeoutMs,
-        context: {
-          awsRequestId: id,
-          functionName: this.spec.functionName,
-          functionVersion: '$LATEST',
-          invokedFunctionArn: this.spec.functionArn,
-          memoryLimitInMB: String(this.spec.memoryMb),
-          logGroupName: this.spec.logGroupName,
-          logStreamName: `rehearsal/[$LATEST]${id.slice(0, 8)}`,
+        environment.settle = undefined;
+        resolve(answer);
+      };
+      environment.child.send(
+        {
+          type: 'invoke',
+          event,
+          deadlineMs: started + timeoutSeconds * 1000,
+          context: {
+            awsRequestId: id,
+            functionName,
+            functionVersion: '$LATEST',
+            invokedFunctionArn: functionArn,
+            memoryLimitInMB: String(memoryMb),
+            logGroupName,
+            logStreamName: `rehearsal/[$LATEST]${id.slice(0, 8)}`,
+          },
         },
-      });
+        // An environment killed meanwhile (a time-out, the rehearsal closing) can't take it: the invocation fails, the rehearsal goes on.
+        (error) => {
+          if (error)
+            environment.settle?.({ ok: false, errorType: 'Runtime.ExitError', errorMessage: `environment gone: ${error.message}` });
+        },
+      );
     });
   }
 
@@ -224,35 +214,32 @@ export class RehearsedFunction {
       stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
       serialization: 'advanced',
     });
-    const environment: Environment = { child, session, ready: Promise.resolve({ ok: true }), busy: false, dead: false, pending: new Map() };
+    const environment: Environment = { child, session, ready: Promise.resolve({ ok: true }), busy: false, dead: false, settle: undefined };
+    this.environments.push(environment);
     for (const stream of ['stdout', 'stderr'] as const) {
       createInterface({ input: child[stream]! }).on('line', (line) => this.onLine({ functionLogicalId: spec.logicalId, stream, line }));
     }
     environment.ready = new Promise((resolve) => {
-      child.on(
-        'message',
-        (message: { type: string; id?: string; result?: unknown; error?: { errorType: string; errorMessage: string } }) => {
-          if (message.type === 'ready') resolve({ ok: true });
-          else if (message.type === 'init_error') {
-            resolve({ ok: false, errorType: 'Runtime.InitError', errorMessage: message.error?.errorMessage ?? 'init failed' });
-          } else if (message.type === 'result' || message.type === 'error') {
-            const settle = environment.pending.get(message.id ?? '');
-            environment.pending.delete(message.id ?? '');
-            settle?.(
-              message.type === 'result'
-                ? { ok: true, result: message.result }
-                : { ok: false, errorType: message.error?.errorType ?? 'Error', errorMessage: message.error?.errorMessage ?? '' },
-            );
-          }
-        },
-      );
+      child.on('message', ({ type, result, error }: RuntimeMessage) => {
+        const { errorType = 'Error', errorMessage = '' } = error ?? {};
+        if (type === 'ready') resolve({ ok: true });
+        if (type === 'init_error') resolve({ ok: false, errorType: 'Runtime.InitError', errorMessage: errorMessage || 'init failed' });
+        if (type === 'result') environment.settle?.({ ok: true, result });
+        if (type === 'error') environment.settle?.({ ok: false, errorType, errorMessage });
+      });
+      // A fork that can't start (its work directory removed at close) is an environment that never got ready.
+      child.on('error', (error) => {
+        environment.dead = true;
+        resolve({ ok: false, errorType: 'Runtime.ExitError', errorMessage: `environment failed: ${error.message}` });
+      });
       child.on('exit', (code, signal) => {
         environment.dead = true;
         resolve({ ok: false, errorType: 'Runtime.ExitError', errorMessage: `environment exited before init (${signal ?? code})` });
-        for (const settle of environment.pending.values()) {
-          settle({ ok: false, errorType: 'Runtime.ExitError', errorMessage: `RequestId: exited with ${signal ?? `code ${code}`}` });
-        }
-        environment.pending.clear();
+        environment.settle?.({
+          ok: false,
+          errorType: 'Runtime.ExitError',
+          errorMessage: `RequestId: exited with ${signal ?? `code ${code}`}`,
+        });
       });
     });
     return environment;

@@ -15,14 +15,7 @@ const taskRoot = process.env.LAMBDA_TASK_ROOT || process.cwd();
 const handlerSpec = process.env._HANDLER || 'index.handler';
 let requestId = undefined;
 
-for (const [method, level] of [
-  ['log', 'INFO'],
-  ['info', 'INFO'],
-  ['warn', 'WARN'],
-  ['error', 'ERROR'],
-  ['debug', 'DEBUG'],
-  ['trace', 'TRACE'],
-]) {
+for (const [method, level] of Object.entries({ log: 'INFO', info: 'INFO', warn: 'WARN', error: 'ERROR', debug: 'DEBUG', trace: 'TRACE' })) {
   const stream = method === 'error' || method === 'warn' ? process.stderr : process.stdout;
   console[method] = (...args) => {
     const text = format(...args).replace(/\n/g, '\r');
@@ -57,7 +50,7 @@ try {
 
 process.on('message', (message) => {
   if (message === null || typeof message !== 'object' || message.type !== 'invoke') return;
-  const { id, event, deadlineMs, context } = message;
+  const { event, deadlineMs, context } = message;
   requestId = context.awsRequestId;
   const lambdaContext = {
     ...context,
@@ -70,15 +63,14 @@ process.on('message', (message) => {
   Promise.resolve()
     .then(() => handler(event, lambdaContext))
     .then(
-      (result) => process.send({ type: 'result', id, result: result === undefined ? null : result }),
+      (result) => process.send({ type: 'result', result: result === undefined ? null : result }),
       (error) => {
-        console.error(JSON.stringify({ errorType: describe(error).errorType, errorMessage: describe(error).errorMessage }));
-        process.send({ type: 'error', id, error: describe(error) });
+        const { errorType, errorMessage } = describe(error);
+        console.error(JSON.stringify({ errorType, errorMessage }));
+        process.send({ type: 'error', error: describe(error) });
       },
     );
 });
 
-process.on('uncaughtException', (error) => {
-  process.send({ type: 'crash', error: describe(error) });
-  setTimeout(() => process.exit(129), 50);
-});
+// The parent settles the invocation when the environment exits (Runtime.ExitError).
+process.on('uncaughtException', () => process.exit(129));

@@ -24,7 +24,6 @@ const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 interface RehearseCommand {
   context: string[];
   app?: string;
-  stack?: string;
   scenarios?: ScenarioName[];
   verbose?: boolean;
   json?: boolean;
@@ -39,7 +38,7 @@ async function runRehearsal(command: RehearseCommand, runCli: CliRunner, write: 
       write(`synthesizing ${command.context.map((entry) => `-c ${entry}`).join(' ')} …`);
       synthesize(PROJECT_ROOT, assemblyDir, command.context);
     }
-    const artifact = bridgeStackOf(readAssembly(assemblyDir), command.stack);
+    const artifact = bridgeStackOf(readAssembly(assemblyDir));
     write(`rehearsing ${artifact.stackName} from ${assemblyDir}`);
     const log = command.json ? () => undefined : write;
     const start = async (group: number): Promise<RehearsedStack> => {
@@ -101,7 +100,6 @@ export async function main(argv: string[], runCli: CliRunner): Promise<number> {
       [],
     )
     .option('--app <dir>', 'rehearse this already synthesized cloud assembly as it is (no synth)')
-    .option('--stack <name>', 'the stack to rehearse when the assembly has several')
     .option('--scenarios <list>', `comma-separated subset of: ${SCENARIOS.join(', ')}`, parseScenarios)
     .option('--verbose', 'print every line the functions print')
     .option('--json', 'print the report as JSON')

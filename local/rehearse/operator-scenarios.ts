@@ -4,6 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { parseArgs } from 'node:util';
 import { REHEARSAL_ACCOUNT_ID } from './rehearsed-stack';
 import { runbookSteps } from './runbook';
 import { lastLine, whyFailed, type CliRunResult, type OperatorValues, type ScenarioContext } from './scenario-context';
@@ -103,13 +104,10 @@ function parsePutSecretCommand(command: string, value: string): { secretId: stri
   if (args[0] !== 'aws' || args[1] !== 'secretsmanager' || args[2] !== 'put-secret-value') {
     return { problem: `not an aws secretsmanager put-secret-value command: ${command}` };
   }
-  const option = (name: string): string | undefined => {
-    const index = args.indexOf(name);
-    return index >= 0 ? args[index + 1] : undefined;
-  };
-  const secretId = option('--secret-id');
-  const template = option('--secret-string');
-  if (!secretId || template === undefined) return { problem: `--secret-id or --secret-string missing: ${command}` };
+  const options = { 'secret-id': { type: 'string' }, 'secret-string': { type: 'string' } } as const;
+  const { 'secret-id': secretId, 'secret-string': template } = parseArgs({ args: args.slice(3), options, strict: false }).values;
+  if (typeof secretId !== 'string' || secretId === '' || typeof template !== 'string')
+    return { problem: `--secret-id or --secret-string missing: ${command}` };
   if (!/<[^>]+>/.test(template)) return { problem: `--secret-string has no <placeholder> for the value: ${command}` };
   return { secretId, secretString: template.replace(/<[^>]+>/, value) };
 }

@@ -1,9 +1,6 @@
 /**
- * The rehearsal's scenarios for what the digest function posts, each through the real bundle and the
- * template's wiring: the service's signed run → a digest in the configured channel, the weekly report
- * (`bridge trigger weekly`, its claim, its failure metric), the trend chart (the bundle's wasm and font,
- * the files upload), and quiet hours (a held digest, a hold the table refuses, then one catch-up from
- * the `quiet_catch_up` sweep message the schedule sends).
+ * The rehearsal's scenarios for what the digest function posts (a digest, the weekly report, the trend
+ * chart, quiet hours), each through the real bundle and the template's wiring.
  */
 import { GetItemCommand, UpdateItemCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
 import { DIGEST_METRICS, QUEUE_MESSAGE_KINDS, TABLE } from '../../shared/contracts';
@@ -107,7 +104,7 @@ export async function chartScenario(context: ScenarioContext): Promise<void> {
   const second = context.runCompletedBody({ created_at: isoSeconds(Date.now() - DAY_MS) }, project);
   await context.deliverAccepted('chart: the second run', second);
   const digest = await context.waitFor('the second digest', digestOf(idOf(second)));
-  const nativeChart = (digest.blocks ?? []).some((block) => (block as { type?: unknown }).type === 'data_visualization');
+  const nativeChart = hasNativeChart(digest);
   context.record(
     `chart: the second run's digest in ${channel} carries Slack's own chart, nothing uploaded`,
     nativeChart && slack.calls('files.completeUploadExternal').length === uploadsBefore,
@@ -125,7 +122,7 @@ export async function chartScenario(context: ScenarioContext): Promise<void> {
   const refusedDigest = await context.waitFor('the digest sent without its chart', digestOf(idOf(third)));
   const pngIn = () => slack.messages(channel).find((m) => m.thread_ts === refusedDigest.ts && (m.files?.length ?? 0) > 0);
   await stack.settle(15_000);
-  const words = !(refusedDigest.blocks ?? []).some((block) => (block as { type?: unknown }).type === 'data_visualization');
+  const words = !hasNativeChart(refusedDigest);
   context.record(`chart: the refused digest was sent again with the chart's words`, words, words ? 'no chart block' : 'chart block kept');
   const file = pngIn()?.files?.[0];
   const failure = stack.lines.find((line) => line.line.includes('ChartFailed'))?.line.slice(0, 300);
@@ -185,10 +182,11 @@ export async function quietScenario(context: ScenarioContext): Promise<void> {
 
   const off = await context.slackRequest(url, command('quiet off', responses.url));
   context.record('quiet: /visibility quiet off is answered', off.status === 200, answerOf(off));
-  await context.sendToQueue('QueueUrl', JSON.stringify({ kind: QUEUE_MESSAGE_KINDS.quietCatchUp }));
+  const sweep = JSON.stringify({ kind: QUEUE_MESSAGE_KINDS.quietCatchUp });
+  await context.sendToQueue('QueueUrl', sweep);
   await context.waitFor(`a catch-up in ${QUIET_CHANNEL}`, () => context.postsIn(QUIET_CHANNEL)[postsBefore]);
   // A second sweep finds nothing held: the catch-up is not posted again.
-  await context.sendToQueue('QueueUrl', JSON.stringify({ kind: QUEUE_MESSAGE_KINDS.quietCatchUp }));
+  await context.sendToQueue('QueueUrl', sweep);
   await stack.settle(15_000);
   const catchUps = context.postsIn(QUIET_CHANNEL).length - postsBefore;
   context.record(
@@ -224,8 +222,6 @@ async function holdRefused(context: ScenarioContext, postsBefore: number): Promi
   );
 }
 
-// -------------------------------------------------------------------------------------------------
-
 /** A daily window from 10 minutes ago to 3 hours on (UTC `HH:MM-HH:MM`; across midnight is fine). */
 export function windowAround(nowMs: number): string {
   const hhmm = (ms: number): string => new Date(ms).toISOString().slice(11, 16);
@@ -234,6 +230,10 @@ export function windowAround(nowMs: number): string {
 
 function isWeeklyReport(message: PostedMessage): boolean {
   return (message.metadata as { event_type?: unknown } | undefined)?.event_type === WEEKLY_EVENT_TYPE;
+}
+
+function hasNativeChart(message: { blocks?: unknown[] | undefined }): boolean {
+  return (message.blocks ?? []).some((block) => (block as { type?: unknown }).type === 'data_visualization');
 }
 
 function eventIdOf(message: PostedMessage): unknown {

@@ -5,10 +5,10 @@
  * so the rest of the template resolves against them.
  */
 import { randomInt } from 'node:crypto';
-import { CreateTableCommand, UpdateTimeToLiveCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { CreateTableCommand, type CreateTableCommandInput, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { CreateQueueCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import { CreateSecretCommand, type SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { resourcesOfType, type CfnTemplate } from './assembly';
+import { CreateSecretCommand, type GetRandomPasswordRequest, type SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { resourcesOfType, type CfnResource, type CfnTemplate } from './assembly';
 import { resolveIntrinsics, type ResolveContext, type ResourceValues } from './intrinsics';
 
 export interface LocalClients {
@@ -37,43 +37,37 @@ export interface CreatedResources {
 
 const SUFFIX = 'RHRSL1';
 
-/** The name CloudFormation generates for a resource without an explicit one: `<stack>-<logicalId>-<suffix>`. */
-function generatedName(stackName: string, logicalId: string, maxLength = 80): string {
-  return `${stackName}-${logicalId}`.slice(0, maxLength - SUFFIX.length - 1) + `-${SUFFIX}`;
-}
-
 export async function createResources(template: CfnTemplate, clients: LocalClients, settings: ResourceSettings): Promise<CreatedResources> {
   const { stackName, region, accountId } = settings;
   const resources: Record<string, ResourceValues> = {};
   const notEmulated: string[] = [];
   const generatedSecrets: Record<string, string> = {};
   const context: ResolveContext = { region, accountId, partition: 'aws', stackName, urlSuffix: 'amazonaws.com', resources };
-  const arn = (service: string, resource: string, regional = true): string =>
-    `arn:aws:${service}:${regional ? region : ''}:${accountId}:${resource}`;
-  const entries = Object.entries(template.Resources);
 
   // Secrets first: their ARN carries a suffix only the service assigns.
   for (const [logicalId, resource] of resourcesOfType(template, 'AWS::SecretsManager::Secret')) {
     const props = resource.Properties ?? {};
-    const name = typeof props['Name'] === 'string' ? props['Name'] : generatedName(stackName, logicalId, 64);
+    const name = nameOf(logicalId, resource, stackName);
     const generated = props['GenerateSecretString'] === undefined ? undefined : generateSecretString(props['GenerateSecretString']);
     if (generated !== undefined) generatedSecrets[logicalId] = generated;
-    const secretString = generated ?? props['SecretString'];
-    if (typeof secretString !== 'string') notEmulated.push(`${logicalId}: SecretString is not a plain string`);
-    const answer = await clients.secretsManager.send(
-      new CreateSecretCommand({ Name: name, ...(typeof secretString === 'string' ? { SecretString: secretString } : {}) }),
-    );
+    const SecretString = generated ?? (typeof props['SecretString'] === 'string' ? props['SecretString'] : undefined);
+    if (SecretString === undefined) notEmulated.push(`${logicalId}: SecretString is not a plain string`);
+    const answer = await clients.secretsManager.send(new CreateSecretCommand({ Name: name, SecretString }));
     resources[logicalId] = { ref: answer.ARN!, attributes: { Id: answer.ARN! } };
   }
 
   // Deterministic names and attributes for everything else.
-  for (const [logicalId, resource] of entries) {
-    if (resources[logicalId]) continue;
-    resources[logicalId] = valuesOf(logicalId, resource, settings, clients, arn);
+  for (const [logicalId, resource] of Object.entries(template.Resources)) {
+    resources[logicalId] ??= valuesOf(logicalId, resource, settings, clients);
   }
 
+  // The template's key schema, attributes and indexes are the SDK's shapes. TimeToLiveSpecification is not
+  // applied: dynalite has no TTL operation; the items' expiry attribute is still written and checked by the code.
   for (const [logicalId, resource] of resourcesOfType(template, 'AWS::DynamoDB::Table')) {
-    await createTable(clients.dynamodb, resources[logicalId]!.ref, resolveIntrinsics(resource.Properties ?? {}, context) as TableProps);
+    const props = resolveIntrinsics(resource.Properties ?? {}, context) as CreateTableCommandInput;
+    const { KeySchema, AttributeDefinitions, GlobalSecondaryIndexes } = props;
+    const table = { TableName: resources[logicalId]!.ref, KeySchema, AttributeDefinitions, GlobalSecondaryIndexes };
+    await clients.dynamodb.send(new CreateTableCommand({ ...table, BillingMode: 'PAY_PER_REQUEST' }));
   }
   // Dead-letter queues before the queues that name them.
   const queues = resourcesOfType(template, 'AWS::SQS::Queue').sort(
@@ -81,27 +75,14 @@ export async function createResources(template: CfnTemplate, clients: LocalClien
   );
   for (const [logicalId, resource] of queues) {
     const props = resolveIntrinsics(resource.Properties ?? {}, context) as Record<string, unknown>;
-    await clients.sqs.send(
-      new CreateQueueCommand({
-        QueueName: resources[logicalId]!.attributes['QueueName']!,
-        Attributes: queueAttributes(props, logicalId, notEmulated),
-      }),
-    );
+    const Attributes = queueAttributes(props, logicalId, notEmulated);
+    await clients.sqs.send(new CreateQueueCommand({ QueueName: resources[logicalId]!.attributes['QueueName']!, Attributes }));
   }
   return { context, notEmulated, generatedSecrets };
 }
 
-interface GenerateSecretStringProps {
-  PasswordLength?: number;
-  ExcludeCharacters?: string;
-  ExcludeLowercase?: boolean;
-  ExcludeUppercase?: boolean;
-  ExcludeNumbers?: boolean;
-  ExcludePunctuation?: boolean;
-  IncludeSpace?: boolean;
-  SecretStringTemplate?: string;
-  GenerateStringKey?: string;
-}
+/** GetRandomPassword's request, with the key and JSON template CloudFormation puts the password in. */
+type GenerateSecretStringProps = GetRandomPasswordRequest & { SecretStringTemplate?: string; GenerateStringKey?: string };
 
 const PUNCTUATION = '!"#$%&\'()*+,-./:;<=>?@[\\]^_`{|}~';
 
@@ -127,97 +108,55 @@ export function generateSecretString(value: unknown): string {
   return JSON.stringify({ ...template, [props.GenerateStringKey]: password });
 }
 
-function valuesOf(
-  logicalId: string,
-  resource: { Type: string; Properties?: Record<string, unknown> },
-  settings: ResourceSettings,
-  clients: LocalClients,
-  arn: (service: string, resource: string, regional?: boolean) => string,
-): ResourceValues {
-  const props = resource.Properties ?? {};
-  const named = (key: string, maxLength?: number): string => {
-    const explicit = props[key];
-    return typeof explicit === 'string' ? explicit : generatedName(settings.stackName, logicalId, maxLength);
-  };
+/** The property naming a resource of each type, and the longest name CloudFormation generates for it. */
+const NAME_PROPERTY: Record<string, [key: string, maxLength: number]> = {
+  'AWS::DynamoDB::Table': ['TableName', 255],
+  'AWS::SQS::Queue': ['QueueName', 80],
+  'AWS::Lambda::Function': ['FunctionName', 64],
+  'AWS::Logs::LogGroup': ['LogGroupName', 512],
+  'AWS::IAM::Role': ['RoleName', 64],
+  'AWS::SNS::Topic': ['TopicName', 256],
+  'AWS::CloudWatch::Alarm': ['AlarmName', 255],
+  'AWS::SecretsManager::Secret': ['Name', 64],
+};
+
+/** The resource's own name, or the one CloudFormation generates: `<stack>-<logicalId>-<suffix>`. */
+function nameOf(logicalId: string, resource: CfnResource, stackName: string): string {
+  const [key, maxLength = 80] = NAME_PROPERTY[resource.Type] ?? [];
+  const explicit = key === undefined ? undefined : resource.Properties?.[key];
+  if (typeof explicit === 'string') return explicit;
+  return `${stackName}-${logicalId}`.slice(0, maxLength - SUFFIX.length - 1) + `-${SUFFIX}`;
+}
+
+function valuesOf(logicalId: string, resource: CfnResource, settings: ResourceSettings, clients: LocalClients): ResourceValues {
+  const { region, accountId, apiId } = settings;
+  const arn = (service: string, path: string, regional = true): string =>
+    `arn:aws:${service}:${regional ? region : ''}:${accountId}:${path}`;
+  const name = nameOf(logicalId, resource, settings.stackName);
   switch (resource.Type) {
-    case 'AWS::DynamoDB::Table': {
-      const name = named('TableName', 255);
+    case 'AWS::DynamoDB::Table':
       return {
         ref: name,
         attributes: { Arn: arn('dynamodb', `table/${name}`), StreamArn: arn('dynamodb', `table/${name}/stream/rehearsal`) },
       };
-    }
-    case 'AWS::SQS::Queue': {
-      const name = named('QueueName');
-      const url = clients.queueUrl(name);
-      return { ref: url, attributes: { Arn: arn('sqs', name), QueueName: name, QueueUrl: url } };
-    }
-    case 'AWS::Lambda::Function': {
-      const name = named('FunctionName', 64);
+    case 'AWS::SQS::Queue':
+      return { ref: clients.queueUrl(name), attributes: { Arn: arn('sqs', name), QueueName: name, QueueUrl: clients.queueUrl(name) } };
+    case 'AWS::Lambda::Function':
       return { ref: name, attributes: { Arn: arn('lambda', `function:${name}`) } };
-    }
-    case 'AWS::Logs::LogGroup': {
-      const name = named('LogGroupName', 512);
+    case 'AWS::Logs::LogGroup':
       return { ref: name, attributes: { Arn: arn('logs', `log-group:${name}:*`) } };
-    }
-    case 'AWS::IAM::Role': {
-      const name = named('RoleName', 64);
+    case 'AWS::IAM::Role':
       return { ref: name, attributes: { Arn: arn('iam', `role/${name}`, false), RoleId: `AROA${logicalId.slice(0, 16).toUpperCase()}` } };
-    }
     case 'AWS::ApiGatewayV2::Api':
-      return {
-        ref: settings.apiId,
-        attributes: { ApiId: settings.apiId, ApiEndpoint: `https://${settings.apiId}.execute-api.${settings.region}.amazonaws.com` },
-      };
-    case 'AWS::SNS::Topic': {
-      const name = named('TopicName', 256);
+      return { ref: apiId, attributes: { ApiId: apiId, ApiEndpoint: `https://${apiId}.execute-api.${region}.amazonaws.com` } };
+    case 'AWS::SNS::Topic':
       return { ref: arn('sns', name), attributes: { TopicArn: arn('sns', name), TopicName: name } };
-    }
     case 'AWS::KMS::Key':
       return { ref: `key-${logicalId}`, attributes: { Arn: arn('kms', `key/key-${logicalId}`), KeyId: `key-${logicalId}` } };
-    case 'AWS::CloudWatch::Alarm': {
-      const name = named('AlarmName', 255);
+    case 'AWS::CloudWatch::Alarm':
       return { ref: name, attributes: { Arn: arn('cloudwatch', `alarm:${name}`) } };
-    }
-    default: {
-      const id = generatedName(settings.stackName, logicalId);
-      return { ref: id, attributes: { Arn: arn('rehearsal', id) } };
-    }
-  }
-}
-
-interface TableProps {
-  KeySchema: { AttributeName: string; KeyType: string }[];
-  AttributeDefinitions: { AttributeName: string; AttributeType: string }[];
-  GlobalSecondaryIndexes?: {
-    IndexName: string;
-    KeySchema: { AttributeName: string; KeyType: string }[];
-    Projection: Record<string, unknown>;
-  }[];
-  TimeToLiveSpecification?: { AttributeName: string; Enabled: boolean };
-}
-
-async function createTable(client: DynamoDBClient, tableName: string, props: TableProps): Promise<void> {
-  await client.send(
-    new CreateTableCommand({
-      TableName: tableName,
-      KeySchema: props.KeySchema as never,
-      AttributeDefinitions: props.AttributeDefinitions as never,
-      BillingMode: 'PAY_PER_REQUEST',
-      ...(props.GlobalSecondaryIndexes ? { GlobalSecondaryIndexes: props.GlobalSecondaryIndexes as never } : {}),
-    }),
-  );
-  if (props.TimeToLiveSpecification?.Enabled) {
-    try {
-      await client.send(
-        new UpdateTimeToLiveCommand({
-          TableName: tableName,
-          TimeToLiveSpecification: { AttributeName: props.TimeToLiveSpecification.AttributeName, Enabled: true },
-        }),
-      );
-    } catch {
-      // dynalite has no TTL operation; the items' expiry attribute is still written and checked by the code.
-    }
+    default:
+      return { ref: name, attributes: { Arn: arn('rehearsal', name) } };
   }
 }
 
@@ -231,11 +170,8 @@ const QUEUE_ATTRIBUTES = [
 
 /** CloudFormation's queue properties as SQS attributes (strings); the redrive policy as SQS takes it. */
 function queueAttributes(props: Record<string, unknown>, logicalId: string, notEmulated: string[]): Record<string, string> {
-  const attributes: Record<string, string> = {};
-  for (const key of QUEUE_ATTRIBUTES) {
-    const value = props[key];
-    if (typeof value === 'number' || typeof value === 'string') attributes[key] = String(value);
-  }
+  const present = QUEUE_ATTRIBUTES.filter((key) => typeof props[key] === 'number' || typeof props[key] === 'string');
+  const attributes: Record<string, string> = Object.fromEntries(present.map((key) => [key, String(props[key])]));
   if (props['RedrivePolicy'] !== undefined) attributes['RedrivePolicy'] = JSON.stringify(props['RedrivePolicy']);
   for (const key of ['KmsMasterKeyId', 'FifoQueue']) if (props[key] !== undefined) notEmulated.push(`${logicalId}.${key}`);
   return attributes;

@@ -40,7 +40,8 @@ export function runbookSteps(markdown: string): RunbookStep[] {
     const heading = STEP_HEADING.exec(line);
     if (heading !== null) {
       current = { step: Number(heading[1]), title: (heading[2] ?? '').trim(), commands: [] };
-      expectNext(steps, current, i + 1);
+      const expected = steps.length + 1;
+      if (current.step !== expected) throw new RunbookError(`line ${i + 1}: "Step ${current.step}" where step ${expected} was expected`);
       steps.push(current);
     } else if (LOOKS_LIKE_STEP.test(line)) {
       throw new RunbookError(`line ${i + 1}: "${line}" is not a step heading; write "### Step N — <title>"`);
@@ -58,11 +59,6 @@ function closingFence(lines: readonly string[], start: number, opener: string): 
     if (text.startsWith(opener[0]!.repeat(opener.length)) && /^(`+|~+)$/.test(text)) return j;
   }
   throw new RunbookError(`line ${start + 1}: the code block opened here is never closed`);
-}
-
-function expectNext(steps: readonly RunbookStep[], step: RunbookStep, line: number): void {
-  const expected = (steps.at(-1)?.step ?? 0) + 1;
-  if (step.step !== expected) throw new RunbookError(`line ${line}: "Step ${step.step}" where step ${expected} was expected`);
 }
 
 /** The commands of a shell block: continuations joined, comments and blank lines dropped. */
@@ -88,10 +84,8 @@ export function stripShellComment(line: string): string {
   let quote: '"' | "'" | undefined;
   for (let i = 0; i < line.length; i++) {
     const ch = line[i];
-    if (quote === undefined && ch === '\\') {
-      i++;
-    } else if (quote === '"' && ch === '\\') {
-      i++;
+    if (ch === '\\' && quote !== "'") {
+      i++; // an escaped character, outside quotes or in double quotes
     } else if (ch === quote) {
       quote = undefined;
     } else if (quote === undefined && (ch === '"' || ch === "'")) {
