@@ -9,7 +9,7 @@
  *   thread at once); a wait that fits the invocation is slept, a longer one hands the record back with
  *   that wait as its visibility delay (see docs/SLACK-APP.md, "Paced posting").
  */
-import { DIGEST_METRICS } from './contracts';
+import { DIGEST_METRICS, SLACK_APP_DEFAULTS } from './contracts';
 import { ChannelPaceDeferred, Unavailable } from './errors';
 import type { ChannelPacer, Clock, Metrics, PaceDecision, SlotRequest } from './ports';
 import { sleep } from './util';
@@ -31,7 +31,8 @@ export interface PaceStep {
 
 /**
  * Reserves the next slot(s) given the stored TAT (undefined: the channel has never been paced). The
- * wait is for the first; slot k goes k intervals later. Deferred when the last would not fit `maxWaitMs`.
+ * wait is for the first; slot k goes k intervals later. Deferred when the last would not fit `maxWaitMs`,
+ * or the first is further than `request.maxFirstWaitMs`.
  */
 export function reserveSlot(
   storedTatMs: number | undefined,
@@ -45,7 +46,8 @@ export function reserveSlot(
   const notBefore = request.notBeforeMs === undefined ? nowMs : request.notBeforeMs + allowanceMs;
   const tat = Math.max(storedTatMs ?? nowMs, nowMs, notBefore);
   const waitMs = Math.max(0, tat - allowanceMs - nowMs);
-  if (waitMs + (slots - 1) * params.intervalMs > maxWaitMs) return { decision: { status: 'deferred', retryAfterMs: waitMs } };
+  const tooLate = waitMs + (slots - 1) * params.intervalMs > maxWaitMs || waitMs > (request.maxFirstWaitMs ?? Number.POSITIVE_INFINITY);
+  if (tooLate) return { decision: { status: 'deferred', retryAfterMs: waitMs } };
   return { decision: { status: 'reserved', waitMs }, nextTatMs: tat + slots * params.intervalMs };
 }
 
@@ -57,7 +59,19 @@ export interface PaceDeps {
   metrics: Metrics;
   deadline?: (() => number) | undefined;
   sleep?: ((ms: number) => Promise<void>) | undefined;
+  /**
+   * The longest a record's first post waits for its channel's slot (PACE_WAIT_BUDGET_MS); a longer wait
+   * hands the record back to come again then, so a client's paced backlog never holds a worker that
+   * another client's record waits for. None = as long as the invocation allows.
+   */
+  paceWaitBudgetMs?: number | undefined;
 }
+
+/**
+ * A record's first post waits at most this for its channel: two of Slack's intervals, so a channel's
+ * digests still go back to back, and a worker is held by one record's pace for about a thread's posts.
+ */
+export const PACE_WAIT_BUDGET_MS = 2 * SLACK_APP_DEFAULTS.paceIntervalMs;
 
 /** Time kept for the post itself and its progress write after a wait. */
 export const POST_ALLOWANCE_MS = 5_000;
@@ -118,8 +132,21 @@ export class PacedChannel {
 
   /** Reserves the slots of the next `count` posts (none without a pacer: posts go at once). */
   async reserve(count: number, notBeforeMs?: number): Promise<void> {
+    await this.reserveWith({ slots: count, notBeforeMs });
+  }
+
+  /**
+   * Reserves a record's posts before anything of it is posted: a first slot further than the deps'
+   * `paceWaitBudgetMs` throws ChannelPaceDeferred at once instead of holding the worker until then.
+   */
+  async reserveFirst(count: number): Promise<void> {
+    await this.reserveWith({ slots: count, maxFirstWaitMs: this.deps.paceWaitBudgetMs });
+  }
+
+  private async reserveWith(request: SlotRequest): Promise<void> {
     const pacer = this.deps.pacer;
-    this.slots = pacer && count > 0 ? await reserveSlots(this.channel, pacer, this.deps, { slots: count, notBeforeMs }) : [];
+    const count = request.slots ?? 1;
+    this.slots = pacer && count > 0 ? await reserveSlots(this.channel, pacer, this.deps, request) : [];
   }
 
   /** The rest of the schedule past Slack's Retry-After; when that doesn't fit the invocation, Slack's own error goes on (a failure with its wait). */
