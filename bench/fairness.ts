@@ -25,7 +25,7 @@ import { LOCAL_STAGE } from '../local/stack/types';
 import { LOCAL_TOPOLOGY } from '../local/topology';
 import { DynamoConnectionStore } from '../shared/adapters/dynamo-connection-store';
 import { formatConnectionSecret } from '../shared/connections/model';
-import { connectionSecretPrefix, ENV } from '../shared/contracts';
+import { connectionSecretPrefix, DIGEST_METRICS, ENV } from '../shared/contracts';
 import { signPayload } from '../shared/signature';
 import { log, machineInfo, measuredCommit, median, round, runConcurrent, sleep } from './lib';
 
@@ -66,6 +66,10 @@ interface Scenario {
   backlogLeft: number;
   /** Messages in the digest DLQ then (none expected: pacing never dead-letters a run). */
   deadLettered: number;
+  /** Paced posts by then (SlackPostPaced: a wait for the channel, or a record sent back for it). */
+  pacedPosts: number;
+  /** Records handed back by then (BatchItemFailed: each counts a receive towards the DLQ). */
+  handedBack: number;
 }
 
 /** A top-level post's arrival time, by the event id its metadata carries; and each channel's last post. */
@@ -247,6 +251,8 @@ async function scenario(fairQueues: boolean): Promise<Scenario> {
     // What X still has queued is not waited for: its drain is the load test's subject (npm run load), not this one's.
     const backlogLeft = await backlogOf(stack);
     const deadLettered = (await stack.depths()).dlq.visible;
+    const pacedPosts = stack.observability.countOf(DIGEST_METRICS.slackPostPaced);
+    const handedBack = stack.observability.countOf(DIGEST_METRICS.batchItemFailed);
 
     const idleMedianMs = median(idle.map((s) => s.latencyMs));
     const burstMedianMs = median(burst.map((s) => s.latencyMs));
@@ -260,6 +266,8 @@ async function scenario(fairQueues: boolean): Promise<Scenario> {
       burstSeconds: round(burstSeconds, 1),
       backlogLeft,
       deadLettered,
+      pacedPosts,
+      handedBack,
     };
   } finally {
     await stack.close();
@@ -288,7 +296,7 @@ async function main(): Promise<void> {
   for (const s of results.control ? [results.fair, results.control] : [results.fair]) {
     console.log(
       `${s.fairQueues ? 'fair queues' : 'control    '}  Y idle ${s.idleMedianMs} ms · during X's burst ${s.burstMedianMs} ms (${s.ratio}×, ${s.burst.length} samples) · ` +
-        `queue dwell ${s.idleDwellMedianMs} → ${s.burstDwellMedianMs} ms · X's ${BURST} runs accepted in ${s.burstSeconds} s, ${s.backlogLeft} still queued at the end, ${s.deadLettered} in the DLQ`,
+        `queue dwell ${s.idleDwellMedianMs} → ${s.burstDwellMedianMs} ms · X's ${BURST} runs accepted in ${s.burstSeconds} s, ${s.backlogLeft} still queued at the end, ${s.deadLettered} in the DLQ, ${s.pacedPosts} paced posts, ${s.handedBack} records handed back`,
     );
   }
   console.log(`target ≤ ${TARGET_RATIO}×: ${met ? 'PASS' : 'FAIL'}; control shows the problem: ${controlShowsProblem ? 'yes' : 'NO'}`);

@@ -51,6 +51,12 @@ export function reserveSlot(
   return { decision: { status: 'reserved', waitMs }, nextTatMs: tat + slots * params.intervalMs };
 }
 
+/** The wait for the first slot given the stored TAT, reserving nothing. */
+export function nextSlotWaitMs(storedTatMs: number | undefined, nowMs: number, params: PaceParams): number {
+  const allowanceMs = (Math.max(1, Math.floor(params.burst)) - 1) * params.intervalMs;
+  return Math.max(0, Math.max(storedTatMs ?? nowMs, nowMs) - allowanceMs - nowMs);
+}
+
 // --- Paced posting ---------------------------------------------------------------------------------
 
 export interface PaceDeps {
@@ -107,6 +113,22 @@ function maxWaitMs(deps: PaceDeps, now: number): number {
   // A short invocation keeps half its time for the post rather than a fixed allowance it doesn't have.
   const left = Math.max(0, deadline - now);
   return Math.max(0, left - Math.min(POST_ALLOWANCE_MS, left / 2));
+}
+
+/**
+ * Before a digest's reads: a channel whose next slot is further than the budget defers the record at
+ * once (ChannelPaceDeferred), so a backlog sent back for the pace does not redo its reads each time.
+ * Reserves nothing: the posts reserve their slots when rendered.
+ */
+export async function deferIfPacedOut(channels: readonly string[], deps: PaceDeps): Promise<void> {
+  const { pacer, paceWaitBudgetMs } = deps;
+  if (!pacer || paceWaitBudgetMs === undefined) return;
+  const now = deps.clock.now();
+  const waits = await Promise.all(channels.map(async (channel) => ({ channel, waitMs: await pacer.peek(channel, now) })));
+  const pacedOut = waits.find((w) => w.waitMs > paceWaitBudgetMs);
+  if (!pacedOut) return;
+  deps.metrics.count(DIGEST_METRICS.slackPostPaced);
+  throw new ChannelPaceDeferred(pacedOut.channel, pacedOut.waitMs);
 }
 
 /** How late a post may go after its slot before the slot is given up for a new one (Slack's interval minus the pace's margin). */

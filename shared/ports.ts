@@ -403,6 +403,8 @@ export interface ChannelPacer {
   readonly intervalMs: number;
   /** The channel's next slot(s) (see SlotRequest); the decision's wait is for the first. */
   reserve(channel: string, nowMs: number, maxWaitMs: number, request?: SlotRequest): Promise<PaceDecision>;
+  /** The wait for the channel's next slot now, reserving nothing (0: free). */
+  peek(channel: string, nowMs: number): Promise<number>;
 }
 
 // --- Subscriptions (the Slack app writes them, the digest routes by them) ----------------------

@@ -24,6 +24,7 @@ import { peerDigestDeps, startDigestPeers, steppedTime, type DigestPeers } from 
 import { VisibilitySimulator } from '../../local/simulator/server';
 import { enqueue, invokeDigestBatch, receiveRecords } from '../support/sqs-records';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
+import { PACE_REQUEUES_ATTRIBUTE } from '../../shared/worker/sqs';
 import type { SQSRecord } from 'aws-lambda';
 import { messageAttributesFor } from '../../shared/adapters/sqs-event-queue';
 import { MESSAGE_ATTRIBUTE_EVENT_ID, type QueuedEvent, type WebhookEvent } from '../../shared/events';
@@ -58,6 +59,9 @@ class RecordingPacer implements ChannelPacer {
     if (decision.status === 'reserved')
       for (let k = 0; k < (request.slots ?? 1); k++) this.slots.push({ channel, atMs: nowMs + decision.waitMs + k * this.intervalMs });
     return decision;
+  }
+  peek(channel: string, nowMs: number): Promise<number> {
+    return this.pacer.peek(channel, nowMs);
   }
 }
 
@@ -379,6 +383,7 @@ describe('paced posting', () => {
       expect(record!.attributes.ApproximateReceiveCount).toBe('1');
       expect(record!.attributes.MessageGroupId).toBe('burst');
       expect(record!.messageAttributes[MESSAGE_ATTRIBUTE_EVENT_ID]?.stringValue).toBe(event.id);
+      expect(record!.messageAttributes[PACE_REQUEUES_ATTRIBUTE]?.stringValue).toBe('1');
       expect(again.failed.size).toBe(0);
       expect(topLevel('C0BUSY')).toHaveLength(1);
       expect(await receiveRecords(peers.sqs, peers.queueUrl)).toHaveLength(0);
