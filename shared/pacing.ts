@@ -6,8 +6,8 @@
  *   allowance has passed. One number per channel makes the store's update a single conditional write
  *   (the ChannelPacer adapter, shared/adapters/dynamo-channel-pacer.ts, keeps it in DynamoDB).
  * - `PacedChannel`: before every chat.postMessage, slots are reserved with the pacer (a digest's whole
- *   thread at once); a wait that fits the invocation is slept, a longer one hands the record back with
- *   that wait as its visibility delay (see docs/SLACK-APP.md, "Paced posting").
+ *   thread at once); a wait that fits the invocation (and a digest's first-post budget) is slept, a
+ *   longer one sends the record again with that wait as its delay (see docs/SLACK-APP.md, "Paced posting").
  */
 import { DIGEST_METRICS, SLACK_APP_DEFAULTS } from './contracts';
 import { ChannelPaceDeferred, Unavailable } from './errors';
@@ -41,7 +41,7 @@ export function reserveSlot(
   params: PaceParams,
   request: SlotRequest = {},
 ): PaceStep {
-  const allowanceMs = (Math.max(1, Math.floor(params.burst)) - 1) * params.intervalMs;
+  const allowanceMs = burstAllowanceMs(params);
   const slots = Math.max(1, Math.floor(request.slots ?? 1));
   const notBefore = request.notBeforeMs === undefined ? nowMs : request.notBeforeMs + allowanceMs;
   const tat = Math.max(storedTatMs ?? nowMs, nowMs, notBefore);
@@ -53,8 +53,12 @@ export function reserveSlot(
 
 /** The wait for the first slot given the stored TAT, reserving nothing. */
 export function nextSlotWaitMs(storedTatMs: number | undefined, nowMs: number, params: PaceParams): number {
-  const allowanceMs = (Math.max(1, Math.floor(params.burst)) - 1) * params.intervalMs;
-  return Math.max(0, Math.max(storedTatMs ?? nowMs, nowMs) - allowanceMs - nowMs);
+  return Math.max(0, Math.max(storedTatMs ?? nowMs, nowMs) - burstAllowanceMs(params) - nowMs);
+}
+
+/** How far ahead of its TAT a channel may post: the posts of a burst beyond the first. */
+function burstAllowanceMs(params: PaceParams): number {
+  return (Math.max(1, Math.floor(params.burst)) - 1) * params.intervalMs;
 }
 
 // --- Paced posting ---------------------------------------------------------------------------------

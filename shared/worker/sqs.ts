@@ -55,7 +55,8 @@ export async function handleSqsBatch<Q extends QueueName, D>(
   const handedBack = await Promise.all(
     outcomes.map(async (outcome): Promise<string[]> => {
       const record = byId.get(outcome.messageId);
-      if (outcome.ok || record === undefined) return [];
+      if (outcome.ok) return [];
+      if (record === undefined) return [outcome.messageId];
       if (
         outcome.requeue &&
         outcome.retryAfterSeconds !== undefined &&
