@@ -118,6 +118,8 @@ export class DigestWorker extends Construct {
         Store.leadingKeys(TABLE.prefixes.posted),
       );
     fn.allow('QuarantineUnusableMessages', ['sqs:SendMessage'], [this.dlq.queueArn]);
+    // A digest the channel's pace defers is sent again with its wait as the delay (shared/worker/sqs.ts), not handed back.
+    fn.allow('RequeuePacedRecords', ['sqs:SendMessage'], [this.queue.queueArn]);
     fn.allow('ReadApiKeyAndSlackToken', ['secretsmanager:GetSecretValue'], [props.readApiKey.secretArn, props.slackToken.secretArn]);
     // Connections' events: the connection's item (its cadence noted for the watchdog) and its read key.
     fn.allow(

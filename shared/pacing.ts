@@ -6,10 +6,10 @@
  *   allowance has passed. One number per channel makes the store's update a single conditional write
  *   (the ChannelPacer adapter, shared/adapters/dynamo-channel-pacer.ts, keeps it in DynamoDB).
  * - `PacedChannel`: before every chat.postMessage, slots are reserved with the pacer (a digest's whole
- *   thread at once); a wait that fits the invocation is slept, a longer one hands the record back with
- *   that wait as its visibility delay (see docs/SLACK-APP.md, "Paced posting").
+ *   thread at once); a wait that fits the invocation (and a digest's first-post budget) is slept, a
+ *   longer one sends the record again with that wait as its delay (see docs/SLACK-APP.md, "Paced posting").
  */
-import { DIGEST_METRICS } from './contracts';
+import { DIGEST_METRICS, SLACK_APP_DEFAULTS } from './contracts';
 import { ChannelPaceDeferred, Unavailable } from './errors';
 import type { ChannelPacer, Clock, Metrics, PaceDecision, SlotRequest } from './ports';
 import { sleep } from './util';
@@ -31,7 +31,8 @@ export interface PaceStep {
 
 /**
  * Reserves the next slot(s) given the stored TAT (undefined: the channel has never been paced). The
- * wait is for the first; slot k goes k intervals later. Deferred when the last would not fit `maxWaitMs`.
+ * wait is for the first; slot k goes k intervals later. Deferred when the last would not fit `maxWaitMs`,
+ * or the first is further than `request.maxFirstWaitMs`.
  */
 export function reserveSlot(
   storedTatMs: number | undefined,
@@ -40,13 +41,24 @@ export function reserveSlot(
   params: PaceParams,
   request: SlotRequest = {},
 ): PaceStep {
-  const allowanceMs = (Math.max(1, Math.floor(params.burst)) - 1) * params.intervalMs;
+  const allowanceMs = burstAllowanceMs(params);
   const slots = Math.max(1, Math.floor(request.slots ?? 1));
   const notBefore = request.notBeforeMs === undefined ? nowMs : request.notBeforeMs + allowanceMs;
   const tat = Math.max(storedTatMs ?? nowMs, nowMs, notBefore);
   const waitMs = Math.max(0, tat - allowanceMs - nowMs);
-  if (waitMs + (slots - 1) * params.intervalMs > maxWaitMs) return { decision: { status: 'deferred', retryAfterMs: waitMs } };
+  const tooLate = waitMs + (slots - 1) * params.intervalMs > maxWaitMs || waitMs > (request.maxFirstWaitMs ?? Number.POSITIVE_INFINITY);
+  if (tooLate) return { decision: { status: 'deferred', retryAfterMs: waitMs } };
   return { decision: { status: 'reserved', waitMs }, nextTatMs: tat + slots * params.intervalMs };
+}
+
+/** The wait for the first slot given the stored TAT, reserving nothing. */
+export function nextSlotWaitMs(storedTatMs: number | undefined, nowMs: number, params: PaceParams): number {
+  return Math.max(0, Math.max(storedTatMs ?? nowMs, nowMs) - burstAllowanceMs(params) - nowMs);
+}
+
+/** How far ahead of its TAT a channel may post: the posts of a burst beyond the first. */
+function burstAllowanceMs(params: PaceParams): number {
+  return (Math.max(1, Math.floor(params.burst)) - 1) * params.intervalMs;
 }
 
 // --- Paced posting ---------------------------------------------------------------------------------
@@ -57,7 +69,19 @@ export interface PaceDeps {
   metrics: Metrics;
   deadline?: (() => number) | undefined;
   sleep?: ((ms: number) => Promise<void>) | undefined;
+  /**
+   * The longest a record's first post waits for its channel's slot (PACE_WAIT_BUDGET_MS); a longer wait
+   * hands the record back to come again then, so a client's paced backlog never holds a worker that
+   * another client's record waits for. None = as long as the invocation allows.
+   */
+  paceWaitBudgetMs?: number | undefined;
 }
+
+/**
+ * A record's first post waits at most this for its channel: two of Slack's intervals, so a channel's
+ * digests still go back to back, and a worker is held by one record's pace for about a thread's posts.
+ */
+export const PACE_WAIT_BUDGET_MS = 2 * SLACK_APP_DEFAULTS.paceIntervalMs;
 
 /** Time kept for the post itself and its progress write after a wait. */
 export const POST_ALLOWANCE_MS = 5_000;
@@ -95,6 +119,22 @@ function maxWaitMs(deps: PaceDeps, now: number): number {
   return Math.max(0, left - Math.min(POST_ALLOWANCE_MS, left / 2));
 }
 
+/**
+ * Before a digest's reads: a channel whose next slot is further than the budget defers the record at
+ * once (ChannelPaceDeferred), so a backlog sent back for the pace does not redo its reads each time.
+ * Reserves nothing: the posts reserve their slots when rendered.
+ */
+export async function deferIfPacedOut(channels: readonly string[], deps: PaceDeps): Promise<void> {
+  const { pacer, paceWaitBudgetMs } = deps;
+  if (!pacer || paceWaitBudgetMs === undefined) return;
+  const now = deps.clock.now();
+  const waits = await Promise.all(channels.map(async (channel) => ({ channel, waitMs: await pacer.peek(channel, now) })));
+  const pacedOut = waits.find((w) => w.waitMs > paceWaitBudgetMs);
+  if (!pacedOut) return;
+  deps.metrics.count(DIGEST_METRICS.slackPostPaced);
+  throw new ChannelPaceDeferred(pacedOut.channel, pacedOut.waitMs);
+}
+
 /** How late a post may go after its slot before the slot is given up for a new one (Slack's interval minus the pace's margin). */
 const LATE_SLOT_MS = 500;
 const MAX_RESLOTS = 3;
@@ -118,8 +158,21 @@ export class PacedChannel {
 
   /** Reserves the slots of the next `count` posts (none without a pacer: posts go at once). */
   async reserve(count: number, notBeforeMs?: number): Promise<void> {
+    await this.reserveWith({ slots: count, notBeforeMs });
+  }
+
+  /**
+   * Reserves a record's posts before anything of it is posted: a first slot further than the deps'
+   * `paceWaitBudgetMs` throws ChannelPaceDeferred at once instead of holding the worker until then.
+   */
+  async reserveFirst(count: number): Promise<void> {
+    await this.reserveWith({ slots: count, maxFirstWaitMs: this.deps.paceWaitBudgetMs });
+  }
+
+  private async reserveWith(request: SlotRequest): Promise<void> {
     const pacer = this.deps.pacer;
-    this.slots = pacer && count > 0 ? await reserveSlots(this.channel, pacer, this.deps, { slots: count, notBeforeMs }) : [];
+    const count = request.slots ?? 1;
+    this.slots = pacer && count > 0 ? await reserveSlots(this.channel, pacer, this.deps, request) : [];
   }
 
   /** The rest of the schedule past Slack's Retry-After; when that doesn't fit the invocation, Slack's own error goes on (a failure with its wait). */

@@ -350,9 +350,23 @@ export interface TrendPoint {
   engines: Record<string, number>;
 }
 
+/** A received message as it is sent again: its body, its attributes and its tenant's MessageGroupId. */
+export interface RequeuedMessage {
+  body: string;
+  /** String message attributes (type, event id, project), copied as they came. */
+  attributes: Readonly<Record<string, string>>;
+  /** The fair queue's tenant; none = a message without a group (a tenant of its own). */
+  groupId: string | undefined;
+}
+
 /** Changes when a received message becomes visible again. */
 export interface MessageVisibility {
   delay(receiptHandle: string, seconds: number): Promise<void>;
+  /**
+   * Sends the message again, delivered after `delaySeconds`: a new message whose receive count starts
+   * over (a hand-back would count towards maxReceiveCount and the DLQ).
+   */
+  requeue(message: RequeuedMessage, delaySeconds: number): Promise<void>;
 }
 
 // --- Dead letters -------------------------------------------------------------------------------
@@ -379,6 +393,8 @@ export interface SlotRequest {
   notBeforeMs?: number | undefined;
   /** Consecutive slots to reserve (a digest and its thread replies go out together); default 1. */
   slots?: number | undefined;
+  /** The longest the first slot may be waited for; a longer wait is deferred (nothing reserved). None = `maxWaitMs` alone. */
+  maxFirstWaitMs?: number | undefined;
 }
 
 /** Paces posts per channel (Slack allows about one message per second per channel; shared/pacing.ts). */
@@ -387,6 +403,8 @@ export interface ChannelPacer {
   readonly intervalMs: number;
   /** The channel's next slot(s) (see SlotRequest); the decision's wait is for the first. */
   reserve(channel: string, nowMs: number, maxWaitMs: number, request?: SlotRequest): Promise<PaceDecision>;
+  /** The wait for the channel's next slot now, reserving nothing (0: free). */
+  peek(channel: string, nowMs: number): Promise<number>;
 }
 
 // --- Subscriptions (the Slack app writes them, the digest routes by them) ----------------------

@@ -13,7 +13,7 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { SLACK_APP_DEFAULTS, TABLE } from '../contracts';
 import { SlackAppStoreError } from '../errors';
-import { reserveSlot, type PaceParams } from '../pacing';
+import { nextSlotWaitMs, reserveSlot, type PaceParams } from '../pacing';
 import type { ChannelPacer, PaceDecision, SlotRequest } from '../ports';
 
 export interface DynamoChannelPacerOptions {
@@ -60,6 +60,14 @@ export class DynamoChannelPacer implements ChannelPacer {
     }
     // Many writers on one channel: let this one come back after a slot's time.
     return { status: 'deferred', retryAfterMs: this.params.intervalMs };
+  }
+
+  async peek(channel: string, nowMs: number): Promise<number> {
+    try {
+      return nextSlotWaitMs(await this.readTat(channel), this.attemptNow(nowMs), this.params);
+    } catch (error) {
+      throw new SlackAppStoreError('channel pacer peek', { cause: error });
+    }
   }
 
   private attemptNow(askedAtMs: number): number {

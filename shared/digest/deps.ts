@@ -45,6 +45,8 @@ export interface DigestDeps {
   deadline: () => number;
   /** Waits for a pace slot. */
   sleep: (ms: number) => Promise<void>;
+  /** The longest a digest's first post waits for its channel's slot before the record is handed back (shared/pacing.ts). */
+  paceWaitBudgetMs?: number | undefined;
   /** Channels subscribed to projects; none = configuration only. */
   subscriptions?: SubscriptionStore | undefined;
   /** Slack's per-channel pace; none = posts go out unpaced (local tools). */

@@ -147,13 +147,17 @@ async function postToChannel(
   metadata: SlackMessageMetadata,
   deps: FanOutDeps,
 ): Promise<{ channel: string; ts: string } | undefined> {
+  // The pace first: a record handed back for it has not claimed the channel, so its next attempt is not
+  // taken for a retry that must look in Slack for an earlier post. Its whole thread, as on a first attempt.
+  const paced = new PacedChannel(channel, deps);
+  await paced.reserveFirst(1 + message.thread.length);
   const claim = await deps.store.claimChannel(event.id, channel, deps.clock.now());
   if (claim.status === 'busy') throw new ClaimBusyError(claim.retryAfterSeconds);
   // Done by an earlier attempt: nothing to post; its ts still goes into the snapshot's threads.
   if (claim.status === 'done') return claim.mainTs === undefined ? undefined : { channel, ts: claim.mainTs };
   try {
     const progress = withEarlierProgress(claim.progress, eventClaim.progress, channel);
-    const posted = await postWithProgress(event, { ...claim, progress }, channel, message, metadata, deps, (ts) =>
+    const posted = await postWithProgress(event, { ...claim, progress }, { channel, paced }, message, metadata, deps, (ts) =>
       markStarted(event, eventClaim, channel, ts, deps),
     );
     await deps.store.finishChannel(event.id, channel, claim.token);
@@ -202,7 +206,7 @@ const LOOKUP_SKEW_SECONDS = 120;
 async function postWithProgress(
   event: WebhookEvent,
   claim: Claimed,
-  channel: string,
+  { channel, paced }: { channel: string; paced: PacedChannel },
   message: ChannelMessage,
   metadata: SlackMessageMetadata,
   deps: FanOutDeps,
@@ -210,8 +214,6 @@ async function postWithProgress(
 ): Promise<{ channel: string; ts: string }> {
   const progress = { ...claim.progress };
   if (claim.attempt > 1) await reconcileWithSlack(event, claim, channel, progress, deps);
-  const paced = new PacedChannel(channel, deps);
-  await paced.reserve((progress.mainTs ? 0 : 1) + Math.max(0, message.thread.length - progress.repliesPosted));
   // The PNG goes into the thread only when Slack refused the native chart in this attempt.
   let chartRefused = false;
   if (!progress.mainTs) {

@@ -22,6 +22,7 @@ import { claimFor, finishUnrouted, projectOrId, underClaim, type Claimed } from 
 import type { DigestDeps, DigestOptions } from './deps';
 import { channelsFor, postToChannels, type ChannelTarget } from './fan-out';
 import { fillUrlTemplate } from './links';
+import { deferIfPacedOut } from '../pacing';
 import { findReasoningCard } from './reasoning-card';
 import { renderModel, verdictOutcome } from './render';
 import { buildSnapshot } from './snapshot';
@@ -100,6 +101,10 @@ async function postDigest(event: WebhookEvent, run: RunCompletedData, claim: Cla
   const options = deps.options;
   const targets = await channelsFor(projectId, options.mode, deps);
   if (targets.length === 0) return finishUnrouted(event, claim, deps);
+  await deferIfPacedOut(
+    targets.map((t) => t.channel),
+    deps,
+  );
   const { previous, project, overview, gaps, skipped, reasoning } = await readDigestInputs(event, projectId, options, deps);
   const input = {
     project,

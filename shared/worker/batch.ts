@@ -28,8 +28,10 @@ export interface BatchDeps {
   maxReceiveCount: number | undefined;
 }
 
+/** A record done, or to come again: after `retryAfterSeconds` (none: the queue's timeout); `requeue`: sent again, not handed back. */
 export type RecordOutcome =
-  { messageId: string; ok: true; result: RecordResult } | { messageId: string; ok: false; retryAfterSeconds: number | undefined };
+  | { messageId: string; ok: true; result: RecordResult }
+  | { messageId: string; ok: false; retryAfterSeconds: number | undefined; requeue?: true };
 
 /** Each kind a queue carries, with its handler over the queue's deps. A mapped type: a kind without its handler fails `tsc`. */
 export type QueueHandlers<Q extends QueueName, D> = { readonly [K in KindsOf<Q>]: KindHandler<MessagePayloads[K], D> };
@@ -163,7 +165,8 @@ async function settle(item: Labelled, work: () => Promise<RecordResult>, deps: B
         channel: error.channel,
         retryAfterMs: error.retryAfterMs,
       });
-      outcomes.set(messageId, { messageId, ok: false, retryAfterSeconds: error.retryAfterSeconds });
+      // Waiting for the pace is not a failure: sent again, it does not count towards the DLQ.
+      outcomes.set(messageId, { messageId, ok: false, retryAfterSeconds: error.retryAfterSeconds, requeue: true });
       return;
     }
     const verdict = classifyFailure(error);

@@ -51,24 +51,63 @@ export async function handleSqsBatch<Q extends QueueName, D>(
     deps.deps,
     deps.batch,
   );
-  const handles = new Map(records.map((r) => [r.messageId, r.receiptHandle]));
-  const failures = outcomes.filter((o) => !o.ok);
-  await Promise.all(
-    failures.map(async (failure) => {
-      const handle = handles.get(failure.messageId);
-      if (failure.ok || failure.retryAfterSeconds === undefined || handle === undefined) return;
+  const byId = new Map(records.map((r) => [r.messageId, r]));
+  const handedBack = await Promise.all(
+    outcomes.map(async (outcome): Promise<string[]> => {
+      const record = byId.get(outcome.messageId);
+      if (outcome.ok) return [];
+      if (record === undefined) return [outcome.messageId];
+      if (
+        outcome.requeue &&
+        outcome.retryAfterSeconds !== undefined &&
+        (await requeued(record, outcome.retryAfterSeconds, visibility, log))
+      )
+        return [];
+      if (outcome.retryAfterSeconds === undefined) return [outcome.messageId];
       try {
-        await visibility.delay(handle, failure.retryAfterSeconds);
+        await visibility.delay(record.receiptHandle, outcome.retryAfterSeconds);
       } catch (error) {
         // The queue's own visibility timeout still brings it back, just not at the requested time.
-        log.warn('could not set the retry delay on a failed message', { messageId: failure.messageId, ...describeError(error) });
+        log.warn('could not set the retry delay on a failed message', { messageId: outcome.messageId, ...describeError(error) });
       }
+      return [outcome.messageId];
     }),
   );
-  return handBack(
-    failures.map((f) => f.messageId),
-    metrics,
-  );
+  return handBack(handedBack.flat(), metrics);
+}
+
+/** SQS's longest DelaySeconds: a longer wait comes back then and is deferred again. */
+const MAX_DELAY_SECONDS = 900;
+
+/** How many times the pace has sent this record again (a message attribute the re-sent copy carries). */
+export const PACE_REQUEUES_ATTRIBUTE = 'pace_requeues';
+
+/** The pace's wait (at least 1 s) the first time, doubled each time the record was sent again before; at most SQS's 900 s. */
+export function paceRequeueDelaySeconds(waitSeconds: number, requeuesBefore: number): number {
+  return Math.min(MAX_DELAY_SECONDS, Math.max(1, Math.ceil(waitSeconds)) * 2 ** Math.min(Math.max(0, requeuesBefore), 10));
+}
+
+/**
+ * Sends the record again, keeping its tenant's group; true when sent (the original is then deleted as
+ * done). Were both to come back (the send went through, the delete did not), the posting claims keep the
+ * digest posted once. Not sent: it is handed back as before. The delay is the pace's wait the first
+ * time, doubled each time after: a deferred record redoes its digest's reads, so a client's backlog
+ * behind its channel's pace comes back a few times each, not once per slot.
+ */
+async function requeued(record: SQSRecord, waitSeconds: number, visibility: MessageVisibility, log: Log): Promise<boolean> {
+  const attributes: Record<string, string> = {};
+  for (const [name, value] of Object.entries(record.messageAttributes ?? {}))
+    if (value.stringValue !== undefined) attributes[name] = value.stringValue;
+  const requeues = Number(attributes[PACE_REQUEUES_ATTRIBUTE] ?? 0) || 0;
+  attributes[PACE_REQUEUES_ATTRIBUTE] = String(requeues + 1);
+  const delaySeconds = paceRequeueDelaySeconds(waitSeconds, requeues);
+  try {
+    await visibility.requeue({ body: record.body, attributes, groupId: record.attributes?.MessageGroupId }, delaySeconds);
+    return true;
+  } catch (error) {
+    log.warn('could not send a paced record again; it is handed back', { messageId: record.messageId, ...describeError(error) });
+    return false;
+  }
 }
 
 /** The partial batch response, counted: the BatchItemFailures alarm reads BatchItemFailed. */

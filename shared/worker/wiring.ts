@@ -28,6 +28,7 @@ import type { CommandQueueDeps, DigestQueueDeps } from './queues';
 import type { QueueDeps } from './sqs';
 import { connectionsWatch, postingTenants, type ConnectionDigests, type ConnectionTenant, type TenantPosting } from './connections';
 import { STACK_TENANT } from '../tenancy';
+import { PACE_WAIT_BUDGET_MS } from '../pacing';
 
 /** The clients and settings of one invocation. */
 export interface WorkerWiring {
@@ -91,6 +92,8 @@ export function digestQueueDeps(w: WorkerWiring): QueueDeps<DigestQueueDeps> {
   const paced = { ...observe, slack: stack.slack, pacer: w.pacer, deadline: w.deadline, sleep: w.sleep };
   const digest = {
     ...paced,
+    // Only a digest's first post has the budget: weekly reports and catch-ups are the sweep's, not a client's burst.
+    paceWaitBudgetMs: PACE_WAIT_BUDGET_MS,
     readApi: w.readApi,
     store: w.store,
     channels: w.channels,

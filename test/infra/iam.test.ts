@@ -127,8 +127,8 @@ describe('ingest role', () => {
 });
 
 describe('digest role', () => {
-  it('has exactly fourteen statements: logs, table, Slack app items, weekly reports, quiet hours, connections, DLQ, four secrets, consumption of two queues', () => {
-    expect(digest).toHaveLength(14);
+  it('has exactly fifteen statements: logs, table, Slack app items, weekly reports, quiet hours, connections, DLQ, paced re-sends, four secrets, consumption of two queues', () => {
+    expect(digest).toHaveLength(15);
     expect(
       digest
         .map((statement) => statement.Sid)
@@ -142,6 +142,7 @@ describe('digest role', () => {
       'ReadActionSigningKey',
       'ReadApiKeyAndSlackToken',
       'ReadConnectionSecrets',
+      'RequeuePacedRecords',
       'SlackPacingAndChannelPosts',
       'SlackSubscriptions',
       'WeeklyClaimsAndBaselines',
@@ -185,7 +186,7 @@ describe('digest role', () => {
     expect(JSON.stringify(digest)).not.toContain(signingId);
   });
 
-  it('consumes the digest queue only (event source grant), and cannot send to it', () => {
+  it('consumes the digest queue only (event source grant), and sends to it only to re-send a paced record', () => {
     const statement = digest.find((candidate) => actionsOf(candidate).includes('sqs:ReceiveMessage'))!;
     expect(actionsOf(statement)).toEqual([
       'sqs:ChangeMessageVisibility',
@@ -196,7 +197,11 @@ describe('digest role', () => {
     ]);
     expect(resourcesOf(statement)).toEqual([arnOf(queueId)]);
     const sends = digest.filter((candidate) => actionsOf(candidate).includes('sqs:SendMessage'));
-    expect(sends.flatMap(resourcesOf)).toEqual([arnOf(dlqId)]);
+    expect(sends.flatMap(resourcesOf)).toHaveLength(2);
+    expect(sends.flatMap(resourcesOf)).toEqual(expect.arrayContaining([arnOf(dlqId), arnOf(queueId)]));
+    const requeue = statementBySid(digest, 'RequeuePacedRecords');
+    expect(actionsOf(requeue)).toEqual(['sqs:SendMessage']);
+    expect(resourcesOf(requeue)).toEqual([arnOf(queueId)]);
   });
 });
 

@@ -15,7 +15,6 @@ import { ReadApiClient } from '../../shared/adapters/read-api';
 import { createSlackPoster } from '../../shared/adapters/slack-poster';
 import type { SlackPoster } from '../../shared/ports';
 import type { TestWiring } from '../support/worker-wiring';
-import type { WebhookEvent } from '../../shared/events';
 import type { ChannelPacer, PaceDecision } from '../../shared/ports';
 import type { SlackReply } from '../../shared/slack-app/ports';
 import type { SlotRequest } from '../../shared/ports';
@@ -24,6 +23,11 @@ import { RecordingObserver } from '../support/recording-observer';
 import { peerDigestDeps, startDigestPeers, steppedTime, type DigestPeers } from '../support/digest-peers';
 import { VisibilitySimulator } from '../../local/simulator/server';
 import { enqueue, invokeDigestBatch, receiveRecords } from '../support/sqs-records';
+import { SendMessageCommand } from '@aws-sdk/client-sqs';
+import { PACE_REQUEUES_ATTRIBUTE } from '../../shared/worker/sqs';
+import type { SQSRecord } from 'aws-lambda';
+import { messageAttributesFor } from '../../shared/adapters/sqs-event-queue';
+import { MESSAGE_ATTRIBUTE_EVENT_ID, type QueuedEvent, type WebhookEvent } from '../../shared/events';
 import { actionValueCodec } from '../../shared/buttons/value';
 import { SlackWorkspace } from '../../shared/adapters/slack-workspace';
 import { staticSecret } from '../../shared/secrets';
@@ -55,6 +59,9 @@ class RecordingPacer implements ChannelPacer {
     if (decision.status === 'reserved')
       for (let k = 0; k < (request.slots ?? 1); k++) this.slots.push({ channel, atMs: nowMs + decision.waitMs + k * this.intervalMs });
     return decision;
+  }
+  peek(channel: string, nowMs: number): Promise<number> {
+    return this.pacer.peek(channel, nowMs);
   }
 }
 
@@ -327,19 +334,62 @@ describe('paced posting', () => {
     expect(gaps.every((gap) => gap >= SLACK_APP_DEFAULTS.paceIntervalMs)).toBe(true);
   });
 
-  it('hands the record back with the wait as its delay when the wait does not fit the invocation', async () => {
-    await subscribe(projectA, 'C0BUSY');
-    const pacer = new DynamoChannelPacer(peers.dynamo.client, { tableName: TABLE });
-    for (let i = 0; i < 3; i++) await pacer.reserve('C0BUSY', now, Number.POSITIVE_INFINITY); // another worker's posts
-    const result = await deliver({ ...alone, pacer, deadline: () => now + 5_500 }, runEvent(projectA));
-    expect(result.failed.size).toBe(1);
-    expect(postsTo('C0BUSY')).toBe(0);
-    expect(observer.countOf('DigestFailed')).toBe(0);
-    expect(observer.countOf('SlackPostPaced')).toBe(1);
-    // The queue's own timeout is 1 s; the message stays hidden for the pace's wait (2 s).
-    await new Promise((resolve) => setTimeout(resolve, 1200));
-    expect(await receiveRecords(peers.sqs, peers.queueUrl)).toHaveLength(0);
-  });
+  // Another client's posts ahead in the channel, and the deadline of the invocation that meets them.
+  it.each([
+    { why: 'past the pace budget', ahead: 3, deadlineMs: Number.POSITIVE_INFINITY },
+    { why: 'past the deadline', ahead: 1, deadlineMs: 3_000 },
+  ])(
+    'sends a record whose slot is $why again with the wait as its delay: back once, posted once, never counted for the DLQ',
+    async ({ ahead, deadlineMs }) => {
+      await subscribe(projectA, 'C0BUSY');
+      const pacer = new DynamoChannelPacer(peers.dynamo.client, { tableName: TABLE });
+      for (let i = 0; i < ahead; i++) await pacer.reserve('C0BUSY', now, Number.POSITIVE_INFINITY);
+      const event = runEvent(projectA);
+      const message: QueuedEvent = { event, received_at: new Date().toISOString() };
+      await peers.sqs.send(
+        new SendMessageCommand({
+          QueueUrl: peers.queueUrl,
+          MessageBody: JSON.stringify(message),
+          MessageAttributes: messageAttributesFor(message),
+          MessageGroupId: 'burst',
+        }),
+      );
+      const start = now;
+      const first = await invokeDigestBatch(
+        peers.sqs,
+        peers.queueUrl,
+        () => deps({ ...alone, pacer, deadline: () => start + deadlineMs }),
+        observer,
+      );
+      expect(first.records).toHaveLength(1);
+      // Not handed back (that would count a receive towards maxReceiveCount): deleted, and sent again delayed.
+      expect(first.failed.size).toBe(0);
+      expect(postsTo('C0BUSY')).toBe(0);
+      expect(observer.countOf('SlackPostPaced')).toBe(1);
+      expect(observer.countOf('DigestFailed')).toBe(0);
+      expect(observer.countOf('BatchItemFailed')).toBe(0);
+      expect(await receiveRecords(peers.sqs, peers.queueUrl)).toHaveLength(0);
+
+      now += ahead * SLACK_APP_DEFAULTS.paceIntervalMs; // the posts ahead are out
+      let again = { records: [] as SQSRecord[], failed: new Set<string>() };
+      for (let tries = 0; tries < 40 && again.records.length === 0; tries++) {
+        await new Promise((resolve) => setTimeout(resolve, 250));
+        again = await invokeDigestBatch(peers.sqs, peers.queueUrl, () => deps({ ...alone, pacer }), observer);
+      }
+      expect(again.records).toHaveLength(1);
+      const [record] = again.records;
+      expect(JSON.parse(record!.body)).toEqual(message);
+      // A new message of the same tenant, with its attributes: its receive count starts over.
+      expect(record!.attributes.ApproximateReceiveCount).toBe('1');
+      expect(record!.attributes.MessageGroupId).toBe('burst');
+      expect(record!.messageAttributes[MESSAGE_ATTRIBUTE_EVENT_ID]?.stringValue).toBe(event.id);
+      expect(record!.messageAttributes[PACE_REQUEUES_ATTRIBUTE]?.stringValue).toBe('1');
+      expect(again.failed.size).toBe(0);
+      expect(topLevel('C0BUSY')).toHaveLength(1);
+      expect(await receiveRecords(peers.sqs, peers.queueUrl)).toHaveLength(0);
+      expect(await receiveRecords(peers.sqs, peers.dlqUrl)).toHaveLength(0);
+    },
+  );
 });
 
 describe('deferred slash commands', () => {

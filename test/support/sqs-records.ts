@@ -37,8 +37,14 @@ export async function receiveRecords(sqs: SQSClient, queueUrl: string, max = 10)
       SentTimestamp: m.Attributes?.SentTimestamp ?? '0',
       SenderId: 'local',
       ApproximateFirstReceiveTimestamp: m.Attributes?.ApproximateFirstReceiveTimestamp ?? '0',
+      ...(m.Attributes?.MessageGroupId === undefined ? {} : { MessageGroupId: m.Attributes.MessageGroupId }),
     },
-    messageAttributes: {},
+    messageAttributes: Object.fromEntries(
+      Object.entries(m.MessageAttributes ?? {}).map(([name, value]) => [
+        name,
+        { stringValue: value.StringValue, dataType: value.DataType ?? 'String', stringListValues: [], binaryListValues: [] },
+      ]),
+    ),
     md5OfBody: m.MD5OfBody ?? '',
     eventSource: 'aws:sqs',
     eventSourceARN: 'arn:aws:sqs:us-east-1:000000000000:local',

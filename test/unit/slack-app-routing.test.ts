@@ -135,6 +135,18 @@ describe('pacing (GCRA)', () => {
     expect(step).toEqual({ decision: { status: 'deferred', retryAfterMs: 4000 } });
   });
 
+  it("defers a first slot further than the caller's first-wait budget, however long the invocation has left", () => {
+    const strict = { intervalMs: 1000, burst: 1 };
+    expect(reserveSlot(NOW + 2500, NOW, 60_000, strict, { slots: 3, maxFirstWaitMs: 2000 })).toEqual({
+      decision: { status: 'deferred', retryAfterMs: 2500 },
+    });
+    // Within the budget the whole thread is reserved, its later slots past the budget.
+    expect(reserveSlot(NOW + 2000, NOW, 60_000, strict, { slots: 3, maxFirstWaitMs: 2000 })).toEqual({
+      decision: { status: 'reserved', waitMs: 2000 },
+      nextTatMs: NOW + 5000,
+    });
+  });
+
   it("reserves a digest's posts together: the next caller waits for all of them; deferred when the last would not fit", () => {
     const strict = { intervalMs: 1000, burst: 1 };
     const thread = reserveSlot(undefined, NOW, 60_000, strict, { slots: 3 });
