@@ -25,6 +25,8 @@ export interface DraftReadyData {
 export const MESSAGE_ATTRIBUTE_TYPE = 'type';
 export const MESSAGE_ATTRIBUTE_PROJECT = 'project_id';
 export const MESSAGE_ATTRIBUTE_EVENT_ID = 'event_id';
+/** The tenant's label (`stack` or the connection id), as its MessageGroupId is: a record that lacks the group still names it. */
+export const MESSAGE_ATTRIBUTE_TENANT = 'tenant';
 
 export type EventValidation = { ok: true; event: WebhookEvent } | { ok: false; reason: string };
 

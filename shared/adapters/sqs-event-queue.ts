@@ -4,7 +4,14 @@
  * backlog does not hold back another's messages (docs/PERFORMANCE.md, "Fair to every tenant").
  */
 import { SendMessageCommand, type MessageAttributeValue, type SQSClient } from '@aws-sdk/client-sqs';
-import { MESSAGE_ATTRIBUTE_EVENT_ID, MESSAGE_ATTRIBUTE_PROJECT, MESSAGE_ATTRIBUTE_TYPE, projectIdOf, type QueuedEvent } from '../events';
+import {
+  MESSAGE_ATTRIBUTE_EVENT_ID,
+  MESSAGE_ATTRIBUTE_PROJECT,
+  MESSAGE_ATTRIBUTE_TENANT,
+  MESSAGE_ATTRIBUTE_TYPE,
+  projectIdOf,
+  type QueuedEvent,
+} from '../events';
 import type { EventQueue } from '../ports';
 import { QUARANTINE_ATTRIBUTES, type QuarantinedDelivery } from '../quarantine';
 import { tenantLabel, tenantOf } from '../tenancy';
@@ -18,6 +25,7 @@ export function messageAttributesFor(message: QueuedEvent): Record<string, Messa
   const attributes: Record<string, MessageAttributeValue> = {
     [MESSAGE_ATTRIBUTE_TYPE]: { DataType: 'String', StringValue: message.event.type },
     [MESSAGE_ATTRIBUTE_EVENT_ID]: { DataType: 'String', StringValue: message.event.id },
+    [MESSAGE_ATTRIBUTE_TENANT]: { DataType: 'String', StringValue: messageGroupOf(message.connection) },
   };
   const projectId = projectIdOf(message.event);
   if (projectId) attributes[MESSAGE_ATTRIBUTE_PROJECT] = { DataType: 'String', StringValue: projectId };

@@ -9,6 +9,7 @@ import type { QueueName } from './kinds';
 import { classifyFailure } from '../digest/failures';
 import { describeError } from '../observability';
 import { DIGEST_METRICS } from '../contracts';
+import { MESSAGE_ATTRIBUTE_TENANT } from '../events';
 import type { Log, MessageVisibility, Metrics } from '../ports';
 
 /** One batch's deps: its queue's kinds' and the batch loop's own. */
@@ -102,12 +103,21 @@ async function requeued(record: SQSRecord, waitSeconds: number, visibility: Mess
   attributes[PACE_REQUEUES_ATTRIBUTE] = String(requeues + 1);
   const delaySeconds = paceRequeueDelaySeconds(waitSeconds, requeues);
   try {
-    await visibility.requeue({ body: record.body, attributes, groupId: record.attributes?.MessageGroupId }, delaySeconds);
+    await visibility.requeue({ body: record.body, attributes, groupId: requeueGroupOf(record) }, delaySeconds);
     return true;
   } catch (error) {
     log.warn('could not send a paced record again; it is handed back', { messageId: record.messageId, ...describeError(error) });
     return false;
   }
+}
+
+/**
+ * The tenant group a re-sent record keeps: its MessageGroupId, or (should the event source not pass the
+ * group on) the tenant ingest named in its attributes. A copy without a group would count as a quiet
+ * tenant of its own and be received ahead of the other tenants.
+ */
+export function requeueGroupOf(record: Pick<SQSRecord, 'attributes' | 'messageAttributes'>): string | undefined {
+  return record.attributes?.MessageGroupId ?? record.messageAttributes?.[MESSAGE_ATTRIBUTE_TENANT]?.stringValue;
 }
 
 /** The partial batch response, counted: the BatchItemFailures alarm reads BatchItemFailed. */

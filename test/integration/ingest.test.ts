@@ -120,7 +120,7 @@ describe('ingest: accepted deliveries', () => {
       },
       received_at: new Date(START).toISOString(),
     });
-    expect(messages[0]!.attributes).toEqual({ type: 'run.completed', project_id: 'p-9', event_id: req.id });
+    expect(messages[0]!.attributes).toEqual({ type: 'run.completed', project_id: 'p-9', tenant: 'stack', event_id: req.id });
   });
 
   it('verifies a base64-encoded body on its decoded bytes', async () => {
