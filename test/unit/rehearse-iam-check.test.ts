@@ -51,6 +51,11 @@ let template: CfnTemplate;
 let ctx: ResolveContext;
 let tableArn: string;
 let digestQueueArn: string;
+
+/** The digest worker's receive from its own queue: allowed by its role, outside DynamoDB. */
+function receiveFromDigestQueue(): RecordedAwsCall {
+  return { principal: 'digest', service: 'sqs', action: 'sqs:ReceiveMessage', resources: [digestQueueArn], context: {} };
+}
 let ingestRoleId: string;
 let digestRoleId: string;
 
@@ -203,13 +208,7 @@ describe('checkCalls on the synthesized roles', () => {
   });
 
   it('names a statement without a Sid by its position in its policy', async () => {
-    const receive: RecordedAwsCall = {
-      principal: 'digest',
-      service: 'sqs',
-      action: 'sqs:ReceiveMessage',
-      resources: [digestQueueArn],
-      context: {},
-    };
+    const receive = receiveFromDigestQueue();
     const [verdict] = await checkCalls(digest, [receive]);
     expect(verdict!.allowed).toBe(true);
     expect(verdict!.explanation).toMatch(/allowed by statement #\d+ of DigestWorkerDigestRoleDefaultPolicy/);
@@ -297,13 +296,7 @@ describe("checkCalls under a tenant's session policy (role ∩ tenantSessionPoli
   });
 
   it("allows the keys that are no tenant's data, and whatever the role allows outside DynamoDB", async () => {
-    const receive: RecordedAwsCall = {
-      principal: 'digest',
-      service: 'sqs',
-      action: 'sqs:ReceiveMessage',
-      resources: [digestQueueArn],
-      context: {},
-    };
+    const receive = receiveFromDigestQueue();
     const verdicts = await checkCalls(digest, [read('dynamodb:GetItem', `${TABLE.prefixes.pace}C1`), receive], session(clientA));
     expect(verdicts.map((verdict) => verdict.allowed)).toEqual([true, true]);
   });
