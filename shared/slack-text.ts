@@ -156,6 +156,7 @@ function* iterateUnits(s: string): Generator<string> {
   let mustReach = 0; // end index of the furthest entity begun in the current unit
   for (const { segment, index } of (graphemeSegmenter ??= new Intl.Segmenter('en', { granularity: 'grapheme' })).segment(s)) {
     const end = index + segment.length;
+    if (segment === '<') mustReach = Math.max(mustReach, renderedMarkupEnd(s, index));
     for (let at = s.indexOf('&', index); at !== -1 && at < end; at = s.indexOf('&', at + 1)) {
       const entity = ENTITIES.find((e) => s.startsWith(e, at));
       if (entity !== undefined) mustReach = Math.max(mustReach, at + entity.length);
@@ -168,9 +169,18 @@ function* iterateUnits(s: string): Generator<string> {
   if (unitStart < s.length) yield s.slice(unitStart);
 }
 
+/** Where a link or date the renderer wrote (`<https://…|label>`, `<!date^…|…>`) starting at `at` ends; `at` if none does. */
+function renderedMarkupEnd(s: string, at: number): number {
+  for (const markup of RENDERED_MARKUP_AT) {
+    markup.lastIndex = at;
+    if (markup.test(s)) return markup.lastIndex;
+  }
+  return at;
+}
+
 /**
  * Shortens `s` to at most `maxChars` UTF-16 code units, `suffix` included, cutting only between
- * grapheme clusters and never inside an escaped entity (see `unbreakableUnits`). Trailing whitespace
+ * grapheme clusters and never inside an escaped entity or a link or date the renderer wrote (see `unbreakableUnits`). Trailing whitespace
  * before the suffix is dropped. Text that already fits is returned unchanged. If even the suffix does
  * not fit, the suffix itself is shortened (grapheme-safe) and returned; `maxChars <= 0` gives `''`.
  *
@@ -222,6 +232,8 @@ export function findUnescapedMarkup(text: string, options: { allowLinks?: boolea
 const RENDERED_LINK = /<https:\/\/[^\s<>|]+\|[^<>|]+>/g;
 /** A date token the renderer itself writes (`<!date^1794994200^{date_short_pretty} {time}|fallback>`). */
 const RENDERED_DATE = /<!date\^\d+\^(?:\{[a-z_]+\} ?)+\|[^<>|]+>/g;
+/** The same, anchored where a cut would fall: a truncation keeps each whole or drops it, never leaves a bare `<`. */
+const RENDERED_MARKUP_AT = [RENDERED_LINK, RENDERED_DATE].map((markup) => new RegExp(markup.source, 'y'));
 
 interface TextLike {
   type: string;

@@ -79,6 +79,19 @@ describe('truncateText', () => {
     expect(truncateText('', 0)).toBe('');
   });
 
+  it("never cuts through a link or date the renderer wrote: keeps it whole or drops it, so no bare '<' is left", () => {
+    const link = `<https://app.example.com/p/${'%60'.repeat(40)}/runs/r-2|gap 7>`;
+    const date = '<!date^1794994200^{date_short_pretty}|Nov 20>';
+    const text = `a ${link} b ${date} c`;
+    for (let max = 1; max <= text.length; max++) {
+      const cut = truncateText(text, max);
+      expect(cut.length).toBeLessThanOrEqual(max);
+      expect(findUnescapedMarkup(cut, { allowLinks: true })).toBeNull();
+    }
+    expect(truncateText(text, link.length)).toBe('a…');
+    expect(truncateText(text, link.length + 4)).toBe(`a ${link}…`);
+  });
+
   it('cuts ASCII and appends the suffix within the limit', () => {
     expect(truncateText('hello world', 8)).toBe('hello w…');
     expect(truncateText('hello world', 7)).toBe('hello…'); // trailing space dropped
