@@ -2,7 +2,6 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, relative, resolve } from 'node:path';
 import js from '@eslint/js';
-import importX, { createNodeResolver } from 'eslint-plugin-import-x';
 import ts from 'typescript';
 import tseslint from 'typescript-eslint';
 
@@ -91,19 +90,12 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
     },
   },
-  // No import cycles anywhere: ports are leaves, and every module's dependencies form a tree.
+  // No import cycles anywhere: ports are leaves, and every module's dependencies form a tree. One rule,
+  // the local one: import-x/no-cycle skipped `import type` and took half of lint's time (31 s of 63 s).
   {
     files: ['**/*.ts', '**/*.mts'],
-    plugins: { 'import-x': importX, bridge: { rules: { 'no-import-cycle': noImportCycle } } },
-    settings: {
-      'import-x/extensions': ['.ts', '.mts', '.js', '.mjs'],
-      'import-x/parsers': { '@typescript-eslint/parser': ['.ts', '.mts'] },
-      'import-x/resolver-next': [createNodeResolver({ extensions: ['.ts', '.mts', '.js', '.mjs'] })],
-    },
-    rules: {
-      'import-x/no-cycle': 'error',
-      'bridge/no-import-cycle': 'error',
-    },
+    plugins: { bridge: { rules: { 'no-import-cycle': noImportCycle } } },
+    rules: { 'bridge/no-import-cycle': 'error' },
   },
   // Import boundaries of the hexagon: the domain (shared/ outside adapters) sees only ports; adapters
   // and functions never reach into the local stack or the CLI.
