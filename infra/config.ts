@@ -221,7 +221,11 @@ export function loadStageConfig(stage: unknown, dir: string = CONFIG_DIR): Bridg
   const path = join(dir, `${stage}.json`);
   const file = relative(process.cwd(), path) || path;
   if (!existsSync(path))
-    throw ConfigError.inFile('stage', file, `names a stage without a file: create ${file} (stages: ${stages}; see config/example.json)`);
+    throw ConfigError.inFile(
+      'stage',
+      'the command line',
+      `is "${stage}", a stage without a file: create ${file} (copy config/example.json), or pass a stage that has one (${stages})`,
+    );
   return parseStageConfig(stage, readJsonObject(path, file), file);
 }
 

@@ -153,7 +153,9 @@ describe('the stage', () => {
   });
 
   it('must have a file, named in the error', () => {
-    expect(() => loadStageConfig('prod', configDir({ dev: devConfig() }))).toThrow(/prod\.json.*"stage" names a stage without a file/);
+    expect(() => loadStageConfig('prod', configDir({ dev: devConfig() }))).toThrow(
+      /^the command line: "stage" is "prod", a stage without a file: create .*prod\.json \(copy config\/example\.json\), or pass a stage that has one \(dev\)/,
+    );
   });
 
   it('must be a lower-case name', () => {
