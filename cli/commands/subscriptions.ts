@@ -74,11 +74,18 @@ matching is an error that names them. On the local stack the channel must be one
     },
     remove: {
       summary: 'unsubscribes a channel from a project',
-      synopsis: '--project ID --channel C [options]',
-      options: { project: PROJECT, channel: CHANNEL, ...TABLE_OPTIONS },
+      synopsis: '--project NAME|ID --channel C [options]',
+      description: `Unsubscribes the channel from the project, found by its id or its name (whole, then a part of it)
+among the channel's own subscriptions, so a project the service no longer lists can still be removed.`,
+      options: {
+        project: { value: 'NAME|ID', help: "the project's name or id, as the channel's subscription shows it" },
+        channel: CHANNEL,
+        ...TABLE_OPTIONS,
+      },
       run: (parsed, io) => {
-        const change = changeArgs(parsed);
-        return withStore(parsed, io, (store, ctx) => remove(change, store, ctx.out));
+        const channel = channelIdOf(parsed, need(parsed, 'channel'));
+        const query = need(parsed, 'project');
+        return withStore(parsed, io, (store, ctx) => remove({ query, channel }, store, ctx.out));
       },
     },
   },
@@ -174,12 +181,9 @@ function describe(s: Subscription): string {
   return `${s.channel}  ${s.projectName} (${s.projectId})  mode ${s.mode}${muted}  — ${s.lastChange} by ${s.changedBy}`;
 }
 
-interface ChangeArgs {
+interface AddArgs {
   projectId: string;
   channel: string;
-}
-
-interface AddArgs extends ChangeArgs {
   projectName: string;
   mode: DigestMode | undefined;
 }
@@ -189,7 +193,7 @@ async function projectNamed(query: string, ctx: CommandContext): Promise<NamedPr
   const projects = await serviceProjects(ctx);
   const match = matchProject(query, projects);
   if (match.status === 'found') return match.project;
-  const listed = (list: readonly NamedProject[]) => list.map((p) => `${p.name} (${p.id})`).join(', ');
+  const listed = listedProjects;
   if (match.status === 'ambiguous')
     throw new CliError(
       `"${query}" matches ${match.candidates.length} projects: ${listed(match.candidates)}`,
@@ -220,12 +224,6 @@ async function checkLocalChannel(channel: string, ctx: CommandContext): Promise<
     throw new CliError(`the bot is not in channel ${channel} (#${info.name})`, `/invite the bot into #${info.name}`, 'bad_channel');
 }
 
-function changeArgs(parsed: Parsed): ChangeArgs {
-  const projectId = need(parsed, 'project');
-  const channel = channelIdOf(parsed, need(parsed, 'channel'));
-  return { projectId, channel };
-}
-
 async function add(args: AddArgs, store: DynamoSubscriptionStore, ctx: CommandContext): Promise<CommandResult> {
   const { mode } = args;
   const result = await store.subscribe({
@@ -245,9 +243,28 @@ async function add(args: AddArgs, store: DynamoSubscriptionStore, ctx: CommandCo
   return { exitCode: 0, json: result };
 }
 
-async function remove(args: ChangeArgs, store: DynamoSubscriptionStore, out: Output): Promise<CommandResult> {
-  const { projectId: project, channel } = args;
-  const removed = await store.unsubscribe(project, channel);
-  out.say(removed ? `✓ unsubscribed ${channel} from ${project}` : `${channel} was not subscribed to ${project}; nothing changed`);
-  return { exitCode: 0, json: { removed, projectId: project, channel } };
+/** Finds the project among the channel's subscriptions (as `add` finds it among the service's) and removes it. */
+async function remove(args: { query: string; channel: string }, store: DynamoSubscriptionStore, out: Output): Promise<CommandResult> {
+  const { query, channel } = args;
+  const subscribed = (await store.listAll()).filter((s) => s.channel === channel).map((s) => ({ id: s.projectId, name: s.projectName }));
+  const match = matchProject(query, subscribed);
+  if (match.status === 'ambiguous')
+    throw new CliError(
+      `"${query}" matches ${match.candidates.length} of ${channel}'s subscriptions: ${listedProjects(match.candidates)}`,
+      'pass the id of the one you mean to --project',
+      'ambiguous_project',
+    );
+  if (match.status !== 'found') {
+    const has = subscribed.length > 0 ? `it has ${listedProjects(subscribed)}` : 'it has none';
+    out.say(`${channel} was not subscribed to "${query}" (${has}); nothing changed`);
+    return { exitCode: 0, json: { removed: false, query, channel } };
+  }
+  const { id: projectId, name } = match.project;
+  const removed = await store.unsubscribe(projectId, channel);
+  out.say(removed ? `✓ unsubscribed ${channel} from ${name} (${projectId})` : `${channel} was not subscribed to ${name}; nothing changed`);
+  return { exitCode: 0, json: { removed, projectId, channel } };
+}
+
+function listedProjects(projects: readonly NamedProject[]): string {
+  return projects.map((p) => `${p.name} (${p.id})`).join(', ');
 }

@@ -1,6 +1,7 @@
 // `npx bridge subscriptions add` subscribes as `/visibility subscribe` does: the project by name or id
 // among the service's (no match: suggestions), the channel by id and, on the local stack, one its Slack
 // has; the default mode is the Slack app's. The subscribed channel then gets the project's digests.
+// `remove` finds the project by name or id among the channel's own subscriptions.
 import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { slackOf, startCliStack, type CliStack } from './helpers';
@@ -46,5 +47,17 @@ describe('subscriptions add on the local stack', { timeout: 180_000 }, () => {
     const named = await cli.bridge(['subscriptions', 'add', '--project', 'Ledgerly', '--channel', 'visibility-demo']);
     expect(named.code).toBe(2);
     expect(named.err).toContain("--channel takes the channel's id");
+  });
+
+  it("remove finds the project by name among the channel's own subscriptions; a second remove changes nothing and says so", async () => {
+    const channel = 'C0LOCALDIGEST';
+    expect((await cli.bridge(['subscriptions', 'add', '--project', 'gallery-improvement', '--channel', channel])).code).toBe(0);
+    const removed = await cli.bridge(['subscriptions', 'remove', '--project', 'ledger', '--channel', channel]);
+    expect(removed.code, removed.err).toBe(0);
+    expect(removed.out).toBe(`✓ unsubscribed ${channel} from Ledgerly (gallery-improvement)\n`);
+    expect((await cli.bridge(['subscriptions', 'list', '--channel', channel])).out).toBe('no subscriptions\n');
+    const again = await cli.bridge(['subscriptions', 'remove', '--project', 'Ledgerly', '--channel', channel]);
+    expect(again.code).toBe(0);
+    expect(again.out).toBe(`${channel} was not subscribed to "Ledgerly" (it has none); nothing changed\n`);
   });
 });
