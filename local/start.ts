@@ -2,7 +2,7 @@
  * `npm start` — the whole bridge on this machine against the visibility-service simulator.
  * See `npm start -- --help`.
  */
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, relative, resolve } from 'node:path';
 import { DEFAULT_READY_FILE } from './ready-info';
 import { Command, InvalidArgumentError, Option } from 'commander';
@@ -15,6 +15,8 @@ import { SKIP_MESSAGES, type LocalLogEntry } from './local-observability';
 import { sendDemoRun, type DemoRunOutcome } from './demo-history';
 import { LOCAL_TOPOLOGY } from './topology';
 import { MAX_CONNECTIONS } from './stack/connections';
+import { isAlive } from './stack/data-dir';
+import { writeJson } from './stack/state';
 import type { PostedMessage, RecordedCall } from './slack/server';
 
 const DEFAULT_PORT = 8787;
@@ -350,25 +352,18 @@ function checkReadyFileFree(file: string): void {
   } catch {
     return; // absent or unreadable: ours to write
   }
-  if (typeof pid !== 'number' || pid === process.pid) return;
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return; // left by a stack that is gone
-  }
+  // Not ours, and not left by a stack that is gone.
+  if (typeof pid !== 'number' || pid === process.pid || !isAlive(pid)) return;
   throw new UsageError(
     `${file} belongs to another running local stack (pid ${pid}); for a second one pass --ready-file FILE and --port 0 --simulator-port 0`,
   );
 }
 
 function writeReadyFile(file: string, stack: LocalStack): void {
-  mkdirSync(dirname(file), { recursive: true });
-  const temporary = `${file}.${process.pid}.tmp`;
   try {
-    writeFileSync(temporary, `${JSON.stringify(stack.readyInfo(), null, 2)}\n`, { mode: 0o600 });
-    renameSync(temporary, file);
+    mkdirSync(dirname(file), { recursive: true });
+    writeJson(file, stack.readyInfo(), 2);
   } catch (error) {
-    rmSync(temporary, { force: true });
     throw new LocalStackError(`cannot write the ready file ${file}: ${error instanceof Error ? error.message : String(error)}`);
   }
 }

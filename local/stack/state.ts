@@ -116,10 +116,14 @@ function readJson(file: string): unknown {
 }
 
 /** Written aside and renamed, so a stop half-way never leaves half a file. Only this user may read the secrets. */
-function writeJson(file: string, value: unknown): void {
+export function writeJson(file: string, value: unknown, indent?: number): void {
   const temporary = `${file}.${process.pid}.tmp`;
-  writeFileSync(temporary, `${JSON.stringify(value)}\n`, { mode: 0o600 });
-  renameSync(temporary, file);
+  try {
+    writeFileSync(temporary, `${JSON.stringify(value, null, indent)}\n`, { mode: 0o600 });
+    renameSync(temporary, file);
+  } finally {
+    rmSync(temporary, { force: true });
+  }
 }
 
 function unusable(file: string, why: string): LocalStackError {
