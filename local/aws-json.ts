@@ -8,6 +8,9 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isRecord } from '../shared/util';
 import { readBody, sendJson } from './http';
 
+/** The account every local AWS server's ARNs and URLs name. */
+export const LOCAL_ACCOUNT_ID = '000000000000';
+
 /** An error of the protocol (an unknown operation, a body that is no JSON object), or one a service throws. */
 export class AwsJsonError extends Error {
   constructor(

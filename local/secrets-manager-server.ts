@@ -12,9 +12,10 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { AwsJsonError, serveAwsJson, type AwsJsonService } from './aws-json';
+import { AwsJsonError, LOCAL_ACCOUNT_ID, serveAwsJson, type AwsJsonService } from './aws-json';
 import { BodyTooLargeError, closeServer, listen } from './http';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { LOCAL_CREDENTIALS } from '../shared/adapters/aws-clients';
 
 export interface SecretsManagerServerOptions {
   /** 0 (default) picks a free port. */
@@ -25,7 +26,6 @@ export interface SecretsManagerServerOptions {
   region?: string;
 }
 
-export const ACCOUNT_ID = '000000000000';
 const NAME = /^[A-Za-z0-9/_+=.@-]{1,512}$/;
 const CURRENT = 'AWSCURRENT';
 const PREVIOUS = 'AWSPREVIOUS';
@@ -169,7 +169,7 @@ export class LocalSecretsManagerServer {
     const now = Date.now();
     const secret: Secret = {
       name,
-      arn: `arn:aws:secretsmanager:${this.region}:${ACCOUNT_ID}:secret:${name}-${randomBytes(3).toString('hex')}`,
+      arn: `arn:aws:secretsmanager:${this.region}:${LOCAL_ACCOUNT_ID}:secret:${name}-${randomBytes(3).toString('hex')}`,
       description: optString(input, 'Description'),
       created: now,
       changed: now,
@@ -293,7 +293,7 @@ export function createSecretsManagerClient(endpoint: string, region = 'us-east-1
   return new SecretsManagerClient({
     endpoint,
     region,
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    credentials: LOCAL_CREDENTIALS,
     maxAttempts: 1,
   });
 }

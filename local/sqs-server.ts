@@ -1,11 +1,11 @@
 // A small SQS-compatible server (AWS JSON 1.0 protocol) for local runs and integration tests.
 // The real @aws-sdk/client-sqs talks to it unchanged; state lives in memory.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { AwsJsonError, serveAwsJson, type AwsJsonService } from './aws-json';
+import { AwsJsonError, LOCAL_ACCOUNT_ID, serveAwsJson, type AwsJsonService } from './aws-json';
 import { BodyTooLargeError, closeServer, listen } from './http';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { createSqsClient as createBoundedSqsClient, LOCAL_CREDENTIALS } from '../shared/adapters/aws-clients';
-import { SqsEngine, type DeadLettered, type QueuesSnapshot } from './sqs/engine';
+import { SqsEngine, type DeadLettered } from './sqs/engine';
 import { SqsError, internalError } from './sqs/errors';
 
 export interface SqsServerOptions {
@@ -23,71 +23,46 @@ export interface SqsServerOptions {
   fairQueues?: boolean;
 }
 
-export const ACCOUNT_ID = '000000000000';
-
-export class SqsServer {
+/** The engine (./sqs/engine) behind its HTTP listener: queue URLs, ARNs, snapshots and `expedite` are the engine's. */
+export class SqsServer extends SqsEngine {
   private constructor(
     private readonly server: Server,
-    private readonly engine: SqsEngine,
     readonly url: string,
     readonly region: string,
-  ) {}
-
-  static async start(options: SqsServerOptions = {}): Promise<SqsServer> {
-    const region = options.region ?? 'us-east-1';
-    const server = createServer();
-    const { url } = await listen(server, options.port, options.host ?? '127.0.0.1');
-    const engine = new SqsEngine({
+    options: SqsServerOptions,
+  ) {
+    super({
       baseUrl: url,
       region,
-      accountId: ACCOUNT_ID,
+      accountId: LOCAL_ACCOUNT_ID,
       ...(options.timeScale ? { timeScale: options.timeScale } : {}),
       ...(options.onDeadLetter ? { onDeadLetter: options.onDeadLetter } : {}),
       ...(options.fairQueues === false ? { fairQueues: false } : {}),
     });
+  }
+
+  static async start(options: SqsServerOptions = {}): Promise<SqsServer> {
+    const server = createServer();
+    const { url } = await listen(server, options.port, options.host ?? '127.0.0.1');
+    const instance = new SqsServer(server, url, options.region ?? 'us-east-1', options);
     const service: AwsJsonService = {
       targetPrefix: 'AmazonSQS.',
       contentType: 'application/x-amz-json-1.0',
       // Far above SQS's 1 MiB message limit plus batch overhead; only guards memory.
       maxRequestBytes: 16 * 1024 * 1024,
-      dispatch: (operation, input, signal) => engine.dispatch(operation, input, signal),
+      dispatch: (operation, input, signal) => instance.dispatch(operation, input, signal),
       answerError: (error) => {
         const { type, message, status, queryCode, fault } = asSqsError(error);
         return { type, message, status, headers: { 'x-amzn-query-error': `${queryCode};${fault}` } };
       },
     };
     server.on('request', (req: IncomingMessage, res: ServerResponse) => void serveAwsJson(service, req, res));
-    return new SqsServer(server, engine, url, region);
-  }
-
-  /** See `SqsEngine.expedite`: the rest of these messages' visibility timeout, compressed by timeScale. */
-  expedite(queueUrl: string, messageIds: readonly string[]): void {
-    this.engine.expedite(queueUrl, messageIds);
-  }
-
-  /** `${url}/000000000000/<name>`, whether or not the queue exists. */
-  queueUrl(name: string): string {
-    return this.engine.queueUrl(name);
-  }
-
-  /** `arn:aws:sqs:<region>:000000000000:<name>`, whether or not the queue exists. */
-  queueArn(name: string): string {
-    return this.engine.queueArn(name);
-  }
-
-  /** See `SqsEngine.snapshot`: every queue's messages, as JSON. */
-  snapshot(): QueuesSnapshot {
-    return this.engine.snapshot();
-  }
-
-  /** See `SqsEngine.restore`. */
-  restore(snapshot: QueuesSnapshot): void {
-    this.engine.restore(snapshot);
+    return instance;
   }
 
   /** Ends long polls at once (with no messages), stops timers and closes every socket. */
   async close(): Promise<void> {
-    this.engine.close();
+    this.stop();
     // Let the ended long polls' responses flush before dropping connections.
     await new Promise<void>((resolve) => setImmediate(resolve));
     await closeServer(this.server);

@@ -2,10 +2,10 @@
  * `npm start` — the whole bridge on this machine against the visibility-service simulator.
  * See `npm start -- --help`.
  */
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, relative, resolve } from 'node:path';
 import { DEFAULT_READY_FILE } from './ready-info';
-import { parseArgs } from 'node:util';
+import { Command, InvalidArgumentError, Option } from 'commander';
 import pc from 'picocolors';
 import { DIGEST_MODES, ENV, HTTP_PATHS, type DigestMode } from '../shared/contracts';
 import { dashboardUrlTemplateProblem } from '../shared/digest/links';
@@ -15,6 +15,8 @@ import { SKIP_MESSAGES, type LocalLogEntry } from './local-observability';
 import { sendDemoRun, type DemoRunOutcome } from './demo-history';
 import { LOCAL_TOPOLOGY } from './topology';
 import { MAX_CONNECTIONS } from './stack/connections';
+import { isAlive } from './stack/data-dir';
+import { writeJson } from './stack/state';
 import type { PostedMessage, RecordedCall } from './slack/server';
 
 const DEFAULT_PORT = 8787;
@@ -22,164 +24,137 @@ const DEFAULT_PORT = 8787;
 const SIMULATOR_PORT = 8788;
 const SHUTDOWN_TIMEOUT_MS = 15_000;
 
-const HELP = `Run the whole bridge on this machine: webhook endpoint (API Gateway + ingest function),
-DynamoDB (dynalite), SQS queue + DLQ, the digest function, a local Slack and the
-visibility-service simulator. This terminal prints one line per delivery, digest, skipped run,
-DLQ arrival and failure; the Slack preview (its URL is in the banner) shows every message in full.
+class UsageError extends Error {}
 
-Usage: npm start -- [options]
+/** A whole number from `min` to `max`, as commander parses a flag's value. */
+function wholeNumber(min: number, max: number): (value: string) => number {
+  return (value) => {
+    if (!/^\d+$/.test(value.trim()) || Number(value) < min || Number(value) > max)
+      throw new InvalidArgumentError(`must be a whole number from ${min} to ${max}`);
+    return Number(value);
+  };
+}
 
-Options:
-  --port N            port of the webhook endpoint (default ${DEFAULT_PORT}; 0 = any free port)
-  --secret S          webhook signing secret (repeatable: all are accepted, the first is
-                      registered with the simulator); default: one generated and printed
-  --connections N     also run N clients of an agency (default 0): each a service workspace (its own
-                      simulator, projects, read key and webhook /webhook/client-a…) and a Slack
-                      workspace of the local Slack the app is installed in through "Add to Slack";
-                      \`npx bridge trigger|doctor --connection client-a\` acts on one
-  --no-demo           don't send a demo run.completed once ready
-  --slack-log FILE    append one JSON line per Slack API call (method, channel, text, blocks, thread_ts)
-  --fixture FILE      simulator data from a JSON fixture (format: SimulatorFixture in
-                      local/simulator/data.ts) instead of generated projects
-  --api-latency MS    latency the simulator adds to every read-API request (default 0)
-  --dashboard-url T   dashboard URL template for links in digests (https; placeholders {project_id},
-                      {run_id}, {prompt_id}, {asset_id}); default: no links
-  --digest-mode M     full (default) or changes: a run where nothing moved posts one compact line
-  --data-dir DIR      where the state is kept across restarts: the table, the queues and their
-                      DLQs, the secrets, the Slack messages (default .local/, or FILE.data/ beside
-                      a --ready-file FILE); the demo run is sent once per data dir
-  --fresh             forget the kept state and start clean
-  --refuse-native-blocks
-                      the local Slack answers invalid_blocks to every chart and table block, as a
-                      workspace Slack's rollout has not reached: digests fall back to words (and the PNG)
-  --simulator-port N  port of the simulator (default ${SIMULATOR_PORT}, or any free one if taken;
-                      0 = any free port)
-  --secrets-manager-port N
-                      port of the local Secrets Manager holding the signing secrets, read-API key
-                      and Slack token (default 0 = any free port; \`npx bridge secrets …\` changes
-                      them, the functions re-read them every 2 s)
-  --events-port N     port of the live event stream \`npx bridge tail\` reads (default 0 = any free port)
-  --ready-file FILE   where to write the endpoints, ports, secrets and project ids as JSON once
-                      ready (default .local/ready.json, which \`npx bridge\` reads by itself;
-                      removed again on shutdown)
-  --verbose           print every Slack message in full and the functions' info log lines too
-                      (default: one line per digest, skip, DLQ arrival, warning and error)
-  -h, --help          show this help
+function nonEmpty(value: string): string {
+  if (value.trim() === '') throw new InvalidArgumentError('needs a non-empty value');
+  return value;
+}
 
+function dashboardUrl(template: string): string {
+  const problem = dashboardUrlTemplateProblem(nonEmpty(template));
+  if (problem !== null)
+    throw new InvalidArgumentError(`${problem}, e.g. https://app.example.com/projects/{project_id}/prompts/{prompt_id}`);
+  return template;
+}
+
+const PORT = wholeNumber(0, 65_535);
+
+const program = new Command('npm start')
+  .usage('-- [options]')
+  .description(
+    `Run the whole bridge on this machine: webhook endpoint (API Gateway + ingest function), DynamoDB (dynalite), SQS queue + DLQ, the digest function, a local Slack and the visibility-service simulator. This terminal prints one line per delivery, digest, skipped run, DLQ arrival and failure; the Slack preview (its URL is in the banner) shows every message in full.`,
+  )
+  .option('--port <n>', 'port of the webhook endpoint (0 = any free port)', PORT, DEFAULT_PORT)
+  .option(
+    '--secret <s>',
+    'webhook signing secret (repeatable: all are accepted, the first is registered with the simulator); default: one generated and printed',
+    (secret: string, secrets: string[] = []) => [...secrets, secret],
+  )
+  .option(
+    '--connections <n>',
+    'also run N clients of an agency: each a service workspace (its own simulator, projects, read key and webhook /webhook/client-a…) and a Slack workspace of the local Slack the app is installed in through "Add to Slack"; `npx bridge trigger|doctor --connection client-a` acts on one',
+    wholeNumber(0, MAX_CONNECTIONS),
+    0,
+  )
+  .option('--no-demo', "don't send a demo run.completed once ready")
+  .option('--slack-log <file>', 'append one JSON line per Slack API call (method, channel, text, blocks, thread_ts)', nonEmpty)
+  .option(
+    '--fixture <file>',
+    'simulator data from a JSON fixture (SimulatorFixture in local/simulator/fixture.ts) instead of generated projects',
+    nonEmpty,
+  )
+  .option('--api-latency <ms>', 'latency the simulator adds to every read-API request', wholeNumber(0, 600_000))
+  .option(
+    '--dashboard-url <t>',
+    'dashboard URL template for links in digests (https; placeholders {project_id}, {run_id}, {prompt_id}, {asset_id}); default: no links',
+    dashboardUrl,
+  )
+  .addOption(
+    new Option('--digest-mode <m>', 'full, or changes: a run where nothing moved posts one compact line')
+      .choices(DIGEST_MODES)
+      .default('full'),
+  )
+  .option(
+    '--data-dir <dir>',
+    'where the state is kept across restarts: the table, the queues and their DLQs, the secrets, the Slack messages (default .local/, or FILE.data/ beside a --ready-file FILE); the demo run is sent once per data dir',
+    nonEmpty,
+  )
+  .option('--fresh', 'forget the kept state and start clean')
+  .option(
+    '--refuse-native-blocks',
+    "the local Slack answers invalid_blocks to every chart and table block, as a workspace Slack's rollout has not reached: digests fall back to words (and the PNG)",
+  )
+  .option('--simulator-port <n>', `port of the simulator (default ${SIMULATOR_PORT}, or any free one if taken; 0 = any free port)`, PORT)
+  .option(
+    '--secrets-manager-port <n>',
+    'port of the local Secrets Manager holding the signing secrets, read-API key and Slack token (0 = any free port; `npx bridge secrets …` changes them, the functions re-read them every 2 s)',
+    PORT,
+    0,
+  )
+  .option('--events-port <n>', 'port of the live event stream `npx bridge tail` reads (0 = any free port)', PORT, 0)
+  .option(
+    '--ready-file <file>',
+    'where to write the endpoints, ports, secrets and project ids as JSON once ready (`npx bridge` reads the default by itself; removed again on shutdown)',
+    nonEmpty,
+    DEFAULT_READY_FILE,
+  )
+  .option(
+    '--verbose',
+    "print every Slack message in full and the functions' info log lines too (default: one line per digest, skip, DLQ arrival, warning and error)",
+  )
+  .helpOption('-h, --help', 'show this help')
+  .showHelpAfterError('(see npm start -- --help)')
+  .addHelpText(
+    'after',
+    `
 Environment:
   SLACK_BOT_TOKEN + SLACK_CHANNEL                 post digests to this real Slack channel instead (its id, C…)
   VISIBILITY_API_BASE_URL + VISIBILITY_API_KEY    read from the real service instead of the simulator
 
 Once running, trigger a run with the simulator CLI (the exact command is printed), e.g.
-  npm run simulator -- trigger-run --url http://127.0.0.1:${SIMULATOR_PORT} --project <id>
-`;
+  npm run simulator -- trigger-run --url http://127.0.0.1:${SIMULATOR_PORT} --project <id>`,
+  );
 
-class UsageError extends Error {}
+/** The flags as commander hands them over (camel-cased), with the data directory resolved. */
+interface Args {
+  port: number;
+  secret?: string[];
+  connections: number;
+  demo: boolean;
+  slackLog?: string;
+  fixture?: string;
+  apiLatency?: number;
+  dashboardUrl?: string;
+  digestMode: DigestMode;
+  dataDir: string;
+  fresh?: boolean;
+  refuseNativeBlocks?: boolean;
+  /** Undefined: try SIMULATOR_PORT, else any free port. */
+  simulatorPort?: number;
+  secretsManagerPort: number;
+  eventsPort: number;
+  readyFile: string;
+  verbose?: boolean;
+}
 
-type Args = ReturnType<typeof parse>;
-
-function parse(argv: string[]) {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      options: {
-        port: { type: 'string' },
-        'simulator-port': { type: 'string' },
-        'secrets-manager-port': { type: 'string' },
-        'events-port': { type: 'string' },
-        secret: { type: 'string', multiple: true },
-        connections: { type: 'string' },
-        'no-demo': { type: 'boolean' },
-        'slack-log': { type: 'string' },
-        fixture: { type: 'string' },
-        'api-latency': { type: 'string' },
-        'dashboard-url': { type: 'string' },
-        'digest-mode': { type: 'string' },
-        'data-dir': { type: 'string' },
-        fresh: { type: 'boolean' },
-        'refuse-native-blocks': { type: 'boolean' },
-        'ready-file': { type: 'string' },
-        verbose: { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      },
-      strict: true,
-      allowPositionals: false,
-    }));
-  } catch (error) {
-    throw new UsageError(argumentProblem(error));
-  }
-  const readyFile = nonEmpty('--ready-file', values['ready-file']) ?? DEFAULT_READY_FILE;
-  return {
-    port: wholeNumber('--port', values.port, DEFAULT_PORT, 0, 65_535),
-    // Undefined: try SIMULATOR_PORT, else any free port.
-    simulatorPort:
-      values['simulator-port'] === undefined ? undefined : wholeNumber('--simulator-port', values['simulator-port'], 0, 0, 65_535),
-    secretsManagerPort: wholeNumber('--secrets-manager-port', values['secrets-manager-port'], 0, 0, 65_535),
-    eventsPort: wholeNumber('--events-port', values['events-port'], 0, 0, 65_535),
-    secrets: values.secret ?? [],
-    connections: wholeNumber('--connections', values.connections, 0, 0, MAX_CONNECTIONS),
-    demo: values['no-demo'] !== true,
-    slackLog: nonEmpty('--slack-log', values['slack-log']),
-    fixture: nonEmpty('--fixture', values.fixture),
-    apiLatencyMs: values['api-latency'] === undefined ? undefined : wholeNumber('--api-latency', values['api-latency'], 0, 0, 600_000),
-    dashboardUrl: dashboardUrl(values['dashboard-url']),
-    digestMode: digestMode(values['digest-mode']),
-    dataDir: nonEmpty('--data-dir', values['data-dir']) ?? defaultDataDir(readyFile),
-    fresh: values.fresh === true,
-    refuseNativeBlocks: values['refuse-native-blocks'] === true,
-    readyFile,
-    verbose: values.verbose === true,
-    help: values.help === true,
-  };
+function parse(argv: string[]): Args {
+  const args = program.parse(argv, { from: 'user' }).opts<Omit<Args, 'dataDir'> & { dataDir?: string }>();
+  return { ...args, dataDir: args.dataDir ?? defaultDataDir(args.readyFile) };
 }
 
 /** `.local/` beside the default ready file; beside another ready file its own, so a second stack keeps its own state. */
 function defaultDataDir(readyFile: string): string {
   return resolve(readyFile) === DEFAULT_READY_FILE ? dirname(DEFAULT_READY_FILE) : `${readyFile.replace(/\.json$/, '')}.data`;
-}
-
-function dashboardUrl(value: string | undefined): string | undefined {
-  const template = nonEmpty('--dashboard-url', value);
-  const problem = template === undefined ? null : dashboardUrlTemplateProblem(template);
-  if (problem !== null)
-    throw new UsageError(`--dashboard-url: ${problem}, e.g. https://app.example.com/projects/{project_id}/prompts/{prompt_id}`);
-  return template;
-}
-
-function digestMode(value: string | undefined): DigestMode {
-  if (value === undefined) return 'full';
-  const mode = DIGEST_MODES.find((m) => m === value);
-  if (mode !== undefined) return mode;
-  throw new UsageError(`--digest-mode must be "full" or "changes", got "${value}"`);
-}
-
-/** parseArgs' messages, reworded to name the flag and point at --help. */
-function argumentProblem(error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error);
-  const code = typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined;
-  const flag = /'([^']+)'/.exec(message)?.[1]?.split(' ')[0];
-  if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') return `unknown option ${flag ?? message}`;
-  if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' && flag !== undefined) {
-    if (/argument missing/.test(message)) return `option ${flag} needs a value`;
-    if (/ambiguous/.test(message)) return `option ${flag} needs a value (write ${flag}=VALUE for a value starting with "-")`;
-    if (/does not take an argument/.test(message)) return `option ${flag} takes no value`;
-  }
-  if (code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') return `unexpected argument ${flag ?? message}`;
-  return message.split('\n')[0] ?? message;
-}
-
-function wholeNumber(flag: string, value: string | undefined, fallback: number, min: number, max: number): number {
-  if (value === undefined) return fallback;
-  if (!/^\d+$/.test(value.trim()) || Number(value) < min || Number(value) > max) {
-    throw new UsageError(`${flag} must be a whole number from ${min} to ${max}, got "${value}"`);
-  }
-  return Number(value);
-}
-
-function nonEmpty(flag: string, value: string | undefined): string | undefined {
-  if (value !== undefined && value.trim() === '') throw new UsageError(`${flag} needs a non-empty value`);
-  return value;
 }
 
 /** Both variables of a pair, or neither. */
@@ -377,25 +352,18 @@ function checkReadyFileFree(file: string): void {
   } catch {
     return; // absent or unreadable: ours to write
   }
-  if (typeof pid !== 'number' || pid === process.pid) return;
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return; // left by a stack that is gone
-  }
+  // Not ours, and not left by a stack that is gone.
+  if (typeof pid !== 'number' || pid === process.pid || !isAlive(pid)) return;
   throw new UsageError(
     `${file} belongs to another running local stack (pid ${pid}); for a second one pass --ready-file FILE and --port 0 --simulator-port 0`,
   );
 }
 
 function writeReadyFile(file: string, stack: LocalStack): void {
-  mkdirSync(dirname(file), { recursive: true });
-  const temporary = `${file}.${process.pid}.tmp`;
   try {
-    writeFileSync(temporary, `${JSON.stringify(stack.readyInfo(), null, 2)}\n`, { mode: 0o600 });
-    renameSync(temporary, file);
+    mkdirSync(dirname(file), { recursive: true });
+    writeJson(file, stack.readyInfo(), 2);
   } catch (error) {
-    rmSync(temporary, { force: true });
     throw new LocalStackError(`cannot write the ready file ${file}: ${error instanceof Error ? error.message : String(error)}`);
   }
 }
@@ -406,10 +374,6 @@ function writeReadyFile(file: string, stack: LocalStack): void {
 
 async function main(argv: string[]): Promise<void> {
   const args = parse(argv);
-  if (args.help) {
-    process.stdout.write(HELP);
-    return;
-  }
   const slackEnv = envPair('SLACK_BOT_TOKEN', 'SLACK_CHANNEL');
   if (slackEnv && !isHomeChannelId(slackEnv[1])) throw new UsageError(`SLACK_CHANNEL ${CHANNEL_ID_HINT}; got "${slackEnv[1]}"`);
   const apiEnv = envPair('VISIBILITY_API_BASE_URL', 'VISIBILITY_API_KEY');
@@ -446,7 +410,7 @@ async function main(argv: string[]): Promise<void> {
 
   const options: LocalStackOptions = {
     port: args.port,
-    ...(args.secrets.length > 0 ? { secrets: args.secrets } : {}),
+    ...(args.secret ? { secrets: args.secret } : {}),
     ...(args.connections > 0 ? { connections: args.connections } : {}),
     simulatorPort: args.simulatorPort ?? SIMULATOR_PORT,
     secretsManagerPort: args.secretsManagerPort,
@@ -461,7 +425,7 @@ async function main(argv: string[]): Promise<void> {
     onSlackMessage: (rendered, call) =>
       args.verbose ? printSlackMessage(rendered, call.thread_ts !== undefined) : printOtherMessage(running.stack, call),
     ...(args.fixture !== undefined ? { fixture: args.fixture } : {}),
-    ...(args.apiLatencyMs !== undefined ? { apiLatencyMs: args.apiLatencyMs } : {}),
+    ...(args.apiLatency !== undefined ? { apiLatencyMs: args.apiLatency } : {}),
     env: {
       [ENV.digestMode]: args.digestMode,
       // The PNG fallback on (a stage's chartsEnabled, off by default): with --refuse-native-blocks the thread gets the PNG.
@@ -471,7 +435,7 @@ async function main(argv: string[]): Promise<void> {
     // The topology's quiet-hours schedule (local/topology.ts: faster than deployed, so a catch-up shows soon after its window).
     quietSweepMs: LOCAL_TOPOLOGY.schedules.quietCatchUp.everyMinutes * 60_000,
     dataDir: args.dataDir,
-    fresh: args.fresh,
+    fresh: args.fresh === true,
     ...(args.refuseNativeBlocks ? { refuseNativeBlocks: true } : {}),
     ...(args.slackLog !== undefined ? { slackLogFile: args.slackLog } : {}),
     ...(slackEnv ? { realSlack: { token: slackEnv[0], channel: slackEnv[1] } } : {}),

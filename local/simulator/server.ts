@@ -9,7 +9,6 @@
  */
 import { setTimeout as delay } from 'node:timers/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { BodyTooLargeError, closeServer, listen, readBody, send } from '../http';
 import { HANDLED_EVENT_TYPES } from '../../shared/events';
 import { timingSafeEqual } from 'node:crypto';
@@ -131,13 +130,12 @@ export class VisibilitySimulator {
 
   private constructor(
     private readonly server: Server,
+    listening: { port: number; url: string },
     options: SimulatorOptions,
     data: SimulatorData,
   ) {
-    const address = server.address() as AddressInfo;
-    const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-    this.port = address.port;
-    this.url = `http://${host}:${address.port}`;
+    this.port = listening.port;
+    this.url = listening.url;
     this.apiKey = options.apiKey ?? DEFAULT_API_KEY;
     this.keyBytes = Buffer.from(`Bearer ${this.apiKey}`);
     this.latencyMs = options.latencyMs ?? 0;
@@ -150,8 +148,8 @@ export class VisibilitySimulator {
     const data =
       options.fixture !== undefined ? SimulatorData.fromFixture(options.fixture, options.seed) : SimulatorData.generate(options.seed);
     const server = createServer();
-    await listen(server, options.port, options.host ?? '127.0.0.1');
-    const simulator = new VisibilitySimulator(server, options, data);
+    const listening = await listen(server, options.port, options.host ?? '127.0.0.1');
+    const simulator = new VisibilitySimulator(server, listening, options, data);
     server.on('request', (req: IncomingMessage, res: ServerResponse) => {
       void simulator.handle(req, res);
     });

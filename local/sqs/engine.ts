@@ -123,7 +123,7 @@ export class SqsEngine {
   }
 
   /** Ends every long poll (empty) and stops all timers. */
-  close(): void {
+  stop(): void {
     this.closed = true;
     for (const queue of this.queues.values()) this.endWaiters(queue);
     this.moveTasks.close();

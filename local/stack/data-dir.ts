@@ -81,7 +81,8 @@ function readTextOrEmpty(file: string): string {
   }
 }
 
-function isAlive(pid: number): boolean {
+/** Whether a process with this id runs (another user's counts). */
+export function isAlive(pid: number): boolean {
   if (pid === process.pid) return true;
   try {
     process.kill(pid, 0);

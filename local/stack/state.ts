@@ -6,6 +6,7 @@
  */
 import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { z } from 'zod';
 import { isRecord, parseJsonOrUndefined } from '../../shared/util';
 import { describeError } from '../../shared/observability';
 import type { QueuesSnapshot } from '../sqs/engine';
@@ -22,14 +23,17 @@ export const DATA_DIR_ENTRIES = {
   demoSent: 'demo-sent',
 } as const;
 
-export interface KeptSecrets {
+const nonEmpty = z.string().min(1);
+const keptSecretsSchema = z.object({
   /** The webhook signing secrets, newest first. */
-  signing: string[];
+  signing: z.array(nonEmpty).min(1),
   /** Absent when the read API or Slack is the real one: their credentials are never written down. */
-  readApiKey?: string;
-  slackToken?: string;
-  keys: StackKeys;
-}
+  readApiKey: z.string().optional().catch(undefined),
+  slackToken: z.string().optional().catch(undefined),
+  keys: z.object({ actionSigningKey: z.string(), slackSigningSecret: z.string() }),
+});
+
+type KeptSecrets = z.infer<typeof keptSecretsSchema>;
 
 /** Restores the queues' messages from the data directory, and writes the stack's state there (at start and on close). */
 export function keeper(
@@ -77,24 +81,9 @@ export function clearDataDir(dataDir: string): void {
 export function readKeptSecrets(dataDir: string): KeptSecrets | undefined {
   const kept = readJson(dataPath(dataDir, 'secrets'));
   if (kept === undefined) return undefined;
-  const { signing, readApiKey, slackToken, keys }: Record<string, unknown> = isRecord(kept) ? kept : {};
-  const isText = (value: unknown): value is string => typeof value === 'string';
-  if (
-    !isRecord(keys) ||
-    !isText(keys['actionSigningKey']) ||
-    !isText(keys['slackSigningSecret']) ||
-    !Array.isArray(signing) ||
-    signing.length === 0 ||
-    !signing.every((s) => isText(s) && s !== '')
-  ) {
-    throw unusable(dataPath(dataDir, 'secrets'), 'it is not the secrets a local stack keeps');
-  }
-  return {
-    signing: signing as string[],
-    ...(isText(readApiKey) ? { readApiKey } : {}),
-    ...(isText(slackToken) ? { slackToken } : {}),
-    keys: { actionSigningKey: keys['actionSigningKey'], slackSigningSecret: keys['slackSigningSecret'] },
-  };
+  const parsed = keptSecretsSchema.safeParse(kept);
+  if (!parsed.success) throw unusable(dataPath(dataDir, 'secrets'), 'it is not the secrets a local stack keeps');
+  return parsed.data;
 }
 
 function readKeptQueues(dataDir: string): QueuesSnapshot | undefined {
@@ -127,10 +116,14 @@ function readJson(file: string): unknown {
 }
 
 /** Written aside and renamed, so a stop half-way never leaves half a file. Only this user may read the secrets. */
-function writeJson(file: string, value: unknown): void {
+export function writeJson(file: string, value: unknown, indent?: number): void {
   const temporary = `${file}.${process.pid}.tmp`;
-  writeFileSync(temporary, `${JSON.stringify(value)}\n`, { mode: 0o600 });
-  renameSync(temporary, file);
+  try {
+    writeFileSync(temporary, `${JSON.stringify(value, null, indent)}\n`, { mode: 0o600 });
+    renameSync(temporary, file);
+  } finally {
+    rmSync(temporary, { force: true });
+  }
 }
 
 function unusable(file: string, why: string): LocalStackError {
