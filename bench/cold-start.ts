@@ -235,8 +235,9 @@ function coldStartEnv(peers: ColdStartPeers, recording = false): Record<string, 
 }
 
 /**
- * Prints `{"load", "wall", "cpu", "result"}`: ms to load the bundle, ms to load it and answer the
- * first invocation, the process's CPU ms (user + system) over both, and the handler's answer.
+ * Prints `{"load", "loadCpu", "wall", "cpu", "result"}`: ms to load the bundle and the process's CPU ms
+ * (user + system) for it, ms to load it and answer the first invocation and the CPU ms over both, and
+ * the handler's answer.
  */
 const FIRST_REQUEST_SCRIPT = [
   "const { performance } = require('node:perf_hooks');",
@@ -248,10 +249,11 @@ const FIRST_REQUEST_SCRIPT = [
   'load()',
   '  .then(async (mod) => {',
   '    const loaded = performance.now();',
+  '    const loadCpu = process.cpuUsage(cpu0);',
   '    const result = await mod.handler(event, { getRemainingTimeInMillis: () => 60000 });',
   '    const wall = performance.now() - start;',
   '    const cpu = process.cpuUsage(cpu0);',
-  '    process.stdout.write(JSON.stringify({ load: loaded - start, wall, cpu: (cpu.user + cpu.system) / 1000, result }));',
+  '    process.stdout.write(JSON.stringify({ load: loaded - start, loadCpu: (loadCpu.user + loadCpu.system) / 1000, wall, cpu: (cpu.user + cpu.system) / 1000, result }));',
   '    process.exit(0);',
   '  })',
   '  .catch((e) => { console.error(e); process.exit(1); });',
@@ -263,6 +265,8 @@ interface FirstRequestTime {
   /** Load only. */
   load: number;
   cpu: number;
+  /** CPU of the load only. */
+  loadCpu: number;
 }
 
 let profiles = 0;
@@ -299,13 +303,13 @@ function firstRequestMs(
       } catch {
         parsed = {};
       }
-      const { wall, load, cpu, result } = parsed;
+      const { wall, load, cpu, loadCpu, result } = parsed;
       const problem =
-        code !== 0 || typeof wall !== 'number' || typeof load !== 'number' || typeof cpu !== 'number'
+        code !== 0 || typeof wall !== 'number' || typeof load !== 'number' || typeof cpu !== 'number' || typeof loadCpu !== 'number'
           ? `exit ${code}: ${err.slice(0, 500)}`
           : answerProblem(result);
       if (problem !== undefined) reject(new Error(`first request of ${file} failed (${problem})`));
-      else resolve({ wall: wall!, load: load!, cpu: cpu! });
+      else resolve({ wall: wall!, load: load!, cpu: cpu!, loadCpu: loadCpu! });
     });
   });
 }
@@ -438,6 +442,7 @@ export async function runColdStart(): Promise<{ rows: ResultRow[]; details: Reco
   const times: Record<string, Record<string, number[]>> = {};
   const loadTimes: Record<string, Record<string, number[]>> = {};
   const cpuTimes: Record<string, Record<string, number[]>> = {};
+  const loadCpuTimes: Record<string, Record<string, number[]>> = {};
   const peers = await startPeers();
   let recordings: Record<'ingest' | 'digest', Recording & { firstDiffers: string[] }>;
   let bundles: Record<string, Bundle>;
@@ -482,6 +487,7 @@ export async function runColdStart(): Promise<{ rows: ResultRow[]; details: Reco
       const perBundle: Record<string, number[]> = Object.fromEntries(names.map((n) => [n, []]));
       const loadPerBundle: Record<string, number[]> = Object.fromEntries(names.map((n) => [n, []]));
       const cpuPerBundle: Record<string, number[]> = Object.fromEntries(names.map((n) => [n, []]));
+      const loadCpuPerBundle: Record<string, number[]> = Object.fromEntries(names.map((n) => [n, []]));
       for (let i = 0; i < WARMUP_SPAWNS + SPAWNS; i++) {
         for (let k = 0; k < names.length; k++) {
           const name = names[(i + k) % names.length]!;
@@ -490,12 +496,14 @@ export async function runColdStart(): Promise<{ rows: ResultRow[]; details: Reco
             perBundle[name]!.push(t.wall);
             loadPerBundle[name]!.push(t.load);
             cpuPerBundle[name]!.push(t.cpu);
+            loadCpuPerBundle[name]!.push(t.loadCpu);
           }
         }
       }
       times[mode.label] = perBundle;
       loadTimes[mode.label] = loadPerBundle;
       cpuTimes[mode.label] = cpuPerBundle;
+      loadCpuTimes[mode.label] = loadCpuPerBundle;
     }
     const notPosted = (await Promise.all(measuredDigests.map(async (id) => [id, await peers.digestOutcome(id)] as const))).filter(
       ([, outcome]) => outcome !== 'posted',
@@ -593,6 +601,14 @@ export async function runColdStart(): Promise<{ rows: ResultRow[]; details: Reco
     value: round(median(primaryCpu['digest']!.map((ms, i) => ms - primaryCpu['digest-baseline']![i]!)), 1),
     unit: 'ms',
   });
+  // The same split at the handler's import: parsing and evaluating the bundle and creating the handler.
+  const primaryLoadCpu = loadCpuTimes[modes[0]!.label]!;
+  rows.push({
+    benchmark: b,
+    figure: 'diagnostic: digest − baseline, CPU time of the load alone, median of pairs',
+    value: round(median(primaryLoadCpu['digest']!.map((ms, i) => ms - primaryLoadCpu['digest-baseline']![i]!)), 1),
+    unit: 'ms',
+  });
   rows.push({
     benchmark: b,
     figure: 'diagnostic: ICU (the time zone check at cold start, number formats and segmenter on first use), CPU time',
@@ -659,6 +675,12 @@ export async function runColdStart(): Promise<{ rows: ResultRow[]; details: Reco
         'median of paired per-cycle ratios (handler spawn / baseline spawn of the same cycle); each spawn = load + first invocation on local peers',
       loadMs: Object.fromEntries(
         Object.entries(loadTimes).map(([mode, perBundle]) => [
+          mode,
+          Object.fromEntries(Object.entries(perBundle).map(([name, v]) => [name, round(median(v), 1)])),
+        ]),
+      ),
+      loadCpuMs: Object.fromEntries(
+        Object.entries(loadCpuTimes).map(([mode, perBundle]) => [
           mode,
           Object.fromEntries(Object.entries(perBundle).map(([name, v]) => [name, round(median(v), 1)])),
         ]),

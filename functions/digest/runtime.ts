@@ -212,12 +212,19 @@ const DIGEST_CLIENT_BOUNDS = { requestTimeoutMs: 3000, connectionTimeoutMs: 1000
 
 type SecretRef = { secretArn: string } | { value: string };
 
-function secretSources(config: DigestConfig): { apiKey: SecretSource; slackToken: SecretSource } {
-  const provider = 'secretArn' in config.readApiKey || 'secretArn' in config.slackToken ? createSecretsProvider() : undefined;
+/** The container's Secrets Manager provider (an SDK client of its own): one for every secret, created at its first use. */
+type SecretsProviderOnce = () => ReturnType<typeof createSecretsProvider>;
+
+function secretsProviderOnce(): SecretsProviderOnce {
+  let provider: ReturnType<typeof createSecretsProvider> | undefined;
+  return () => (provider ??= createSecretsProvider());
+}
+
+function secretSources(config: DigestConfig, provider: SecretsProviderOnce): { apiKey: SecretSource; slackToken: SecretSource } {
   // A local value is named by its variable, so an error says which one to fix.
   const source = (ref: SecretRef, valueName: EnvName): SecretSource =>
-    'secretArn' in ref && provider
-      ? secretsManagerSecret(provider, ref.secretArn, config.secretsCacheSeconds)
+    'secretArn' in ref
+      ? secretsManagerSecret(provider(), ref.secretArn, config.secretsCacheSeconds)
       : staticSecret('value' in ref ? ref.value : '', valueName);
   return { apiKey: source(config.readApiKey, ENV.readApiKey), slackToken: source(config.slackToken, ENV.slackBotToken) };
 }
@@ -263,7 +270,7 @@ const TOKEN_REFRESH_TIMEOUT_MS = 5000;
 const TOKEN_REFRESH_LEASE_MS = 15_000;
 
 /** Slack's token refresh with the app's client secret (read through the secrets cache), or an operator fix without one. */
-function tokenRefresher(config: DigestConfig, clock: Clock): TokenRefresher {
+function tokenRefresher(config: DigestConfig, clock: Clock, provider: SecretsProviderOnce): TokenRefresher {
   const client = config.slackClient;
   if (client === undefined)
     return {
@@ -277,7 +284,7 @@ function tokenRefresher(config: DigestConfig, clock: Clock): TokenRefresher {
     };
   const secret =
     'secretArn' in client.secret
-      ? secretsManagerSecret(createSecretsProvider(), client.secret.secretArn, config.secretsCacheSeconds)
+      ? secretsManagerSecret(provider(), client.secret.secretArn, config.secretsCacheSeconds)
       : staticSecret(client.secret.value, ENV.slackClientSecret);
   let current: { clientSecret: string; refresher: TokenRefresher } | undefined;
   return {
@@ -309,6 +316,7 @@ function installationSlack(
   deadline: () => number,
   clock: Clock,
   log: Log,
+  provider: SecretsProviderOnce,
 ): InstallationSlack {
   const slackClients = slackClientsOf(config, deadline, clock);
   const clients = new Map<string, { token: string; clients: SlackClients }>();
@@ -317,7 +325,7 @@ function installationSlack(
     tokens: {
       store: new DynamoInstallationStore(dynamo, { tableName: config.tableName }),
       lease: new DynamoRefreshLease(dynamo, { tableName: config.tableName, leaseMs: TOKEN_REFRESH_LEASE_MS }),
-      refresher: tokenRefresher(config, clock),
+      refresher: tokenRefresher(config, clock, provider),
       clock,
       sleep,
       log,
@@ -349,12 +357,12 @@ function connectionReadApis(
   config: DigestConfig,
   deadline: () => number,
   clock: Clock,
+  provider: SecretsProviderOnce,
 ): (connection: Connection) => Promise<ReadApiClient> {
-  const provider = createSecretsProvider();
   const clients = new Map<string, { key: string; baseUrl: string; client: ReadApiClient }>();
   return async (connection) => {
     const secretName = connection.secretName;
-    const text = await secretsManagerSecret(provider, secretName, config.secretsCacheSeconds).get();
+    const text = await secretsManagerSecret(provider(), secretName, config.secretsCacheSeconds).get();
     let key: string;
     try {
       key = parseConnectionSecret(text, secretName).readApiKey;
@@ -397,12 +405,12 @@ function queueOf(
 }
 
 /** The button signer through the secret cache, as the Slack function verifies with it. */
-function actionValuesFor(config: DigestConfig, observe: { log: Log; metrics: Metrics }, clock: Clock) {
+function actionValuesFor(config: DigestConfig, observe: { log: Log; metrics: Metrics }, clock: Clock, provider: SecretsProviderOnce) {
   const ref = config.actionSigningKey;
   if (ref === undefined) return undefined;
   const source =
     'secretArn' in ref
-      ? secretsManagerSecret(createSecretsProvider(), ref.secretArn, config.secretsCacheSeconds)
+      ? secretsManagerSecret(provider(), ref.secretArn, config.secretsCacheSeconds)
       : staticSecret(ref.value, ENV.actionSigningKey);
   return actionValueCodecFrom(source, { clock, ...observe, maxBackoffMs: config.secretsCacheSeconds * 1000 });
 }
@@ -412,7 +420,8 @@ export function createDigestRuntime(
   observe: { log: Log; metrics: Metrics },
   clock: Clock = systemClock,
 ): DigestRuntime {
-  const secrets = secretSources(config);
+  const secretsProvider = secretsProviderOnce();
+  const secrets = secretSources(config, secretsProvider);
   // The invocation's deadline; the clients and the store read it on every call.
   let deadlineMs = Number.POSITIVE_INFINITY;
   const dynamo = createDynamoClient({ ...DIGEST_CLIENT_BOUNDS, ...config.aws.dynamodb });
@@ -447,7 +456,7 @@ export function createDigestRuntime(
   // Deferred commands: whether the bot can post in a channel (subscribe), with the same token as the poster.
   const workspace = new SlackWorkspace({ token: secrets.slackToken, slackApiUrl: config.slackApiUrl, clock });
   const slackApp = { access: config.slackAccess, groups: workspace, channels: workspace, views: workspace };
-  const actionValues = actionValuesFor(config, observe, clock);
+  const actionValues = actionValuesFor(config, observe, clock, secretsProvider);
   // Held digests and their catch-ups live in the same table.
   const quietHours = new DynamoQuietHoursStore(dynamo, config.tableName);
   // Each tenant's posts are recorded in, and recovered from, its own ledger.
@@ -466,14 +475,14 @@ export function createDigestRuntime(
   // A connection's items are keyed under its tenant prefix: its own stores over the same table and clients.
   const connections = connectionDigests(
     new DynamoConnectionStore(dynamo, config.tableName),
-    connectionReadApis(config, () => deadlineMs, clock),
+    connectionReadApis(config, () => deadlineMs, clock, secretsProvider),
     (tenant) => ({
       store: new DynamoDigestStore(dynamo, { ...digestStoreOptions, tenant }),
       subscriptions: new DynamoSubscriptionStore(dynamo, config.tableName, config.subscriptionDefaultMode, tenant),
       quietHours: new DynamoQuietHoursStore(dynamo, config.tableName, tenant),
       weekly: weeklyStore(tenant),
     }),
-    installationSlack(config, dynamo, () => deadlineMs, clock, observe.log),
+    installationSlack(config, dynamo, () => deadlineMs, clock, observe.log, secretsProvider),
   );
   const weekly = {
     store: weeklyStore(STACK_TENANT),

@@ -198,6 +198,34 @@ describe("digest: a connection's run", () => {
     expect(peers.sim.requests().filter((r) => r.route !== 'control')).toEqual([]);
     expect(peers.slack.messages()).toEqual([]);
   });
+
+  it("reads the stack's own key and token by ARN and a connection's secret, all from Secrets Manager", async () => {
+    const env = {
+      ...functionEnv(),
+      [ENV.readApiKeySecretArn]: secrets.createSecret(`stack-read-key-${Date.now()}`, peers.sim.apiKey),
+      [ENV.slackBotTokenSecretArn]: secrets.createSecret(`stack-bot-token-${Date.now()}`, TOKEN),
+    };
+    const before = secrets.calls().length;
+    await enqueue(
+      sqs,
+      peers.queueUrl,
+      JSON.stringify({ event: runOf(acmeSim), received_at: new Date().toISOString(), connection: 'acme' }),
+    );
+    await enqueue(sqs, peers.queueUrl, JSON.stringify({ event: runOf(peers.sim), received_at: new Date().toISOString() }));
+    const runtime = createDigestRuntime(readDigestConfig(env), { log: observer, metrics: observer });
+    const result = await runtime.handle(await receiveRecords(sqs, peers.queueUrl), 60_000);
+    expect(result.batchItemFailures).toEqual([]);
+    expect(peers.slack.messages('C0ACME').filter((m) => !m.thread_ts)).toHaveLength(1);
+    expect(peers.slack.messages('C0DEFAULT').filter((m) => !m.thread_ts)).toHaveLength(1);
+    const read = new Set(
+      secrets
+        .calls()
+        .slice(before)
+        .filter((c) => c.operation === 'GetSecretValue' && c.status === 200)
+        .map((c) => c.secretId),
+    );
+    expect(read).toEqual(new Set([env[ENV.readApiKeySecretArn], env[ENV.slackBotTokenSecretArn], `${PREFIX}acme`]));
+  });
 });
 
 describe('the silence watchdog, after the weekly sweep', () => {
