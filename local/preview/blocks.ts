@@ -7,17 +7,15 @@
 import { asArray as list, isRecord } from '../../shared/util';
 import { chartHtml } from './chart';
 import { EMOJI } from './emoji';
-import { escapeHtml, linkHtml, mrkdwnToHtml, plainToHtml, str } from './mrkdwn';
+import { escapeHtml, linkHtml, mrkdwnToHtml, plainToHtml, str, type Channels } from './mrkdwn';
 
 type Obj = Record<string, unknown>;
-/** Channel id → name: what a channel select lists. */
-type Channels = Readonly<Record<string, string>>;
 
 /** A text object (`mrkdwn` or `plain_text`) as HTML. */
-function textObjectHtml(value: unknown): string {
-  if (typeof value === 'string') return mrkdwnToHtml(value);
+function textObjectHtml(value: unknown, channels: Channels): string {
+  if (typeof value === 'string') return mrkdwnToHtml(value, channels);
   if (!isRecord(value)) return '';
-  return value.type === 'mrkdwn' ? mrkdwnToHtml(str(value.text)) : plainToHtml(str(value.text));
+  return value.type === 'mrkdwn' ? mrkdwnToHtml(str(value.text), channels) : plainToHtml(str(value.text));
 }
 
 function imageHtml(element: Obj): string {
@@ -47,8 +45,8 @@ function channelSelectHtml(element: Obj, channels: Channels): string {
 
 /** Each interactive or text element (accessory, context or actions item) the preview draws, as HTML. */
 const ELEMENT_HTML: Readonly<Record<string, (element: Obj, channels: Channels) => string>> = {
-  mrkdwn: (element) => `<span class="element">${textObjectHtml(element)}</span>`,
-  plain_text: (element) => `<span class="element">${textObjectHtml(element)}</span>`,
+  mrkdwn: (element, channels) => `<span class="element">${textObjectHtml(element, channels)}</span>`,
+  plain_text: (element, channels) => `<span class="element">${textObjectHtml(element, channels)}</span>`,
   image: imageHtml,
   button: buttonHtml,
   conversations_select: channelSelectHtml,
@@ -62,16 +60,18 @@ function elementHtml(element: unknown, channels: Channels): string {
 }
 
 function sectionHtml(block: Obj, channels: Channels): string {
-  const text = block.text === undefined ? '' : `<div class="text">${textObjectHtml(block.text)}</div>`;
+  const text = block.text === undefined ? '' : `<div class="text">${textObjectHtml(block.text, channels)}</div>`;
   const fields = list(block.fields);
   const grid =
-    fields.length === 0 ? '' : `<div class="fields">${fields.map((f) => `<div class="field">${textObjectHtml(f)}</div>`).join('')}</div>`;
+    fields.length === 0
+      ? ''
+      : `<div class="fields">${fields.map((f) => `<div class="field">${textObjectHtml(f, channels)}</div>`).join('')}</div>`;
   const accessory = block.accessory === undefined ? '' : `<div class="accessory">${elementHtml(block.accessory, channels)}</div>`;
   return `<div class="block section"><div class="section-body">${text}${grid}</div>${accessory}</div>`;
 }
 
 /** rich_text inline elements (text with style, links, mentions, emoji) as HTML. */
-function richInlineHtml(elements: unknown[]): string {
+function richInlineHtml(elements: unknown[], channels: Channels): string {
   return elements
     .map((el) => {
       if (!isRecord(el)) return '';
@@ -82,7 +82,8 @@ function richInlineHtml(elements: unknown[]): string {
         const text = escapeHtml(str(el.text) || str(el.url));
         html = linkHtml(str(el.url), text) ?? text;
       } else if (el.type === 'user') html = `<span class="mention">@${escapeHtml(str(el.user_id))}</span>`;
-      else if (el.type === 'channel') html = `<span class="mention">#${escapeHtml(str(el.channel_id))}</span>`;
+      else if (el.type === 'channel')
+        html = `<span class="mention">#${escapeHtml(channels[str(el.channel_id)] ?? str(el.channel_id))}</span>`;
       else if (el.type === 'emoji') html = EMOJI[str(el.name)] ?? escapeHtml(`:${str(el.name)}:`);
       if (style.code === true) html = `<code>${html}</code>`;
       if (style.bold === true) html = `<b>${html}</b>`;
@@ -94,22 +95,22 @@ function richInlineHtml(elements: unknown[]): string {
 }
 
 /** A rich_text block's content (its sections, lists, quotes and preformatted runs) as HTML. */
-function richTextContentHtml(block: Obj): string {
+function richTextContentHtml(block: Obj, channels: Channels = {}): string {
   const parts = list(block.elements).map((element) => {
     if (!isRecord(element)) return '';
     const children = list(element.elements);
     switch (element.type) {
       case 'rich_text_list': {
         const tag = element.style === 'ordered' ? 'ol' : 'ul';
-        const items = children.map((item) => `<li>${isRecord(item) ? richInlineHtml(list(item.elements)) : ''}</li>`).join('');
+        const items = children.map((item) => `<li>${isRecord(item) ? richInlineHtml(list(item.elements), channels) : ''}</li>`).join('');
         return `<${tag}>${items}</${tag}>`;
       }
       case 'rich_text_quote':
-        return `<blockquote>${richInlineHtml(children)}</blockquote>`;
+        return `<blockquote>${richInlineHtml(children, channels)}</blockquote>`;
       case 'rich_text_preformatted':
-        return `<pre>${richInlineHtml(children)}</pre>`;
+        return `<pre>${richInlineHtml(children, channels)}</pre>`;
       default:
-        return `<div>${richInlineHtml(children)}</div>`;
+        return `<div>${richInlineHtml(children, channels)}</div>`;
     }
   });
   return parts.join('');
@@ -158,7 +159,7 @@ function dataTableHtml(block: Obj): string {
   );
 }
 
-/** Each block type the preview draws, as HTML; `channels` are what a channel select lists. */
+/** Each block type the preview draws, as HTML; `channels` name the mentions and fill a channel select. */
 const BLOCK_HTML: Readonly<Record<string, (block: Obj, channels: Channels) => string>> = {
   header: (block) => `<div class="block header">${plainToHtml(isRecord(block.text) ? str(block.text.text) : '')}</div>`,
   section: sectionHtml,
@@ -170,8 +171,8 @@ const BLOCK_HTML: Readonly<Record<string, (block: Obj, channels: Channels) => st
     return `<div class="block actions"${blockId}>${elementsHtml(block, channels)}</div>`;
   },
   image: (block) => `<div class="block">${imageHtml(block)}</div>`,
-  rich_text: (block) => `<div class="block rich-text">${richTextContentHtml(block)}</div>`,
-  markdown: (block) => textSectionHtml(mrkdwnToHtml(str(block.text))),
+  rich_text: (block, channels) => `<div class="block rich-text">${richTextContentHtml(block, channels)}</div>`,
+  markdown: (block, channels) => textSectionHtml(mrkdwnToHtml(str(block.text), channels)),
   data_visualization: chartHtml,
   data_table: dataTableHtml,
 };
@@ -199,8 +200,8 @@ function textSectionHtml(html: string): string {
 }
 
 /** A message body: its blocks, or its `text` as mrkdwn when it has none (as Slack shows it). */
-export function messageBodyHtml(message: { text?: string | undefined; blocks?: unknown[] | undefined }): string {
+export function messageBodyHtml(message: { text?: string | undefined; blocks?: unknown[] | undefined }, channels: Channels = {}): string {
   const blocks = message.blocks ?? [];
-  if (blocks.length === 0) return textSectionHtml(mrkdwnToHtml(message.text ?? ''));
-  return blocks.map((block) => blockHtml(block)).join('');
+  if (blocks.length === 0) return textSectionHtml(mrkdwnToHtml(message.text ?? '', channels));
+  return blocks.map((block) => blockHtml(block, channels)).join('');
 }

@@ -62,12 +62,15 @@ function withEmoji(text: string, rendered: (emoji: string) => string = (emoji) =
   });
 }
 
-/** One `<…>` reference (link, channel, user, broadcast) as HTML. */
-function renderReference(inner: string): string {
+/** Channel id → name: messages carry ids, people read names. */
+export type Channels = Readonly<Record<string, string>>;
+
+/** One `<…>` reference (link, channel, user, broadcast) as HTML; a channel without a label by its name, as Slack shows it. */
+function renderReference(inner: string, channels: Channels): string {
   const bar = inner.indexOf('|');
   const target = bar < 0 ? inner : inner.slice(0, bar);
   const label = bar < 0 ? undefined : decodeSlackEntities(inner.slice(bar + 1));
-  if (target.startsWith('#')) return `<span class="mention">#${escapeHtml(label || target.slice(1))}</span>`;
+  if (target.startsWith('#')) return `<span class="mention">#${escapeHtml(label || channels[target.slice(1)] || target.slice(1))}</span>`;
   if (target.startsWith('@')) return `<span class="mention">@${escapeHtml(label || target.slice(1))}</span>`;
   if (target.startsWith('!date^')) {
     const date = renderDate(target, label);
@@ -90,12 +93,12 @@ function applyEmphasis(escaped: string): string {
 }
 
 /** One line (or a run without pre blocks) of mrkdwn as inline HTML. */
-function renderInline(mrkdwn: string): string {
+function renderInline(mrkdwn: string, channels: Channels): string {
   const slots: string[] = [];
   const stash = (html: string): string => `${SLOT}${slots.push(html) - 1}${SLOT}`;
   let text = mrkdwn.replace(new RegExp(SLOT, 'g'), '');
   text = text.replace(/`([^`\n]+)`/g, (_m, code: string) => stash(`<code>${escapeHtml(decodeSlackEntities(code))}</code>`));
-  text = text.replace(/<([^<>\n]+)>/g, (_m, inner: string) => stash(renderReference(inner)));
+  text = text.replace(/<([^<>\n]+)>/g, (_m, inner: string) => stash(renderReference(inner, channels)));
   text = withEmoji(text, stash);
   const formatted = applyEmphasis(escapeHtml(decodeSlackEntities(text)));
   return formatted.replace(new RegExp(`${SLOT}(\\d+)${SLOT}`, 'g'), (_m, i: string) => slots[Number(i)] ?? '');
@@ -105,7 +108,7 @@ const QUOTE = /^(?:>|&gt;) ?/;
 const BULLET = /^\s*(?:[•◦▪‣-])\s+/;
 
 /** Lines outside pre blocks: quote runs become <blockquote>, bullet lines get a hanging indent. */
-function renderLines(lines: string[]): string {
+function renderLines(lines: string[], channels: Channels): string {
   const out: string[] = [];
   let quote: string[] = [];
   const flushQuote = (): void => {
@@ -114,18 +117,18 @@ function renderLines(lines: string[]): string {
   };
   for (const line of lines) {
     if (QUOTE.test(line)) {
-      quote.push(renderInline(line.replace(QUOTE, '')));
+      quote.push(renderInline(line.replace(QUOTE, ''), channels));
       continue;
     }
     flushQuote();
-    out.push(BULLET.test(line) ? `<span class="bullet">${renderInline(line)}</span>` : `${renderInline(line)}<br>`);
+    out.push(BULLET.test(line) ? `<span class="bullet">${renderInline(line, channels)}</span>` : `${renderInline(line, channels)}<br>`);
   }
   flushQuote();
   return out.join('').replace(/<br>$/, '');
 }
 
 /** A whole mrkdwn text as HTML: ``` blocks as <pre>, the rest line by line. */
-export function mrkdwnToHtml(mrkdwn: string): string {
+export function mrkdwnToHtml(mrkdwn: string, channels: Channels = {}): string {
   const parts = mrkdwn.split(/```/);
   // An odd count of fences leaves the last one literal, as Slack does.
   if (parts.length % 2 === 0) parts[parts.length - 2] = `${parts[parts.length - 2] ?? ''}\`\`\`${parts.pop() ?? ''}`;
@@ -133,7 +136,7 @@ export function mrkdwnToHtml(mrkdwn: string): string {
     .map((part, i) => {
       const trimmed = part.replace(i > 0 ? /^\n/ : /^$/, '').replace(i < parts.length - 1 ? /\n$/ : /^$/, '');
       if (i % 2 === 1) return `<pre>${escapeHtml(decodeSlackEntities(trimmed))}</pre>`;
-      return trimmed === '' ? '' : renderLines(trimmed.split('\n'));
+      return trimmed === '' ? '' : renderLines(trimmed.split('\n'), channels);
     })
     .join('');
 }

@@ -74,7 +74,7 @@ function messageHtml(message: PreviewMessage, view: WorkspaceView, replies: Prev
   return (
     `<article class="message${kind}" data-ts="${escapeHtml(message.ts)}" data-channel="${escapeHtml(message.channel)}">` +
     `<div class="avatar" aria-hidden="true">${initial}</div>` +
-    `<div class="content">${metaHtml(message, view, !reply, ephemeral)}<div class="body">${messageBodyHtml(message)}${filesHtml(message.files)}</div>${thread}</div>` +
+    `<div class="content">${metaHtml(message, view, !reply, ephemeral)}<div class="body">${messageBodyHtml(message, view.channelNames)}${filesHtml(message.files)}</div>${thread}</div>` +
     `</article>`
   );
 }

@@ -227,6 +227,27 @@ describe('workspaceHtml', () => {
     );
   });
 
+  it("shows a channel mention by the workspace's name for it, in text and in blocks, as Slack does; an unknown id stays an id", () => {
+    const channelNames = { C0LOCALDEMO: 'visibility-demo' };
+    const html = workspaceHtml(
+      [
+        message('1.1', { channel: 'C0LOCALDIGEST', text: 'see <#C0LOCALDEMO> and <#C0GONE>' }),
+        message('1.2', {
+          channel: 'C0LOCALDIGEST',
+          blocks: [
+            { type: 'section', text: { type: 'mrkdwn', text: 'subscribed in <#C0LOCALDEMO>' } },
+            { type: 'rich_text', elements: [{ type: 'rich_text_section', elements: [{ type: 'channel', channel_id: 'C0LOCALDEMO' }] }] },
+          ],
+        }),
+      ],
+      { botName: 'bridge', workspace: 'Local', channelNames },
+    );
+    expect(html).toContain('see <span class="mention">#visibility-demo</span> and <span class="mention">#C0GONE</span>');
+    expect(html).toContain('subscribed in <span class="mention">#visibility-demo</span>');
+    expect(html).toContain('<div><span class="mention">#visibility-demo</span></div>');
+    expect(html).not.toContain('#C0LOCALDEMO');
+  });
+
   it('escapes channel names and the bot name', () => {
     const html = workspaceHtml([message('1.5', { channel: '"><script>' })], { botName: '<i>bot</i>', workspace: '<w>' });
     expect(html).not.toMatch(/<script>|<i>bot|<w>/);
