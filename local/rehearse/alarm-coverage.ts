@@ -207,7 +207,11 @@ function compilePattern(pattern: string): Condition {
   const fail = (why: string): never => {
     throw new Error(`metric filter pattern ${JSON.stringify(pattern)}: ${why}`);
   };
-  const tokens = tokenize(text.slice(1, -1), fail);
+  const body = text.slice(1, -1);
+  const tokens: string[] = [];
+  for (TOKEN.lastIndex = 0; body.slice(TOKEN.lastIndex).trim() !== '';) {
+    tokens.push(TOKEN.exec(body)?.[1] ?? fail(`cannot read it from position ${TOKEN.lastIndex}`));
+  }
   let at = 0;
   const peek = (): string | undefined => tokens[at];
   const next = (): string => tokens[at++] ?? fail('it ends too early');
@@ -220,10 +224,30 @@ function compilePattern(pattern: string): Condition {
     }
     return (event) => parts[test]((p) => p(event));
   };
+  const comparison = (): Condition => {
+    const path = parseSelector(next());
+    const operator = next();
+    if (operator === 'IS') {
+      const literal = next();
+      const expected = ({ TRUE: true, FALSE: false, NULL: null } as Record<string, boolean | null>)[literal];
+      if (expected === undefined) fail(`IS ${literal} (TRUE, FALSE or NULL)`);
+      return (event) => select(event, path) === expected;
+    }
+    if (operator === 'NOT' && peek() === 'EXISTS') {
+      next();
+      return (event) => select(event, path) === undefined;
+    }
+    if (!(operator in COMPARE)) fail(`unsupported operator ${JSON.stringify(operator)}`);
+    const test = valueTest(next(), operator, fail);
+    return (event) => {
+      const field = select(event, path);
+      return field !== undefined && test(field);
+    };
+  };
   const and = joined('&&', () => unary(), 'every');
   const or = joined('||', and, 'some');
   const unary = (): Condition => {
-    if (peek() !== '(') return comparison(next(), next, peek, fail);
+    if (peek() !== '(') return comparison();
     at++;
     const inner = or();
     return next() === ')' ? inner : fail('unbalanced parentheses');
@@ -232,40 +256,7 @@ function compilePattern(pattern: string): Condition {
   return at === tokens.length ? condition : fail(`unexpected ${JSON.stringify(peek())}`);
 }
 
-function tokenize(body: string, fail: Fail): string[] {
-  const tokens: string[] = [];
-  TOKEN.lastIndex = 0;
-  while (body.slice(TOKEN.lastIndex).trim() !== '') {
-    const match = TOKEN.exec(body);
-    tokens.push(match?.[1] ?? fail(`cannot read it from position ${TOKEN.lastIndex}`));
-  }
-  return tokens;
-}
-
-type Fail = (why: string) => never;
-
-function comparison(selectorText: string, next: () => string, peek: () => string | undefined, fail: Fail): Condition {
-  const path = parseSelector(selectorText);
-  const operator = next();
-  if (operator === 'IS') {
-    const literal = next();
-    const expected = ({ TRUE: true, FALSE: false, NULL: null } as Record<string, boolean | null>)[literal];
-    if (expected === undefined) fail(`IS ${literal} (TRUE, FALSE or NULL)`);
-    return (event) => select(event, path) === expected;
-  }
-  if (operator === 'NOT' && peek() === 'EXISTS') {
-    next();
-    return (event) => select(event, path) === undefined;
-  }
-  if (!(operator in COMPARE)) fail(`unsupported operator ${JSON.stringify(operator)}`);
-  const test = valueTest(next(), operator, fail);
-  return (event) => {
-    const field = select(event, path);
-    return field !== undefined && test(field);
-  };
-}
-
-function valueTest(literal: string, operator: string, fail: Fail): (field: unknown) => boolean {
+function valueTest(literal: string, operator: string, fail: (why: string) => never): (field: unknown) => boolean {
   const negate = operator === '!=';
   if (literal.length > 1 && literal.startsWith('%') && literal.endsWith('%')) {
     const regex = new RegExp(literal.slice(1, -1));
@@ -343,8 +334,6 @@ export interface CoverageInput {
   /** EMF metrics, metric-filter metrics and the runner's synthetic AWS-namespace ("platform") metrics. */
   emitted: readonly MetricId[];
   unalarmedReasons: Readonly<Record<string, string>>;
-  /** Default: FAILURE_METRIC_NAMES; a custom metric the table doesn't know counts as a failure. */
-  isFailure?: (metric: MetricId) => boolean;
 }
 
 export function alarmCoverage(input: CoverageInput): AlarmCoverage {
@@ -354,9 +343,8 @@ export function alarmCoverage(input: CoverageInput): AlarmCoverage {
   const silentAlarms = [...byAlarm]
     .filter(([, metrics]) => !metrics.some((metric) => emitted.some((e) => metricKey(e) === metricKey(metric))))
     .map(([alarm, metrics]) => ({ alarm, metrics }));
-  const isFailure = input.isFailure ?? isFailureMetric;
   const unwatchedFailures = emitted.filter(
-    (metric) => isFailure(metric) && !(metric.name in input.unalarmedReasons) && !input.alarms.some((a) => watches(a.metric, metric)),
+    (metric) => isFailureMetric(metric) && !(metric.name in input.unalarmedReasons) && !input.alarms.some((a) => watches(a.metric, metric)),
   );
   return { silentAlarms, unwatchedFailures };
 }
@@ -398,6 +386,7 @@ export function formatMetric(metric: MetricId): string {
   return `${metric.namespace} ${metric.name} {${dims}}`;
 }
 
+/** By the table in shared/contracts.ts; a custom metric the table doesn't know counts as a failure. */
 function isFailureMetric(metric: MetricId): boolean {
   if (metric.namespace !== METRICS_NAMESPACE) return false;
   const known = (COUNTS_A_FAILURE as Readonly<Record<string, boolean>>)[metric.name];
