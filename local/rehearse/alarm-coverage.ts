@@ -70,19 +70,15 @@ export function alarmMetrics(template: unknown, resolve: Resolve): AlarmMetric[]
 }
 
 function alarmMetricIds(logicalId: string, props: Json, resolve: Resolve): MetricId[] {
-  if (props.MetricName !== undefined) {
-    return [metricId(logicalId, props.Namespace, props.MetricName, props.Dimensions, resolve)];
-  }
+  if (props.MetricName !== undefined) return [metricId(logicalId, props, resolve)];
   if (!Array.isArray(props.Metrics)) throw new Error(`alarm ${logicalId}: neither MetricName nor Metrics[]`);
-  return props.Metrics.flatMap((query: unknown) => {
-    const stat = asRecord(query).MetricStat;
-    if (!isRecord(stat)) return []; // an expression: it reads the MetricStat entries beside it
-    const metric = asRecord(stat.Metric);
-    return [metricId(logicalId, metric.Namespace, metric.MetricName, metric.Dimensions, resolve)];
-  });
+  // An expression has no MetricStat: it reads the MetricStat entries beside it.
+  const stats = props.Metrics.map((query: unknown) => asRecord(query).MetricStat).filter(isRecord);
+  return stats.map((stat) => metricId(logicalId, asRecord(stat.Metric), resolve));
 }
 
-function metricId(owner: string, namespace: unknown, name: unknown, dimensions: unknown, resolve: Resolve): MetricId {
+/** The metric of an alarm, a MetricStat or (its Namespace as MetricNamespace) a metric filter's transformation. */
+function metricId(owner: string, { Namespace: namespace, MetricName: name, Dimensions: dimensions }: Json, resolve: Resolve): MetricId {
   const ns = resolve(namespace);
   const metricName = resolve(name);
   if (typeof ns !== 'string' || typeof metricName !== 'string') {
@@ -110,8 +106,8 @@ export function metricFilters(template: unknown, resolve: Resolve): MetricFilter
       throw new Error(`metric filter ${logicalId}: LogGroupName and FilterPattern must resolve to strings`);
     }
     return asArray(props.MetricTransformations).map((t) => {
-      const { MetricNamespace, MetricName, Dimensions } = asRecord(t);
-      return { logicalId, logGroup, pattern, metric: metricId(logicalId, MetricNamespace, MetricName, Dimensions, resolve) };
+      const metric = metricId(logicalId, { ...asRecord(t), Namespace: asRecord(t).MetricNamespace }, resolve);
+      return { logicalId, logGroup, pattern, metric };
     });
   });
 }
@@ -130,17 +126,11 @@ function propertiesOfType(template: unknown, type: string): [string, Json][] {
  */
 export function emfMetrics(lines: readonly string[]): MetricId[] {
   return lines.flatMap((line) => {
-    const record = emfRecord(line);
-    if (!record) return [];
-    return record.directives.flatMap((directive) => directiveMetrics(directive, record.values));
+    const start = line.indexOf('{');
+    const parsed = start < 0 ? undefined : parseJsonOrUndefined(line.slice(start));
+    if (!isRecord(parsed) || !isRecord(parsed._aws) || !Array.isArray(parsed._aws.CloudWatchMetrics)) return [];
+    return parsed._aws.CloudWatchMetrics.flatMap((directive: unknown) => directiveMetrics(directive, parsed));
   });
-}
-
-function emfRecord(line: string): { directives: unknown[]; values: Json } | undefined {
-  const start = line.indexOf('{');
-  const parsed = start < 0 ? undefined : parseJsonOrUndefined(line.slice(start));
-  if (!isRecord(parsed) || !isRecord(parsed._aws) || !Array.isArray(parsed._aws.CloudWatchMetrics)) return undefined;
-  return { directives: parsed._aws.CloudWatchMetrics, values: parsed };
 }
 
 function directiveMetrics(directive: unknown, values: Json): MetricId[] {

@@ -9,14 +9,7 @@
  * Each environment of a function signs with a session token of its own, and the rehearsal says which
  * invocation that environment is serving (`serving`), so each call is attributed to the invocation that made it.
  */
-import {
-  createServer,
-  request as httpRequest,
-  type ClientRequest,
-  type IncomingMessage,
-  type Server,
-  type ServerResponse,
-} from 'node:http';
+import { createServer, request as httpRequest, type ClientRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import { DescribeTableCommand, type DynamoDBClient, type KeySchemaElement } from '@aws-sdk/client-dynamodb';
 import { DescribeSecretCommand, type SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { createDynamoClient, LOCAL_CREDENTIALS } from '../../shared/adapters/aws-clients';
@@ -115,14 +108,16 @@ export class AwsCallRecorder {
   private readonly invocations = new Map<string, RecordedInvocation>();
   private invocationCount = 0;
   private readonly upstreamRequests = new Set<ClientRequest>();
+  private readonly servers = RECORDED_SERVICES.map((service) => createServer((req, res) => void this.handle(service, req, res)));
+  private readonly shapes: ShapeContext;
+  readonly endpoints = {} as Record<RecordedService, string>;
 
   private constructor(
     private readonly options: AwsCallRecorderOptions,
-    private readonly shapes: ShapeContext,
-    private readonly clients: { destroy(): void }[],
-    private readonly servers: Server[],
-    readonly endpoints: Record<RecordedService, string>,
-  ) {}
+    private readonly clients: [DynamoDBClient, SecretsManagerClient],
+  ) {
+    this.shapes = shapeContext(options, ...clients);
+  }
 
   static async start(options: AwsCallRecorderOptions): Promise<AwsCallRecorder> {
     for (const service of RECORDED_SERVICES) {
@@ -140,17 +135,10 @@ export class AwsCallRecorder {
       connectionTimeoutMs: 10_000,
       maxAttempts: 2,
     });
-    const secrets = createSecretsManagerClient(options.upstreams.secretsmanager, options.region);
-    const holder: { recorder?: AwsCallRecorder } = {};
-    const servers: Server[] = [];
-    const endpoints = {} as Record<RecordedService, string>;
-    for (const service of RECORDED_SERVICES) {
-      const server = createServer((req, res) => void holder.recorder?.handle(service, req, res));
-      servers.push(server);
-      endpoints[service] = (await listen(server, 0, '127.0.0.1')).url;
+    const recorder = new AwsCallRecorder(options, [dynamo, createSecretsManagerClient(options.upstreams.secretsmanager, options.region)]);
+    for (const [index, service] of RECORDED_SERVICES.entries()) {
+      recorder.endpoints[service] = (await listen(recorder.servers[index]!, 0, '127.0.0.1')).url;
     }
-    const recorder = new AwsCallRecorder(options, shapeContext(options, dynamo, secrets), [dynamo, secrets], servers, endpoints);
-    holder.recorder = recorder;
     return recorder;
   }
 
@@ -166,8 +154,7 @@ export class AwsCallRecorder {
    * QueueUrl's host unless it was given an explicit endpoint, so an upstream URL would bypass the recording.
    */
   queueUrlThroughProxy(queueUrl: string): string {
-    const url = new URL(queueUrl);
-    return `${this.endpoints.sqs}${url.pathname}`;
+    return `${this.endpoints.sqs}${new URL(queueUrl).pathname}`;
   }
 
   /**
@@ -231,13 +218,9 @@ export class AwsCallRecorder {
     this.upstreamRequests.add(upstreamRequest);
     upstreamRequest.on('close', () => this.upstreamRequests.delete(upstreamRequest));
     upstreamRequest.on('error', (error) => {
-      if (res.headersSent) {
-        res.destroy();
-        return;
-      }
-      res
-        .writeHead(502, { 'content-type': 'text/plain' })
-        .end(`recording proxy: ${service} peer ${upstream.origin} unreachable: ${error.message}`);
+      const why = `recording proxy: ${service} peer ${upstream.origin} unreachable: ${error.message}`;
+      if (res.headersSent) res.destroy();
+      else res.writeHead(502, { 'content-type': 'text/plain' }).end(why);
     });
     upstreamRequest.end(body);
   }
@@ -249,18 +232,13 @@ export function principalOf(authorization: string | undefined): string {
 }
 
 /**
- * The operation and its input: AWS JSON (`X-Amz-Target: <prefix>.<Operation>`, JSON body), or the
- * query protocol an older SQS client sends (`Action=<Operation>&…`, form-encoded).
+ * The operation and its input, as the three SDK clients send them (AWS JSON: `X-Amz-Target:
+ * <prefix>.<Operation>`, a JSON body); anything else is an unknown operation, which the IAM check refuses.
  */
 function parseRequest(req: IncomingMessage, body: Buffer): { operation: string; input: Json } {
   const target = req.headers['x-amz-target'];
-  if (typeof target === 'string' && target.includes('.')) {
-    return { operation: target.slice(target.lastIndexOf('.') + 1), input: asRecord(parseJsonOrUndefined(body.toString('utf8'))) };
-  }
-  const form = new URLSearchParams(body.toString('utf8'));
-  const action = form.get('Action');
-  if (action) return { operation: action, input: Object.fromEntries(form.entries()) };
-  return { operation: 'UnknownOperation', input: {} };
+  if (typeof target !== 'string' || !target.includes('.')) return { operation: 'UnknownOperation', input: {} };
+  return { operation: target.slice(target.lastIndexOf('.') + 1), input: asRecord(parseJsonOrUndefined(body.toString('utf8'))) };
 }
 
 const text = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
@@ -365,10 +343,8 @@ async function leadingKeysOf(part: DynamoPart, tableName: string, ctx: ShapeCont
   return values.filter((value): value is string => value !== undefined);
 }
 
-/** The value a Query binds to the partition key: `pk = :v` (or `#n = :v`) in KeyConditionExpression, or legacy KeyConditions. */
+/** The value a Query binds to the partition key: `pk = :v` (or `#n = :v`) in KeyConditionExpression (no code sends legacy KeyConditions). */
 function queryPartitionValue(input: Json, partitionKey: string): string | undefined {
-  const legacy = asRecord(asRecord(input.KeyConditions)[partitionKey]);
-  if (legacy.ComparisonOperator === 'EQ') return attributeText(asArray(legacy.AttributeValueList)[0]);
   const names = asRecord(input.ExpressionAttributeNames);
   const values = asRecord(input.ExpressionAttributeValues);
   const nameOf = (token: string) => (token.startsWith('#') ? names[token] : token);

@@ -208,16 +208,9 @@ function kindOf(result: string): VerdictKind {
 
 /** `Sid X` when the statement has one, else `statement #n of <policy>` (n counted from 1 within that policy). */
 function statementLabel(policies: RolePolicies, policyId: string, explain: StatementExplain): string {
-  const ofPolicy = policies.statements.filter((source) => source.policyLogicalId === policyId);
-  const bySid = ofPolicy.find((source) => source.sid !== undefined && source.sid === explain.identifier);
-  if (bySid) return `Sid ${bySid.sid}`;
+  const bySid = policies.statements.some((source) => source.policyLogicalId === policyId && source.sid === explain.identifier);
   // Without a Sid the evaluator identifies a statement by its 1-based position.
-  return `statement #${explain.identifier} of ${policyId}`;
-}
-
-interface Unmatched {
-  policyId: string;
-  explain: StatementExplain;
+  return bySid ? `Sid ${explain.identifier}` : `statement #${explain.identifier} of ${policyId}`;
 }
 
 /**
@@ -225,7 +218,7 @@ interface Unmatched {
  * condition failed; action matches but not the resource; the resource matches but not the action.
  */
 function closestStatements(
-  unmatched: Unmatched[],
+  unmatched: { policyId: string; explain: StatementExplain }[],
   label: (policyId: string, explain: StatementExplain) => string,
 ): ResourceFinding['statements'] {
   const allow = unmatched.filter((s) => s.explain.effect === 'Allow');
