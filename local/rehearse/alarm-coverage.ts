@@ -70,19 +70,15 @@ export function alarmMetrics(template: unknown, resolve: Resolve): AlarmMetric[]
 }
 
 function alarmMetricIds(logicalId: string, props: Json, resolve: Resolve): MetricId[] {
-  if (props.MetricName !== undefined) {
-    return [metricId(logicalId, props.Namespace, props.MetricName, props.Dimensions, resolve)];
-  }
+  if (props.MetricName !== undefined) return [metricId(logicalId, props, resolve)];
   if (!Array.isArray(props.Metrics)) throw new Error(`alarm ${logicalId}: neither MetricName nor Metrics[]`);
-  return props.Metrics.flatMap((query: unknown) => {
-    const stat = asRecord(query).MetricStat;
-    if (!isRecord(stat)) return []; // an expression: it reads the MetricStat entries beside it
-    const metric = asRecord(stat.Metric);
-    return [metricId(logicalId, metric.Namespace, metric.MetricName, metric.Dimensions, resolve)];
-  });
+  // An expression has no MetricStat: it reads the MetricStat entries beside it.
+  const stats = props.Metrics.map((query: unknown) => asRecord(query).MetricStat).filter(isRecord);
+  return stats.map((stat) => metricId(logicalId, asRecord(stat.Metric), resolve));
 }
 
-function metricId(owner: string, namespace: unknown, name: unknown, dimensions: unknown, resolve: Resolve): MetricId {
+/** The metric of an alarm, a MetricStat or (its Namespace as MetricNamespace) a metric filter's transformation. */
+function metricId(owner: string, { Namespace: namespace, MetricName: name, Dimensions: dimensions }: Json, resolve: Resolve): MetricId {
   const ns = resolve(namespace);
   const metricName = resolve(name);
   if (typeof ns !== 'string' || typeof metricName !== 'string') {
@@ -110,8 +106,8 @@ export function metricFilters(template: unknown, resolve: Resolve): MetricFilter
       throw new Error(`metric filter ${logicalId}: LogGroupName and FilterPattern must resolve to strings`);
     }
     return asArray(props.MetricTransformations).map((t) => {
-      const { MetricNamespace, MetricName, Dimensions } = asRecord(t);
-      return { logicalId, logGroup, pattern, metric: metricId(logicalId, MetricNamespace, MetricName, Dimensions, resolve) };
+      const metric = metricId(logicalId, { ...asRecord(t), Namespace: asRecord(t).MetricNamespace }, resolve);
+      return { logicalId, logGroup, pattern, metric };
     });
   });
 }
@@ -130,17 +126,11 @@ function propertiesOfType(template: unknown, type: string): [string, Json][] {
  */
 export function emfMetrics(lines: readonly string[]): MetricId[] {
   return lines.flatMap((line) => {
-    const record = emfRecord(line);
-    if (!record) return [];
-    return record.directives.flatMap((directive) => directiveMetrics(directive, record.values));
+    const start = line.indexOf('{');
+    const parsed = start < 0 ? undefined : parseJsonOrUndefined(line.slice(start));
+    if (!isRecord(parsed) || !isRecord(parsed._aws) || !Array.isArray(parsed._aws.CloudWatchMetrics)) return [];
+    return parsed._aws.CloudWatchMetrics.flatMap((directive: unknown) => directiveMetrics(directive, parsed));
   });
-}
-
-function emfRecord(line: string): { directives: unknown[]; values: Json } | undefined {
-  const start = line.indexOf('{');
-  const parsed = start < 0 ? undefined : parseJsonOrUndefined(line.slice(start));
-  if (!isRecord(parsed) || !isRecord(parsed._aws) || !Array.isArray(parsed._aws.CloudWatchMetrics)) return undefined;
-  return { directives: parsed._aws.CloudWatchMetrics, values: parsed };
 }
 
 function directiveMetrics(directive: unknown, values: Json): MetricId[] {
@@ -207,7 +197,11 @@ function compilePattern(pattern: string): Condition {
   const fail = (why: string): never => {
     throw new Error(`metric filter pattern ${JSON.stringify(pattern)}: ${why}`);
   };
-  const tokens = tokenize(text.slice(1, -1), fail);
+  const body = text.slice(1, -1);
+  const tokens: string[] = [];
+  for (TOKEN.lastIndex = 0; body.slice(TOKEN.lastIndex).trim() !== '';) {
+    tokens.push(TOKEN.exec(body)?.[1] ?? fail(`cannot read it from position ${TOKEN.lastIndex}`));
+  }
   let at = 0;
   const peek = (): string | undefined => tokens[at];
   const next = (): string => tokens[at++] ?? fail('it ends too early');
@@ -220,10 +214,30 @@ function compilePattern(pattern: string): Condition {
     }
     return (event) => parts[test]((p) => p(event));
   };
+  const comparison = (): Condition => {
+    const path = parseSelector(next());
+    const operator = next();
+    if (operator === 'IS') {
+      const literal = next();
+      const expected = ({ TRUE: true, FALSE: false, NULL: null } as Record<string, boolean | null>)[literal];
+      if (expected === undefined) fail(`IS ${literal} (TRUE, FALSE or NULL)`);
+      return (event) => select(event, path) === expected;
+    }
+    if (operator === 'NOT' && peek() === 'EXISTS') {
+      next();
+      return (event) => select(event, path) === undefined;
+    }
+    if (!(operator in COMPARE)) fail(`unsupported operator ${JSON.stringify(operator)}`);
+    const test = valueTest(next(), operator, fail);
+    return (event) => {
+      const field = select(event, path);
+      return field !== undefined && test(field);
+    };
+  };
   const and = joined('&&', () => unary(), 'every');
   const or = joined('||', and, 'some');
   const unary = (): Condition => {
-    if (peek() !== '(') return comparison(next(), next, peek, fail);
+    if (peek() !== '(') return comparison();
     at++;
     const inner = or();
     return next() === ')' ? inner : fail('unbalanced parentheses');
@@ -232,40 +246,7 @@ function compilePattern(pattern: string): Condition {
   return at === tokens.length ? condition : fail(`unexpected ${JSON.stringify(peek())}`);
 }
 
-function tokenize(body: string, fail: Fail): string[] {
-  const tokens: string[] = [];
-  TOKEN.lastIndex = 0;
-  while (body.slice(TOKEN.lastIndex).trim() !== '') {
-    const match = TOKEN.exec(body);
-    tokens.push(match?.[1] ?? fail(`cannot read it from position ${TOKEN.lastIndex}`));
-  }
-  return tokens;
-}
-
-type Fail = (why: string) => never;
-
-function comparison(selectorText: string, next: () => string, peek: () => string | undefined, fail: Fail): Condition {
-  const path = parseSelector(selectorText);
-  const operator = next();
-  if (operator === 'IS') {
-    const literal = next();
-    const expected = ({ TRUE: true, FALSE: false, NULL: null } as Record<string, boolean | null>)[literal];
-    if (expected === undefined) fail(`IS ${literal} (TRUE, FALSE or NULL)`);
-    return (event) => select(event, path) === expected;
-  }
-  if (operator === 'NOT' && peek() === 'EXISTS') {
-    next();
-    return (event) => select(event, path) === undefined;
-  }
-  if (!(operator in COMPARE)) fail(`unsupported operator ${JSON.stringify(operator)}`);
-  const test = valueTest(next(), operator, fail);
-  return (event) => {
-    const field = select(event, path);
-    return field !== undefined && test(field);
-  };
-}
-
-function valueTest(literal: string, operator: string, fail: Fail): (field: unknown) => boolean {
+function valueTest(literal: string, operator: string, fail: (why: string) => never): (field: unknown) => boolean {
   const negate = operator === '!=';
   if (literal.length > 1 && literal.startsWith('%') && literal.endsWith('%')) {
     const regex = new RegExp(literal.slice(1, -1));
@@ -343,8 +324,6 @@ export interface CoverageInput {
   /** EMF metrics, metric-filter metrics and the runner's synthetic AWS-namespace ("platform") metrics. */
   emitted: readonly MetricId[];
   unalarmedReasons: Readonly<Record<string, string>>;
-  /** Default: FAILURE_METRIC_NAMES; a custom metric the table doesn't know counts as a failure. */
-  isFailure?: (metric: MetricId) => boolean;
 }
 
 export function alarmCoverage(input: CoverageInput): AlarmCoverage {
@@ -354,9 +333,8 @@ export function alarmCoverage(input: CoverageInput): AlarmCoverage {
   const silentAlarms = [...byAlarm]
     .filter(([, metrics]) => !metrics.some((metric) => emitted.some((e) => metricKey(e) === metricKey(metric))))
     .map(([alarm, metrics]) => ({ alarm, metrics }));
-  const isFailure = input.isFailure ?? isFailureMetric;
   const unwatchedFailures = emitted.filter(
-    (metric) => isFailure(metric) && !(metric.name in input.unalarmedReasons) && !input.alarms.some((a) => watches(a.metric, metric)),
+    (metric) => isFailureMetric(metric) && !(metric.name in input.unalarmedReasons) && !input.alarms.some((a) => watches(a.metric, metric)),
   );
   return { silentAlarms, unwatchedFailures };
 }
@@ -398,6 +376,7 @@ export function formatMetric(metric: MetricId): string {
   return `${metric.namespace} ${metric.name} {${dims}}`;
 }
 
+/** By the table in shared/contracts.ts; a custom metric the table doesn't know counts as a failure. */
 function isFailureMetric(metric: MetricId): boolean {
   if (metric.namespace !== METRICS_NAMESPACE) return false;
   const known = (COUNTS_A_FAILURE as Readonly<Record<string, boolean>>)[metric.name];

@@ -8,9 +8,19 @@ import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
 import { CloudAssembly, UNKNOWN_REGION } from 'aws-cdk-lib/cx-api';
-import type { CfnResource, CfnTemplate } from './iam-check';
 
-export type { CfnResource, CfnTemplate } from './iam-check';
+/** The part of a CloudFormation template the rehearsal reads. */
+export interface CfnResource {
+  Type: string;
+  /** Arbitrary JSON: each reader checks the shape it needs. */
+  Properties?: Record<string, unknown>;
+  Metadata?: Record<string, unknown>;
+}
+
+export interface CfnTemplate {
+  Resources: Record<string, CfnResource>;
+  Outputs?: Record<string, { Value: unknown }>;
+}
 
 export interface StackArtifact {
   stackName: string;

@@ -9,20 +9,13 @@
  * Each environment of a function signs with a session token of its own, and the rehearsal says which
  * invocation that environment is serving (`serving`), so each call is attributed to the invocation that made it.
  */
-import {
-  createServer,
-  request as httpRequest,
-  type ClientRequest,
-  type IncomingMessage,
-  type Server,
-  type ServerResponse,
-} from 'node:http';
-import { DescribeTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { createServer, request as httpRequest, type ClientRequest, type IncomingMessage, type ServerResponse } from 'node:http';
+import { DescribeTableCommand, type DynamoDBClient, type KeySchemaElement } from '@aws-sdk/client-dynamodb';
 import { DescribeSecretCommand, type SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { createDynamoClient, LOCAL_CREDENTIALS } from '../../shared/adapters/aws-clients';
 import { closeServer, listen, readBody } from '../http';
 import { createSecretsManagerClient } from '../secrets-manager-server';
-import { asArray, asRecord, isRecord } from '../../shared/util';
+import { asArray, asRecord, parseJsonOrUndefined } from '../../shared/util';
 
 export type RecordedService = 'dynamodb' | 'sqs' | 'secretsmanager';
 export const RECORDED_SERVICES: readonly RecordedService[] = ['dynamodb', 'sqs', 'secretsmanager'];
@@ -61,68 +54,51 @@ const MAX_BODY_BYTES = 16 * 1024 * 1024;
 type CallShape = Omit<RecordedAwsCall, 'principal' | 'invocation'>;
 type Json = Record<string, unknown>;
 
-/** Answers the questions the recorder must put to the upstreams (DescribeTable's key schemas, DescribeSecret's ARNs), cached. */
-class Lookups {
-  private readonly answers = new Map<string, Promise<unknown>>();
-
-  constructor(
-    private readonly options: AwsCallRecorderOptions,
-    private readonly dynamo: DynamoDBClient,
-    private readonly secrets: SecretsManagerClient,
-  ) {}
-
+/** What the shapes need: ARNs of this account and region, and the answers of the upstreams, cached. */
+interface ShapeContext {
+  arn(service: RecordedService, resource: string): string;
   /** Partition key of the table, or of the index when one is named. */
-  async partitionKey(tableName: string, indexName: string | undefined): Promise<string | undefined> {
-    const keys = await this.cached(`table ${tableName}`, () => describeTableKeys(this.dynamo, tableName));
-    return indexName === undefined ? keys?.table : (keys?.indexes[indexName] ?? keys?.table);
-  }
+  partitionKey(tableName: string, indexName: string | undefined): Promise<string | undefined>;
+  secretArn(secretId: string): Promise<string>;
+}
 
-  async secretArn(secretId: string): Promise<string> {
-    if (secretId.startsWith('arn:')) return secretId;
-    const described = await this.cached(`secret ${secretId}`, () => describeSecretArn(this.secrets, secretId));
+function shapeContext(options: AwsCallRecorderOptions, dynamo: DynamoDBClient, secrets: SecretsManagerClient): ShapeContext {
+  const arn = (service: RecordedService, resource: string) => `arn:aws:${service}:${options.region}:${options.accountId}:${resource}`;
+  const tableKeys = cachedLookup((tableName) => describeTableKeys(dynamo, tableName));
+  const secretArns = cachedLookup(async (secretId) => (await secrets.send(new DescribeSecretCommand({ SecretId: secretId }))).ARN);
+  return {
+    arn,
+    async partitionKey(tableName, indexName) {
+      const keys = await tableKeys(tableName);
+      return (indexName === undefined ? undefined : keys?.[`index ${indexName}`]) ?? keys?.table;
+    },
     // A secret the peer doesn't know: the name-only ARN still names it in a denial.
-    return described ?? `arn:aws:secretsmanager:${this.options.region}:${this.options.accountId}:secret:${secretId}`;
-  }
+    secretArn: async (secretId) =>
+      secretId.startsWith('arn:') ? secretId : ((await secretArns(secretId)) ?? arn('secretsmanager', `secret:${secretId}`)),
+  };
+}
 
-  /** Failed look-ups are not cached: the table or secret may exist by the next call. */
-  private async cached<T>(key: string, load: () => Promise<T | undefined>): Promise<T | undefined> {
-    const pending = (this.answers.get(key) as Promise<T | undefined> | undefined) ?? load();
-    this.answers.set(key, pending);
+/** A look-up that failed (threw or found nothing) is not cached: the table or secret may exist by the next call. */
+function cachedLookup<T>(load: (key: string) => Promise<T | undefined>): (key: string) => Promise<T | undefined> {
+  const answers = new Map<string, Promise<T | undefined>>();
+  return async (key) => {
+    const pending = answers.get(key) ?? load(key).catch(() => undefined);
+    answers.set(key, pending);
     const value = await pending;
-    if (value === undefined) this.answers.delete(key);
+    if (value === undefined) answers.delete(key);
     return value;
-  }
+  };
 }
 
-interface TableKeys {
-  table: string;
-  indexes: Record<string, string>;
-}
-
-async function describeTableKeys(client: DynamoDBClient, tableName: string): Promise<TableKeys | undefined> {
-  try {
-    const { Table: table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
-    const hashOf = (schema: { AttributeName?: string | undefined; KeyType?: string | undefined }[] | undefined) =>
-      schema?.find((element) => element.KeyType === 'HASH')?.AttributeName;
-    const tableKey = hashOf(table?.KeySchema);
-    if (tableKey === undefined) return undefined;
-    const indexes: Record<string, string> = {};
-    for (const index of [...(table?.GlobalSecondaryIndexes ?? []), ...(table?.LocalSecondaryIndexes ?? [])]) {
-      const key = hashOf(index.KeySchema);
-      if (index.IndexName && key) indexes[index.IndexName] = key;
-    }
-    return { table: tableKey, indexes };
-  } catch {
-    return undefined;
-  }
-}
-
-async function describeSecretArn(client: SecretsManagerClient, secretId: string): Promise<string | undefined> {
-  try {
-    return (await client.send(new DescribeSecretCommand({ SecretId: secretId }))).ARN;
-  } catch {
-    return undefined;
-  }
+/** The hash key of the table (`table`) and of each of its indexes (`index <name>`). */
+async function describeTableKeys(client: DynamoDBClient, tableName: string): Promise<Record<string, string> | undefined> {
+  const { Table: table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
+  const hashOf = (schema: KeySchemaElement[] | undefined) => schema?.find((element) => element.KeyType === 'HASH')?.AttributeName;
+  const tableKey = hashOf(table?.KeySchema);
+  if (tableKey === undefined) return undefined;
+  const indexes = [...(table?.GlobalSecondaryIndexes ?? []), ...(table?.LocalSecondaryIndexes ?? [])];
+  const keys = indexes.map((index) => [`index ${index.IndexName}`, hashOf(index.KeySchema)] as const);
+  return { table: tableKey, ...Object.fromEntries(keys.filter(([, key]) => key !== undefined)) };
 }
 
 export class AwsCallRecorder {
@@ -132,14 +108,16 @@ export class AwsCallRecorder {
   private readonly invocations = new Map<string, RecordedInvocation>();
   private invocationCount = 0;
   private readonly upstreamRequests = new Set<ClientRequest>();
+  private readonly servers = RECORDED_SERVICES.map((service) => createServer((req, res) => void this.handle(service, req, res)));
+  private readonly shapes: ShapeContext;
+  readonly endpoints = {} as Record<RecordedService, string>;
 
   private constructor(
     private readonly options: AwsCallRecorderOptions,
-    private readonly lookups: Lookups,
-    private readonly clients: { destroy(): void }[],
-    private readonly servers: Server[],
-    readonly endpoints: Record<RecordedService, string>,
-  ) {}
+    private readonly clients: [DynamoDBClient, SecretsManagerClient],
+  ) {
+    this.shapes = shapeContext(options, ...clients);
+  }
 
   static async start(options: AwsCallRecorderOptions): Promise<AwsCallRecorder> {
     for (const service of RECORDED_SERVICES) {
@@ -157,17 +135,10 @@ export class AwsCallRecorder {
       connectionTimeoutMs: 10_000,
       maxAttempts: 2,
     });
-    const secrets = createSecretsManagerClient(options.upstreams.secretsmanager, options.region);
-    const holder: { recorder?: AwsCallRecorder } = {};
-    const servers: Server[] = [];
-    const endpoints = {} as Record<RecordedService, string>;
-    for (const service of RECORDED_SERVICES) {
-      const server = createServer((req, res) => void holder.recorder?.handle(service, req, res));
-      servers.push(server);
-      endpoints[service] = (await listen(server, 0, '127.0.0.1')).url;
+    const recorder = new AwsCallRecorder(options, [dynamo, createSecretsManagerClient(options.upstreams.secretsmanager, options.region)]);
+    for (const [index, service] of RECORDED_SERVICES.entries()) {
+      recorder.endpoints[service] = (await listen(recorder.servers[index]!, 0, '127.0.0.1')).url;
     }
-    const recorder = new AwsCallRecorder(options, new Lookups(options, dynamo, secrets), [dynamo, secrets], servers, endpoints);
-    holder.recorder = recorder;
     return recorder;
   }
 
@@ -183,8 +154,7 @@ export class AwsCallRecorder {
    * QueueUrl's host unless it was given an explicit endpoint, so an upstream URL would bypass the recording.
    */
   queueUrlThroughProxy(queueUrl: string): string {
-    const url = new URL(queueUrl);
-    return `${this.endpoints.sqs}${url.pathname}`;
+    return `${this.endpoints.sqs}${new URL(queueUrl).pathname}`;
   }
 
   /**
@@ -229,11 +199,10 @@ export class AwsCallRecorder {
 
   private async shapesOf(service: RecordedService, req: IncomingMessage, body: Buffer): Promise<CallShape[]> {
     const { operation, input } = parseRequest(req, body);
-    const ctx: ShapeContext = { region: this.options.region, accountId: this.options.accountId, lookups: this.lookups };
     try {
-      if (service === 'dynamodb') return await dynamoShapes(operation, input, ctx);
-      if (service === 'sqs') return [sqsShape(operation, input, ctx)];
-      return [await secretsShape(operation, input, ctx)];
+      if (service === 'dynamodb') return await dynamoShapes(operation, input, this.shapes);
+      if (service === 'sqs') return [sqsShape(operation, input, this.shapes)];
+      return [await secretsShape(operation, input, this.shapes)];
     } catch {
       // A request we cannot read is still forwarded (the peer answers it); the IAM check refuses a call without resources.
       return [{ service, action: `${service}:${operation}`, resources: [], context: {} }];
@@ -249,13 +218,9 @@ export class AwsCallRecorder {
     this.upstreamRequests.add(upstreamRequest);
     upstreamRequest.on('close', () => this.upstreamRequests.delete(upstreamRequest));
     upstreamRequest.on('error', (error) => {
-      if (res.headersSent) {
-        res.destroy();
-        return;
-      }
-      res
-        .writeHead(502, { 'content-type': 'text/plain' })
-        .end(`recording proxy: ${service} peer ${upstream.origin} unreachable: ${error.message}`);
+      const why = `recording proxy: ${service} peer ${upstream.origin} unreachable: ${error.message}`;
+      if (res.headersSent) res.destroy();
+      else res.writeHead(502, { 'content-type': 'text/plain' }).end(why);
     });
     upstreamRequest.end(body);
   }
@@ -267,40 +232,23 @@ export function principalOf(authorization: string | undefined): string {
 }
 
 /**
- * The operation and its input: AWS JSON (`X-Amz-Target: <prefix>.<Operation>`, JSON body), or the
- * query protocol an older SQS client sends (`Action=<Operation>&…`, form-encoded).
+ * The operation and its input, as the three SDK clients send them (AWS JSON: `X-Amz-Target:
+ * <prefix>.<Operation>`, a JSON body); anything else is an unknown operation, which the IAM check refuses.
  */
 function parseRequest(req: IncomingMessage, body: Buffer): { operation: string; input: Json } {
   const target = req.headers['x-amz-target'];
-  if (typeof target === 'string' && target.includes('.')) {
-    return { operation: target.slice(target.lastIndexOf('.') + 1), input: parseJsonObject(body) };
-  }
-  const form = new URLSearchParams(body.toString('utf8'));
-  const action = form.get('Action');
-  if (action) return { operation: action, input: Object.fromEntries(form.entries()) };
-  return { operation: 'UnknownOperation', input: {} };
+  if (typeof target !== 'string' || !target.includes('.')) return { operation: 'UnknownOperation', input: {} };
+  return { operation: target.slice(target.lastIndexOf('.') + 1), input: asRecord(parseJsonOrUndefined(body.toString('utf8'))) };
 }
 
-function parseJsonObject(body: Buffer): Json {
-  try {
-    const parsed: unknown = JSON.parse(body.toString('utf8') || '{}');
-    return isRecord(parsed) ? parsed : {};
-  } catch {
-    return {};
-  }
-}
-
-interface ShapeContext {
-  region: string;
-  accountId: string;
-  lookups: Lookups;
-}
+const text = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
 
 // -- DynamoDB ----------------------------------------------------------------------------------------
 
 /** Single-valued condition keys copied from the request when present. */
 const DYNAMO_REQUEST_KEYS = ['ReturnValues', 'Select', 'ReturnConsumedCapacity'] as const;
 
+/** What IAM authorizes separately: one part per table, one per transaction item. */
 interface DynamoPart {
   action: string;
   tableName: string;
@@ -319,47 +267,6 @@ async function dynamoShapes(operation: string, input: Json, ctx: ShapeContext): 
   return Promise.all(parts.map((part) => dynamoShape(part, ctx)));
 }
 
-/** Splits a request into what IAM authorizes separately: one part per table, one per transaction item. */
-function dynamoParts(operation: string, input: Json): DynamoPart[] {
-  switch (operation) {
-    case 'GetItem':
-    case 'DeleteItem':
-    case 'UpdateItem':
-      return [single(operation, input, [asRecord(input.Key)])];
-    case 'PutItem':
-      return [single(operation, input, [asRecord(input.Item)])];
-    case 'Query':
-      return [{ ...single(operation, input, []), query: input }];
-    case 'BatchGetItem':
-      return Object.entries(asRecord(input.RequestItems)).map(([table, request]) => ({
-        action: 'dynamodb:BatchGetItem',
-        tableName: table,
-        keyMaps: asArray(asRecord(request).Keys).map(asRecord),
-        input,
-      }));
-    case 'BatchWriteItem':
-      return Object.entries(asRecord(input.RequestItems)).map(([table, requests]) => ({
-        action: 'dynamodb:BatchWriteItem',
-        tableName: table,
-        keyMaps: asArray(requests).map((request) => {
-          const { PutRequest: put, DeleteRequest: del } = asRecord(request);
-          return put !== undefined ? asRecord(asRecord(put).Item) : asRecord(asRecord(del).Key);
-        }),
-        input,
-      }));
-    case 'TransactGetItems':
-    case 'TransactWriteItems':
-      return asArray(input.TransactItems).flatMap((item) => transactionParts(operation, asRecord(item)));
-    default:
-      return typeof input.TableName === 'string' ? [single(operation, input, [])] : [];
-  }
-}
-
-function single(operation: string, input: Json, keyMaps: Json[]): DynamoPart {
-  const indexName = typeof input.IndexName === 'string' ? input.IndexName : undefined;
-  return { action: `dynamodb:${operation}`, tableName: String(input.TableName), indexName, keyMaps, input };
-}
-
 /** IAM authorizes each transaction item as its own action, with dynamodb:EnclosingOperation. */
 const TRANSACTION_ACTIONS: Record<string, string> = {
   Get: 'GetItem',
@@ -369,28 +276,59 @@ const TRANSACTION_ACTIONS: Record<string, string> = {
   ConditionCheck: 'ConditionCheckItem',
 };
 
-function transactionParts(operation: string, item: Json): DynamoPart[] {
-  return Object.entries(item).flatMap(([kind, request]) => {
-    const action = TRANSACTION_ACTIONS[kind];
-    if (!action) return [];
-    const body = asRecord(request);
-    const keyMap = asRecord(kind === 'Put' ? body.Item : body.Key);
-    return [{ action: `dynamodb:${action}`, tableName: String(body.TableName), keyMaps: [keyMap], enclosing: operation, input: body }];
+/** The attribute map a request names its item by: its Key, or the Item it puts. */
+const keyMapOf = (request: unknown): Json => asRecord(asRecord(request).Key ?? asRecord(request).Item);
+
+function dynamoParts(operation: string, input: Json): DynamoPart[] {
+  const part = (tableName: unknown, keyMaps: Json[], request = input, action = operation): DynamoPart => ({
+    action: `dynamodb:${action}`,
+    tableName: String(tableName),
+    indexName: text(request.IndexName),
+    keyMaps,
+    input: request,
   });
+  const perTable = (keyMapsOf: (request: unknown) => Json[]) =>
+    Object.entries(asRecord(input.RequestItems)).map(([table, request]) => part(table, keyMapsOf(request)));
+  switch (operation) {
+    case 'GetItem':
+    case 'DeleteItem':
+    case 'UpdateItem':
+    case 'PutItem':
+      return [part(input.TableName, [keyMapOf(input)])];
+    case 'Query':
+      return [{ ...part(input.TableName, []), query: input }];
+    case 'BatchGetItem':
+      return perTable((request) => asArray(asRecord(request).Keys).map(asRecord));
+    case 'BatchWriteItem':
+      return perTable((requests) =>
+        asArray(requests).map((request) => keyMapOf(asRecord(request).PutRequest ?? asRecord(request).DeleteRequest)),
+      );
+    case 'TransactGetItems':
+    case 'TransactWriteItems':
+      return asArray(input.TransactItems).flatMap((item) =>
+        Object.entries(asRecord(item)).flatMap(([kind, request]) => {
+          const action = TRANSACTION_ACTIONS[kind];
+          const body = asRecord(request);
+          return action ? [{ ...part(body.TableName, [keyMapOf(body)], body, action), enclosing: operation }] : [];
+        }),
+      );
+    default:
+      return typeof input.TableName === 'string' ? [part(input.TableName, [])] : [];
+  }
 }
 
 async function dynamoShape(part: DynamoPart, ctx: ShapeContext): Promise<CallShape> {
   const tableName = part.tableName.startsWith('arn:')
     ? part.tableName.slice(part.tableName.indexOf('table/') + 'table/'.length)
     : part.tableName;
-  const tableArn = `arn:aws:dynamodb:${ctx.region}:${ctx.accountId}:table/${tableName}`;
+  const tableArn = ctx.arn('dynamodb', `table/${tableName}`);
   const resource = part.indexName === undefined ? tableArn : `${tableArn}/index/${part.indexName}`;
   const context: Record<string, string[]> = {};
   const leadingKeys = await leadingKeysOf(part, tableName, ctx);
   if (leadingKeys.length > 0) context['dynamodb:LeadingKeys'] = [...new Set(leadingKeys)];
   for (const key of DYNAMO_REQUEST_KEYS) {
-    const value = part.input[key];
-    if (typeof value === 'string') context[`dynamodb:${key}`] = [value];
+    const value = text(part.input[key]);
+    if (value !== undefined) context[`dynamodb:${key}`] = [value];
   }
   if (part.enclosing) context['dynamodb:EnclosingOperation'] = [part.enclosing];
   return { service: 'dynamodb', action: part.action, resources: [resource], context };
@@ -398,22 +336,19 @@ async function dynamoShape(part: DynamoPart, ctx: ShapeContext): Promise<CallSha
 
 async function leadingKeysOf(part: DynamoPart, tableName: string, ctx: ShapeContext): Promise<string[]> {
   if (part.keyMaps.length === 0 && part.query === undefined) return [];
-  const partitionKey = await ctx.lookups.partitionKey(tableName, part.indexName);
+  const partitionKey = await ctx.partitionKey(tableName, part.indexName);
   if (partitionKey === undefined) return [];
   const values = part.keyMaps.map((keyMap) => attributeText(keyMap[partitionKey]));
   if (part.query) values.push(queryPartitionValue(part.query, partitionKey));
   return values.filter((value): value is string => value !== undefined);
 }
 
-/** The value a Query binds to the partition key: `pk = :v` (or `#n = :v`) in KeyConditionExpression, or legacy KeyConditions. */
-export function queryPartitionValue(input: Json, partitionKey: string): string | undefined {
-  const legacy = asRecord(asRecord(input.KeyConditions)[partitionKey]);
-  if (legacy.ComparisonOperator === 'EQ') return attributeText(asArray(legacy.AttributeValueList)[0]);
-  const expression = typeof input.KeyConditionExpression === 'string' ? input.KeyConditionExpression : '';
+/** The value a Query binds to the partition key: `pk = :v` (or `#n = :v`) in KeyConditionExpression (no code sends legacy KeyConditions). */
+function queryPartitionValue(input: Json, partitionKey: string): string | undefined {
   const names = asRecord(input.ExpressionAttributeNames);
   const values = asRecord(input.ExpressionAttributeValues);
   const nameOf = (token: string) => (token.startsWith('#') ? names[token] : token);
-  for (const match of expression.matchAll(/([#\w.:-]+)\s*=\s*([#\w.:-]+)/g)) {
+  for (const match of (text(input.KeyConditionExpression) ?? '').matchAll(/([#\w.:-]+)\s*=\s*([#\w.:-]+)/g)) {
     const [left, right] = [match[1]!, match[2]!];
     if (nameOf(left) === partitionKey && right.startsWith(':')) return attributeText(values[right]);
     if (nameOf(right) === partitionKey && left.startsWith(':')) return attributeText(values[left]);
@@ -424,11 +359,10 @@ export function queryPartitionValue(input: Json, partitionKey: string): string |
 /** An AttributeValue's text, as IAM compares partition key values: S and N as written, B as base64. */
 function attributeText(value: unknown): string | undefined {
   const attribute = asRecord(value);
-  for (const type of ['S', 'N', 'B'] as const) if (typeof attribute[type] === 'string') return attribute[type];
-  return undefined;
+  return text(attribute.S) ?? text(attribute.N) ?? text(attribute.B);
 }
 
-// -- SQS -----------------------------------------------------------------------------------------------
+// -- SQS and Secrets Manager ---------------------------------------------------------------------------
 
 /** The batch operations are authorized as their single-message action. */
 const SQS_ACTIONS: Record<string, string> = {
@@ -438,29 +372,15 @@ const SQS_ACTIONS: Record<string, string> = {
 };
 
 function sqsShape(operation: string, input: Json, ctx: ShapeContext): CallShape {
-  const action = `sqs:${SQS_ACTIONS[operation] ?? operation}`;
+  const url = text(input.QueueUrl);
   const queueName =
-    typeof input.QueueUrl === 'string'
-      ? lastPathSegment(input.QueueUrl)
-      : typeof input.QueueName === 'string'
-        ? input.QueueName
-        : undefined;
-  const resources = queueName ? [`arn:aws:sqs:${ctx.region}:${ctx.accountId}:${queueName}`] : [];
-  return { service: 'sqs', action, resources, context: {} };
+    url === undefined ? text(input.QueueName) : URL.canParse(url) ? new URL(url).pathname.split('/').filter(Boolean).pop() : undefined;
+  const resources = queueName ? [ctx.arn('sqs', queueName)] : [];
+  return { service: 'sqs', action: `sqs:${SQS_ACTIONS[operation] ?? operation}`, resources, context: {} };
 }
-
-function lastPathSegment(url: string): string | undefined {
-  try {
-    return new URL(url).pathname.split('/').filter(Boolean).pop();
-  } catch {
-    return undefined;
-  }
-}
-
-// -- Secrets Manager ----------------------------------------------------------------------------------
 
 async function secretsShape(operation: string, input: Json, ctx: ShapeContext): Promise<CallShape> {
-  const secretId = typeof input.SecretId === 'string' ? input.SecretId : undefined;
-  const resources = secretId === undefined ? [] : [await ctx.lookups.secretArn(secretId)];
+  const secretId = text(input.SecretId);
+  const resources = secretId === undefined ? [] : [await ctx.secretArn(secretId)];
   return { service: 'secretsmanager', action: `secretsmanager:${operation}`, resources, context: {} };
 }

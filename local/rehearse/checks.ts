@@ -61,14 +61,13 @@ export async function checkIamCalls(stack: RehearsedStack): Promise<Check[]> {
 
 /** What a stack's functions, the platform and its access-log metric filters emitted during the rehearsal. */
 function metricsEmitted(stack: RehearsedStack): MetricId[] {
-  const emitted: MetricId[] = [...emfMetrics(stack.lines.map((line) => line.line)), ...stack.platformMetrics];
-  for (const filter of metricFilters(stack.stack.template, (value) => stack.resolve(value))) {
-    for (const entry of stack.accessLog) {
-      const metric = metricFromLogLine(filter, entry.line);
-      if (metric) emitted.push(metric);
-    }
-  }
-  return emitted;
+  const filters = metricFilters(stack.stack.template, (value) => stack.resolve(value));
+  const counted = filters.flatMap((filter) => stack.accessLog.map((entry) => metricFromLogLine(filter, entry.line)));
+  return [
+    ...emfMetrics(stack.lines.map((line) => line.line)),
+    ...stack.platformMetrics,
+    ...counted.filter((metric) => metric !== undefined),
+  ];
 }
 
 /**

@@ -13,26 +13,10 @@ import {
   type ConditionExplain,
   type StatementExplain,
 } from '@cloud-copilot/iam-simulate';
+import type { CfnTemplate } from './assembly';
 import type { RecordedAwsCall } from './aws-call-recorder';
 import { resolveIntrinsics, type ResolveContext } from './intrinsics';
 import { asArray, asRecord, isRecord } from '../../shared/util';
-
-/** The part of a CloudFormation template the rehearsal reads. */
-export interface CfnResource {
-  Type: string;
-  /** Arbitrary JSON: each reader checks the shape it needs. */
-  Properties?: Record<string, unknown>;
-  DependsOn?: string | string[];
-  Condition?: string;
-  Metadata?: Record<string, unknown>;
-}
-
-export interface CfnTemplate {
-  Resources: Record<string, CfnResource>;
-  Outputs?: Record<string, { Value: unknown; Description?: string; Export?: unknown }>;
-  Parameters?: Record<string, { Type: string; Default?: unknown }>;
-  Conditions?: Record<string, unknown>;
-}
 
 export interface PolicyStatementSource {
   /** The AWS::IAM::Policy / ManagedPolicy logical id, or `<role>.Policies.<PolicyName>` for an inline policy. */
@@ -89,61 +73,36 @@ export function rolePolicies(template: CfnTemplate, roleLogicalId: string, ctx: 
   const props = role.Properties ?? {};
   if (props.PermissionsBoundary !== undefined)
     throw new Error(`role ${roleLogicalId} has a PermissionsBoundary, which the rehearsal's IAM check does not evaluate`);
-  const documents = [
-    ...inlinePolicies(roleLogicalId, props),
-    ...attachedPolicies(template, roleLogicalId),
-    ...listedManagedPolicies(template, roleLogicalId, props),
-  ];
-  const statements = documents.flatMap(({ policyLogicalId, document }) => statementsOf(policyLogicalId, resolveIntrinsics(document, ctx)));
-  return { roleLogicalId, statements };
-}
-
-interface PolicyDocumentSource {
-  policyLogicalId: string;
-  document: unknown;
-}
-
-function inlinePolicies(roleLogicalId: string, props: Record<string, unknown>): PolicyDocumentSource[] {
-  return asArray(props.Policies).map((policy, index) => {
+  const inline = asArray(props.Policies).map((policy, index) => {
     const { PolicyName: name, PolicyDocument: document } = asRecord(policy);
-    return { policyLogicalId: `${roleLogicalId}.Policies.${typeof name === 'string' ? name : index}`, document };
+    return [`${roleLogicalId}.Policies.${typeof name === 'string' ? name : index}`, document] as const;
   });
-}
-
-function attachedPolicies(template: CfnTemplate, roleLogicalId: string): PolicyDocumentSource[] {
-  return Object.entries(template.Resources)
-    .filter(([, resource]) => resource.Type === 'AWS::IAM::Policy' || resource.Type === 'AWS::IAM::ManagedPolicy')
-    .filter(([, resource]) => asArray(asRecord(resource.Properties).Roles).some((entry) => isRefTo(entry, roleLogicalId)))
-    .map(([policyLogicalId, resource]) => ({ policyLogicalId, document: asRecord(resource.Properties).PolicyDocument }));
-}
-
-/** ManagedPolicyArns entries that Ref a ManagedPolicy of this template not already attached through its Roles. */
-function listedManagedPolicies(template: CfnTemplate, roleLogicalId: string, props: Record<string, unknown>): PolicyDocumentSource[] {
-  return asArray(props.ManagedPolicyArns).flatMap((entry) => {
+  const listed = asArray(props.ManagedPolicyArns).map((entry) => {
     const id = isRecord(entry) && typeof entry.Ref === 'string' ? entry.Ref : undefined;
-    const policy = id === undefined ? undefined : template.Resources[id];
-    if (id === undefined || policy?.Type !== 'AWS::IAM::ManagedPolicy') {
-      throw new Error(
-        `role ${roleLogicalId} lists managed policy ${JSON.stringify(entry)}, which is not in the template: the rehearsal cannot read it offline`,
-      );
-    }
-    const alreadyAttached = asArray(asRecord(policy.Properties).Roles).some((role) => isRefTo(role, roleLogicalId));
-    return alreadyAttached ? [] : [{ policyLogicalId: id, document: asRecord(policy.Properties).PolicyDocument }];
+    if (id !== undefined && template.Resources[id]?.Type === 'AWS::IAM::ManagedPolicy') return id;
+    throw new Error(
+      `role ${roleLogicalId} lists managed policy ${JSON.stringify(entry)}, which is not in the template: the rehearsal cannot read it offline`,
+    );
   });
+  const attached = Object.entries(template.Resources)
+    .filter(([id, { Type, Properties }]) => {
+      if (Type !== 'AWS::IAM::Policy' && Type !== 'AWS::IAM::ManagedPolicy') return false;
+      return listed.includes(id) || asArray(asRecord(Properties).Roles).some((role) => isRecord(role) && role.Ref === roleLogicalId);
+    })
+    .map(([id, resource]) => [id, asRecord(resource.Properties).PolicyDocument] as const);
+  return {
+    roleLogicalId,
+    statements: [...inline, ...attached].flatMap(([id, document]) => statementsOf(id, resolveIntrinsics(document, ctx))),
+  };
 }
 
 function statementsOf(policyLogicalId: string, document: unknown): PolicyStatementSource[] {
   const statement = asRecord(document).Statement;
   if (statement === undefined) throw new Error(`policy ${policyLogicalId} has no PolicyDocument.Statement`);
-  const entries: unknown[] = Array.isArray(statement) ? statement : [statement];
-  return entries.map((entry) => {
+  return (Array.isArray(statement) ? statement : [statement]).map((entry: unknown) => {
     const sid = asRecord(entry).Sid;
     return { policyLogicalId, sid: typeof sid === 'string' ? sid : undefined, statement: entry };
   });
-}
-
-function isRefTo(entry: unknown, logicalId: string): boolean {
-  return isRecord(entry) && entry.Ref === logicalId && Object.keys(entry).length === 1;
 }
 
 // -- evaluation ---------------------------------------------------------------------------------------
@@ -249,16 +208,9 @@ function kindOf(result: string): VerdictKind {
 
 /** `Sid X` when the statement has one, else `statement #n of <policy>` (n counted from 1 within that policy). */
 function statementLabel(policies: RolePolicies, policyId: string, explain: StatementExplain): string {
-  const ofPolicy = policies.statements.filter((source) => source.policyLogicalId === policyId);
-  const bySid = ofPolicy.find((source) => source.sid !== undefined && source.sid === explain.identifier);
-  if (bySid) return `Sid ${bySid.sid}`;
+  const bySid = policies.statements.some((source) => source.policyLogicalId === policyId && source.sid === explain.identifier);
   // Without a Sid the evaluator identifies a statement by its 1-based position.
-  return `statement #${explain.identifier} of ${policyId}`;
-}
-
-interface Unmatched {
-  policyId: string;
-  explain: StatementExplain;
+  return bySid ? `Sid ${explain.identifier}` : `statement #${explain.identifier} of ${policyId}`;
 }
 
 /**
@@ -266,7 +218,7 @@ interface Unmatched {
  * condition failed; action matches but not the resource; the resource matches but not the action.
  */
 function closestStatements(
-  unmatched: Unmatched[],
+  unmatched: { policyId: string; explain: StatementExplain }[],
   label: (policyId: string, explain: StatementExplain) => string,
 ): ResourceFinding['statements'] {
   const allow = unmatched.filter((s) => s.explain.effect === 'Allow');

@@ -26,17 +26,20 @@ export async function operatorOutputs(context: ScenarioContext): Promise<void> {
   };
   for (const [key, command] of Object.entries(context.outputs).filter(([key]) => /^Put.*Command$/.test(key))) {
     const value = valueOf[key];
-    if (value === undefined) {
-      record(`operator: output ${key}`, false, 'an output put-secret-value command the rehearsal has no value for');
-      continue;
-    }
-    const parsed = parsePutSecretCommand(command, value);
+    const parsed =
+      value === undefined
+        ? { problem: 'an output put-secret-value command the rehearsal has no value for' }
+        : parsePutSecretCommand(command, value);
     if ('problem' in parsed) {
       record(`operator: output ${key}`, false, parsed.problem);
-      continue;
+    } else {
+      await context.putSecret(outputKeyOfSecret(context, parsed.secretId), parsed.secretString);
+      record(
+        `operator: output ${key} run as shown`,
+        true,
+        `put ${parsed.secretString.trim().startsWith('[') ? 'a JSON array' : 'a plain string'}`,
+      );
     }
-    await context.putSecret(outputKeyOfSecret(context, parsed.secretId), parsed.secretString);
-    record(`operator: output ${key} run as shown`, true, `put ${describeSecretValue(parsed.secretString)}`);
   }
 }
 
@@ -124,8 +127,4 @@ function splitArgs(line: string): string[] {
   const pattern = /'([^']*)'|"((?:\\.|[^"\\])*)"|(\S+)/g;
   for (const match of line.matchAll(pattern)) args.push(match[1] ?? match[2]?.replace(/\\(.)/g, '$1') ?? match[3]!);
   return args;
-}
-
-function describeSecretValue(value: string): string {
-  return value.trim().startsWith('[') ? 'a JSON array' : 'a plain string';
 }

@@ -63,20 +63,16 @@ function closingFence(lines: readonly string[], start: number, opener: string): 
 
 /** The commands of a shell block: continuations joined, comments and blank lines dropped. */
 export function shellCommands(blockLines: readonly string[]): string[] {
-  const commands: string[] = [];
-  let pending = '';
-  for (const raw of blockLines) {
-    // A continuation line's indentation is layout, not part of the command.
-    const line = pending === '' ? stripShellComment(raw) : stripShellComment(raw).trimStart();
-    const continued = /(^|[^\\])(\\\\)*\\$/.test(line);
-    pending += continued ? `${line.slice(0, -1).trimEnd()} ` : line;
-    if (continued) continue;
-    const command = pending.trim();
-    pending = '';
-    if (command !== '') commands.push(command);
-  }
-  if (pending.trim() !== '') commands.push(pending.trim());
-  return commands;
+  // A line ending in a (not escaped) backslash goes on with the next: the next's indentation is layout, not part of the command.
+  const text = [...blockLines, '']
+    .map(stripShellComment)
+    .reduce((joined, line) =>
+      /(^|[^\\])(\\\\)*\\$/.test(joined) ? `${joined.slice(0, -1).trimEnd()} ${line.trimStart()}` : `${joined}\n${line}`,
+    );
+  return text
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line !== '');
 }
 
 /** The line without its comment: a `#` at the start of a word, outside quotes. */

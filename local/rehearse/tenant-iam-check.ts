@@ -16,7 +16,7 @@ import type { RehearsedStack } from './rehearsed-stack';
 import { webhookTargetOf } from '../../shared/connections/model';
 import { parseTenants } from '../../shared/slack-app/tenant-scope';
 import { STACK_TENANT, tenantLabel, tenantOfLabel, tenantSessionPolicy, type Tenant } from '../../shared/tenancy';
-import { asRecord, isRecord } from '../../shared/util';
+import { asRecord, isRecord, parseJsonOrUndefined } from '../../shared/util';
 
 /** The tenants the invocation of `event` served, each once; undefined when its input does not say. */
 export function tenantsServedBy(event: unknown): Tenant[] | undefined {
@@ -44,7 +44,7 @@ const EVERY_TENANT_KINDS: readonly string[] = [QUEUE_MESSAGE_KINDS.weeklySweep, 
 
 function tenantsOfRecord(record: unknown): Tenant[] | undefined {
   const { body, attributes } = asRecord(record);
-  const message = parseBody(body);
+  const message = asRecord(parseJsonOrUndefined(body));
   const kind = message.kind;
   if (typeof kind === 'string' && EVERY_TENANT_KINDS.includes(kind)) return undefined;
   // A message without tenants is a stage without connections: the stack's alone (shared/slack-app/ports.ts).
@@ -52,14 +52,6 @@ function tenantsOfRecord(record: unknown): Tenant[] | undefined {
   if (kind === QUEUE_MESSAGE_KINDS.slackHome) return parseTenants(message.tenants ?? [STACK_TENANT]);
   const group = asRecord(attributes).MessageGroupId;
   return typeof group === 'string' ? [tenantOfLabel(group)] : undefined;
-}
-
-function parseBody(body: unknown): Record<string, unknown> {
-  try {
-    return asRecord(typeof body === 'string' ? JSON.parse(body) : undefined);
-  } catch {
-    return {};
-  }
 }
 
 // -- the check ---------------------------------------------------------------------------------------
@@ -86,14 +78,9 @@ export async function tenantCallsCheck(
   const byInvocation = new Map<number, { tenants: Tenant[]; calls: RecordedAwsCall[] }>();
   let unattributed = 0;
   for (const call of calls) {
-    const tenants = call.invocation === undefined ? undefined : tenantsServedBy(call.invocation.event);
-    if (call.invocation === undefined || tenants === undefined) {
-      unattributed += 1;
-      continue;
-    }
-    const group = byInvocation.get(call.invocation.id) ?? { tenants, calls: [] };
-    group.calls.push(call);
-    byInvocation.set(call.invocation.id, group);
+    const tenants = call.invocation && tenantsServedBy(call.invocation.event);
+    if (!call.invocation || !tenants) unattributed += 1;
+    else byInvocation.set(call.invocation.id, { tenants, calls: [...(byInvocation.get(call.invocation.id)?.calls ?? []), call] });
   }
   const perTenant = new Map<string, number>();
   const denials: string[] = [];

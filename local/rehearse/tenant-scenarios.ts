@@ -6,9 +6,11 @@
  * `/webhook/<id>`; team A's answers see only A's projects; A's token is refreshed once when it nears
  * its expiry; team B's uninstall purges B and B's next run posts nothing, while A keeps posting.
  */
-import { GetItemCommand, ScanCommand, UpdateItemCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
+import { paginateScan, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import { DynamoInstallationStore } from '../../shared/adapters/dynamo-installation-store';
 import { DIGEST_METRICS, TABLE } from '../../shared/contracts';
 import { connectionWebhookUrl } from '../../shared/connections/model';
+import type { BotToken } from '../../shared/installations/model';
 import type { RecordedCall } from '../slack/server';
 import { VisibilitySimulator } from '../simulator/server';
 import { egressFetch } from './rehearsed-stack';
@@ -27,7 +29,7 @@ interface Client {
   apiKey: string;
   secret: string;
   webhookUrl: string;
-  projects: { id: string; name: string }[];
+  projectIds: string[];
 }
 
 const PLANS = [
@@ -64,10 +66,7 @@ async function startClient(context: ScenarioContext, plan: (typeof PLANS)[number
   const webhookUrl = connectionWebhookUrl(context.outputs['WebhookUrl']!, plan.id);
   // The client's admin creates the webhook in the service; its secret is shown once, then sent to the operator.
   const { secret } = simulator.webhooks.addWebhookWithSecret({ url: webhookUrl });
-  const listed = (await (await fetch(`${simulator.url}/v1/projects`, { headers: { authorization: `Bearer ${apiKey}` } })).json()) as {
-    projects: { id: string; name: string }[];
-  };
-  return { ...plan, simulator, apiKey, secret, webhookUrl, projects: listed.projects };
+  return { ...plan, simulator, apiKey, secret, webhookUrl, projectIds: simulator.projectIds() };
 }
 
 async function addConnections(context: ScenarioContext, clients: readonly Client[]): Promise<void> {
@@ -127,32 +126,13 @@ async function addToSlack(context: ScenarioContext, client: Client): Promise<str
   return done.status === 200 ? undefined : `the bridge's redirect answered ${done.status} ${text.slice(0, 120)}`;
 }
 
-interface Bot {
-  token: string;
-  refreshToken: string | undefined;
-  expiresAtMs: number | undefined;
-}
-
 /** The installation's bot token as stored (`inst#<team>`), or undefined when there is none. */
-async function installedBot(context: ScenarioContext, teamId: string): Promise<Bot | undefined> {
-  const answer = await context.stack.peers.dynamo.client.send(
-    new GetItemCommand({
-      TableName: context.outputs['TableName']!,
-      Key: { [TABLE.partitionKey]: { S: `${TABLE.prefixes.installation}${teamId}` } },
-      ConsistentRead: true,
-    }),
-  );
-  const item = answer.Item;
-  if (item?.['bot_token']?.S === undefined) return undefined;
-  const expires = item['bot_expires_at_ms']?.N;
-  return {
-    token: item['bot_token'].S,
-    refreshToken: item['bot_refresh_token']?.S,
-    expiresAtMs: expires === undefined ? undefined : Number(expires),
-  };
+async function installedBot(context: ScenarioContext, teamId: string): Promise<BotToken | undefined> {
+  const store = new DynamoInstallationStore(context.stack.peers.dynamo.client, { tableName: context.outputs['TableName']! });
+  return (await store.get(teamId))?.bot;
 }
 
-function expiresIn(bot: Bot): string {
+function expiresIn(bot: BotToken): string {
   return bot.expiresAtMs === undefined ? 'never' : `${Math.round((bot.expiresAtMs - Date.now()) / 3600_000)} h`;
 }
 
@@ -161,7 +141,7 @@ async function setUpChannel(context: ScenarioContext, b: Client): Promise<void> 
   const url = context.outputs['SlackCommandsUrl']!;
   const responses = recordedResponseUrl('tenant-b');
   const command = (text: string) => slashCommandForm(context, text, responses.url, { teamId: b.teamId, channel: B_CHANNEL });
-  const subscribe = await context.slackRequest(url, command(`subscribe ${b.projects[0]!.id}`));
+  const subscribe = await context.slackRequest(url, command(`subscribe ${b.projectIds[0]!}`));
   if (subscribe.status !== 200) throw new Error(`team B's /visibility subscribe was not accepted: ${answerOf(subscribe)}`);
   await context.waitFor(`${B_CHANNEL} subscribed in tenant ${b.id}`, async () =>
     (await channelSubscribed(context, B_CHANNEL, b.id)) ? true : undefined,
@@ -186,7 +166,7 @@ function describePosts(posts: readonly RecordedCall[], tokens: Record<string, st
 }
 
 async function deliverRun(context: ScenarioContext, client: Client): Promise<{ status: number; text: string }> {
-  return context.deliver(context.runCompletedBody({}, client.projects[0]!.id), { url: client.webhookUrl, secret: client.secret });
+  return context.deliver(context.runCompletedBody({}, client.projectIds[0]), { url: client.webhookUrl, secret: client.secret });
 }
 
 async function waitForPost(context: ScenarioContext, from: number, channel: string): Promise<void> {
@@ -227,15 +207,14 @@ async function runsAtOnce(context: ScenarioContext, a: Client, b: Client): Promi
 async function scopedAnswers(context: ScenarioContext, a: Client, b: Client): Promise<void> {
   // By id: the two simulators' generated projects share their names.
   const projects = await answerInTeam(context, a, 'projects');
-  const namedA = a.projects.filter((p) => projects.includes(p.id));
-  const namedB = b.projects.filter((p) => projects.includes(p.id));
+  const namedA = a.projectIds.filter((id) => projects.includes(id));
+  const namedB = b.projectIds.filter((id) => projects.includes(id));
   context.record(
     "tenants: /visibility projects in team A names A's projects and none of B's",
-    namedA.length === a.projects.length && namedB.length === 0 && projects.includes(`can see (${a.projects.length})`),
-    `A's named: ${namedA.length} of ${a.projects.length}; B's named: ${namedB.map((p) => p.id).join(', ') || 'none'}`,
+    namedA.length === a.projectIds.length && namedB.length === 0 && projects.includes(`can see (${a.projectIds.length})`),
+    `A's named: ${namedA.length} of ${a.projectIds.length}; B's named: ${namedB.join(', ') || 'none'}`,
   );
-  const foreign = b.projects[0]!;
-  const status = await answerInTeam(context, a, `status ${foreign.id}`);
+  const status = await answerInTeam(context, a, `status ${b.projectIds[0]!}`);
   context.record(
     `tenants: /visibility status <B's project> in team A answers "No project matches"`,
     status.includes('No project matches'),
@@ -345,22 +324,14 @@ async function uninstall(context: ScenarioContext, a: Client, b: Client): Promis
 /** Every partition key in the table that `wanted` keeps (the rehearsal's own read of the table). */
 async function tableKeys(context: ScenarioContext, wanted: (key: string) => boolean): Promise<string[]> {
   const keys: string[] = [];
-  let start: Record<string, AttributeValue> | undefined;
-  do {
-    const page = await context.stack.peers.dynamo.client.send(
-      new ScanCommand({
-        TableName: context.outputs['TableName']!,
-        ProjectionExpression: '#pk',
-        ExpressionAttributeNames: { '#pk': TABLE.partitionKey },
-        ExclusiveStartKey: start,
-      }),
-    );
-    for (const item of page.Items ?? []) {
-      const key = item[TABLE.partitionKey]?.S;
-      if (key !== undefined && wanted(key)) keys.push(key);
-    }
-    start = page.LastEvaluatedKey;
-  } while (start !== undefined);
+  const scan = {
+    TableName: context.outputs['TableName']!,
+    ProjectionExpression: '#pk',
+    ExpressionAttributeNames: { '#pk': TABLE.partitionKey },
+  };
+  for await (const page of paginateScan({ client: context.stack.peers.dynamo.client }, scan)) {
+    keys.push(...(page.Items ?? []).map((item) => item[TABLE.partitionKey]?.S ?? '').filter((key) => key !== '' && wanted(key)));
+  }
   return keys.sort();
 }
 

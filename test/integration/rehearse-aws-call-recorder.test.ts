@@ -26,7 +26,8 @@ import { ensureBridgeTable, startLocalDynamo, type LocalDynamo } from '../../loc
 import { SqsServer, createSqsClient as createUpstreamSqsClient } from '../../local/sqs-server';
 import { LocalSecretsManagerServer } from '../../local/secrets-manager-server';
 import { AwsCallRecorder } from '../../local/rehearse/aws-call-recorder';
-import { checkCalls, describeDenial, rolePolicies, type CfnTemplate } from '../../local/rehearse/iam-check';
+import type { CfnTemplate } from '../../local/rehearse/assembly';
+import { checkCalls, describeDenial, rolePolicies } from '../../local/rehearse/iam-check';
 import type { ResolveContext } from '../../local/rehearse/intrinsics';
 import { logicalId, synthApp } from '../infra/helpers';
 

@@ -5,7 +5,8 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { RecordedAwsCall } from '../../local/rehearse/aws-call-recorder';
-import { checkCalls, describeDenial, rolePolicies, type CfnTemplate, type RolePolicies } from '../../local/rehearse/iam-check';
+import type { CfnTemplate } from '../../local/rehearse/assembly';
+import { checkCalls, describeDenial, rolePolicies, type RolePolicies } from '../../local/rehearse/iam-check';
 import type { ResolveContext, ResourceValues } from '../../local/rehearse/intrinsics';
 import { TABLE } from '../../shared/contracts';
 import { STACK_TENANT, tenantKey, tenantSessionPolicy, type Tenant } from '../../shared/tenancy';
