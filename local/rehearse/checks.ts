@@ -14,7 +14,7 @@ import {
   unalarmedReasonsFrom,
   type MetricId,
 } from './alarm-coverage';
-import { checkCalls, describeDenial, rolePolicies } from './iam-check';
+import { checkCalls, describeDenial, rolePolicies, type CfnTemplate } from './iam-check';
 import { tableArnOf, tenantCallsCheck } from './tenant-iam-check';
 import type { RehearsedStack } from './rehearsed-stack';
 import type { OperatorValues, RecordCheck } from './scenario-context';
@@ -28,20 +28,21 @@ export interface Check {
   skipped?: string;
 }
 
-/** Every AWS call each function made, evaluated against that function's role policies from the template. */
-export async function checkIamCalls(stack: RehearsedStack): Promise<Check[]> {
+/**
+ * Every AWS call each function made, evaluated against that function's role policies from the template:
+ * the stack's own, or another revision of it (the check is pure over the recorded calls and a template).
+ */
+export async function checkIamCalls(stack: RehearsedStack, template: CfnTemplate = stack.stack.template): Promise<Check[]> {
   const checks: Check[] = [];
   const calls = stack.peers.recorder.calls();
   for (const logicalId of stack.functions.keys()) {
-    const roleArn = stack.resolve(stack.stack.template.Resources[logicalId]!.Properties?.['Role']) as string;
-    const roleLogicalId = Object.keys(stack.stack.template.Resources).find(
-      (id) => stack.context.resources[id]?.attributes['Arn'] === roleArn,
-    );
+    const roleArn = stack.resolve(template.Resources[logicalId]!.Properties?.['Role']) as string;
+    const roleLogicalId = Object.keys(template.Resources).find((id) => stack.context.resources[id]?.attributes['Arn'] === roleArn);
     if (!roleLogicalId) {
       checks.push({ name: `IAM: ${logicalId}'s role`, ok: false, detail: `role ${roleArn} is not in the template` });
       continue;
     }
-    const policies = rolePolicies(stack.stack.template, roleLogicalId, stack.context);
+    const policies = rolePolicies(template, roleLogicalId, stack.context);
     const own = calls.filter((call) => call.principal === logicalId);
     const verdicts = await checkCalls(policies, own);
     const denied = verdicts.filter((verdict) => !verdict.allowed);

@@ -107,10 +107,19 @@ function statementsOf(policyLogicalId: string, document: unknown): PolicyStateme
 
 // -- evaluation ---------------------------------------------------------------------------------------
 
-/** Evaluates each call (every resource it touches) against the role's policies, and the session policy when given, in order. */
+/**
+ * Evaluates each call (every resource it touches) against the role's policies, and the session policy when given, in order.
+ * Calls alike (action, resources, condition keys) are evaluated once: a rehearsal repeats a few kinds of call hundreds of times.
+ */
 export async function checkCalls(policies: RolePolicies, calls: RecordedAwsCall[], session?: SessionPolicy): Promise<CallVerdict[]> {
+  const evaluated = new Map<string, CallVerdict>();
   const verdicts: CallVerdict[] = [];
-  for (const call of calls) verdicts.push({ ...(await checkCall(policies, call, session)), ...(session ? { session } : {}) });
+  for (const call of calls) {
+    const key = JSON.stringify([call.action, call.resources, Object.entries(call.context).sort(([a], [b]) => a.localeCompare(b))]);
+    const verdict = evaluated.get(key) ?? (await checkCall(policies, call, session));
+    evaluated.set(key, verdict);
+    verdicts.push({ ...verdict, call, ...(session ? { session } : {}) });
+  }
   return verdicts;
 }
 

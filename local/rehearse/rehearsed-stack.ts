@@ -388,7 +388,9 @@ export class RehearsedStack {
         region: this.region,
         createHandler: () => handler,
         batchSize: props.BatchSize ?? 10,
-        batchingWindowSeconds: props.MaximumBatchingWindowInSeconds ?? 0,
+        // The batching window is queue time in which nothing runs: compressed too (a receive still long-polls for 1 s, so
+        // records sent together still share a batch), where a lone record would otherwise wait the template's 5 s out on each receive.
+        batchingWindowSeconds: (props.MaximumBatchingWindowInSeconds ?? 0) / TIME_SCALE,
         reportBatchItemFailures: (props.FunctionResponseTypes ?? []).includes('ReportBatchItemFailures'),
         // Lambda's default for an SQS source without a maximum: scale out; 5 pollers stand in for it.
         concurrency: props.ScalingConfig?.MaximumConcurrency ?? 5,

@@ -208,6 +208,19 @@ describe('checkCalls on the synthesized roles', () => {
     expect(describeDenial(mixed!, digest)).toContain('dynamodb:LeadingKeys=digest#e1,delivery#e1 is not allowed');
   });
 
+  it('gives each call its own verdict: calls alike share an evaluation, a call with another key is evaluated apart', async () => {
+    const first = { ...putDedupRecord(`${TABLE.prefixes.delivery}evt_1`), principal: 'ingest-1' };
+    const again = { ...putDedupRecord(`${TABLE.prefixes.delivery}evt_1`), principal: 'ingest-2' };
+    const foreign = putDedupRecord(`${TABLE.prefixes.digest}evt_1`);
+    const verdicts = await checkCalls(ingest, [first, again, foreign]);
+    expect(verdicts.map((verdict) => [verdict.call.principal, verdict.allowed])).toEqual([
+      ['ingest-1', true],
+      ['ingest-2', true],
+      ['ingest', false],
+    ]);
+    expect(describeDenial(verdicts[2]!, ingest)).toContain('dynamodb:LeadingKeys=digest#evt_1 is not allowed');
+  });
+
   it('names a statement without a Sid by its position in its policy', async () => {
     const receive = receiveFromDigestQueue();
     const [verdict] = await checkCalls(digest, [receive]);
