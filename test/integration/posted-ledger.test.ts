@@ -116,9 +116,11 @@ async function firstAttemptTimesOut(slack: SlackPoster): Promise<void> {
 
 describe('posting exactly once without reading history', () => {
   it('learns a timed-out post from its message_metadata_posted event, arriving while the retry waits: one digest, no history read', async () => {
+    let waited = false;
     let retryWaits!: () => void;
     const retryWaiting = new Promise<void>((resolve) => (retryWaits = resolve));
     const slack = ledgerPoster(STACK_TENANT, (ms) => {
+      waited = true;
       retryWaits();
       return sleep(ms);
     });
@@ -127,6 +129,7 @@ describe('posting exactly once without reading history', () => {
     // The event comes late: once the retry has begun waiting for it.
     const late = retryWaiting.then(() => deliverMetadataEvent(posted!));
     await retry(slack);
+    expect(waited).toBe(true);
     await late;
     expect(topLevel()).toHaveLength(1);
     expect(peers.slack.calls('conversations.history')).toEqual([]);
