@@ -83,9 +83,14 @@ async function until<T>(what: string, probe: () => Promise<T | undefined> | T | 
 const readyA = join(dir, 'a.json');
 const readyB = join(dir, 'b.json');
 let infoA: ReadyInfo;
+/** The second `npm start`, started beside the first at once: its start overlaps the tests before the one that uses it. */
+let startedB: Promise<ReadyInfo>;
 
 beforeAll(async () => {
   infoA = await startStack(readyA);
+  startedB = startStack(readyB);
+  // Awaited by its test; a failed start must not go unhandled before then.
+  startedB.catch(() => undefined);
 }, 150_000);
 
 afterAll(async () => {
@@ -146,20 +151,25 @@ describe('bridge against npm start', { timeout: 240_000 }, () => {
   });
 
   it('a deferred command prints its answer; a muted channel is one skip line in tail and in the npm start terminal', async () => {
-    const status = await bridge(['slack', 'command', '/visibility status Northwind', '--channel', 'C0STORY'], readyA);
+    // Independent CLI runs side by side: the status look-up, the subscribe-then-mute, and tail starting.
+    const tail = tsx('cli/main.ts', ['tail'], { BRIDGE_READY_FILE: readyA });
+    const tailed = collect(tail);
+    const subscribeThenMute = async () => {
+      const subscribed = await bridge(['slack', 'command', '/visibility subscribe Northwind', '--channel', 'C0STORY'], readyA);
+      expect(subscribed.stdout).toMatch(/^answer \(.*\):$/m);
+      expect((await bridge(['slack', 'command', '/visibility mute Northwind 7d', '--channel', 'C0STORY'], readyA)).code).toBe(0);
+    };
+    const [status] = await Promise.all([
+      bridge(['slack', 'command', '/visibility status Northwind', '--channel', 'C0STORY'], readyA),
+      subscribeThenMute(),
+      until('tail to subscribe', () => (tailed.err().includes('tailing the local stack') ? true : undefined)),
+    ]);
     expect(status.code).toBe(0);
     expect(status.stdout).toMatch(/^200 Looking up/m);
     expect(status.stdout).toMatch(/^answer \(only visible to you\):$/m);
     expect(status.stdout).toContain('Northwind Outdoor');
 
-    const subscribed = await bridge(['slack', 'command', '/visibility subscribe Northwind', '--channel', 'C0STORY'], readyA);
-    expect(subscribed.stdout).toMatch(/^answer \(.*\):$/m);
-    expect((await bridge(['slack', 'command', '/visibility mute Northwind 7d', '--channel', 'C0STORY'], readyA)).code).toBe(0);
-
     const mark = terminals.get(readyA)?.().length ?? 0;
-    const tail = tsx('cli/main.ts', ['tail'], { BRIDGE_READY_FILE: readyA });
-    const tailed = collect(tail);
-    await until('tail to subscribe', () => (tailed.err().includes('tailing the local stack') ? true : undefined));
     const northwind = infoA.projectIds[0]!;
     expect((await bridge(['trigger', 'run.completed', '--override', `project_id=${northwind}`], readyA)).code).toBe(0);
 
@@ -198,30 +208,28 @@ describe('bridge against npm start', { timeout: 240_000 }, () => {
   });
 
   it('smoke follows one delivery to Slack, and send --duplicate works as the README shows it', async () => {
-    const smoke = await bridge(['smoke'], readyA);
+    // Two deliveries of their own, side by side.
+    const [smoke, sent] = await Promise.all([bridge(['smoke'], readyA), bridge(['send', 'run.completed', '--duplicate'], readyA)]);
     expect(smoke.stderr).toContain('using the local stack of `npm start`');
     expect(smoke.code).toBe(0);
     expect(smoke.stdout).toMatch(/^✓ posted +C0LOCALDIGEST ts \S+$/m);
     expect(smoke.stdout).toContain('all 4 hops passed');
 
-    const sent = await bridge(['send', 'run.completed', '--duplicate'], readyA);
     expect(sent.code).toBe(0);
     expect(sent.stdout).toMatch(/#1 {2}200 .*"result":"accepted"/);
     expect(sent.stdout).toMatch(/#2 {2}200 .*"result":"duplicate"/);
   });
 
   it('dlq cancel with no move task, and a selector that matches nothing, exit 1 with a hint', async () => {
-    const cancel = await bridge(['dlq', 'cancel'], readyA);
+    const [cancel, none] = await Promise.all([bridge(['dlq', 'cancel'], readyA), bridge(['dlq', 'replay', '--event-id', 'nope'], readyA)]);
     expect(cancel.code).toBe(1);
     expect(cancel.stderr).toContain('no message move task is running');
     expect(cancel.stderr).toContain('npx bridge dlq stats');
-
-    const none = await bridge(['dlq', 'replay', '--event-id', 'nope'], readyA);
     expect(none.code).toBe(1);
   });
 
   it('a second npm start runs beside the first on other ports, and --local picks it', async () => {
-    const infoB = await startStack(readyB);
+    const infoB = await startedB;
     const portsA = Object.values(infoA.ports).filter((p): p is number => p !== null);
     const portsB = Object.values(infoB.ports).filter((p): p is number => p !== null);
     expect(portsB.filter((p) => portsA.includes(p))).toEqual([]);

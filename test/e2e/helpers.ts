@@ -3,11 +3,12 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { run } from '../../cli/main';
-import { bufferIo } from '../../cli/io';
 import { startLocalStack, type LocalStack, type LocalStackOptions } from '../../local/stack';
 import type { PostedMessage } from '../../local/slack/server';
 import { signPayload } from '../../shared/signature';
+
+// Here for the files that wait on a stack; a file that needs only the wait imports ../support/wait-until.
+export { waitUntil } from '../support/wait-until';
 
 /**
  * A stack on free ports with fast webhook retries and no log output. The visibility timeout stays
@@ -37,7 +38,8 @@ export interface CliStack {
 
 /** `startTestStack(overrides)` and its ready file in a temporary folder named after `name`. */
 export async function startCliStack(name: string, overrides: LocalStackOptions = {}): Promise<CliStack> {
-  const stack = await startTestStack(overrides);
+  // Imported here, not at the top: the files that only need a stack do not load the CLI.
+  const [{ run }, { bufferIo }, stack] = await Promise.all([import('../../cli/main'), import('../../cli/io'), startTestStack(overrides)]);
   const dir = mkdtempSync(join(tmpdir(), `bridge-${name}-`));
   const readyFile = join(dir, 'ready.json');
   writeFileSync(readyFile, JSON.stringify(stack.readyInfo()));
@@ -97,16 +99,6 @@ export function topLevelMessages(stack: LocalStack): PostedMessage[] {
   return slackOf(stack)
     .messages()
     .filter((m) => m.thread_ts === undefined);
-}
-
-/** Polls `check` until it returns true; fails with `what` after `timeoutMs`. */
-export async function waitUntil(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (await check()) return;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
 }
 
 export interface EventBody {

@@ -11,7 +11,7 @@ import type { APIGatewayProxyEventV2, SQSBatchResponse, SQSEvent } from 'aws-lam
 import { SqsServer, createSqsClient } from '../../local/sqs-server';
 import { LambdaPoller, type SqsLambdaHandler } from '../../local/lambda-poller';
 import { HttpGateway } from '../../local/http-gateway';
-import { waitUntil } from './helpers';
+import { waitUntil } from '../support/wait-until';
 
 describe('SQS event source', () => {
   let server: SqsServer;

@@ -19,11 +19,14 @@ beforeAll(async () => {
     maxReceiveCount: MAX_RECEIVE_COUNT,
     // The function keeps 3 s of a 15 s timeout back for its answer, so an attempt has ~12 s to reach
     // Slack: enough with two suites at once on 2 cores (~2 s was not: attempts ran out before calling
-    // Slack). The visibility timeout and the digest lease (it must outlast the function timeout) are
-    // longer, so each receive is exactly one attempt.
+    // Slack). The digest lease must outlast the function timeout.
     functionTimeoutMs: 15_000,
-    visibilityTimeoutSeconds: 16,
     env: { DIGEST_LEASE_SECONDS: '16' },
+    // One invocation at a time: a message that reappears while its attempt still runs waits for it, so
+    // each receive is exactly one attempt however slow the machine, and a failed attempt's message is
+    // received again after a short visibility timeout instead of one longer than the function's.
+    concurrency: 1,
+    visibilityTimeoutSeconds: 1,
     onSlackMessage: () => {
       if (!failAfterNextPost) return;
       failAfterNextPost = false;

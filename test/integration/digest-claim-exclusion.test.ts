@@ -15,7 +15,7 @@ import { ReadApiClient } from '../../shared/adapters/read-api';
 import { createSlackPoster } from '../../shared/adapters/slack-poster';
 import type { QueuedEvent, WebhookEvent } from '../../shared/events';
 import { startDigestPeers, type DigestPeers } from '../support/digest-peers';
-import { waitUntil } from '../e2e/helpers';
+import { waitUntil } from '../support/wait-until';
 import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { TABLE as KEYS, channelPostKey } from '../../shared/contracts';
 

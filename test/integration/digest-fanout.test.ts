@@ -25,7 +25,6 @@ import { VisibilitySimulator } from '../../local/simulator/server';
 import { enqueue, invokeDigestBatch, receiveRecords } from '../support/sqs-records';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { PACE_REQUEUES_ATTRIBUTE } from '../../shared/worker/sqs';
-import type { SQSRecord } from 'aws-lambda';
 import { messageAttributesFor } from '../../shared/adapters/sqs-event-queue';
 import { MESSAGE_ATTRIBUTE_EVENT_ID, type QueuedEvent, type WebhookEvent } from '../../shared/events';
 import { actionValueCodec } from '../../shared/buttons/value';
@@ -183,8 +182,8 @@ describe('fan-out to subscribed channels', () => {
     expect(topLevel('C0BETA')).toHaveLength(0);
     const alphaPosts = postsTo('C0ALPHA');
 
-    await new Promise((resolve) => setTimeout(resolve, 1100)); // the queue's visibility timeout
-    const retry = await deliver();
+    // A long poll: the message is received again once the queue's visibility timeout has passed.
+    const retry = await invokeDigestBatch(peers.sqs, peers.queueUrl, () => deps(), observer, 'digest', 10);
     expect(retry.records).toHaveLength(1);
     expect(retry.failed.size).toBe(0);
     expect(postsTo('C0ALPHA')).toBe(alphaPosts);
@@ -371,11 +370,8 @@ describe('paced posting', () => {
       expect(await receiveRecords(peers.sqs, peers.queueUrl)).toHaveLength(0);
 
       now += ahead * SLACK_APP_DEFAULTS.paceIntervalMs; // the posts ahead are out
-      let again = { records: [] as SQSRecord[], failed: new Set<string>() };
-      for (let tries = 0; tries < 40 && again.records.length === 0; tries++) {
-        await new Promise((resolve) => setTimeout(resolve, 250));
-        again = await invokeDigestBatch(peers.sqs, peers.queueUrl, () => deps({ ...alone, pacer }), observer);
-      }
+      // A long poll: the copy is received as soon as its delay has passed.
+      const again = await invokeDigestBatch(peers.sqs, peers.queueUrl, () => deps({ ...alone, pacer }), observer, 'digest', 20);
       expect(again.records).toHaveLength(1);
       const [record] = again.records;
       expect(JSON.parse(record!.body)).toEqual(message);

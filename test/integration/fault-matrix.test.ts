@@ -64,14 +64,17 @@ function runEvent(): WebhookEvent {
   };
 }
 
-/** One invocation over whatever is visible on the queue; like the event source mapping, successes are deleted. */
-async function invoke() {
-  const { records, failed } = await invokeDigestBatch(sqs, queueUrl, () => deps(), observer);
+/**
+ * One invocation over whatever is visible on the queue (or, with `waitSeconds`, the first message to
+ * become visible); like the event source mapping, successes are deleted.
+ */
+async function invoke(waitSeconds = 0) {
+  const { records, failed } = await invokeDigestBatch(sqs, queueUrl, () => deps(), observer, 'digest', waitSeconds);
   return { received: records.length, failed: failed.size };
 }
 
 /**
- * Messages still on the queue, hidden or visible again: an attempt that outlasts the 2 s visibility
+ * Messages still on the queue, hidden or visible again: an attempt that outlasts the 1 s visibility
  * timeout (a loaded machine) has its message visible again by the time this reads, and it is no less kept.
  */
 async function messagesOnQueue(): Promise<number> {
@@ -92,7 +95,7 @@ const topLevelPosts = () => slack.messages().filter((m) => !m.thread_ts).length;
 let peers: DigestPeers;
 
 beforeAll(async () => {
-  peers = await startDigestPeers({ tableName: 'faults', queueName: 'faults', visibilityTimeoutSeconds: 2, slackToken: TOKEN });
+  peers = await startDigestPeers({ tableName: 'faults', queueName: 'faults', visibilityTimeoutSeconds: 1, slackToken: TOKEN });
   ({ dynamo, sqs, queueUrl, sim, slack } = peers);
   projectId = sim.projectIds()[0]!;
 });
@@ -129,11 +132,9 @@ function clear(): void {
   sim.clearFaults();
 }
 
+/** Invokes as the message comes back from its visibility timeout (a long poll each time), until the digest is posted. */
 async function retryUntilPosted(): Promise<void> {
-  for (let i = 0; i < 20 && topLevelPosts() === 0; i++) {
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    await invoke();
-  }
+  for (let i = 0; i < 20 && topLevelPosts() === 0; i++) await invoke(5);
 }
 
 describe('digest fault matrix', () => {
@@ -148,8 +149,9 @@ describe('digest fault matrix', () => {
     clear();
     await retryUntilPosted();
     expect(topLevelPosts()).toBe(1);
-    await new Promise((resolve) => setTimeout(resolve, 2100));
-    expect((await invoke()).received).toBe(0); // deleted after success: nothing left to post again
+    // Deleted after success, not just hidden: nothing left on the queue to post again.
+    expect(await messagesOnQueue()).toBe(0);
+    expect((await invoke()).received).toBe(0);
     expect(topLevelPosts()).toBe(1);
   });
 
@@ -182,8 +184,8 @@ describe('digest fault matrix', () => {
     await enqueue(sqs, queueUrl, runEvent());
     inject(fault);
     expect(await invoke()).toEqual({ received: 1, failed: 1 });
-    await new Promise((resolve) => setTimeout(resolve, 2500)); // past the queue's 2 s visibility timeout
-    expect((await invoke()).received).toBe(0);
+    // A long poll well past the queue's 1 s visibility timeout: the message is still hidden.
+    expect((await invoke(2)).received).toBe(0);
     expect(await messagesOnQueue()).toBe(1);
     expect(topLevelPosts()).toBe(0);
   });

@@ -45,7 +45,7 @@ function ledger(tenant: Tenant = STACK_TENANT): DynamoPostedLedger {
   return new DynamoPostedLedger(peers.dynamo.client, { tableName: TABLE, retentionSeconds: 86400, tenant });
 }
 
-/** The digest poster: a 2 s request timeout (room for a loaded machine), so a 6 s slow Slack leaves the post's outcome unknown. */
+/** The digest poster: a 2 s request timeout (room for a loaded machine), so a 4 s slow Slack leaves the post's outcome unknown. */
 function poster(): SlackPoster {
   return createSlackPoster({ token: TOKEN, slackApiUrl: peers.slack.apiUrl, requestTimeoutMs: 2_000, sleep: () => Promise.resolve() });
 }
@@ -63,12 +63,13 @@ function deps(slack: SlackPoster): TestWiring {
   };
 }
 
-function ledgerPoster(tenant: Tenant = STACK_TENANT): SlackPoster {
+/** `wait`: how the retry waits for an unsettled post (default a timer). */
+function ledgerPoster(tenant: Tenant = STACK_TENANT, wait: (ms: number) => Promise<void> = sleep): SlackPoster {
   return withPostedLedger(poster(), {
     ledger: ledger(tenant),
     tenant,
     clock: { now: () => Date.now() },
-    sleep,
+    sleep: wait,
     log: observer,
     options: { settleMs: SETTLE_MS, pollMs: 50 },
   });
@@ -88,14 +89,10 @@ function runEvent(): WebhookEvent {
 
 const topLevel = () => peers.slack.messages().filter((m) => !m.thread_ts);
 
-/** Invokes until the queue hands the message out again (its visibility delay) and it is processed. */
+/** Invokes as soon as the queue hands the message out again (a long poll past its visibility delay), and it is processed. */
 async function retry(slack: SlackPoster): Promise<void> {
-  for (let i = 0; i < 40; i++) {
-    const { records } = await invokeDigestBatch(peers.sqs, peers.queueUrl, () => deps(slack), observer);
-    if (records.length > 0) return;
-    await sleep(250);
-  }
-  throw new Error('the message never came back for its retry');
+  const { records } = await invokeDigestBatch(peers.sqs, peers.queueUrl, () => deps(slack), observer, 'digest', 10);
+  if (records.length === 0) throw new Error('the message never came back for its retry');
 }
 
 /** Slack's message_metadata_posted event for a message the local server holds, as the Events API route hands it over. */
@@ -109,7 +106,8 @@ async function deliverMetadataEvent(message: { channel: string; ts: string; meta
 /** The first attempt: Slack answers after the client gave up, but posts the digest's top-level message. */
 async function firstAttemptTimesOut(slack: SlackPoster): Promise<void> {
   await enqueue(peers.sqs, peers.queueUrl, runEvent());
-  peers.slack.injectFault({ kind: 'delay', method: 'chat.postMessage', latencyMs: 6_000, times: 1 });
+  // Twice the request timeout: the client gives up well before Slack posts, even on a loaded machine.
+  peers.slack.injectFault({ kind: 'delay', method: 'chat.postMessage', latencyMs: 4_000, times: 1 });
   const { failed } = await invokeDigestBatch(peers.sqs, peers.queueUrl, () => deps(slack), observer);
   expect(failed.size).toBe(1);
   for (let i = 0; i < 300 && topLevel().length === 0; i++) await sleep(100);
@@ -118,12 +116,20 @@ async function firstAttemptTimesOut(slack: SlackPoster): Promise<void> {
 
 describe('posting exactly once without reading history', () => {
   it('learns a timed-out post from its message_metadata_posted event, arriving while the retry waits: one digest, no history read', async () => {
-    const slack = ledgerPoster();
+    let waited = false;
+    let retryWaits!: () => void;
+    const retryWaiting = new Promise<void>((resolve) => (retryWaits = resolve));
+    const slack = ledgerPoster(STACK_TENANT, (ms) => {
+      waited = true;
+      retryWaits();
+      return sleep(ms);
+    });
     await firstAttemptTimesOut(slack);
     const [posted] = topLevel();
-    // The event comes late: after the retry has begun waiting for it.
-    const late = sleep(1500).then(() => deliverMetadataEvent(posted!));
+    // The event comes late: once the retry has begun waiting for it.
+    const late = retryWaiting.then(() => deliverMetadataEvent(posted!));
     await retry(slack);
+    expect(waited).toBe(true);
     await late;
     expect(topLevel()).toHaveLength(1);
     expect(peers.slack.calls('conversations.history')).toEqual([]);

@@ -116,6 +116,8 @@ export function digestPeersEnv(peers: DigestPeers, options: { slackToken: string
     [ENV.slackBotToken]: options.slackToken,
     [ENV.slackApiUrl]: peers.slack.apiUrl,
     [ENV.slackDefaultChannel]: options.defaultChannel,
+    // The local Slack server has no rate limit: paced lightly, as the stack paces it (local/stack/env.ts).
+    [ENV.slackPaceIntervalMs]: '20',
     [ENV.awsRegion]: 'us-east-1',
     [ENV.awsEndpointDynamodb]: peers.dynamo.endpoint,
     [ENV.awsEndpointSqs]: peers.queueUrl.slice(0, peers.queueUrl.indexOf('/', 'http://'.length)),

@@ -18,12 +18,13 @@ export async function enqueue(sqs: SQSClient, queueUrl: string, event: WebhookEv
   );
 }
 
-export async function receiveRecords(sqs: SQSClient, queueUrl: string, max = 10): Promise<SQSRecord[]> {
+/** One receive; `waitSeconds` > 0 long-polls, so it answers as soon as a message is (or becomes) visible. */
+export async function receiveRecords(sqs: SQSClient, queueUrl: string, max = 10, waitSeconds = 0): Promise<SQSRecord[]> {
   const received = await sqs.send(
     new ReceiveMessageCommand({
       QueueUrl: queueUrl,
       MaxNumberOfMessages: max,
-      WaitTimeSeconds: 0,
+      WaitTimeSeconds: waitSeconds,
       MessageAttributeNames: ['All'],
       MessageSystemAttributeNames: ['All'],
     }),
@@ -55,7 +56,8 @@ export async function receiveRecords(sqs: SQSClient, queueUrl: string, max = 10)
 /**
  * One invocation of the digest handler over what is visible on the queue, as the event source
  * mapping makes it: successes are deleted, failures stay for their visibility timeout. `as`: the
- * queue whose kinds the function takes these records for (the digest queue unless said).
+ * queue whose kinds the function takes these records for (the digest queue unless said);
+ * `waitSeconds`: how long the receive long-polls for a message (default 0: what is visible now).
  */
 export async function invokeDigestBatch(
   sqs: SQSClient,
@@ -63,8 +65,9 @@ export async function invokeDigestBatch(
   deps: () => TestWiring,
   observer: Log & Metrics,
   as: TestQueue = 'digest',
+  waitSeconds = 0,
 ): Promise<{ records: SQSRecord[]; failed: Set<string> }> {
-  const records = await receiveRecords(sqs, queueUrl);
+  const records = await receiveRecords(sqs, queueUrl, 10, waitSeconds);
   const response = await handleTestBatch(records, deps, new SqsMessageVisibility(sqs, queueUrl), observer, as);
   const failed = new Set(response.batchItemFailures.map((f) => f.itemIdentifier));
   for (const record of records) {
