@@ -14,7 +14,8 @@ import {
   unalarmedReasonsFrom,
   type MetricId,
 } from './alarm-coverage';
-import { checkCalls, describeDenial, rolePolicies, type CfnTemplate } from './iam-check';
+import type { CfnTemplate } from './assembly';
+import { checkCalls, describeDenial, rolePolicies } from './iam-check';
 import { tableArnOf, tenantCallsCheck } from './tenant-iam-check';
 import type { RehearsedStack } from './rehearsed-stack';
 import type { OperatorValues, RecordCheck } from './scenario-context';
