@@ -50,6 +50,12 @@ interface Sample {
   latencyMs: number;
   /** Accepted → the record parsed by the digest worker (its time on the queue, and waiting for a free worker). */
   dwellMs: number | undefined;
+  /**
+   * Records the worker took up after Y's was accepted and before Y's: its wait counted in work, not ms
+   * (fair queues: only what the invocations then running still had in hand, as no batch received after
+   * Y's accepted run may start with another record ahead of it; this machine's CPU does not change it).
+   */
+  takenAhead: number | undefined;
   /** X's runs still on the queue (visible or in flight) when Y's run was accepted. */
   backlog: number;
 }
@@ -189,6 +195,13 @@ function parsedAt(stack: LocalStack, eventId: string): number | undefined {
   return stack.observability.entries().find((e) => e.message === 'message parsed' && e.fields['eventId'] === eventId)?.at;
 }
 
+/** Records of other events the worker parsed in (from, to): batches started while Y's run waited. */
+function parsedBetween(stack: LocalStack, fromMs: number, toMs: number, eventId: string): number {
+  return stack.observability
+    .entries()
+    .filter((e) => e.message === 'message parsed' && e.fields['eventId'] !== eventId && e.at > fromMs && e.at < toMs).length;
+}
+
 async function backlogOf(stack: LocalStack): Promise<number> {
   const { queue } = await stack.depths();
   return queue.visible + queue.inFlight + queue.delayed;
@@ -201,7 +214,12 @@ async function sampleY(stack: LocalStack, clock: PostClock, projectId: string): 
   const accepted = await deliver(stack.webhookUrl, stack.secrets[0] ?? '', body, id);
   const posted = await clock.when(id);
   const parsed = parsedAt(stack, id);
-  return { latencyMs: posted - accepted, dwellMs: parsed === undefined ? undefined : parsed - accepted, backlog };
+  return {
+    latencyMs: posted - accepted,
+    dwellMs: parsed === undefined ? undefined : parsed - accepted,
+    takenAhead: parsed === undefined ? undefined : parsedBetween(stack, accepted, parsed, id),
+    backlog,
+  };
 }
 
 async function scenario(fairQueues: boolean): Promise<Scenario> {
@@ -280,6 +298,18 @@ async function main(): Promise<void> {
   const met = fair.burst.length > 0 && fair.ratio <= TARGET_RATIO;
   const controlShowsProblem = control === undefined || (control.burst.length > 0 && control.ratio > TARGET_RATIO);
   const dwell = (samples: readonly Sample[]): number => median(samples.flatMap((x) => (x.dwellMs === undefined ? [] : [x.dwellMs])));
+  // Y's own processing (worker → Slack): what the one-process stack's CPU contention shows in.
+  const processing = (samples: readonly Sample[]): number =>
+    median(samples.flatMap((x) => (x.dwellMs === undefined ? [] : [x.latencyMs - x.dwellMs])));
+  const ahead = (samples: readonly Sample[]): number => median(samples.flatMap((x) => (x.takenAhead === undefined ? [] : [x.takenAhead])));
+  const figures = (s: Scenario) => ({
+    ...s,
+    idleDwellMedianMs: dwell(s.idle),
+    burstDwellMedianMs: dwell(s.burst),
+    idleProcessingMedianMs: processing(s.idle),
+    burstProcessingMedianMs: processing(s.burst),
+    burstTakenAheadMedian: ahead(s.burst),
+  });
   const results = {
     command: 'npm run fairness',
     ...measuredCommit(),
@@ -288,15 +318,16 @@ async function main(): Promise<void> {
     paceIntervalMs: PACE_MS === undefined ? "the local stack's" : Number(PACE_MS),
     eventSource: { batchSize: LOCAL_TOPOLOGY.eventSources.digest.batchSize, concurrency: LOCAL_TOPOLOGY.eventSources.digest.concurrency },
     target: `Y's median latency during X's burst ≤ ${TARGET_RATIO}× its idle median`,
-    fair: { ...fair, idleDwellMedianMs: dwell(fair.idle), burstDwellMedianMs: dwell(fair.burst) },
-    control: control && { ...control, idleDwellMedianMs: dwell(control.idle), burstDwellMedianMs: dwell(control.burst) },
+    fair: figures(fair),
+    control: control && figures(control),
     checks: { targetMet: met, controlShowsProblem },
   };
   writeFileSync(new URL('./fairness-results.json', import.meta.url), `${JSON.stringify(results, null, 2)}\n`);
   for (const s of results.control ? [results.fair, results.control] : [results.fair]) {
     console.log(
       `${s.fairQueues ? 'fair queues' : 'control    '}  Y idle ${s.idleMedianMs} ms · during X's burst ${s.burstMedianMs} ms (${s.ratio}×, ${s.burst.length} samples) · ` +
-        `queue dwell ${s.idleDwellMedianMs} → ${s.burstDwellMedianMs} ms · X's ${BURST} runs accepted in ${s.burstSeconds} s, ${s.backlogLeft} still queued at the end, ${s.deadLettered} in the DLQ, ${s.pacedPosts} paced posts, ${s.handedBack} records handed back`,
+        `queue dwell ${s.idleDwellMedianMs} → ${s.burstDwellMedianMs} ms · processing ${s.idleProcessingMedianMs} → ${s.burstProcessingMedianMs} ms · ` +
+        `${s.burstTakenAheadMedian} records taken up ahead of Y · X's ${BURST} runs accepted in ${s.burstSeconds} s, ${s.backlogLeft} still queued at the end, ${s.deadLettered} in the DLQ, ${s.pacedPosts} paced posts, ${s.handedBack} records handed back`,
     );
   }
   console.log(`target ≤ ${TARGET_RATIO}×: ${met ? 'PASS' : 'FAIL'}; control shows the problem: ${controlShowsProblem ? 'yes' : 'NO'}`);

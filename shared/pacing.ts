@@ -169,6 +169,20 @@ export class PacedChannel {
     await this.reserveWith({ slots: count, maxFirstWaitMs: this.deps.paceWaitBudgetMs });
   }
 
+  /**
+   * Reserves the next post's slot if it is due within `maxFirstWaitMs`; otherwise reserves nothing and
+   * returns the wait (a thread's next reply is then handed to a follow-up record, ./digest/thread.ts).
+   */
+  async reserveWithin(maxFirstWaitMs: number): Promise<number | undefined> {
+    try {
+      await this.reserveWith({ slots: 1, maxFirstWaitMs });
+      return undefined;
+    } catch (error) {
+      if (error instanceof ChannelPaceDeferred) return error.retryAfterMs;
+      throw error;
+    }
+  }
+
   private async reserveWith(request: SlotRequest): Promise<void> {
     const pacer = this.deps.pacer;
     const count = request.slots ?? 1;
