@@ -11,7 +11,7 @@
  * measures Y idle first (no burst), then Y while X's backlog drains. Also split: Y's queue dwell
  * (accepted → its record reaches the digest worker) and the rest (worker → Slack).
  *
- * FAIRNESS_BURST=N sends N runs instead of 2,000. FAIRNESS_PACE_MS=1100 paces each Slack channel as the
+ * FAIRNESS_BURST=N sends N runs instead of 2,000; FAIRNESS_SAMPLES=N takes N samples of Y idle and N during the burst (5). FAIRNESS_PACE_MS=1100 paces each Slack channel as the
  * deployed stack does (the local stack's default, 20 ms, hides the pace: X's digests to its one channel
  * then hold a worker about 1.1 s per post, as in AWS); FAIRNESS_CONTROL=skip runs the fair stack only (paced,
  * the control's Y would wait behind X's whole paced backlog). Writes bench/fairness-results.json (with
@@ -34,8 +34,9 @@ const BURST = Number(process.env['FAIRNESS_BURST'] ?? 2000);
 const PACE_MS = process.env['FAIRNESS_PACE_MS'];
 const RUN_CONTROL = process.env['FAIRNESS_CONTROL'] !== 'skip';
 const TARGET_RATIO = 1.2;
-const IDLE_SAMPLES = 5;
-const BURST_SAMPLES = 5;
+/** Y's samples idle and during the burst (FAIRNESS_SAMPLES; more steady a median on a loaded machine). */
+const IDLE_SAMPLES = Number(process.env['FAIRNESS_SAMPLES'] ?? 5);
+const BURST_SAMPLES = IDLE_SAMPLES;
 /** Y samples are taken only while X still has at least this many runs waiting. */
 const MIN_BACKLOG = 50;
 const SEND_CONCURRENCY = 50;
@@ -207,10 +208,37 @@ async function backlogOf(stack: LocalStack): Promise<number> {
   return queue.visible + queue.inFlight + queue.delayed;
 }
 
+/** Whether the worker logged the thread of `eventId` complete (its replies went from follow-up records). */
+function threadComplete(stack: LocalStack, eventId: string): boolean {
+  return stack.observability.entries().some((e) => e.message === 'digest thread complete' && e.fields['eventId'] === eventId);
+}
+
+/** Whether any of the thread of `eventId` was handed to a follow-up record (digest_thread). */
+function threadHandedOff(stack: LocalStack, eventId: string): boolean {
+  return stack.observability
+    .entries()
+    .some((e) => e.message === 'message parsed' && e.fields['kind'] === 'digest_thread' && e.fields['eventId'] === eventId);
+}
+
+/**
+ * Y's previous digest is out, its thread included: its channel quiet for two pace intervals and, when its
+ * replies went from follow-up records (whose gaps can be longer than that), its thread logged complete.
+ */
+async function yQuiet(stack: LocalStack, clock: PostClock, previous: string | undefined): Promise<void> {
+  for (;;) {
+    await clock.quiet(stack.slackChannel, 2 * Number(PACE_MS ?? 0));
+    if (previous === undefined || !threadHandedOff(stack, previous) || threadComplete(stack, previous)) return;
+    await sleep(100);
+  }
+}
+
+let lastY: string | undefined;
+
 async function sampleY(stack: LocalStack, clock: PostClock, projectId: string): Promise<Sample> {
-  await clock.quiet(stack.slackChannel, 2 * Number(PACE_MS ?? 0));
+  await yQuiet(stack, clock, lastY);
   const backlog = await backlogOf(stack);
   const { id, body } = runBody(stack, projectId, Date.now() - 1000);
+  lastY = id;
   const accepted = await deliver(stack.webhookUrl, stack.secrets[0] ?? '', body, id);
   const posted = await clock.when(id);
   const parsed = parsedAt(stack, id);
