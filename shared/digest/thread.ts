@@ -55,7 +55,7 @@ export interface ThreadHandoff {
 }
 
 /** A reply whose slot is due within this goes in the same invocation (the local stack's 20 ms pace, say); a later one is handed off. */
-export const INLINE_REPLY_WAIT_MS = 250;
+const INLINE_REPLY_WAIT_MS = 250;
 
 /** SQS's longest DelaySeconds. */
 const MAX_DELAY_SECONDS = 900;
