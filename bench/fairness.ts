@@ -11,7 +11,7 @@
  * measures Y idle first (no burst), then Y while X's backlog drains. Also split: Y's queue dwell
  * (accepted → its record reaches the digest worker) and the rest (worker → Slack).
  *
- * FAIRNESS_BURST=N sends N runs instead of 2,000. FAIRNESS_PACE_MS=1100 paces each Slack channel as the
+ * FAIRNESS_BURST=N sends N runs instead of 2,000; FAIRNESS_SAMPLES=N takes N samples of Y idle and N during the burst (5). FAIRNESS_PACE_MS=1100 paces each Slack channel as the
  * deployed stack does (the local stack's default, 20 ms, hides the pace: X's digests to its one channel
  * then hold a worker about 1.1 s per post, as in AWS); FAIRNESS_CONTROL=skip runs the fair stack only (paced,
  * the control's Y would wait behind X's whole paced backlog). Writes bench/fairness-results.json (with
@@ -34,8 +34,9 @@ const BURST = Number(process.env['FAIRNESS_BURST'] ?? 2000);
 const PACE_MS = process.env['FAIRNESS_PACE_MS'];
 const RUN_CONTROL = process.env['FAIRNESS_CONTROL'] !== 'skip';
 const TARGET_RATIO = 1.2;
-const IDLE_SAMPLES = 5;
-const BURST_SAMPLES = 5;
+/** Y's samples idle and during the burst (FAIRNESS_SAMPLES; more steady a median on a loaded machine). */
+const IDLE_SAMPLES = Number(process.env['FAIRNESS_SAMPLES'] ?? 5);
+const BURST_SAMPLES = IDLE_SAMPLES;
 /** Y samples are taken only while X still has at least this many runs waiting. */
 const MIN_BACKLOG = 50;
 const SEND_CONCURRENCY = 50;
@@ -50,6 +51,12 @@ interface Sample {
   latencyMs: number;
   /** Accepted → the record parsed by the digest worker (its time on the queue, and waiting for a free worker). */
   dwellMs: number | undefined;
+  /**
+   * Records the worker took up after Y's was accepted and before Y's: its wait counted in work, not ms
+   * (fair queues: only what the invocations then running still had in hand, as no batch received after
+   * Y's accepted run may start with another record ahead of it; this machine's CPU does not change it).
+   */
+  takenAhead: number | undefined;
   /** X's runs still on the queue (visible or in flight) when Y's run was accepted. */
   backlog: number;
 }
@@ -189,19 +196,58 @@ function parsedAt(stack: LocalStack, eventId: string): number | undefined {
   return stack.observability.entries().find((e) => e.message === 'message parsed' && e.fields['eventId'] === eventId)?.at;
 }
 
+/** Records of other events the worker parsed in (from, to): batches started while Y's run waited. */
+function parsedBetween(stack: LocalStack, fromMs: number, toMs: number, eventId: string): number {
+  return stack.observability
+    .entries()
+    .filter((e) => e.message === 'message parsed' && e.fields['eventId'] !== eventId && e.at > fromMs && e.at < toMs).length;
+}
+
 async function backlogOf(stack: LocalStack): Promise<number> {
   const { queue } = await stack.depths();
   return queue.visible + queue.inFlight + queue.delayed;
 }
 
+/** Whether the worker logged the thread of `eventId` complete (its replies went from follow-up records). */
+function threadComplete(stack: LocalStack, eventId: string): boolean {
+  return stack.observability.entries().some((e) => e.message === 'digest thread complete' && e.fields['eventId'] === eventId);
+}
+
+/** Whether any of the thread of `eventId` was handed to a follow-up record (digest_thread). */
+function threadHandedOff(stack: LocalStack, eventId: string): boolean {
+  return stack.observability
+    .entries()
+    .some((e) => e.message === 'message parsed' && e.fields['kind'] === 'digest_thread' && e.fields['eventId'] === eventId);
+}
+
+/**
+ * Y's previous digest is out, its thread included: its channel quiet for two pace intervals and, when its
+ * replies went from follow-up records (whose gaps can be longer than that), its thread logged complete.
+ */
+async function yQuiet(stack: LocalStack, clock: PostClock, previous: string | undefined): Promise<void> {
+  for (;;) {
+    await clock.quiet(stack.slackChannel, 2 * Number(PACE_MS ?? 0));
+    if (previous === undefined || !threadHandedOff(stack, previous) || threadComplete(stack, previous)) return;
+    await sleep(100);
+  }
+}
+
+let lastY: string | undefined;
+
 async function sampleY(stack: LocalStack, clock: PostClock, projectId: string): Promise<Sample> {
-  await clock.quiet(stack.slackChannel, 2 * Number(PACE_MS ?? 0));
+  await yQuiet(stack, clock, lastY);
   const backlog = await backlogOf(stack);
   const { id, body } = runBody(stack, projectId, Date.now() - 1000);
+  lastY = id;
   const accepted = await deliver(stack.webhookUrl, stack.secrets[0] ?? '', body, id);
   const posted = await clock.when(id);
   const parsed = parsedAt(stack, id);
-  return { latencyMs: posted - accepted, dwellMs: parsed === undefined ? undefined : parsed - accepted, backlog };
+  return {
+    latencyMs: posted - accepted,
+    dwellMs: parsed === undefined ? undefined : parsed - accepted,
+    takenAhead: parsed === undefined ? undefined : parsedBetween(stack, accepted, parsed, id),
+    backlog,
+  };
 }
 
 async function scenario(fairQueues: boolean): Promise<Scenario> {
@@ -280,6 +326,18 @@ async function main(): Promise<void> {
   const met = fair.burst.length > 0 && fair.ratio <= TARGET_RATIO;
   const controlShowsProblem = control === undefined || (control.burst.length > 0 && control.ratio > TARGET_RATIO);
   const dwell = (samples: readonly Sample[]): number => median(samples.flatMap((x) => (x.dwellMs === undefined ? [] : [x.dwellMs])));
+  // Y's own processing (worker → Slack): what the one-process stack's CPU contention shows in.
+  const processing = (samples: readonly Sample[]): number =>
+    median(samples.flatMap((x) => (x.dwellMs === undefined ? [] : [x.latencyMs - x.dwellMs])));
+  const ahead = (samples: readonly Sample[]): number => median(samples.flatMap((x) => (x.takenAhead === undefined ? [] : [x.takenAhead])));
+  const figures = (s: Scenario) => ({
+    ...s,
+    idleDwellMedianMs: dwell(s.idle),
+    burstDwellMedianMs: dwell(s.burst),
+    idleProcessingMedianMs: processing(s.idle),
+    burstProcessingMedianMs: processing(s.burst),
+    burstTakenAheadMedian: ahead(s.burst),
+  });
   const results = {
     command: 'npm run fairness',
     ...measuredCommit(),
@@ -288,15 +346,16 @@ async function main(): Promise<void> {
     paceIntervalMs: PACE_MS === undefined ? "the local stack's" : Number(PACE_MS),
     eventSource: { batchSize: LOCAL_TOPOLOGY.eventSources.digest.batchSize, concurrency: LOCAL_TOPOLOGY.eventSources.digest.concurrency },
     target: `Y's median latency during X's burst ≤ ${TARGET_RATIO}× its idle median`,
-    fair: { ...fair, idleDwellMedianMs: dwell(fair.idle), burstDwellMedianMs: dwell(fair.burst) },
-    control: control && { ...control, idleDwellMedianMs: dwell(control.idle), burstDwellMedianMs: dwell(control.burst) },
+    fair: figures(fair),
+    control: control && figures(control),
     checks: { targetMet: met, controlShowsProblem },
   };
   writeFileSync(new URL('./fairness-results.json', import.meta.url), `${JSON.stringify(results, null, 2)}\n`);
   for (const s of results.control ? [results.fair, results.control] : [results.fair]) {
     console.log(
       `${s.fairQueues ? 'fair queues' : 'control    '}  Y idle ${s.idleMedianMs} ms · during X's burst ${s.burstMedianMs} ms (${s.ratio}×, ${s.burst.length} samples) · ` +
-        `queue dwell ${s.idleDwellMedianMs} → ${s.burstDwellMedianMs} ms · X's ${BURST} runs accepted in ${s.burstSeconds} s, ${s.backlogLeft} still queued at the end, ${s.deadLettered} in the DLQ, ${s.pacedPosts} paced posts, ${s.handedBack} records handed back`,
+        `queue dwell ${s.idleDwellMedianMs} → ${s.burstDwellMedianMs} ms · processing ${s.idleProcessingMedianMs} → ${s.burstProcessingMedianMs} ms · ` +
+        `${s.burstTakenAheadMedian} records taken up ahead of Y · X's ${BURST} runs accepted in ${s.burstSeconds} s, ${s.backlogLeft} still queued at the end, ${s.deadLettered} in the DLQ, ${s.pacedPosts} paced posts, ${s.handedBack} records handed back`,
     );
   }
   console.log(`target ≤ ${TARGET_RATIO}×: ${met ? 'PASS' : 'FAIL'}; control shows the problem: ${controlShowsProblem ? 'yes' : 'NO'}`);

@@ -375,6 +375,8 @@ export const QUEUE_MESSAGE_KINDS = {
   weeklySweep: 'weekly_sweep',
   /** Post the catch-ups of channels whose quiet hours ended (the stack's schedule every 5 minutes; shared/digest/held-digests.ts). */
   quietCatchUp: 'quiet_catch_up',
+  /** A digest's next thread reply, handed on so no invocation waits out a thread's pace (shared/digest/thread.ts). */
+  digestThread: 'digest_thread',
   /** Publish a user's App Home portfolio (opened, paged, or after a subscribe from it), answered by the digest worker. */
   slackHome: 'slack_home',
 } as const;

@@ -78,10 +78,13 @@ export interface PaceDeps {
 }
 
 /**
- * A record's first post waits at most this for its channel: two of Slack's intervals, so a channel's
- * digests still go back to back, and a worker is held by one record's pace for about a thread's posts.
+ * A record's first post waits at most this for its channel: one of Slack's intervals. A record that
+ * comes while the channel's post goes takes the next slot, so the channel's posts still go back to back;
+ * and one record at a time waits for a channel, so a client's paced channel holds one worker at most
+ * (with two intervals, two of its records waited side by side, one per worker, and another client's
+ * record waited for both: docs/PERFORMANCE.md §11).
  */
-export const PACE_WAIT_BUDGET_MS = 2 * SLACK_APP_DEFAULTS.paceIntervalMs;
+export const PACE_WAIT_BUDGET_MS = SLACK_APP_DEFAULTS.paceIntervalMs;
 
 /** Time kept for the post itself and its progress write after a wait. */
 export const POST_ALLOWANCE_MS = 5_000;
@@ -167,6 +170,20 @@ export class PacedChannel {
    */
   async reserveFirst(count: number): Promise<void> {
     await this.reserveWith({ slots: count, maxFirstWaitMs: this.deps.paceWaitBudgetMs });
+  }
+
+  /**
+   * Reserves the next post's slot if it is due within `maxFirstWaitMs`; otherwise reserves nothing and
+   * returns the wait (a thread's next reply is then handed to a follow-up record, ./digest/thread.ts).
+   */
+  async reserveWithin(maxFirstWaitMs: number): Promise<number | undefined> {
+    try {
+      await this.reserveWith({ slots: 1, maxFirstWaitMs });
+      return undefined;
+    } catch (error) {
+      if (error instanceof ChannelPaceDeferred) return error.retryAfterMs;
+      throw error;
+    }
   }
 
   private async reserveWith(request: SlotRequest): Promise<void> {

@@ -435,6 +435,8 @@ export function createDigestRuntime(
   const store = new DynamoDigestStore(dynamo, digestStoreOptions);
   const sqs = createSqsClient({ ...DIGEST_CLIENT_BOUNDS, ...config.aws.sqs });
   const queue = queueOf(sqs, config);
+  // A digest's thread replies not due at once go back to its own queue as follow-ups.
+  const digestQueue = new SqsMessageVisibility(sqs, config.queueUrl);
   const deadLetters = new SqsDeadLetters(sqs, config.dlqUrl);
   const clients = clientsForSecrets(config, () => deadlineMs, clock);
   const ledgerOf = (tenant: Tenant) =>
@@ -512,6 +514,7 @@ export function createDigestRuntime(
       weekly,
       quietHours,
       connections,
+      digestQueue,
       channels: { defaultChannel: config.defaultChannel, byProject: config.projectChannels },
       digestOptions: {
         ...DIGEST_OPTION_DEFAULTS,

@@ -4,6 +4,7 @@ import type { ChannelPacer, Clock, DigestStore, Log, Metrics, QuietHoursStore, R
 import type { ActionValueCodec } from '../buttons/value';
 import type { ChartDeps } from './chart-step';
 import type { NoiseMinimums } from './noise';
+import type { ThreadHandoff } from './thread';
 
 export interface ChannelRouting {
   defaultChannel: string;
@@ -51,6 +52,8 @@ export interface DigestDeps {
   subscriptions?: SubscriptionStore | undefined;
   /** Slack's per-channel pace; none = posts go out unpaced (local tools). */
   pacer?: ChannelPacer | undefined;
+  /** Sends a thread's replies not due at once as follow-up records (./thread.ts); none = posted in the same invocation. */
+  threads?: ThreadHandoff | undefined;
   /** Signs the values of the digest's buttons (the stage's action-signing key); none or unreadable = no Mute / Only changes buttons. */
   actionValues?: (() => Promise<ActionValueCodec>) | undefined;
   /** Quiet hours: digests held in a channel's window (./held-digests); none = never held. */

@@ -8,29 +8,18 @@
 import { DIGEST_METRICS } from '../contracts';
 import type { WebhookEvent } from '../events';
 import { describeError } from '../observability';
-import type {
-  DigestClaim,
-  DigestStore,
-  Log,
-  Metrics,
-  PostingProgress,
-  SlackMessage,
-  SlackMessageMetadata,
-  SlackPostResult,
-  SlackPoster,
-} from '../ports';
+import type { DigestClaim, Log, Metrics, PostingProgress, SlackMessage, SlackMessageMetadata, SlackPostResult } from '../ports';
 import { NATIVE_BLOCK_TYPES } from '../slack-blocks/limits';
 import { homeChannel, routeDigest, type SkippedChannel } from '../routing';
 import type { DigestMode } from '../contracts';
 import type { Subscription, SubscriptionStore } from '../ports';
 import { ClaimBusyError } from './failures';
 import { channelRefusalCode, handleRefusedChannel } from './refused-channel';
-import { PacedChannel, type PaceDeps } from '../pacing';
+import { PacedChannel } from '../pacing';
 import type { ThreadChart } from './chart-step';
+import { postReplies, type Handoff, type ThreadDeps } from './thread';
 
-export interface FanOutDeps extends PaceDeps {
-  slack: SlackPoster;
-  store: DigestStore;
+export interface FanOutDeps extends ThreadDeps {
   log: Log;
   metrics: Metrics;
   subscriptions?: Pick<SubscriptionStore, 'forProject' | 'markBroken'> | undefined;
@@ -148,9 +137,10 @@ async function postToChannel(
   deps: FanOutDeps,
 ): Promise<{ channel: string; ts: string } | undefined> {
   // The pace first: a record handed back for it has not claimed the channel, so its next attempt is not
-  // taken for a retry that must look in Slack for an earlier post. Its whole thread, as on a first attempt.
+  // taken for a retry that must look in Slack for an earlier post. Its whole thread, as on a first attempt,
+  // unless its replies can be handed to follow-up records: then only its own post.
   const paced = new PacedChannel(channel, deps);
-  await paced.reserveFirst(1 + message.thread.length);
+  await paced.reserveFirst(deps.threads && deps.pacer ? 1 : 1 + message.thread.length);
   const claim = await deps.store.claimChannel(event.id, channel, deps.clock.now());
   if (claim.status === 'busy') throw new ClaimBusyError(claim.retryAfterSeconds);
   // Done by an earlier attempt: nothing to post; its ts still goes into the snapshot's threads.
@@ -160,8 +150,13 @@ async function postToChannel(
     const posted = await postWithProgress(event, { ...claim, progress }, { channel, paced }, message, metadata, deps, (ts) =>
       markStarted(event, eventClaim, channel, ts, deps),
     );
-    await deps.store.finishChannel(event.id, channel, claim.token);
-    return posted;
+    if (posted.handoff === undefined) await deps.store.finishChannel(event.id, channel, claim.token);
+    else {
+      // The follow-ups finish the channel: its claim released, its progress kept, before the first is sent.
+      await deps.store.releaseChannel(event.id, channel, claim.token);
+      await posted.handoff.send();
+    }
+    return { channel, ts: posted.ts };
   } catch (error) {
     await releaseQuietly(() => deps.store.releaseChannel(event.id, channel, claim.token, failureText(error)), event, deps);
     throw error;
@@ -187,7 +182,8 @@ async function markStarted(event: WebhookEvent, eventClaim: Claimed, channel: st
   await deps.store.recordProgress(event.id, eventClaim.token, eventClaim.progress);
 }
 
-async function releaseQuietly(release: () => Promise<void>, event: WebhookEvent, deps: FanOutDeps): Promise<void> {
+/** Ends a claim's lease after a failure; a release that fails is logged (the lease expires by itself). */
+export async function releaseQuietly(release: () => Promise<void>, event: WebhookEvent, deps: { log: Log }): Promise<void> {
   try {
     await release();
   } catch (error) {
@@ -211,11 +207,12 @@ async function postWithProgress(
   metadata: SlackMessageMetadata,
   deps: FanOutDeps,
   onMainPosted: (ts: string) => Promise<void>,
-): Promise<{ channel: string; ts: string }> {
+): Promise<{ ts: string; handoff?: Handoff | undefined }> {
   const progress = { ...claim.progress };
   if (claim.attempt > 1) await reconcileWithSlack(event, claim, channel, progress, deps);
   // The PNG goes into the thread only when Slack refused the native chart in this attempt.
   let chartRefused = false;
+  const mainPostedHere = !progress.mainTs;
   if (!progress.mainTs) {
     const posted = await paced.post((retryRateLimited) =>
       deps.slack.post(channel, message.main, { metadata, threadTs: message.threadTs, retryRateLimited }),
@@ -227,17 +224,23 @@ async function postWithProgress(
     await deps.store.recordChannelProgress(event.id, channel, claim.token, progress);
     await onMainPosted(posted.ts);
   }
-  for (let i = progress.repliesPosted; i < message.thread.length; i++) {
-    const reply = message.thread[i];
-    if (!reply) continue;
-    const replyMetadata = { event_type: `${metadata.event_type}_reply`, event_payload: { event_id: event.id, reply: i + 1 } };
-    const posted = await paced.post((retryRateLimited) =>
-      deps.slack.post(progress.channel ?? channel, reply, { threadTs: progress.mainTs, metadata: replyMetadata, retryRateLimited }),
-    );
-    countRefused(reply, posted, deps);
-    progress.repliesPosted = i + 1;
-    await deps.store.recordChannelProgress(event.id, channel, claim.token, progress);
-  }
+  const thread = {
+    event,
+    channel,
+    postChannel: progress.channel ?? channel,
+    threadTs: progress.mainTs,
+    eventType: metadata.event_type,
+    replies: message.thread,
+  };
+  // The PNG chart is uploaded after the last reply by the invocation that knows Slack refused the native one.
+  const handoff = !(message.chart && chartRefused);
+  const replies = await postReplies(thread, claim, progress, paced, deps, {
+    handoff,
+    // The slot reserved before the claim is the first reply's when the top level was posted before.
+    slotReserved: !mainPostedHere,
+    onPosted: (reply, posted) => countRefused(reply, posted, deps),
+  });
+  if (replies !== 'done') return { ts: progress.mainTs, handoff: replies };
   if (message.chart && chartRefused && progress.repliesPosted <= message.thread.length) {
     // Recorded before the upload: a retry never uploads the chart twice.
     progress.repliesPosted = message.thread.length + 1;
@@ -250,7 +253,7 @@ async function postWithProgress(
       eventId: event.id,
     });
   }
-  return { channel, ts: progress.mainTs };
+  return { ts: progress.mainTs };
 }
 
 /** Counts a message whose native blocks Slack refused (posted with their words instead); true when it was. */
@@ -267,7 +270,7 @@ function countRefused(message: SlackMessage, posted: SlackPostResult, deps: FanO
  * crash right after a post): look in Slack, by the event id in the messages' metadata, before posting.
  * If Slack can't be asked (e.g. no channels:history scope), post anyway and say so.
  */
-async function reconcileWithSlack(
+export async function reconcileWithSlack(
   event: WebhookEvent,
   claim: Claimed,
   channel: string,

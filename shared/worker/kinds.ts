@@ -9,6 +9,7 @@ import { QUEUE_MESSAGE_KINDS } from '../contracts';
 import type { EventDataByType, HandledEventType, WebhookEvent } from '../events';
 import type { WorkLabel } from '../queue-work';
 import type { QuietCatchUpMessage } from '../digest/quiet-catch-up';
+import type { ThreadFollowUpPayload } from '../digest/thread';
 import { commandLabel } from '../slack-app/deferred-kind';
 import type { DeferredSlackCommand } from '../slack-app/ports';
 import { homeLabel } from '../slack-app/home/publish';
@@ -33,6 +34,8 @@ export type MessagePayloads = { [T in HandledEventType]: EventPayload<T> } & {
   [QUEUE_MESSAGE_KINDS.weeklySweep]: WeeklySweepMessage;
   /** Post the catch-ups of channels whose quiet hours ended (the stack's 5-minute schedule). */
   [QUEUE_MESSAGE_KINDS.quietCatchUp]: QuietCatchUpMessage;
+  /** Post a digest's next thread replies (the digest, or the follow-up before, handed them on: shared/digest/thread.ts). */
+  [QUEUE_MESSAGE_KINDS.digestThread]: ThreadFollowUpPayload;
 };
 
 export type MessageKind = keyof MessagePayloads;
@@ -62,6 +65,7 @@ export const MESSAGE_KINDS = {
   slack_home: { queue: 'commands', label: homeLabel },
   weekly_sweep: { queue: 'digest', label: () => ({ id: 'weekly', type: QUEUE_MESSAGE_KINDS.weeklySweep }) },
   quiet_catch_up: { queue: 'digest', label: () => ({ id: 'quiet-hours', type: QUEUE_MESSAGE_KINDS.quietCatchUp }) },
+  digest_thread: { queue: 'digest', label: (payload) => ({ id: payload.event.id, type: QUEUE_MESSAGE_KINDS.digestThread }) },
 } as const satisfies KindSpecs;
 
 /** The kinds a queue carries. */

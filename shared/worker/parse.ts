@@ -11,6 +11,7 @@ import { parseHomeRequest } from '../slack-app/home/publish';
 import { parseQuarantinedDelivery, readmitQuarantined, type QuarantinedDelivery } from '../quarantine';
 import { parseWeeklySweep } from '../weekly/message';
 import { connectionIdProblem } from '../connections/model';
+import { parseThreadFollowUp } from '../digest/thread';
 import type { KindMessage } from './kinds';
 
 /** What could be read from a message, usable or not (for logs and `bridge dlq list`). */
@@ -47,6 +48,7 @@ export function parseQueuedMessage(body: string | undefined): QueuedMessage {
   if (isRecord(parsed) && parsed['kind'] === QUEUE_MESSAGE_KINDS.weeklySweep) return weeklySweepOf(parsed, hints);
   if (isRecord(parsed) && parsed['kind'] === QUEUE_MESSAGE_KINDS.quietCatchUp)
     return usable({ kind: 'quiet_catch_up', payload: { kind: 'quiet_catch_up' } }, { ...hints, type: QUEUE_MESSAGE_KINDS.quietCatchUp });
+  if (isRecord(parsed) && parsed['kind'] === QUEUE_MESSAGE_KINDS.digestThread) return threadFollowUpOf(parsed, hints);
   const quarantined = parseQuarantinedDelivery(parsed);
   if (quarantined !== undefined) return readmitted(quarantined);
   return queuedEventOf(parsed, hints);
@@ -120,6 +122,13 @@ function weeklySweepOf(body: Record<string, unknown>, hints: QueuedMessageHints)
   if (sweep === null)
     return { kind: 'unusable', reason: 'weekly_sweep message with a channel that is not a string, or `now` not true', hints: typed };
   return usable({ kind: 'weekly_sweep', payload: sweep }, typed);
+}
+
+function threadFollowUpOf(body: Record<string, unknown>, hints: QueuedMessageHints): QueuedMessage {
+  const followUp = parseThreadFollowUp(body);
+  const typed = { ...hints, type: QUEUE_MESSAGE_KINDS.digestThread };
+  if (typeof followUp === 'string') return { kind: 'unusable', reason: followUp, hints: typed };
+  return usable({ kind: 'digest_thread', payload: followUp }, typed);
 }
 
 function hintsOf(body: unknown): QueuedMessageHints {

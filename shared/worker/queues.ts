@@ -11,6 +11,8 @@ import type { DigestDeps } from '../digest/deps';
 import { noticeDrafts } from '../digest/draft-ready';
 import { catchUpHeldDigests, type CatchUpSweepDeps } from '../digest/quiet-catch-up';
 import { digestRuns } from '../digest/run-completed';
+import type { ThreadHandoff } from '../digest/thread';
+import { continueThreads } from '../digest/thread-follow-up';
 import { answerDeferredCommands } from '../slack-app/deferred-kind';
 import type { DeferredDeps } from '../slack-app/ports';
 import { publishHomes, type HomeDeps } from '../slack-app/home/publish';
@@ -27,6 +29,8 @@ export interface DigestQueueDeps {
   connections?: ConnectionDigests | undefined;
   /** What each tenant posts with (its own posted ledger); none = the stack's digest clients for every tenant. */
   posting?: TenantPosting | undefined;
+  /** Sends a tenant's (a connection's, or the stack's: undefined) thread follow-ups; none = threads posted in one invocation. */
+  threadsOf?: ((connection: string | undefined) => ThreadHandoff) | undefined;
   /** The connections' silence watchdog, run after each weekly sweep; none = no connections wiring. */
   watchConnections?: (() => Promise<void>) | undefined;
 }
@@ -51,9 +55,10 @@ function tenantMetrics(metrics: Metrics, tenant: Tenant): Metrics {
 
 /**
  * A handler of tenants' events whose per-run metrics (digests posted, superseded, muted, held, charts…)
- * each carry the `tenant` dimension: the stack's own, or the connection the event came through.
+ * each carry the `tenant` dimension: the stack's own, or the connection the event came through; and
+ * whose thread follow-ups go out as that tenant's work (its MessageGroupId).
  */
-function perTenant<P, D extends { digest: DigestDeps }>(
+function perTenant<P, D extends { digest: DigestDeps; threadsOf?: DigestQueueDeps['threadsOf'] }>(
   handler: KindHandler<P, D>,
 ): KindHandler<P & { connection?: string | undefined }, D> {
   return (items, deps, settle) => {
@@ -62,7 +67,8 @@ function perTenant<P, D extends { digest: DigestDeps }>(
     const jobs: Job[] = [];
     for (const [connection, group] of byTenant) {
       const metrics = tenantMetrics(deps.digest.metrics, tenantOf(connection));
-      jobs.push(...handler(group, { ...deps, digest: { ...deps.digest, metrics } }, settle));
+      const threads = deps.threadsOf?.(connection);
+      jobs.push(...handler(group, { ...deps, digest: { ...deps.digest, metrics, threads } }, settle));
     }
     return jobs;
   };
@@ -73,6 +79,7 @@ export const DIGEST_QUEUE: Queue<'digest', DigestQueueDeps> = {
   handlers: {
     'run.completed': perTenant(perConnection(digestRuns, { cadence: true })),
     'draft.ready': perTenant(perConnection(noticeDrafts, { cadence: false })),
+    digest_thread: perTenant(perConnection(continueThreads, { cadence: false })),
     weekly_sweep: thenWatchConnections(taking(sweepWeeklyReports, (deps: DigestQueueDeps) => deps.weekly)),
     quiet_catch_up: taking(catchUpHeldDigests, (deps: DigestQueueDeps) => deps.catchUp),
   },

@@ -9,6 +9,7 @@ import type {
   DeadLetters,
   DigestStore,
   Log,
+  MessageVisibility,
   Metrics,
   QuietHoursStore,
   ReadApi,
@@ -29,6 +30,7 @@ import type { QueueDeps } from './sqs';
 import { connectionsWatch, postingTenants, type ConnectionDigests, type ConnectionTenant, type TenantPosting } from './connections';
 import { STACK_TENANT } from '../tenancy';
 import { PACE_WAIT_BUDGET_MS } from '../pacing';
+import { threadHandoff } from '../digest/thread';
 
 /** The clients and settings of one invocation. */
 export interface WorkerWiring {
@@ -68,6 +70,8 @@ export interface WorkerWiring {
    * `slack` and `charts` above are the stack's as they are. None = posted as they are.
    */
   posting?: TenantPosting['of'] | undefined;
+  /** The digest queue, where a digest's thread replies not due at once are sent as follow-ups; none = each thread posted in one invocation. */
+  digestQueue?: Pick<MessageVisibility, 'requeue'> | undefined;
 }
 
 /** Without a publisher (a wiring that never serves App Home), a publish says what to deploy. */
@@ -116,6 +120,7 @@ export function digestQueueDeps(w: WorkerWiring): QueueDeps<DigestQueueDeps> {
         };
   const connections = w.connections;
   const catchUp = { ...paced, quietHours: w.quietHours };
+  const digestQueue = w.digestQueue;
   return {
     deps: {
       digest,
@@ -144,6 +149,7 @@ export function digestQueueDeps(w: WorkerWiring): QueueDeps<DigestQueueDeps> {
       },
       connections: w.connections,
       posting,
+      threadsOf: digestQueue && ((connection) => threadHandoff(digestQueue, connection)),
       watchConnections:
         w.connections === undefined
           ? undefined

@@ -20,6 +20,7 @@ describe('the kind table', () => {
       slack_command: { queue: 'commands', label },
       slack_home: { queue: 'commands', label },
       weekly_sweep: { queue: 'digest', label },
+      digest_thread: { queue: 'digest', label },
     };
     expect(Object.keys(specs)).toHaveLength(MESSAGE_KIND_NAMES.length - 1);
   });
