@@ -60,6 +60,18 @@ const INLINE_REPLY_WAIT_MS = 250;
 /** SQS's longest DelaySeconds. */
 const MAX_DELAY_SECONDS = 900;
 
+/** The queue's largest message (SQS's default and maximum, 1 MiB), less room for the envelope and attributes. */
+const FOLLOW_UP_MAX_BYTES = 1_048_576 - 16_384;
+
+/**
+ * Whether the thread's follow-up record fits in one queue message. One that does not (replies near every
+ * Slack limit at once) is posted in this invocation, each reply waiting for its slot: a send SQS refuses
+ * would fail the record again on every retry.
+ */
+export function followUpFits(thread: Pick<DigestThread, 'event' | 'replies'>): boolean {
+  return Buffer.byteLength(JSON.stringify({ event: thread.event, replies: thread.replies })) <= FOLLOW_UP_MAX_BYTES;
+}
+
 /**
  * The follow-up's delay: the whole seconds of the wait (at least 1), so it comes back just before its
  * slot and waits the rest within the pace budget, rather than a second after it.
@@ -165,7 +177,7 @@ export async function postReplies(
   deps: ThreadDeps,
   options: { handoff: boolean; slotReserved: boolean; onPosted?: (reply: SlackMessage, posted: SlackPostResult) => void },
 ): Promise<'done' | Handoff> {
-  const threads = options.handoff && deps.pacer !== undefined ? deps.threads : undefined;
+  const threads = options.handoff && deps.pacer !== undefined && followUpFits(thread) ? deps.threads : undefined;
   let reserved = options.slotReserved;
   for (let i = progress.repliesPosted; i < thread.replies.length; i++) {
     const reply = thread.replies[i];

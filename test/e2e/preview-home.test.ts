@@ -60,7 +60,9 @@ describe.skipIf(skipBrowserTests())("the preview's Home tab", () => {
       '# visibility-demo',
       '# visibility-digests',
     ]);
+    await expect(page.locator('#home .block.context', { hasText: '#visibility-demo' }).count()).resolves.toBe(0);
     await select.selectOption('C0LOCALDEMO');
-    await page.locator('#home .block.context', { hasText: 'C0LOCALDEMO' }).first().waitFor({ timeout: 60_000 });
+    // The Home tab names the channel as Slack shows a mention: by its name.
+    await page.locator('#home .block.context', { hasText: '#visibility-demo' }).first().waitFor({ timeout: 60_000 });
   });
 });

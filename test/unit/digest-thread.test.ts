@@ -1,7 +1,7 @@
 /** A digest's thread follow-up (shared/digest/thread.ts): its message on the queue, its delay and its tenant. */
 import { describe, expect, it } from 'vitest';
 import { QUEUE_MESSAGE_KINDS } from '../../shared/contracts';
-import { handoffDelaySeconds, threadFollowUpBody, threadHandoff, type ThreadFollowUp } from '../../shared/digest/thread';
+import { followUpFits, handoffDelaySeconds, threadFollowUpBody, threadHandoff, type ThreadFollowUp } from '../../shared/digest/thread';
 import type { WebhookEvent } from '../../shared/events';
 import type { RequeuedMessage } from '../../shared/ports';
 import { parseQueuedMessage } from '../../shared/worker/parse';
@@ -90,5 +90,16 @@ describe('handoffDelaySeconds', () => {
 
   it("stays within SQS's 900 s DelaySeconds", () => {
     expect(handoffDelaySeconds(5_000_000)).toBe(900);
+  });
+});
+
+describe('followUpFits', () => {
+  it('hands a thread on only when its follow-up fits in one queue message (1 MiB); a larger one is posted in the invocation', () => {
+    expect(followUpFits(followUp.thread)).toBe(true);
+    const reply = (chars: number) => ({ text: 'x'.repeat(chars), blocks: [] });
+    expect(followUpFits({ event, replies: [reply(500_000), reply(500_000)] })).toBe(true);
+    expect(followUpFits({ event, replies: [reply(520_000), reply(520_000)] })).toBe(false);
+    // Bytes, not characters: Slack text is mostly not ASCII-only.
+    expect(followUpFits({ event, replies: [{ text: '€'.repeat(400_000), blocks: [] }] })).toBe(false);
   });
 });
