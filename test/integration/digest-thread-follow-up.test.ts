@@ -4,7 +4,7 @@
  * (claims, paces), the local SQS server (delays, groups), the simulator and the local Slack server.
  */
 import { randomUUID } from 'node:crypto';
-import { SendMessageCommand } from '@aws-sdk/client-sqs';
+import { GetQueueAttributesCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import type { SQSRecord } from 'aws-lambda';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DynamoChannelPacer } from '../../shared/adapters/dynamo-channel-pacer';
@@ -82,18 +82,32 @@ interface Invocation {
   posts: number;
 }
 
-/** Invokes the worker on whatever the queue hands out next (follow-ups come after their delay, a second or two of real time). */
+/** Whether the queue holds nothing at all: no message visible, delayed (a follow-up) or in flight (one handed back). */
+async function queueEmpty(): Promise<boolean> {
+  const { Attributes = {} } = await peers.sqs.send(
+    new GetQueueAttributesCommand({
+      QueueUrl: peers.queueUrl,
+      AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesDelayed', 'ApproximateNumberOfMessagesNotVisible'],
+    }),
+  );
+  return Object.values(Attributes).every((count) => count === '0');
+}
+
+/**
+ * Invokes the worker on whatever the queue hands out next (follow-ups come after their delay, a second or
+ * two of real time, received by a long poll); undefined once the queue holds nothing.
+ */
 async function nextInvocation(wiring: () => TestWiring = () => deps()): Promise<Invocation | undefined> {
-  for (let tries = 0; tries < 40; tries++) {
+  for (let tries = 0; tries < 60; tries++) {
+    if (await queueEmpty()) return undefined;
     const before = postCount();
-    const batch = await invokeDigestBatch(peers.sqs, peers.queueUrl, wiring, observer);
+    const batch = await invokeDigestBatch(peers.sqs, peers.queueUrl, wiring, observer, 'digest', 1);
     if (batch.records.length > 0) return { ...batch, posts: postCount() - before };
-    await new Promise((resolve) => setTimeout(resolve, 250));
   }
   return undefined;
 }
 
-/** Every invocation until the queue stays empty. */
+/** Every invocation until the queue is empty. */
 async function drain(wiring?: () => TestWiring): Promise<Invocation[]> {
   const invocations: Invocation[] = [];
   for (let invocation = await nextInvocation(wiring); invocation; invocation = await nextInvocation(wiring)) invocations.push(invocation);
